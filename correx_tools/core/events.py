@@ -1,0 +1,181 @@
+"""The events of a session and their stored envelope.
+
+The five tool lifecycle events form :data:`ToolEvent`. A session's stream can
+hold other events too (a user message, an approval); the tool reducer leaves
+its state unchanged for them. :class:`OpaqueEvent` is what a store reads for
+an event type it does not know, so that it can write it back unchanged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, TypeAlias, final
+
+from pyrsistent import PMap, pmap
+
+from .ids import InvocationId, SessionId
+from .json_values import freeze_json, freeze_object
+from .tier import Tier
+
+
+def utc(moment: datetime, *, what: str = "timestamp") -> datetime:
+    """Return an aware ``datetime`` normalised to UTC; a naive one is a ``ValueError``."""
+    if not isinstance(moment, datetime):
+        raise TypeError(f"{what} must be a datetime, not {type(moment).__name__}")
+    if moment.tzinfo is None or moment.utcoffset() is None:
+        raise ValueError(f"{what} must be timezone-aware, got naive {moment.isoformat()}")
+    if moment.tzinfo is UTC:
+        return moment
+    return moment.astimezone(UTC)
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolRequest:
+    """A call of a tool: its name and the JSON object of its arguments.
+
+    >>> ToolRequest(tool_name="read_file", arguments={"path": "README.md"})
+    ToolRequest(tool_name='read_file', arguments=pmap({'path': 'README.md'}))
+    """
+
+    tool_name: str
+    arguments: PMap[str, Any] = field(default_factory=pmap)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.tool_name, str):
+            raise TypeError(f"tool_name must be a str, not {type(self.tool_name).__name__}")
+        if not isinstance(self.arguments, PMap) or not _is_frozen_map(self.arguments):
+            object.__setattr__(self, "arguments", freeze_object(self.arguments))
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolReceipt:
+    """What a completed tool produced: its JSON output, exit code and string metadata."""
+
+    output: Any = None
+    exit_code: int = 0
+    metadata: PMap[str, str] = field(default_factory=pmap)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "output", freeze_json(self.output))
+        object.__setattr__(self, "metadata", string_map(self.metadata))
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolInvocationRequestedEvent:
+    """The agent asked for a tool to be run; opens an invocation's record."""
+
+    invocation_id: InvocationId
+    tool_name: str
+    tier: Tier
+    request: ToolRequest
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolExecutionStartedEvent:
+    """An executor began running the invocation."""
+
+    invocation_id: InvocationId
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolExecutionCompletedEvent:
+    """The invocation finished and produced ``receipt``."""
+
+    invocation_id: InvocationId
+    receipt: ToolReceipt
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolExecutionFailedEvent:
+    """The invocation failed; ``recoverable`` says whether a retry may succeed."""
+
+    invocation_id: InvocationId
+    reason: str
+    recoverable: bool
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolExecutionRejectedEvent:
+    """The invocation was refused (by approval or policy) and will not run."""
+
+    invocation_id: InvocationId
+    reason: str
+
+
+ToolEvent: TypeAlias = (
+    ToolInvocationRequestedEvent
+    | ToolExecutionStartedEvent
+    | ToolExecutionCompletedEvent
+    | ToolExecutionFailedEvent
+    | ToolExecutionRejectedEvent
+)
+"""Any of the five tool lifecycle events."""
+
+TOOL_EVENT_TYPES: tuple[type[ToolEvent], ...] = (
+    ToolInvocationRequestedEvent,
+    ToolExecutionStartedEvent,
+    ToolExecutionCompletedEvent,
+    ToolExecutionFailedEvent,
+    ToolExecutionRejectedEvent,
+)
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class OpaqueEvent:
+    """An event of a type this library does not know, kept exactly as it was stored."""
+
+    type: str
+    version: int
+    data: PMap[str, Any] = field(default_factory=pmap)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.data, PMap) or not _is_frozen_map(self.data):
+            object.__setattr__(self, "data", freeze_object(self.data))
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StoredEvent:
+    """An event as a store holds it: its session, 1-based sequence and recording time.
+
+    ``event`` is a :data:`ToolEvent` or any other event value of the system.
+    ``recorded_at`` must be timezone-aware and is normalised to UTC.
+    """
+
+    session_id: SessionId
+    sequence: int
+    recorded_at: datetime
+    event: object
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.session_id, str) or not self.session_id:
+            raise ValueError("session_id must be a non-empty str")
+        if type(self.sequence) is not int or self.sequence < 1:
+            raise ValueError(f"sequence must be an int >= 1, got {self.sequence!r}")
+        recorded_at = utc(self.recorded_at, what="recorded_at")
+        if recorded_at is not self.recorded_at:
+            object.__setattr__(self, "recorded_at", recorded_at)
+
+
+def string_map(value: Mapping[str, str]) -> PMap[str, str]:
+    """``value`` as a ``PMap`` of strings; anything else is a ``TypeError``."""
+    frozen = value if isinstance(value, PMap) else pmap(value)
+    for key, item in frozen.items():
+        if not isinstance(key, str) or not isinstance(item, str):
+            raise TypeError(f"metadata must map str to str, got {key!r}: {item!r}")
+    return frozen
+
+
+def _is_frozen_map(value: PMap[str, Any]) -> bool:
+    # A PMap built by hand may still hold a dict or list; freeze those too.
+    return all(not isinstance(item, dict | list | set) for item in value.values())

@@ -1,0 +1,33 @@
+"""Identifiers of sessions and tool invocations.
+
+Both are ``NewType`` s over ``str``: free at run time, distinct to mypy.
+Use :func:`invocation_id` and :func:`session_id` where a string comes from
+outside and may be empty.
+"""
+
+from typing import NewType
+
+InvocationId = NewType("InvocationId", str)
+SessionId = NewType("SessionId", str)
+
+
+def invocation_id(value: str) -> InvocationId:
+    """Check that ``value`` is a non-empty string and brand it an :data:`InvocationId`.
+
+    >>> invocation_id("inv-1")
+    'inv-1'
+    """
+    return InvocationId(_non_empty("invocation id", value))
+
+
+def session_id(value: str) -> SessionId:
+    """Check that ``value`` is a non-empty string and brand it a :data:`SessionId`."""
+    return SessionId(_non_empty("session id", value))
+
+
+def _non_empty(what: str, value: object) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"{what} must be a str, not {type(value).__name__}")
+    if not value:
+        raise ValueError(f"{what} must not be empty")
+    return value

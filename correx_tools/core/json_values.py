@@ -1,0 +1,72 @@
+"""JSON payloads kept frozen inside values and thawed at the boundary.
+
+Tool arguments and outputs are JSON. Inside the core they are stored frozen
+(objects as ``PMap``, arrays as ``PVector``) so that a value never changes
+under the records that hold it; :func:`thaw_json` gives plain ``dict`` and
+``list`` back for JSON encoders and schema validators.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, TypeAlias
+
+from pyrsistent import PMap, PVector, pmap, pvector, thaw
+
+FrozenJson: TypeAlias = (
+    "PMap[str, FrozenJson] | PVector[FrozenJson] | str | int | float | bool | None"
+)
+"""A JSON value whose objects and arrays are pyrsistent collections."""
+
+
+def freeze_json(value: object) -> Any:
+    """Return ``value`` with every ``dict`` made a ``PMap`` and every ``list`` a ``PVector``.
+
+    Iterative, so a deeply nested value never raises ``RecursionError``
+    (validation then reports its depth as a limit).
+
+    >>> freeze_json({"paths": ["a", "b"]})
+    pmap({'paths': pvector(['a', 'b'])})
+    """
+    if not isinstance(value, dict | list | tuple | PMap | PVector):
+        return value
+    # Post-order over containers: children are frozen before their parent.
+    done: dict[int, Any] = {}
+    stack: list[tuple[Any, bool]] = [(value, False)]
+    while stack:
+        node, children_ready = stack.pop()
+        if not children_ready:
+            stack.append((node, True))
+            items = node.values() if isinstance(node, dict | PMap) else node
+            stack.extend(
+                (item, False) for item in items if _is_container(item) and id(item) not in done
+            )
+            continue
+        if isinstance(node, dict | PMap):
+            done[id(node)] = pmap(
+                {k: done[id(v)] if _is_container(v) else v for k, v in node.items()}
+            )
+        else:
+            done[id(node)] = pvector(done[id(v)] if _is_container(v) else v for v in node)
+    return done[id(value)]
+
+
+def _is_container(value: object) -> bool:
+    return isinstance(value, dict | list | tuple | PMap | PVector)
+
+
+def freeze_object(value: Mapping[str, object]) -> PMap[str, Any]:
+    """Freeze a JSON object; a mapping that is already a ``PMap`` of frozen values is kept."""
+    if not isinstance(value, Mapping):
+        raise TypeError(f"a JSON object must be a mapping, not {type(value).__name__}")
+    frozen: PMap[str, Any] = freeze_json(value if isinstance(value, dict | PMap) else dict(value))
+    return frozen
+
+
+def thaw_json(value: object) -> Any:
+    """Return a frozen JSON value as plain ``dict``/``list`` values.
+
+    >>> thaw_json(freeze_json({"n": [1, 2]}))
+    {'n': [1, 2]}
+    """
+    return thaw(value)

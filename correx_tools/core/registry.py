@@ -1,0 +1,160 @@
+"""Resolving tools by name."""
+
+from __future__ import annotations
+
+import enum
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Protocol, final
+
+from pyrsistent import PMap, pmap
+from returns.maybe import Maybe, Nothing, Some
+from returns.result import Failure, Result, Success
+
+from .events import ToolRequest
+from .json_values import thaw_json
+from .schema import CompiledSchema, compile_schema
+from .tool import Tool, ToolSpec
+from .validation import (
+    DEFAULT_LIMITS,
+    Invalid,
+    ValidationLimits,
+    ValidationResult,
+    Violation,
+    validate_arguments,
+)
+
+TOOL_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
+"""The tool names MCP, OpenAI and Anthropic all accept."""
+
+
+class ToolRegistry(Protocol):
+    """Finds tools by name and lists them."""
+
+    def resolve(self, name: str) -> Maybe[Tool]:
+        """The tool called ``name``, or ``Nothing``."""
+        ...
+
+    def all(self) -> tuple[Tool, ...]:
+        """Every tool, ordered by name."""
+        ...
+
+
+@final
+class RegistryErrorKind(enum.Enum):
+    """Why a tool was refused."""
+
+    DUPLICATE_NAME = "duplicate name"
+    INVALID_NAME = "invalid name"
+    INVALID_SCHEMA = "invalid schema"
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RegistryError:
+    """A tool the registry refused: which one, and why."""
+
+    kind: RegistryErrorKind
+    tool_name: str
+    message: str
+
+    def __str__(self) -> str:
+        return self.message
+
+
+@final
+class InMemoryToolRegistry:
+    """An immutable registry; :meth:`register` returns a new one.
+
+    Each tool's schema is compiled once, when it is registered.
+
+    >>> echo = ToolSpec(name="echo", description="Echo", parameters={"type": "object"})
+    >>> registry = InMemoryToolRegistry.of(echo).unwrap()
+    >>> registry.resolve("echo").map(lambda tool: tool.name)
+    <Some: echo>
+    >>> print(InMemoryToolRegistry.of(echo, echo).failure())
+    tool 'echo' is registered twice
+    """
+
+    __slots__ = ("_tools",)
+
+    def __init__(self, tools: PMap[str, tuple[Tool, CompiledSchema]] | None = None) -> None:
+        self._tools: PMap[str, tuple[Tool, CompiledSchema]] = pmap() if tools is None else tools
+
+    @staticmethod
+    def of(*tools: Tool) -> Result[InMemoryToolRegistry, RegistryError]:
+        """A registry of ``tools``, or the first reason one of them is refused."""
+        return InMemoryToolRegistry().register_all(tools)
+
+    def register(self, tool: Tool) -> Result[InMemoryToolRegistry, RegistryError]:
+        """A new registry that also holds ``tool``."""
+        name = tool.name
+        if not isinstance(name, str) or TOOL_NAME.fullmatch(name) is None:
+            return Failure(
+                RegistryError(
+                    kind=RegistryErrorKind.INVALID_NAME,
+                    tool_name=str(name),
+                    message=f"tool name {str(name)[:80]!r} must match ^[A-Za-z0-9_-]{{1,64}}$",
+                )
+            )
+        if name in self._tools:
+            return Failure(
+                RegistryError(
+                    kind=RegistryErrorKind.DUPLICATE_NAME,
+                    tool_name=name,
+                    message=f"tool {name!r} is registered twice",
+                )
+            )
+        compiled = (
+            tool.compiled_schema()
+            if isinstance(tool, ToolSpec)
+            else compile_schema(thaw_json(tool.parameters))
+        )
+        schema = compiled.value_or(None)
+        if schema is None:
+            return Failure(
+                RegistryError(
+                    kind=RegistryErrorKind.INVALID_SCHEMA,
+                    tool_name=name,
+                    message=f"tool {name!r} has an invalid parameter schema: {compiled.failure()}",
+                )
+            )
+        return Success(InMemoryToolRegistry(self._tools.set(name, (tool, schema))))
+
+    def register_all(self, tools: Iterable[Tool]) -> Result[InMemoryToolRegistry, RegistryError]:
+        """Register each of ``tools`` in turn, stopping at the first refusal."""
+        registry = self
+        for tool in tools:
+            result = registry.register(tool)
+            if not isinstance(result, Success):
+                return result
+            registry = result.unwrap()
+        return Success(registry)
+
+    def resolve(self, name: str) -> Maybe[Tool]:
+        """The tool called ``name``, or ``Nothing``."""
+        entry = self._tools.get(name)
+        return Nothing if entry is None else Some(entry[0])
+
+    def all(self) -> tuple[Tool, ...]:
+        """Every tool, ordered by name."""
+        return tuple(self._tools[name][0] for name in sorted(self._tools))
+
+    def __len__(self) -> int:
+        return len(self._tools)
+
+    def validate(
+        self, request: ToolRequest, *, limits: ValidationLimits = DEFAULT_LIMITS
+    ) -> ValidationResult:
+        """Validate ``request`` against the registered tool it names."""
+        entry = self._tools.get(request.tool_name)
+        if entry is None:
+            return Invalid(
+                reason=f"no tool named {request.tool_name[:80]!r} is registered",
+                violations=(Violation(path="$.tool_name", message="unknown tool"),),
+            )
+        return validate_arguments(entry[1], request.arguments, limits=limits)
+
+    def __repr__(self) -> str:
+        return f"InMemoryToolRegistry({sorted(self._tools)!r})"

@@ -1,0 +1,103 @@
+"""The tool contract: what every tool declares, and tools defined as data."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+from typing import Any, Protocol, final, runtime_checkable
+
+from returns.result import Result
+
+from .capability import ToolCapability
+from .events import ToolRequest
+from .json_values import freeze_json, thaw_json
+from .schema import CompiledSchema, SchemaError, compile_schema
+from .tier import Tier
+
+
+@runtime_checkable
+class Tool(Protocol):
+    """An executable tool as the agent sees it.
+
+    ``parameters`` is the JSON Schema of its arguments (Draft 2020-12 unless
+    the schema's ``$schema`` says otherwise).
+    """
+
+    @property
+    def name(self) -> str:
+        """The unique name the model calls the tool by."""
+        ...
+
+    @property
+    def description(self) -> str:
+        """What the tool does, for the model."""
+        ...
+
+    @property
+    def parameters(self) -> Mapping[str, Any]:
+        """The JSON Schema of the arguments."""
+        ...
+
+    @property
+    def tier(self) -> Tier:
+        """The approval tier the tool needs."""
+        ...
+
+    @property
+    def capabilities(self) -> frozenset[ToolCapability]:
+        """The effects the tool may have."""
+        ...
+
+
+@runtime_checkable
+class FileAffectingTool(Tool, Protocol):
+    """A tool that touches files: it says which, for a given request."""
+
+    def affected_paths(self, request: ToolRequest) -> frozenset[PurePosixPath]:
+        """The workspace-relative paths ``request`` would read or write."""
+        ...
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolSpec:
+    """A :class:`Tool` defined as data.
+
+    The schema is stored frozen and compiled once, on first use, then kept
+    with the spec.
+
+    >>> spec = ToolSpec(name="read_file", description="Read a file",
+    ...                 parameters={"type": "object"}, capabilities={ToolCapability.FILE_READ})
+    >>> spec.tier, sorted(c.name for c in spec.capabilities)
+    (<Tier.AUTO: 'auto'>, ['FILE_READ'])
+    """
+
+    name: str
+    description: str
+    parameters: Mapping[str, Any] = field(default_factory=dict)
+    tier: Tier = Tier.AUTO
+    capabilities: frozenset[ToolCapability] = frozenset()
+    _compiled: Result[CompiledSchema, SchemaError] | None = field(
+        default=None, init=False, repr=False, compare=False, hash=False
+    )
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str):
+            raise TypeError(f"tool name must be a str, not {type(self.name).__name__}")
+        if not isinstance(self.tier, Tier):
+            raise TypeError(f"tier must be a Tier, not {type(self.tier).__name__}")
+        object.__setattr__(self, "parameters", freeze_json(self.parameters))
+        capabilities = frozenset(self.capabilities)
+        for capability in capabilities:
+            if not isinstance(capability, ToolCapability):
+                raise TypeError(f"capabilities must be ToolCapability values, got {capability!r}")
+        object.__setattr__(self, "capabilities", capabilities)
+
+    def compiled_schema(self) -> Result[CompiledSchema, SchemaError]:
+        """The parameter schema checked and compiled (built once, then reused)."""
+        compiled = self._compiled
+        if compiled is None:
+            compiled = compile_schema(thaw_json(self.parameters))
+            object.__setattr__(self, "_compiled", compiled)
+        return compiled

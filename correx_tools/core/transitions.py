@@ -1,0 +1,125 @@
+"""The lifecycle transition table, as data, and the error a refused step returns.
+
+Rows are what the state holds for the event's invocation (no record, or the
+record's status); columns are the event's type. Each cell is the status the
+record moves to, or the kind of error the event is. This table is the one
+place the rules live: the reducer only looks cells up.
+
+    ===========  =========  =======  =========  =======  ========
+    from/event   Requested  Started  Completed  Failed   Rejected
+    ===========  =========  =======  =========  =======  ========
+    (no record)  REQUESTED  unknown  unknown    unknown  unknown
+    REQUESTED    duplicate  STARTED  illegal    FAILED   REJECTED
+    STARTED      duplicate  illegal  COMPLETED  FAILED   REJECTED
+    terminal     duplicate  illegal  illegal    illegal  illegal
+    ===========  =========  =======  =========  =======  ========
+
+A terminal event recorded before its invocation was requested is a
+``TIME_REGRESSION``.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import TypeAlias, final
+
+from .events import (
+    ToolEvent,
+    ToolExecutionCompletedEvent,
+    ToolExecutionFailedEvent,
+    ToolExecutionRejectedEvent,
+    ToolExecutionStartedEvent,
+    ToolInvocationRequestedEvent,
+)
+from .ids import InvocationId
+from .status import ToolInvocationStatus
+
+
+@final
+class TransitionErrorKind(enum.Enum):
+    """Why the reducer refused an event."""
+
+    DUPLICATE_INVOCATION = "duplicate invocation"
+    UNKNOWN_INVOCATION = "unknown invocation"
+    ILLEGAL_TRANSITION = "illegal transition"
+    TIME_REGRESSION = "time regression"
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TransitionError:
+    """A refused reducer step: what was refused, where in the stream, and why.
+
+    ``status`` is the record's status before the event (``None`` when the
+    invocation has no record); ``event_type`` is the event's class name.
+    """
+
+    kind: TransitionErrorKind
+    sequence: int
+    invocation_id: InvocationId
+    status: ToolInvocationStatus | None
+    event_type: str
+    message: str
+
+    def __str__(self) -> str:
+        return self.message
+
+
+Outcome: TypeAlias = ToolInvocationStatus | TransitionErrorKind
+Row: TypeAlias = ToolInvocationStatus | None
+
+_S = ToolInvocationStatus
+_E = TransitionErrorKind
+_COLUMNS: tuple[type[ToolEvent], ...] = (
+    ToolInvocationRequestedEvent,
+    ToolExecutionStartedEvent,
+    ToolExecutionCompletedEvent,
+    ToolExecutionFailedEvent,
+    ToolExecutionRejectedEvent,
+)
+_NO_RECORD: tuple[Outcome, ...] = (
+    _S.REQUESTED, _E.UNKNOWN_INVOCATION, _E.UNKNOWN_INVOCATION,
+    _E.UNKNOWN_INVOCATION, _E.UNKNOWN_INVOCATION,
+)  # fmt: skip
+_FROM_REQUESTED: tuple[Outcome, ...] = (
+    _E.DUPLICATE_INVOCATION, _S.STARTED, _E.ILLEGAL_TRANSITION, _S.FAILED, _S.REJECTED,
+)  # fmt: skip
+_FROM_STARTED: tuple[Outcome, ...] = (
+    _E.DUPLICATE_INVOCATION, _E.ILLEGAL_TRANSITION, _S.COMPLETED, _S.FAILED, _S.REJECTED,
+)  # fmt: skip
+_FROM_TERMINAL: tuple[Outcome, ...] = (
+    _E.DUPLICATE_INVOCATION, _E.ILLEGAL_TRANSITION, _E.ILLEGAL_TRANSITION,
+    _E.ILLEGAL_TRANSITION, _E.ILLEGAL_TRANSITION,
+)  # fmt: skip
+
+_ROWS: dict[Row, tuple[Outcome, ...]] = {
+    None: _NO_RECORD,
+    _S.REQUESTED: _FROM_REQUESTED,
+    _S.STARTED: _FROM_STARTED,
+    _S.COMPLETED: _FROM_TERMINAL,
+    _S.FAILED: _FROM_TERMINAL,
+    _S.REJECTED: _FROM_TERMINAL,
+}
+
+TRANSITIONS: Mapping[tuple[Row, type[ToolEvent]], Outcome] = MappingProxyType(
+    {
+        (row, column): outcome
+        for row, outcomes in _ROWS.items()
+        for column, outcome in zip(_COLUMNS, outcomes, strict=True)
+    }
+)
+"""Every cell of the table: ``(status or None, event class) -> outcome``."""
+
+
+def transition(row: Row, event_type: type[ToolEvent]) -> Outcome:
+    """Look one cell of the table up.
+
+    >>> transition(ToolInvocationStatus.STARTED, ToolExecutionCompletedEvent)
+    <ToolInvocationStatus.COMPLETED: 'completed'>
+    >>> transition(None, ToolExecutionStartedEvent)
+    <TransitionErrorKind.UNKNOWN_INVOCATION: 'unknown invocation'>
+    """
+    return TRANSITIONS[(row, event_type)]

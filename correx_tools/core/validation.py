@@ -1,0 +1,206 @@
+"""Validation of a tool request against its tool's schema.
+
+Arguments are bounded *before* the schema sees them (nesting depth, string
+and array length, approximate total size, strict JSON types), so a hostile
+request is an :class:`Invalid` naming the limit, never a ``RecursionError``
+or a multi-second validation. Messages quote at most a short piece of the
+offending value.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TypeAlias, final
+
+from pyrsistent import PVector
+from referencing.exceptions import Unresolvable
+
+from .events import ToolRequest
+from .json_values import thaw_json
+from .schema import CompiledSchema, compile_schema
+from .tool import Tool, ToolSpec
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ValidationLimits:
+    """Bounds checked before schema validation; sizes are in characters or items."""
+
+    max_depth: int = 64
+    max_string_length: int = 1 << 20
+    max_items: int = 100_000
+    max_total_size: int = 1 << 20
+    max_violations: int = 20
+
+
+DEFAULT_LIMITS = ValidationLimits()
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Violation:
+    """One thing wrong with a request: the JSON path of the value and what is wrong."""
+
+    path: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.message}"
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class Valid:
+    """The request fits its tool's schema."""
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Invalid:
+    """The request does not fit: a one-line ``reason`` and each violation."""
+
+    reason: str
+    violations: tuple[Violation, ...] = ()
+
+    def __str__(self) -> str:
+        return self.reason
+
+
+ValidationResult: TypeAlias = Valid | Invalid
+"""The outcome of :func:`validate_request`."""
+
+
+def validate_request(
+    tool: Tool, request: ToolRequest, *, limits: ValidationLimits = DEFAULT_LIMITS
+) -> ValidationResult:
+    """Check that ``request`` is for ``tool`` and that its arguments fit the tool's schema.
+
+    A :class:`~correx_tools.core.tool.ToolSpec` keeps its compiled schema, so
+    repeated calls do not rebuild the validator; any other ``Tool`` has its
+    schema compiled on each call (register it in a registry to avoid that).
+
+    >>> from correx_tools.core.tool import ToolSpec
+    >>> spec = ToolSpec(name="echo", description="Echo", parameters={
+    ...     "type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]})
+    >>> validate_request(spec, ToolRequest(tool_name="echo", arguments={"text": "hi"}))
+    Valid()
+    >>> print(validate_request(spec, ToolRequest(tool_name="echo", arguments={"text": 3})))
+    1 violation: $.text: 3 is not of type 'string'
+    """
+    if request.tool_name != tool.name:
+        return _invalid(
+            [
+                Violation(
+                    path="$",
+                    message=f"request is for tool {request.tool_name!r}, not {tool.name!r}",
+                )
+            ]
+        )
+    if isinstance(tool, ToolSpec):
+        compiled = tool.compiled_schema()
+    else:
+        compiled = compile_schema(thaw_json(tool.parameters))
+    schema = compiled.value_or(None)
+    if schema is None:
+        return _invalid(
+            [Violation(path="$", message=f"the tool's schema is invalid: {compiled.failure()}")]
+        )
+    return validate_arguments(schema, request.arguments, limits=limits)
+
+
+def validate_arguments(
+    schema: CompiledSchema, arguments: object, *, limits: ValidationLimits = DEFAULT_LIMITS
+) -> ValidationResult:
+    """Check frozen or plain JSON ``arguments`` against a compiled schema."""
+    bounded = check_bounds(arguments, limits)
+    if bounded is not None:
+        return _invalid([bounded])
+    violations: list[Violation] = []
+    try:
+        for error in schema.iter_errors(thaw_json(arguments)):
+            violations.append(Violation(path=error.json_path, message=_short(error.message)))
+            if len(violations) >= limits.max_violations:
+                break
+    except Unresolvable as error:
+        return _invalid(
+            [Violation(path="$", message=f"the schema has an unresolvable reference: {error}")]
+        )
+    if violations:
+        return _invalid(violations)
+    return Valid()
+
+
+def check_bounds(value: object, limits: ValidationLimits = DEFAULT_LIMITS) -> Violation | None:
+    """The first limit ``value`` breaks, or ``None``; walks iteratively, never recursing."""
+    stack: list[tuple[object, str, int]] = [(value, "$", 1)]
+    size = 0
+    while stack:
+        node, path, depth = stack.pop()
+        if depth > limits.max_depth:
+            return Violation(
+                path=path, message=f"nesting deeper than the limit of {limits.max_depth}"
+            )
+        if isinstance(node, str):
+            if len(node) > limits.max_string_length:
+                return Violation(
+                    path=path,
+                    message=f"string of {len(node)} characters is over the limit of "
+                    f"{limits.max_string_length}",
+                )
+            size += len(node) + 2
+        elif node is None or isinstance(node, bool):
+            size += 4
+        elif isinstance(node, int):
+            size += node.bit_length() // 3 + 1
+        elif isinstance(node, float):
+            if not math.isfinite(node):
+                return Violation(path=path, message=f"{node} is not a JSON number")
+            size += 8
+        elif isinstance(node, Mapping):
+            if len(node) > limits.max_items:
+                return Violation(
+                    path=path,
+                    message=f"object of {len(node)} members is over the limit of "
+                    f"{limits.max_items}",
+                )
+            for key, item in node.items():
+                if not isinstance(key, str):
+                    return Violation(path=path, message=f"object key {key!r} is not a string")
+                size += len(key) + 3
+                stack.append((item, path + _member(key), depth + 1))
+        elif isinstance(node, list | tuple | PVector):
+            if len(node) > limits.max_items:
+                return Violation(
+                    path=path,
+                    message=f"array of {len(node)} items is over the limit of {limits.max_items}",
+                )
+            size += 2
+            stack.extend((item, f"{path}[{i}]", depth + 1) for i, item in enumerate(node))
+        else:
+            return Violation(path=path, message=f"a {type(node).__name__} is not a JSON value")
+        if size > limits.max_total_size:
+            return Violation(
+                path="$",
+                message=f"arguments are larger than the limit of {limits.max_total_size} bytes",
+            )
+    return None
+
+
+def _invalid(violations: list[Violation]) -> Invalid:
+    count = len(violations)
+    noun = "violation" if count == 1 else "violations"
+    shown = "; ".join(str(v) for v in violations[:3])
+    more = f"; and {count - 3} more" if count > 3 else ""
+    return Invalid(reason=f"{count} {noun}: {shown}{more}", violations=tuple(violations))
+
+
+def _member(key: str) -> str:
+    if key.isidentifier():
+        return f".{key}"
+    return f"[{_short(repr(key), 40)}]"
+
+
+def _short(message: str, limit: int = 300) -> str:
+    return message if len(message) <= limit else message[:limit] + "..."

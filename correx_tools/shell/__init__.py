@@ -1,0 +1,1 @@
+"""The imperative shell: event stores, replay from a store, the repository."""

@@ -1,0 +1,30 @@
+"""The README's commands are the ones CI and the docs actually run."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_ci_runs_the_readme_test_command() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert ".venv/bin/pip install -e '.[dev]' && .venv/bin/python -m pytest" in readme
+    assert ".venv/bin/pip install --quiet -e '.[dev]'" in ci
+    assert "\n.venv/bin/python -m pytest 2>&1" in ci
+
+
+def test_the_readme_example_runs_and_shows_time_travel() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "docs/examples/quickstart.py" in readme
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "docs" / "examples" / "quickstart.py")],
+        capture_output=True, text=True, check=True, timeout=120,
+    )  # fmt: skip
+    assert "replayed 12 events" in result.stdout
+    assert "the first failure appears at sequence 6" in result.stdout
+    assert "test-1: STARTED -> FAILED" in result.stdout
+    assert result.stderr == ""
