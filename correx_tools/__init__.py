@@ -63,16 +63,36 @@ from .core.validation import ValidationLimits as ValidationLimits
 from .core.validation import ValidationResult as ValidationResult
 from .core.validation import Violation as Violation
 from .core.validation import validate_request as validate_request
+from .shell.envelope import MAX_EVENT_BYTES as MAX_EVENT_BYTES
+from .shell.jsonl_log import JsonlEventLog as JsonlEventLog
+from .shell.replayer import DefaultToolRepository as DefaultToolRepository
+from .shell.replayer import DuplicateInvocation as DuplicateInvocation
+from .shell.replayer import EventReplayer as EventReplayer
+from .shell.sqlite_store import SQLiteEventStore as SQLiteEventStore
+from .shell.store import AppendError as AppendError
+from .shell.store import AppendErrorKind as AppendErrorKind
+from .shell.store import EventStore as EventStore
+from .shell.store import InMemoryEventStore as InMemoryEventStore
+from .shell.store import StoreReadError as StoreReadError
 
 __all__ = [
+    "MAX_EVENT_BYTES",
     "TRANSITIONS",
+    "AppendError",
+    "AppendErrorKind",
     "CompiledSchema",
     "DefaultToolReducer",
+    "DefaultToolRepository",
+    "DuplicateInvocation",
     "EventDecodeError",
+    "EventReplayer",
+    "EventStore",
     "FileAffectingTool",
+    "InMemoryEventStore",
     "InMemoryToolRegistry",
     "Invalid",
     "InvocationId",
+    "JsonlEventLog",
     "OpaqueEvent",
     "Projection",
     "RecordChange",
@@ -82,10 +102,12 @@ __all__ = [
     "ReplayError",
     "Retention",
     "RetentionKind",
+    "SQLiteEventStore",
     "SchemaError",
     "SequenceError",
     "SequenceErrorKind",
     "SessionId",
+    "StoreReadError",
     "StoredEvent",
     "Tier",
     "Timeline",

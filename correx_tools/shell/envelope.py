@@ -1,0 +1,334 @@
+"""Events as versioned JSON envelopes: the one format every store writes.
+
+An envelope is ``{"type", "version", "data", "session_id", "sequence",
+"recorded_at", "crc32"}``. ``type`` is a stable tag (never a Python path),
+``recorded_at`` is ISO 8601 UTC with microseconds, and ``crc32`` is the
+``zlib.crc32`` of the canonical JSON of the envelope without it. Decoding goes
+through the value constructors; upcasters bring old versions up to date; a
+type this library does not know becomes an :class:`OpaqueEvent` and is
+written back exactly as it was read. JSON is read strictly: no ``NaN`` or
+``Infinity``, no duplicate keys.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import zlib
+from collections.abc import Callable, Mapping
+from datetime import UTC, datetime
+from typing import Any, Final
+
+from ..core.events import (
+    OpaqueEvent,
+    StoredEvent,
+    ToolExecutionCompletedEvent,
+    ToolExecutionFailedEvent,
+    ToolExecutionRejectedEvent,
+    ToolExecutionStartedEvent,
+    ToolInvocationRequestedEvent,
+    ToolReceipt,
+    ToolRequest,
+)
+from ..core.ids import InvocationId, SessionId
+from ..core.json_values import freeze_object, thaw_json
+from ..core.tier import Tier
+
+REQUESTED: Final = "tool.invocation.requested"
+STARTED: Final = "tool.execution.started"
+COMPLETED: Final = "tool.execution.completed"
+FAILED: Final = "tool.execution.failed"
+REJECTED: Final = "tool.execution.rejected"
+CURRENT_VERSION: Final = 1
+
+MAX_EVENT_BYTES: Final = 1 << 20
+"""An event's encoded envelope may not be larger than this (1 MiB)."""
+
+Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
+"""Turns the ``data`` of version n of a type into version n + 1."""
+
+UPCASTERS: Mapping[tuple[str, int], Upcaster] = {}
+"""``(type, version) -> upcaster``; empty while every type is at version 1."""
+
+_TIMESTAMP = re.compile(r"(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})\.(\d{6})Z")
+
+
+class EnvelopeError(ValueError):
+    """A stored envelope that cannot be decoded; the message says what is wrong."""
+
+
+def format_timestamp(moment: datetime) -> str:
+    """``2026-01-01T09:30:00.000123Z``: UTC, always six fractional digits."""
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def parse_timestamp(text: object) -> datetime:
+    """The inverse of :func:`format_timestamp`; anything else is an :class:`EnvelopeError`."""
+    match = _TIMESTAMP.fullmatch(text) if isinstance(text, str) else None
+    if match is None:
+        raise EnvelopeError(f"recorded_at {str(text)[:40]!r} is not ISO 8601 UTC with microseconds")
+    try:
+        year, month, day, hour, minute, second, micro = (int(part) for part in match.groups())
+        return datetime(year, month, day, hour, minute, second, micro, tzinfo=UTC)
+    except ValueError as error:
+        raise EnvelopeError(f"recorded_at {text!r}: {error}") from None
+
+
+def event_payload(event: object) -> tuple[str, int, dict[str, Any]]:
+    """``(type, version, data)`` of an event; a ``TypeError`` for values no tag describes."""
+    match event:
+        case ToolInvocationRequestedEvent():
+            return (
+                REQUESTED,
+                CURRENT_VERSION,
+                {
+                    "invocation_id": event.invocation_id,
+                    "tool_name": event.tool_name,
+                    "tier": event.tier.value,
+                    "request": {
+                        "tool_name": event.request.tool_name,
+                        "arguments": thaw_json(event.request.arguments),
+                    },
+                },
+            )
+        case ToolExecutionStartedEvent():
+            return STARTED, CURRENT_VERSION, {"invocation_id": event.invocation_id}
+        case ToolExecutionCompletedEvent():
+            receipt = event.receipt
+            return (
+                COMPLETED,
+                CURRENT_VERSION,
+                {
+                    "invocation_id": event.invocation_id,
+                    "receipt": {
+                        "output": thaw_json(receipt.output),
+                        "exit_code": receipt.exit_code,
+                        "metadata": dict(receipt.metadata),
+                    },
+                },
+            )
+        case ToolExecutionFailedEvent():
+            return (
+                FAILED,
+                CURRENT_VERSION,
+                {
+                    "invocation_id": event.invocation_id,
+                    "reason": event.reason,
+                    "recoverable": event.recoverable,
+                },
+            )
+        case ToolExecutionRejectedEvent():
+            return (
+                REJECTED,
+                CURRENT_VERSION,
+                {"invocation_id": event.invocation_id, "reason": event.reason},
+            )
+        case OpaqueEvent():
+            return event.type, event.version, thaw_json(event.data)
+        case _:
+            raise TypeError(
+                f"no envelope type for a {type(event).__name__}; wrap it in OpaqueEvent"
+            )
+
+
+def decode_payload(
+    type_tag: str,
+    version: int,
+    data: Mapping[str, Any],
+    upcasters: Mapping[tuple[str, int], Upcaster] = UPCASTERS,
+) -> object:
+    """The event for ``(type, version, data)``; an :class:`EnvelopeError` names what is wrong."""
+    if type_tag not in _DECODERS:
+        return OpaqueEvent(type=type_tag, version=version, data=freeze_object(data))
+    body = dict(data)
+    while version < CURRENT_VERSION:
+        upcaster = upcasters.get((type_tag, version))
+        if upcaster is None:
+            raise EnvelopeError(f"{type_tag} version {version} has no upcaster to {version + 1}")
+        body, version = upcaster(body), version + 1
+    if version != CURRENT_VERSION:
+        raise EnvelopeError(
+            f"{type_tag} version {version} is newer than this library ({CURRENT_VERSION})"
+        )
+    try:
+        return _DECODERS[type_tag](body)
+    except KeyError as error:
+        raise EnvelopeError(f"{type_tag}: data lacks {error.args[0]!r}") from None
+    except (TypeError, ValueError) as error:
+        raise EnvelopeError(f"{type_tag}: {error}") from None
+
+
+def _text(data: Mapping[str, Any], key: str) -> str:
+    value = data[key]
+    if not isinstance(value, str) or (not value and key == "invocation_id"):
+        raise ValueError(
+            f"{key} must be a non-empty string"
+            if key == "invocation_id"
+            else f"{key} must be a string"
+        )
+    return value
+
+
+def _requested(data: Mapping[str, Any]) -> object:
+    request = data["request"]
+    if not isinstance(request, dict) or not isinstance(request.get("arguments", {}), dict):
+        raise ValueError("request must be an object with an arguments object")
+    return ToolInvocationRequestedEvent(
+        invocation_id=InvocationId(_text(data, "invocation_id")),
+        tool_name=_text(data, "tool_name"),
+        tier=Tier(data["tier"]),
+        request=ToolRequest(
+            tool_name=_text(request, "tool_name"), arguments=request.get("arguments", {})
+        ),
+    )
+
+
+def _completed(data: Mapping[str, Any]) -> object:
+    receipt = data["receipt"]
+    if not isinstance(receipt, dict):
+        raise ValueError("receipt must be an object")
+    exit_code = receipt.get("exit_code", 0)
+    if type(exit_code) is not int:
+        raise ValueError("receipt.exit_code must be an integer")
+    return ToolExecutionCompletedEvent(
+        invocation_id=InvocationId(_text(data, "invocation_id")),
+        receipt=ToolReceipt(
+            output=receipt.get("output"), exit_code=exit_code, metadata=receipt.get("metadata", {})
+        ),
+    )
+
+
+def _failed(data: Mapping[str, Any]) -> object:
+    recoverable = data["recoverable"]
+    if not isinstance(recoverable, bool):
+        raise ValueError("recoverable must be a boolean")
+    return ToolExecutionFailedEvent(
+        invocation_id=InvocationId(_text(data, "invocation_id")),
+        reason=_text(data, "reason"),
+        recoverable=recoverable,
+    )
+
+
+_DECODERS: dict[str, Callable[[Mapping[str, Any]], object]] = {
+    REQUESTED: _requested,
+    STARTED: lambda data: ToolExecutionStartedEvent(
+        invocation_id=InvocationId(_text(data, "invocation_id"))
+    ),
+    COMPLETED: _completed,
+    FAILED: _failed,
+    REJECTED: lambda data: ToolExecutionRejectedEvent(
+        invocation_id=InvocationId(_text(data, "invocation_id")), reason=_text(data, "reason")
+    ),
+}
+
+
+def canonical_json(value: object) -> str:
+    """Sorted keys, no spaces, UTF-8 as is: the text the checksum is taken over."""
+    return json.dumps(
+        value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+    )
+
+
+def checksum(envelope: Mapping[str, Any]) -> int:
+    """``zlib.crc32`` of the canonical JSON of ``envelope`` without its ``crc32``."""
+    body = {key: value for key, value in envelope.items() if key != "crc32"}
+    return zlib.crc32(canonical_json(body).encode("utf-8"))
+
+
+def to_envelope(stored: StoredEvent) -> dict[str, Any]:
+    """The envelope of a stored event, checksum included."""
+    type_tag, version, data = event_payload(stored.event)
+    envelope: dict[str, Any] = {
+        "type": type_tag,
+        "version": version,
+        "data": data,
+        "session_id": stored.session_id,
+        "sequence": stored.sequence,
+        "recorded_at": format_timestamp(stored.recorded_at),
+    }
+    envelope["crc32"] = checksum(envelope)
+    return envelope
+
+
+def from_envelope(
+    envelope: object, upcasters: Mapping[tuple[str, int], Upcaster] = UPCASTERS
+) -> StoredEvent:
+    """The stored event of an envelope; an :class:`EnvelopeError` says what is wrong."""
+    if not isinstance(envelope, dict):
+        raise EnvelopeError("an envelope must be a JSON object")
+    missing = [
+        key
+        for key in ("type", "version", "data", "session_id", "sequence", "recorded_at")
+        if key not in envelope
+    ]
+    if missing:
+        raise EnvelopeError(f"envelope lacks {', '.join(missing)}")
+    extra = sorted(
+        set(envelope)
+        - {"type", "version", "data", "session_id", "sequence", "recorded_at", "crc32"}
+    )
+    if extra:
+        raise EnvelopeError(f"envelope has unknown fields {', '.join(extra)}")
+    if "crc32" in envelope and envelope["crc32"] != checksum(envelope):
+        raise EnvelopeError("checksum mismatch: the line was changed or damaged")
+    type_tag, version, data = envelope["type"], envelope["version"], envelope["data"]
+    session, sequence = envelope["session_id"], envelope["sequence"]
+    if not isinstance(type_tag, str) or not type_tag:
+        raise EnvelopeError("type must be a non-empty string")
+    if type(version) is not int or version < 0:
+        raise EnvelopeError("version must be a non-negative integer")
+    if not isinstance(data, dict):
+        raise EnvelopeError("data must be an object")
+    if not isinstance(session, str) or not session:
+        raise EnvelopeError("session_id must be a non-empty string")
+    if type(sequence) is not int or sequence < 1:
+        raise EnvelopeError("sequence must be an integer >= 1")
+    return StoredEvent(
+        session_id=SessionId(session),
+        sequence=sequence,
+        recorded_at=parse_timestamp(envelope["recorded_at"]),
+        event=decode_payload(type_tag, version, data, upcasters),
+    )
+
+
+def _refuse_constant(name: str) -> object:
+    raise EnvelopeError(f"{name} is not valid JSON")
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in result:
+            raise EnvelopeError(f"duplicate key {key[:60]!r}")
+        result[key] = value
+    return result
+
+
+def loads_strict(text: str | bytes) -> Any:
+    """``json.loads`` that refuses NaN, Infinity, duplicate keys and absurd nesting."""
+    try:
+        return json.loads(text, parse_constant=_refuse_constant, object_pairs_hook=_no_duplicates)
+    except EnvelopeError:
+        raise
+    except RecursionError:
+        raise EnvelopeError("JSON nested too deeply") from None
+    except UnicodeDecodeError as error:
+        raise EnvelopeError(f"not UTF-8: {error.reason} at byte {error.start}") from None
+    except ValueError as error:  # JSONDecodeError, and ints over the digit limit
+        raise EnvelopeError(f"invalid JSON: {str(error)[:200]}") from None
+
+
+def encode_line(stored: StoredEvent) -> bytes:
+    """One JSONL line (newline included) for ``stored``; over 1 MiB is a ``ValueError``."""
+    line = (canonical_json(to_envelope(stored)) + "\n").encode("utf-8")
+    if len(line) > MAX_EVENT_BYTES:
+        raise ValueError(
+            f"event at sequence {stored.sequence} is {len(line)} bytes, "
+            f"over the limit of {MAX_EVENT_BYTES}"
+        )
+    return line
+
+
+def decode_line(line: bytes) -> StoredEvent:
+    """The stored event of one JSONL line; an :class:`EnvelopeError` says what is wrong."""
+    return from_envelope(loads_strict(line))

@@ -1,0 +1,274 @@
+"""Sessions as a JSON Lines file: one envelope a line, every line checksummed.
+
+The log is append-only. Writers take an exclusive ``flock`` on the file and
+first read whatever other writers appended since, so ``expected_sequence``
+conflicts and duplicate invocation ids are caught across processes. Each
+append is one ``write`` followed by ``fsync``.
+
+Reading is strict: malformed JSON, a bad envelope or checksum, a line over
+1 MiB (refused without reading it whole) each raise a
+:class:`~correx_tools.shell.store.StoreReadError` naming the file and line.
+An unterminated final line is a crash mid-write; it is reported as ``torn``
+so lenient replay may drop it, and the next append cuts it off first (the
+append that wrote it never returned success).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import threading
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import BinaryIO, final
+
+from returns.result import Failure, Result, Success
+
+from ..core.events import StoredEvent
+from ..core.ids import SessionId
+from ..core.replay_error import EventDecodeError
+from .envelope import MAX_EVENT_BYTES, EnvelopeError, decode_line, encode_line
+from .store import (
+    AppendError,
+    AppendErrorKind,
+    StoreReadError,
+    check_encodable,
+    check_import_run,
+    conflict,
+    duplicate,
+    group_import,
+    now_utc,
+    number_events,
+    requested_ids,
+)
+
+_CHUNK = 1 << 16
+
+
+@dataclass(slots=True)
+class _Index:
+    """What a writer must know of the file: per-session tails and used ids."""
+
+    offset: int = 0
+    line: int = 0
+    last: dict[str, int] = field(default_factory=dict)
+    invocations: dict[str, str] = field(default_factory=dict)
+
+
+def iter_lines(
+    handle: BinaryIO, path: Path, *, start_line: int = 0
+) -> Iterator[tuple[int, bytes, bool]]:
+    """``(line number, bytes, terminated)`` for each line, never holding one over the limit."""
+    number = start_line
+    buffer = b""
+    oversized = False
+    while True:
+        chunk = handle.read(_CHUNK)
+        if not chunk:
+            break
+        buffer += chunk
+        while True:
+            newline = buffer.find(b"\n")
+            if newline < 0:
+                break
+            number += 1
+            if oversized:
+                oversized = False
+                buffer = buffer[newline + 1 :]
+                _raise_oversized(path, number)
+            yield number, buffer[: newline + 1], True
+            buffer = buffer[newline + 1 :]
+        if len(buffer) > MAX_EVENT_BYTES:
+            oversized = True
+            buffer = b""
+    if oversized:
+        _raise_oversized(path, number + 1)
+    if buffer:
+        yield number + 1, buffer, False
+
+
+def _raise_oversized(path: Path, line: int) -> None:
+    raise StoreReadError(
+        EventDecodeError(
+            source=str(path),
+            line=line,
+            message=f"line is over the limit of {MAX_EVENT_BYTES} bytes",
+        ),
+        sequence=0,
+    )
+
+
+@final
+class JsonlEventLog:
+    """An :class:`~correx_tools.shell.store.EventStore` in the JSON Lines file at ``path``."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self._lock = threading.Lock()
+        self._index = _Index()
+
+    # -- reading -------------------------------------------------------------
+
+    def _records(
+        self, *, start: int = 0, start_line: int = 0
+    ) -> Iterator[tuple[int, int, StoredEvent]]:
+        """``(line, end offset, event)`` of every complete line, from byte ``start``."""
+        if not self.path.exists():
+            return
+        with self.path.open("rb") as handle:
+            handle.seek(start)
+            offset = start
+            last_by_session: dict[str, int] = {}
+            for number, raw, terminated in iter_lines(handle, self.path, start_line=start_line):
+                offset += len(raw)
+                if not terminated:
+                    self._raise(
+                        number,
+                        "torn final line (no newline): a write was cut short",
+                        last_by_session,
+                        torn=True,
+                    )
+                try:
+                    stored = decode_line(raw)
+                except (EnvelopeError, ValueError, TypeError) as error:
+                    self._raise(number, str(error), last_by_session)
+                last_by_session[stored.session_id] = stored.sequence
+                yield number, offset, stored
+
+    def _raise(self, line: int, message: str, last: dict[str, int], *, torn: bool = False) -> None:
+        # The sequence it should have held: we can not know its session, so the
+        # most recent one's next sequence is the best name for it.
+        sequence = (max(last.values()) + 1) if last else 1
+        raise StoreReadError(
+            EventDecodeError(source=str(self.path), line=line, message=message),
+            sequence=sequence,
+            torn=torn,
+        )
+
+    def read(self, session_id: SessionId, *, after: int = 0) -> Iterator[StoredEvent]:
+        """The session's events after ``after``, in file order (a valid log is in sequence)."""
+        last = 0
+        try:
+            for _, _, stored in self._records():
+                if stored.session_id == session_id:
+                    last = stored.sequence
+                    if stored.sequence > after:
+                        yield stored
+        except StoreReadError as error:
+            error.sequence = last + 1
+            raise
+
+    def sessions(self) -> tuple[SessionId, ...]:
+        """Every session with at least one event, sorted."""
+        return tuple(
+            SessionId(name)
+            for name in sorted({stored.session_id for _, _, stored in self._records()})
+        )
+
+    def events(self) -> Iterator[StoredEvent]:
+        """Every event of every session, in file order (for export)."""
+        for _, _, stored in self._records():
+            yield stored
+
+    # -- writing -------------------------------------------------------------
+
+    def append(
+        self,
+        session_id: SessionId,
+        events: Sequence[object],
+        *,
+        expected_sequence: int,
+        recorded_at: datetime | None = None,
+    ) -> Result[tuple[StoredEvent, ...], AppendError]:
+        """Append ``events`` after ``expected_sequence`` in one write, under the file lock."""
+        stored = number_events(session_id, events, expected_sequence, recorded_at or now_utc())
+        return self._write_groups([(session_id, list(stored))], expected=expected_sequence).map(
+            lambda _: stored
+        )
+
+    def import_events(self, stored_events: Iterable[StoredEvent]) -> Result[int, AppendError]:
+        """Copy already-numbered events, keeping sequences and times, in one write."""
+        return self._write_groups(list(group_import(stored_events).items()), expected=None)
+
+    def _write_groups(
+        self, groups: list[tuple[str, list[StoredEvent]]], *, expected: int | None
+    ) -> Result[int, AppendError]:
+        lines: list[bytes] = []
+        for _, events in groups:
+            for stored in events:
+                problem = check_encodable(stored)
+                if problem is not None:
+                    return Failure(problem)
+                try:
+                    lines.append(encode_line(stored))
+                except ValueError as error:
+                    return Failure(
+                        AppendError(
+                            kind=AppendErrorKind.INVALID_EVENT,
+                            session_id=stored.session_id,
+                            message=str(error),
+                        )
+                    )
+        with self._lock, self.path.open("ab+") as handle:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+            try:
+                self._catch_up(handle)
+                problem = self._check(groups, expected)
+                if problem is not None:
+                    return Failure(problem)
+                handle.seek(0, os.SEEK_END)
+                payload = b"".join(lines)
+                handle.write(payload)
+                handle.flush()
+                os.fsync(handle.fileno())
+                self._index.offset += len(payload)
+                self._index.line += len(lines)
+                for session_id, events in groups:
+                    self._index.last[session_id] = (
+                        events[-1].sequence if events else self._index.last.get(session_id, 0)
+                    )
+                    for invocation, _ in requested_ids(events):
+                        self._index.invocations[invocation] = session_id
+            finally:
+                fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+        return Success(len(lines))
+
+    def _catch_up(self, handle: BinaryIO) -> None:
+        """Read what other writers appended since our last look; cut a torn tail."""
+        size = os.fstat(handle.fileno()).st_size
+        if size < self._index.offset:
+            self._index = _Index()  # the file was replaced: start over
+        index = self._index
+        try:
+            for number, offset, stored in self._records(start=index.offset, start_line=index.line):
+                index.offset, index.line = offset, number
+                index.last[stored.session_id] = stored.sequence
+                for invocation, _ in requested_ids((stored,)):
+                    index.invocations.setdefault(invocation, stored.session_id)
+        except StoreReadError as error:
+            if not error.torn:
+                raise
+            # The append that wrote this never returned: drop the partial line.
+            handle.truncate(index.offset)
+            os.fsync(handle.fileno())
+
+    def _check(
+        self, groups: list[tuple[str, list[StoredEvent]]], expected: int | None
+    ) -> AppendError | None:
+        seen: dict[str, str] = {}
+        for session_id, events in groups:
+            last = self._index.last.get(session_id, 0)
+            if expected is None:
+                problem = check_import_run(session_id, last, events)
+                if problem is not None:
+                    return problem
+            elif last != expected:
+                return conflict(session_id, expected, last)
+            for invocation, _ in requested_ids(events):
+                other = self._index.invocations.get(invocation) or seen.get(invocation)
+                if other is not None:
+                    return duplicate(session_id, invocation, other)
+                seen[invocation] = session_id
+        return None

@@ -1,0 +1,265 @@
+"""The embedded default store: one SQLite file.
+
+WAL journal, ``synchronous=FULL`` (a returned append survives a power cut),
+``BEGIN IMMEDIATE`` for every write so concurrent writers queue on the lock
+instead of failing mid-transaction, and one transaction per append. Invocation
+ids are unique across sessions by a ``UNIQUE`` table of their own.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import final
+
+from returns.result import Failure, Result, Success
+
+from ..core.events import StoredEvent
+from ..core.ids import SessionId
+from ..core.replay_error import EventDecodeError
+from .envelope import (
+    EnvelopeError,
+    canonical_json,
+    decode_payload,
+    event_payload,
+    format_timestamp,
+    loads_strict,
+    parse_timestamp,
+)
+from .store import (
+    AppendError,
+    AppendErrorKind,
+    StoreReadError,
+    check_encodable,
+    check_import_run,
+    conflict,
+    duplicate,
+    group_import,
+    now_utc,
+    number_events,
+    requested_ids,
+)
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS events (
+    position    INTEGER PRIMARY KEY AUTOINCREMENT,
+    session_id  TEXT    NOT NULL,
+    sequence    INTEGER NOT NULL CHECK (sequence >= 1),
+    recorded_at TEXT    NOT NULL,
+    type        TEXT    NOT NULL,
+    version     INTEGER NOT NULL,
+    data        TEXT    NOT NULL,
+    UNIQUE (session_id, sequence)
+);
+CREATE TABLE IF NOT EXISTS invocations (
+    invocation_id TEXT    PRIMARY KEY,
+    session_id    TEXT    NOT NULL,
+    sequence      INTEGER NOT NULL
+);
+"""
+
+BUSY_TIMEOUT_SECONDS = 30.0
+
+
+@final
+class SQLiteEventStore:
+    """An :class:`~correx_tools.shell.store.EventStore` in the SQLite file at ``path``.
+
+    The file and its tables are created on first use. One store object may be
+    shared by threads; processes each open their own.
+    """
+
+    def __init__(self, path: str | Path, *, busy_timeout: float = BUSY_TIMEOUT_SECONDS) -> None:
+        self.path = Path(path)
+        self._lock = threading.Lock()
+        self._connection = sqlite3.connect(
+            self.path, timeout=busy_timeout, isolation_level=None, check_same_thread=False
+        )
+        self._connection.execute("PRAGMA journal_mode=WAL")
+        self._connection.execute("PRAGMA synchronous=FULL")
+        with self._lock:
+            self._write(_create_tables)
+
+    def close(self) -> None:
+        """Close the connection."""
+        with self._lock:
+            self._connection.close()
+
+    def __enter__(self) -> SQLiteEventStore:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def _write(self, work: Callable[[sqlite3.Cursor], None]) -> None:
+        cursor = self._connection.cursor()
+        cursor.execute("BEGIN IMMEDIATE")
+        try:
+            work(cursor)
+        except BaseException:
+            cursor.execute("ROLLBACK")
+            raise
+        cursor.execute("COMMIT")
+
+    def append(
+        self,
+        session_id: SessionId,
+        events: Sequence[object],
+        *,
+        expected_sequence: int,
+        recorded_at: datetime | None = None,
+    ) -> Result[tuple[StoredEvent, ...], AppendError]:
+        """Append ``events`` after ``expected_sequence`` in one transaction, all or none."""
+        stored = number_events(session_id, events, expected_sequence, recorded_at or now_utc())
+        return self._insert(session_id, stored, expected_sequence).map(lambda _: stored)
+
+    def import_events(self, stored_events: Iterable[StoredEvent]) -> Result[int, AppendError]:
+        """Copy already-numbered events in one transaction, keeping sequences and times."""
+        grouped = group_import(stored_events)
+        rows: list[tuple[str, list[StoredEvent]]] = list(grouped.items())
+        return self._insert_many(rows, importing=True)
+
+    def _insert(
+        self, session_id: SessionId, stored: tuple[StoredEvent, ...], expected: int
+    ) -> Result[int, AppendError]:
+        return self._insert_many([(session_id, list(stored))], importing=False, expected=expected)
+
+    def _insert_many(
+        self, groups: list[tuple[str, list[StoredEvent]]], *, importing: bool, expected: int = 0
+    ) -> Result[int, AppendError]:
+        encoded: list[tuple[str, int, str, str, int, str]] = []
+        for session_id, events in groups:
+            for stored in events:
+                problem = check_encodable(stored)
+                if problem is not None:
+                    return Failure(problem)
+                type_tag, version, data = event_payload(stored.event)
+                encoded.append(
+                    (
+                        session_id,
+                        stored.sequence,
+                        format_timestamp(stored.recorded_at),
+                        type_tag,
+                        version,
+                        canonical_json(data),
+                    )
+                )
+        outcome: list[Result[int, AppendError]] = []
+
+        def work(cursor: sqlite3.Cursor) -> None:
+            for session_id, events in groups:
+                last = self._last_sequence(cursor, session_id)
+                if importing:
+                    problem = check_import_run(session_id, last, events)
+                    if problem is not None:
+                        outcome.append(Failure(problem))
+                        raise _Abort
+                elif last != expected:
+                    outcome.append(Failure(conflict(session_id, expected, last)))
+                    raise _Abort
+                for invocation, stored in requested_ids(events):
+                    try:
+                        cursor.execute(
+                            "INSERT INTO invocations (invocation_id, session_id, sequence) "
+                            "VALUES (?, ?, ?)",
+                            (invocation, session_id, stored.sequence),
+                        )
+                    except sqlite3.IntegrityError:
+                        row = cursor.execute(
+                            "SELECT session_id FROM invocations WHERE invocation_id = ?",
+                            (invocation,),
+                        ).fetchone()
+                        outcome.append(
+                            Failure(
+                                duplicate(session_id, invocation, row[0] if row else session_id)
+                            )
+                        )
+                        raise _Abort from None
+            cursor.executemany(
+                "INSERT INTO events (session_id, sequence, recorded_at, type, version, data) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                encoded,
+            )
+            outcome.append(Success(len(encoded)))
+
+        with self._lock:
+            try:
+                self._write(work)
+            except _Abort:
+                pass
+            except sqlite3.IntegrityError:
+                # Another process committed the same sequence between our read and write.
+                session_id = groups[0][0] if groups else ""
+                return Failure(conflict(session_id, expected, -1))
+            except sqlite3.OperationalError as error:
+                if "locked" not in str(error) and "busy" not in str(error):
+                    raise
+                return Failure(
+                    AppendError(
+                        kind=AppendErrorKind.BUSY,
+                        session_id=groups[0][0] if groups else "",
+                        message=f"{self.path}: the database stayed locked by another writer; "
+                        f"retry ({error})",
+                    )
+                )
+        return outcome[-1]
+
+    @staticmethod
+    def _last_sequence(cursor: sqlite3.Cursor, session_id: str) -> int:
+        row = cursor.execute(
+            "SELECT MAX(sequence) FROM events WHERE session_id = ?", (session_id,)
+        ).fetchone()
+        return int(row[0]) if row and row[0] is not None else 0
+
+    def read(self, session_id: SessionId, *, after: int = 0) -> Iterator[StoredEvent]:
+        """The session's events after ``after``, in sequence order, decoded as they come."""
+        with self._lock:
+            rows = self._connection.execute(
+                "SELECT sequence, recorded_at, type, version, data FROM events "
+                "WHERE session_id = ? AND sequence > ? ORDER BY sequence",
+                (session_id, after),
+            ).fetchall()
+        for sequence, recorded_at, type_tag, version, data in rows:
+            try:
+                body = loads_strict(data)
+                if not isinstance(body, dict):
+                    raise EnvelopeError("data must be a JSON object")
+                event = decode_payload(type_tag, version, body)
+                yield StoredEvent(
+                    session_id=session_id,
+                    sequence=sequence,
+                    recorded_at=parse_timestamp(recorded_at),
+                    event=event,
+                )
+            except (EnvelopeError, ValueError, TypeError) as error:
+                where = f"{self.path} (session {session_id!r}, sequence {sequence})"
+                raise StoreReadError(
+                    EventDecodeError(source=where, line=None, message=str(error)), sequence=sequence
+                ) from None
+
+    def sessions(self) -> tuple[SessionId, ...]:
+        """Every session with at least one event, sorted."""
+        with self._lock:
+            rows = self._connection.execute(
+                "SELECT DISTINCT session_id FROM events ORDER BY session_id"
+            ).fetchall()
+        return tuple(SessionId(row[0]) for row in rows)
+
+    def count(self) -> int:
+        """How many events the file holds, over all sessions."""
+        with self._lock:
+            return int(self._connection.execute("SELECT COUNT(*) FROM events").fetchone()[0])
+
+
+class _Abort(Exception):
+    """Rolls a write back after its outcome was recorded."""
+
+
+def _create_tables(cursor: sqlite3.Cursor) -> None:
+    # executescript would commit our BEGIN IMMEDIATE; run the statements one by one.
+    for statement in SCHEMA.split(";"):
+        if statement.strip():
+            cursor.execute(statement)

@@ -1,0 +1,262 @@
+"""The event store port, its errors, and the in-memory adapter.
+
+Error hierarchy::
+
+    AppendError (a value in a Failure)  an append or import that wrote nothing
+        kind CONFLICT               another writer appended first (retry after reading)
+        kind DUPLICATE_INVOCATION   the invocation id is used already, in the named session
+        kind INVALID_EVENT          not encodable, or over the size limit
+        kind GAP                    an import that would leave a gap or overwrite
+        kind BUSY                   the store stayed locked; retriable
+    StoreReadError (an exception)   a stored event could not be decoded while reading
+"""
+
+from __future__ import annotations
+
+import enum
+import threading
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Protocol, final
+
+from returns.result import Failure, Result, Success
+
+from ..core.events import StoredEvent, ToolInvocationRequestedEvent
+from ..core.ids import SessionId
+from ..core.replay_error import EventDecodeError
+from .envelope import MAX_EVENT_BYTES, canonical_json, event_payload
+
+
+@final
+class AppendErrorKind(enum.Enum):
+    """Why an append or import wrote nothing."""
+
+    CONFLICT = "conflict"
+    DUPLICATE_INVOCATION = "duplicate invocation"
+    INVALID_EVENT = "invalid event"
+    GAP = "gap"
+    BUSY = "busy"
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AppendError:
+    """An append that wrote nothing, and why; ``other_session`` for a duplicate id."""
+
+    kind: AppendErrorKind
+    session_id: str
+    message: str
+    other_session: str | None = None
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class StoreReadError(Exception):
+    """A stored event that could not be decoded; ``error`` says where and what.
+
+    ``sequence`` is the sequence the event should have had (the last good one
+    + 1) and ``torn`` is true for an unterminated final line of a log.
+    """
+
+    def __init__(self, error: EventDecodeError, *, sequence: int, torn: bool = False) -> None:
+        super().__init__(str(error))
+        self.error = error
+        self.sequence = sequence
+        self.torn = torn
+
+
+class EventStore(Protocol):
+    """Where sessions' events are kept, numbered per session from 1 without gaps."""
+
+    def append(
+        self,
+        session_id: SessionId,
+        events: Sequence[object],
+        *,
+        expected_sequence: int,
+        recorded_at: datetime | None = None,
+    ) -> Result[tuple[StoredEvent, ...], AppendError]:
+        """Append ``events`` after ``expected_sequence``, all or none."""
+        ...
+
+    def read(self, session_id: SessionId, *, after: int = 0) -> Iterator[StoredEvent]:
+        """The session's events after ``after``, in sequence order."""
+        ...
+
+    def sessions(self) -> tuple[SessionId, ...]:
+        """Every session with at least one event, sorted."""
+        ...
+
+    def import_events(self, stored_events: Iterable[StoredEvent]) -> Result[int, AppendError]:
+        """Copy already-numbered events, keeping sequences and times; all or none."""
+        ...
+
+
+def now_utc() -> datetime:
+    """The shell's clock."""
+    return datetime.now(UTC)
+
+
+def number_events(
+    session_id: SessionId, events: Sequence[object], after: int, recorded_at: datetime
+) -> tuple[StoredEvent, ...]:
+    """Wrap payloads as stored events numbered after ``after``."""
+    return tuple(
+        StoredEvent(
+            session_id=session_id, sequence=after + offset, recorded_at=recorded_at, event=event
+        )
+        for offset, event in enumerate(events, start=1)
+    )
+
+
+def check_encodable(stored: StoredEvent) -> AppendError | None:
+    """Refuse what has no envelope or is over the size limit, before anything is written."""
+    try:
+        type_tag, _, data = event_payload(stored.event)
+        size = len(canonical_json(data).encode("utf-8"))
+    except (TypeError, ValueError) as error:
+        return AppendError(
+            kind=AppendErrorKind.INVALID_EVENT,
+            session_id=stored.session_id,
+            message=f"sequence {stored.sequence}: {error}",
+        )
+    if size > MAX_EVENT_BYTES:
+        return AppendError(
+            kind=AppendErrorKind.INVALID_EVENT,
+            session_id=stored.session_id,
+            message=f"sequence {stored.sequence}: {type_tag} event is {size} bytes, "
+            f"over the limit of {MAX_EVENT_BYTES}",
+        )
+    return None
+
+
+def conflict(session_id: str, expected: int, actual: int) -> AppendError:
+    """The error of a stale ``expected_sequence``."""
+    return AppendError(
+        kind=AppendErrorKind.CONFLICT,
+        session_id=session_id,
+        message=f"session {session_id!r} is at sequence {actual}, not {expected}: "
+        "another writer appended first",
+    )
+
+
+def duplicate(session_id: str, invocation_id: str, other: str) -> AppendError:
+    """The error of an invocation id already used (in ``other``)."""
+    return AppendError(
+        kind=AppendErrorKind.DUPLICATE_INVOCATION,
+        session_id=session_id,
+        other_session=other,
+        message=f"invocation {invocation_id!r} was already requested in session {other!r}",
+    )
+
+
+def requested_ids(events: Iterable[StoredEvent]) -> Iterator[tuple[str, StoredEvent]]:
+    """The invocation ids that ``events`` request, with their events."""
+    for stored in events:
+        if isinstance(stored.event, ToolInvocationRequestedEvent):
+            yield stored.event.invocation_id, stored
+
+
+def group_import(stored_events: Iterable[StoredEvent]) -> dict[str, list[StoredEvent]]:
+    """Events to import by session, in the order given."""
+    grouped: dict[str, list[StoredEvent]] = {}
+    for stored in stored_events:
+        grouped.setdefault(stored.session_id, []).append(stored)
+    return grouped
+
+
+def check_import_run(
+    session_id: str, last: int, events: Sequence[StoredEvent]
+) -> AppendError | None:
+    """An imported run must continue its session exactly: ``last + 1``, ``last + 2``, ..."""
+    for expected, stored in enumerate(events, start=last + 1):
+        if stored.sequence != expected:
+            verb = "overwrite" if stored.sequence <= last else "leave a gap before"
+            return AppendError(
+                kind=AppendErrorKind.GAP,
+                session_id=session_id,
+                message=f"importing sequence {stored.sequence} into session {session_id!r} "
+                f"(at {expected - 1}) would {verb} it",
+            )
+    return None
+
+
+@final
+class InMemoryEventStore:
+    """A thread-safe store in a dict: for tests, examples and short-lived agents."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._events: dict[str, list[StoredEvent]] = {}
+        self._invocations: dict[str, str] = {}
+
+    def append(
+        self,
+        session_id: SessionId,
+        events: Sequence[object],
+        *,
+        expected_sequence: int,
+        recorded_at: datetime | None = None,
+    ) -> Result[tuple[StoredEvent, ...], AppendError]:
+        """Append ``events`` after ``expected_sequence``, all or none."""
+        stored = number_events(session_id, events, expected_sequence, recorded_at or now_utc())
+        with self._lock:
+            actual = len(self._events.get(session_id, ()))
+            if actual != expected_sequence:
+                return Failure(conflict(session_id, expected_sequence, actual))
+            problem = self._check(session_id, stored)
+            if problem is not None:
+                return Failure(problem)
+            self._commit(session_id, stored)
+        return Success(stored)
+
+    def _check(
+        self, session_id: str, stored: Sequence[StoredEvent], seen: dict[str, str] | None = None
+    ) -> AppendError | None:
+        seen = {} if seen is None else seen
+        for event in stored:
+            problem = check_encodable(event)
+            if problem is not None:
+                return problem
+        for invocation, _ in requested_ids(stored):
+            other = self._invocations.get(invocation) or seen.get(invocation)
+            if other is not None:
+                return duplicate(session_id, invocation, other)
+            seen[invocation] = session_id
+        return None
+
+    def _commit(self, session_id: str, stored: Sequence[StoredEvent]) -> None:
+        if not stored:
+            return  # an empty append must not make a session appear
+        self._events.setdefault(session_id, []).extend(stored)
+        for invocation, _ in requested_ids(stored):
+            self._invocations[invocation] = session_id
+
+    def read(self, session_id: SessionId, *, after: int = 0) -> Iterator[StoredEvent]:
+        """The session's events after ``after``, in sequence order."""
+        with self._lock:
+            events = self._events.get(session_id, [])[after:]
+        return iter(events)
+
+    def sessions(self) -> tuple[SessionId, ...]:
+        """Every session with at least one event, sorted."""
+        with self._lock:
+            return tuple(SessionId(name) for name in sorted(self._events))
+
+    def import_events(self, stored_events: Iterable[StoredEvent]) -> Result[int, AppendError]:
+        """Copy already-numbered events, keeping sequences and times; all or none."""
+        grouped = group_import(stored_events)
+        seen: dict[str, str] = {}
+        with self._lock:
+            for session_id, events in grouped.items():
+                problem = check_import_run(
+                    session_id, len(self._events.get(session_id, ())), events
+                )
+                problem = problem or self._check(session_id, events, seen)
+                if problem is not None:
+                    return Failure(problem)
+            for session_id, events in grouped.items():
+                self._commit(session_id, events)
+        return Success(sum(len(events) for events in grouped.values()))

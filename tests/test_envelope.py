@@ -1,0 +1,133 @@
+"""Envelopes: stable tags, exact timestamps, strict JSON, upcasters, opaque events."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+
+import pytest
+from hypothesis import given
+
+from correx_tools import OpaqueEvent, SessionId, StoredEvent
+from correx_tools.shell import envelope
+from correx_tools.shell.envelope import (
+    EnvelopeError,
+    decode_line,
+    decode_payload,
+    encode_line,
+    loads_strict,
+)
+
+from .strategies import EPOCH, completed, failed, rejected, requested, sessions, started
+
+
+def stored(event: object, when: datetime = EPOCH) -> StoredEvent:
+    return StoredEvent(session_id=SessionId("s"), sequence=1, recorded_at=when, event=event)
+
+
+@pytest.mark.parametrize(
+    ("event", "tag"),
+    [
+        (requested("a"), "tool.invocation.requested"),
+        (started("a"), "tool.execution.started"),
+        (completed("a"), "tool.execution.completed"),
+        (failed("a"), "tool.execution.failed"),
+        (rejected("a"), "tool.execution.rejected"),
+    ],
+)
+def test_tool_events_have_stable_tags_and_a_version(event: object, tag: str) -> None:
+    line = json.loads(encode_line(stored(event)))
+    assert line["type"] == tag
+    assert line["version"] == 1
+    assert set(line) == {
+        "type",
+        "version",
+        "data",
+        "session_id",
+        "sequence",
+        "recorded_at",
+        "crc32",
+    }
+
+
+def test_timestamps_are_utc_with_microseconds_and_round_trip_exactly() -> None:
+    when = datetime(2026, 7, 8, 9, 10, 11, 12, tzinfo=UTC)
+    line = encode_line(stored(started("a"), when))
+    assert b'"recorded_at":"2026-07-08T09:10:11.000012Z"' in line
+    assert decode_line(line).recorded_at == when
+
+
+@given(sessions())
+def test_every_event_round_trips(events: list[StoredEvent]) -> None:
+    for event in events:
+        if isinstance(event.event, dict):
+            continue  # plain dicts are not events a store accepts
+        assert decode_line(encode_line(event)) == event
+
+
+def test_unknown_types_become_opaque_and_encode_back_byte_identical() -> None:
+    line = (
+        b'{"data":{"b":[1,{"c":null}],"a":"\xc3\xa9"},'
+        b'"recorded_at":"2026-01-01T00:00:00.000000Z","sequence":1,'
+        b'"session_id":"s","type":"approval.granted","version":4}\n'
+    )
+    decoded = decode_line(line)
+    assert decoded.event == OpaqueEvent(
+        type="approval.granted", version=4, data={"a": "é", "b": [1, {"c": None}]}
+    )
+    again = json.loads(encode_line(decoded))
+    original = json.loads(line)
+    assert {k: v for k, v in again.items() if k != "crc32"} == original
+
+
+def test_strict_json_refuses_nan_infinity_duplicates_and_huge_numbers() -> None:
+    for text, words in [
+        ('{"a":NaN}', "NaN"),
+        ('{"a":-Infinity}', "Infinity"),
+        ('{"a":1,"a":1}', "duplicate"),
+        ('{"a":' + "9" * 5000 + "}", "invalid JSON"),
+        ("[" * 100_000 + "]" * 100_000, "nested"),
+    ]:
+        with pytest.raises(EnvelopeError, match=words):
+            loads_strict(text)
+
+
+def test_upcasters_bring_old_versions_up_to_date() -> None:
+    def v0_to_v1(data: dict[str, object]) -> dict[str, object]:
+        return {"invocation_id": data["id"], "reason": data["why"], "recoverable": False}
+
+    event = decode_payload(
+        "tool.execution.failed",
+        0,
+        {"id": "a", "why": "old"},
+        {("tool.execution.failed", 0): v0_to_v1},
+    )
+    assert event == failed("a", "old", recoverable=False)
+    with pytest.raises(EnvelopeError, match="no upcaster"):
+        decode_payload("tool.execution.failed", 0, {"id": "a"})
+    with pytest.raises(EnvelopeError, match="newer"):
+        decode_payload("tool.execution.failed", 2, {})
+
+
+@pytest.mark.parametrize(
+    ("data", "words"),
+    [
+        ({}, "lacks 'invocation_id'"),
+        ({"invocation_id": ""}, "non-empty"),
+        ({"invocation_id": 5}, "non-empty"),
+    ],
+)
+def test_bad_event_data_names_the_field(data: dict[str, object], words: str) -> None:
+    with pytest.raises(EnvelopeError, match=words):
+        decode_payload(envelope.STARTED, 1, data)
+
+
+def test_bad_timestamps_are_refused() -> None:
+    for text in [
+        "2026-01-01T00:00:00Z",
+        "2026-01-01 00:00:00.000000Z",
+        "2026-13-01T00:00:00.000000Z",
+        5,
+    ]:
+        with pytest.raises(EnvelopeError, match="recorded_at"):
+            envelope.parse_timestamp(text)

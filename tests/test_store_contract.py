@@ -1,0 +1,155 @@
+"""One contract, every store: the same tests run against each adapter."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from returns.result import Success
+
+from correx_tools import (
+    AppendErrorKind,
+    EventReplayer,
+    OpaqueEvent,
+    SessionId,
+    ToolInvocationStatus,
+    ToolProjector,
+    fold_events,
+)
+from correx_tools.shell.store import EventStore
+
+from .stores import FACTORIES
+from .strategies import completed, failed, rejected, requested, started
+
+S1, S2 = SessionId("session-1"), SessionId("session-2")
+WHEN = datetime(2026, 3, 4, 5, 6, 7, 891011, tzinfo=UTC)
+
+
+@pytest.fixture(params=sorted(FACTORIES))
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> EventStore:
+    return FACTORIES[request.param](tmp_path)
+
+
+def test_round_trip_keeps_every_field_and_timestamp_exactly(store: EventStore) -> None:
+    events = [
+        requested("a", path="src/ü.py", lines=[1, 2]),
+        started("a"),
+        completed("a", output={"n": [1, None]}),
+        requested("b"),
+        failed("b", "exit 2", recoverable=False),
+        requested("c"),
+        rejected("c", "policy"),
+    ]
+    written = store.append(S1, events, expected_sequence=0, recorded_at=WHEN).unwrap()
+    assert [e.sequence for e in written] == list(range(1, 8))
+    read = list(store.read(S1))
+    assert read == list(written)
+    assert read[0].recorded_at == WHEN
+    assert read[0].recorded_at.microsecond == 891011
+    assert [e.event for e in read] == events
+
+
+def test_recorded_at_defaults_to_now_in_utc(store: EventStore) -> None:
+    before = datetime.now(UTC)
+    (event,) = store.append(S1, [requested("a")], expected_sequence=0).unwrap()
+    assert before <= event.recorded_at <= datetime.now(UTC)
+    assert event.recorded_at.tzinfo is UTC
+
+
+def test_a_stale_expected_sequence_is_a_conflict_and_writes_nothing(store: EventStore) -> None:
+    store.append(S1, [requested("a")], expected_sequence=0).unwrap()
+    error = store.append(S1, [started("a")], expected_sequence=0).failure()
+    assert error.kind is AppendErrorKind.CONFLICT
+    assert "at sequence 1, not 0" in error.message
+    assert len(list(store.read(S1))) == 1
+    assert (
+        store.append(S1, [started("a")], expected_sequence=2).failure().kind
+        is AppendErrorKind.CONFLICT
+    )
+
+
+def test_an_append_is_all_or_nothing(store: EventStore) -> None:
+    store.append(S1, [requested("a")], expected_sequence=0).unwrap()
+    # The third event of the batch reuses an id: the first two must not land either.
+    error = store.append(
+        S1, [requested("b"), started("b"), requested("a")], expected_sequence=1
+    ).failure()
+    assert error.kind is AppendErrorKind.DUPLICATE_INVOCATION
+    assert [e.sequence for e in store.read(S1)] == [1]
+    assert store.append(S1, [requested("b")], expected_sequence=1).unwrap()[0].sequence == 2
+
+
+def test_invocation_ids_are_unique_across_sessions(store: EventStore) -> None:
+    store.append(S1, [requested("a")], expected_sequence=0).unwrap()
+    error = store.append(S2, [requested("a")], expected_sequence=0).failure()
+    assert error.kind is AppendErrorKind.DUPLICATE_INVOCATION
+    assert error.other_session == S1
+    assert "session-1" in error.message
+    assert store.sessions() == (S1,)
+
+
+def test_unknown_events_are_kept_opaque_and_written_back_unchanged(
+    store: EventStore, tmp_path: Path
+) -> None:
+    opaque = OpaqueEvent(type="approval.granted", version=3, data={"by": "ana", "scope": ["a", 1]})
+    store.append(S1, [opaque, requested("a")], expected_sequence=0, recorded_at=WHEN).unwrap()
+    first = next(store.read(S1))
+    assert first.event == opaque
+    replay = fold_events(ToolProjector(), store.read(S1)).unwrap()
+    assert len(replay.state) == 1
+
+
+def test_events_that_have_no_envelope_are_refused_before_writing(store: EventStore) -> None:
+    error = store.append(S1, [requested("a"), object()], expected_sequence=0).failure()
+    assert error.kind is AppendErrorKind.INVALID_EVENT
+    assert "sequence 2" in error.message
+    assert store.sessions() == ()
+
+
+def test_events_over_one_mebibyte_are_refused_before_writing(store: EventStore) -> None:
+    error = store.append(S1, [requested("a", blob="x" * (1 << 20))], expected_sequence=0).failure()
+    assert error.kind is AppendErrorKind.INVALID_EVENT
+    assert "over the limit" in error.message
+    assert list(store.read(S1)) == []
+
+
+def test_read_after_returns_only_later_events(store: EventStore) -> None:
+    store.append(S1, [requested("a"), started("a"), completed("a")], expected_sequence=0).unwrap()
+    assert [e.sequence for e in store.read(S1, after=1)] == [2, 3]
+    assert list(store.read(S1, after=3)) == []
+    assert list(store.read(SessionId("nobody"))) == []
+
+
+def test_sessions_are_listed_sorted(store: EventStore) -> None:
+    store.append(S2, [requested("b")], expected_sequence=0).unwrap()
+    store.append(S1, [requested("a")], expected_sequence=0).unwrap()
+    assert store.sessions() == (S1, S2)
+
+
+def test_import_keeps_sequences_and_times_and_refuses_gaps(store: EventStore) -> None:
+    source = FACTORIES["memory"](Path())
+    source.append(
+        S1, [requested("a"), started("a")], expected_sequence=0, recorded_at=WHEN
+    ).unwrap()
+    source.append(
+        S1, [completed("a")], expected_sequence=2, recorded_at=WHEN + timedelta(seconds=1)
+    ).unwrap()
+    events = list(source.read(S1))
+    assert store.import_events(events[:2]).unwrap() == 2
+    assert store.import_events(events[2:]).unwrap() == 1
+    assert list(store.read(S1)) == events
+    # Again: would overwrite. A gap: refused. Nothing written either time.
+    assert store.import_events(events[:1]).failure().kind is AppendErrorKind.GAP
+    gap = source.append(S2, [requested("z"), started("z")], expected_sequence=0).unwrap()
+    assert store.import_events(gap[1:]).failure().kind is AppendErrorKind.GAP
+    assert store.sessions() == (S1,)
+
+
+def test_replaying_from_the_store_equals_the_pure_fold(store: EventStore) -> None:
+    events = [requested("a"), started("a"), completed("a"), requested("b"), started("b")]
+    written = store.append(S1, events, expected_sequence=0).unwrap()
+    replay = EventReplayer(store).replay(S1, ToolProjector()).unwrap()
+    assert replay.state == fold_events(ToolProjector(), written).unwrap().state
+    assert replay.state.get("b").unwrap().status is ToolInvocationStatus.STARTED  # type: ignore[arg-type]
+    assert isinstance(EventReplayer(store).replay(SessionId("none"), ToolProjector()), Success)
