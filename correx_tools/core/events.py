@@ -41,7 +41,8 @@ class ToolRequest:
     """
 
     tool_name: str
-    arguments: PMap[str, Any] = field(default_factory=pmap)
+    arguments: Mapping[str, Any] = field(default_factory=pmap)
+    """The arguments, always stored as a frozen ``PMap``."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.tool_name, str):
@@ -57,7 +58,7 @@ class ToolReceipt:
 
     output: Any = None
     exit_code: int = 0
-    metadata: PMap[str, str] = field(default_factory=pmap)
+    metadata: Mapping[str, str] = field(default_factory=pmap)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "output", freeze_json(self.output))
@@ -136,7 +137,7 @@ class OpaqueEvent:
 
     type: str
     version: int
-    data: PMap[str, Any] = field(default_factory=pmap)
+    data: Mapping[str, Any] = field(default_factory=pmap)
 
     def __post_init__(self) -> None:
         if not isinstance(self.data, PMap) or not _is_frozen_map(self.data):

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeAlias, final
 
-from pyrsistent import PMap, pmap
+from pyrsistent import pmap
 
 from .events import ToolRequest, string_map
 from .ids import InvocationId
@@ -20,7 +21,7 @@ class ToolSuccess:
     invocation_id: InvocationId
     output: Any = None
     exit_code: int = 0
-    metadata: PMap[str, str] = field(default_factory=pmap)
+    metadata: Mapping[str, str] = field(default_factory=pmap)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "output", freeze_json(self.output))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -52,15 +53,21 @@ class EventReplayer:
         retention: Retention | None = None,
         initial: S | None = None,
         after: int = 0,
+        until: int | None = None,
     ) -> Result[Replay[S], ReplayError]:
         """Replay ``session_id``; ``initial``/``after`` resume from a known state.
+
+        ``until`` stops after that sequence (the state "as of" it).
 
         A stored event that can not be decoded stops the replay with a
         ``ReplayError`` whose cause is the decoding error (file, line and what
         is wrong). In lenient mode a torn final line (a crash mid-write) is
         dropped; any other damage is an error in both modes.
         """
-        reading = _Reading(self.store.read(session_id, after=after))
+        events: Iterable[StoredEvent] = self.store.read(session_id, after=after)
+        if until is not None:
+            events = itertools.takewhile(lambda stored: stored.sequence <= until, events)
+        reading = _Reading(events)
         result = fold_events(
             projection, reading, strict=strict, retention=retention, initial=initial, after=after
         )

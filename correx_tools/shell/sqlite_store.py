@@ -248,6 +248,11 @@ class SQLiteEventStore:
             ).fetchall()
         return tuple(SessionId(row[0]) for row in rows)
 
+    def last_sequence(self, session_id: SessionId) -> int:
+        """The session's last sequence (0 for a session with no events)."""
+        with self._lock:
+            return self._last_sequence(self._connection.cursor(), session_id)
+
     def count(self) -> int:
         """How many events the file holds, over all sessions."""
         with self._lock:

@@ -1,0 +1,7 @@
+"""``python -m correx_tools``: the ``correx-tools`` command."""
+
+import sys
+
+from .shell.cli import main
+
+sys.exit(main())

@@ -1,0 +1,5 @@
+"""The ``correx-tools`` command (implemented in :mod:`correx_tools.shell.cli`)."""
+
+from .shell.cli import main
+
+__all__ = ["main"]

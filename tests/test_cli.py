@@ -1,0 +1,198 @@
+"""The real ``correx-tools`` command in a subprocess, against real files."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+COMMANDS = ["demo", "sessions", "replay", "history", "diff", "import", "validate"]
+
+
+def run(*args: str, cwd: Path | None = None, ok: bool = True) -> subprocess.CompletedProcess[str]:
+    result = subprocess.run(
+        [sys.executable, "-m", "correx_tools", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=300,
+        check=False,
+    )
+    if ok:
+        assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr
+    return result
+
+
+def run_json(*args: str, cwd: Path | None = None) -> Any:
+    return json.loads(run(*args, "--json", cwd=cwd).stdout)
+
+
+def fails(*args: str, words: str) -> str:
+    result = run(*args, ok=False)
+    assert result.returncode == 1
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert words in lines[0]
+    return lines[0]
+
+
+@pytest.fixture(scope="module")
+def demo_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("demo") / "demo.sqlite"
+    document = run_json("demo", "--db", str(path), "--sessions", "3", "--invocations", "400")
+    assert document["events"] == sum(document["sessions"].values())
+    assert len(document["sessions"]) == 3
+    return path
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_every_subcommand_has_help(command: str) -> None:
+    result = run(command, "--help")
+    assert "--json" in result.stdout
+
+
+def test_the_default_demo_writes_a_realistic_run_and_walks_back_through_it(tmp_path: Path) -> None:
+    document = run_json("demo", cwd=tmp_path)
+    assert (tmp_path / "correx-demo.sqlite").exists()
+    assert len(document["sessions"]) >= 3
+    assert document["events"] >= 20_000
+    statuses = document["statuses"]
+    assert statuses["completed"] > 0 and statuses["failed"] > 0 and statuses["rejected"] > 0
+    assert document["refused_events"], "the demo includes illegal events"
+    assert document["first_failure"] is not None
+    assert [step["status"] for step in document["failure_history"]][-1] == "failed"
+    human = run("demo", cwd=tmp_path).stdout  # a second run adds a new run to the same file
+    assert "demo-run02-session-1" in human
+    assert "time travel" in human
+
+
+def test_sessions_lists_counts(demo_db: Path) -> None:
+    document = run_json("sessions", str(demo_db))
+    rows = document["sessions"]
+    assert [r["session_id"] for r in rows] == sorted(r["session_id"] for r in rows)
+    assert all(r["invocations"] == 400 for r in rows)
+    assert "invocations" in run("sessions", str(demo_db)).stdout
+
+
+def test_replay_at_a_sequence_matches_the_history(demo_db: Path) -> None:
+    session = run_json("sessions", str(demo_db))["sessions"][0]["session_id"]
+    at_ten = run_json("replay", str(demo_db), session, "--at", "10", "--lenient")
+    assert at_ten["at"] == 10
+    first = at_ten["invocations"][0]["invocation_id"]
+    history = run_json("history", str(demo_db), session, first)
+    statuses = [(v["sequence"], v["record"]["status"]) for v in history["versions"]]
+    assert statuses[0] == (1, "requested")
+    expected_now = [status for sequence, status in statuses if sequence <= 10][-1]
+    assert at_ten["invocations"][0]["status"] == expected_now
+
+
+def test_strict_replay_of_a_session_with_illegal_events_fails_clearly(demo_db: Path) -> None:
+    rows = run_json("sessions", str(demo_db))["sessions"]
+    broken = next((r for r in rows if r["refused_events"]), None)
+    if broken is None:
+        pytest.fail("the demo sessions should contain an illegal event")
+    line = fails("replay", str(demo_db), broken["session_id"], words="--lenient")
+    assert "sequence" in line
+    lenient = run_json("replay", str(demo_db), broken["session_id"], "--lenient")
+    assert len(lenient["quarantined"]) == broken["refused_events"]
+
+
+def test_diff_lists_changes_between_two_points(demo_db: Path) -> None:
+    session = run_json("sessions", str(demo_db))["sessions"][0]["session_id"]
+    document = run_json("diff", str(demo_db), session, "5", "40")
+    assert document["changes"]
+    assert all(c["after"]["invocation_id"] == c["invocation_id"] for c in document["changes"])
+    assert run_json("diff", str(demo_db), session, "7", "7")["changes"] == []
+
+
+def test_import_round_trips_through_jsonl_byte_identically(demo_db: Path, tmp_path: Path) -> None:
+    first_log, copy_db, second_log = (
+        tmp_path / "a.jsonl",
+        tmp_path / "copy.sqlite",
+        tmp_path / "b.jsonl",
+    )
+    total = run_json("import", str(demo_db), str(first_log))["events"]
+    assert run_json("import", str(first_log), str(copy_db))["events"] == total
+    run("import", str(copy_db), str(second_log))
+    assert first_log.read_bytes() == second_log.read_bytes()
+    assert len(first_log.read_bytes().splitlines()) == total
+    fails("import", str(first_log), str(copy_db), words="overwrite")
+
+
+def test_validate_reports_violations_with_paths(tmp_path: Path) -> None:
+    tools = tmp_path / "tools.json"
+    tools.write_text(
+        json.dumps(
+            [
+                {
+                    "name": "write_file",
+                    "description": "Write",
+                    "inputSchema": {
+                        "type": "object",
+                        "properties": {"path": {"type": "string"}},
+                        "required": ["path"],
+                    },
+                    "tier": "confirm",
+                    "capabilities": ["file_write"],
+                }
+            ]
+        )
+    )
+    assert (
+        run_json("validate", str(tools), '{"tool_name": "write_file", "arguments": {"path": "a"}}')[
+            "valid"
+        ]
+        is True
+    )
+    result = run(
+        "validate",
+        str(tools),
+        '{"tool_name": "write_file", "arguments": {"path": 3}}',
+        "--json",
+        ok=False,
+    )
+    assert result.returncode == 1
+    document = json.loads(result.stdout)
+    assert document["valid"] is False
+    assert document["violations"][0]["path"] == "$.path"
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["sessions", "missing.sqlite"], "no such file"),
+        (["replay", "{db}", "no-such-session"], "no session 'no-such-session'"),
+        (["replay", "{db}", "{session}", "--at", "999999"], "beyond the end"),
+        (["replay", "{db}", "{session}", "--at", "-1"], "0 or more"),
+        (["history", "{db}", "{session}", "nobody"], "never requested"),
+        (["diff", "{db}", "{session}", "9", "3"], "forward"),
+        (["sessions", "postgresql://user:secret@localhost/db"], "PostgreSQL"),
+        (["sessions", "{notdb}"], "not a SQLite event store"),
+        (["validate", "{notdb}", "{{}}"], "tool definitions"),
+    ],
+)
+def test_errors_are_one_clear_line(
+    demo_db: Path, tmp_path: Path, args: list[str], words: str
+) -> None:
+    session = run_json("sessions", str(demo_db))["sessions"][0]["session_id"]
+    not_a_db = tmp_path / "notes.txt"
+    not_a_db.write_text("hello, not a database\n" * 100)
+    filled = [a.format(db=demo_db, session=session, notdb=not_a_db) for a in args]
+    line = fails(*filled, words=words)
+    assert "secret" not in line
+
+
+def test_a_corrupt_jsonl_line_is_named_by_file_and_line(demo_db: Path, tmp_path: Path) -> None:
+    log = tmp_path / "events.jsonl"
+    run("import", str(demo_db), str(log))
+    lines = log.read_bytes().splitlines(keepends=True)
+    lines[4] = b'{"broken": \n'
+    log.write_bytes(b"".join(lines))
+    session = json.loads(lines[0])["session_id"]
+    line = fails("replay", str(log), session, words=f"{log}:5")
+    assert "invalid JSON" in line
