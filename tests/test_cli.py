@@ -196,3 +196,40 @@ def test_a_corrupt_jsonl_line_is_named_by_file_and_line(demo_db: Path, tmp_path:
     session = json.loads(lines[0])["session_id"]
     line = fails("replay", str(log), session, words=f"{log}:5")
     assert "invalid JSON" in line
+
+
+def test_a_long_replay_draws_progress_on_a_terminal_only(tmp_path: Path) -> None:
+    import os  # noqa: PLC0415 - only this test needs a pseudo-terminal
+    import pty  # noqa: PLC0415
+
+    path = tmp_path / "long.sqlite"
+    session = next(
+        iter(
+            run_json("demo", "--db", str(path), "--sessions", "1", "--invocations", "2000")[
+                "sessions"
+            ]
+        )
+    )
+    leader, follower = pty.openpty()
+    try:
+        command = [sys.executable, "-m", "correx_tools", "replay", str(path), session, "--lenient"]
+        process = subprocess.run(
+            [*command, "--json"], stdout=subprocess.PIPE, stderr=follower, timeout=300, check=True
+        )
+        os.close(follower)
+        drawn = b""
+        while True:
+            try:
+                chunk = os.read(leader, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            drawn += chunk
+    finally:
+        os.close(leader)
+    assert json.loads(process.stdout)["at"] > 5_000
+    assert b"replaying " + session.encode() in drawn
+    assert b"[" in drawn and b"#" in drawn
+    piped = run("replay", str(path), session, "--lenient", "--json")
+    assert piped.stderr == ""
