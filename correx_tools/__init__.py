@@ -65,6 +65,7 @@ from .core.validation import Violation as Violation
 from .core.validation import validate_request as validate_request
 from .shell.envelope import MAX_EVENT_BYTES as MAX_EVENT_BYTES
 from .shell.jsonl_log import JsonlEventLog as JsonlEventLog
+from .shell.postgres_store import PostgresEventStore as PostgresEventStore
 from .shell.replayer import DefaultToolRepository as DefaultToolRepository
 from .shell.replayer import DuplicateInvocation as DuplicateInvocation
 from .shell.replayer import EventReplayer as EventReplayer
@@ -94,6 +95,7 @@ __all__ = [
     "InvocationId",
     "JsonlEventLog",
     "OpaqueEvent",
+    "PostgresEventStore",
     "Projection",
     "RecordChange",
     "RegistryError",

@@ -7,7 +7,12 @@ slow`` with ``HYPOTHESIS_PROFILE=nightly``).
 """
 
 import os
+import subprocess
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 settings.register_profile(
@@ -21,3 +26,50 @@ settings.register_profile(
 settings.register_profile("dev", deadline=None, max_examples=100)
 settings.register_profile("nightly", deadline=None, max_examples=2000)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
+
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="session")
+def postgres_dsn() -> Iterator[str]:
+    """A reachable PostgreSQL server: ``CORREX_TEST_POSTGRES_DSN``, or one started here.
+
+    Without either, the tests that need it are skipped locally and fail in CI
+    (``CI`` set): a CI run must never pass without testing PostgreSQL.
+    """
+    dsn = os.environ.get("CORREX_TEST_POSTGRES_DSN")
+    if dsn:
+        yield dsn
+        return
+    started = subprocess.run(
+        ["bash", str(ROOT / ".ci" / "postgres-server"), "start"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if started.returncode != 0:
+        reason = (
+            f"no PostgreSQL server: set CORREX_TEST_POSTGRES_DSN ({started.stderr.strip()[-200:]})"
+        )
+        if os.environ.get("CI"):
+            pytest.fail(reason)
+        pytest.skip(reason)
+    dsn, directory = started.stdout.split()
+    try:
+        yield dsn
+    finally:
+        subprocess.run(
+            ["bash", str(ROOT / ".ci" / "postgres-server"), "stop", directory], check=False
+        )
+
+
+@pytest.fixture
+def postgres_schema(postgres_dsn: str) -> Iterator[str]:
+    """A fresh, empty schema name for one test; dropped afterwards."""
+    import psycopg  # noqa: PLC0415 - only PostgreSQL tests need it
+
+    name = f"t_{uuid.uuid4().hex[:16]}"
+    yield name
+    with psycopg.connect(postgres_dsn, autocommit=True) as connection:
+        connection.execute(f'DROP SCHEMA IF EXISTS "{name}" CASCADE')

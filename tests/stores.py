@@ -2,16 +2,35 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import uuid
 from pathlib import Path
 
-from correx_tools import InMemoryEventStore, JsonlEventLog, SQLiteEventStore
+import pytest
+
+from correx_tools import InMemoryEventStore, JsonlEventLog, PostgresEventStore, SQLiteEventStore
 from correx_tools.shell.store import EventStore
 
-StoreFactory = Callable[[Path], EventStore]
+KINDS = ("jsonl", "memory", "postgres", "sqlite")
 
-FACTORIES: dict[str, StoreFactory] = {
-    "memory": lambda directory: InMemoryEventStore(),
-    "sqlite": lambda directory: SQLiteEventStore(directory / "events.sqlite"),
-    "jsonl": lambda directory: JsonlEventLog(directory / "events.jsonl"),
-}
+
+def make_store(kind: str, directory: Path, request: pytest.FixtureRequest) -> EventStore:
+    """A new, empty store of ``kind`` (PostgreSQL in a schema of its own)."""
+    match kind:
+        case "memory":
+            return InMemoryEventStore()
+        case "sqlite":
+            return SQLiteEventStore(directory / "events.sqlite")
+        case "jsonl":
+            return JsonlEventLog(directory / "events.jsonl")
+        case "postgres":
+            dsn = request.getfixturevalue("postgres_dsn")
+            schema = request.getfixturevalue("postgres_schema")
+            return PostgresEventStore(dsn, schema=schema)
+        case _:
+            raise ValueError(kind)
+
+
+def fresh_postgres(dsn: str) -> tuple[PostgresEventStore, str]:
+    """A store in a new schema (for tests that make many stores); the caller drops it."""
+    schema = f"t_{uuid.uuid4().hex[:16]}"
+    return PostgresEventStore(dsn, schema=schema), schema

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -11,6 +12,7 @@ from returns.result import Success
 from correx_tools import (
     AppendErrorKind,
     EventReplayer,
+    InMemoryEventStore,
     OpaqueEvent,
     SessionId,
     ToolInvocationStatus,
@@ -19,16 +21,20 @@ from correx_tools import (
 )
 from correx_tools.shell.store import EventStore
 
-from .stores import FACTORIES
+from .stores import KINDS, make_store
 from .strategies import completed, failed, rejected, requested, started
 
 S1, S2 = SessionId("session-1"), SessionId("session-2")
 WHEN = datetime(2026, 3, 4, 5, 6, 7, 891011, tzinfo=UTC)
 
 
-@pytest.fixture(params=sorted(FACTORIES))
-def store(request: pytest.FixtureRequest, tmp_path: Path) -> EventStore:
-    return FACTORIES[request.param](tmp_path)
+@pytest.fixture(params=KINDS)
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[EventStore]:
+    made = make_store(request.param, tmp_path, request)
+    yield made
+    close = getattr(made, "close", None)
+    if close is not None:
+        close()
 
 
 def test_round_trip_keeps_every_field_and_timestamp_exactly(store: EventStore) -> None:
@@ -128,7 +134,7 @@ def test_sessions_are_listed_sorted(store: EventStore) -> None:
 
 
 def test_import_keeps_sequences_and_times_and_refuses_gaps(store: EventStore) -> None:
-    source = FACTORIES["memory"](Path())
+    source = InMemoryEventStore()
     source.append(
         S1, [requested("a"), started("a")], expected_sequence=0, recorded_at=WHEN
     ).unwrap()

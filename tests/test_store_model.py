@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import shutil
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
+import psycopg
 import pytest
 from hypothesis import settings
 from hypothesis import strategies as st
@@ -19,20 +21,23 @@ from correx_tools import (
     ToolProjector,
     fold_events,
 )
+from correx_tools.shell.store import EventStore
 
-from .stores import FACTORIES
+from .stores import KINDS, fresh_postgres, make_store
 from .strategies import EPOCH, tool_events
 
 SESSIONS = [SessionId("alpha"), SessionId("beta"), SessionId("gamma")]
 events_without_foreign = tool_events().filter(lambda event: not isinstance(event, dict))
 
 
-def make_machine(kind: str) -> type[RuleBasedStateMachine]:
+def make_machine(
+    build: Callable[[Path], tuple[EventStore, Callable[[], None]]],
+) -> type[RuleBasedStateMachine]:
     class StoreMachine(RuleBasedStateMachine):
         def __init__(self) -> None:
             super().__init__()
             self.directory = Path(tempfile.mkdtemp())
-            self.store = FACTORIES[kind](self.directory)
+            self.store, self.cleanup = build(self.directory)
             self.model: dict[str, list[StoredEvent]] = {}
             self.used_ids: dict[str, str] = {}
 
@@ -40,6 +45,7 @@ def make_machine(kind: str) -> type[RuleBasedStateMachine]:
             close = getattr(self.store, "close", None)
             if close is not None:
                 close()
+            self.cleanup()
             shutil.rmtree(self.directory, ignore_errors=True)
 
         @rule(
@@ -99,7 +105,23 @@ def make_machine(kind: str) -> type[RuleBasedStateMachine]:
     return StoreMachine
 
 
-@pytest.mark.parametrize("kind", sorted(FACTORIES))
-def test_store_against_model(kind: str) -> None:
-    machine = make_machine(kind)
-    machine.TestCase("runTest").runTest()
+@pytest.mark.parametrize("kind", KINDS)
+def test_store_against_model(kind: str, request: pytest.FixtureRequest) -> None:
+    if kind == "postgres":
+        dsn = request.getfixturevalue("postgres_dsn")
+
+        def build(directory: Path) -> tuple[EventStore, Callable[[], None]]:
+            store, schema = fresh_postgres(dsn)
+
+            def drop() -> None:
+                with psycopg.connect(dsn, autocommit=True) as connection:
+                    connection.execute(f'DROP SCHEMA "{schema}" CASCADE')
+
+            return store, drop
+
+    else:
+
+        def build(directory: Path) -> tuple[EventStore, Callable[[], None]]:
+            return make_store(kind, directory, request), lambda: None
+
+    make_machine(build).TestCase("runTest").runTest()

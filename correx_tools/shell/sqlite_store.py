@@ -19,23 +19,18 @@ from returns.result import Failure, Result, Success
 
 from ..core.events import StoredEvent
 from ..core.ids import SessionId
-from ..core.replay_error import EventDecodeError
 from .envelope import (
-    EnvelopeError,
     canonical_json,
-    decode_payload,
     event_payload,
     format_timestamp,
-    loads_strict,
-    parse_timestamp,
 )
 from .store import (
     AppendError,
     AppendErrorKind,
-    StoreReadError,
     check_encodable,
     check_import_run,
     conflict,
+    decode_row,
     duplicate,
     group_import,
     now_utc,
@@ -222,23 +217,8 @@ class SQLiteEventStore:
                 "WHERE session_id = ? AND sequence > ? ORDER BY sequence",
                 (session_id, after),
             ).fetchall()
-        for sequence, recorded_at, type_tag, version, data in rows:
-            try:
-                body = loads_strict(data)
-                if not isinstance(body, dict):
-                    raise EnvelopeError("data must be a JSON object")
-                event = decode_payload(type_tag, version, body)
-                yield StoredEvent(
-                    session_id=session_id,
-                    sequence=sequence,
-                    recorded_at=parse_timestamp(recorded_at),
-                    event=event,
-                )
-            except (EnvelopeError, ValueError, TypeError) as error:
-                where = f"{self.path} (session {session_id!r}, sequence {sequence})"
-                raise StoreReadError(
-                    EventDecodeError(source=where, line=None, message=str(error)), sequence=sequence
-                ) from None
+        for row in rows:
+            yield decode_row(str(self.path), session_id, row)
 
     def sessions(self) -> tuple[SessionId, ...]:
         """Every session with at least one event, sorted."""

@@ -25,7 +25,15 @@ from returns.result import Failure, Result, Success
 from ..core.events import StoredEvent, ToolInvocationRequestedEvent
 from ..core.ids import SessionId
 from ..core.replay_error import EventDecodeError
-from .envelope import MAX_EVENT_BYTES, canonical_json, event_payload
+from .envelope import (
+    MAX_EVENT_BYTES,
+    EnvelopeError,
+    canonical_json,
+    decode_payload,
+    event_payload,
+    loads_strict,
+    parse_timestamp,
+)
 
 
 @final
@@ -130,6 +138,33 @@ def check_encodable(stored: StoredEvent) -> AppendError | None:
             f"over the limit of {MAX_EVENT_BYTES}",
         )
     return None
+
+
+def decode_row(
+    where: str, session_id: SessionId, row: tuple[int, datetime | str, str, int, str]
+) -> StoredEvent:
+    """A database row ``(sequence, recorded_at, type, version, data)`` as a stored event.
+
+    Damage is a :class:`StoreReadError` naming ``where``, the session and the sequence.
+    """
+    sequence, recorded_at, type_tag, version, data = row
+    try:
+        body = loads_strict(data)
+        if not isinstance(body, dict):
+            raise EnvelopeError("data must be a JSON object")
+        return StoredEvent(
+            session_id=session_id,
+            sequence=sequence,
+            recorded_at=recorded_at
+            if isinstance(recorded_at, datetime)
+            else parse_timestamp(recorded_at),
+            event=decode_payload(type_tag, version, body),
+        )
+    except (EnvelopeError, ValueError, TypeError) as error:
+        place = f"{where} (session {session_id!r}, sequence {sequence})"
+        raise StoreReadError(
+            EventDecodeError(source=place, line=None, message=str(error)), sequence=sequence
+        ) from None
 
 
 def conflict(session_id: str, expected: int, actual: int) -> AppendError:

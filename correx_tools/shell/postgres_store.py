@@ -1,0 +1,364 @@
+"""The PostgreSQL store: one event log shared by many machines.
+
+Tables (in the schema given, ``public`` by default), created on first use or
+by ``correx-tools init-db``:
+
+* ``correx_sessions(session_id, last_sequence)``: one row per session. An
+  append updates it *only if* ``last_sequence`` is still the writer's
+  ``expected_sequence``; the row lock serialises writers of one session, so
+  sequences are gapless and a stale writer gets a conflict, never a gap.
+* ``correx_events(position, session_id, sequence, recorded_at, type,
+  version, data)``: ``position`` is a global identity column (a total order
+  consistent with every session's order); ``data`` is the canonical JSON
+  text, so envelopes round-trip byte for byte.
+* ``correx_invocations(invocation_id PRIMARY KEY, session_id, sequence)``:
+  invocation ids are unique across sessions.
+
+Every value goes through placeholders; the schema name is checked and quoted
+as an identifier. After each commit the store sends ``NOTIFY
+correx_events`` with the md5 of the session id, which :meth:`PostgresEventStore.follow`
+listens for.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from datetime import datetime
+from typing import final
+
+from returns.result import Failure, Result, Success
+
+from ..core.events import StoredEvent
+from ..core.ids import SessionId
+from .envelope import canonical_json, event_payload
+from .store import (
+    AppendError,
+    check_encodable,
+    check_import_run,
+    conflict,
+    decode_row,
+    duplicate,
+    group_import,
+    now_utc,
+    number_events,
+    requested_ids,
+)
+
+try:
+    import psycopg
+    from psycopg import sql
+except ImportError:  # pragma: no cover - exercised only without the extra
+    psycopg = None  # type: ignore[assignment]
+
+SCHEMA_NAME = re.compile(r"[a-z_][a-z0-9_]{0,62}")
+CHANNEL = "correx_events"
+_READ_BATCH = 2_000
+
+_DDL = (
+    "CREATE SCHEMA IF NOT EXISTS {schema}",
+    """CREATE TABLE IF NOT EXISTS {schema}.correx_sessions (
+        session_id    TEXT   PRIMARY KEY,
+        last_sequence BIGINT NOT NULL CHECK (last_sequence >= 0)
+    )""",
+    """CREATE TABLE IF NOT EXISTS {schema}.correx_events (
+        position    BIGINT      GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        session_id  TEXT        NOT NULL,
+        sequence    BIGINT      NOT NULL CHECK (sequence >= 1),
+        recorded_at TIMESTAMPTZ NOT NULL,
+        type        TEXT        NOT NULL,
+        version     INTEGER     NOT NULL,
+        data        TEXT        NOT NULL,
+        UNIQUE (session_id, sequence)
+    )""",
+    """CREATE TABLE IF NOT EXISTS {schema}.correx_invocations (
+        invocation_id TEXT   PRIMARY KEY,
+        session_id    TEXT   NOT NULL,
+        sequence      BIGINT NOT NULL
+    )""",
+)
+
+
+def _require_psycopg() -> None:
+    if psycopg is None:
+        raise RuntimeError(
+            "PostgresEventStore needs psycopg 3: pip install 'correx-tools[postgres]'"
+        )
+
+
+class _Refused(Exception):
+    def __init__(self, error: AppendError) -> None:
+        super().__init__(error.message)
+        self.error = error
+
+
+@final
+class PostgresEventStore:
+    """An :class:`~correx_tools.shell.store.EventStore` in a PostgreSQL database.
+
+    ``dsn`` is a libpq connection string or ``postgresql://`` URL. One store
+    object holds one connection and may be shared by threads (their calls
+    are serialised); give each process, and each writer that should race
+    independently, its own store.
+    """
+
+    def __init__(self, dsn: str, *, schema: str = "public", connect_timeout: float = 10.0) -> None:
+        _require_psycopg()
+        if SCHEMA_NAME.fullmatch(schema) is None:
+            raise ValueError(f"schema {schema[:70]!r} must match {SCHEMA_NAME.pattern}")
+        self.dsn = dsn
+        self.schema = schema
+        self._lock = threading.Lock()
+        self._connection = psycopg.connect(
+            dsn, autocommit=True, connect_timeout=int(connect_timeout)
+        )
+        self._names = {
+            "schema": sql.Identifier(schema),
+        }
+        self.init_db()
+
+    @property
+    def source(self) -> str:
+        """What reopens this store (the DSN)."""
+        return self.dsn
+
+    def _q(self, text: str) -> sql.Composed:
+        return sql.SQL(text).format(**self._names)
+
+    def init_db(self) -> None:
+        """Create the schema and tables if they do not exist (idempotent)."""
+        with self._lock, self._connection.transaction():
+            # Serialise concurrent first uses: CREATE ... IF NOT EXISTS can still race.
+            self._connection.execute(
+                "SELECT pg_advisory_xact_lock(hashtext(%s))", (f"correx:{self.schema}",)
+            )
+            for statement in _DDL:
+                self._connection.execute(self._q(statement))
+
+    def close(self) -> None:
+        """Close the connection."""
+        with self._lock:
+            self._connection.close()
+
+    def __enter__(self) -> PostgresEventStore:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    # -- writing -------------------------------------------------------------
+
+    def append(
+        self,
+        session_id: SessionId,
+        events: Sequence[object],
+        *,
+        expected_sequence: int,
+        recorded_at: datetime | None = None,
+    ) -> Result[tuple[StoredEvent, ...], AppendError]:
+        """Append ``events`` after ``expected_sequence`` in one transaction, all or none."""
+        stored = number_events(session_id, events, expected_sequence, recorded_at or now_utc())
+        return self._write([(session_id, list(stored))], expected=expected_sequence).map(
+            lambda _: stored
+        )
+
+    def import_events(self, stored_events: Iterable[StoredEvent]) -> Result[int, AppendError]:
+        """Copy already-numbered events in one transaction, keeping sequences and times."""
+        return self._write(list(group_import(stored_events).items()), expected=None)
+
+    def _write(
+        self, groups: list[tuple[str, list[StoredEvent]]], *, expected: int | None
+    ) -> Result[int, AppendError]:
+        rows: list[tuple[str, int, datetime, str, int, str]] = []
+        for session_id, events in groups:
+            for stored in events:
+                problem = check_encodable(stored)
+                if problem is not None:
+                    return Failure(problem)
+                type_tag, version, data = event_payload(stored.event)
+                rows.append(
+                    (
+                        session_id,
+                        stored.sequence,
+                        stored.recorded_at,
+                        type_tag,
+                        version,
+                        canonical_json(data),
+                    )
+                )
+        if not rows:
+            return self._check_empty(groups, expected)
+        try:
+            with self._lock, self._connection.transaction():
+                for session_id, events in groups:
+                    self._advance(session_id, events, expected)
+                    self._claim_ids(session_id, events)
+                with self._connection.cursor() as cursor:
+                    cursor.executemany(
+                        self._q(
+                            "INSERT INTO {schema}.correx_events "
+                            "(session_id, sequence, recorded_at, type, version, data) "
+                            "VALUES (%s, %s, %s, %s, %s, %s)"
+                        ),
+                        rows,
+                    )
+                for session_id, _ in groups:
+                    # The payload is the id's md5: NOTIFY payloads are limited to 8000 bytes.
+                    self._connection.execute("SELECT pg_notify(%s, md5(%s))", (CHANNEL, session_id))
+        except _Refused as refused:
+            return Failure(refused.error)
+        except psycopg.errors.UniqueViolation:
+            # A racing import took the same sequence between our check and insert.
+            return Failure(conflict(groups[0][0], expected if expected is not None else -1, -1))
+        return Success(len(rows))
+
+    def _check_empty(
+        self, groups: list[tuple[str, list[StoredEvent]]], expected: int | None
+    ) -> Result[int, AppendError]:
+        for session_id, _ in groups:
+            if expected is not None:
+                last = self.last_sequence(SessionId(session_id))
+                if last != expected:
+                    return Failure(conflict(session_id, expected, last))
+        return Success(0)
+
+    def _advance(self, session_id: str, events: list[StoredEvent], expected: int | None) -> None:
+        connection = self._connection
+        connection.execute(
+            self._q(
+                "INSERT INTO {schema}.correx_sessions (session_id, last_sequence) "
+                "VALUES (%s, 0) ON CONFLICT DO NOTHING"
+            ),
+            (session_id,),
+        )
+        row = connection.execute(
+            self._q(
+                "SELECT last_sequence FROM {schema}.correx_sessions "
+                "WHERE session_id = %s FOR UPDATE"
+            ),
+            (session_id,),
+        ).fetchone()
+        last = int(row[0]) if row else 0
+        if expected is None:
+            problem = check_import_run(session_id, last, events)
+            if problem is not None:
+                raise _Refused(problem)
+        elif last != expected:
+            raise _Refused(conflict(session_id, expected, last))
+        connection.execute(
+            self._q("UPDATE {schema}.correx_sessions SET last_sequence = %s WHERE session_id = %s"),
+            (events[-1].sequence, session_id),
+        )
+
+    def _claim_ids(self, session_id: str, events: list[StoredEvent]) -> None:
+        claims = [
+            (invocation, session_id, stored.sequence)
+            for invocation, stored in requested_ids(events)
+        ]
+        if not claims:
+            return
+        ids = [claim[0] for claim in claims]
+        if len(set(ids)) != len(ids):
+            repeated = next(i for i in ids if ids.count(i) > 1)
+            raise _Refused(duplicate(session_id, repeated, session_id))
+        with self._connection.cursor() as cursor:
+            cursor.executemany(
+                self._q(
+                    "INSERT INTO {schema}.correx_invocations (invocation_id, session_id, sequence) "
+                    "VALUES (%s, %s, %s) ON CONFLICT (invocation_id) DO NOTHING"
+                ),
+                claims,
+            )
+            owners = cursor.execute(
+                self._q(
+                    "SELECT invocation_id, session_id, sequence FROM {schema}.correx_invocations "
+                    "WHERE invocation_id = ANY(%s)"
+                ),
+                (ids,),
+            ).fetchall()
+        mine = {claim[0]: claim for claim in claims}
+        for invocation, owner, sequence in owners:
+            if (invocation, owner, sequence) != mine[invocation]:
+                raise _Refused(duplicate(session_id, invocation, owner))
+
+    # -- reading -------------------------------------------------------------
+
+    def read(self, session_id: SessionId, *, after: int = 0) -> Iterator[StoredEvent]:
+        """The session's events after ``after``, in sequence order, fetched in batches."""
+        last = after
+        while True:
+            with self._lock:
+                rows = self._connection.execute(
+                    self._q(
+                        "SELECT sequence, recorded_at, type, version, data "
+                        "FROM {schema}.correx_events "
+                        "WHERE session_id = %s AND sequence > %s ORDER BY sequence LIMIT %s"
+                    ),
+                    (session_id, last, _READ_BATCH),
+                ).fetchall()
+            where = f"postgresql table {self.schema}.correx_events"
+            for row in rows:
+                yield decode_row(where, session_id, row)
+                last = row[0]
+            if len(rows) < _READ_BATCH:
+                return
+
+    def sessions(self) -> tuple[SessionId, ...]:
+        """Every session with at least one event, sorted."""
+        with self._lock:
+            rows = self._connection.execute(
+                self._q(
+                    "SELECT session_id FROM {schema}.correx_sessions "
+                    'WHERE last_sequence > 0 ORDER BY session_id COLLATE "C"'
+                )
+            ).fetchall()
+        return tuple(SessionId(row[0]) for row in rows)
+
+    def last_sequence(self, session_id: SessionId) -> int:
+        """The session's last sequence (0 for a session with no events)."""
+        with self._lock:
+            row = self._connection.execute(
+                self._q("SELECT last_sequence FROM {schema}.correx_sessions WHERE session_id = %s"),
+                (session_id,),
+            ).fetchone()
+        return int(row[0]) if row else 0
+
+    def follow(
+        self,
+        session_id: SessionId,
+        *,
+        after: int = 0,
+        idle_timeout: float | None = None,
+        poll_interval: float = 1.0,
+    ) -> Iterator[StoredEvent]:
+        """Yield the session's events after ``after``, then new ones as they are committed.
+
+        Wakes on ``NOTIFY`` and also polls every ``poll_interval`` seconds, so
+        a lost notification only delays an event. Per-session sequences are
+        assigned under the session's row lock, so reading ``sequence > last``
+        never skips an event whose commit was slow. Stops after
+        ``idle_timeout`` seconds without a new event (never, if ``None``).
+        """
+        listener = psycopg.connect(self.dsn, autocommit=True)
+        try:
+            listener.execute(sql.SQL("LISTEN {}").format(sql.Identifier(CHANNEL)))
+            last, idle_since = after, time.monotonic()
+            while True:
+                fresh = False
+                for stored in self.read(session_id, after=last):
+                    last, fresh = stored.sequence, True
+                    yield stored
+                if fresh:
+                    idle_since = time.monotonic()
+                wait = poll_interval
+                if idle_timeout is not None:
+                    remaining = idle_timeout - (time.monotonic() - idle_since)
+                    if remaining <= 0:
+                        return
+                    wait = min(wait, remaining)
+                for _ in listener.notifies(timeout=wait, stop_after=1):
+                    pass
+        finally:
+            listener.close()

@@ -1,0 +1,166 @@
+"""PostgreSQL under real concurrency: racing threads, parallel processes, live followers."""
+
+from __future__ import annotations
+
+import multiprocessing
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable
+
+import psycopg
+import pytest
+
+from correx_tools import AppendErrorKind, PostgresEventStore, SessionId
+
+from .strategies import requested, started
+
+
+def _racer(
+    barrier: threading.Barrier,
+    outcomes: list[str],
+    lock: threading.Lock,
+    session: SessionId,
+    expected: int,
+) -> Callable[[int, PostgresEventStore], None]:
+    def writer(index: int, store: PostgresEventStore) -> None:
+        barrier.wait()
+        result = store.append(
+            session, [requested(f"r{expected}-t{index}")], expected_sequence=expected
+        )
+        kind = "ok" if result.map(lambda _: True).value_or(False) else result.failure().kind.value
+        with lock:
+            outcomes.append(kind)
+
+    return writer
+
+
+def test_ten_threads_racing_for_one_sequence_give_one_winner_each_round(
+    postgres_dsn: str, postgres_schema: str
+) -> None:
+    stores = [PostgresEventStore(postgres_dsn, schema=postgres_schema) for _ in range(10)]
+    session = SessionId("race")
+    for round_number in range(50):
+        barrier = threading.Barrier(10)
+        outcomes: list[str] = []
+        lock = threading.Lock()
+
+        writer = _racer(barrier, outcomes, lock, session, round_number)
+        threads = [threading.Thread(target=writer, args=(i, s)) for i, s in enumerate(stores)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert Counter(outcomes) == {"ok": 1, AppendErrorKind.CONFLICT.value: 9}, (
+            round_number,
+            outcomes,
+        )
+    events = list(stores[0].read(session))
+    assert [e.sequence for e in events] == list(range(1, 51))
+    for store in stores:
+        store.close()
+
+
+def _append_many(dsn: str, schema: str, worker: int, count: int) -> None:
+    store = PostgresEventStore(dsn, schema=schema)
+    session = SessionId(f"worker-{worker}")
+    for sequence in range(count):
+        store.append(
+            session, [requested(f"w{worker}-{sequence}")], expected_sequence=sequence
+        ).unwrap()
+    store.close()
+
+
+def test_four_processes_appending_lose_and_duplicate_nothing(
+    postgres_dsn: str, postgres_schema: str
+) -> None:
+    PostgresEventStore(postgres_dsn, schema=postgres_schema).close()  # tables first: no DDL race
+    context = multiprocessing.get_context("spawn")
+    workers = [
+        context.Process(target=_append_many, args=(postgres_dsn, postgres_schema, w, 200))
+        for w in range(4)
+    ]
+    for process in workers:
+        process.start()
+    for process in workers:
+        process.join(timeout=300)
+        assert process.exitcode == 0
+    with PostgresEventStore(postgres_dsn, schema=postgres_schema) as store:
+        assert store.sessions() == tuple(SessionId(f"worker-{w}") for w in range(4))
+        for worker in range(4):
+            events = list(store.read(SessionId(f"worker-{worker}")))
+            assert [e.sequence for e in events] == list(range(1, 201))
+            ids = [e.event.invocation_id for e in events]  # type: ignore[attr-defined]
+            assert ids == [f"w{worker}-{i}" for i in range(200)]
+    with psycopg.connect(postgres_dsn) as connection:
+        total = connection.execute(
+            f'SELECT COUNT(*), COUNT(DISTINCT position) FROM "{postgres_schema}".correx_events'
+        ).fetchone()
+    assert total == (800, 800)
+
+
+def test_follow_yields_events_as_they_are_committed(
+    postgres_dsn: str, postgres_schema: str, request: pytest.FixtureRequest
+) -> None:
+    writer = PostgresEventStore(postgres_dsn, schema=postgres_schema)
+    reader = PostgresEventStore(postgres_dsn, schema=postgres_schema)
+    request.addfinalizer(writer.close)
+    request.addfinalizer(reader.close)
+    session = SessionId("live")
+    writer.append(session, [requested("a")], expected_sequence=0).unwrap()
+
+    def write_later() -> None:
+        time.sleep(0.3)
+        writer.append(session, [started("a")], expected_sequence=1).unwrap()
+        time.sleep(0.3)
+        writer.append(session, [requested("b"), started("b")], expected_sequence=2).unwrap()
+
+    thread = threading.Thread(target=write_later)
+    thread.start()
+    begun = time.monotonic()
+    seen = []
+    for event in reader.follow(session, after=0, idle_timeout=3.0, poll_interval=5.0):
+        seen.append((event.sequence, time.monotonic() - begun))
+        if event.sequence == 4:
+            break
+    thread.join()
+    assert [s for s, _ in seen] == [1, 2, 3, 4]
+    # Woken by NOTIFY, not by the 5 s poll.
+    assert seen[-1][1] < 2.5
+
+
+def test_follow_stops_after_its_idle_timeout(postgres_dsn: str, postgres_schema: str) -> None:
+    with PostgresEventStore(postgres_dsn, schema=postgres_schema) as store:
+        store.append(SessionId("quiet"), [requested("q")], expected_sequence=0).unwrap()
+        begun = time.monotonic()
+        assert [
+            e.sequence for e in store.follow(SessionId("quiet"), after=0, idle_timeout=0.5)
+        ] == [1]
+    assert time.monotonic() - begun < 3
+
+
+def test_schema_names_are_checked(postgres_dsn: str) -> None:
+    with pytest.raises(ValueError, match="schema"):
+        PostgresEventStore(postgres_dsn, schema='x"; DROP TABLE y; --')
+
+
+def test_hostile_ids_round_trip_and_the_table_count_is_unchanged(
+    postgres_dsn: str, postgres_schema: str, request: pytest.FixtureRequest
+) -> None:
+    store = PostgresEventStore(postgres_dsn, schema=postgres_schema)
+    request.addfinalizer(store.close)
+    hostile = ["'; DROP TABLE correx_events; --", "100%", 'quo"te', "\u202eevil", "x" * 10_000]
+    for number, text in enumerate(hostile):
+        store.append(
+            SessionId(text), [requested(f"{text}-{number}", tool=text)], expected_sequence=0
+        ).unwrap()
+    assert set(store.sessions()) == set(hostile)
+    for number, text in enumerate(hostile):
+        (event,) = store.read(SessionId(text))
+        assert event.event.invocation_id == f"{text}-{number}"  # type: ignore[attr-defined]
+    with psycopg.connect(postgres_dsn) as connection:
+        tables = connection.execute(
+            "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = %s",
+            (postgres_schema,),
+        ).fetchone()
+    assert tables == (3,)
