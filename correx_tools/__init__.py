@@ -64,7 +64,10 @@ from .core.validation import ValidationResult as ValidationResult
 from .core.validation import Violation as Violation
 from .core.validation import validate_request as validate_request
 from .shell.envelope import MAX_EVENT_BYTES as MAX_EVENT_BYTES
+from .shell.follow import follow as follow
 from .shell.jsonl_log import JsonlEventLog as JsonlEventLog
+from .shell.parallel import ReplayAll as ReplayAll
+from .shell.parallel import replay_all as replay_all
 from .shell.postgres_store import PostgresEventStore as PostgresEventStore
 from .shell.replayer import DefaultToolRepository as DefaultToolRepository
 from .shell.replayer import DuplicateInvocation as DuplicateInvocation
@@ -101,6 +104,7 @@ __all__ = [
     "RegistryError",
     "RegistryErrorKind",
     "Replay",
+    "ReplayAll",
     "ReplayError",
     "Retention",
     "RetentionKind",
@@ -142,8 +146,10 @@ __all__ = [
     "Violation",
     "compile_schema",
     "fold_events",
+    "follow",
     "freeze_json",
     "invocation_id",
+    "replay_all",
     "session_id",
     "thaw_json",
     "validate_request",

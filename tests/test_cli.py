@@ -10,7 +10,17 @@ from typing import Any
 
 import pytest
 
-COMMANDS = ["demo", "sessions", "replay", "history", "diff", "import", "validate"]
+COMMANDS = [
+    "demo",
+    "sessions",
+    "replay",
+    "history",
+    "diff",
+    "import",
+    "validate",
+    "init-db",
+    "replay-all",
+]
 
 
 def run(*args: str, cwd: Path | None = None, ok: bool = True) -> subprocess.CompletedProcess[str]:
@@ -171,7 +181,7 @@ def test_validate_reports_violations_with_paths(tmp_path: Path) -> None:
         (["replay", "{db}", "{session}", "--at", "-1"], "0 or more"),
         (["history", "{db}", "{session}", "nobody"], "never requested"),
         (["diff", "{db}", "{session}", "9", "3"], "forward"),
-        (["sessions", "postgresql://user:secret@localhost/db"], "PostgreSQL"),
+        (["sessions", "postgresql://user:secret@127.0.0.1:1/db"], "cannot use the database"),
         (["sessions", "{notdb}"], "not a SQLite event store"),
         (["validate", "{notdb}", "{{}}"], "tool definitions"),
     ],
@@ -233,3 +243,39 @@ def test_a_long_replay_draws_progress_on_a_terminal_only(tmp_path: Path) -> None
     assert b"[" in drawn and b"#" in drawn
     piped = run("replay", str(path), session, "--lenient", "--json")
     assert piped.stderr == ""
+
+
+def test_import_into_postgres_and_back_is_byte_identical(
+    demo_db: Path, tmp_path: Path, postgres_dsn: str, postgres_schema: str
+) -> None:
+    # The CLI uses the default schema; give this test a database of its own instead.
+    import psycopg  # noqa: PLC0415
+
+    database = postgres_schema
+    with psycopg.connect(postgres_dsn, autocommit=True) as connection:
+        connection.execute(f'CREATE DATABASE "{database}"')
+    url = postgres_dsn.rsplit("/", 1)[0] + f"/{database}"
+    try:
+        assert run_json("init-db", url)["ready"] is True
+        first_log, second_log = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+        run("import", str(demo_db), str(first_log))
+        total = run_json("import", str(first_log), url)["events"]
+        assert run_json("import", url, str(second_log))["events"] == total
+        assert first_log.read_bytes() == second_log.read_bytes()
+        sessions = run_json("sessions", url)["sessions"]
+        assert sum(row["events"] for row in sessions) == total
+        everything = run_json("replay-all", url, "--workers", "2", "--lenient")
+        assert everything["events"] == total
+    finally:
+        with psycopg.connect(postgres_dsn, autocommit=True) as connection:
+            connection.execute(f'DROP DATABASE "{database}" WITH (FORCE)')
+
+
+def test_replay_all_reports_each_session(demo_db: Path) -> None:
+    lenient = run_json("replay-all", str(demo_db), "--workers", "2", "--lenient")
+    assert len(lenient["sessions"]) == 3
+    assert all(row["error"] is None for row in lenient["sessions"])
+    strict = run("replay-all", str(demo_db), "--workers", "2", "--json", ok=False)
+    document = json.loads(strict.stdout)
+    assert strict.returncode == (1 if any(row["error"] for row in document["sessions"]) else 0)
+    assert sum(row["events"] or 0 for row in document["sessions"]) <= lenient["events"]

@@ -108,6 +108,10 @@ class ToolState:
         """The record at a 0-based position in request order."""
         return self._records[position]
 
+    def __reduce__(self) -> tuple[type[ToolState], tuple[object, ...]]:
+        # Rebuilt through __init__ (assignment is refused): lets replay_all ship states home.
+        return ToolState, (self._records, self._index)
+
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError(f"ToolState is immutable; cannot set {name!r}")
 

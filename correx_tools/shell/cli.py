@@ -38,7 +38,9 @@ from ..core.validation import Invalid
 from .demo_session import Step, agent_session
 from .envelope import EnvelopeError, format_timestamp, loads_strict
 from .jsonl_log import JsonlEventLog
+from .parallel import replay_all
 from .replayer import EventReplayer
+from .sources import StoreAddress, address_of
 from .sqlite_store import SQLiteEventStore
 from .store import EventStore, StoreReadError
 
@@ -55,10 +57,9 @@ class CliError(Exception):
 
 def open_store(source: str, *, create: bool = False) -> EventStore:
     """The store a SOURCE or DEST argument names: a ``.jsonl`` file, a SQLite file or a URL."""
-    if source.startswith(("postgresql://", "postgres://")):
-        raise CliError(
-            f"{_redact(source)}: PostgreSQL stores are not available in this version yet"
-        )
+    address = address_of(source)
+    if address.kind == "postgres":
+        return _open_postgres(address)
     path = Path(source)
     if not create and not path.exists():
         raise CliError(f"{source}: no such file")
@@ -72,6 +73,20 @@ def open_store(source: str, *, create: bool = False) -> EventStore:
     except sqlite3.DatabaseError as error:
         raise CliError(f"{source}: not a SQLite event store ({error})") from None
     return store
+
+
+def _open_postgres(address: StoreAddress) -> EventStore:
+    try:
+        import psycopg  # noqa: PLC0415 - the optional extra
+    except ImportError:
+        raise CliError(
+            "PostgreSQL sources need psycopg: pip install 'correx-tools[postgres]'"
+        ) from None
+    try:
+        return address.open()
+    except psycopg.Error as error:
+        reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        raise CliError(f"{_redact(address.location)}: cannot use the database: {reason}") from None
 
 
 def _redact(url: str) -> str:
@@ -544,6 +559,75 @@ def cmd_validate(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_init_db(args: argparse.Namespace) -> int:
+    store = open_store(args.source, create=True)
+    if isinstance(store, JsonlEventLog):
+        store.path.touch()
+    _emit(
+        args,
+        {"source": _redact(args.source), "ready": True},
+        lambda: f"{_redact(args.source)}: ready",
+    )
+    return 0
+
+
+def cmd_replay_all(args: argparse.Namespace) -> int:
+    store = open_store(args.source)
+    started = time.perf_counter()
+    outcome = replay_all(store, ToolProjector(), workers=args.workers, strict=not args.lenient)
+    seconds = time.perf_counter() - started
+    rows: list[dict[str, Any]] = [
+        {
+            "session_id": session,
+            "events": replay.last_sequence,
+            "invocations": len(replay.state),
+            "refused_events": len(replay.quarantined),
+            "error": None,
+        }
+        for session, replay in outcome.replays.items()
+    ]
+    rows += [
+        {
+            "session_id": s,
+            "events": None,
+            "invocations": None,
+            "refused_events": None,
+            "error": e.message,
+        }
+        for s, e in outcome.failures.items()
+    ]
+    rows.sort(key=lambda row: str(row["session_id"]))
+    events = sum(int(r["events"] or 0) for r in rows)
+    document = {
+        "workers": args.workers,
+        "seconds": round(seconds, 3),
+        "events": events,
+        "sessions": rows,
+    }
+    _emit(
+        args,
+        document,
+        lambda: (
+            f"replayed {len(rows)} sessions ({events:,} events) with {args.workers} workers "
+            f"in {seconds:.2f} s\n"
+            + table(
+                ["session", "events", "invocations", "refused", "error"],
+                [
+                    (
+                        r["session_id"],
+                        r["events"],
+                        r["invocations"],
+                        r["refused_events"],
+                        r["error"],
+                    )
+                    for r in rows
+                ],
+            )
+        ),
+    )
+    return 1 if outcome.failures else 0
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     path = Path(args.db)
     store = open_store(str(path), create=True)
@@ -684,7 +768,7 @@ def build_parser() -> argparse.ArgumentParser:
         sub.set_defaults(handler=handler)
         return sub
 
-    source_help = "a SQLite file or a .jsonl log"
+    source_help = "a SQLite file, a .jsonl log or a postgresql:// URL"
     demo = command(
         "demo",
         cmd_demo,
@@ -740,6 +824,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     copy.add_argument("source", metavar="SOURCE", help=source_help)
     copy.add_argument("dest", metavar="DEST", help=source_help)
+    init_db = command("init-db", cmd_init_db, "create the tables of a store (idempotent)")
+    init_db.add_argument("source", metavar="SOURCE", help=source_help)
+    everything = command(
+        "replay-all", cmd_replay_all, "replay every session of a store in parallel processes"
+    )
+    everything.add_argument("source", metavar="SOURCE", help=source_help)
+    everything.add_argument(
+        "--workers", type=_positive, default=2, help="processes (default: %(default)s)"
+    )
+    everything.add_argument(
+        "--lenient", action="store_true", help="skip events the lifecycle refuses"
+    )
     validate = command(
         "validate", cmd_validate, "validate a tool request against a file of tool definitions"
     )
