@@ -30,6 +30,10 @@ def freeze_json(value: object) -> Any:
     """
     if not isinstance(value, dict | list | tuple | PMap | PVector):
         return value
+    # Fast path: one level of scalars, the common shape of tool arguments.
+    items = value.values() if isinstance(value, dict | PMap) else value
+    if not any(isinstance(item, _CONTAINERS) for item in items):
+        return pmap(value) if isinstance(value, dict | PMap) else pvector(value)
     # Post-order over containers: children are frozen before their parent.
     done: dict[int, Any] = {}
     stack: list[tuple[Any, bool]] = [(value, False)]
@@ -51,8 +55,11 @@ def freeze_json(value: object) -> Any:
     return done[id(value)]
 
 
+_CONTAINERS = (dict, list, tuple, PMap, PVector)
+
+
 def _is_container(value: object) -> bool:
-    return isinstance(value, dict | list | tuple | PMap | PVector)
+    return isinstance(value, _CONTAINERS)
 
 
 def freeze_object(value: Mapping[str, object]) -> PMap[str, Any]:

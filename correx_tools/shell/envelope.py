@@ -64,12 +64,11 @@ def format_timestamp(moment: datetime) -> str:
 
 def parse_timestamp(text: object) -> datetime:
     """The inverse of :func:`format_timestamp`; anything else is an :class:`EnvelopeError`."""
-    match = _TIMESTAMP.fullmatch(text) if isinstance(text, str) else None
-    if match is None:
+    if not isinstance(text, str) or _TIMESTAMP.fullmatch(text) is None:
         raise EnvelopeError(f"recorded_at {str(text)[:40]!r} is not ISO 8601 UTC with microseconds")
     try:
-        year, month, day, hour, minute, second, micro = (int(part) for part in match.groups())
-        return datetime(year, month, day, hour, minute, second, micro, tzinfo=UTC)
+        # The shape is checked above; fromisoformat (3.11+) reads "Z" as UTC.
+        return datetime.fromisoformat(text)
     except ValueError as error:
         raise EnvelopeError(f"recorded_at {text!r}: {error}") from None
 
@@ -296,18 +295,24 @@ def _refuse_constant(name: str) -> object:
 
 
 def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    result: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in result:
-            raise EnvelopeError(f"duplicate key {key[:60]!r}")
-        result[key] = value
+    result = dict(pairs)
+    if len(result) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise EnvelopeError(f"duplicate key {key[:60]!r}")
+            seen.add(key)
     return result
+
+
+# One decoder for every read: json.loads with hooks would build a new one per call.
+_DECODER = json.JSONDecoder(parse_constant=_refuse_constant, object_pairs_hook=_no_duplicates)
 
 
 def loads_strict(text: str | bytes) -> Any:
     """``json.loads`` that refuses NaN, Infinity, duplicate keys and absurd nesting."""
     try:
-        return json.loads(text, parse_constant=_refuse_constant, object_pairs_hook=_no_duplicates)
+        return _DECODER.decode(text.decode("utf-8") if isinstance(text, bytes) else text)
     except EnvelopeError:
         raise
     except RecursionError:

@@ -1,0 +1,37 @@
+"""The benchmark script runs end to end at a tiny size, so it never rots."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_the_benchmarks_run_and_print_every_row() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "benchmarks", "--quick"],
+        capture_output=True, text=True, cwd=ROOT, timeout=600, check=True,
+    )  # fmt: skip
+    table = result.stdout
+    assert "# machine:" in table
+    assert "garbage collector: enabled" in table
+    rows = [
+        "final-state fold",
+        "fold, Retention.all()",
+        "10k open",
+        "vs eventsourcing replay",
+        "memory, Retention.all()",
+        "memory, Retention.every(1000)",
+        "deepcopy per event",
+        "Timeline.at(k), every(1000)",
+        "SQLite end-to-end replay",
+        "replay_all, 4 sessions, 2 workers",
+        "request validation per call",
+        "growth, final-state fold",
+        "gc.collect()",
+    ]
+    for row in rows:
+        assert row in table, row
+    assert "Traceback" not in result.stderr
