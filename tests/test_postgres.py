@@ -164,3 +164,36 @@ def test_hostile_ids_round_trip_and_the_table_count_is_unchanged(
             (postgres_schema,),
         ).fetchone()
     assert tables == (3,)
+
+
+def test_follow_does_not_skip_past_a_writer_whose_commit_is_slow(
+    postgres_dsn: str, postgres_schema: str, request: pytest.FixtureRequest
+) -> None:
+    writer = PostgresEventStore(postgres_dsn, schema=postgres_schema)
+    follower = PostgresEventStore(postgres_dsn, schema=postgres_schema)
+    request.addfinalizer(writer.close)
+    request.addfinalizer(follower.close)
+    session = SessionId("slow")
+    writer.append(session, [requested("a")], expected_sequence=0).unwrap()
+    # A slow writer: it holds the session's row, as an append does until it commits.
+    blocker = psycopg.connect(postgres_dsn)
+    blocker.execute(
+        f'SELECT 1 FROM "{postgres_schema}".correx_sessions WHERE session_id = %s FOR UPDATE',
+        (session,),
+    )
+    appended = threading.Event()
+
+    def second_writer() -> None:
+        writer.append(session, [started("a")], expected_sequence=1).unwrap()
+        appended.set()
+
+    thread = threading.Thread(target=second_writer)
+    thread.start()
+    seen = [e.sequence for e in follower.follow(session, idle_timeout=0.5, poll_interval=0.1)]
+    assert seen == [1]  # nothing can be visible past the slow writer
+    assert not appended.is_set()
+    blocker.commit()
+    blocker.close()
+    thread.join(timeout=30)
+    assert appended.is_set()
+    assert [e.sequence for e in follower.follow(session, after=1, idle_timeout=0.5)] == [2]

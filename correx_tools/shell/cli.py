@@ -145,8 +145,9 @@ class _ProgressStore:
 
     def read(self, session_id: SessionId, *, after: int = 0) -> Iterator[StoredEvent]:
         total = None
-        if self.stream.isatty() and isinstance(self.inner, SQLiteEventStore):
-            total = self.inner.last_sequence(session_id)
+        last_sequence = getattr(self.inner, "last_sequence", None)
+        if self.stream.isatty() and last_sequence is not None:
+            total = last_sequence(session_id)
         return _Progress(f"replaying {session_id}", total, self.stream).wrap(
             self.inner.read(session_id, after=after)
         )

@@ -327,10 +327,7 @@ def encode_line(stored: StoredEvent) -> bytes:
     """One JSONL line (newline included) for ``stored``; over 1 MiB is a ``ValueError``."""
     line = (canonical_json(to_envelope(stored)) + "\n").encode("utf-8")
     if len(line) > MAX_EVENT_BYTES:
-        raise ValueError(
-            f"event at sequence {stored.sequence} is {len(line)} bytes, "
-            f"over the limit of {MAX_EVENT_BYTES}"
-        )
+        raise ValueError(f"its line is {len(line)} bytes, over the limit of {MAX_EVENT_BYTES}")
     return line
 
 

@@ -34,7 +34,6 @@ from .store import (
     AppendError,
     AppendErrorKind,
     StoreReadError,
-    check_encodable,
     check_import_run,
     conflict,
     duplicate,
@@ -198,17 +197,14 @@ class JsonlEventLog:
         lines: list[bytes] = []
         for _, events in groups:
             for stored in events:
-                problem = check_encodable(stored)
-                if problem is not None:
-                    return Failure(problem)
                 try:
                     lines.append(encode_line(stored))
-                except ValueError as error:
+                except (TypeError, ValueError) as error:
                     return Failure(
                         AppendError(
                             kind=AppendErrorKind.INVALID_EVENT,
                             session_id=stored.session_id,
-                            message=str(error),
+                            message=f"sequence {stored.sequence}: {error}",
                         )
                     )
         with self._lock, self.path.open("ab+") as handle:

@@ -33,14 +33,13 @@ from returns.result import Failure, Result, Success
 
 from ..core.events import StoredEvent
 from ..core.ids import SessionId
-from .envelope import canonical_json, event_payload
 from .store import (
     AppendError,
-    check_encodable,
     check_import_run,
     conflict,
     decode_row,
     duplicate,
+    encode_rows,
     group_import,
     now_utc,
     number_events,
@@ -171,23 +170,17 @@ class PostgresEventStore:
     def _write(
         self, groups: list[tuple[str, list[StoredEvent]]], *, expected: int | None
     ) -> Result[int, AppendError]:
-        rows: list[tuple[str, int, datetime, str, int, str]] = []
-        for session_id, events in groups:
-            for stored in events:
-                problem = check_encodable(stored)
-                if problem is not None:
-                    return Failure(problem)
-                type_tag, version, data = event_payload(stored.event)
-                rows.append(
-                    (
-                        session_id,
-                        stored.sequence,
-                        stored.recorded_at,
-                        type_tag,
-                        version,
-                        canonical_json(data),
-                    )
-                )
+        rows = encode_rows(
+            groups,
+            lambda session_id, stored, payload: (
+                session_id,
+                stored.sequence,
+                stored.recorded_at,
+                *payload,
+            ),
+        )
+        if isinstance(rows, AppendError):
+            return Failure(rows)
         if not rows:
             return self._check_empty(groups, expected)
         try:

@@ -20,18 +20,16 @@ from returns.result import Failure, Result, Success
 from ..core.events import StoredEvent
 from ..core.ids import SessionId
 from .envelope import (
-    canonical_json,
-    event_payload,
     format_timestamp,
 )
 from .store import (
     AppendError,
     AppendErrorKind,
-    check_encodable,
     check_import_run,
     conflict,
     decode_row,
     duplicate,
+    encode_rows,
     group_import,
     now_utc,
     number_events,
@@ -57,6 +55,7 @@ CREATE TABLE IF NOT EXISTS invocations (
 """
 
 BUSY_TIMEOUT_SECONDS = 30.0
+_READ_BATCH = 5_000
 
 
 @final
@@ -125,23 +124,17 @@ class SQLiteEventStore:
     def _insert_many(
         self, groups: list[tuple[str, list[StoredEvent]]], *, importing: bool, expected: int = 0
     ) -> Result[int, AppendError]:
-        encoded: list[tuple[str, int, str, str, int, str]] = []
-        for session_id, events in groups:
-            for stored in events:
-                problem = check_encodable(stored)
-                if problem is not None:
-                    return Failure(problem)
-                type_tag, version, data = event_payload(stored.event)
-                encoded.append(
-                    (
-                        session_id,
-                        stored.sequence,
-                        format_timestamp(stored.recorded_at),
-                        type_tag,
-                        version,
-                        canonical_json(data),
-                    )
-                )
+        encoded = encode_rows(
+            groups,
+            lambda session_id, stored, payload: (
+                session_id,
+                stored.sequence,
+                format_timestamp(stored.recorded_at),
+                *payload,
+            ),
+        )
+        if isinstance(encoded, AppendError):
+            return Failure(encoded)
         outcome: list[Result[int, AppendError]] = []
 
         def work(cursor: sqlite3.Cursor) -> None:
@@ -210,15 +203,21 @@ class SQLiteEventStore:
         return int(row[0]) if row and row[0] is not None else 0
 
     def read(self, session_id: SessionId, *, after: int = 0) -> Iterator[StoredEvent]:
-        """The session's events after ``after``, in sequence order, decoded as they come."""
-        with self._lock:
-            rows = self._connection.execute(
-                "SELECT sequence, recorded_at, type, version, data FROM events "
-                "WHERE session_id = ? AND sequence > ? ORDER BY sequence",
-                (session_id, after),
-            ).fetchall()
-        for row in rows:
-            yield decode_row(str(self.path), session_id, row)
+        """The session's events after ``after``, in sequence order, read in batches."""
+        last = after
+        while True:
+            # One batch per lock hold: other threads may use the connection in between.
+            with self._lock:
+                rows = self._connection.execute(
+                    "SELECT sequence, recorded_at, type, version, data FROM events "
+                    "WHERE session_id = ? AND sequence > ? ORDER BY sequence LIMIT ?",
+                    (session_id, last, _READ_BATCH),
+                ).fetchall()
+            for row in rows:
+                yield decode_row(str(self.path), session_id, row)
+            if len(rows) < _READ_BATCH:
+                return
+            last = rows[-1][0]
 
     def sessions(self) -> tuple[SessionId, ...]:
         """Every session with at least one event, sorted."""

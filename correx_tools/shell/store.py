@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import enum
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Protocol, final
+from typing import Protocol, TypeVar, final
 
 from returns.result import Failure, Result, Success
 
@@ -119,17 +119,22 @@ def number_events(
     )
 
 
-def check_encodable(stored: StoredEvent) -> AppendError | None:
-    """Refuse what has no envelope or is over the size limit, before anything is written."""
+def encode_payload(stored: StoredEvent) -> tuple[str, int, str] | AppendError:
+    """``(type, version, canonical JSON of data)``, or why the event can not be stored.
+
+    Refuses, before anything is written, what has no envelope or whose data is
+    over :data:`~correx_tools.shell.envelope.MAX_EVENT_BYTES`.
+    """
     try:
-        type_tag, _, data = event_payload(stored.event)
-        size = len(canonical_json(data).encode("utf-8"))
+        type_tag, version, data = event_payload(stored.event)
+        text = canonical_json(data)
     except (TypeError, ValueError) as error:
         return AppendError(
             kind=AppendErrorKind.INVALID_EVENT,
             session_id=stored.session_id,
             message=f"sequence {stored.sequence}: {error}",
         )
+    size = len(text.encode("utf-8"))
     if size > MAX_EVENT_BYTES:
         return AppendError(
             kind=AppendErrorKind.INVALID_EVENT,
@@ -137,7 +142,25 @@ def check_encodable(stored: StoredEvent) -> AppendError | None:
             message=f"sequence {stored.sequence}: {type_tag} event is {size} bytes, "
             f"over the limit of {MAX_EVENT_BYTES}",
         )
-    return None
+    return type_tag, version, text
+
+
+Row = TypeVar("Row")
+
+
+def encode_rows(
+    groups: Iterable[tuple[str, Sequence[StoredEvent]]],
+    row: Callable[[str, StoredEvent, tuple[str, int, str]], Row],
+) -> list[Row] | AppendError:
+    """Every event of ``groups`` encoded and shaped by ``row``, or the first refusal."""
+    rows: list[Row] = []
+    for session_id, events in groups:
+        for stored in events:
+            encoded = encode_payload(stored)
+            if isinstance(encoded, AppendError):
+                return encoded
+            rows.append(row(session_id, stored, encoded))
+    return rows
 
 
 def decode_row(
@@ -168,12 +191,12 @@ def decode_row(
 
 
 def conflict(session_id: str, expected: int, actual: int) -> AppendError:
-    """The error of a stale ``expected_sequence``."""
+    """The error of a stale ``expected_sequence`` (``actual`` < 0: not known)."""
+    where = f"is at sequence {actual}, not {expected}" if actual >= 0 else f"moved past {expected}"
     return AppendError(
         kind=AppendErrorKind.CONFLICT,
         session_id=session_id,
-        message=f"session {session_id!r} is at sequence {actual}, not {expected}: "
-        "another writer appended first",
+        message=f"session {session_id!r} {where}: another writer appended first",
     )
 
 
@@ -252,8 +275,8 @@ class InMemoryEventStore:
     ) -> AppendError | None:
         seen = {} if seen is None else seen
         for event in stored:
-            problem = check_encodable(event)
-            if problem is not None:
+            problem = encode_payload(event)
+            if isinstance(problem, AppendError):
                 return problem
         for invocation, _ in requested_ids(stored):
             other = self._invocations.get(invocation) or seen.get(invocation)
