@@ -6,7 +6,7 @@ import multiprocessing
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import psycopg
 import pytest
@@ -99,13 +99,22 @@ def test_four_processes_appending_lose_and_duplicate_nothing(
     assert total == (800, 800)
 
 
+@pytest.fixture
+def two_stores(
+    postgres_dsn: str, postgres_schema: str
+) -> Iterator[tuple[PostgresEventStore, PostgresEventStore]]:
+    """A writer and a reader on one fresh schema, each with its own connection."""
+    with (
+        PostgresEventStore(postgres_dsn, schema=postgres_schema) as writer,
+        PostgresEventStore(postgres_dsn, schema=postgres_schema) as reader,
+    ):
+        yield writer, reader
+
+
 def test_follow_yields_events_as_they_are_committed(
-    postgres_dsn: str, postgres_schema: str, request: pytest.FixtureRequest
+    two_stores: tuple[PostgresEventStore, PostgresEventStore],
 ) -> None:
-    writer = PostgresEventStore(postgres_dsn, schema=postgres_schema)
-    reader = PostgresEventStore(postgres_dsn, schema=postgres_schema)
-    request.addfinalizer(writer.close)
-    request.addfinalizer(reader.close)
+    writer, reader = two_stores
     session = SessionId("live")
     writer.append(session, [requested("a")], expected_sequence=0).unwrap()
 
@@ -167,12 +176,11 @@ def test_hostile_ids_round_trip_and_the_table_count_is_unchanged(
 
 
 def test_follow_does_not_skip_past_a_writer_whose_commit_is_slow(
-    postgres_dsn: str, postgres_schema: str, request: pytest.FixtureRequest
+    postgres_dsn: str,
+    postgres_schema: str,
+    two_stores: tuple[PostgresEventStore, PostgresEventStore],
 ) -> None:
-    writer = PostgresEventStore(postgres_dsn, schema=postgres_schema)
-    follower = PostgresEventStore(postgres_dsn, schema=postgres_schema)
-    request.addfinalizer(writer.close)
-    request.addfinalizer(follower.close)
+    writer, follower = two_stores
     session = SessionId("slow")
     writer.append(session, [requested("a")], expected_sequence=0).unwrap()
     # A slow writer: it holds the session's row, as an append does until it commits.
