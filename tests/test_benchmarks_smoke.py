@@ -28,6 +28,7 @@ def test_the_benchmarks_run_and_print_every_row() -> None:
         "Timeline.at(k), every(1000)",
         "SQLite end-to-end replay",
         "replay_all, 4 sessions, 2 workers",
+        "replay_all + summarize, 2 workers",
         "request validation per call",
         "growth, final-state fold",
         "gc.collect()",

@@ -10,9 +10,11 @@ from correx_tools import (
     EventReplayer,
     InMemoryEventStore,
     PostgresEventStore,
+    Replay,
     SessionId,
     SQLiteEventStore,
     ToolProjector,
+    ToolState,
     follow,
     replay_all,
 )
@@ -55,6 +57,24 @@ def test_replay_all_in_processes_equals_replaying_one_by_one(tmp_path: Path) -> 
         lenient = replay_all(store, ToolProjector(), workers=2, strict=False)
         assert {s: r.state for s, r in lenient.replays.items()} == sequential(store)
         assert len(lenient.replays[SessionId("s4")].quarantined) == 1
+
+
+def count_invocations(replay: Replay[ToolState]) -> tuple[int, int]:
+    return replay.last_sequence, len(replay.state)
+
+
+def test_replay_all_can_send_back_only_a_summary(tmp_path: Path) -> None:
+    with SQLiteEventStore(tmp_path / "e.sqlite") as store:
+        fill(store)
+        outcome = replay_all(
+            store, ToolProjector(), workers=2, strict=False, summarize=count_invocations
+        )
+        assert outcome.replays == {}
+        assert outcome.summaries == {SessionId(f"s{n}"): (90 + (n == 4), 30) for n in range(5)}
+        sequential = replay_all(
+            store, ToolProjector(), workers=1, strict=False, summarize=count_invocations
+        )
+        assert sequential.summaries == outcome.summaries
 
 
 def test_replay_all_of_a_memory_store_runs_here() -> None:

@@ -35,6 +35,12 @@ class ToolInvocationRecord:
     reason: str | None = None
     recoverable: bool | None = None
 
+    def __reduce__(self) -> tuple[object, tuple[object, ...]]:
+        # Positional and through make_record: dataclasses' frozen-slots pickling sets
+        # each field through Python code, which made shipping states between processes
+        # (replay_all) cost more than replaying them.
+        return make_record, tuple(getattr(self, name) for name in _FIELDS)
+
 
 _NEW = object.__new__
 _FIELDS = (

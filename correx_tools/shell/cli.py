@@ -572,20 +572,29 @@ def cmd_init_db(args: argparse.Namespace) -> int:
     return 0
 
 
+def session_summary(replay: Replay[ToolState]) -> dict[str, int]:
+    """What ``replay-all`` reports of a session (computed in the worker process)."""
+    return {
+        "events": replay.last_sequence,
+        "invocations": len(replay.state),
+        "refused_events": len(replay.quarantined),
+    }
+
+
 def cmd_replay_all(args: argparse.Namespace) -> int:
     store = open_store(args.source)
     started = time.perf_counter()
-    outcome = replay_all(store, ToolProjector(), workers=args.workers, strict=not args.lenient)
+    outcome = replay_all(
+        store,
+        ToolProjector(),
+        workers=args.workers,
+        strict=not args.lenient,
+        summarize=session_summary,
+    )
     seconds = time.perf_counter() - started
     rows: list[dict[str, Any]] = [
-        {
-            "session_id": session,
-            "events": replay.last_sequence,
-            "invocations": len(replay.state),
-            "refused_events": len(replay.quarantined),
-            "error": None,
-        }
-        for session, replay in outcome.replays.items()
+        {"session_id": session, **summary, "error": None}
+        for session, summary in outcome.summaries.items()
     ]
     rows += [
         {
