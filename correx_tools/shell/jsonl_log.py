@@ -18,9 +18,8 @@ from __future__ import annotations
 import fcntl
 import os
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
 from typing import BinaryIO, final
 
@@ -33,13 +32,11 @@ from .envelope import MAX_EVENT_BYTES, EnvelopeError, decode_line, encode_line
 from .store import (
     AppendError,
     AppendErrorKind,
+    BatchWritingStore,
     StoreReadError,
     check_import_run,
     conflict,
     duplicate,
-    group_import,
-    now_utc,
-    number_events,
     requested_ids,
 )
 
@@ -100,7 +97,7 @@ def _raise_oversized(path: Path, line: int) -> None:
 
 
 @final
-class JsonlEventLog:
+class JsonlEventLog(BatchWritingStore):
     """An :class:`~correx_tools.shell.store.EventStore` in the JSON Lines file at ``path``."""
 
     def __init__(self, path: str | Path) -> None:
@@ -172,24 +169,6 @@ class JsonlEventLog:
             yield stored
 
     # -- writing -------------------------------------------------------------
-
-    def append(
-        self,
-        session_id: SessionId,
-        events: Sequence[object],
-        *,
-        expected_sequence: int,
-        recorded_at: datetime | None = None,
-    ) -> Result[tuple[StoredEvent, ...], AppendError]:
-        """Append ``events`` after ``expected_sequence`` in one write, under the file lock."""
-        stored = number_events(session_id, events, expected_sequence, recorded_at or now_utc())
-        return self._write_groups([(session_id, list(stored))], expected=expected_sequence).map(
-            lambda _: stored
-        )
-
-    def import_events(self, stored_events: Iterable[StoredEvent]) -> Result[int, AppendError]:
-        """Copy already-numbered events, keeping sequences and times, in one write."""
-        return self._write_groups(list(group_import(stored_events).items()), expected=None)
 
     def _write_groups(
         self, groups: list[tuple[str, list[StoredEvent]]], *, expected: int | None

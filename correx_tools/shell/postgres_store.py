@@ -25,8 +25,7 @@ from __future__ import annotations
 import re
 import threading
 import time
-from collections.abc import Iterable, Iterator, Sequence
-from datetime import datetime
+from collections.abc import Iterator
 from typing import final
 
 from returns.result import Failure, Result, Success
@@ -35,14 +34,12 @@ from ..core.events import StoredEvent
 from ..core.ids import SessionId
 from .store import (
     AppendError,
+    BatchWritingStore,
     check_import_run,
     conflict,
     decode_row,
     duplicate,
     encode_rows,
-    group_import,
-    now_utc,
-    number_events,
     requested_ids,
 )
 
@@ -94,7 +91,7 @@ class _Refused(Exception):
 
 
 @final
-class PostgresEventStore:
+class PostgresEventStore(BatchWritingStore):
     """An :class:`~correx_tools.shell.store.EventStore` in a PostgreSQL database.
 
     ``dsn`` is a libpq connection string or ``postgresql://`` URL. One store
@@ -141,33 +138,9 @@ class PostgresEventStore:
         with self._lock:
             self._connection.close()
 
-    def __enter__(self) -> PostgresEventStore:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
-
     # -- writing -------------------------------------------------------------
 
-    def append(
-        self,
-        session_id: SessionId,
-        events: Sequence[object],
-        *,
-        expected_sequence: int,
-        recorded_at: datetime | None = None,
-    ) -> Result[tuple[StoredEvent, ...], AppendError]:
-        """Append ``events`` after ``expected_sequence`` in one transaction, all or none."""
-        stored = number_events(session_id, events, expected_sequence, recorded_at or now_utc())
-        return self._write([(session_id, list(stored))], expected=expected_sequence).map(
-            lambda _: stored
-        )
-
-    def import_events(self, stored_events: Iterable[StoredEvent]) -> Result[int, AppendError]:
-        """Copy already-numbered events in one transaction, keeping sequences and times."""
-        return self._write(list(group_import(stored_events).items()), expected=None)
-
-    def _write(
+    def _write_groups(
         self, groups: list[tuple[str, list[StoredEvent]]], *, expected: int | None
     ) -> Result[int, AppendError]:
         rows = encode_rows(

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from datetime import datetime
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import final
 
@@ -25,14 +24,12 @@ from .envelope import (
 from .store import (
     AppendError,
     AppendErrorKind,
+    BatchWritingStore,
     check_import_run,
     conflict,
     decode_row,
     duplicate,
     encode_rows,
-    group_import,
-    now_utc,
-    number_events,
     requested_ids,
 )
 
@@ -59,7 +56,7 @@ _READ_BATCH = 5_000
 
 
 @final
-class SQLiteEventStore:
+class SQLiteEventStore(BatchWritingStore):
     """An :class:`~correx_tools.shell.store.EventStore` in the SQLite file at ``path``.
 
     The file and its tables are created on first use. One store object may be
@@ -82,12 +79,6 @@ class SQLiteEventStore:
         with self._lock:
             self._connection.close()
 
-    def __enter__(self) -> SQLiteEventStore:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
-
     def _write(self, work: Callable[[sqlite3.Cursor], None]) -> None:
         cursor = self._connection.cursor()
         cursor.execute("BEGIN IMMEDIATE")
@@ -98,31 +89,8 @@ class SQLiteEventStore:
             raise
         cursor.execute("COMMIT")
 
-    def append(
-        self,
-        session_id: SessionId,
-        events: Sequence[object],
-        *,
-        expected_sequence: int,
-        recorded_at: datetime | None = None,
-    ) -> Result[tuple[StoredEvent, ...], AppendError]:
-        """Append ``events`` after ``expected_sequence`` in one transaction, all or none."""
-        stored = number_events(session_id, events, expected_sequence, recorded_at or now_utc())
-        return self._insert(session_id, stored, expected_sequence).map(lambda _: stored)
-
-    def import_events(self, stored_events: Iterable[StoredEvent]) -> Result[int, AppendError]:
-        """Copy already-numbered events in one transaction, keeping sequences and times."""
-        grouped = group_import(stored_events)
-        rows: list[tuple[str, list[StoredEvent]]] = list(grouped.items())
-        return self._insert_many(rows, importing=True)
-
-    def _insert(
-        self, session_id: SessionId, stored: tuple[StoredEvent, ...], expected: int
-    ) -> Result[int, AppendError]:
-        return self._insert_many([(session_id, list(stored))], importing=False, expected=expected)
-
-    def _insert_many(
-        self, groups: list[tuple[str, list[StoredEvent]]], *, importing: bool, expected: int = 0
+    def _write_groups(
+        self, groups: list[tuple[str, list[StoredEvent]]], *, expected: int | None
     ) -> Result[int, AppendError]:
         encoded = encode_rows(
             groups,
@@ -140,7 +108,7 @@ class SQLiteEventStore:
         def work(cursor: sqlite3.Cursor) -> None:
             for session_id, events in groups:
                 last = self._last_sequence(cursor, session_id)
-                if importing:
+                if expected is None:
                     problem = check_import_run(session_id, last, events)
                     if problem is not None:
                         outcome.append(Failure(problem))
@@ -181,7 +149,7 @@ class SQLiteEventStore:
             except sqlite3.IntegrityError:
                 # Another process committed the same sequence between our read and write.
                 session_id = groups[0][0] if groups else ""
-                return Failure(conflict(session_id, expected, -1))
+                return Failure(conflict(session_id, -1 if expected is None else expected, -1))
             except sqlite3.OperationalError as error:
                 if "locked" not in str(error) and "busy" not in str(error):
                     raise

@@ -18,7 +18,7 @@ import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Protocol, TypeVar, final
+from typing import Protocol, Self, TypeVar, final
 
 from returns.result import Failure, Result, Success
 
@@ -241,14 +241,18 @@ def check_import_run(
     return None
 
 
-@final
-class InMemoryEventStore:
-    """A thread-safe store in a dict: for tests, examples and short-lived agents."""
+class BatchWritingStore:
+    """The shared front of the file and database stores (internal).
 
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._events: dict[str, list[StoredEvent]] = {}
-        self._invocations: dict[str, str] = {}
+    ``append`` numbers the payloads and ``import_events`` groups stored events
+    by session; both hand the groups to ``_write_groups``, which writes them in
+    one transaction (``expected`` is ``None`` for an import).
+    """
+
+    def _write_groups(
+        self, groups: list[tuple[str, list[StoredEvent]]], *, expected: int | None
+    ) -> Result[int, AppendError]:
+        raise NotImplementedError
 
     def append(
         self,
@@ -260,20 +264,55 @@ class InMemoryEventStore:
     ) -> Result[tuple[StoredEvent, ...], AppendError]:
         """Append ``events`` after ``expected_sequence``, all or none."""
         stored = number_events(session_id, events, expected_sequence, recorded_at or now_utc())
+        written = self._write_groups([(session_id, list(stored))], expected=expected_sequence)
+        return written.map(lambda _: stored)
+
+    def import_events(self, stored_events: Iterable[StoredEvent]) -> Result[int, AppendError]:
+        """Copy already-numbered events, keeping sequences and times; all or none."""
+        return self._write_groups(list(group_import(stored_events).items()), expected=None)
+
+    def close(self) -> None:
+        """Release what the store holds open (nothing, unless a store says otherwise)."""
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+@final
+class InMemoryEventStore(BatchWritingStore):
+    """A thread-safe store in a dict: for tests, examples and short-lived agents."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._events: dict[str, list[StoredEvent]] = {}
+        self._invocations: dict[str, str] = {}
+
+    def _write_groups(
+        self, groups: list[tuple[str, list[StoredEvent]]], *, expected: int | None
+    ) -> Result[int, AppendError]:
+        seen: dict[str, str] = {}
         with self._lock:
-            actual = len(self._events.get(session_id, ()))
-            if actual != expected_sequence:
-                return Failure(conflict(session_id, expected_sequence, actual))
-            problem = self._check(session_id, stored)
-            if problem is not None:
-                return Failure(problem)
-            self._commit(session_id, stored)
-        return Success(stored)
+            for session_id, events in groups:
+                last = len(self._events.get(session_id, ()))
+                if expected is None:
+                    problem = check_import_run(session_id, last, events)
+                elif last != expected:
+                    problem = conflict(session_id, expected, last)
+                else:
+                    problem = None
+                problem = problem or self._check(session_id, events, seen)
+                if problem is not None:
+                    return Failure(problem)
+            for session_id, events in groups:
+                self._commit(session_id, events)
+        return Success(sum(len(events) for _, events in groups))
 
     def _check(
-        self, session_id: str, stored: Sequence[StoredEvent], seen: dict[str, str] | None = None
+        self, session_id: str, stored: Sequence[StoredEvent], seen: dict[str, str]
     ) -> AppendError | None:
-        seen = {} if seen is None else seen
         for event in stored:
             problem = encode_payload(event)
             if isinstance(problem, AppendError):
@@ -302,19 +341,3 @@ class InMemoryEventStore:
         """Every session with at least one event, sorted."""
         with self._lock:
             return tuple(SessionId(name) for name in sorted(self._events))
-
-    def import_events(self, stored_events: Iterable[StoredEvent]) -> Result[int, AppendError]:
-        """Copy already-numbered events, keeping sequences and times; all or none."""
-        grouped = group_import(stored_events)
-        seen: dict[str, str] = {}
-        with self._lock:
-            for session_id, events in grouped.items():
-                problem = check_import_run(
-                    session_id, len(self._events.get(session_id, ())), events
-                )
-                problem = problem or self._check(session_id, events, seen)
-                if problem is not None:
-                    return Failure(problem)
-            for session_id, events in grouped.items():
-                self._commit(session_id, events)
-        return Success(sum(len(events) for events in grouped.values()))
