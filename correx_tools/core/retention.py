@@ -36,7 +36,7 @@ class Retention:
 
     @staticmethod
     def all() -> Retention:
-        """Keep the state after every event: ``at`` is a lookup."""
+        """Make every state reachable: a full state every 32 events, re-folding the rest."""
         return Retention(RetentionKind.ALL)
 
     @staticmethod
