@@ -1,0 +1,205 @@
+"""Mutation check: plant small bugs in the reducer and fold; the tests must catch each.
+
+Run it from the project root::
+
+    python tests/mutants.py            # every mutant, after a clean baseline run
+    python tests/mutants.py --list     # what would be planted
+
+Each mutant is one textual change to one module. The script copies the
+package and the tests into a temporary directory, applies the change there
+(the working tree is never touched), and runs the core's tests against the
+copy with ``-x``. A mutant is *killed* when that run fails. The script exits
+1 if any mutant survives, and 2 if the unmutated copy does not pass (then a
+"kill" would prove nothing). ``tests/test_mutants.py`` runs it in CI.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# The tests that must notice a broken core: the table cell by cell, the fold,
+# and the state machine against its model. Fastest first, so -x stops early.
+TESTS = ("tests/test_reducer.py", "tests/test_fold.py", "tests/test_reducer_model.py")
+
+
+@dataclass(frozen=True)
+class Mutant:
+    """One planted bug: replace ``old`` (which must occur exactly once) by ``new`` in ``path``."""
+
+    name: str
+    path: str
+    old: str
+    new: str
+
+
+TRANSITIONS = "correx_tools/core/transitions.py"
+REDUCER = "correx_tools/core/reducer.py"
+FOLD = "correx_tools/core/fold.py"
+
+MUTANTS = (
+    Mutant(
+        "accept terminal -> terminal",
+        TRANSITIONS,
+        "_E.DUPLICATE_INVOCATION, _E.ILLEGAL_TRANSITION, _E.ILLEGAL_TRANSITION,\n"
+        "    _E.ILLEGAL_TRANSITION, _E.ILLEGAL_TRANSITION,",
+        "_E.DUPLICATE_INVOCATION, _E.ILLEGAL_TRANSITION, _S.COMPLETED,\n"
+        "    _S.FAILED, _S.REJECTED,",
+    ),
+    Mutant(
+        "accept Completed straight from REQUESTED",
+        TRANSITIONS,
+        "_E.DUPLICATE_INVOCATION, _S.STARTED, _E.ILLEGAL_TRANSITION, _S.FAILED, _S.REJECTED,",
+        "_E.DUPLICATE_INVOCATION, _S.STARTED, _S.COMPLETED, _S.FAILED, _S.REJECTED,",
+    ),
+    Mutant(
+        "accept a gap in the sequence numbers",
+        FOLD,
+        "if sequence != last + 1 or (",
+        "if sequence <= last or (",
+    ),
+    Mutant(
+        "accept an event of another session",
+        FOLD,
+        "or (\n            previous is not None and stored.session_id != previous.session_id\n"
+        "        ):",
+        "or (\n            False\n        ):",
+    ),
+    Mutant(
+        "skip a re-delivered sequence even when its body differs",
+        FOLD,
+        "if previous is not None and sequence == last and stored == previous:",
+        "if previous is not None and sequence == last:",
+    ),
+    Mutant(
+        "set completed_at on Started",
+        REDUCER,
+        "ToolInvocationStatus.STARTED, None, record.requested_at, None, at, None, None,",
+        "ToolInvocationStatus.STARTED, None, record.requested_at, at, at, None, None,",
+    ),
+    Mutant(
+        "skip the time check",
+        REDUCER,
+        "if outcome is not ToolInvocationStatus.STARTED and at < record.requested_at:",
+        "if False:",
+    ),
+    Mutant(
+        "drop the duplicate-invocation check",
+        REDUCER,
+        "record = None if position is None else state.record_at(position)",
+        "record = (\n"
+        "            None\n"
+        "            if position is None or type(tool_event) is ToolInvocationRequestedEvent\n"
+        "            else state.record_at(position)\n"
+        "        )",
+    ),
+    Mutant(
+        "lose the recoverable flag of a failure",
+        REDUCER,
+        "record.started_at, event.reason, event.recoverable,",
+        "record.started_at, event.reason, True,",
+    ),
+)
+
+
+def copy_project(into: Path) -> None:
+    """The package, the tests and the project file: all a test run needs."""
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", ".hypothesis")
+    for name in ("correx_tools", "tests"):
+        shutil.copytree(ROOT / name, into / name, ignore=ignore)
+    shutil.copy2(ROOT / "pyproject.toml", into / "pyproject.toml")
+
+
+def plant(copy: Path, mutant: Mutant) -> None:
+    """Apply ``mutant`` to the copy; a change that no longer applies is an error, not a pass."""
+    target = copy / mutant.path
+    text = target.read_text(encoding="utf-8")
+    found = text.count(mutant.old)
+    if found != 1:
+        raise SystemExit(
+            f"mutant {mutant.name!r}: expected its text once in {mutant.path}, found it "
+            f"{found} times; update tests/mutants.py to match the code"
+        )
+    target.write_text(text.replace(mutant.old, mutant.new), encoding="utf-8")
+
+
+def run_tests(copy: Path) -> tuple[bool, float]:
+    """Run the core's tests against ``copy``: (passed, seconds)."""
+    # `python -m pytest` puts the working directory first on sys.path, so the
+    # copy's package shadows the installed one; `imports_the_copy` checks it.
+    env = {**os.environ, "HYPOTHESIS_PROFILE": os.environ.get("HYPOTHESIS_PROFILE", "ci")}
+    started = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *TESTS],
+        cwd=copy,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return done.returncode == 0, time.perf_counter() - started
+
+
+def imports_the_copy(copy: Path) -> bool:
+    """Whether ``python -m`` in ``copy`` imports the copy's package, not the installed one."""
+    probe = subprocess.run(
+        [sys.executable, "-c", "import correx_tools.core.reducer as m; print(m.__file__)"],
+        cwd=copy,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return Path(probe.stdout.strip()).resolve().is_relative_to(copy.resolve())
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Plant every mutant in turn and report which the tests killed."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--list", action="store_true", help="print the mutants and stop")
+    parser.add_argument(
+        "--skip-baseline",
+        action="store_true",
+        help="do not first check that the unmutated copy passes (when the caller just ran it)",
+    )
+    args = parser.parse_args(argv)
+    if args.list:
+        for mutant in MUTANTS:
+            print(f"{mutant.path}: {mutant.name}")
+        return 0
+    with tempfile.TemporaryDirectory(prefix="mutants-") as scratch:
+        base = Path(scratch) / "base"
+        copy_project(base)
+        if not imports_the_copy(base):
+            print("error: the copy's package is not the one imported", file=sys.stderr)
+            return 2
+        if not args.skip_baseline:
+            passed, seconds = run_tests(base)
+            print(f"baseline (no mutant): {'passed' if passed else 'FAILED'} in {seconds:.1f} s")
+            if not passed:
+                return 2
+        survivors = []
+        for number, mutant in enumerate(MUTANTS, 1):
+            copy = Path(scratch) / f"mutant-{number}"
+            shutil.copytree(base, copy)
+            plant(copy, mutant)
+            passed, seconds = run_tests(copy)
+            verdict = "SURVIVED" if passed else "killed"
+            print(f"mutant {number} ({mutant.name}): {verdict} in {seconds:.1f} s", flush=True)
+            if passed:
+                survivors.append(mutant.name)
+            shutil.rmtree(copy)
+    print(f"{len(MUTANTS) - len(survivors)} of {len(MUTANTS)} mutants killed")
+    return 1 if survivors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
