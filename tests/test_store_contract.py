@@ -159,3 +159,16 @@ def test_replaying_from_the_store_equals_the_pure_fold(store: EventStore) -> Non
     assert replay.state == fold_events(ToolProjector(), written).unwrap().state
     assert replay.state.get("b").unwrap().status is ToolInvocationStatus.STARTED  # type: ignore[arg-type]
     assert isinstance(EventReplayer(store).replay(SessionId("none"), ToolProjector()), Success)
+
+
+def test_a_batch_of_100k_events_appends_in_one_transaction(store: EventStore) -> None:
+    batch = [requested(f"bulk-{i}") for i in range(100_000)]
+    written = store.append(S1, batch, expected_sequence=0).unwrap()
+    assert (written[0].sequence, written[-1].sequence) == (1, 100_000)
+    # A second batch as large, refused by its very last event: none of it lands.
+    doomed = [requested(f"more-{i}") for i in range(99_999)] + [requested("bulk-0")]
+    error = store.append(S1, doomed, expected_sequence=100_000).failure()
+    assert error.kind is AppendErrorKind.DUPLICATE_INVOCATION
+    assert list(store.read(S1, after=99_999))[-1].sequence == 100_000
+    assert sum(1 for _ in store.read(S1)) == 100_000
+    assert store.append(S1, [requested("more-0")], expected_sequence=100_000).unwrap()
