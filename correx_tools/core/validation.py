@@ -33,6 +33,8 @@ class ValidationLimits:
     max_items: int = 100_000
     max_total_size: int = 1 << 20
     max_violations: int = 20
+    max_integer_digits: int = 4300
+    """Python's own default limit: a longer integer could be written but never read back."""
 
 
 DEFAULT_LIMITS = ValidationLimits()
@@ -153,7 +155,15 @@ def check_bounds(value: object, limits: ValidationLimits = DEFAULT_LIMITS) -> Vi
         elif node is None or isinstance(node, bool):
             size += 4
         elif isinstance(node, int):
-            size += node.bit_length() // 3 + 1
+            bits = node.bit_length()
+            # 3.33 bits per digit: only integers this long can break the limit.
+            if bits > 3 * limits.max_integer_digits and abs(node) >= 10**limits.max_integer_digits:
+                return Violation(
+                    path=path,
+                    message=f"integer of {bits} bits has more than the limit of "
+                    f"{limits.max_integer_digits} digits",
+                )
+            size += bits // 3 + 1
         elif isinstance(node, float):
             if not math.isfinite(node):
                 return Violation(path=path, message=f"{node} is not a JSON number")

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 import zlib
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
@@ -319,8 +320,12 @@ def loads_strict(text: str | bytes) -> Any:
         raise EnvelopeError("JSON nested too deeply") from None
     except UnicodeDecodeError as error:
         raise EnvelopeError(f"not UTF-8: {error.reason} at byte {error.start}") from None
-    except ValueError as error:  # JSONDecodeError, and ints over the digit limit
+    except json.JSONDecodeError as error:
         raise EnvelopeError(f"invalid JSON: {str(error)[:200]}") from None
+    except ValueError:  # int() refuses integers over Python's digit limit
+        raise EnvelopeError(
+            f"invalid JSON: an integer longer than {sys.get_int_max_str_digits()} digits"
+        ) from None
 
 
 def encode_line(stored: StoredEvent) -> bytes:
