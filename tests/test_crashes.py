@@ -4,6 +4,12 @@ After each kill the store is opened again and checked: every append that
 returned success is there with the body it was given, sequences run 1..n
 without a gap, no sequence has two bodies, SQLite's integrity check passes,
 and the next writer appends from the last sequence on.
+
+A PostgreSQL writer's server process outlives its client: a COMMIT the client
+sent just before it died still lands, unacknowledged. That is allowed (only
+acknowledged appends must be there), so each PostgreSQL check first waits
+until the server has closed the dead writer's connection; otherwise the
+stored sequence could grow between two reads of the check.
 """
 
 from __future__ import annotations
@@ -40,6 +46,40 @@ def where_for(kind: str, tmp_path: Path, request: pytest.FixtureRequest) -> str:
         case _:
             dsn = request.getfixturevalue("postgres_dsn")
             return f"{dsn}\t{request.getfixturevalue('postgres_schema')}"
+
+
+def writer_where(kind: str, where: str) -> str:
+    """Where the writer opens the store: PostgreSQL writers carry a name to wait on."""
+    if kind != "postgres":
+        return where
+    from psycopg.conninfo import make_conninfo  # noqa: PLC0415 - PostgreSQL only
+
+    dsn, schema = where.split("\t")
+    return f"{make_conninfo(dsn, application_name=writer_name(schema))}\t{schema}"
+
+
+def writer_name(schema: str) -> str:
+    return f"crash-writer-{schema}"
+
+
+def wait_for_dead_connections(kind: str, where: str) -> None:
+    """Return once the server has let go of every killed writer's connection."""
+    if kind != "postgres":
+        return
+    import psycopg  # noqa: PLC0415 - PostgreSQL only
+
+    dsn, schema = where.split("\t")
+    deadline = time.monotonic() + 30
+    with psycopg.connect(dsn, autocommit=True) as connection:
+        while True:
+            row = connection.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE application_name = %s",
+                (writer_name(schema),),
+            ).fetchone()
+            if row == (0,):
+                return
+            assert time.monotonic() < deadline, "a killed writer's connection stayed open"
+            time.sleep(0.01)
 
 
 def bodies_per_sequence(kind: str, where: str) -> Counter[int]:
@@ -94,7 +134,15 @@ def kill_writers(kind: str, where: str, kills: int) -> list[int]:
     last, acked_per_round = 0, []
     for round_number in range(kills):
         writer = subprocess.Popen(
-            [sys.executable, str(WRITER), kind, where, SESSION, str(last), str(round_number)],
+            [
+                sys.executable,
+                str(WRITER),
+                kind,
+                writer_where(kind, where),
+                SESSION,
+                str(last),
+                str(round_number),
+            ],
             stdout=subprocess.PIPE,
             text=True,
         )
@@ -111,6 +159,7 @@ def kill_writers(kind: str, where: str, kills: int) -> list[int]:
         assert "error" not in output, output
         acks = [int(line.split()[1]) for line in output.splitlines() if line.startswith("ack ")]
         acked_per_round.append(len(acks))
+        wait_for_dead_connections(kind, where)
         last = check_store(kind, where, max(acks, default=last))
     # Appending continues from the last sequence after the final kill.
     with open_store(kind, where) as store:
