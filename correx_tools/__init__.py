@@ -28,6 +28,8 @@ from .core.ids import invocation_id as invocation_id
 from .core.ids import session_id as session_id
 from .core.json_values import freeze_json as freeze_json
 from .core.json_values import thaw_json as thaw_json
+from .core.paths import PathError as PathError
+from .core.paths import check_relative_path as check_relative_path
 from .core.projection import Projection as Projection
 from .core.projection import ToolProjector as ToolProjector
 from .core.record import ToolInvocationRecord as ToolInvocationRecord
@@ -78,6 +80,7 @@ from .shell.store import AppendErrorKind as AppendErrorKind
 from .shell.store import EventStore as EventStore
 from .shell.store import InMemoryEventStore as InMemoryEventStore
 from .shell.store import StoreReadError as StoreReadError
+from .shell.workspace import Workspace as Workspace
 
 __all__ = [
     "MAX_EVENT_BYTES",
@@ -98,6 +101,7 @@ __all__ = [
     "InvocationId",
     "JsonlEventLog",
     "OpaqueEvent",
+    "PathError",
     "PostgresEventStore",
     "Projection",
     "RecordChange",
@@ -144,6 +148,8 @@ __all__ = [
     "ValidationLimits",
     "ValidationResult",
     "Violation",
+    "Workspace",
+    "check_relative_path",
     "compile_schema",
     "fold_events",
     "follow",
