@@ -29,6 +29,7 @@ import pytest
 
 from correx_tools import EventReplayer, SessionId, ToolProjector
 from correx_tools.shell.envelope import decode_line
+from correx_tools.shell.postgres_store import id_key
 
 from .crash_writer import event_for, open_store
 
@@ -102,8 +103,8 @@ def bodies_per_sequence(kind: str, where: str) -> Counter[int]:
             dsn, schema = where.split("\t")
             with psycopg.connect(dsn) as connection:
                 rows = connection.execute(
-                    f'SELECT sequence FROM "{schema}".correx_events WHERE session_id = %s',
-                    (SESSION,),
+                    f'SELECT sequence FROM "{schema}".correx_events WHERE session_key = %s',
+                    (id_key(SESSION),),
                 ).fetchall()
     return Counter(row[0] for row in rows)
 

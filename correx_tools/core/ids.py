@@ -12,7 +12,7 @@ SessionId = NewType("SessionId", str)
 
 
 def invocation_id(value: str) -> InvocationId:
-    """Check that ``value`` is a non-empty string and brand it an :data:`InvocationId`.
+    """Check that ``value`` is non-empty Unicode text and brand it an :data:`InvocationId`.
 
     >>> invocation_id("inv-1")
     'inv-1'
@@ -21,7 +21,13 @@ def invocation_id(value: str) -> InvocationId:
 
 
 def session_id(value: str) -> SessionId:
-    """Check that ``value`` is a non-empty string and brand it a :data:`SessionId`."""
+    """Check that ``value`` is non-empty Unicode text and brand it a :data:`SessionId`.
+
+    >>> session_id("a\\ud800")
+    Traceback (most recent call last):
+    ...
+    ValueError: session id holds a lone surrogate at character 1, which is not Unicode text
+    """
     return SessionId(_non_empty("session id", value))
 
 
@@ -30,4 +36,10 @@ def _non_empty(what: str, value: object) -> str:
         raise TypeError(f"{what} must be a str, not {type(value).__name__}")
     if not value:
         raise ValueError(f"{what} must not be empty")
+    if not value.isascii():
+        for index, character in enumerate(value):
+            if "\ud800" <= character <= "\udfff":
+                raise ValueError(
+                    f"{what} holds a lone surrogate at character {index}, which is not Unicode text"
+                )
     return value

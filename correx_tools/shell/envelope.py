@@ -328,9 +328,20 @@ def loads_strict(text: str | bytes) -> Any:
         ) from None
 
 
+def encode_utf8(text: str) -> bytes:
+    """``text`` as UTF-8; a lone surrogate (not Unicode text at all) is a clear ``ValueError``."""
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError as error:
+        raise ValueError(
+            f"a lone surrogate U+{ord(text[error.start]):04X} at character {error.start} "
+            "is not Unicode text, and no store can keep it"
+        ) from None
+
+
 def encode_line(stored: StoredEvent) -> bytes:
     """One JSONL line (newline included) for ``stored``; over 1 MiB is a ``ValueError``."""
-    line = (canonical_json(to_envelope(stored)) + "\n").encode("utf-8")
+    line = encode_utf8(canonical_json(to_envelope(stored)) + "\n")
     if len(line) > MAX_EVENT_BYTES:
         raise ValueError(f"its line is {len(line)} bytes, over the limit of {MAX_EVENT_BYTES}")
     return line

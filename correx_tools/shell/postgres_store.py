@@ -3,25 +3,33 @@
 Tables (in the schema given, ``public`` by default), created on first use or
 by ``correx-tools init-db``:
 
-* ``correx_sessions(session_id, last_sequence)``: one row per session. An
-  append updates it *only if* ``last_sequence`` is still the writer's
-  ``expected_sequence``; the row lock serialises writers of one session, so
-  sequences are gapless and a stale writer gets a conflict, never a gap.
-* ``correx_events(position, session_id, sequence, recorded_at, type,
+* ``correx_sessions(session_key, session_id, last_sequence)``: one row per
+  session. An append updates it *only if* ``last_sequence`` is still the
+  writer's ``expected_sequence``; the row lock serialises writers of one
+  session, so sequences are gapless and a stale writer gets a conflict, never
+  a gap.
+* ``correx_events(position, session_key, sequence, recorded_at, type,
   version, data)``: ``position`` is a global identity column (a total order
   consistent with every session's order); ``data`` is the canonical JSON
   text, so envelopes round-trip byte for byte.
-* ``correx_invocations(invocation_id PRIMARY KEY, session_id, sequence)``:
-  invocation ids are unique across sessions.
+* ``correx_invocations(invocation_key, invocation_id, session_key,
+  sequence)``: invocation ids are unique across sessions.
+
+Ids are kept as their UTF-8 bytes (``BYTEA``) and looked up by their SHA-256
+digest (the ``*_key`` columns). A ``TEXT`` column cannot hold a NUL
+character, and a B-tree index entry cannot hold a long id that does not
+compress, yet both are legal ids: as bytes keyed by a fixed-size digest, any
+id round-trips exactly and sorts by code point, as it does in Python.
 
 Every value goes through placeholders; the schema name is checked and quoted
-as an identifier. After each commit the store sends ``NOTIFY
-correx_events`` with the md5 of the session id, which :meth:`PostgresEventStore.follow`
-listens for.
+as an identifier. After each commit the store sends ``NOTIFY correx_events``
+with the hex digest of the session id, which
+:meth:`PostgresEventStore.follow` listens for.
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 import threading
 import time
@@ -34,6 +42,7 @@ from ..core.events import StoredEvent
 from ..core.ids import SessionId
 from .store import (
     AppendError,
+    AppendErrorKind,
     BatchWritingStore,
     check_import_run,
     conflict,
@@ -56,25 +65,32 @@ _READ_BATCH = 2_000
 _DDL = (
     "CREATE SCHEMA IF NOT EXISTS {schema}",
     """CREATE TABLE IF NOT EXISTS {schema}.correx_sessions (
-        session_id    TEXT   PRIMARY KEY,
+        session_key   BYTEA  PRIMARY KEY CHECK (octet_length(session_key) = 32),
+        session_id    BYTEA  NOT NULL,
         last_sequence BIGINT NOT NULL CHECK (last_sequence >= 0)
     )""",
     """CREATE TABLE IF NOT EXISTS {schema}.correx_events (
         position    BIGINT      GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-        session_id  TEXT        NOT NULL,
+        session_key BYTEA       NOT NULL,
         sequence    BIGINT      NOT NULL CHECK (sequence >= 1),
         recorded_at TIMESTAMPTZ NOT NULL,
         type        TEXT        NOT NULL,
         version     INTEGER     NOT NULL,
         data        TEXT        NOT NULL,
-        UNIQUE (session_id, sequence)
+        UNIQUE (session_key, sequence)
     )""",
     """CREATE TABLE IF NOT EXISTS {schema}.correx_invocations (
-        invocation_id TEXT   PRIMARY KEY,
-        session_id    TEXT   NOT NULL,
-        sequence      BIGINT NOT NULL
+        invocation_key BYTEA  PRIMARY KEY CHECK (octet_length(invocation_key) = 32),
+        invocation_id  BYTEA  NOT NULL,
+        session_key    BYTEA  NOT NULL,
+        sequence       BIGINT NOT NULL
     )""",
 )
+
+
+def id_key(identifier: str) -> bytes:
+    """The SHA-256 digest of an id's UTF-8 bytes: the column the store looks ids up by."""
+    return hashlib.sha256(identifier.encode("utf-8")).digest()
 
 
 def _require_psycopg() -> None:
@@ -113,7 +129,11 @@ class PostgresEventStore(BatchWritingStore):
         self._names = {
             "schema": sql.Identifier(schema),
         }
-        self.init_db()
+        try:
+            self.init_db()
+        except BaseException:
+            self._connection.close()
+            raise
 
     @property
     def source(self) -> str:
@@ -132,6 +152,18 @@ class PostgresEventStore(BatchWritingStore):
             )
             for statement in _DDL:
                 self._connection.execute(self._q(statement))
+            # CREATE ... IF NOT EXISTS keeps tables of an earlier layout (text ids) as they are.
+            layout = self._connection.execute(
+                "SELECT 1 FROM information_schema.columns "
+                "WHERE table_schema = %s AND table_name = 'correx_sessions' "
+                "AND column_name = 'session_key'",
+                (self.schema,),
+            ).fetchone()
+        if layout is None:
+            raise ValueError(
+                f"schema {self.schema!r} holds correx tables of an earlier layout "
+                "(ids as text, version 0.1); use a new schema (see docs/deployment.md)"
+            )
 
     def close(self) -> None:
         """Close the connection."""
@@ -146,7 +178,7 @@ class PostgresEventStore(BatchWritingStore):
         rows = encode_rows(
             groups,
             lambda session_id, stored, payload: (
-                session_id,
+                id_key(session_id),
                 stored.sequence,
                 stored.recorded_at,
                 *payload,
@@ -156,6 +188,16 @@ class PostgresEventStore(BatchWritingStore):
             return Failure(rows)
         if not rows:
             return self._check_empty(groups, expected)
+        nul = next((row for row in rows if "\x00" in row[3]), None)
+        if nul is not None:
+            return Failure(
+                AppendError(
+                    kind=AppendErrorKind.INVALID_EVENT,
+                    session_id=groups[0][0],
+                    message=f"sequence {nul[1]}: event type {nul[3][:60]!r} contains a NUL "
+                    "character, which a PostgreSQL text column cannot hold",
+                )
+            )
         try:
             with self._lock, self._connection.transaction():
                 for session_id, events in groups:
@@ -165,14 +207,16 @@ class PostgresEventStore(BatchWritingStore):
                     cursor.executemany(
                         self._q(
                             "INSERT INTO {schema}.correx_events "
-                            "(session_id, sequence, recorded_at, type, version, data) "
+                            "(session_key, sequence, recorded_at, type, version, data) "
                             "VALUES (%s, %s, %s, %s, %s, %s)"
                         ),
                         rows,
                     )
                 for session_id, _ in groups:
-                    # The payload is the id's md5: NOTIFY payloads are limited to 8000 bytes.
-                    self._connection.execute("SELECT pg_notify(%s, md5(%s))", (CHANNEL, session_id))
+                    # NOTIFY payloads are limited to 8000 bytes: send the digest, not the id.
+                    self._connection.execute(
+                        "SELECT pg_notify(%s, %s)", (CHANNEL, id_key(session_id).hex())
+                    )
         except _Refused as refused:
             return Failure(refused.error)
         except psycopg.errors.UniqueViolation:
@@ -192,19 +236,20 @@ class PostgresEventStore(BatchWritingStore):
 
     def _advance(self, session_id: str, events: list[StoredEvent], expected: int | None) -> None:
         connection = self._connection
+        key = id_key(session_id)
         connection.execute(
             self._q(
-                "INSERT INTO {schema}.correx_sessions (session_id, last_sequence) "
-                "VALUES (%s, 0) ON CONFLICT DO NOTHING"
+                "INSERT INTO {schema}.correx_sessions (session_key, session_id, last_sequence) "
+                "VALUES (%s, %s, 0) ON CONFLICT DO NOTHING"
             ),
-            (session_id,),
+            (key, session_id.encode("utf-8")),
         )
         row = connection.execute(
             self._q(
                 "SELECT last_sequence FROM {schema}.correx_sessions "
-                "WHERE session_id = %s FOR UPDATE"
+                "WHERE session_key = %s FOR UPDATE"
             ),
-            (session_id,),
+            (key,),
         ).fetchone()
         last = int(row[0]) if row else 0
         if expected is None:
@@ -214,55 +259,62 @@ class PostgresEventStore(BatchWritingStore):
         elif last != expected:
             raise _Refused(conflict(session_id, expected, last))
         connection.execute(
-            self._q("UPDATE {schema}.correx_sessions SET last_sequence = %s WHERE session_id = %s"),
-            (events[-1].sequence, session_id),
+            self._q(
+                "UPDATE {schema}.correx_sessions SET last_sequence = %s WHERE session_key = %s"
+            ),
+            (events[-1].sequence, key),
         )
 
     def _claim_ids(self, session_id: str, events: list[StoredEvent]) -> None:
-        claims = [
-            (invocation, session_id, stored.sequence)
-            for invocation, stored in requested_ids(events)
-        ]
-        if not claims:
+        requested = [(invocation, stored.sequence) for invocation, stored in requested_ids(events)]
+        if not requested:
             return
-        ids = [claim[0] for claim in claims]
-        if len(set(ids)) != len(ids):
+        claims = {id_key(invocation): (invocation, sequence) for invocation, sequence in requested}
+        if len(claims) != len(requested):
+            ids = [invocation for invocation, _ in requested]
             repeated = next(i for i in ids if ids.count(i) > 1)
             raise _Refused(duplicate(session_id, repeated, session_id))
+        session_key = id_key(session_id)
         with self._connection.cursor() as cursor:
             cursor.executemany(
                 self._q(
-                    "INSERT INTO {schema}.correx_invocations (invocation_id, session_id, sequence) "
-                    "VALUES (%s, %s, %s) ON CONFLICT (invocation_id) DO NOTHING"
+                    "INSERT INTO {schema}.correx_invocations "
+                    "(invocation_key, invocation_id, session_key, sequence) "
+                    "VALUES (%s, %s, %s, %s) ON CONFLICT (invocation_key) DO NOTHING"
                 ),
-                claims,
+                [
+                    (key, invocation.encode("utf-8"), session_key, sequence)
+                    for key, (invocation, sequence) in claims.items()
+                ],
             )
             owners = cursor.execute(
                 self._q(
-                    "SELECT invocation_id, session_id, sequence FROM {schema}.correx_invocations "
-                    "WHERE invocation_id = ANY(%s)"
+                    "SELECT i.invocation_key, i.session_key, i.sequence, s.session_id "
+                    "FROM {schema}.correx_invocations i "
+                    "JOIN {schema}.correx_sessions s ON s.session_key = i.session_key "
+                    "WHERE i.invocation_key = ANY(%s)"
                 ),
-                (ids,),
+                (list(claims),),
             ).fetchall()
-        mine = {claim[0]: claim for claim in claims}
-        for invocation, owner, sequence in owners:
-            if (invocation, owner, sequence) != mine[invocation]:
-                raise _Refused(duplicate(session_id, invocation, owner))
+        for key, owner_key, sequence, owner in owners:
+            invocation, mine = claims[key]
+            if (owner_key, sequence) != (session_key, mine):
+                raise _Refused(duplicate(session_id, invocation, bytes(owner).decode("utf-8")))
 
     # -- reading -------------------------------------------------------------
 
     def read(self, session_id: SessionId, *, after: int = 0) -> Iterator[StoredEvent]:
         """The session's events after ``after``, in sequence order, fetched in batches."""
-        last = after
+        last, key = after, id_key(session_id)
         while True:
             with self._lock:
                 rows = self._connection.execute(
                     self._q(
                         "SELECT sequence, recorded_at, type, version, data "
                         "FROM {schema}.correx_events "
-                        "WHERE session_id = %s AND sequence > %s ORDER BY sequence LIMIT %s"
+                        "WHERE session_key = %s AND sequence > %s ORDER BY sequence LIMIT %s"
                     ),
-                    (session_id, last, _READ_BATCH),
+                    (key, last, _READ_BATCH),
                 ).fetchall()
             where = f"postgresql table {self.schema}.correx_events"
             for row in rows:
@@ -277,17 +329,20 @@ class PostgresEventStore(BatchWritingStore):
             rows = self._connection.execute(
                 self._q(
                     "SELECT session_id FROM {schema}.correx_sessions "
-                    'WHERE last_sequence > 0 ORDER BY session_id COLLATE "C"'
+                    "WHERE last_sequence > 0 ORDER BY session_id"
                 )
             ).fetchall()
-        return tuple(SessionId(row[0]) for row in rows)
+        # UTF-8 bytes sort as their code points do, so this is Python's order too.
+        return tuple(SessionId(bytes(row[0]).decode("utf-8")) for row in rows)
 
     def last_sequence(self, session_id: SessionId) -> int:
         """The session's last sequence (0 for a session with no events)."""
         with self._lock:
             row = self._connection.execute(
-                self._q("SELECT last_sequence FROM {schema}.correx_sessions WHERE session_id = %s"),
-                (session_id,),
+                self._q(
+                    "SELECT last_sequence FROM {schema}.correx_sessions WHERE session_key = %s"
+                ),
+                (id_key(session_id),),
             ).fetchone()
         return int(row[0]) if row else 0
 

@@ -30,6 +30,7 @@ from .envelope import (
     EnvelopeError,
     canonical_json,
     decode_payload,
+    encode_utf8,
     event_payload,
     loads_strict,
     parse_timestamp,
@@ -122,27 +123,29 @@ def number_events(
 def encode_payload(stored: StoredEvent) -> tuple[str, int, str] | AppendError:
     """``(type, version, canonical JSON of data)``, or why the event can not be stored.
 
-    Refuses, before anything is written, what has no envelope or whose data is
-    over :data:`~correx_tools.shell.envelope.MAX_EVENT_BYTES`.
+    Refuses, before anything is written, what has no envelope, what holds text
+    that is not Unicode, and what is over
+    :data:`~correx_tools.shell.envelope.MAX_EVENT_BYTES`.
     """
     try:
         type_tag, version, data = event_payload(stored.event)
         text = canonical_json(data)
+        size = len(encode_utf8(text))
     except (TypeError, ValueError) as error:
-        return AppendError(
-            kind=AppendErrorKind.INVALID_EVENT,
-            session_id=stored.session_id,
-            message=f"sequence {stored.sequence}: {error}",
-        )
-    size = len(text.encode("utf-8"))
+        return _invalid(stored, str(error))
     if size > MAX_EVENT_BYTES:
-        return AppendError(
-            kind=AppendErrorKind.INVALID_EVENT,
-            session_id=stored.session_id,
-            message=f"sequence {stored.sequence}: {type_tag} event is {size} bytes, "
-            f"over the limit of {MAX_EVENT_BYTES}",
+        return _invalid(
+            stored, f"{type_tag} event is {size} bytes, over the limit of {MAX_EVENT_BYTES}"
         )
     return type_tag, version, text
+
+
+def _invalid(stored: StoredEvent, problem: str) -> AppendError:
+    return AppendError(
+        kind=AppendErrorKind.INVALID_EVENT,
+        session_id=stored.session_id,
+        message=f"sequence {stored.sequence}: {problem}",
+    )
 
 
 Row = TypeVar("Row")
@@ -155,6 +158,11 @@ def encode_rows(
     """Every event of ``groups`` encoded and shaped by ``row``, or the first refusal."""
     rows: list[Row] = []
     for session_id, events in groups:
+        for stored in events[:1]:
+            try:
+                encode_utf8(session_id)
+            except ValueError as error:
+                return _invalid(stored, f"the session id: {error}")
         for stored in events:
             encoded = encode_payload(stored)
             if isinstance(encoded, AppendError):
@@ -313,10 +321,9 @@ class InMemoryEventStore(BatchWritingStore):
     def _check(
         self, session_id: str, stored: Sequence[StoredEvent], seen: dict[str, str]
     ) -> AppendError | None:
-        for event in stored:
-            problem = encode_payload(event)
-            if isinstance(problem, AppendError):
-                return problem
+        problem = encode_rows([(session_id, stored)], lambda *_: None)
+        if isinstance(problem, AppendError):
+            return problem
         for invocation, _ in requested_ids(stored):
             other = self._invocations.get(invocation) or seen.get(invocation)
             if other is not None:
