@@ -10,6 +10,8 @@ from typing import Any
 
 import pytest
 
+from . import schemas
+
 COMMANDS = [
     "demo",
     "sessions",
@@ -142,11 +144,7 @@ def test_validate_reports_violations_with_paths(tmp_path: Path) -> None:
                 {
                     "name": "write_file",
                     "description": "Write",
-                    "inputSchema": {
-                        "type": "object",
-                        "properties": {"path": {"type": "string"}},
-                        "required": ["path"],
-                    },
+                    "inputSchema": schemas.REQUIRED_PATH,
                     "tier": "confirm",
                     "capabilities": ["file_write"],
                 }

@@ -21,6 +21,8 @@ from correx_tools import (
 )
 from correx_tools.shell.envelope import EnvelopeError, loads_strict
 
+from . import schemas
+
 
 class CountingServer(http.server.ThreadingHTTPServer):
     """A loopback HTTP server that serves a valid schema and counts every request."""
@@ -95,7 +97,7 @@ def test_deep_nesting_is_invalid_naming_the_depth_limit(depth: int, limit: int) 
     nested: object = "leaf"
     for _ in range(depth):
         nested = {"a": [nested]} if depth < 1_000 else [nested]
-    spec = spec_with({"type": "object"})
+    spec = spec_with(schemas.ANY_OBJECT)
     limits = ValidationLimits(max_depth=limit)
     result = validate_request(
         spec, ToolRequest(tool_name="stranger", arguments={"x": nested}), limits=limits
@@ -109,7 +111,7 @@ def test_nesting_within_the_limit_is_valid() -> None:
     nested: object = "leaf"
     for _ in range(10):
         nested = [nested]
-    spec = spec_with({"type": "object"})
+    spec = spec_with(schemas.ANY_OBJECT)
     assert validate_request(spec, ToolRequest(tool_name="stranger", arguments={"x": nested})) == (
         Valid()
     )
@@ -152,7 +154,7 @@ def test_json_text_is_read_strictly(text: str, words: str) -> None:
 
 
 def test_an_invalid_5_mb_argument_gets_a_short_message() -> None:
-    spec = spec_with({"type": "object", "properties": {"s": {"type": "integer"}}})
+    spec = spec_with(schemas.INTEGER_S)
     for limits in (
         ValidationLimits(),
         ValidationLimits(max_string_length=10 << 20, max_total_size=10 << 20),

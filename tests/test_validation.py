@@ -21,19 +21,12 @@ from correx_tools import (
     validate_request,
 )
 
+from . import schemas
+
 WRITE_FILE = ToolSpec(
     name="write_file",
     description="Write a file in the workspace",
-    parameters={
-        "type": "object",
-        "properties": {
-            "path": {"type": "string", "pattern": "^[^/].*$"},
-            "content": {"type": "string"},
-            "lines": {"type": "array", "items": {"type": "integer", "minimum": 1}},
-        },
-        "required": ["path", "content"],
-        "additionalProperties": False,
-    },
+    parameters=schemas.WRITE_FILE,
     tier=Tier.CONFIRM,
     capabilities=frozenset({ToolCapability.FILE_WRITE}),
 )
@@ -110,10 +103,7 @@ def test_a_catastrophic_pattern_runs_in_linear_time() -> None:
     spec = ToolSpec(
         name="p",
         description="",
-        parameters={
-            "type": "object",
-            "properties": {"s": {"type": "string", "pattern": "^(a+)+$"}},
-        },
+        parameters=schemas.CATASTROPHIC_PATTERN,
     )
     hostile = "a" * 10_000 + "!"
     started = time.perf_counter()
@@ -125,11 +115,7 @@ def test_a_catastrophic_pattern_runs_in_linear_time() -> None:
 
 
 def test_pattern_properties_and_additional_properties_use_the_safe_engine() -> None:
-    schema = {
-        "patternProperties": {"^x-(a+)+$": {"type": "integer"}},
-        "additionalProperties": False,
-    }
-    compiled = compile_schema(schema).unwrap()
+    compiled = compile_schema(schemas.PATTERN_PROPERTIES).unwrap()
     errors = list(compiled.iter_errors({"x-aaa": "no", "other": 1}))
     assert sorted(e.json_path for e in errors) == ["$", "$['x-aaa']"]
 
@@ -139,7 +125,7 @@ def test_deep_arguments_are_invalid_naming_the_limit(depth: int) -> None:
     nested: object = "leaf"
     for _ in range(depth):
         nested = [nested]
-    spec = ToolSpec(name="deep", description="", parameters={"type": "object"})
+    spec = ToolSpec(name="deep", description="", parameters=schemas.ANY_OBJECT)
     result = validate_request(spec, ToolRequest(tool_name="deep", arguments={"content": nested}))
     assert isinstance(result, Invalid)
     assert "nesting deeper than the limit of 64" in result.reason
@@ -149,7 +135,7 @@ def test_size_limits_keep_messages_short() -> None:
     spec = ToolSpec(
         name="big",
         description="",
-        parameters={"type": "object", "properties": {"s": {"type": "integer"}}},
+        parameters=schemas.INTEGER_S,
     )
     result = validate_request(spec, ToolRequest(tool_name="big", arguments={"s": "x" * 5_000_000}))
     assert isinstance(result, Invalid)
@@ -187,7 +173,7 @@ class PlainTool:
 
     name = "plain"
     description = "plain"
-    parameters: ClassVar[dict[str, object]] = {"type": "object", "required": ["x"]}
+    parameters: ClassVar[dict[str, object]] = schemas.REQUIRED_X
     tier = Tier.AUTO
     capabilities: frozenset[ToolCapability] = frozenset()
 
