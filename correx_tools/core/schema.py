@@ -150,14 +150,44 @@ def _dialect(schema: Mapping[str, Any]) -> type[Validator] | SchemaError:
     return found
 
 
-def _walk(root: Mapping[str, Any], patterns: dict[str, Any]) -> SchemaError | None:
-    """Visit every subschema once, iteratively, checking refs, ids and patterns."""
+def subschemas(root: Mapping[str, Any]) -> Iterator[tuple[Mapping[str, Any], str, int]]:
+    """Every subschema of ``root`` with its JSON path and depth, iteratively, root first.
+
+    >>> [path for _, path, _ in subschemas({"properties": {"a": {"items": {}}}})]
+    ['$', '$.properties.a', '$.properties.a.items']
+    """
     stack: list[tuple[object, str, int]] = [(root, "$", 0)]
-    has_unevaluated = has_pattern_properties = False
     while stack:
         node, path, depth = stack.pop()
         if not isinstance(node, Mapping):
             continue
+        yield node, path, depth
+        children: list[tuple[object, str, int]] = []
+        for keyword in _ONE:
+            if keyword in node:
+                children.append((node[keyword], f"{path}.{keyword}", depth + 1))
+        for keyword in _ONE_OR_LIST + _LIST:
+            value = node.get(keyword)
+            if isinstance(value, list):
+                children.extend(
+                    (item, f"{path}.{keyword}[{i}]", depth + 1) for i, item in enumerate(value)
+                )
+            elif value is not None:
+                children.append((value, f"{path}.{keyword}", depth + 1))
+        for keyword in _MAP:
+            value = node.get(keyword)
+            if isinstance(value, Mapping):
+                children.extend(
+                    (sub, f"{path}.{keyword}{_member(key)}", depth + 1)
+                    for key, sub in value.items()
+                )
+        stack.extend(reversed(children))
+
+
+def _walk(root: Mapping[str, Any], patterns: dict[str, Any]) -> SchemaError | None:
+    """Visit every subschema once, checking depth, refs, ids and patterns."""
+    has_unevaluated = has_pattern_properties = False
+    for node, path, depth in subschemas(root):
         if depth > MAX_SCHEMA_DEPTH:
             return SchemaError(
                 path=path, message=f"schema nests deeper than the limit of {MAX_SCHEMA_DEPTH}"
@@ -178,30 +208,13 @@ def _walk(root: Mapping[str, Any], patterns: dict[str, Any]) -> SchemaError | No
             if problem is not None:
                 return problem
         has_unevaluated = has_unevaluated or "unevaluatedProperties" in node
-        for keyword in _ONE:
-            if keyword in node:
-                stack.append((node[keyword], f"{path}.{keyword}", depth + 1))
-        for keyword in _ONE_OR_LIST + _LIST:
-            value = node.get(keyword)
-            if isinstance(value, list):
-                stack.extend(
-                    (item, f"{path}.{keyword}[{i}]", depth + 1) for i, item in enumerate(value)
-                )
-            elif value is not None:
-                stack.append((value, f"{path}.{keyword}", depth + 1))
-        for keyword in _MAP:
-            value = node.get(keyword)
-            if not isinstance(value, Mapping):
-                continue
-            if keyword == "patternProperties":
-                has_pattern_properties = True
-                for key in value:
-                    problem = _compile_pattern(key, f"{path}.patternProperties", patterns)
-                    if problem is not None:
-                        return problem
-            stack.extend(
-                (sub, f"{path}.{keyword}{_member(key)}", depth + 1) for key, sub in value.items()
-            )
+        pattern_properties = node.get("patternProperties")
+        if isinstance(pattern_properties, Mapping):
+            has_pattern_properties = True
+            for key in pattern_properties:
+                problem = _compile_pattern(key, f"{path}.patternProperties", patterns)
+                if problem is not None:
+                    return problem
     if has_unevaluated and has_pattern_properties:
         return SchemaError(
             path="$",
