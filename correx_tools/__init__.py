@@ -5,6 +5,7 @@ Everything public is importable from here::
     from correx_tools import DefaultToolReducer, ToolState, fold_events
 """
 
+from ._version import __version__ as __version__
 from .core.capability import ToolCapability as ToolCapability
 from .core.events import OpaqueEvent as OpaqueEvent
 from .core.events import StoredEvent as StoredEvent
@@ -43,6 +44,11 @@ from .core.replay_error import EventDecodeError as EventDecodeError
 from .core.replay_error import ReplayError as ReplayError
 from .core.replay_error import SequenceError as SequenceError
 from .core.replay_error import SequenceErrorKind as SequenceErrorKind
+from .core.result_messages import ToolOutcome as ToolOutcome
+from .core.result_messages import outcome_text as outcome_text
+from .core.result_messages import to_anthropic_result as to_anthropic_result
+from .core.result_messages import to_mcp_result as to_mcp_result
+from .core.result_messages import to_openai_result as to_openai_result
 from .core.retention import Retention as Retention
 from .core.retention import RetentionKind as RetentionKind
 from .core.schema import CompiledSchema as CompiledSchema
@@ -56,6 +62,9 @@ from .core.timeline import Timeline as Timeline
 from .core.tool import FileAffectingTool as FileAffectingTool
 from .core.tool import Tool as Tool
 from .core.tool import ToolSpec as ToolSpec
+from .core.tool_formats import FormatError as FormatError
+from .core.tool_formats import McpPolicy as McpPolicy
+from .core.tool_formats import tool_definitions as tool_definitions
 from .core.transitions import TRANSITIONS as TRANSITIONS
 from .core.transitions import TransitionError as TransitionError
 from .core.transitions import TransitionErrorKind as TransitionErrorKind
@@ -95,11 +104,13 @@ __all__ = [
     "EventReplayer",
     "EventStore",
     "FileAffectingTool",
+    "FormatError",
     "InMemoryEventStore",
     "InMemoryToolRegistry",
     "Invalid",
     "InvocationId",
     "JsonlEventLog",
+    "McpPolicy",
     "OpaqueEvent",
     "PathError",
     "PostgresEventStore",
@@ -133,6 +144,7 @@ __all__ = [
     "ToolInvocationRecord",
     "ToolInvocationRequestedEvent",
     "ToolInvocationStatus",
+    "ToolOutcome",
     "ToolProjector",
     "ToolReceipt",
     "ToolReducer",
@@ -155,8 +167,13 @@ __all__ = [
     "follow",
     "freeze_json",
     "invocation_id",
+    "outcome_text",
     "replay_all",
     "session_id",
     "thaw_json",
+    "to_anthropic_result",
+    "to_mcp_result",
+    "to_openai_result",
+    "tool_definitions",
     "validate_request",
 ]

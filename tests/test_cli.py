@@ -22,7 +22,9 @@ COMMANDS = [
     "validate",
     "init-db",
     "replay-all",
+    "tools",
 ]
+DATA = Path(__file__).parent / "data"
 
 
 def run(*args: str, cwd: Path | None = None, ok: bool = True) -> subprocess.CompletedProcess[str]:
@@ -193,6 +195,89 @@ def test_errors_are_one_clear_line(
     filled = [a.format(db=demo_db, session=session, notdb=not_a_db) for a in args]
     line = fails(*filled, words=words)
     assert "secret" not in line
+
+
+def test_version_is_the_packages() -> None:
+    import correx_tools  # noqa: PLC0415 - only for its version
+
+    assert run("--version").stdout.strip() == f"correx-tools {correx_tools.__version__}"
+
+
+def test_tools_converts_an_mcp_listing_to_each_format() -> None:
+    listing = str(DATA / "mcp_tools_list.json")
+    openai = json.loads(run("tools", listing, "--to", "openai").stdout)
+    assert [t["function"]["name"] for t in openai] == [
+        "read_text_file",
+        "write_file",
+        "list_directory",
+        "fetch_url",
+        "run_command",
+    ]
+    # write_file lists every property as required and forbids others; fetch_url does not.
+    assert [t["function"]["strict"] for t in openai] == [False, True, True, False, False]
+    anthropic = json.loads(run("tools", listing, "--to", "anthropic", "--json").stdout)
+    assert anthropic[1] == {
+        "name": "write_file",
+        "description": "Create a new file or overwrite an existing one.",
+        "input_schema": {
+            "type": "object",
+            "properties": {"path": {"type": "string"}, "content": {"type": "string"}},
+            "required": ["path", "content"],
+            "additionalProperties": False,
+        },
+    }
+    responses = json.loads(
+        run("tools", listing, "--to", "openai", "--openai-api", "responses").stdout
+    )
+    assert responses[0]["name"] == "read_text_file"
+    mcp = json.loads(
+        run(
+            "tools", listing, "--to", "mcp", "--tier", "confirm", "--capability", "file_read"
+        ).stdout
+    )
+    assert mcp[0]["annotations"] == {
+        "readOnlyHint": True,
+        "destructiveHint": False,
+        "openWorldHint": False,
+    }
+    # run_command has no hints: MCP's defaults are open world, so network access came in.
+    assert mcp[4]["annotations"]["openWorldHint"] is True
+
+
+def test_tools_and_validate_read_each_others_output(tmp_path: Path) -> None:
+    converted = tmp_path / "anthropic.json"
+    converted.write_text(
+        run("tools", str(DATA / "mcp_tools_list.json"), "--to", "anthropic").stdout
+    )
+    result = run(
+        "validate", str(converted), '{"tool_name": "fetch_url", "arguments": {}}', ok=False
+    )
+    assert result.returncode == 1
+    assert "'url' is a required property" in result.stdout
+    run(
+        "validate",
+        str(DATA / "mcp_tools_list.json"),
+        '{"name": "run_command", "input": {"command": "ls"}}',
+    )
+
+
+def test_tools_errors_name_the_file_and_json_path(tmp_path: Path) -> None:
+    dotted = tmp_path / "dotted.json"
+    dotted.write_text(
+        json.dumps({"tools": [{"name": "fs.read", "inputSchema": {"type": "object"}}]})
+    )
+    line = fails("tools", str(dotted), "--to", "openai", words="$.name")
+    assert str(dotted) in line and "fs.read" in line
+    bad = tmp_path / "bad.json"
+    bad.write_text(
+        json.dumps(
+            [
+                {"name": "a", "input_schema": {"type": "object"}},
+                {"name": "b", "input_schema": {"type": 7}},
+            ]
+        )
+    )
+    fails("tools", str(bad), "--to", "mcp", words="$[1].input_schema.type")
 
 
 def test_a_corrupt_jsonl_line_is_named_by_file_and_line(demo_db: Path, tmp_path: Path) -> None:

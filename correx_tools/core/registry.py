@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import enum
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Protocol, final
@@ -12,10 +11,13 @@ from pyrsistent import PMap, pmap
 from returns.maybe import Maybe, Nothing, Some
 from returns.result import Failure, Result, Success
 
+from .capability import ToolCapability
 from .events import ToolRequest
 from .json_values import thaw_json
 from .schema import CompiledSchema, compile_schema
+from .tier import Tier
 from .tool import Tool, ToolSpec
+from .tool_formats import TOOL_NAME, FormatError, McpPolicy, tool_list, tools_from_mcp_list
 from .validation import (
     DEFAULT_LIMITS,
     Invalid,
@@ -24,9 +26,6 @@ from .validation import (
     Violation,
     validate_arguments,
 )
-
-TOOL_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
-"""The tool names MCP, OpenAI and Anthropic all accept."""
 
 
 class ToolRegistry(Protocol):
@@ -86,6 +85,48 @@ class InMemoryToolRegistry:
     def of(*tools: Tool) -> Result[InMemoryToolRegistry, RegistryError]:
         """A registry of ``tools``, or the first reason one of them is refused."""
         return InMemoryToolRegistry().register_all(tools)
+
+    @staticmethod
+    def from_mcp_list(
+        response: object,
+        *,
+        tier: Tier | None = None,
+        capabilities: Iterable[ToolCapability] | None = None,
+        policy: McpPolicy | None = None,
+    ) -> Result[InMemoryToolRegistry, FormatError]:
+        """A registry of the tools in an MCP ``tools/list`` response.
+
+        ``response`` is the parsed JSON-RPC message or its ``result``. Each tool
+        is read by :meth:`ToolSpec.from_mcp` with the same ``tier`` and
+        ``capabilities`` (or ``policy``); a tool the registry refuses is an
+        error naming its place in the response.
+
+        >>> response = {"jsonrpc": "2.0", "id": 1, "result": {"tools": [
+        ...     {"name": "echo", "inputSchema": {"type": "object"}}]}}
+        >>> InMemoryToolRegistry.from_mcp_list(response, tier=Tier.AUTO, capabilities=())
+        <Success: InMemoryToolRegistry(['echo'])>
+        """
+        specs = tools_from_mcp_list(response, tier=tier, capabilities=capabilities, policy=policy)
+        if isinstance(specs, Failure):
+            return Failure(specs.failure())
+        registry = InMemoryToolRegistry()
+        for index, spec in enumerate(specs.unwrap()):
+            registered = registry.register(spec)
+            if isinstance(registered, Failure):
+                refused = registered.failure()
+                invalid_schema = refused.kind is RegistryErrorKind.INVALID_SCHEMA
+                field = "inputSchema" if invalid_schema else "name"
+                _, where = tool_list(response)
+                return Failure(
+                    FormatError(
+                        format="mcp",
+                        tool_name=spec.name,
+                        path=f"{where}[{index}].{field}",
+                        message=refused.message,
+                    )
+                )
+            registry = registered.unwrap()
+        return Success(registry)
 
     def register(self, tool: Tool) -> Result[InMemoryToolRegistry, RegistryError]:
         """A new registry that also holds ``tool``."""

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
-from typing import Any, Protocol, final, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, final, runtime_checkable
 
 from returns.result import Result
 
@@ -14,6 +14,9 @@ from .events import ToolRequest
 from .json_values import freeze_json, thaw_json
 from .schema import CompiledSchema, SchemaError, compile_schema
 from .tier import Tier
+
+if TYPE_CHECKING:
+    from .tool_formats import FormatError, McpPolicy, OpenAiApi
 
 
 @runtime_checkable
@@ -65,7 +68,10 @@ class ToolSpec:
     """A :class:`Tool` defined as data.
 
     The schema is stored frozen and compiled once, on first use, then kept
-    with the spec.
+    with the spec. ``title`` (a display name) and ``output_schema`` (the JSON
+    Schema of a structured output) are optional; MCP carries both. Convert
+    from and to the MCP, OpenAI and Anthropic forms with :meth:`from_mcp`,
+    :meth:`to_mcp`, :meth:`to_openai` and :meth:`to_anthropic`.
 
     >>> spec = ToolSpec(name="read_file", description="Read a file",
     ...                 parameters={"type": "object"}, capabilities={ToolCapability.FILE_READ})
@@ -78,6 +84,8 @@ class ToolSpec:
     parameters: Mapping[str, Any] = field(default_factory=dict)
     tier: Tier = Tier.AUTO
     capabilities: frozenset[ToolCapability] = frozenset()
+    title: str | None = None
+    output_schema: Mapping[str, Any] | None = None
     _compiled: Result[CompiledSchema, SchemaError] | None = field(
         default=None, init=False, repr=False, compare=False, hash=False
     )
@@ -88,6 +96,8 @@ class ToolSpec:
         if not isinstance(self.tier, Tier):
             raise TypeError(f"tier must be a Tier, not {type(self.tier).__name__}")
         object.__setattr__(self, "parameters", freeze_json(self.parameters))
+        if self.output_schema is not None:
+            object.__setattr__(self, "output_schema", freeze_json(self.output_schema))
         capabilities = frozenset(self.capabilities)
         for capability in capabilities:
             if not isinstance(capability, ToolCapability):
@@ -101,3 +111,34 @@ class ToolSpec:
             compiled = compile_schema(thaw_json(self.parameters))
             object.__setattr__(self, "_compiled", compiled)
         return compiled
+
+    @staticmethod
+    def from_mcp(
+        definition: object,
+        *,
+        tier: Tier | None = None,
+        capabilities: Iterable[ToolCapability] | None = None,
+        policy: McpPolicy | None = None,
+    ) -> Result[ToolSpec, FormatError]:
+        """A spec from an MCP tool definition; see :func:`~.tool_formats.tool_from_mcp`."""
+        from .tool_formats import tool_from_mcp  # noqa: PLC0415 - it builds ToolSpecs
+
+        return tool_from_mcp(definition, tier=tier, capabilities=capabilities, policy=policy)
+
+    def to_mcp(self) -> Result[dict[str, Any], FormatError]:
+        """This tool as an MCP definition; see :func:`~.tool_formats.tool_to_mcp`."""
+        from .tool_formats import tool_to_mcp  # noqa: PLC0415 - it builds ToolSpecs
+
+        return tool_to_mcp(self)
+
+    def to_openai(self, *, api: OpenAiApi = "chat") -> Result[dict[str, Any], FormatError]:
+        """This tool as an OpenAI function tool; see :func:`~.tool_formats.tool_to_openai`."""
+        from .tool_formats import tool_to_openai  # noqa: PLC0415 - it builds ToolSpecs
+
+        return tool_to_openai(self, api=api)
+
+    def to_anthropic(self) -> Result[dict[str, Any], FormatError]:
+        """This tool as an Anthropic tool; see :func:`~.tool_formats.tool_to_anthropic`."""
+        from .tool_formats import tool_to_anthropic  # noqa: PLC0415 - it builds ToolSpecs
+
+        return tool_to_anthropic(self)

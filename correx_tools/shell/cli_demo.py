@@ -1,0 +1,151 @@
+"""``correx-tools demo``: write a realistic agent run to SQLite, replay it, walk back through it."""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from returns.result import Success
+
+from ..core.events import StoredEvent
+from ..core.ids import SessionId
+from ..core.retention import Retention
+from ..core.status import ToolInvocationStatus
+from .cli_common import (
+    TIMELINE_STRIDE,
+    CliError,
+    changes_table,
+    emit,
+    open_store,
+    replay_session,
+    status_counts,
+    table,
+)
+from .demo_session import Step, agent_session
+from .envelope import format_timestamp
+from .sqlite_store import SQLiteEventStore
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    path = Path(args.db)
+    store = open_store(str(path), create=True)
+    if not isinstance(store, SQLiteEventStore):
+        raise CliError(
+            f"{args.db}: the demo writes a SQLite file; give a path that does not end in .jsonl"
+        )
+    # Each demo adds a new run to the file: its ids never clash with earlier ones.
+    runs = {s.split("-session-")[0] for s in store.sessions() if s.startswith("demo-run")}
+    run = len(runs) + 1
+    start = datetime(2026, 12, 1, 9, 0, tzinfo=UTC) + timedelta(days=run - 1)
+    started = time.perf_counter()
+    written: dict[str, int] = {}
+    for number in range(args.sessions):
+        session = SessionId(f"demo-run{run:02d}-session-{number + 1}")
+        last = 0
+        steps = agent_session(
+            session,
+            args.invocations,
+            seed=run * 1000 + number,
+            start=start + timedelta(hours=number),
+        )
+        for turn in _turns(steps):
+            # One transaction per agent turn; each event keeps its own time.
+            result = store.import_events(
+                StoredEvent(session_id=session, sequence=last + offset, recorded_at=at, event=event)
+                for offset, (at, event) in enumerate(turn, start=1)
+            )
+            if not isinstance(result, Success):
+                raise CliError(f"{args.db}: {result.failure().message}")
+            last += len(turn)
+        written[session] = last
+    write_seconds = time.perf_counter() - started
+    focus = SessionId(next(iter(written)))
+    started = time.perf_counter()
+    replay = replay_session(store, focus, lenient=True, retention=Retention.every(TIMELINE_STRIDE))
+    replay_seconds = time.perf_counter() - started
+    timeline = replay.timeline
+    assert timeline is not None
+    failed = timeline.first(
+        lambda state: any(r.status is ToolInvocationStatus.FAILED for r in state.records())
+    ).value_or(None)
+    document: dict[str, Any] = {
+        "db": str(path),
+        "sessions": written,
+        "events": sum(written.values()),
+        "write_seconds": round(write_seconds, 3),
+        "replayed_session": focus,
+        "replay_seconds": round(replay_seconds, 3),
+        "statuses": status_counts(replay.state),
+        "refused_events": [
+            {"sequence": e.sequence, "error": str(err)} for e, err in replay.quarantined
+        ],
+        "first_failure": failed,
+    }
+    lines = [
+        f"wrote {document['events']:,} events in {len(written)} sessions to {path} "
+        f"in {write_seconds:.1f} s",
+        table(["session", "events"], list(written.items())),
+        "",
+        f"replayed {focus}: {replay.last_sequence:,} events in {replay_seconds:.2f} s "
+        f"({replay.last_sequence / max(replay_seconds, 1e-9):,.0f} events/s)",
+        "invocations by status: " + ", ".join(f"{n} {s}" for s, n in document["statuses"].items()),
+        f"{len(replay.quarantined)} illegal events refused by the lifecycle and skipped:",
+        *(f"  {err}" for _, err in replay.quarantined[:5]),
+    ]
+    if failed is not None:
+        event = timeline.event(failed)
+        record = timeline.at(failed).find(getattr(event.event, "invocation_id", ""))
+        before = timeline.at(failed - 1)
+        lines += [
+            "",
+            f"time travel: the first failure is at sequence {failed} "
+            f"({format_timestamp(event.recorded_at)})",
+        ]
+        if record is not None:
+            lines.append(f"  {record.invocation_id} ({record.tool_name}): {record.reason}")
+            document["failure_history"] = [
+                {"sequence": s, "status": r.status.value}
+                for s, r in timeline.history(record.invocation_id)
+            ]
+            lines.append(
+                "  its history: "
+                + ", ".join(
+                    f"{r.status.name} at {s}" for s, r in timeline.history(record.invocation_id)
+                )
+            )
+        lines.append(
+            f"  just before it (sequence {failed - 1}): {len(before)} invocations, "
+            + ", ".join(f"{n} {s}" for s, n in status_counts(before).items() if n)
+        )
+        end = min(failed + 20, len(timeline))
+        changes = timeline.diff(failed - 1, end)
+        document["diff"] = {"a": failed - 1, "b": end, "changes": len(changes)}
+        lines.append(
+            f"  from sequence {failed - 1} to {end}, {len(changes)} invocations "
+            "were added or changed:"
+        )
+        lines.append("    " + changes_table(changes).replace("\n", "\n    "))
+    lines += [
+        "",
+        "explore it yourself:",
+        f"  correx-tools sessions {path}",
+        f"  correx-tools replay {path} {focus} --at 100 --lenient",
+        f"  correx-tools diff {path} {focus} 100 200",
+    ]
+    emit(args, document, lambda: "\n".join(lines))
+    return 0
+
+
+def _turns(steps: Iterator[Step], size: int = 24) -> Iterator[list[tuple[datetime, object]]]:
+    turn: list[tuple[datetime, object]] = []
+    for step in steps:
+        turn.extend((step.at, event) for event in step.events)
+        if len(turn) >= size:
+            yield turn
+            turn = []
+    if turn:
+        yield turn
