@@ -197,6 +197,22 @@ def test_errors_are_one_clear_line(
     assert "secret" not in line
 
 
+def test_a_reader_that_stops_early_is_not_an_error(demo_db: Path) -> None:
+    session = run_json("sessions", str(demo_db))["sessions"][0]["session_id"]
+    command = [sys.executable, "-m", "correx_tools", "replay", str(demo_db), session]
+    writer = subprocess.Popen(
+        [*command, "--json", "--lenient", "--limit", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert writer.stdout is not None
+    assert writer.stdout.read(100).startswith(b'{"session_id"')
+    writer.stdout.close()  # as `| head -c 100` does
+    _, stderr = writer.communicate(timeout=60)
+    assert writer.returncode == 0
+    assert stderr == b""
+
+
 def test_version_is_the_packages() -> None:
     import correx_tools  # noqa: PLC0415 - only for its version
 

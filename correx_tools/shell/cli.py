@@ -10,6 +10,7 @@ error), never a traceback. The subcommands that read tool definitions live in
 from __future__ import annotations
 
 import argparse
+import os
 import sqlite3
 import sys
 import time
@@ -433,12 +434,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     except StoreReadError as error:
         print(f"correx-tools {args.command}: error: {error.error}", file=sys.stderr)
         return 1
+    except BrokenPipeError:
+        # The reader (``head``, say) stopped early: not an error. Point stdout at
+        # /dev/null so the interpreter's final flush does not complain either.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except (OSError, sqlite3.Error) as error:
         print(f"correx-tools {args.command}: error: {error}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print(f"correx-tools {args.command}: interrupted", file=sys.stderr)
         return 130
-    except BrokenPipeError:
-        return 0
     return status
