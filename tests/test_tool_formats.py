@@ -462,3 +462,22 @@ def test_successes_carry_their_output() -> None:
 def test_a_valid_request_has_no_error_message() -> None:
     request = ToolRequest(tool_name="write_file", arguments={"path": "a", "content": ""})
     assert validate_request(SPEC, request) == Valid()
+
+
+def test_exports_keep_the_schema_as_its_author_wrote_it() -> None:
+    written = {
+        "type": "object",
+        "properties": {"zeta": {"type": "string"}, "alpha": {"type": "integer"}},
+        "required": ["zeta"],
+        "additionalProperties": False,
+    }
+    spec = ToolSpec(name="t", description="", parameters=written, output_schema=written)
+    for exported in (
+        spec.to_anthropic().unwrap()["input_schema"],
+        spec.to_openai().unwrap()["function"]["parameters"],
+        spec.to_mcp().unwrap()["outputSchema"],
+    ):
+        assert json.dumps(exported) == json.dumps(written)
+    # A copy each time: changing what was handed out changes nothing in the spec.
+    spec.schema_as_written()["properties"].clear()
+    assert spec.schema_as_written() == written

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
@@ -89,12 +90,20 @@ class ToolSpec:
     _compiled: Result[CompiledSchema, SchemaError] | None = field(
         default=None, init=False, repr=False, compare=False, hash=False
     )
+    # The schemas as JSON text in the order they were written: frozen maps forget
+    # key order, and an exported schema should read as its author wrote it.
+    _written: tuple[str | None, str | None] = field(
+        default=(None, None), init=False, repr=False, compare=False, hash=False
+    )
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str):
             raise TypeError(f"tool name must be a str, not {type(self.name).__name__}")
         if not isinstance(self.tier, Tier):
             raise TypeError(f"tier must be a Tier, not {type(self.tier).__name__}")
+        object.__setattr__(
+            self, "_written", (_as_written(self.parameters), _as_written(self.output_schema))
+        )
         object.__setattr__(self, "parameters", freeze_json(self.parameters))
         if self.output_schema is not None:
             object.__setattr__(self, "output_schema", freeze_json(self.output_schema))
@@ -111,6 +120,29 @@ class ToolSpec:
             compiled = compile_schema(thaw_json(self.parameters))
             object.__setattr__(self, "_compiled", compiled)
         return compiled
+
+    def schema_as_written(self) -> dict[str, Any]:
+        """The parameter schema as a new plain ``dict``, keys in the order they were given.
+
+        >>> ToolSpec(name="t", description="", parameters={"type": "object", "required": []}
+        ...          ).schema_as_written()
+        {'type': 'object', 'required': []}
+        """
+        written = self._written[0]
+        thawed: dict[str, Any] = (
+            json.loads(written) if written is not None else thaw_json(self.parameters)
+        )
+        return thawed
+
+    def output_schema_as_written(self) -> dict[str, Any] | None:
+        """The output schema as a new plain ``dict`` (``None`` if there is none)."""
+        if self.output_schema is None:
+            return None
+        written = self._written[1]
+        thawed: dict[str, Any] = (
+            json.loads(written) if written is not None else thaw_json(self.output_schema)
+        )
+        return thawed
 
     @staticmethod
     def from_mcp(
@@ -142,3 +174,13 @@ class ToolSpec:
         from .tool_formats import tool_to_anthropic  # noqa: PLC0415 - it builds ToolSpecs
 
         return tool_to_anthropic(self)
+
+
+def _as_written(value: object) -> str | None:
+    """A plain JSON object as text that keeps its key order; ``None`` for anything else."""
+    if not isinstance(value, dict):
+        return None
+    try:
+        return json.dumps(value, ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError, RecursionError):
+        return None

@@ -240,15 +240,15 @@ def tool_to_mcp(tool: Tool) -> Result[dict[str, Any], FormatError]:
         return Failure(schema)
     capabilities = tool.capabilities
     definition: dict[str, Any] = {"name": name}
-    title = getattr(tool, "title", None)
+    title = tool.title if isinstance(tool, ToolSpec) else None
     if title:
         definition["title"] = title
     if tool.description:
         definition["description"] = tool.description
     definition["inputSchema"] = schema
-    output_schema = getattr(tool, "output_schema", None)
+    output_schema = tool.output_schema_as_written() if isinstance(tool, ToolSpec) else None
     if output_schema is not None:
-        definition["outputSchema"] = thaw_json(output_schema)
+        definition["outputSchema"] = output_schema
     definition["annotations"] = {
         "readOnlyHint": capabilities <= {ToolCapability.FILE_READ},
         "destructiveHint": bool(capabilities & _WRITES),
@@ -557,7 +557,9 @@ def _export_name(
 
 
 def _export_schema(format_name: str, tool: Tool, key: str) -> dict[str, Any] | FormatError:
-    schema: dict[str, Any] = thaw_json(tool.parameters)
+    schema: dict[str, Any] = (
+        tool.schema_as_written() if isinstance(tool, ToolSpec) else thaw_json(tool.parameters)
+    )
     problem = _schema_problem(schema)
     if problem is not None:
         return FormatError(
