@@ -24,6 +24,12 @@ class TrieMachine(RuleBasedStateMachine):
             model = [*model, item + offset]
         self.versions.append((trie, model))
 
+    @rule(item=st.integers(), count=st.sampled_from([0, 1, 5, 31, 32, 33, 64, 100, 1057]))
+    def extend_many(self, item: int, count: int) -> None:
+        trie, model = self.versions[-1]
+        items = [item + offset for offset in range(count)]
+        self.versions.append((trie.extend(items), model + items))
+
     @precondition(lambda self: len(self.versions[-1][1]) > 0)
     @rule(data=st.data(), item=st.integers())
     def set_one(self, data: st.DataObject, item: int) -> None:
@@ -32,6 +38,17 @@ class TrieMachine(RuleBasedStateMachine):
         new_model = list(model)
         new_model[index] = item
         self.versions.append((trie.set(index, item), new_model))
+
+    @precondition(lambda self: len(self.versions[-1][1]) > 0)
+    @rule(data=st.data(), item=st.integers())
+    def set_many(self, data: st.DataObject, item: int) -> None:
+        trie, model = self.versions[-1]
+        indexes = data.draw(st.lists(st.integers(0, len(model) - 1), max_size=40))
+        updates = {index: item + n for n, index in enumerate(indexes)}
+        new_model = list(model)
+        for index, value in updates.items():
+            new_model[index] = value
+        self.versions.append((trie.set_many(updates), new_model))
 
     @rule(data=st.data(), item=st.integers())
     def branch_from_old_version(self, data: st.DataObject, item: int) -> None:

@@ -80,6 +80,27 @@ class Trie(Generic[T]):
             root = _push_tail(count, shift, self._root, tail)
         return Trie(count + 1, shift, root, (item,))
 
+    def extend(self, items: list[T]) -> Trie[T]:
+        """A new vector with ``items`` appended: the tail is filled, then whole leaves pushed."""
+        if not items:
+            return self
+        count, shift, root, tail = self._count, self._shift, self._root, self._tail
+        start = 0
+        room = _WIDTH - len(tail)
+        if room:
+            start = min(room, len(items))
+            tail = tail + tuple(items[:start])
+        while start < len(items):
+            # The tail is full: push it into the tree and start a new one.
+            if ((count + start) >> _BITS) > (1 << shift):
+                root = (root, _new_path(shift, tail))
+                shift += _BITS
+            else:
+                root = _push_tail(count + start, shift, root, tail)
+            tail = tuple(items[start : start + _WIDTH])
+            start += _WIDTH
+        return Trie(count + len(items), shift, root, tail)
+
     def set(self, index: int, item: T) -> Trie[T]:
         """A new vector with ``item`` at ``index`` (which must exist)."""
         if not 0 <= index < self._count:
@@ -92,6 +113,32 @@ class Trie(Generic[T]):
         return Trie(
             self._count, self._shift, _set(self._shift, self._root, index, item), self._tail
         )
+
+    def set_many(self, updates: dict[int, T]) -> Trie[T]:
+        """A new vector with ``updates`` (index -> item, every index present) applied.
+
+        Each leaf and inner node on the way is copied once, however many of
+        its items change: a batch of nearby updates costs about one ``set``.
+        """
+        if not updates:
+            return self
+        count, offset = self._count, self._count - len(self._tail)
+        tail: Node = self._tail
+        in_tree: list[tuple[int, T]] = []
+        tail_items: list[Any] | None = None
+        for index, item in sorted(updates.items(), key=_first):
+            if not 0 <= index < count:
+                raise IndexError(f"index {index} out of range for {count} records")
+            if index >= offset:
+                if tail_items is None:
+                    tail_items = list(tail)
+                tail_items[index - offset] = item
+            else:
+                in_tree.append((index, item))
+        if tail_items is not None:
+            tail = tuple(tail_items)
+        root = _set_many(self._shift, self._root, in_tree) if in_tree else self._root
+        return Trie(count, self._shift, root, tail)
 
     def __iter__(self) -> Iterator[T]:
         offset = self._tail_offset()
@@ -154,6 +201,28 @@ def _set(level: int, node: Node, index: int, item: object) -> Node:
         return node[:at] + (item,) + node[at + 1 :]
     sub = (index >> level) & _MASK
     return node[:sub] + (_set(level - _BITS, node[sub], index, item),) + node[sub + 1 :]
+
+
+def _set_many(level: int, node: Node, items: list[tuple[int, Any]]) -> Node:
+    """``node`` with ``items`` (sorted ``(index, item)`` pairs under it) set, copying it once."""
+    copy = list(node)
+    if level == 0:
+        for index, item in items:
+            copy[index & _MASK] = item
+        return tuple(copy)
+    start = 0
+    while start < len(items):
+        sub = (items[start][0] >> level) & _MASK
+        stop = start + 1
+        while stop < len(items) and (items[stop][0] >> level) & _MASK == sub:
+            stop += 1
+        copy[sub] = _set_many(level - _BITS, node[sub], items[start:stop])
+        start = stop
+    return tuple(copy)
+
+
+def _first(pair: tuple[int, Any]) -> int:
+    return pair[0]
 
 
 _EMPTY: Trie[Any] = Trie(0, _BITS, (), ())
