@@ -20,6 +20,10 @@ class ToolInvocationStatus(enum.Enum):
     FAILED = "failed"
     REJECTED = "rejected"
 
+    # Identity hashing, in C: members are singletons, and the transition table is
+    # looked up with a status in its key once per event (Enum's own hash is Python).
+    __hash__ = object.__hash__
+
     @property
     def is_terminal(self) -> bool:
         """Whether no further transition is possible from this status."""
