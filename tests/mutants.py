@@ -1,4 +1,4 @@
-"""Mutation check: plant small bugs in the reducer and fold; the tests must catch each.
+"""Mutation check: plant small bugs in the reducer, the fold, its batch path and the index.
 
 Run it from the project root::
 
@@ -29,7 +29,12 @@ ROOT = Path(__file__).resolve().parent.parent
 
 # The tests that must notice a broken core: the table cell by cell, the fold,
 # and the state machine against its model. Fastest first, so -x stops early.
-TESTS = ("tests/test_reducer.py", "tests/test_fold.py", "tests/test_reducer_model.py")
+TESTS = (
+    "tests/test_reducer.py",
+    "tests/test_fold.py",
+    "tests/test_batch.py",
+    "tests/test_reducer_model.py",
+)
 
 
 @dataclass(frozen=True)
@@ -45,6 +50,8 @@ class Mutant:
 TRANSITIONS = "correx_tools/core/transitions.py"
 REDUCER = "correx_tools/core/reducer.py"
 FOLD = "correx_tools/core/fold.py"
+BATCH = "correx_tools/core/batch.py"
+INDEX = "correx_tools/core/_index.py"
 
 MUTANTS = (
     Mutant(
@@ -83,30 +90,46 @@ MUTANTS = (
     Mutant(
         "set completed_at on Started",
         REDUCER,
-        "ToolInvocationStatus.STARTED, None, record.requested_at, None, at, None, None,",
-        "ToolInvocationStatus.STARTED, None, record.requested_at, at, at, None, None,",
+        "        row[_STARTED_AT] = at\n        return None",
+        "        row[_STARTED_AT] = at\n        row[_COMPLETED_AT] = at\n        return None",
     ),
     Mutant(
         "skip the time check",
         REDUCER,
-        "if outcome is not ToolInvocationStatus.STARTED and at < record.requested_at:",
+        "if at < row[_REQUESTED_AT]:",
         "if False:",
     ),
     Mutant(
         "drop the duplicate-invocation check",
         REDUCER,
-        "record = None if position is None else state.record_at(position)",
-        "record = (\n"
-        "            None\n"
-        "            if position is None or type(tool_event) is ToolInvocationRequestedEvent\n"
-        "            else state.record_at(position)\n"
-        "        )",
+        "outcome = _TABLE[row[_STATUS]][type(event)]",
+        "outcome = _TABLE[\n"
+        "        None if type(event) is ToolInvocationRequestedEvent else row[_STATUS]\n"
+        "    ][type(event)]",
     ),
     Mutant(
         "lose the recoverable flag of a failure",
         REDUCER,
-        "record.started_at, event.reason, event.recoverable,",
-        "record.started_at, event.reason, True,",
+        "row[_RECOVERABLE] = event.recoverable",
+        "row[_RECOVERABLE] = True",
+    ),
+    Mutant(
+        "keep an ended invocation's row open (and reuse it)",
+        BATCH,
+        "self._open.pop(row[0], None)",
+        "pass",
+    ),
+    Mutant(
+        "drop the updates to committed records at a commit",
+        BATCH,
+        "updated = {p: r for p, r in records.items() if p < known}",
+        "updated = {}",
+    ),
+    Mutant(
+        "trust the shared index without checking the record there",
+        INDEX,
+        "or records[position].invocation_id != invocation_id",
+        "or False",
     ),
 )
 

@@ -16,7 +16,7 @@ from typing import Any, Generic, TypeVar, final
 from returns.result import Failure, Result, Success
 
 from .events import StoredEvent
-from .projection import Projection, Refused, stepper
+from .projection import Projection, runner
 from .replay_error import ReplayError, SequenceError, SequenceErrorKind
 from .retention import Retention
 from .timeline import Timeline, TimelineRecorder
@@ -60,9 +60,10 @@ def fold_events(
     """
     if type(after) is not int or after < 0:
         raise ValueError(f"after must be an int >= 0, got {after!r}")
-    state: S = projection.initial() if initial is None else initial
-    recorder = None if retention is None else TimelineRecorder(retention, state, after)
-    step = stepper(projection)
+    start: S = projection.initial() if initial is None else initial
+    recorder = None if retention is None else TimelineRecorder(retention, start, after)
+    engine = runner(projection, start)
+    apply = engine.apply
     quarantined: list[tuple[StoredEvent, Any]] = []
     last = after
     previous: StoredEvent | None = None
@@ -74,12 +75,8 @@ def fold_events(
             if previous is not None and sequence == last and stored == previous:
                 continue  # an exact re-delivery of the event just taken
             return Failure(_sequence_error(stored, last, previous))
-        outcome = step(state, stored)
-        applied = type(outcome) is not Refused
-        if applied:
-            state = outcome  # type: ignore[assignment]  # not Refused, so a state
-        else:
-            cause = outcome.error  # type: ignore[union-attr]  # checked just above
+        cause = apply(stored)
+        if cause is not None:
             if strict:
                 return Failure(
                     ReplayError(sequence=sequence, cause=cause, message=_describe(sequence, cause))
@@ -88,10 +85,10 @@ def fold_events(
         last = sequence
         previous = stored
         if recorder is not None:
-            recorder.record(stored, state, applied=applied)
+            recorder.record(stored, engine.state, applied=cause is None)
     return Success(
         Replay(
-            state=state,
+            state=engine.state(),
             last_sequence=last,
             quarantined=tuple(quarantined),
             timeline=None if recorder is None else recorder.build(projection),

@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Protocol, TypeVar, cast, final
+from typing import Generic, Protocol, TypeVar, cast, final
 
 from returns.result import Result, Success
 
+from .batch import ToolStateBuilder
 from .events import StoredEvent
 from .reducer import DefaultToolReducer, ToolReducer
 from .state import ToolState
 from .transitions import TransitionError
 
 S = TypeVar("S")
+S_co = TypeVar("S_co", covariant=True)
 E_co = TypeVar("E_co", covariant=True)
 
 
@@ -77,6 +79,56 @@ class Refused:
 
     def __init__(self, error: object) -> None:
         self.error = error
+
+
+class Runner(Protocol[S_co]):
+    """A fold's engine: applies events one by one and gives the state when asked (internal)."""
+
+    def apply(self, stored_event: StoredEvent) -> object | None:
+        """Apply one event: ``None``, or the error that refuses it (nothing changes then)."""
+        ...
+
+    def state(self) -> S_co:
+        """The state after every event applied so far."""
+        ...
+
+
+@final
+class _Stepping(Generic[S]):
+    """Any projection, one ``apply`` per event."""
+
+    __slots__ = ("_state", "_step")
+
+    def __init__(self, projection: Projection[S, object], initial: S) -> None:
+        self._step = stepper(projection)
+        self._state = initial
+
+    def apply(self, stored_event: StoredEvent) -> object | None:
+        outcome = self._step(self._state, stored_event)
+        if type(outcome) is Refused:
+            return outcome.error
+        self._state = outcome
+        return None
+
+    def state(self) -> S:
+        return self._state
+
+
+def runner(projection: Projection[S, object], initial: S) -> Runner[S]:
+    """The engine for a fold of ``projection`` from ``initial``.
+
+    The default tool projector gets the batch path
+    (:class:`~correx_tools.core.batch.ToolStateBuilder`), which builds a
+    persistent state only when one is asked for; any other projection steps.
+    """
+    candidate: object = projection
+    if (
+        isinstance(candidate, ToolProjector)
+        and type(candidate.reducer) is DefaultToolReducer
+        and isinstance(initial, ToolState)
+    ):
+        return cast(Runner[S], ToolStateBuilder(initial))
+    return _Stepping(projection, initial)
 
 
 def stepper(projection: Projection[S, object]) -> Callable[[S, StoredEvent], S | Refused]:

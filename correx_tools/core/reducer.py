@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime
-from typing import Protocol, assert_never, cast, final
+from typing import Any, Protocol, TypeAlias, final
 
 from returns.result import Failure, Result, Success
 
@@ -16,12 +15,12 @@ from .events import (
     ToolExecutionStartedEvent,
     ToolInvocationRequestedEvent,
 )
-from .record import ToolInvocationRecord, make_record
+from .record import record_from_fields
 from .state import ToolState
 from .status import ToolInvocationStatus
-from .transitions import TRANSITIONS, TransitionError, TransitionErrorKind
+from .transitions import TRANSITIONS, Outcome, TransitionError, TransitionErrorKind
 
-_TOOL_EVENT_CLASSES = frozenset(
+TOOL_EVENT_CLASSES = frozenset(
     {
         ToolInvocationRequestedEvent,
         ToolExecutionStartedEvent,
@@ -30,6 +29,7 @@ _TOOL_EVENT_CLASSES = frozenset(
         ToolExecutionRejectedEvent,
     }
 )
+"""The classes of the five tool events (an exact-type check: the hot path's test)."""
 
 
 class ToolReducer(Protocol):
@@ -69,78 +69,88 @@ class DefaultToolReducer:
         ``Result`` that is unwrapped again at once.
         """
         event = stored_event.event
-        if type(event) not in _TOOL_EVENT_CLASSES:
+        if type(event) not in TOOL_EVENT_CLASSES:
             return state
-        tool_event = cast(ToolEvent, event)
+        tool_event: ToolEvent = event  # type: ignore[assignment]  # checked just above
         position = state.position(tool_event.invocation_id)
-        record = None if position is None else state.record_at(position)
-        outcome = TRANSITIONS[(None if record is None else record.status, type(tool_event))]
-        if type(outcome) is TransitionErrorKind:
-            return _refusal(outcome, stored_event, tool_event, record)
-        at = stored_event.recorded_at
-        if record is None or position is None:
-            # Only a Requested event has a target status from "no record".
-            requested = cast(ToolInvocationRequestedEvent, tool_event)
-            return state.with_new(
-                make_record(
-                    requested.invocation_id,
-                    requested.tool_name,
-                    requested.tier,
-                    requested.request,
-                    ToolInvocationStatus.REQUESTED,
-                    None,
-                    at,
-                    None,
-                    None,
-                    None,
-                    None,
-                )
-            )
-        if outcome is not ToolInvocationStatus.STARTED and at < record.requested_at:
-            # Every other target status is terminal: the time check applies.
-            return _refusal(TransitionErrorKind.TIME_REGRESSION, stored_event, tool_event, record)
-        return state.with_updated(position, _advance(record, tool_event, at))
+        row = [None] * _FIELDS if position is None else list(state.record_at(position))
+        refused = advance(row, stored_event, tool_event)
+        if refused is not None:
+            return refused
+        new = record_from_fields(row)
+        return state.with_new(new) if position is None else state.with_updated(position, new)
 
 
-def _advance(record: ToolInvocationRecord, event: ToolEvent, at: datetime) -> ToolInvocationRecord:
-    # Plain positional construction, not dataclasses.replace: this runs once per event.
-    match event:
-        case ToolExecutionStartedEvent():
-            return make_record(
-                record.invocation_id, record.tool_name, record.tier, record.request,
-                ToolInvocationStatus.STARTED, None, record.requested_at, None, at, None, None,
-            )  # fmt: skip
-        case ToolExecutionCompletedEvent():
-            return make_record(
-                record.invocation_id, record.tool_name, record.tier, record.request,
-                ToolInvocationStatus.COMPLETED, event.receipt, record.requested_at, at,
-                record.started_at, None, None,
-            )  # fmt: skip
-        case ToolExecutionFailedEvent():
-            return make_record(
-                record.invocation_id, record.tool_name, record.tier, record.request,
-                ToolInvocationStatus.FAILED, None, record.requested_at, at,
-                record.started_at, event.reason, event.recoverable,
-            )  # fmt: skip
-        case ToolExecutionRejectedEvent():
-            return make_record(
-                record.invocation_id, record.tool_name, record.tier, record.request,
-                ToolInvocationStatus.REJECTED, None, record.requested_at, at,
-                record.started_at, event.reason, None,
-            )  # fmt: skip
-        case ToolInvocationRequestedEvent():
-            raise AssertionError("a Requested event never advances an existing record")
-        case _:
-            assert_never(event)
+Row: TypeAlias = list[Any]
+"""A record's eleven fields in order (more items may follow), changed in place by the lifecycle.
+
+A row whose status field is ``None`` stands for an invocation with no record yet.
+"""
+
+_FIELDS = 11
+# Row positions of ToolInvocationRecord's fields.
+(_ID, _TOOL, _TIER, _REQUEST, _STATUS, _RECEIPT, _REQUESTED_AT, _COMPLETED_AT, _STARTED_AT,
+ _REASON, _RECOVERABLE) = range(_FIELDS)  # fmt: skip
+
+
+def advance(row: Row, stored_event: StoredEvent, event: ToolEvent) -> TransitionError | None:
+    """Apply ``event`` to one invocation's ``row`` in place; the refusal, if it is refused.
+
+    ``row`` holds the record's fields (status ``None``: not requested yet); a
+    refusal leaves it as it was. This is the whole lifecycle of one record:
+    the transition table, the time check and the fields each status sets. The
+    reducer's step and the fold's batch path (:mod:`correx_tools.core.batch`)
+    both go through it, so they cannot disagree.
+    """
+    outcome = _TABLE[row[_STATUS]][type(event)]
+    if type(outcome) is TransitionErrorKind:
+        return _refusal(outcome, stored_event, event, row)
+    at = stored_event.recorded_at
+    if outcome is _REQUESTED:
+        # Only a Requested event, on no record, gets here: every field is set afresh.
+        requested: ToolInvocationRequestedEvent = event  # type: ignore[assignment]
+        row[_ID] = requested.invocation_id
+        row[_TOOL] = requested.tool_name
+        row[_TIER] = requested.tier
+        row[_REQUEST] = requested.request
+        row[_STATUS] = _REQUESTED
+        row[_RECEIPT] = row[_COMPLETED_AT] = row[_STARTED_AT] = None
+        row[_REASON] = row[_RECOVERABLE] = None
+        row[_REQUESTED_AT] = at
+        return None
+    if outcome is _STARTED:
+        row[_STATUS] = _STARTED
+        row[_STARTED_AT] = at
+        return None
+    if at < row[_REQUESTED_AT]:
+        # Every other target status is terminal: the time check applies.
+        return _refusal(TransitionErrorKind.TIME_REGRESSION, stored_event, event, row)
+    row[_STATUS] = outcome
+    row[_COMPLETED_AT] = at
+    if outcome is _COMPLETED:
+        row[_RECEIPT] = event.receipt  # type: ignore[union-attr]  # a Completed event
+    else:
+        row[_REASON] = event.reason  # type: ignore[union-attr]  # a Failed or Rejected event
+        if outcome is _FAILED:
+            row[_RECOVERABLE] = event.recoverable  # type: ignore[union-attr]  # a Failed event
+    return None
+
+
+_REQUESTED = ToolInvocationStatus.REQUESTED
+_STARTED = ToolInvocationStatus.STARTED
+_COMPLETED = ToolInvocationStatus.COMPLETED
+_FAILED = ToolInvocationStatus.FAILED
+
+# The transition table by row, then by event class: two plain lookups per event.
+_TABLE: dict[ToolInvocationStatus | None, dict[type, Outcome]] = {}
+for (_row, _column), _outcome in TRANSITIONS.items():
+    _TABLE.setdefault(_row, {})[_column] = _outcome
 
 
 def _refusal(
-    kind: TransitionErrorKind,
-    stored_event: StoredEvent,
-    event: ToolEvent,
-    record: ToolInvocationRecord | None,
+    kind: TransitionErrorKind, stored_event: StoredEvent, event: ToolEvent, row: Row
 ) -> TransitionError:
-    status = None if record is None else record.status
+    status: ToolInvocationStatus | None = row[_STATUS]
     event_type = type(event).__name__
     where = f"sequence {stored_event.sequence}: {event_type} for invocation {event.invocation_id!r}"
     match kind:
@@ -151,10 +161,9 @@ def _refusal(
         case TransitionErrorKind.ILLEGAL_TRANSITION:
             detail = f"not allowed from {status.name}"  # type: ignore[union-attr]
         case TransitionErrorKind.TIME_REGRESSION:
-            assert record is not None
             detail = (
                 f"recorded at {stored_event.recorded_at.isoformat()}, "
-                f"before the request at {record.requested_at.isoformat()}"
+                f"before the request at {row[_REQUESTED_AT].isoformat()}"
             )
     return TransitionError(
         kind=kind,

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import final
 
-import immutables
 from pyrsistent import PVector, pvector
 from returns.maybe import Maybe, Nothing, Some
 
+from ._index import EMPTY_INDEX, PositionIndex
 from ._trie import Trie
 from .ids import InvocationId
 from .record import ToolInvocationRecord
@@ -31,12 +31,10 @@ class ToolState:
     __slots__ = ("_index", "_invocations", "_records")
 
     _records: Trie[ToolInvocationRecord]
-    _index: immutables.Map[str, int]
+    _index: PositionIndex
     _invocations: PVector[ToolInvocationRecord] | None
 
-    def __init__(
-        self, records: Trie[ToolInvocationRecord], index: immutables.Map[str, int]
-    ) -> None:
+    def __init__(self, records: Trie[ToolInvocationRecord], index: PositionIndex) -> None:
         # Internal: build states with ToolState.empty() and the reducer.
         _set_records(self, records)
         _set_index(self, index)
@@ -62,14 +60,14 @@ class ToolState:
 
     def get(self, invocation_id: InvocationId) -> Maybe[ToolInvocationRecord]:
         """The record of ``invocation_id``, or ``Nothing`` if it was never requested."""
-        position = self._index.get(invocation_id)
+        position = self._index.get(invocation_id, self._records)
         if position is None:
             return Nothing
         return Some(self._records[position])
 
     def find(self, invocation_id: str) -> ToolInvocationRecord | None:
         """Like :meth:`get` but returning ``None``: the reducer's fast path."""
-        position = self._index.get(invocation_id)
+        position = self._index.get(invocation_id, self._records)
         if position is None:
             return None
         return self._records[position]
@@ -82,13 +80,15 @@ class ToolState:
         return len(self._records)
 
     def __contains__(self, invocation_id: object) -> bool:
-        return invocation_id in self._index
+        return isinstance(invocation_id, str) and (
+            self._index.get(invocation_id, self._records) is not None
+        )
 
     def with_new(self, record: ToolInvocationRecord) -> ToolState:
         """A new state with ``record`` added last; its id must be new."""
         state = _NEW(ToolState)
         _set_records(state, self._records.append(record))
-        _set_index(state, self._index.set(record.invocation_id, len(self._records)))
+        _set_index(state, self._index.with_added(((record.invocation_id, len(self._records)),)))
         _set_invocations(state, None)
         return state
 
@@ -100,17 +100,38 @@ class ToolState:
         _set_invocations(state, None)
         return state
 
+    def with_batch(
+        self,
+        updated: dict[int, ToolInvocationRecord],
+        appended: list[ToolInvocationRecord],
+        positions: dict[str, int],
+    ) -> ToolState:
+        """A new state with records replaced at ``updated`` positions and ``appended`` last.
+
+        ``positions`` maps the id of each appended record to its position.
+        One persistent update for many events: the fold's batch path
+        (:mod:`correx_tools.core.batch`) commits through it.
+        """
+        records = self._records.set_many(updated).extend(appended)
+        index = self._index.with_added(positions.items()) if positions else self._index
+        state = _NEW(ToolState)
+        _set_records(state, records)
+        _set_index(state, index)
+        _set_invocations(state, None)
+        return state
+
     def position(self, invocation_id: str) -> int | None:
         """The 0-based request-order position of ``invocation_id``, if requested."""
-        return self._index.get(invocation_id)
+        return self._index.get(invocation_id, self._records)
 
     def record_at(self, position: int) -> ToolInvocationRecord:
         """The record at a 0-based position in request order."""
         return self._records[position]
 
-    def __reduce__(self) -> tuple[type[ToolState], tuple[object, ...]]:
-        # Rebuilt through __init__ (assignment is refused): lets replay_all ship states home.
-        return ToolState, (self._records, self._index)
+    def __reduce__(self) -> tuple[object, tuple[object, ...]]:
+        # The records alone, the index rebuilt from them: a lineage's index may hold
+        # ids of other branches, which the copy has no use for.
+        return _restore, (self._records,)
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError(f"ToolState is immutable; cannot set {name!r}")
@@ -134,4 +155,11 @@ _set_records = ToolState.__dict__["_records"].__set__
 _set_index = ToolState.__dict__["_index"].__set__
 _set_invocations = ToolState.__dict__["_invocations"].__set__
 
-_EMPTY = ToolState(Trie.empty(), immutables.Map())
+_EMPTY = ToolState(Trie.empty(), EMPTY_INDEX)
+
+
+def _restore(records: Trie[ToolInvocationRecord]) -> ToolState:
+    """A state of ``records`` with a new index (unpickling)."""
+    return ToolState(
+        records, EMPTY_INDEX.with_added((r.invocation_id, i) for i, r in enumerate(records))
+    )

@@ -17,7 +17,7 @@ from returns.maybe import Maybe, Nothing, Some
 
 from .events import TOOL_EVENT_TYPES, StoredEvent
 from .ids import InvocationId
-from .projection import Projection, Refused, stepper
+from .projection import Projection, Refused, runner, stepper
 from .record import ToolInvocationRecord
 from .retention import Retention, RetentionKind
 from .state import ToolState
@@ -121,18 +121,19 @@ class Timeline(Generic[S]):
         return self._refold(state, start, sequence)
 
     def _refold(self, state: S, start: int, stop: int) -> S:
-        step = stepper(self._projection)
+        if start == stop:
+            return state
+        engine = runner(self._projection, state)
         for sequence in range(start + 1, stop + 1):
             if sequence in self._quarantined:
                 continue
-            outcome = step(state, self._events[sequence - self._first_event])
-            if isinstance(outcome, Refused):
+            refused = engine.apply(self._events[sequence - self._first_event])
+            if refused is not None:
                 raise AssertionError(
                     f"the projection is not deterministic: sequence {sequence} applied "
-                    f"during the replay but not when re-folded ({outcome.error!r})"
+                    f"during the replay but not when re-folded ({refused!r})"
                 )
-            state = outcome
-        return state
+        return engine.state()
 
     def event(self, sequence: int) -> StoredEvent:
         """The stored event at ``sequence``."""
@@ -144,12 +145,20 @@ class Timeline(Generic[S]):
         if self._stride == 1:
             yield from enumerate(self._snapshots, start=self._first_snapshot)
             return
+        step = stepper(self._projection)
         for slot, checkpoint in enumerate(self._snapshots):
             start = self._first_snapshot + slot * self._stride
             state = checkpoint
             yield start, state
             for sequence in range(start + 1, min(start + self._stride, self._last + 1)):
-                state = self._refold(state, sequence - 1, sequence)
+                if sequence not in self._quarantined:
+                    outcome = step(state, self._events[sequence - self._first_event])
+                    if isinstance(outcome, Refused):
+                        raise AssertionError(
+                            f"the projection is not deterministic: sequence {sequence} "
+                            f"applied during the replay but not when re-folded ({outcome.error!r})"
+                        )
+                    state = outcome
                 yield sequence, state
 
     def first(self, predicate: Callable[[S], bool]) -> Maybe[int]:
@@ -235,14 +244,14 @@ class TimelineRecorder(Generic[S]):
             self._events = []
             self._snapshots = [initial]
 
-    def record(self, stored: StoredEvent, state: S, *, applied: bool) -> None:
-        """Note the state after ``stored``."""
+    def record(self, stored: StoredEvent, state: Callable[[], S], *, applied: bool) -> None:
+        """Note ``stored``; ``state()`` gives the state after it, called only for a snapshot."""
         self._events.append(stored)
         self._last = stored.sequence
         if not applied:
             self._quarantined.add(stored.sequence)
         if self._kind is RetentionKind.LAST or (self._last - self._base) % self._size == 0:
-            self._snapshots.append(state)
+            self._snapshots.append(state())
 
     def build(self, projection: Projection[S, Any]) -> Timeline[S]:
         """The finished timeline."""

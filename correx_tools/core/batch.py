@@ -1,0 +1,134 @@
+"""The fold's batch path: many events applied to a ``ToolState``, one persistent update.
+
+Stepping builds a new persistent state for every event: a new record, a new
+path in the trie, a new index entry, a new ``ToolState``. A fold that keeps
+only the final state (or a checkpoint every so many events) needs none of
+the states in between. :class:`ToolStateBuilder` is an *evolver* for that
+case, local to one fold: it decides each event exactly as the reducer does
+(both go through :func:`~correx_tools.core.reducer.advance`), keeps the
+fields of each touched invocation in a mutable row, and writes them
+into the persistent state only when asked (:meth:`ToolStateBuilder.state`).
+The state it gives equals, record for record, the one the step-by-step
+reducer gives; ``tests/test_batch.py`` checks that on random sessions.
+"""
+
+from __future__ import annotations
+
+from typing import final
+
+from .events import StoredEvent, ToolEvent
+from .record import ToolInvocationRecord, record_from_fields
+from .reducer import TOOL_EVENT_CLASSES, Row, advance
+from .state import ToolState
+from .status import ToolInvocationStatus
+from .transitions import TransitionError
+
+
+@final
+class ToolStateBuilder:
+    """Applies events to a starting ``ToolState``; :meth:`state` gives the state so far.
+
+    Internal to a fold: it is mutable, and each :meth:`state` call commits
+    what was applied since the last one into a new persistent state (the
+    states it returns never change).
+
+    An invocation still open (requested or started) is a mutable *row*: its
+    record's fields plus its position. When it ends, its record is built once
+    and the row goes back to a pool for the next request, so a fold keeps as
+    many rows as invocations are open at once. Rows that lived as long as the
+    fold would outlive enough collections to set off full ones, each walking
+    every live object (the events too).
+    """
+
+    __slots__ = ("_added", "_count", "_dirty", "_done", "_known", "_open", "_spare", "_state")
+
+    def __init__(self, state: ToolState) -> None:
+        self._state = state
+        self._known = self._count = len(state)  # records committed; records in all
+        self._open: dict[str, Row] = {}  # open invocations touched so far, by id
+        self._dirty: dict[int, Row] = {}  # open rows changed since the last commit
+        self._done: dict[int, ToolInvocationRecord] = {}  # records ended since then
+        self._added: dict[str, int] = {}  # ids requested since then
+        self._spare: list[Row] = []
+
+    def apply(self, stored_event: StoredEvent) -> TransitionError | None:
+        """Apply one event; the refusal if the lifecycle refuses it (nothing changes then)."""
+        event = stored_event.event
+        if type(event) not in TOOL_EVENT_CLASSES:
+            return None
+        tool_event: ToolEvent = event  # type: ignore[assignment]  # checked just above
+        row = self._open.get(tool_event.invocation_id)
+        if row is None:
+            return self._apply_to_closed(stored_event, tool_event)
+        refused = advance(row, stored_event, tool_event)
+        if refused is not None:
+            return refused
+        if row[_STATUS] in _ENDED:
+            self._end(row)
+        else:
+            self._dirty[row[_POSITION]] = row
+        return None
+
+    def _apply_to_closed(
+        self, stored_event: StoredEvent, event: ToolEvent
+    ) -> TransitionError | None:
+        """An event for an invocation with no open row: a new one, or one ended or untouched."""
+        invocation = event.invocation_id
+        position = self._added.get(invocation)
+        if position is None and self._known:
+            position = self._state.position(invocation)
+        if position is None:
+            row = self._spare.pop() if self._spare else [None] * _ROW
+            row[_STATUS] = None
+        else:
+            record = self._done.get(position) or self._state.record_at(position)
+            row = [*record, position]
+        refused = advance(row, stored_event, event)
+        if refused is not None:
+            self._spare.append(row)
+            return refused
+        if position is None:
+            position = self._count
+            self._count += 1
+            self._added[invocation] = position
+            row[_POSITION] = position
+        if row[_STATUS] in _ENDED:
+            self._end(row)
+        else:
+            self._open[invocation] = row
+            self._dirty[position] = row
+        return None
+
+    def _end(self, row: Row) -> None:
+        """An invocation reached its final status: its record now, its row back to the pool."""
+        position = row[_POSITION]
+        self._done[position] = record_from_fields(row[:_POSITION])
+        self._dirty.pop(position, None)
+        self._open.pop(row[0], None)
+        self._spare.append(row)
+
+    def state(self) -> ToolState:
+        """The state after every event applied so far (committed; later events start from it)."""
+        if not self._dirty and not self._done:
+            return self._state
+        records = self._done
+        for position, row in self._dirty.items():
+            records[position] = record_from_fields(row[:_POSITION])
+        known = self._known
+        updated = {p: r for p, r in records.items() if p < known}
+        appended = [records[p] for p in range(known, self._count)]
+        self._state = self._state.with_batch(updated, appended, self._added)
+        self._known = self._count
+        self._dirty = {}
+        self._done = {}
+        self._added = {}
+        return self._state
+
+
+_STATUS = 4
+_POSITION = 11
+"""A builder's row is the eleven record fields, then the record's position."""
+_ROW = 12
+_ENDED = frozenset(
+    {ToolInvocationStatus.COMPLETED, ToolInvocationStatus.FAILED, ToolInvocationStatus.REJECTED}
+)

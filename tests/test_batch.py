@@ -1,0 +1,222 @@
+"""The fold's batch path gives exactly what stepping the reducer gives, and states branch safely.
+
+The batch path (``ToolStateBuilder``) and the reducer's step share the
+per-record lifecycle, but not the bookkeeping around it: rows kept open
+across commits, a pool of recycled rows, records built when an invocation
+ends, one persistent update per commit. These tests hold it to the step
+reducer on random sessions, with commits at random points and resumed from
+random states; and they hold ``ToolState``'s shared, append-only index to a
+plain model while versions branch.
+"""
+
+from __future__ import annotations
+
+import threading
+from datetime import timedelta
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
+from returns.result import Result
+
+from correx_tools import (
+    DefaultToolReducer,
+    InvocationId,
+    Retention,
+    StoredEvent,
+    ToolProjector,
+    ToolState,
+    TransitionError,
+    fold_events,
+)
+from correx_tools.core.batch import ToolStateBuilder
+
+from .strategies import EPOCH, completed, failed, rejected, requested, sessions, started, stored
+
+REDUCER = DefaultToolReducer()
+
+
+class SteppingReducer:
+    """The default reducer behind another type, so the fold steps instead of batching."""
+
+    def reduce(
+        self, state: ToolState, stored_event: StoredEvent
+    ) -> Result[ToolState, TransitionError]:
+        return REDUCER.reduce(state, stored_event)
+
+
+STEPPING = ToolProjector(SteppingReducer())
+
+
+def stepped(state: ToolState, events: list[StoredEvent]) -> tuple[ToolState, list[object]]:
+    """Every event through ``reduce``: the final state and each event's refusal or ``None``."""
+    refusals: list[object] = []
+    for event in events:
+        outcome = REDUCER.step(state, event)
+        if isinstance(outcome, TransitionError):
+            refusals.append(outcome)
+        else:
+            state = outcome
+            refusals.append(None)
+    return state, refusals
+
+
+def built(
+    state: ToolState, events: list[StoredEvent], commits: set[int]
+) -> tuple[ToolState, list[object], dict[int, ToolState]]:
+    """The same through a builder, asking for the state after each event in ``commits``."""
+    builder = ToolStateBuilder(state)
+    refusals: list[object] = []
+    kept = {}
+    for number, event in enumerate(events):
+        refusals.append(builder.apply(event))
+        if number in commits:
+            kept[number] = builder.state()
+    return builder.state(), refusals, kept
+
+
+@given(events=sessions(max_size=60), commits=st.sets(st.integers(0, 60)))
+def test_the_builder_decides_and_builds_exactly_as_the_reducer(
+    events: list[StoredEvent], commits: set[int]
+) -> None:
+    final, refusals, kept = built(ToolState.empty(), events, commits)
+    expected, expected_refusals = stepped(ToolState.empty(), events)
+    assert final == expected
+    assert list(final.records()) == list(expected.records())
+    assert refusals == expected_refusals
+    for number, state in kept.items():
+        assert state == stepped(ToolState.empty(), events[: number + 1])[0]
+
+
+@given(
+    before=sessions(max_size=30), after=sessions(max_size=30), commits=st.sets(st.integers(0, 30))
+)
+def test_resuming_from_a_state_gives_what_stepping_gives(
+    before: list[StoredEvent], after: list[StoredEvent], commits: set[int]
+) -> None:
+    start, _ = stepped(ToolState.empty(), before)
+    final, refusals, _ = built(start, after, commits)
+    expected, expected_refusals = stepped(start, after)
+    assert final == expected
+    assert refusals == expected_refusals
+    # The state it started from is untouched.
+    assert start == stepped(ToolState.empty(), before)[0]
+
+
+@given(events=sessions(max_size=80), strict=st.booleans())
+def test_the_fold_on_the_batch_path_equals_the_fold_that_steps(
+    events: list[StoredEvent], strict: bool
+) -> None:
+    for retention in (None, Retention.all(), Retention.every(3), Retention.last(4)):
+        batch = fold_events(ToolProjector(), events, strict=strict, retention=retention)
+        step = fold_events(STEPPING, events, strict=strict, retention=retention)
+        assert batch.map(lambda r: (r.state, r.last_sequence, r.quarantined)) == step.map(
+            lambda r: (r.state, r.last_sequence, r.quarantined)
+        )
+        timeline = batch.map(lambda r: r.timeline).value_or(None)
+        reference = step.map(lambda r: r.timeline).value_or(None)
+        if timeline is not None and reference is not None:
+            for sequence in timeline.retained:
+                assert timeline.at(sequence) == reference.at(sequence)
+
+
+def test_many_open_invocations_recycle_rows_and_end_in_request_order() -> None:
+    ids = [f"inv-{n}" for n in range(300)]
+    payloads: list[object] = [requested(i) for i in ids]
+    payloads += [started(i) for i in ids]
+    endings = [completed, failed, rejected]
+    payloads += [endings[n % 3](i) for n, i in enumerate(reversed(ids))]
+    events = stored(payloads)
+    for commits in (set(), {299, 599}, set(range(0, 900, 7))):
+        final, refusals, _ = built(ToolState.empty(), events, commits)
+        assert refusals == [None] * 900
+        assert final == stepped(ToolState.empty(), events)[0]
+        assert [r.invocation_id for r in final.records()] == ids
+
+
+# -- the shared index under branching ----------------------------------------------
+
+
+class BranchingMachine(RuleBasedStateMachine):
+    """Versions of a state branch freely; each keeps its own records and finds exactly them."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.versions: list[tuple[ToolState, list[str]]] = [(ToolState.empty(), [])]
+        self.sequence = 0
+
+    def event(self, payload: object) -> StoredEvent:
+        self.sequence += 1
+        return StoredEvent(
+            session_id="s",  # type: ignore[arg-type]
+            sequence=self.sequence,
+            recorded_at=EPOCH + timedelta(seconds=self.sequence),
+            event=payload,
+        )
+
+    @rule(data=st.data(), name=st.sampled_from([f"id-{n}" for n in range(12)]))
+    def request_on_any_version(self, data: st.DataObject, name: str) -> None:
+        state, ids = data.draw(st.sampled_from(self.versions))
+        result = REDUCER.reduce(state, self.event(requested(name)))
+        if name in ids:
+            assert result.failure().kind.value == "duplicate invocation"
+        else:
+            self.versions.append((result.unwrap(), [*ids, name]))
+
+    @rule(
+        data=st.data(), names=st.lists(st.sampled_from([f"id-{n}" for n in range(12)]), max_size=6)
+    )
+    def batch_on_any_version(self, data: st.DataObject, names: list[str]) -> None:
+        state, ids = data.draw(st.sampled_from(self.versions))
+        builder = ToolStateBuilder(state)
+        model = list(ids)
+        for name in names:
+            refused = builder.apply(self.event(requested(name)))
+            assert (refused is not None) == (name in model)
+            if refused is None:
+                model.append(name)
+        self.versions.append((builder.state(), model))
+
+    @invariant()
+    def every_version_finds_exactly_its_own_records(self) -> None:
+        for state, ids in self.versions:
+            assert [r.invocation_id for r in state.records()] == ids
+            for position, name in enumerate(ids):
+                assert state.position(name) == position
+                assert state.get(InvocationId(name)).unwrap().invocation_id == name
+            for name in (f"id-{n}" for n in range(12)):
+                if name not in ids:
+                    assert state.position(name) is None
+                    assert name not in state
+
+
+BranchingMachine.TestCase.settings = settings(max_examples=100, stateful_step_count=30)
+TestBranching = BranchingMachine.TestCase
+
+
+def test_threads_branching_from_one_state_each_see_their_own_ids() -> None:
+    base = ToolState.empty()
+    for name in ("a", "b"):
+        base = REDUCER.reduce(base, stored([requested(name)])[0]).unwrap()
+    results: dict[int, ToolState] = {}
+    barrier = threading.Barrier(8)
+
+    def branch(number: int) -> None:
+        barrier.wait()
+        state = base
+        for step in range(50):
+            event = stored([requested(f"t{number}-{step}")], start=3 + step)[0]
+            state = REDUCER.reduce(state, event).unwrap()
+        results[number] = state
+
+    threads = [threading.Thread(target=branch, args=(n,)) for n in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    for number, state in results.items():
+        assert len(state) == 52
+        for step in range(50):
+            assert state.position(f"t{number}-{step}") == 2 + step
+            other = (number + 1) % 8
+            assert state.position(f"t{other}-{step}") is None
