@@ -180,3 +180,101 @@ def string_map(value: Mapping[str, str]) -> PMap[str, str]:
 def _is_frozen_map(value: PMap[str, Any]) -> bool:
     # A PMap built by hand may still hold a dict or list; freeze those too.
     return all(not isinstance(item, dict | list | set) for item in value.values())
+
+
+# -- built from checked fields -------------------------------------------------------
+#
+# A decoder reading a long session builds millions of these values, and the
+# dataclass constructors (a frozen dataclass sets each field through
+# object.__setattr__, then __post_init__ validates) cost more than the rest
+# of a replay. The functions below write the slots directly. They are for
+# decoders that have already checked every field and hand over exactly what
+# the constructor would store: a UTC ``datetime``, frozen JSON, a ``PMap`` of
+# strings. Everything else should call the constructors.
+
+_new = object.__new__
+
+
+def _setters(cls: type, *names: str) -> tuple[Any, ...]:
+    return tuple(cls.__dict__[name].__set__ for name in names)
+
+
+_STORED = _setters(StoredEvent, "session_id", "sequence", "recorded_at", "event")
+_REQUEST = _setters(ToolRequest, "tool_name", "arguments")
+_RECEIPT = _setters(ToolReceipt, "output", "exit_code", "metadata")
+_REQUESTED = _setters(ToolInvocationRequestedEvent, "invocation_id", "tool_name", "tier", "request")
+_STARTED = _setters(ToolExecutionStartedEvent, "invocation_id")
+_COMPLETED = _setters(ToolExecutionCompletedEvent, "invocation_id", "receipt")
+_FAILED = _setters(ToolExecutionFailedEvent, "invocation_id", "reason", "recoverable")
+_REJECTED = _setters(ToolExecutionRejectedEvent, "invocation_id", "reason")
+
+
+def checked_stored_event(
+    session_id: SessionId, sequence: int, recorded_at: datetime, event: object
+) -> StoredEvent:
+    """A ``StoredEvent`` of checked fields (``recorded_at`` in UTC, ``sequence`` >= 1)."""
+    stored = _new(StoredEvent)
+    for setter, value in zip(_STORED, (session_id, sequence, recorded_at, event), strict=True):
+        setter(stored, value)
+    return stored
+
+
+def checked_request(tool_name: str, arguments: PMap[str, Any]) -> ToolRequest:
+    """A ``ToolRequest`` of a name and already frozen arguments."""
+    request = _new(ToolRequest)
+    _REQUEST[0](request, tool_name)
+    _REQUEST[1](request, arguments)
+    return request
+
+
+def checked_receipt(output: Any, exit_code: int, metadata: PMap[str, str]) -> ToolReceipt:
+    """A ``ToolReceipt`` of frozen output, an exit code and a ``PMap`` of strings."""
+    receipt = _new(ToolReceipt)
+    for setter, value in zip(_RECEIPT, (output, exit_code, metadata), strict=True):
+        setter(receipt, value)
+    return receipt
+
+
+def checked_requested(
+    invocation_id: InvocationId, tool_name: str, tier: Tier, request: ToolRequest
+) -> ToolInvocationRequestedEvent:
+    """A Requested event of checked fields."""
+    event = _new(ToolInvocationRequestedEvent)
+    for setter, value in zip(_REQUESTED, (invocation_id, tool_name, tier, request), strict=True):
+        setter(event, value)
+    return event
+
+
+def checked_started(invocation_id: InvocationId) -> ToolExecutionStartedEvent:
+    """A Started event of a checked id."""
+    event = _new(ToolExecutionStartedEvent)
+    _STARTED[0](event, invocation_id)
+    return event
+
+
+def checked_completed(
+    invocation_id: InvocationId, receipt: ToolReceipt
+) -> ToolExecutionCompletedEvent:
+    """A Completed event of checked fields."""
+    event = _new(ToolExecutionCompletedEvent)
+    _COMPLETED[0](event, invocation_id)
+    _COMPLETED[1](event, receipt)
+    return event
+
+
+def checked_failed(
+    invocation_id: InvocationId, reason: str, recoverable: bool
+) -> ToolExecutionFailedEvent:
+    """A Failed event of checked fields."""
+    event = _new(ToolExecutionFailedEvent)
+    for setter, value in zip(_FAILED, (invocation_id, reason, recoverable), strict=True):
+        setter(event, value)
+    return event
+
+
+def checked_rejected(invocation_id: InvocationId, reason: str) -> ToolExecutionRejectedEvent:
+    """A Rejected event of checked fields."""
+    event = _new(ToolExecutionRejectedEvent)
+    _REJECTED[0](event, invocation_id)
+    _REJECTED[1](event, reason)
+    return event

@@ -28,11 +28,25 @@ def freeze_json(value: object) -> Any:
     >>> freeze_json({"paths": ["a", "b"]})
     pmap({'paths': pvector(['a', 'b'])})
     """
+    kind = type(value)
+    if kind in _SCALARS:
+        return value
+    if kind is dict:
+        # The decoders' case: a plain object of scalars, the common shape of arguments.
+        # Exact type checks: isinstance against PVector (an ABC) runs Python code.
+        for item in value.values():  # type: ignore[attr-defined]
+            if type(item) not in _SCALARS:
+                break
+        else:
+            return pmap(value)  # type: ignore[arg-type]  # a dict, as checked
     if not isinstance(value, dict | list | tuple | PMap | PVector):
         return value
-    # Fast path: one level of scalars, the common shape of tool arguments.
+    # One level of scalars.
     items = value.values() if isinstance(value, dict | PMap) else value
-    if not any(isinstance(item, _CONTAINERS) for item in items):
+    for item in items:
+        if isinstance(item, _CONTAINERS):
+            break
+    else:
         return pmap(value) if isinstance(value, dict | PMap) else pvector(value)
     # Post-order over containers: children are frozen before their parent.
     done: dict[int, Any] = {}
@@ -56,6 +70,7 @@ def freeze_json(value: object) -> Any:
 
 
 _CONTAINERS = (dict, list, tuple, PMap, PVector)
+_SCALARS = frozenset({str, int, float, bool, type(None)})
 
 
 def _is_container(value: object) -> bool:
@@ -64,6 +79,9 @@ def _is_container(value: object) -> bool:
 
 def freeze_object(value: Mapping[str, object]) -> PMap[str, Any]:
     """Freeze a JSON object; a mapping that is already a ``PMap`` of frozen values is kept."""
+    if type(value) is dict:
+        frozen_dict: PMap[str, Any] = freeze_json(value)
+        return frozen_dict
     if not isinstance(value, Mapping):
         raise TypeError(f"a JSON object must be a mapping, not {type(value).__name__}")
     frozen: PMap[str, Any] = freeze_json(value if isinstance(value, dict | PMap) else dict(value))

@@ -20,6 +20,8 @@ from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import Any, Final
 
+from pyrsistent import PMap, pmap
+
 from ..core.events import (
     OpaqueEvent,
     StoredEvent,
@@ -28,11 +30,18 @@ from ..core.events import (
     ToolExecutionRejectedEvent,
     ToolExecutionStartedEvent,
     ToolInvocationRequestedEvent,
-    ToolReceipt,
-    ToolRequest,
+    checked_completed,
+    checked_failed,
+    checked_receipt,
+    checked_rejected,
+    checked_request,
+    checked_requested,
+    checked_started,
+    checked_stored_event,
+    string_map,
 )
 from ..core.ids import InvocationId, SessionId
-from ..core.json_values import freeze_object, thaw_json
+from ..core.json_values import freeze_json, freeze_object, thaw_json
 from ..core.tier import Tier
 
 REQUESTED: Final = "tool.invocation.requested"
@@ -171,15 +180,14 @@ def _text(data: Mapping[str, Any], key: str) -> str:
 
 def _requested(data: Mapping[str, Any]) -> object:
     request = data["request"]
-    if not isinstance(request, dict) or not isinstance(request.get("arguments", {}), dict):
+    arguments = request.get("arguments", _NO_ARGUMENTS) if isinstance(request, dict) else None
+    if not isinstance(arguments, dict):
         raise ValueError("request must be an object with an arguments object")
-    return ToolInvocationRequestedEvent(
-        invocation_id=InvocationId(_text(data, "invocation_id")),
-        tool_name=_text(data, "tool_name"),
-        tier=Tier(data["tier"]),
-        request=ToolRequest(
-            tool_name=_text(request, "tool_name"), arguments=request.get("arguments", {})
-        ),
+    return checked_requested(
+        InvocationId(_text(data, "invocation_id")),
+        _text(data, "tool_name"),
+        Tier(data["tier"]),
+        checked_request(_text(request, "tool_name"), freeze_object(arguments)),
     )
 
 
@@ -190,10 +198,15 @@ def _completed(data: Mapping[str, Any]) -> object:
     exit_code = receipt.get("exit_code", 0)
     if type(exit_code) is not int:
         raise ValueError("receipt.exit_code must be an integer")
-    return ToolExecutionCompletedEvent(
-        invocation_id=InvocationId(_text(data, "invocation_id")),
-        receipt=ToolReceipt(
-            output=receipt.get("output"), exit_code=exit_code, metadata=receipt.get("metadata", {})
+    metadata = receipt.get("metadata", _NO_ARGUMENTS)
+    if not isinstance(metadata, dict):
+        raise ValueError("receipt.metadata must be an object")
+    return checked_completed(
+        InvocationId(_text(data, "invocation_id")),
+        checked_receipt(
+            freeze_json(receipt.get("output")),
+            exit_code,
+            string_map(metadata) if metadata else _EMPTY_MAP,
         ),
     )
 
@@ -202,24 +215,24 @@ def _failed(data: Mapping[str, Any]) -> object:
     recoverable = data["recoverable"]
     if not isinstance(recoverable, bool):
         raise ValueError("recoverable must be a boolean")
-    return ToolExecutionFailedEvent(
-        invocation_id=InvocationId(_text(data, "invocation_id")),
-        reason=_text(data, "reason"),
-        recoverable=recoverable,
+    return checked_failed(
+        InvocationId(_text(data, "invocation_id")), _text(data, "reason"), recoverable
     )
 
 
+# Decoders build through the checked_* constructors: each field is checked here
+# first, and a replay decodes every event of a session.
 _DECODERS: dict[str, Callable[[Mapping[str, Any]], object]] = {
     REQUESTED: _requested,
-    STARTED: lambda data: ToolExecutionStartedEvent(
-        invocation_id=InvocationId(_text(data, "invocation_id"))
-    ),
+    STARTED: lambda data: checked_started(InvocationId(_text(data, "invocation_id"))),
     COMPLETED: _completed,
     FAILED: _failed,
-    REJECTED: lambda data: ToolExecutionRejectedEvent(
-        invocation_id=InvocationId(_text(data, "invocation_id")), reason=_text(data, "reason")
+    REJECTED: lambda data: checked_rejected(
+        InvocationId(_text(data, "invocation_id")), _text(data, "reason")
     ),
 }
+_NO_ARGUMENTS: dict[str, Any] = {}
+_EMPTY_MAP: PMap[str, Any] = pmap()
 
 
 def canonical_json(value: object) -> str:
@@ -283,11 +296,11 @@ def from_envelope(
         raise EnvelopeError("session_id must be a non-empty string")
     if type(sequence) is not int or sequence < 1:
         raise EnvelopeError("sequence must be an integer >= 1")
-    return StoredEvent(
-        session_id=SessionId(session),
-        sequence=sequence,
-        recorded_at=parse_timestamp(envelope["recorded_at"]),
-        event=decode_payload(type_tag, version, data, upcasters),
+    return checked_stored_event(
+        SessionId(session),
+        sequence,
+        parse_timestamp(envelope["recorded_at"]),
+        decode_payload(type_tag, version, data, upcasters),
     )
 
 

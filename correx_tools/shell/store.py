@@ -22,7 +22,12 @@ from typing import Protocol, Self, TypeVar, final
 
 from returns.result import Failure, Result, Success
 
-from ..core.events import StoredEvent, ToolInvocationRequestedEvent
+from ..core.events import (
+    StoredEvent,
+    ToolInvocationRequestedEvent,
+    checked_stored_event,
+    utc,
+)
 from ..core.ids import SessionId
 from ..core.replay_error import EventDecodeError
 from .envelope import (
@@ -183,13 +188,13 @@ def decode_row(
         body = loads_strict(data)
         if not isinstance(body, dict):
             raise EnvelopeError("data must be a JSON object")
-        return StoredEvent(
-            session_id=session_id,
-            sequence=sequence,
-            recorded_at=recorded_at
-            if isinstance(recorded_at, datetime)
-            else parse_timestamp(recorded_at),
-            event=decode_payload(type_tag, version, body),
+        if type(sequence) is not int or sequence < 1:
+            raise EnvelopeError(f"sequence {sequence!r} is not an integer >= 1")
+        return checked_stored_event(
+            session_id,
+            sequence,
+            utc(recorded_at) if isinstance(recorded_at, datetime) else parse_timestamp(recorded_at),
+            decode_payload(type_tag, version, body),
         )
     except (EnvelopeError, ValueError, TypeError) as error:
         place = f"{where} (session {session_id!r}, sequence {sequence})"
