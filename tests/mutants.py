@@ -71,15 +71,14 @@ MUTANTS = (
     Mutant(
         "accept a gap in the sequence numbers",
         FOLD,
-        "if sequence != last + 1 or (",
-        "if sequence <= last or (",
+        "if sequence == last + 1 and (session is None or stored.session_id == session):",
+        "if sequence > last and (session is None or stored.session_id == session):",
     ),
     Mutant(
         "accept an event of another session",
         FOLD,
-        "or (\n            previous is not None and stored.session_id != previous.session_id\n"
-        "        ):",
-        "or (\n            False\n        ):",
+        "if sequence == last + 1 and (session is None or stored.session_id == session):",
+        "if sequence == last + 1:",
     ),
     Mutant(
         "skip a re-delivered sequence even when its body differs",

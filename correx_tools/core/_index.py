@@ -5,9 +5,9 @@ the ids at positions ``0 .. n-1``. Every state derived from another (one
 *lineage*) can therefore share one plain ``dict`` of id to position, written
 once per id and never changed: a state reads it and checks that the record at
 the position it finds really has that id. A persistent map per state (the
-HAMT this replaced) cost a path of new nodes per request; at a million events
-those nodes outnumbered the records three to one, and the garbage collector
-walked every one of them on each full collection.
+``immutables`` HAMT this replaced) cost a path of new nodes per request; at a
+million events those nodes outnumbered the records three to one, and the
+garbage collector walked every one of them on each full collection.
 
 Branches stay correct. A state derived from an older one (re-folding from a
 checkpoint, say) may put a *different* id at a position the lineage already
@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import final
 
-import immutables
+from pyrsistent import PMap, pmap
 
 from ._trie import Trie
 from .record import ToolInvocationRecord
@@ -34,9 +34,7 @@ class PositionIndex:
 
     __slots__ = ("_overlay", "_shared")
 
-    def __init__(
-        self, shared: dict[str, int] | None, overlay: immutables.Map[str, int] | None
-    ) -> None:
+    def __init__(self, shared: dict[str, int] | None, overlay: PMap[str, int] | None) -> None:
         self._shared = shared
         self._overlay = overlay
 
@@ -59,6 +57,15 @@ class PositionIndex:
             return None
         return position
 
+    def with_positions(self, positions: dict[str, int]) -> PositionIndex:
+        """Like :meth:`with_added` for a dict the caller hands over and never touches again.
+
+        A state's first batch becomes its lineage's dict as it is, without a copy.
+        """
+        if self._shared is None:
+            return PositionIndex(positions, self._overlay)
+        return self.with_added(positions.items())
+
     def with_added(self, added: Iterable[tuple[str, int]]) -> PositionIndex:
         """The index that also places each ``(id, position)``; the ids must be new to the state."""
         shared = self._shared
@@ -69,11 +76,13 @@ class PositionIndex:
         for invocation_id, position in added:
             if shared.setdefault(invocation_id, position) != position:
                 # The lineage placed this id elsewhere, on another branch: ours goes aside.
-                overlay = (overlay or immutables.Map()).set(invocation_id, position)
+                overlay = (overlay or _NO_OVERLAY).set(invocation_id, position)
         if not fresh and overlay is self._overlay:
             return self
         return PositionIndex(shared, overlay)
 
+
+_NO_OVERLAY: PMap[str, int] = pmap()
 
 EMPTY_INDEX = PositionIndex(None, None)
 """The index of a state with no records: its first addition starts a new lineage dict."""

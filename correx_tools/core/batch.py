@@ -102,7 +102,7 @@ class ToolStateBuilder:
     def _end(self, row: Row) -> None:
         """An invocation reached its final status: its record now, its row back to the pool."""
         position = row[_POSITION]
-        self._done[position] = record_from_fields(row[:_POSITION])
+        self._done[position] = _new_tuple(ToolInvocationRecord, row[:_POSITION])
         self._dirty.pop(position, None)
         self._open.pop(row[0], None)
         self._spare.append(row)
@@ -125,6 +125,7 @@ class ToolStateBuilder:
         return self._state
 
 
+_new_tuple = tuple.__new__
 _STATUS = 4
 _POSITION = 11
 """A builder's row is the eleven record fields, then the record's position."""

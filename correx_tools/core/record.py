@@ -41,7 +41,7 @@ class ToolInvocationRecord(NamedTuple):
 _new_tuple = tuple.__new__
 
 
-def make_record(  # noqa: PLR0917 - positional on purpose: it is the reducer's hot path
+def make_record(  # noqa: PLR0917 - positional on purpose: eleven fields in order
     invocation_id: InvocationId,
     tool_name: str,
     tier: Tier,
@@ -54,7 +54,7 @@ def make_record(  # noqa: PLR0917 - positional on purpose: it is the reducer's h
     reason: str | None,
     recoverable: bool | None,
 ) -> ToolInvocationRecord:
-    """Build a record from already-checked fields, positionally (the reducer's constructor)."""
+    """Build a record from already-checked fields, positionally."""
     return _new_tuple(
         ToolInvocationRecord,
         (

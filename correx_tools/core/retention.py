@@ -36,7 +36,7 @@ class Retention:
 
     @staticmethod
     def all() -> Retention:
-        """Make every state reachable: a full state every 32 events, re-folding the rest."""
+        """Make every state reachable: a full state every 64 events, re-folding the rest."""
         return Retention(RetentionKind.ALL)
 
     @staticmethod

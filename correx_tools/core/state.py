@@ -108,12 +108,13 @@ class ToolState:
     ) -> ToolState:
         """A new state with records replaced at ``updated`` positions and ``appended`` last.
 
-        ``positions`` maps the id of each appended record to its position.
+        ``positions`` maps the id of each appended record to its position; the
+        caller hands it over and must not change it afterwards.
         One persistent update for many events: the fold's batch path
         (:mod:`correx_tools.core.batch`) commits through it.
         """
         records = self._records.set_many(updated).extend(appended)
-        index = self._index.with_added(positions.items()) if positions else self._index
+        index = self._index.with_positions(positions) if positions else self._index
         state = _NEW(ToolState)
         _set_records(state, records)
         _set_index(state, index)
