@@ -106,9 +106,11 @@ def _unpack(packed: Replay[Any] | tuple[list[Packed], int, tuple[Any, ...]]) -> 
     if isinstance(packed, Replay):
         return packed
     rows, last_sequence, quarantined = packed
-    state = ToolState.empty()
-    for row in rows:
-        state = state.with_new(_unpack_record(row))
+    records = [_unpack_record(row) for row in rows]
+    # One batch: the records are known, so no intermediate state is built.
+    state = ToolState.empty().with_batch(
+        {}, records, {record.invocation_id: position for position, record in enumerate(records)}
+    )
     return Replay(state=state, last_sequence=last_sequence, quarantined=quarantined)
 
 
