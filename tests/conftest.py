@@ -15,6 +15,10 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, settings
 
+from correx_tools import EventStore
+
+from .stores import KINDS, make_store
+
 settings.register_profile(
     "ci",
     derandomize=True,
@@ -73,3 +77,13 @@ def postgres_schema(postgres_dsn: str) -> Iterator[str]:
     yield name
     with psycopg.connect(postgres_dsn, autocommit=True) as connection:
         connection.execute(f'DROP SCHEMA IF EXISTS "{name}" CASCADE')
+
+
+@pytest.fixture(params=KINDS)
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[EventStore]:
+    """A new, empty store of each kind in turn (the contract suites run against all four)."""
+    made = make_store(request.param, tmp_path, request)
+    yield made
+    close = getattr(made, "close", None)
+    if close is not None:
+        close()

@@ -15,7 +15,6 @@ from __future__ import annotations
 import ast
 import random
 import sqlite3
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -28,7 +27,6 @@ from correx_tools import (
 )
 from correx_tools.shell.store import EventStore
 
-from .stores import KINDS, make_store
 from .strategies import completed, requested, started
 
 _SEEDS = [
@@ -81,15 +79,6 @@ def test_the_hostile_strings_are_two_hundred_distinct_ones() -> None:
 
 def events_for(text: str) -> list[object]:
     return [requested(text, tool=text, note=text), started(text), completed(text, output=text)]
-
-
-@pytest.fixture(params=KINDS)
-def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[EventStore]:
-    made = make_store(request.param, tmp_path, request)
-    yield made
-    close = getattr(made, "close", None)
-    if close is not None:
-        close()
 
 
 def tables(store: EventStore, request: pytest.FixtureRequest) -> tuple[str, ...] | None:

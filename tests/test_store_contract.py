@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-import pytest
 from returns.result import Success
 
 from correx_tools import (
@@ -21,20 +19,10 @@ from correx_tools import (
 )
 from correx_tools.shell.store import EventStore
 
-from .stores import KINDS, make_store
 from .strategies import completed, failed, rejected, requested, started
 
 S1, S2 = SessionId("session-1"), SessionId("session-2")
 WHEN = datetime(2026, 3, 4, 5, 6, 7, 891011, tzinfo=UTC)
-
-
-@pytest.fixture(params=KINDS)
-def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[EventStore]:
-    made = make_store(request.param, tmp_path, request)
-    yield made
-    close = getattr(made, "close", None)
-    if close is not None:
-        close()
 
 
 def test_round_trip_keeps_every_field_and_timestamp_exactly(store: EventStore) -> None:

@@ -232,12 +232,10 @@ def tool_to_mcp(tool: Tool) -> Result[dict[str, Any], FormatError]:
     >>> tool_to_mcp(spec).unwrap()["annotations"]
     {'readOnlyHint': True, 'destructiveHint': False, 'openWorldHint': False}
     """
-    name = _export_name("mcp", tool, MCP_TOOL_NAME, "1 to 128 of A-Z a-z 0-9 _ - .")
-    schema = _export_schema("mcp", tool, "inputSchema")
-    if isinstance(name, FormatError):
-        return Failure(name)
-    if isinstance(schema, FormatError):
-        return Failure(schema)
+    exported = _exported("mcp", tool, MCP_TOOL_NAME, "1 to 128 of A-Z a-z 0-9 _ - .", "inputSchema")
+    if isinstance(exported, FormatError):
+        return Failure(exported)
+    name, schema = exported
     capabilities = tool.capabilities
     definition: dict[str, Any] = {"name": name}
     title = tool.title if isinstance(tool, ToolSpec) else None
@@ -269,12 +267,10 @@ def tool_to_openai(tool: Tool, *, api: OpenAiApi = "chat") -> Result[dict[str, A
     >>> tool_to_openai(spec).unwrap()["function"]["strict"]
     True
     """
-    name = _export_name("openai", tool, TOOL_NAME, "1 to 64 of A-Z a-z 0-9 _ -")
-    schema = _export_schema("openai", tool, "parameters")
-    if isinstance(name, FormatError):
-        return Failure(name)
-    if isinstance(schema, FormatError):
-        return Failure(schema)
+    exported = _exported("openai", tool, TOOL_NAME, "1 to 64 of A-Z a-z 0-9 _ -", "parameters")
+    if isinstance(exported, FormatError):
+        return Failure(exported)
+    name, schema = exported
     function: dict[str, Any] = {"name": name}
     if tool.description:
         function["description"] = tool.description
@@ -292,12 +288,10 @@ def tool_to_anthropic(tool: Tool) -> Result[dict[str, Any], FormatError]:
     >>> tool_to_anthropic(spec).unwrap()
     {'name': 'echo', 'description': 'Echo', 'input_schema': {'type': 'object'}}
     """
-    name = _export_name("anthropic", tool, TOOL_NAME, "1 to 64 of A-Z a-z 0-9 _ -")
-    schema = _export_schema("anthropic", tool, "input_schema")
-    if isinstance(name, FormatError):
-        return Failure(name)
-    if isinstance(schema, FormatError):
-        return Failure(schema)
+    exported = _exported("anthropic", tool, TOOL_NAME, "1 to 64 of A-Z a-z 0-9 _ -", "input_schema")
+    if isinstance(exported, FormatError):
+        return Failure(exported)
+    name, schema = exported
     definition: dict[str, Any] = {"name": name}
     if tool.description:
         definition["description"] = tool.description
@@ -543,9 +537,10 @@ def _under(error: FormatError, prefix: str) -> FormatError:
     )
 
 
-def _export_name(
-    format_name: str, tool: Tool, rule: re.Pattern[str], rule_text: str
-) -> str | FormatError:
+def _exported(
+    format_name: str, tool: Tool, rule: re.Pattern[str], rule_text: str, key: str
+) -> tuple[str, dict[str, Any]] | FormatError:
+    """The tool's name and argument schema as ``format_name`` takes them, or why it can't."""
     if rule.fullmatch(tool.name) is None:
         return FormatError(
             format=format_name,
@@ -553,7 +548,10 @@ def _export_name(
             path="$.name",
             message=f"{format_name} tool names are {rule_text}",
         )
-    return tool.name
+    schema = _export_schema(format_name, tool, key)
+    if isinstance(schema, FormatError):
+        return schema
+    return tool.name, schema
 
 
 def _export_schema(format_name: str, tool: Tool, key: str) -> dict[str, Any] | FormatError:
