@@ -18,7 +18,7 @@ from returns.result import Failure, Result, Success
 from .events import StoredEvent
 from .projection import Projection, runner
 from .replay_error import ReplayError, SequenceError, SequenceErrorKind
-from .retention import Retention
+from .retention import Retention, RetentionKind
 from .timeline import Timeline, TimelineRecorder
 
 S = TypeVar("S")
@@ -62,7 +62,11 @@ def fold_events(
         raise ValueError(f"after must be an int >= 0, got {after!r}")
     start: S = projection.initial() if initial is None else initial
     recorder = None if retention is None else TimelineRecorder(retention, start, after)
-    engine = runner(projection, start)
+    engine = runner(
+        projection,
+        start,
+        every_state=retention is not None and retention.kind is RetentionKind.LAST,
+    )
     apply = engine.apply
     quarantined: list[tuple[StoredEvent, Any]] = []
     last = after

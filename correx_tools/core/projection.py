@@ -114,16 +114,21 @@ class _Stepping(Generic[S]):
         return self._state
 
 
-def runner(projection: Projection[S, object], initial: S) -> Runner[S]:
+def runner(
+    projection: Projection[S, object], initial: S, *, every_state: bool = False
+) -> Runner[S]:
     """The engine for a fold of ``projection`` from ``initial``.
 
     The default tool projector gets the batch path
     (:class:`~correx_tools.core.batch.ToolStateBuilder`), which builds a
-    persistent state only when one is asked for; any other projection steps.
+    persistent state only when one is asked for; any other projection steps,
+    and so does a fold that will ask for the state after ``every_state`` event
+    (stepping is the cheaper way to build them all).
     """
     candidate: object = projection
     if (
-        isinstance(candidate, ToolProjector)
+        not every_state
+        and isinstance(candidate, ToolProjector)
         and type(candidate.reducer) is DefaultToolReducer
         and isinstance(initial, ToolState)
     ):
