@@ -20,7 +20,7 @@ from .events import StoredEvent, ToolEvent
 from .record import ToolInvocationRecord, record_from_fields
 from .reducer import TOOL_EVENT_CLASSES, Row, advance
 from .state import ToolState
-from .status import ToolInvocationStatus
+from .status import TERMINAL
 from .transitions import TransitionError
 
 
@@ -63,7 +63,7 @@ class ToolStateBuilder:
         refused = advance(row, stored_event, tool_event)
         if refused is not None:
             return refused
-        if row[_STATUS] in _ENDED:
+        if row[_STATUS] in TERMINAL:
             self._end(row)
         else:
             self._dirty[row[_POSITION]] = row
@@ -92,7 +92,7 @@ class ToolStateBuilder:
             self._count += 1
             self._added[invocation] = position
             row[_POSITION] = position
-        if row[_STATUS] in _ENDED:
+        if row[_STATUS] in TERMINAL:
             self._end(row)
         else:
             self._open[invocation] = row
@@ -102,7 +102,7 @@ class ToolStateBuilder:
     def _end(self, row: Row) -> None:
         """An invocation reached its final status: its record now, its row back to the pool."""
         position = row[_POSITION]
-        self._done[position] = _new_tuple(ToolInvocationRecord, row[:_POSITION])
+        self._done[position] = record_from_fields(row[:_POSITION])
         self._dirty.pop(position, None)
         self._open.pop(row[0], None)
         self._spare.append(row)
@@ -125,11 +125,7 @@ class ToolStateBuilder:
         return self._state
 
 
-_new_tuple = tuple.__new__
-_STATUS = 4
-_POSITION = 11
-"""A builder's row is the eleven record fields, then the record's position."""
-_ROW = 12
-_ENDED = frozenset(
-    {ToolInvocationStatus.COMPLETED, ToolInvocationStatus.FAILED, ToolInvocationStatus.REJECTED}
-)
+_STATUS = ToolInvocationRecord._fields.index("status")
+_POSITION = len(ToolInvocationRecord._fields)
+"""A builder's row is the record's fields in order, then the record's position."""
+_ROW = _POSITION + 1

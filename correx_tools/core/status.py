@@ -27,9 +27,10 @@ class ToolInvocationStatus(enum.Enum):
     @property
     def is_terminal(self) -> bool:
         """Whether no further transition is possible from this status."""
-        return self in _TERMINAL
+        return self in TERMINAL
 
 
-_TERMINAL = frozenset(
+TERMINAL = frozenset(
     {ToolInvocationStatus.COMPLETED, ToolInvocationStatus.FAILED, ToolInvocationStatus.REJECTED}
 )
+"""The statuses an invocation ends in (nothing moves it on from them)."""
