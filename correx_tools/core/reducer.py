@@ -7,12 +7,9 @@ from typing import Any, Protocol, TypeAlias, final
 from returns.result import Failure, Result, Success
 
 from .events import (
+    TOOL_EVENT_TYPES,
     StoredEvent,
     ToolEvent,
-    ToolExecutionCompletedEvent,
-    ToolExecutionFailedEvent,
-    ToolExecutionRejectedEvent,
-    ToolExecutionStartedEvent,
     ToolInvocationRequestedEvent,
 )
 from .record import record_from_fields
@@ -20,15 +17,7 @@ from .state import ToolState
 from .status import ToolInvocationStatus
 from .transitions import TRANSITIONS, Outcome, TransitionError, TransitionErrorKind
 
-TOOL_EVENT_CLASSES = frozenset(
-    {
-        ToolInvocationRequestedEvent,
-        ToolExecutionStartedEvent,
-        ToolExecutionCompletedEvent,
-        ToolExecutionFailedEvent,
-        ToolExecutionRejectedEvent,
-    }
-)
+TOOL_EVENT_CLASSES: frozenset[type] = frozenset(TOOL_EVENT_TYPES)
 """The classes of the five tool events (an exact-type check: the hot path's test)."""
 
 
@@ -141,10 +130,16 @@ _STARTED = ToolInvocationStatus.STARTED
 _COMPLETED = ToolInvocationStatus.COMPLETED
 _FAILED = ToolInvocationStatus.FAILED
 
-# The transition table by row, then by event class: two plain lookups per event.
-_TABLE: dict[ToolInvocationStatus | None, dict[type, Outcome]] = {}
-for (_row, _column), _outcome in TRANSITIONS.items():
-    _TABLE.setdefault(_row, {})[_column] = _outcome
+
+def _by_row() -> dict[ToolInvocationStatus | None, dict[type, Outcome]]:
+    """The transition table by row, then by event class: two plain lookups per event."""
+    rows: dict[ToolInvocationStatus | None, dict[type, Outcome]] = {}
+    for (row, column), outcome in TRANSITIONS.items():
+        rows.setdefault(row, {})[column] = outcome
+    return rows
+
+
+_TABLE = _by_row()
 
 
 def _refusal(

@@ -129,10 +129,7 @@ class Timeline(Generic[S]):
                 continue
             refused = engine.apply(self._events[sequence - self._first_event])
             if refused is not None:
-                raise AssertionError(
-                    f"the projection is not deterministic: sequence {sequence} applied "
-                    f"during the replay but not when re-folded ({refused!r})"
-                )
+                raise _not_deterministic(sequence, refused)
         return engine.state()
 
     def event(self, sequence: int) -> StoredEvent:
@@ -154,10 +151,7 @@ class Timeline(Generic[S]):
                 if sequence not in self._quarantined:
                     outcome = step(state, self._events[sequence - self._first_event])
                     if isinstance(outcome, Refused):
-                        raise AssertionError(
-                            f"the projection is not deterministic: sequence {sequence} "
-                            f"applied during the replay but not when re-folded ({outcome.error!r})"
-                        )
+                        raise _not_deterministic(sequence, outcome.error)
                     state = outcome
                 yield sequence, state
 
@@ -222,6 +216,14 @@ class Timeline(Generic[S]):
     def __repr__(self) -> str:
         retained = self.retained
         return f"Timeline(retained={retained.start}..{retained.stop - 1}, stride={self._stride})"
+
+
+def _not_deterministic(sequence: int, refusal: object) -> AssertionError:
+    # A refold must apply what the replay applied: a projection that does not is broken.
+    return AssertionError(
+        f"the projection is not deterministic: sequence {sequence} applied during the "
+        f"replay but not when re-folded ({refusal!r})"
+    )
 
 
 class TimelineRecorder(Generic[S]):
