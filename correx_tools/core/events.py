@@ -8,10 +8,10 @@ an event type it does not know, so that it can write it back unchanged.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, TypeAlias, final
+from typing import Any, TypeAlias, TypeVar, final
 
 from pyrsistent import PMap, pmap
 
@@ -192,89 +192,76 @@ def _is_frozen_map(value: PMap[str, Any]) -> bool:
 # the constructor would store: a UTC ``datetime``, frozen JSON, a ``PMap`` of
 # strings. Everything else should call the constructors.
 
-_new = object.__new__
+T = TypeVar("T")
 
 
-def _setters(cls: type, *names: str) -> tuple[Any, ...]:
-    return tuple(cls.__dict__[name].__set__ for name in names)
+def _filler(cls: type[T], *names: str) -> Callable[..., T]:
+    """A function that builds ``cls`` with the given slots set, in order, from its arguments."""
+    setters = tuple(cls.__dict__[name].__set__ for name in names)
+    new = object.__new__
+
+    def fill(*values: object) -> T:
+        built: T = new(cls)
+        for setter, value in zip(setters, values, strict=True):
+            setter(built, value)
+        return built
+
+    return fill
 
 
-_STORED = _setters(StoredEvent, "session_id", "sequence", "recorded_at", "event")
-_REQUEST = _setters(ToolRequest, "tool_name", "arguments")
-_RECEIPT = _setters(ToolReceipt, "output", "exit_code", "metadata")
-_REQUESTED = _setters(ToolInvocationRequestedEvent, "invocation_id", "tool_name", "tier", "request")
-_STARTED = _setters(ToolExecutionStartedEvent, "invocation_id")
-_COMPLETED = _setters(ToolExecutionCompletedEvent, "invocation_id", "receipt")
-_FAILED = _setters(ToolExecutionFailedEvent, "invocation_id", "reason", "recoverable")
-_REJECTED = _setters(ToolExecutionRejectedEvent, "invocation_id", "reason")
+_STORED = _filler(StoredEvent, "session_id", "sequence", "recorded_at", "event")
+_REQUEST = _filler(ToolRequest, "tool_name", "arguments")
+_RECEIPT = _filler(ToolReceipt, "output", "exit_code", "metadata")
+_REQUESTED = _filler(ToolInvocationRequestedEvent, "invocation_id", "tool_name", "tier", "request")
+_STARTED = _filler(ToolExecutionStartedEvent, "invocation_id")
+_COMPLETED = _filler(ToolExecutionCompletedEvent, "invocation_id", "receipt")
+_FAILED = _filler(ToolExecutionFailedEvent, "invocation_id", "reason", "recoverable")
+_REJECTED = _filler(ToolExecutionRejectedEvent, "invocation_id", "reason")
 
 
 def checked_stored_event(
     session_id: SessionId, sequence: int, recorded_at: datetime, event: object
 ) -> StoredEvent:
     """A ``StoredEvent`` of checked fields (``recorded_at`` in UTC, ``sequence`` >= 1)."""
-    stored = _new(StoredEvent)
-    for setter, value in zip(_STORED, (session_id, sequence, recorded_at, event), strict=True):
-        setter(stored, value)
-    return stored
+    return _STORED(session_id, sequence, recorded_at, event)
 
 
 def checked_request(tool_name: str, arguments: PMap[str, Any]) -> ToolRequest:
     """A ``ToolRequest`` of a name and already frozen arguments."""
-    request = _new(ToolRequest)
-    _REQUEST[0](request, tool_name)
-    _REQUEST[1](request, arguments)
-    return request
+    return _REQUEST(tool_name, arguments)
 
 
 def checked_receipt(output: Any, exit_code: int, metadata: PMap[str, str]) -> ToolReceipt:
     """A ``ToolReceipt`` of frozen output, an exit code and a ``PMap`` of strings."""
-    receipt = _new(ToolReceipt)
-    for setter, value in zip(_RECEIPT, (output, exit_code, metadata), strict=True):
-        setter(receipt, value)
-    return receipt
+    return _RECEIPT(output, exit_code, metadata)
 
 
 def checked_requested(
     invocation_id: InvocationId, tool_name: str, tier: Tier, request: ToolRequest
 ) -> ToolInvocationRequestedEvent:
     """A Requested event of checked fields."""
-    event = _new(ToolInvocationRequestedEvent)
-    for setter, value in zip(_REQUESTED, (invocation_id, tool_name, tier, request), strict=True):
-        setter(event, value)
-    return event
+    return _REQUESTED(invocation_id, tool_name, tier, request)
 
 
 def checked_started(invocation_id: InvocationId) -> ToolExecutionStartedEvent:
     """A Started event of a checked id."""
-    event = _new(ToolExecutionStartedEvent)
-    _STARTED[0](event, invocation_id)
-    return event
+    return _STARTED(invocation_id)
 
 
 def checked_completed(
     invocation_id: InvocationId, receipt: ToolReceipt
 ) -> ToolExecutionCompletedEvent:
     """A Completed event of checked fields."""
-    event = _new(ToolExecutionCompletedEvent)
-    _COMPLETED[0](event, invocation_id)
-    _COMPLETED[1](event, receipt)
-    return event
+    return _COMPLETED(invocation_id, receipt)
 
 
 def checked_failed(
     invocation_id: InvocationId, reason: str, recoverable: bool
 ) -> ToolExecutionFailedEvent:
     """A Failed event of checked fields."""
-    event = _new(ToolExecutionFailedEvent)
-    for setter, value in zip(_FAILED, (invocation_id, reason, recoverable), strict=True):
-        setter(event, value)
-    return event
+    return _FAILED(invocation_id, reason, recoverable)
 
 
 def checked_rejected(invocation_id: InvocationId, reason: str) -> ToolExecutionRejectedEvent:
     """A Rejected event of checked fields."""
-    event = _new(ToolExecutionRejectedEvent)
-    _REJECTED[0](event, invocation_id)
-    _REJECTED[1](event, reason)
-    return event
+    return _REJECTED(invocation_id, reason)

@@ -67,7 +67,7 @@ def fold_events(
         start,
         every_state=retention is not None and retention.kind is RetentionKind.LAST,
     )
-    apply = engine.apply
+    apply, state_now = engine.apply, engine.state
     quarantined: list[tuple[StoredEvent, Any]] = []
     last = after
     previous: StoredEvent | None = None
@@ -92,7 +92,7 @@ def fold_events(
         last = sequence
         previous = stored
         if recorder is not None:
-            recorder.record(stored, engine.state, applied=cause is None)
+            recorder.record(stored, state_now, applied=cause is None)
     return Success(
         Replay(
             state=engine.state(),

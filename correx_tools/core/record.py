@@ -41,38 +41,6 @@ class ToolInvocationRecord(NamedTuple):
 _new_tuple = tuple.__new__
 
 
-def make_record(  # noqa: PLR0917 - positional on purpose: eleven fields in order
-    invocation_id: InvocationId,
-    tool_name: str,
-    tier: Tier,
-    request: ToolRequest,
-    status: ToolInvocationStatus,
-    receipt: ToolReceipt | None,
-    requested_at: datetime,
-    completed_at: datetime | None,
-    started_at: datetime | None,
-    reason: str | None,
-    recoverable: bool | None,
-) -> ToolInvocationRecord:
-    """Build a record from already-checked fields, positionally."""
-    return _new_tuple(
-        ToolInvocationRecord,
-        (
-            invocation_id,
-            tool_name,
-            tier,
-            request,
-            status,
-            receipt,
-            requested_at,
-            completed_at,
-            started_at,
-            reason,
-            recoverable,
-        ),
-    )
-
-
 def record_from_fields(fields: Sequence[object]) -> ToolInvocationRecord:
     """A record from its eleven fields in order (the batch fold's rows)."""
     return _new_tuple(ToolInvocationRecord, fields)

@@ -12,7 +12,7 @@ from .events import (
     ToolEvent,
     ToolInvocationRequestedEvent,
 )
-from .record import record_from_fields
+from .record import ToolInvocationRecord, record_from_fields
 from .state import ToolState
 from .status import ToolInvocationStatus
 from .transitions import TRANSITIONS, Outcome, TransitionError, TransitionErrorKind
@@ -76,7 +76,7 @@ Row: TypeAlias = list[Any]
 A row whose status field is ``None`` stands for an invocation with no record yet.
 """
 
-_FIELDS = 11
+_FIELDS = len(ToolInvocationRecord._fields)
 # Row positions of ToolInvocationRecord's fields.
 (_ID, _TOOL, _TIER, _REQUEST, _STATUS, _RECEIPT, _REQUESTED_AT, _COMPLETED_AT, _STARTED_AT,
  _REASON, _RECOVERABLE) = range(_FIELDS)  # fmt: skip

@@ -15,7 +15,7 @@ from ..core.fold import Replay
 from ..core.ids import SessionId
 from ..core.json_values import thaw_json
 from ..core.projection import Projection
-from ..core.record import ToolInvocationRecord, make_record
+from ..core.record import ToolInvocationRecord, record_from_fields
 from ..core.replay_error import ReplayError
 from ..core.state import ToolState
 from ..core.status import ToolInvocationStatus
@@ -70,20 +70,22 @@ def _pack_record(record: ToolInvocationRecord) -> Packed:
 def _unpack_record(packed: Packed) -> ToolInvocationRecord:
     invocation, tool, tier, request_tool, arguments, status, receipt = packed[:7]
     requested, completed, started, reason, recoverable = packed[7:]
-    return make_record(
-        invocation,
-        tool,
-        Tier(tier),
-        ToolRequest(tool_name=request_tool, arguments=arguments),
-        ToolInvocationStatus(status),
-        None
-        if receipt is None
-        else ToolReceipt(output=receipt[0], exit_code=receipt[1], metadata=receipt[2]),
-        requested,
-        completed,
-        started,
-        reason,
-        recoverable,
+    return record_from_fields(
+        (
+            invocation,
+            tool,
+            Tier(tier),
+            ToolRequest(tool_name=request_tool, arguments=arguments),
+            ToolInvocationStatus(status),
+            None
+            if receipt is None
+            else ToolReceipt(output=receipt[0], exit_code=receipt[1], metadata=receipt[2]),
+            requested,
+            completed,
+            started,
+            reason,
+            recoverable,
+        )
     )
 
 
