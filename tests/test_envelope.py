@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from datetime import UTC, datetime
 
 import pytest
@@ -92,6 +93,21 @@ def test_strict_json_refuses_nan_infinity_duplicates_and_huge_numbers() -> None:
             loads_strict(text)
 
 
+def test_strict_json_reads_whitespace_around_one_value_and_nothing_after_it() -> None:
+    # Stored text has nothing around the value (the fast path); other JSON takes the slow one.
+    assert loads_strict(' \n{"a": [1, 2]}\n') == {"a": [1, 2]}
+    assert loads_strict(b'{"a":1}\n') == {"a": 1}
+    for text, words in [
+        ('{"a":1} {"b":2}', "Extra data"),
+        ('{"a":1}x', "Extra data"),
+        ("", "Expecting value"),
+        (' {"a":1,"a":2}', "duplicate"),
+        ('{"a":{"b":1,"b":1}}', "duplicate"),
+    ]:
+        with pytest.raises(EnvelopeError, match=words):
+            loads_strict(text)
+
+
 def test_upcasters_bring_old_versions_up_to_date() -> None:
     def v0_to_v1(data: dict[str, object]) -> dict[str, object]:
         return {"invocation_id": data["id"], "reason": data["why"], "recoverable": False}
@@ -122,11 +138,32 @@ def test_bad_event_data_names_the_field(data: dict[str, object], words: str) -> 
         decode_payload(envelope.STARTED, 1, data)
 
 
+@pytest.mark.parametrize(
+    ("tier", "words"),
+    [
+        ("root", "tier 'root' is not one of auto, confirm, elevated"),
+        (["auto"], "tier"),
+        (None, "tier"),
+    ],
+)
+def test_an_unknown_tier_is_named(tier: object, words: str) -> None:
+    data = {
+        "invocation_id": "a",
+        "tool_name": "read_file",
+        "tier": tier,
+        "request": {"tool_name": "read_file", "arguments": {}},
+    }
+    with pytest.raises(EnvelopeError, match=re.escape(words)):
+        decode_payload(envelope.REQUESTED, 1, data)
+
+
 def test_bad_timestamps_are_refused() -> None:
     for text in [
         "2026-01-01T00:00:00Z",
         "2026-01-01 00:00:00.000000Z",
         "2026-13-01T00:00:00.000000Z",
+        "2026-01-01T00:00:00.00000\u0661Z",  # an Arabic-Indic digit one
+        "2026-01-01T00:00:00,000000Z",
         5,
     ]:
         with pytest.raises(EnvelopeError, match="recorded_at"):

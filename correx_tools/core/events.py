@@ -196,17 +196,53 @@ T = TypeVar("T")
 
 
 def _filler(cls: type[T], *names: str) -> Callable[..., T]:
-    """A function that builds ``cls`` with the given slots set, in order, from its arguments."""
-    setters = tuple(cls.__dict__[name].__set__ for name in names)
+    """A function that builds ``cls`` with the given slots set, in order, from its arguments.
+
+    One closure per arity rather than a loop over the slots: a replay calls
+    these once or twice per event, and the loop was most of their cost.
+    """
     new = object.__new__
+    setters = [cls.__dict__[name].__set__ for name in names]
+    match setters:
+        case [first]:
 
-    def fill(*values: object) -> T:
-        built: T = new(cls)
-        for setter, value in zip(setters, values, strict=True):
-            setter(built, value)
-        return built
+            def fill1(a: object) -> T:
+                built: T = new(cls)
+                first(built, a)
+                return built
 
-    return fill
+            return fill1
+        case [first, second]:
+
+            def fill2(a: object, b: object) -> T:
+                built: T = new(cls)
+                first(built, a)
+                second(built, b)
+                return built
+
+            return fill2
+        case [first, second, third]:
+
+            def fill3(a: object, b: object, c: object) -> T:
+                built: T = new(cls)
+                first(built, a)
+                second(built, b)
+                third(built, c)
+                return built
+
+            return fill3
+        case [first, second, third, fourth]:
+
+            def fill4(a: object, b: object, c: object, d: object) -> T:
+                built: T = new(cls)
+                first(built, a)
+                second(built, b)
+                third(built, c)
+                fourth(built, d)
+                return built
+
+            return fill4
+    raise ValueError(f"no filler for {len(names)} slots")
 
 
 _STORED = _filler(StoredEvent, "session_id", "sequence", "recorded_at", "event")

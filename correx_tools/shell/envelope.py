@@ -60,7 +60,9 @@ Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
 UPCASTERS: Mapping[tuple[str, int], Upcaster] = {}
 """``(type, version) -> upcaster``; empty while every type is at version 1."""
 
-_TIMESTAMP = re.compile(r"(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})\.(\d{6})Z")
+# ASCII digits only (``\d`` would take any Unicode digit), no groups: fromisoformat
+# reads the fields once the shape is right, and groups would make every match dearer.
+_TIMESTAMP = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z")
 
 
 class EnvelopeError(ValueError):
@@ -149,12 +151,16 @@ def decode_payload(
     """The event for ``(type, version, data)``; an :class:`EnvelopeError` names what is wrong."""
     if type_tag not in _DECODERS:
         return OpaqueEvent(type=type_tag, version=version, data=freeze_object(data))
-    body = dict(data)
-    while version < CURRENT_VERSION:
-        upcaster = upcasters.get((type_tag, version))
-        if upcaster is None:
-            raise EnvelopeError(f"{type_tag} version {version} has no upcaster to {version + 1}")
-        body, version = upcaster(body), version + 1
+    body = data
+    if version < CURRENT_VERSION:
+        body = dict(data)  # upcasters may change the body they are given
+        while version < CURRENT_VERSION:
+            upcaster = upcasters.get((type_tag, version))
+            if upcaster is None:
+                raise EnvelopeError(
+                    f"{type_tag} version {version} has no upcaster to {version + 1}"
+                )
+            body, version = upcaster(body), version + 1
     if version != CURRENT_VERSION:
         raise EnvelopeError(
             f"{type_tag} version {version} is newer than this library ({CURRENT_VERSION})"
@@ -169,40 +175,53 @@ def decode_payload(
 
 def _text(data: Mapping[str, Any], key: str) -> str:
     value = data[key]
-    if not isinstance(value, str) or (not value and key == "invocation_id"):
-        raise ValueError(
-            f"{key} must be a non-empty string"
-            if key == "invocation_id"
-            else f"{key} must be a string"
-        )
+    if type(value) is not str:
+        raise ValueError(f"{key} must be a string")
     return value
+
+
+def _invocation_id(data: Mapping[str, Any]) -> InvocationId:
+    # Annotated rather than wrapped in InvocationId(): a NewType call is a Python
+    # call, and every event has an id.
+    value: InvocationId = data["invocation_id"]
+    if type(value) is not str or not value:
+        raise ValueError("invocation_id must be a non-empty string")
+    return value
+
+
+def _tier(data: Mapping[str, Any]) -> Tier:
+    value = data["tier"]
+    tier = _TIERS.get(value) if type(value) is str else None
+    if tier is None:
+        raise ValueError(f"tier {str(value)[:40]!r} is not one of {', '.join(_TIERS)}")
+    return tier
 
 
 def _requested(data: Mapping[str, Any]) -> object:
     request = data["request"]
-    arguments = request.get("arguments", _NO_ARGUMENTS) if isinstance(request, dict) else None
-    if not isinstance(arguments, dict):
+    arguments = request.get("arguments", _NO_ARGUMENTS) if type(request) is dict else None
+    if type(arguments) is not dict:
         raise ValueError("request must be an object with an arguments object")
     return checked_requested(
-        InvocationId(_text(data, "invocation_id")),
+        _invocation_id(data),
         _text(data, "tool_name"),
-        Tier(data["tier"]),
+        _tier(data),
         checked_request(_text(request, "tool_name"), freeze_object(arguments)),
     )
 
 
 def _completed(data: Mapping[str, Any]) -> object:
     receipt = data["receipt"]
-    if not isinstance(receipt, dict):
+    if type(receipt) is not dict:
         raise ValueError("receipt must be an object")
     exit_code = receipt.get("exit_code", 0)
     if type(exit_code) is not int:
         raise ValueError("receipt.exit_code must be an integer")
     metadata = receipt.get("metadata", _NO_ARGUMENTS)
-    if not isinstance(metadata, dict):
+    if type(metadata) is not dict:
         raise ValueError("receipt.metadata must be an object")
     return checked_completed(
-        InvocationId(_text(data, "invocation_id")),
+        _invocation_id(data),
         checked_receipt(
             freeze_json(receipt.get("output")),
             exit_code,
@@ -213,26 +232,23 @@ def _completed(data: Mapping[str, Any]) -> object:
 
 def _failed(data: Mapping[str, Any]) -> object:
     recoverable = data["recoverable"]
-    if not isinstance(recoverable, bool):
+    if type(recoverable) is not bool:
         raise ValueError("recoverable must be a boolean")
-    return checked_failed(
-        InvocationId(_text(data, "invocation_id")), _text(data, "reason"), recoverable
-    )
+    return checked_failed(_invocation_id(data), _text(data, "reason"), recoverable)
 
 
 # Decoders build through the checked_* constructors: each field is checked here
 # first, and a replay decodes every event of a session.
 _DECODERS: dict[str, Callable[[Mapping[str, Any]], object]] = {
     REQUESTED: _requested,
-    STARTED: lambda data: checked_started(InvocationId(_text(data, "invocation_id"))),
+    STARTED: lambda data: checked_started(_invocation_id(data)),
     COMPLETED: _completed,
     FAILED: _failed,
-    REJECTED: lambda data: checked_rejected(
-        InvocationId(_text(data, "invocation_id")), _text(data, "reason")
-    ),
+    REJECTED: lambda data: checked_rejected(_invocation_id(data), _text(data, "reason")),
 }
 _NO_ARGUMENTS: dict[str, Any] = {}
 _EMPTY_MAP: PMap[str, Any] = pmap()
+_TIERS: dict[str, Tier] = {tier.value: tier for tier in Tier}
 
 
 def canonical_json(value: object) -> str:
@@ -321,12 +337,25 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 # One decoder for every read: json.loads with hooks would build a new one per call.
 _DECODER = json.JSONDecoder(parse_constant=_refuse_constant, object_pairs_hook=_no_duplicates)
+# The decoder's own scanner (C when available), which typeshed does not declare.
+_SCAN: Callable[[str, int], tuple[Any, int]] = _DECODER.scan_once  # type: ignore[attr-defined]
 
 
 def loads_strict(text: str | bytes) -> Any:
     """``json.loads`` that refuses NaN, Infinity, duplicate keys and absurd nesting."""
     try:
-        return _DECODER.decode(text.decode("utf-8") if isinstance(text, bytes) else text)
+        if isinstance(text, bytes):
+            text = text.decode("utf-8")
+        # What every store writes: one value at the start, at most a newline after it.
+        # The scanner alone skips decode()'s two whitespace matches; anything else
+        # takes decode(), which also words the error.
+        try:
+            value, end = _SCAN(text, 0)
+        except StopIteration:
+            return _DECODER.decode(text)
+        if end == len(text) or text[end:].isspace():
+            return value
+        return _DECODER.decode(text)
     except EnvelopeError:
         raise
     except RecursionError:

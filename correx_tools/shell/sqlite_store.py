@@ -172,7 +172,7 @@ class SQLiteEventStore(BatchWritingStore):
 
     def read(self, session_id: SessionId, *, after: int = 0) -> Iterator[StoredEvent]:
         """The session's events after ``after``, in sequence order, read in batches."""
-        last = after
+        last, where = after, str(self.path)
         while True:
             # One batch per lock hold: other threads may use the connection in between.
             with self._lock:
@@ -182,7 +182,7 @@ class SQLiteEventStore(BatchWritingStore):
                     (session_id, last, _READ_BATCH),
                 ).fetchall()
             for row in rows:
-                yield decode_row(str(self.path), session_id, row)
+                yield decode_row(where, session_id, row)
             if len(rows) < _READ_BATCH:
                 return
             last = rows[-1][0]
