@@ -121,8 +121,21 @@ MUTANTS = (
     Mutant(
         "drop the updates to committed records at a commit",
         BATCH,
-        "updated = {p: r for p, r in records.items() if p < known}",
+        "updated = {p: r for p, r in records.items() if p < known} if known else {}",
         "updated = {}",
+    ),
+    Mutant(
+        "the batch path's own loop takes a gap in the sequence numbers",
+        BATCH,
+        "if sequence == last + 1 and (session is None or stored_event.session_id == session):",
+        "if sequence > last and (session is None or stored_event.session_id == session):",
+    ),
+    Mutant(
+        "the batch path's own loop goes on past a refused event",
+        BATCH,
+        "                if refused is not None:\n"
+        "                    return last, previous, session, stored_event\n",
+        "                if refused is not None:\n                    continue\n",
     ),
     Mutant(
         "trust the shared index without checking the record there",

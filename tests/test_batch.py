@@ -4,14 +4,15 @@ The batch path (``ToolStateBuilder``) and the reducer's step share the
 per-record lifecycle, but not the bookkeeping around it: rows kept open
 across commits, a pool of recycled rows, records built when an invocation
 ends, one persistent update per commit. These tests hold it to the step
-reducer on random sessions, with commits at random points and resumed from
-random states; and they hold ``ToolState``'s shared, append-only index to a
+reducer on random sessions, with commits at random points, resumed from
+random states, and disordered as a store or a network may disorder them; and they hold ``ToolState``'s shared, append-only index to a
 plain model while versions branch.
 """
 
 from __future__ import annotations
 
 import threading
+from dataclasses import replace
 from datetime import timedelta
 
 from hypothesis import given, settings
@@ -23,6 +24,7 @@ from correx_tools import (
     DefaultToolReducer,
     InvocationId,
     Retention,
+    SessionId,
     StoredEvent,
     ToolProjector,
     ToolState,
@@ -118,6 +120,45 @@ def test_the_fold_on_the_batch_path_equals_the_fold_that_steps(
         if timeline is not None and reference is not None:
             for sequence in timeline.retained:
                 assert timeline.at(sequence) == reference.at(sequence)
+
+
+@st.composite
+def disordered(draw: st.DrawFn) -> list[StoredEvent]:
+    """A session with what a store or a network may do to it: re-deliveries, exact or not,
+    gaps, swaps, another session's event, and equal session ids that are other objects."""
+    events = list(draw(sessions(max_size=40)))
+    for _ in range(draw(st.integers(0, 3))):
+        if not events:
+            break
+        at = draw(st.integers(0, len(events) - 1))
+        one = events[at]
+        match draw(st.sampled_from(["again", "again-changed", "gap", "swap", "foreign", "copy"])):
+            case "again":
+                events.insert(at + 1, one)
+            case "again-changed":
+                events.insert(at + 1, replace(one, recorded_at=one.recorded_at + timedelta(days=1)))
+            case "gap":
+                del events[at]
+            case "swap" if at + 1 < len(events):
+                events[at], events[at + 1] = events[at + 1], one
+            case "foreign":
+                events[at] = replace(one, session_id=SessionId("another"))
+            case "copy":
+                # Equal, not identical: the fold's identity test on session ids must not matter.
+                events[at] = replace(one, session_id=SessionId("".join(list(one.session_id))))
+    return events
+
+
+@given(events=disordered(), strict=st.booleans())
+def test_the_batch_paths_own_loop_decides_every_disorder_as_stepping_does(
+    events: list[StoredEvent], strict: bool
+) -> None:
+    batch = fold_events(ToolProjector(), events, strict=strict)
+    step = fold_events(STEPPING, events, strict=strict)
+    assert batch.map(lambda r: (r.state, r.last_sequence, r.quarantined)) == step.map(
+        lambda r: (r.state, r.last_sequence, r.quarantined)
+    )
+    assert batch.alt(str) == step.alt(str)
 
 
 def test_many_open_invocations_recycle_rows_and_end_in_request_order() -> None:

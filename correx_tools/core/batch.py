@@ -10,10 +10,14 @@ fields of each touched invocation in a mutable row, and writes them
 into the persistent state only when asked (:meth:`ToolStateBuilder.state`).
 The state it gives equals, record for record, the one the step-by-step
 reducer gives; ``tests/test_batch.py`` checks that on random sessions.
+A fold that keeps no timeline lets the builder run the loop itself
+(:meth:`ToolStateBuilder.run`) for as long as the events simply continue the
+session, and takes back each event that needs the fold's judgement.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import final
 
 from .events import StoredEvent, ToolEvent
@@ -69,6 +73,55 @@ class ToolStateBuilder:
             self._dirty[row[_POSITION]] = row
         return None
 
+    def run(
+        self,
+        events: Iterator[StoredEvent],
+        last: int,
+        previous: StoredEvent | None,
+        session: str | None,
+    ) -> tuple[int, StoredEvent | None, str | None, StoredEvent | None]:
+        """Apply ``events`` for as long as each simply continues the session.
+
+        The fold's own loop when it keeps no timeline, with :meth:`apply`'s
+        work written out in it (a method call per event, and the fold's loop
+        around it, cost about a twelfth of a fold). It
+        takes an event that is next in sequence (``last + 1``), of
+        ``session`` (the first event sets it), and accepted by the
+        lifecycle; at the first event that is not all three it stops and
+        hands that event back unapplied, for the fold to decide. Returns
+        ``(last, previous, session, stopped)``: the last sequence and event
+        applied, the session, and the event it stopped at (``None`` when
+        ``events`` ran out).
+        """
+        open_rows, dirty = self._open, self._dirty
+        for stored_event in events:
+            sequence = stored_event.sequence
+            if sequence != last + 1 or stored_event.session_id is not session:
+                # The fold's test of the next event, with its slow branch (an
+                # equal session id that is another object, or none yet) taken here.
+                if sequence == last + 1 and (session is None or stored_event.session_id == session):
+                    session = stored_event.session_id
+                else:
+                    return last, previous, session, stored_event
+            event = stored_event.event
+            if type(event) in TOOL_EVENT_CLASSES:
+                tool_event: ToolEvent = event  # type: ignore[assignment]  # checked just above
+                row = open_rows.get(tool_event.invocation_id)
+                if row is None:
+                    refused = self._apply_to_closed(stored_event, tool_event)
+                else:
+                    refused = advance(row, stored_event, tool_event)
+                    if refused is None:
+                        if row[_STATUS] in TERMINAL:
+                            self._end(row)
+                        else:
+                            dirty[row[_POSITION]] = row
+                if refused is not None:
+                    return last, previous, session, stored_event
+            last = sequence
+            previous = stored_event
+        return last, previous, session, None
+
     def _apply_to_closed(
         self, stored_event: StoredEvent, event: ToolEvent
     ) -> TransitionError | None:
@@ -115,8 +168,9 @@ class ToolStateBuilder:
         for position, row in self._dirty.items():
             records[position] = record_from_fields(row[:_POSITION])
         known = self._known
-        updated = {p: r for p, r in records.items() if p < known}
-        appended = [records[p] for p in range(known, self._count)]
+        # A fold's one commit (known == 0) has nothing to update; map() walks in C.
+        updated = {p: r for p, r in records.items() if p < known} if known else {}
+        appended = list(map(records.__getitem__, range(known, self._count)))
         self._state = self._state.with_batch(updated, appended, self._added)
         self._known = self._count
         self._dirty = {}

@@ -9,12 +9,13 @@ error.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar, final
 
 from returns.result import Failure, Result, Success
 
+from .batch import ToolStateBuilder
 from .events import StoredEvent
 from .projection import Projection, runner
 from .replay_error import ReplayError, SequenceError, SequenceErrorKind
@@ -68,31 +69,48 @@ def fold_events(
         every_state=retention is not None and retention.kind is RetentionKind.LAST,
     )
     apply, state_now = engine.apply, engine.state
+    # With no timeline to record, the batch path runs its own loop over the
+    # stretch of events that simply continue the session; the loop below then
+    # takes only the event it stopped at, and hands back to it.
+    candidate: object = engine  # a Runner of S is a builder only when S is ToolState
+    fast = candidate if recorder is None and isinstance(candidate, ToolStateBuilder) else None
     quarantined: list[tuple[StoredEvent, Any]] = []
     last = after
     previous: StoredEvent | None = None
     session: str | None = None  # the session of the first event
-    for stored in events:
-        sequence = stored.sequence
-        # One identity test on the common path: a store hands out one session id object.
-        if sequence != last + 1 or stored.session_id is not session:
-            if sequence == last + 1 and (session is None or stored.session_id == session):
-                session = stored.session_id
-            elif previous is not None and sequence == last and stored == previous:
-                continue  # an exact re-delivery of the event just taken
-            else:
-                return Failure(_sequence_error(stored, last, previous))
-        cause = apply(stored)
-        if cause is not None:
-            if strict:
-                return Failure(
-                    ReplayError(sequence=sequence, cause=cause, message=_describe(sequence, cause))
-                )
-            quarantined.append((stored, cause))
-        last = sequence
-        previous = stored
-        if recorder is not None:
-            recorder.record(stored, state_now, applied=cause is None)
+    remaining: Iterator[StoredEvent] = iter(events)
+    while True:
+        taking: Iterable[StoredEvent] = remaining
+        if fast is not None:
+            last, previous, session, stopped = fast.run(remaining, last, previous, session)
+            if stopped is None:
+                break
+            taking = (stopped,)
+        for stored in taking:
+            sequence = stored.sequence
+            # One identity test on the common path: a store hands out one session id object.
+            if sequence != last + 1 or stored.session_id is not session:
+                if sequence == last + 1 and (session is None or stored.session_id == session):
+                    session = stored.session_id
+                elif previous is not None and sequence == last and stored == previous:
+                    continue  # an exact re-delivery of the event just taken
+                else:
+                    return Failure(_sequence_error(stored, last, previous))
+            cause = apply(stored)
+            if cause is not None:
+                if strict:
+                    return Failure(
+                        ReplayError(
+                            sequence=sequence, cause=cause, message=_describe(sequence, cause)
+                        )
+                    )
+                quarantined.append((stored, cause))
+            last = sequence
+            previous = stored
+            if recorder is not None:
+                recorder.record(stored, state_now, applied=cause is None)
+        if fast is None:
+            break
     return Success(
         Replay(
             state=engine.state(),
