@@ -121,8 +121,8 @@ MUTANTS = (
     Mutant(
         "drop the updates to committed records at a commit",
         BATCH,
-        "updated = {p: r for p, r in records.items() if p < known} if known else {}",
-        "updated = {}",
+        "            self._updated[position] = record",
+        "            pass",
     ),
     Mutant(
         "the batch path's own loop takes a gap in the sequence numbers",

@@ -5,8 +5,9 @@ per-record lifecycle, but not the bookkeeping around it: rows kept open
 across commits, a pool of recycled rows, records built when an invocation
 ends, one persistent update per commit. These tests hold it to the step
 reducer on random sessions, with commits at random points, resumed from
-random states, and disordered as a store or a network may disorder them; and they hold ``ToolState``'s shared, append-only index to a
-plain model while versions branch.
+random states, and disordered as a store or a network may disorder them;
+and they hold ``ToolState``'s shared, append-only index to a plain model
+while versions branch.
 """
 
 from __future__ import annotations

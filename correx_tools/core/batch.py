@@ -44,14 +44,17 @@ class ToolStateBuilder:
     every live object (the events too).
     """
 
-    __slots__ = ("_added", "_count", "_dirty", "_done", "_known", "_open", "_spare", "_state")
+    __slots__ = ("_added", "_dirty", "_fresh", "_known", "_open", "_spare", "_state", "_updated")
 
     def __init__(self, state: ToolState) -> None:
         self._state = state
-        self._known = self._count = len(state)  # records committed; records in all
+        self._known = len(state)  # records committed
         self._open: dict[str, Row] = {}  # open invocations touched so far, by id
         self._dirty: dict[int, Row] = {}  # open rows changed since the last commit
-        self._done: dict[int, ToolInvocationRecord] = {}  # records ended since then
+        # Records ended since then: those requested since (position known + i, a
+        # slot each, None while open) and those committed before (by position).
+        self._fresh: list[ToolInvocationRecord | None] = []
+        self._updated: dict[int, ToolInvocationRecord] = {}
         self._added: dict[str, int] = {}  # ids requested since then
         self._spare: list[Row] = []
 
@@ -134,15 +137,20 @@ class ToolStateBuilder:
             row = self._spare.pop() if self._spare else [None] * _ROW
             row[_STATUS] = None
         else:
-            record = self._done.get(position) or self._state.record_at(position)
-            row = [*record, position]
+            known = self._known
+            record = (
+                self._fresh[position - known]
+                if position >= known
+                else self._updated.get(position) or self._state.record_at(position)
+            )
+            row = [*record, position]  # type: ignore[misc]  # a closed invocation has its record
         refused = advance(row, stored_event, event)
         if refused is not None:
             self._spare.append(row)
             return refused
         if position is None:
-            position = self._count
-            self._count += 1
+            position = self._known + len(self._fresh)
+            self._fresh.append(None)
             self._added[invocation] = position
             row[_POSITION] = position
         if row[_STATUS] in TERMINAL:
@@ -155,26 +163,33 @@ class ToolStateBuilder:
     def _end(self, row: Row) -> None:
         """An invocation reached its final status: its record now, its row back to the pool."""
         position = row[_POSITION]
-        self._done[position] = record_from_fields(row[:_POSITION])
+        self._keep(position, record_from_fields(row[:_POSITION]))
         self._dirty.pop(position, None)
         self._open.pop(row[0], None)
         self._spare.append(row)
 
+    def _keep(self, position: int, record: ToolInvocationRecord) -> None:
+        """Hold ``record`` for the next commit: in its fresh slot, or as an update."""
+        known = self._known
+        if position >= known:
+            self._fresh[position - known] = record
+        else:
+            self._updated[position] = record
+
     def state(self) -> ToolState:
         """The state after every event applied so far (committed; later events start from it)."""
-        if not self._dirty and not self._done:
+        if not self._dirty and not self._fresh and not self._updated:
             return self._state
-        records = self._done
         for position, row in self._dirty.items():
-            records[position] = record_from_fields(row[:_POSITION])
-        known = self._known
-        # A fold's one commit (known == 0) has nothing to update; map() walks in C.
-        updated = {p: r for p, r in records.items() if p < known} if known else {}
-        appended = list(map(records.__getitem__, range(known, self._count)))
-        self._state = self._state.with_batch(updated, appended, self._added)
-        self._known = self._count
+            self._keep(position, record_from_fields(row[:_POSITION]))
+        # Every fresh slot is filled now: an invocation requested since the last
+        # commit has either ended or is open and was changed since then.
+        appended: list[ToolInvocationRecord] = self._fresh  # type: ignore[assignment]
+        self._state = self._state.with_batch(self._updated, appended, self._added)
+        self._known += len(appended)
         self._dirty = {}
-        self._done = {}
+        self._fresh = []
+        self._updated = {}
         self._added = {}
         return self._state
 
