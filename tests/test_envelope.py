@@ -4,12 +4,19 @@ from __future__ import annotations
 
 import json
 import re
+from collections import OrderedDict
 from datetime import UTC, datetime
 
 import pytest
 from hypothesis import given
 
-from correx_tools import OpaqueEvent, SessionId, StoredEvent
+from correx_tools import (
+    OpaqueEvent,
+    SessionId,
+    StoredEvent,
+    Tier,
+    ToolInvocationRequestedEvent,
+)
 from correx_tools.shell import envelope
 from correx_tools.shell.envelope import (
     EnvelopeError,
@@ -121,6 +128,17 @@ def test_upcasters_bring_old_versions_up_to_date() -> None:
     assert event == failed("a", "old", recoverable=False)
     with pytest.raises(EnvelopeError, match="no upcaster"):
         decode_payload("tool.execution.failed", 0, {"id": "a"})
+
+
+def test_an_upcaster_may_return_dict_subclasses() -> None:
+    def v0_to_v1(data: dict[str, object]) -> dict[str, object]:
+        request = OrderedDict(tool_name="read_file", arguments=OrderedDict(path="a.txt"))
+        return OrderedDict(invocation_id="a", tool_name="read_file", tier="auto", request=request)
+
+    event = decode_payload(envelope.REQUESTED, 0, {}, {(envelope.REQUESTED, 0): v0_to_v1})
+    assert isinstance(event, ToolInvocationRequestedEvent)
+    assert event.request.arguments == {"path": "a.txt"}
+    assert event.tier is Tier.AUTO
     with pytest.raises(EnvelopeError, match="newer"):
         decode_payload("tool.execution.failed", 2, {})
 

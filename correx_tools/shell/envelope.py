@@ -175,7 +175,7 @@ def decode_payload(
 
 def _text(data: Mapping[str, Any], key: str) -> str:
     value = data[key]
-    if type(value) is not str:
+    if not isinstance(value, str):
         raise ValueError(f"{key} must be a string")
     return value
 
@@ -184,14 +184,14 @@ def _invocation_id(data: Mapping[str, Any]) -> InvocationId:
     # Annotated rather than wrapped in InvocationId(): a NewType call is a Python
     # call, and every event has an id.
     value: InvocationId = data["invocation_id"]
-    if type(value) is not str or not value:
+    if not isinstance(value, str) or not value:
         raise ValueError("invocation_id must be a non-empty string")
     return value
 
 
 def _tier(data: Mapping[str, Any]) -> Tier:
     value = data["tier"]
-    tier = _TIERS.get(value) if type(value) is str else None
+    tier = _TIERS.get(value) if isinstance(value, str) else None
     if tier is None:
         raise ValueError(f"tier {str(value)[:40]!r} is not one of {', '.join(_TIERS)}")
     return tier
@@ -199,8 +199,8 @@ def _tier(data: Mapping[str, Any]) -> Tier:
 
 def _requested(data: Mapping[str, Any]) -> object:
     request = data["request"]
-    arguments = request.get("arguments", _NO_ARGUMENTS) if type(request) is dict else None
-    if type(arguments) is not dict:
+    arguments = request.get("arguments", _NO_ARGUMENTS) if isinstance(request, dict) else None
+    if not isinstance(arguments, dict):
         raise ValueError("request must be an object with an arguments object")
     return checked_requested(
         _invocation_id(data),
@@ -212,13 +212,13 @@ def _requested(data: Mapping[str, Any]) -> object:
 
 def _completed(data: Mapping[str, Any]) -> object:
     receipt = data["receipt"]
-    if type(receipt) is not dict:
+    if not isinstance(receipt, dict):
         raise ValueError("receipt must be an object")
     exit_code = receipt.get("exit_code", 0)
     if type(exit_code) is not int:
         raise ValueError("receipt.exit_code must be an integer")
     metadata = receipt.get("metadata", _NO_ARGUMENTS)
-    if type(metadata) is not dict:
+    if not isinstance(metadata, dict):
         raise ValueError("receipt.metadata must be an object")
     return checked_completed(
         _invocation_id(data),
@@ -232,7 +232,7 @@ def _completed(data: Mapping[str, Any]) -> object:
 
 def _failed(data: Mapping[str, Any]) -> object:
     recoverable = data["recoverable"]
-    if type(recoverable) is not bool:
+    if not isinstance(recoverable, bool):
         raise ValueError("recoverable must be a boolean")
     return checked_failed(_invocation_id(data), _text(data, "reason"), recoverable)
 
