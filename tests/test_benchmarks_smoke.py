@@ -27,6 +27,7 @@ def test_the_benchmarks_run_and_print_every_row() -> None:
         "deepcopy per event",
         "Timeline.at(k), every(1000)",
         "SQLite end-to-end replay",
+        "SQLite read and decode only",
         "replay_all, 4 sessions, 2 workers",
         "replay_all + summarize, 2 workers",
         "request validation per call",
