@@ -89,28 +89,28 @@ MUTANTS = (
     Mutant(
         "set completed_at on Started",
         REDUCER,
-        "        row[_STARTED_AT] = at\n        return None",
-        "        row[_STARTED_AT] = at\n        row[_COMPLETED_AT] = at\n        return None",
+        "        row[STARTED_AT] = at\n        return None",
+        "        row[STARTED_AT] = at\n        row[COMPLETED_AT] = at\n        return None",
     ),
     Mutant(
         "skip the time check",
         REDUCER,
-        "if at < row[_REQUESTED_AT]:",
-        "if False:",
+        "    if at < row[REQUESTED_AT]:",
+        "    if False:",
     ),
     Mutant(
         "drop the duplicate-invocation check",
         REDUCER,
-        "outcome = _TABLE[row[_STATUS]][type(event)]",
-        "outcome = _TABLE[\n"
-        "        None if type(event) is ToolInvocationRequestedEvent else row[_STATUS]\n"
+        "    outcome = TABLE[row[STATUS]][type(event)]",
+        "    outcome = TABLE[\n"
+        "        None if type(event) is ToolInvocationRequestedEvent else row[STATUS]\n"
         "    ][type(event)]",
     ),
     Mutant(
         "lose the recoverable flag of a failure",
         REDUCER,
-        "row[_RECOVERABLE] = event.recoverable",
-        "row[_RECOVERABLE] = True",
+        "row[RECOVERABLE] = event.recoverable  # type: ignore[union-attr]  # a Failed event",
+        "row[RECOVERABLE] = True",
     ),
     Mutant(
         "keep an ended invocation's row open (and reuse it)",
@@ -133,9 +133,40 @@ MUTANTS = (
     Mutant(
         "the batch path's own loop goes on past a refused event",
         BATCH,
-        "                if refused is not None:\n"
+        "                elif self._apply_to_closed(stored_event, tool_event) is not None:\n"
         "                    return last, previous, session, stored_event\n",
-        "                if refused is not None:\n                    continue\n",
+        "                else:\n"
+        "                    self._apply_to_closed(stored_event, tool_event)\n",
+    ),
+    Mutant(
+        "the batch path's own loop skips the time check",
+        BATCH,
+        "elif at < row[REQUESTED_AT]:",
+        "elif False:",
+    ),
+    Mutant(
+        "the batch path's own loop sets completed_at on Started",
+        BATCH,
+        "                        row[STARTED_AT] = at\n",
+        "                        row[STARTED_AT] = row[COMPLETED_AT] = at\n",
+    ),
+    Mutant(
+        "the batch path's own loop loses the recoverable flag of a failure",
+        BATCH,
+        "row[RECOVERABLE] = tool_event.recoverable",
+        "row[RECOVERABLE] = True or tool_event.recoverable",
+    ),
+    Mutant(
+        "the batch path's own loop takes a second request of a committed id as new",
+        BATCH,
+        "and not (known and self._state.position(invocation) is not None)",
+        "and True",
+    ),
+    Mutant(
+        "the batch path's own loop drops updates to committed records",
+        BATCH,
+        "                            updated[position] = record\n",
+        "                            pass\n",
     ),
     Mutant(
         "trust the shared index without checking the record there",

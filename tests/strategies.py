@@ -117,10 +117,18 @@ def tool_events(draw: st.DrawFn) -> object:
 
 
 @st.composite
-def sessions(draw: st.DrawFn, max_size: int = 40) -> list[StoredEvent]:
-    """A numbered session of random (mostly legal-looking) events with non-decreasing times."""
+def sessions(draw: st.DrawFn, max_size: int = 40, *, clock_skew: bool = False) -> list[StoredEvent]:
+    """A numbered session of random (mostly legal-looking) events with non-decreasing times.
+
+    With ``clock_skew`` the recording time may also step back, as a clock that
+    was corrected does; an invocation can then end before it was requested.
+    """
     events = draw(st.lists(tool_events(), max_size=max_size))
-    steps = draw(st.lists(st.integers(0, 3), min_size=len(events), max_size=len(events)))
+    steps = draw(
+        st.lists(
+            st.integers(-2 if clock_skew else 0, 3), min_size=len(events), max_size=len(events)
+        )
+    )
     times, now = [], 0
     for step in steps:
         now += step

@@ -1,21 +1,24 @@
 """The fold's batch path gives exactly what stepping the reducer gives, and states branch safely.
 
 The batch path (``ToolStateBuilder``) and the reducer's step share the
-per-record lifecycle, but not the bookkeeping around it: rows kept open
-across commits, a pool of recycled rows, records built when an invocation
-ends, one persistent update per commit. These tests hold it to the step
-reducer on random sessions, with commits at random points, resumed from
-random states, and disordered as a store or a network may disorder them;
-and they hold ``ToolState``'s shared, append-only index to a plain model
-while versions branch.
+transition table, but not the bookkeeping around it: rows kept open across
+commits, a pool of recycled rows, records built when an invocation ends, one
+persistent update per commit. The builder's own loop (``run``) also has a
+second copy of the lifecycle's common cases. These tests hold it all to the
+step reducer on random sessions, with commits at random points, resumed from
+random states, and disordered as a store or a network (or a clock) may
+disorder them; and they hold ``ToolState``'s shared, append-only index to a
+plain model while versions branch.
 """
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import replace
 from datetime import timedelta
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
@@ -27,9 +30,11 @@ from correx_tools import (
     Retention,
     SessionId,
     StoredEvent,
+    ToolInvocationStatus,
     ToolProjector,
     ToolState,
     TransitionError,
+    TransitionErrorKind,
     fold_events,
 )
 from correx_tools.core.batch import ToolStateBuilder
@@ -76,6 +81,19 @@ def built(
         if number in commits:
             kept[number] = builder.state()
     return builder.state(), refusals, kept
+
+
+@pytest.mark.parametrize("ending", [completed, failed, rejected])
+def test_the_batch_paths_loop_refuses_an_end_recorded_before_its_request(
+    ending: Callable[[str], object],
+) -> None:
+    events = stored([requested("a"), started("a"), ending("a")], times=[10, 11, 9])
+    refused = fold_events(ToolProjector(), events)
+    assert refused.failure().cause.kind is TransitionErrorKind.TIME_REGRESSION
+    assert refused.alt(str) == fold_events(STEPPING, events).alt(str)
+    lenient = fold_events(ToolProjector(), events, strict=False).unwrap()
+    assert [event for event, _ in lenient.quarantined] == events[2:]
+    assert lenient.state.find("a").status is ToolInvocationStatus.STARTED
 
 
 @given(events=sessions(max_size=60), commits=st.sets(st.integers(0, 60)))
@@ -126,8 +144,9 @@ def test_the_fold_on_the_batch_path_equals_the_fold_that_steps(
 @st.composite
 def disordered(draw: st.DrawFn) -> list[StoredEvent]:
     """A session with what a store or a network may do to it: re-deliveries, exact or not,
-    gaps, swaps, another session's event, and equal session ids that are other objects."""
-    events = list(draw(sessions(max_size=40)))
+    gaps, swaps, another session's event, equal session ids that are other objects, and
+    recording times that step back."""
+    events = list(draw(sessions(max_size=40, clock_skew=True)))
     for _ in range(draw(st.integers(0, 3))):
         if not events:
             break
@@ -156,6 +175,28 @@ def test_the_batch_paths_own_loop_decides_every_disorder_as_stepping_does(
 ) -> None:
     batch = fold_events(ToolProjector(), events, strict=strict)
     step = fold_events(STEPPING, events, strict=strict)
+    assert batch.map(lambda r: (r.state, r.last_sequence, r.quarantined)) == step.map(
+        lambda r: (r.state, r.last_sequence, r.quarantined)
+    )
+    assert batch.alt(str) == step.alt(str)
+
+
+@given(
+    before=sessions(max_size=30),
+    after=sessions(max_size=40, clock_skew=True),
+    strict=st.booleans(),
+)
+def test_a_fold_resumed_on_the_batch_path_decides_as_one_that_steps(
+    before: list[StoredEvent], after: list[StoredEvent], strict: bool
+) -> None:
+    # Resumed, the batch path's loop meets invocations the starting state holds:
+    # ended ones, open ones to carry on, ids requested a second time.
+    head = fold_events(STEPPING, before, strict=False).unwrap()
+    tail = [replace(event, sequence=event.sequence + head.last_sequence) for event in after]
+    batch = fold_events(
+        ToolProjector(), tail, strict=strict, initial=head.state, after=head.last_sequence
+    )
+    step = fold_events(STEPPING, tail, strict=strict, initial=head.state, after=head.last_sequence)
     assert batch.map(lambda r: (r.state, r.last_sequence, r.quarantined)) == step.map(
         lambda r: (r.state, r.last_sequence, r.quarantined)
     )

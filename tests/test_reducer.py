@@ -24,6 +24,8 @@ from correx_tools import (
     TransitionError,
     TransitionErrorKind,
 )
+from correx_tools.core import record
+from correx_tools.core.record import ToolInvocationRecord
 
 from .strategies import completed, failed, rejected, requested, started, stored
 
@@ -193,3 +195,21 @@ def test_get_is_nothing_for_unknown_ids_and_len_counts_records() -> None:
     assert len(state) == 2
     assert not state.get(InvocationId("zzz")).map(lambda _: True).value_or(False)
     assert InvocationId("b") in state
+
+
+def test_the_row_positions_name_the_records_fields_in_order() -> None:
+    positions = {
+        "invocation_id": record.ID,
+        "tool_name": record.TOOL,
+        "tier": record.TIER,
+        "request": record.REQUEST,
+        "status": record.STATUS,
+        "receipt": record.RECEIPT,
+        "requested_at": record.REQUESTED_AT,
+        "completed_at": record.COMPLETED_AT,
+        "started_at": record.STARTED_AT,
+        "reason": record.REASON,
+        "recoverable": record.RECOVERABLE,
+    }
+    assert positions == {name: n for n, name in enumerate(ToolInvocationRecord._fields)}
+    assert len(positions) == record.FIELDS

@@ -5,14 +5,16 @@ path in the trie, a new index entry, a new ``ToolState``. A fold that keeps
 only the final state (or a checkpoint every so many events) needs none of
 the states in between. :class:`ToolStateBuilder` is an *evolver* for that
 case, local to one fold: it decides each event exactly as the reducer does
-(both go through :func:`~correx_tools.core.reducer.advance`), keeps the
+(through :func:`~correx_tools.core.reducer.advance`), keeps the
 fields of each touched invocation in a mutable row, and writes them
 into the persistent state only when asked (:meth:`ToolStateBuilder.state`).
 The state it gives equals, record for record, the one the step-by-step
 reducer gives; ``tests/test_batch.py`` checks that on random sessions.
 A fold that keeps no timeline lets the builder run the loop itself
 (:meth:`ToolStateBuilder.run`) for as long as the events simply continue the
-session, and takes back each event that needs the fold's judgement.
+session, and takes back each event that needs the fold's judgement. That
+loop has ``advance``'s two common cases written out (see its docstring and
+``docs/design.md``).
 """
 
 from __future__ import annotations
@@ -20,12 +22,27 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import final
 
-from .events import StoredEvent, ToolEvent
-from .record import ToolInvocationRecord, record_from_fields
-from .reducer import TOOL_EVENT_CLASSES, Row, advance
+from .events import StoredEvent, ToolEvent, ToolInvocationRequestedEvent
+from .record import (
+    COMPLETED_AT,
+    FIELDS,
+    ID,
+    REASON,
+    RECEIPT,
+    RECOVERABLE,
+    REQUEST,
+    REQUESTED_AT,
+    STARTED_AT,
+    STATUS,
+    TIER,
+    TOOL,
+    ToolInvocationRecord,
+    record_from_fields,
+)
+from .reducer import TABLE, TOOL_EVENT_CLASSES, Row, advance
 from .state import ToolState
-from .status import TERMINAL
-from .transitions import TransitionError
+from .status import TERMINAL, ToolInvocationStatus
+from .transitions import TransitionError, TransitionErrorKind
 
 
 @final
@@ -70,13 +87,13 @@ class ToolStateBuilder:
         refused = advance(row, stored_event, tool_event)
         if refused is not None:
             return refused
-        if row[_STATUS] in TERMINAL:
+        if row[STATUS] in TERMINAL:
             self._end(row)
         else:
             self._dirty[row[_POSITION]] = row
         return None
 
-    def run(
+    def run(  # noqa: PLR0915  # one loop on purpose: it exists to save calls per event
         self,
         events: Iterator[StoredEvent],
         last: int,
@@ -85,18 +102,23 @@ class ToolStateBuilder:
     ) -> tuple[int, StoredEvent | None, str | None, StoredEvent | None]:
         """Apply ``events`` for as long as each simply continues the session.
 
-        The fold's own loop when it keeps no timeline, with :meth:`apply`'s
-        work written out in it (a method call per event, and the fold's loop
-        around it, cost about a twelfth of a fold). It
-        takes an event that is next in sequence (``last + 1``), of
-        ``session`` (the first event sets it), and accepted by the
-        lifecycle; at the first event that is not all three it stops and
-        hands that event back unapplied, for the fold to decide. Returns
-        ``(last, previous, session, stopped)``: the last sequence and event
-        applied, the session, and the event it stopped at (``None`` when
-        ``events`` ran out).
+        The fold's own loop when it keeps no timeline. It takes an event that
+        is next in sequence (``last + 1``), of ``session`` (the first event
+        sets it), and accepted by the lifecycle; at the first event that is
+        not all three it stops and hands that event back unapplied, for the
+        fold to decide. Returns ``(last, previous, session, stopped)``: the
+        last sequence and event applied, the session, and the event it
+        stopped at (``None`` when ``events`` ran out).
+
+        The lifecycle of an open invocation and the request of a new one are
+        :func:`~correx_tools.core.reducer.advance` written out here, on the
+        same transition table: calls per event were a quarter of a fold.
+        Everything else (an event for an ended or committed invocation, and
+        every refusal) goes through :meth:`_apply_to_closed` and ``advance``.
+        ``tests/test_batch.py`` holds this loop to the stepping reducer.
         """
-        open_rows, dirty = self._open, self._dirty
+        open_rows, dirty, spare = self._open, self._dirty, self._spare
+        fresh, updated, added, known = self._fresh, self._updated, self._added, self._known
         for stored_event in events:
             sequence = stored_event.sequence
             if sequence != last + 1 or stored_event.session_id is not session:
@@ -109,17 +131,60 @@ class ToolStateBuilder:
             event = stored_event.event
             if type(event) in TOOL_EVENT_CLASSES:
                 tool_event: ToolEvent = event  # type: ignore[assignment]  # checked just above
-                row = open_rows.get(tool_event.invocation_id)
-                if row is None:
-                    refused = self._apply_to_closed(stored_event, tool_event)
-                else:
-                    refused = advance(row, stored_event, tool_event)
-                    if refused is None:
-                        if row[_STATUS] in TERMINAL:
-                            self._end(row)
+                invocation = tool_event.invocation_id
+                row = open_rows.get(invocation)
+                if row is not None:
+                    outcome = TABLE[row[STATUS]][type(event)]
+                    if type(outcome) is TransitionErrorKind:
+                        return last, previous, session, stored_event
+                    at = stored_event.recorded_at
+                    if outcome is _STARTED:
+                        row[STATUS] = _STARTED
+                        row[STARTED_AT] = at
+                        dirty[row[_POSITION]] = row
+                    elif at < row[REQUESTED_AT]:
+                        return last, previous, session, stored_event
+                    else:
+                        # Every other outcome from an open row is terminal: the record now.
+                        row[STATUS] = outcome
+                        row[COMPLETED_AT] = at
+                        if outcome is _COMPLETED:
+                            row[RECEIPT] = tool_event.receipt  # type: ignore[union-attr]  # Completed
                         else:
-                            dirty[row[_POSITION]] = row
-                if refused is not None:
+                            row[REASON] = tool_event.reason  # type: ignore[union-attr]  # Failed, Rejected
+                            if outcome is _FAILED:
+                                row[RECOVERABLE] = tool_event.recoverable  # type: ignore[union-attr]
+                        position = row[_POSITION]
+                        record = _new_record(ToolInvocationRecord, row[:_POSITION])
+                        if position >= known:
+                            fresh[position - known] = record
+                        else:
+                            updated[position] = record
+                        dirty.pop(position, None)
+                        del open_rows[invocation]
+                        spare.append(row)
+                elif (
+                    _NEW[type(event)] is _REQUESTED
+                    and invocation not in added
+                    and not (known and self._state.position(invocation) is not None)
+                ):
+                    requested: ToolInvocationRequestedEvent = event  # type: ignore[assignment]
+                    row = spare.pop() if spare else [None] * _ROW
+                    position = known + len(fresh)
+                    row[ID] = invocation
+                    row[TOOL] = requested.tool_name
+                    row[TIER] = requested.tier
+                    row[REQUEST] = requested.request
+                    row[STATUS] = _REQUESTED
+                    row[RECEIPT] = row[COMPLETED_AT] = row[STARTED_AT] = None
+                    row[REASON] = row[RECOVERABLE] = None
+                    row[REQUESTED_AT] = stored_event.recorded_at
+                    row[_POSITION] = position
+                    fresh.append(None)
+                    added[invocation] = position
+                    open_rows[invocation] = row
+                    dirty[position] = row
+                elif self._apply_to_closed(stored_event, tool_event) is not None:
                     return last, previous, session, stored_event
             last = sequence
             previous = stored_event
@@ -135,7 +200,7 @@ class ToolStateBuilder:
             position = self._state.position(invocation)
         if position is None:
             row = self._spare.pop() if self._spare else [None] * _ROW
-            row[_STATUS] = None
+            row[STATUS] = None
         else:
             known = self._known
             record = (
@@ -153,7 +218,7 @@ class ToolStateBuilder:
             self._fresh.append(None)
             self._added[invocation] = position
             row[_POSITION] = position
-        if row[_STATUS] in TERMINAL:
+        if row[STATUS] in TERMINAL:
             self._end(row)
         else:
             self._open[invocation] = row
@@ -194,7 +259,13 @@ class ToolStateBuilder:
         return self._state
 
 
-_STATUS = ToolInvocationRecord._fields.index("status")
-_POSITION = len(ToolInvocationRecord._fields)
+_POSITION = FIELDS
 """A builder's row is the record's fields in order, then the record's position."""
 _ROW = _POSITION + 1
+
+_NEW = TABLE[None]  # what each event class does to an invocation not requested yet
+_REQUESTED = ToolInvocationStatus.REQUESTED
+_STARTED = ToolInvocationStatus.STARTED
+_COMPLETED = ToolInvocationStatus.COMPLETED
+_FAILED = ToolInvocationStatus.FAILED
+_new_record = tuple.__new__

@@ -38,6 +38,13 @@ class ToolInvocationRecord(NamedTuple):
     recoverable: bool | None = None
 
 
+# Where each field sits in a record, and in a *row*: a record's fields as a
+# list, which the lifecycle changes in place (tests/test_record.py checks the order).
+(ID, TOOL, TIER, REQUEST, STATUS, RECEIPT, REQUESTED_AT, COMPLETED_AT, STARTED_AT, REASON,
+ RECOVERABLE) = range(len(ToolInvocationRecord._fields))  # fmt: skip
+FIELDS = len(ToolInvocationRecord._fields)
+"""How many fields a record has."""
+
 _new_tuple = tuple.__new__
 
 

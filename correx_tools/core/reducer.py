@@ -12,7 +12,21 @@ from .events import (
     ToolEvent,
     ToolInvocationRequestedEvent,
 )
-from .record import ToolInvocationRecord, record_from_fields
+from .record import (
+    COMPLETED_AT,
+    FIELDS,
+    ID,
+    REASON,
+    RECEIPT,
+    RECOVERABLE,
+    REQUEST,
+    REQUESTED_AT,
+    STARTED_AT,
+    STATUS,
+    TIER,
+    TOOL,
+    record_from_fields,
+)
 from .state import ToolState
 from .status import ToolInvocationStatus
 from .transitions import TRANSITIONS, Outcome, TransitionError, TransitionErrorKind
@@ -62,7 +76,7 @@ class DefaultToolReducer:
             return state
         tool_event: ToolEvent = event  # type: ignore[assignment]  # checked just above
         position = state.position(tool_event.invocation_id)
-        row = [None] * _FIELDS if position is None else list(state.record_at(position))
+        row = [None] * FIELDS if position is None else list(state.record_at(position))
         refused = advance(row, stored_event, tool_event)
         if refused is not None:
             return refused
@@ -76,11 +90,6 @@ Row: TypeAlias = list[Any]
 A row whose status field is ``None`` stands for an invocation with no record yet.
 """
 
-_FIELDS = len(ToolInvocationRecord._fields)
-# Row positions of ToolInvocationRecord's fields.
-(_ID, _TOOL, _TIER, _REQUEST, _STATUS, _RECEIPT, _REQUESTED_AT, _COMPLETED_AT, _STARTED_AT,
- _REASON, _RECOVERABLE) = range(_FIELDS)  # fmt: skip
-
 
 def advance(row: Row, stored_event: StoredEvent, event: ToolEvent) -> TransitionError | None:
     """Apply ``event`` to one invocation's ``row`` in place; the refusal, if it is refused.
@@ -89,39 +98,42 @@ def advance(row: Row, stored_event: StoredEvent, event: ToolEvent) -> Transition
     refusal leaves it as it was. This is the whole lifecycle of one record:
     the transition table, the time check and the fields each status sets. The
     reducer's step and the fold's batch path (:mod:`correx_tools.core.batch`)
-    both go through it, so they cannot disagree.
+    both go through it. The batch path's own loop
+    (:meth:`~correx_tools.core.batch.ToolStateBuilder.run`) also has its two
+    common cases written out: a change here is a change there too, and
+    ``tests/test_batch.py`` holds the two to each other.
     """
-    outcome = _TABLE[row[_STATUS]][type(event)]
+    outcome = TABLE[row[STATUS]][type(event)]
     if type(outcome) is TransitionErrorKind:
         return _refusal(outcome, stored_event, event, row)
     at = stored_event.recorded_at
     if outcome is _REQUESTED:
         # Only a Requested event, on no record, gets here: every field is set afresh.
         requested: ToolInvocationRequestedEvent = event  # type: ignore[assignment]
-        row[_ID] = requested.invocation_id
-        row[_TOOL] = requested.tool_name
-        row[_TIER] = requested.tier
-        row[_REQUEST] = requested.request
-        row[_STATUS] = _REQUESTED
-        row[_RECEIPT] = row[_COMPLETED_AT] = row[_STARTED_AT] = None
-        row[_REASON] = row[_RECOVERABLE] = None
-        row[_REQUESTED_AT] = at
+        row[ID] = requested.invocation_id
+        row[TOOL] = requested.tool_name
+        row[TIER] = requested.tier
+        row[REQUEST] = requested.request
+        row[STATUS] = _REQUESTED
+        row[RECEIPT] = row[COMPLETED_AT] = row[STARTED_AT] = None
+        row[REASON] = row[RECOVERABLE] = None
+        row[REQUESTED_AT] = at
         return None
     if outcome is _STARTED:
-        row[_STATUS] = _STARTED
-        row[_STARTED_AT] = at
+        row[STATUS] = _STARTED
+        row[STARTED_AT] = at
         return None
-    if at < row[_REQUESTED_AT]:
+    if at < row[REQUESTED_AT]:
         # Every other target status is terminal: the time check applies.
         return _refusal(TransitionErrorKind.TIME_REGRESSION, stored_event, event, row)
-    row[_STATUS] = outcome
-    row[_COMPLETED_AT] = at
+    row[STATUS] = outcome
+    row[COMPLETED_AT] = at
     if outcome is _COMPLETED:
-        row[_RECEIPT] = event.receipt  # type: ignore[union-attr]  # a Completed event
+        row[RECEIPT] = event.receipt  # type: ignore[union-attr]  # a Completed event
     else:
-        row[_REASON] = event.reason  # type: ignore[union-attr]  # a Failed or Rejected event
+        row[REASON] = event.reason  # type: ignore[union-attr]  # a Failed or Rejected event
         if outcome is _FAILED:
-            row[_RECOVERABLE] = event.recoverable  # type: ignore[union-attr]  # a Failed event
+            row[RECOVERABLE] = event.recoverable  # type: ignore[union-attr]  # a Failed event
     return None
 
 
@@ -139,13 +151,16 @@ def _by_row() -> dict[ToolInvocationStatus | None, dict[type, Outcome]]:
     return rows
 
 
-_TABLE = _by_row()
+TABLE = _by_row()
+"""The transition table by row, then by event class: ``TABLE[status][type(event)]`` is
+the status the invocation moves to, or the ``TransitionErrorKind`` that refuses it
+(status ``None``: not requested yet)."""
 
 
 def _refusal(
     kind: TransitionErrorKind, stored_event: StoredEvent, event: ToolEvent, row: Row
 ) -> TransitionError:
-    status: ToolInvocationStatus | None = row[_STATUS]
+    status: ToolInvocationStatus | None = row[STATUS]
     event_type = type(event).__name__
     where = f"sequence {stored_event.sequence}: {event_type} for invocation {event.invocation_id!r}"
     match kind:
@@ -158,7 +173,7 @@ def _refusal(
         case TransitionErrorKind.TIME_REGRESSION:
             detail = (
                 f"recorded at {stored_event.recorded_at.isoformat()}, "
-                f"before the request at {row[_REQUESTED_AT].isoformat()}"
+                f"before the request at {row[REQUESTED_AT].isoformat()}"
             )
     return TransitionError(
         kind=kind,
