@@ -22,6 +22,7 @@ def test_the_benchmarks_run_and_print_every_row() -> None:
         "fold, Retention.all()",
         "10k open",
         "vs eventsourcing replay",
+        "memory, final state (no timeline)",
         "memory, Retention.all()",
         "memory, Retention.every(1000)",
         "deepcopy per event",
@@ -32,6 +33,7 @@ def test_the_benchmarks_run_and_print_every_row() -> None:
         "replay_all + summarize, 2 workers",
         "request validation per call",
         "growth, final-state fold",
+        "in-place baseline: time x",
         "gc.collect()",
     ]
     for row in rows:
