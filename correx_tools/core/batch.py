@@ -113,9 +113,11 @@ class ToolStateBuilder:
         The lifecycle of an open invocation and the request of a new one are
         :func:`~correx_tools.core.reducer.advance` written out here, on the
         same transition table: calls per event were a quarter of a fold.
-        Everything else (an event for an ended or committed invocation, and
-        every refusal) goes through :meth:`_apply_to_closed` and ``advance``.
-        ``tests/test_batch.py`` holds this loop to the stepping reducer.
+        Everything else is decided by ``advance``: an event for an ended or
+        committed invocation (through :meth:`_apply_to_closed`), and every
+        refused event, which the loop hands back and the fold then gives to
+        :meth:`apply`. ``tests/test_batch.py`` holds this loop to the
+        stepping reducer.
         """
         open_rows, dirty, spare = self._open, self._dirty, self._spare
         fresh, updated, added, known = self._fresh, self._updated, self._added, self._known

@@ -39,7 +39,7 @@ class ToolInvocationRecord(NamedTuple):
 
 
 # Where each field sits in a record, and in a *row*: a record's fields as a
-# list, which the lifecycle changes in place (tests/test_record.py checks the order).
+# list, which the lifecycle changes in place (tests/test_reducer.py checks the order).
 (ID, TOOL, TIER, REQUEST, STATUS, RECEIPT, REQUESTED_AT, COMPLETED_AT, STARTED_AT, REASON,
  RECOVERABLE) = range(len(ToolInvocationRecord._fields))  # fmt: skip
 FIELDS = len(ToolInvocationRecord._fields)
