@@ -157,7 +157,7 @@ class ToolStateBuilder:
                             if outcome is _FAILED:
                                 row[RECOVERABLE] = tool_event.recoverable  # type: ignore[union-attr]
                         position = row[_POSITION]
-                        record = _new_record(ToolInvocationRecord, row[:_POSITION])
+                        record = record_from_fields(row[:_POSITION])
                         if position >= known:
                             fresh[position - known] = record
                         else:
@@ -270,4 +270,3 @@ _REQUESTED = ToolInvocationStatus.REQUESTED
 _STARTED = ToolInvocationStatus.STARTED
 _COMPLETED = ToolInvocationStatus.COMPLETED
 _FAILED = ToolInvocationStatus.FAILED
-_new_record = tuple.__new__
