@@ -159,7 +159,7 @@ MUTANTS = (
     Mutant(
         "the batch path's own loop takes a second request of a committed id as new",
         BATCH,
-        "and not (known and self._state.position(invocation) is not None)",
+        "and not (invocation in placed and self._state.position(invocation) is not None)",
         "and True",
     ),
     Mutant(

@@ -19,7 +19,7 @@ its own in a small persistent ``overlay`` that only its states see.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Container, Iterable
 from typing import final
 
 from pyrsistent import PMap, pmap
@@ -57,6 +57,13 @@ class PositionIndex:
             return None
         return position
 
+    def placed(self) -> Container[str]:
+        """Every id the lineage has placed: those of any state using this index, and more.
+
+        An id not in it is surely absent, which one ``dict`` lookup tells.
+        """
+        return _NOTHING_PLACED if self._shared is None else self._shared
+
     def with_positions(self, positions: dict[str, int]) -> PositionIndex:
         """Like :meth:`with_added` for a dict the caller hands over and never touches again.
 
@@ -83,6 +90,7 @@ class PositionIndex:
 
 
 _NO_OVERLAY: PMap[str, int] = pmap()
+_NOTHING_PLACED: frozenset[str] = frozenset()
 
 EMPTY_INDEX = PositionIndex(None, None)
 """The index of a state with no records: its first addition starts a new lineage dict."""

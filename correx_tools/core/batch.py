@@ -61,11 +61,22 @@ class ToolStateBuilder:
     every live object (the events too).
     """
 
-    __slots__ = ("_added", "_dirty", "_fresh", "_known", "_open", "_spare", "_state", "_updated")
+    __slots__ = (
+        "_added",
+        "_dirty",
+        "_fresh",
+        "_known",
+        "_open",
+        "_placed",
+        "_spare",
+        "_state",
+        "_updated",
+    )
 
     def __init__(self, state: ToolState) -> None:
         self._state = state
         self._known = len(state)  # records committed
+        self._placed = state.placed_ids()  # no committed record has an id outside it
         self._open: dict[str, Row] = {}  # open invocations touched so far, by id
         self._dirty: dict[int, Row] = {}  # open rows changed since the last commit
         # Records ended since then: those requested since (position known + i, a
@@ -121,6 +132,7 @@ class ToolStateBuilder:
         """
         open_rows, dirty, spare = self._open, self._dirty, self._spare
         fresh, updated, added, known = self._fresh, self._updated, self._added, self._known
+        placed = self._placed
         for stored_event in events:
             sequence = stored_event.sequence
             if sequence != last + 1 or stored_event.session_id is not session:
@@ -168,7 +180,7 @@ class ToolStateBuilder:
                 elif (
                     _NEW[type(event)] is _REQUESTED
                     and invocation not in added
-                    and not (known and self._state.position(invocation) is not None)
+                    and not (invocation in placed and self._state.position(invocation) is not None)
                 ):
                     requested: ToolInvocationRequestedEvent = event  # type: ignore[assignment]
                     row = spare.pop() if spare else [None] * _ROW
@@ -254,6 +266,7 @@ class ToolStateBuilder:
         appended: list[ToolInvocationRecord] = self._fresh  # type: ignore[assignment]
         self._state = self._state.with_batch(self._updated, appended, self._added)
         self._known += len(appended)
+        self._placed = self._state.placed_ids()
         self._dirty = {}
         self._fresh = []
         self._updated = {}

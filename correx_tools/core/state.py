@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Container, Iterator
 from typing import final
 
 from pyrsistent import PVector, pvector
@@ -124,6 +124,14 @@ class ToolState:
     def position(self, invocation_id: str) -> int | None:
         """The 0-based request-order position of ``invocation_id``, if requested."""
         return self._index.get(invocation_id, self._records)
+
+    def placed_ids(self) -> Container[str]:
+        """A superset of the ids this state holds: an id not in it was never requested.
+
+        One lookup, where :meth:`position` also checks the record; the batch
+        path asks it before every new request.
+        """
+        return self._index.placed()
 
     def record_at(self, position: int) -> ToolInvocationRecord:
         """The record at a 0-based position in request order."""
