@@ -169,6 +169,24 @@ MUTANTS = (
         "                            pass\n",
     ),
     Mutant(
+        "a recorded fold's timeline also notes the event the batch loop stopped at",
+        FOLD,
+        "recorder.record_applied(chunk[: last - before], state_now)",
+        "recorder.record_applied(chunk[: last - before + 1], state_now)",
+    ),
+    Mutant(
+        "a recorded fold drops the rest of a slice after the batch loop stops",
+        FOLD,
+        "taking = chain((stopped,), rest)",
+        "taking = (stopped,)",
+    ),
+    Mutant(
+        "a recorded fold's slice runs past the next checkpoint",
+        FOLD,
+        "min(recorder.next_checkpoint() - last, _SLICE)",
+        "min(recorder.next_checkpoint() - last + 1, _SLICE)",
+    ),
+    Mutant(
         "trust the shared index without checking the record there",
         INDEX,
         "or records[position].invocation_id != invocation_id",

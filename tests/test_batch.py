@@ -17,6 +17,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import replace
 from datetime import timedelta
+from unittest.mock import patch
 
 import pytest
 from hypothesis import given, settings
@@ -27,6 +28,8 @@ from returns.result import Result
 from correx_tools import (
     DefaultToolReducer,
     InvocationId,
+    Replay,
+    ReplayError,
     Retention,
     SessionId,
     StoredEvent,
@@ -37,6 +40,7 @@ from correx_tools import (
     TransitionErrorKind,
     fold_events,
 )
+from correx_tools.core import fold as fold_module
 from correx_tools.core.batch import ToolStateBuilder
 
 from .strategies import EPOCH, completed, failed, rejected, requested, sessions, started, stored
@@ -173,34 +177,87 @@ def disordered(draw: st.DrawFn) -> list[StoredEvent]:
 def test_the_batch_paths_own_loop_decides_every_disorder_as_stepping_does(
     events: list[StoredEvent], strict: bool
 ) -> None:
-    batch = fold_events(ToolProjector(), events, strict=strict)
-    step = fold_events(STEPPING, events, strict=strict)
+    assert_same_replay(
+        fold_events(ToolProjector(), events, strict=strict),
+        fold_events(STEPPING, events, strict=strict),
+    )
+
+
+RECORDED = [Retention.all(), Retention.every(1), Retention.every(3), Retention.every(8)]
+
+
+def assert_same_replay(
+    batch: Result[Replay[ToolState], ReplayError], step: Result[Replay[ToolState], ReplayError]
+) -> None:
+    """Both folds end alike: the same state, numbering, quarantine and error, and timelines
+    that answer alike for every sequence they keep."""
     assert batch.map(lambda r: (r.state, r.last_sequence, r.quarantined)) == step.map(
         lambda r: (r.state, r.last_sequence, r.quarantined)
     )
-    assert batch.alt(str) == step.alt(str)
+    assert batch.map(lambda _: None).alt(str) == step.map(lambda _: None).alt(str)
+    timeline = batch.map(lambda r: r.timeline).value_or(None)
+    reference = step.map(lambda r: r.timeline).value_or(None)
+    assert (timeline is None) == (reference is None)
+    if timeline is not None and reference is not None:
+        assert timeline.retained == reference.retained
+        assert list(timeline.states()) == list(reference.states())
+        for sequence in timeline.retained:
+            assert timeline.at(sequence) == reference.at(sequence)
+            if sequence > timeline.retained.start:
+                assert timeline.event(sequence) is reference.event(sequence)
+
+
+@given(
+    events=disordered(),
+    strict=st.booleans(),
+    retention=st.sampled_from(RECORDED),
+    slice_size=st.integers(1, 9),
+)
+def test_a_recorded_fold_on_the_batch_path_keeps_the_timeline_stepping_keeps(
+    events: list[StoredEvent], strict: bool, retention: Retention, slice_size: int
+) -> None:
+    # Recording a timeline, the fold runs the batch path's loop a slice at a time,
+    # none past the next checkpoint, and takes the rest of a slice itself after a
+    # stop. Slices as small as one event put stops and checkpoints everywhere.
+    with patch.object(fold_module, "_SLICE", slice_size):
+        batch = fold_events(ToolProjector(), events, strict=strict, retention=retention)
+    step = fold_events(STEPPING, events, strict=strict, retention=retention)
+    assert_same_replay(batch, step)
 
 
 @given(
     before=sessions(max_size=30),
     after=sessions(max_size=40, clock_skew=True),
     strict=st.booleans(),
+    retention=st.sampled_from([None, *RECORDED]),
 )
 def test_a_fold_resumed_on_the_batch_path_decides_as_one_that_steps(
-    before: list[StoredEvent], after: list[StoredEvent], strict: bool
+    before: list[StoredEvent],
+    after: list[StoredEvent],
+    strict: bool,
+    retention: Retention | None,
 ) -> None:
     # Resumed, the batch path's loop meets invocations the starting state holds:
     # ended ones, open ones to carry on, ids requested a second time.
     head = fold_events(STEPPING, before, strict=False).unwrap()
     tail = [replace(event, sequence=event.sequence + head.last_sequence) for event in after]
     batch = fold_events(
-        ToolProjector(), tail, strict=strict, initial=head.state, after=head.last_sequence
+        ToolProjector(),
+        tail,
+        strict=strict,
+        initial=head.state,
+        after=head.last_sequence,
+        retention=retention,
     )
-    step = fold_events(STEPPING, tail, strict=strict, initial=head.state, after=head.last_sequence)
-    assert batch.map(lambda r: (r.state, r.last_sequence, r.quarantined)) == step.map(
-        lambda r: (r.state, r.last_sequence, r.quarantined)
+    step = fold_events(
+        STEPPING,
+        tail,
+        strict=strict,
+        initial=head.state,
+        after=head.last_sequence,
+        retention=retention,
     )
-    assert batch.alt(str) == step.alt(str)
+    assert_same_replay(batch, step)
 
 
 def test_many_open_invocations_recycle_rows_and_end_in_request_order() -> None:

@@ -10,11 +10,11 @@ fields of each touched invocation in a mutable row, and writes them
 into the persistent state only when asked (:meth:`ToolStateBuilder.state`).
 The state it gives equals, record for record, the one the step-by-step
 reducer gives; ``tests/test_batch.py`` checks that on random sessions.
-A fold that keeps no timeline lets the builder run the loop itself
-(:meth:`ToolStateBuilder.run`) for as long as the events simply continue the
-session, and takes back each event that needs the fold's judgement. That
-loop has ``advance``'s two common cases written out (see its docstring and
-``docs/design.md``).
+The fold lets the builder run the loop itself (:meth:`ToolStateBuilder.run`)
+for as long as the events simply continue the session (up to each checkpoint
+when it records a timeline), and takes back each event that needs the fold's
+judgement. That loop has ``advance``'s two common cases written out (see its
+docstring and ``docs/design.md``).
 """
 
 from __future__ import annotations
@@ -113,7 +113,8 @@ class ToolStateBuilder:
     ) -> tuple[int, StoredEvent | None, str | None, StoredEvent | None]:
         """Apply ``events`` for as long as each simply continues the session.
 
-        The fold's own loop when it keeps no timeline. It takes an event that
+        The fold's own loop (given a slice at a time when the fold records a
+        timeline, to commit each checkpoint in between). It takes an event that
         is next in sequence (``last + 1``), of ``session`` (the first event
         sets it), and accepted by the lifecycle; at the first event that is
         not all three it stops and hands that event back unapplied, for the

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from itertools import chain, islice
 from typing import Any, Generic, TypeVar, final
 
 from returns.result import Failure, Result, Success
@@ -69,11 +70,13 @@ def fold_events(
         every_state=retention is not None and retention.kind is RetentionKind.LAST,
     )
     apply, state_now = engine.apply, engine.state
-    # With no timeline to record, the batch path runs its own loop over the
-    # stretch of events that simply continue the session; the loop below then
-    # takes only the event it stopped at, and hands back to it.
+    # The batch path runs its own loop over the stretch of events that simply
+    # continue the session; the loop below then takes the event it stopped at,
+    # and hands back to it. Recording a timeline, it runs one slice of events at
+    # a time, none past the next checkpoint, and after a stop the loop below
+    # takes the rest of that slice too.
     candidate: object = engine  # a Runner of S is a builder only when S is ToolState
-    fast = candidate if recorder is None and isinstance(candidate, ToolStateBuilder) else None
+    fast = candidate if isinstance(candidate, ToolStateBuilder) else None
     quarantined: list[tuple[StoredEvent, Any]] = []
     last = after
     previous: StoredEvent | None = None
@@ -81,11 +84,23 @@ def fold_events(
     remaining: Iterator[StoredEvent] = iter(events)
     while True:
         taking: Iterable[StoredEvent] = remaining
-        if fast is not None:
+        if fast is not None and recorder is None:
             last, previous, session, stopped = fast.run(remaining, last, previous, session)
             if stopped is None:
                 break
             taking = (stopped,)
+        elif fast is not None and recorder is not None:
+            chunk = list(islice(remaining, min(recorder.next_checkpoint() - last, _SLICE)))
+            if not chunk:
+                break
+            before = last
+            rest = iter(chunk)
+            last, previous, session, stopped = fast.run(rest, last, previous, session)
+            # The loop applies consecutive sequences only: the first last - before events.
+            recorder.record_applied(chunk[: last - before], state_now)
+            if stopped is None:
+                continue
+            taking = chain((stopped,), rest)
         for stored in taking:
             sequence = stored.sequence
             # One identity test on the common path: a store hands out one session id object.
@@ -119,6 +134,15 @@ def fold_events(
             timeline=None if recorder is None else recorder.build(projection),
         )
     )
+
+
+_SLICE = 256
+"""The most events the batch path's loop takes at once while a timeline is recorded.
+
+The timeline needs each event, so they are taken into a list first; after a
+refused or out-of-order event the rest of the list goes through the fold's
+own loop, which this bounds.
+"""
 
 
 def _describe(sequence: int, cause: object) -> str:

@@ -255,6 +255,20 @@ class TimelineRecorder(Generic[S]):
         if self._kind is RetentionKind.LAST or (self._last - self._base) % self._size == 0:
             self._snapshots.append(state())
 
+    def next_checkpoint(self) -> int:
+        """The sequence of the next snapshot ``all()`` or ``every(k)`` takes."""
+        return self._last + self._size - (self._last - self._base) % self._size
+
+    def record_applied(self, run: list[StoredEvent], state: Callable[[], S]) -> None:
+        """Note ``run``: events each applied, numbered on from the last, none past the next
+        checkpoint (the batch path's loop between two); a snapshot if it ends on one."""
+        if not run:
+            return
+        self._events.extend(run)
+        self._last = run[-1].sequence
+        if (self._last - self._base) % self._size == 0:
+            self._snapshots.append(state())
+
     def build(self, projection: Projection[S, Any]) -> Timeline[S]:
         """The finished timeline."""
         events = self._events
