@@ -1,4 +1,7 @@
-"""Mutation check: plant small bugs in the reducer, the fold, its batch path and the index.
+"""Mutation check: plant small bugs in the core, and see that its tests catch each one.
+
+The bugs go into the reducer, the fold, its batch path, the index and the
+timeline's re-fold.
 
 Run it from the project root::
 
@@ -52,6 +55,7 @@ REDUCER = "correx_tools/core/reducer.py"
 FOLD = "correx_tools/core/fold.py"
 BATCH = "correx_tools/core/batch.py"
 INDEX = "correx_tools/core/_index.py"
+TIMELINE = "correx_tools/core/timeline.py"
 
 MUTANTS = (
     Mutant(
@@ -185,6 +189,12 @@ MUTANTS = (
         FOLD,
         "min(recorder.next_checkpoint() - last, _SLICE)",
         "min(recorder.next_checkpoint() - last + 1, _SLICE)",
+    ),
+    Mutant(
+        "a re-fold on the batch path starts one event late",
+        TIMELINE,
+        "first = start + 1 - self._first_event",
+        "first = start + 2 - self._first_event",
     ),
     Mutant(
         "trust the shared index without checking the record there",

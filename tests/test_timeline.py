@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from returns.maybe import Nothing, Some
+from returns.result import Failure, Result, Success
 
 from correx_tools import (
     InvocationId,
@@ -78,6 +79,37 @@ def test_out_of_range_sequences_name_the_range() -> None:
         timeline.at(2)
     with pytest.raises(IndexError, match="sequence -1"):
         timeline.at(-1)
+
+
+class Forgetful:
+    """A projection that applies each event once and refuses it when asked again."""
+
+    def __init__(self) -> None:
+        self.seen: set[int] = set()
+
+    def initial(self) -> int:
+        return 0
+
+    def apply(self, state: int, stored_event: StoredEvent) -> Result[int, str]:
+        if stored_event.sequence in self.seen:
+            return Failure("seen it already")
+        self.seen.add(stored_event.sequence)
+        return Success(state + 1)
+
+
+def test_a_refold_refusing_what_the_replay_applied_names_the_sequence() -> None:
+    events = stored([requested("a"), started("a"), completed("a")])
+    # The batch path re-folds a tool state; a timeline's events never change,
+    # so only a broken copy of them can make it refuse one.
+    timeline = timeline_of(events, Retention.every(3))
+    timeline._events[1] = stored([requested("a"), started("b")])[1]
+    with pytest.raises(AssertionError, match="not deterministic: sequence 2 applied"):
+        timeline.at(2)
+    # Any other projection steps; one that changes its mind is named the same way.
+    forgetful = fold_events(Forgetful(), events, retention=Retention.every(3)).unwrap()
+    assert forgetful.state == 3
+    with pytest.raises(AssertionError, match="not deterministic: sequence 1 applied"):
+        forgetful.timeline.at(2)
 
 
 def session_with_a_failure() -> list[StoredEvent]:

@@ -15,6 +15,7 @@ from typing import Any, Generic, TypeVar, final
 
 from returns.maybe import Maybe, Nothing, Some
 
+from .batch import ToolStateBuilder
 from .events import TOOL_EVENT_TYPES, StoredEvent
 from .ids import InvocationId
 from .projection import Projection, Refused, runner, stepper
@@ -124,6 +125,16 @@ class Timeline(Generic[S]):
         if start == stop:
             return state
         engine = runner(self._projection, state)
+        candidate: object = engine  # a Runner of S is a builder only when S is ToolState
+        if isinstance(candidate, ToolStateBuilder) and not self._quarantined:
+            # Every event in between was applied in the replay, so the batch
+            # path's loop takes them all in one call.
+            first = start + 1 - self._first_event
+            events = iter(self._events[first : first + stop - start])
+            _, _, _, stopped = candidate.run(events, start, None, None)
+            if stopped is not None:
+                raise _not_deterministic(stopped.sequence, "refused by the batch path")
+            return engine.state()
         for sequence in range(start + 1, stop + 1):
             if sequence in self._quarantined:
                 continue
