@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import functools
 import json
 import sqlite3
 from collections.abc import Sequence
@@ -100,8 +101,34 @@ def eventsourcing_replay(events: Sequence[StoredEvent]) -> Any:
     """The peer: the same session as an ``eventsourcing`` aggregate, reconstructed from
     its in-memory recorder. Returns a function that replays it, or ``None`` if the
     package is not installed (it is the ``bench`` extra)."""
+    aggregate_class = _tool_session_class()
+    if aggregate_class is None:
+        return None
+    from eventsourcing.application import Application  # noqa: PLC0415
+
+    application = Application()
+    aggregate = aggregate_class()
+    for stored in events:
+        payload = stored.event
+        if isinstance(payload, ToolInvocationRequestedEvent):
+            aggregate.requested(payload.invocation_id, payload.tool_name)
+        elif isinstance(payload, ToolExecutionStartedEvent):
+            aggregate.started(payload.invocation_id)
+        else:
+            aggregate.ended(payload.invocation_id, type(payload).__name__)  # type: ignore[attr-defined]
+    application.save(aggregate)
+
+    def replay() -> Any:
+        return application.repository.get(aggregate.id)
+
+    return replay
+
+
+@functools.cache
+def _tool_session_class() -> Any:
+    """The aggregate class, defined once: ``eventsourcing`` registers each class under
+    its topic (module and qualified name) and refuses a second class with the same one."""
     try:
-        from eventsourcing.application import Application  # noqa: PLC0415
         from eventsourcing.domain import Aggregate, event  # noqa: PLC0415
     except ImportError:
         return None
@@ -122,19 +149,4 @@ def eventsourcing_replay(events: Sequence[StoredEvent]) -> Any:
         def ended(self, invocation_id: str, status: str) -> None:
             self.invocations[invocation_id] = status
 
-    application = Application()
-    aggregate = ToolSession()
-    for stored in events:
-        payload = stored.event
-        if isinstance(payload, ToolInvocationRequestedEvent):
-            aggregate.requested(payload.invocation_id, payload.tool_name)
-        elif isinstance(payload, ToolExecutionStartedEvent):
-            aggregate.started(payload.invocation_id)
-        else:
-            aggregate.ended(payload.invocation_id, type(payload).__name__)  # type: ignore[attr-defined]
-    application.save(aggregate)
-
-    def replay() -> Any:
-        return application.repository.get(aggregate.id)
-
-    return replay
+    return ToolSession

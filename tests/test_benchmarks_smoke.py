@@ -6,6 +6,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+from benchmarks.baselines import eventsourcing_replay
+from benchmarks.sessions import session
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -39,3 +42,17 @@ def test_the_benchmarks_run_and_print_every_row() -> None:
     for row in rows:
         assert row in table, row
     assert "Traceback" not in result.stderr
+
+
+def test_the_eventsourcing_peer_replays_the_session_more_than_once_per_process() -> None:
+    events = session(30)
+    for _ in range(2):  # eventsourcing refuses a second aggregate class under one topic
+        replay = eventsourcing_replay(events)
+        assert replay is not None, "eventsourcing is a dev dependency"
+        statuses = replay().invocations
+        assert len(statuses) == 10
+        assert set(statuses.values()) <= {
+            "ToolExecutionCompletedEvent",
+            "ToolExecutionFailedEvent",
+            "ToolExecutionRejectedEvent",
+        }
