@@ -197,6 +197,12 @@ MUTANTS = (
         "first = start + 2 - self._first_event",
     ),
     Mutant(
+        "a re-fold on the batch path runs over quarantined events",
+        TIMELINE,
+        "not quarantined or quarantined.isdisjoint(range(start + 1, stop + 1))",
+        "True",
+    ),
+    Mutant(
         "trust the shared index without checking the record there",
         INDEX,
         "or records[position].invocation_id != invocation_id",

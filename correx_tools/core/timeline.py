@@ -126,7 +126,10 @@ class Timeline(Generic[S]):
             return state
         engine = runner(self._projection, state)
         candidate: object = engine  # a Runner of S is a builder only when S is ToolState
-        if isinstance(candidate, ToolStateBuilder) and not self._quarantined:
+        quarantined = self._quarantined
+        if isinstance(candidate, ToolStateBuilder) and (
+            not quarantined or quarantined.isdisjoint(range(start + 1, stop + 1))
+        ):
             # Every event in between was applied in the replay, so the batch
             # path's loop takes them all in one call.
             first = start + 1 - self._first_event
