@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import http.server
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -165,3 +166,115 @@ def test_an_invalid_5_mb_argument_gets_a_short_message() -> None:
         assert isinstance(result, Invalid)
         assert len(result.reason) < 1024
         assert all(len(str(v)) < 1024 for v in result.violations)
+
+
+# -- validation that cannot stall or crash (issue 15, items 8 to 11) -------------------
+
+
+def spec_of(schema: dict[str, object]) -> ToolSpec:
+    return ToolSpec(name="t", description="", parameters=schema)
+
+
+@pytest.mark.parametrize("count", [2_000, 5_000])
+def test_unique_items_over_thousands_of_objects_takes_milliseconds(count: int) -> None:
+    spec = spec_of({"properties": {"a": {"type": "array", "uniqueItems": True}}})
+    distinct = [{"k": i, "v": str(i)} for i in range(count)]
+    started = time.perf_counter()
+    assert validate_request(spec, ToolRequest(tool_name="t", arguments={"a": distinct})) == Valid()
+    assert time.perf_counter() - started < 1.0  # quadratic took 18 s (2,000) and 80 s (5,000)
+    repeated = [*distinct, {"v": "7", "k": 7.0}]  # key order and 7 == 7.0 do not matter
+    result = validate_request(spec, ToolRequest(tool_name="t", arguments={"a": repeated}))
+    assert isinstance(result, Invalid)
+    assert f"items [7] and [{count}] are equal" in result.reason
+
+
+@pytest.mark.parametrize(
+    ("items", "unique"),
+    [
+        ([1, True], True),
+        ([1, 1.0], False),
+        ([0, False, None, "", [], {}], True),
+        ([{"a": [1, {"b": 2}]}, {"a": [1, {"b": 2.0}]}], False),
+        ([[1, 2], [2, 1]], True),
+    ],
+)
+def test_unique_items_means_json_schema_equality(items: list[object], unique: bool) -> None:
+    spec = spec_of({"properties": {"a": {"uniqueItems": True}}})
+    result = validate_request(spec, ToolRequest(tool_name="t", arguments={"a": items}))
+    assert (result == Valid()) is unique
+
+
+@pytest.mark.parametrize(
+    ("schema", "loop"),
+    [
+        ({"$ref": "#"}, "$ -> $"),
+        (
+            {
+                "$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"$ref": "#/$defs/a"}},
+                "$ref": "#/$defs/a",
+            },
+            "$.$defs.a -> $.$defs.b -> $.$defs.a",
+        ),
+        ({"allOf": [{"$ref": "#"}]}, "$ -> $.allOf[0] -> $"),
+        ({"not": {"anyOf": [{"$ref": "#"}]}}, "$ -> $.not -> $.not.anyOf[0] -> $"),
+    ],
+)
+def test_a_ref_cycle_that_consumes_no_input_is_refused_at_registration(
+    schema: dict[str, object], loop: str
+) -> None:
+    refused = InMemoryToolRegistry.of(spec_of(schema)).failure()
+    assert refused.kind is RegistryErrorKind.INVALID_SCHEMA
+    assert loop in refused.message
+    # validate_request on the unregistered spec refuses it too, with no RecursionError.
+    result = validate_request(spec_of(schema), ToolRequest(tool_name="t", arguments={}))
+    assert isinstance(result, Invalid)
+    assert "forever" in result.reason
+
+
+def test_a_ref_cycle_through_a_property_consumes_input_and_is_fine() -> None:
+    tree = {"type": "object", "properties": {"child": {"$ref": "#"}}}
+    InMemoryToolRegistry.of(spec_of(tree)).unwrap()
+    nested: dict[str, object] = {}
+    for _ in range(10):
+        nested = {"child": nested}
+    assert validate_request(spec_of(tree), ToolRequest(tool_name="t", arguments=nested)) == Valid()
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [
+        {
+            "$schema": "http://json-schema.org/draft-07/schema#",
+            "dependencies": {"a": {"properties": {"b": {"pattern": "^x"}}}},
+        },
+        {
+            "$defs": {"d": {"default": {"pattern": "^x"}}},
+            "properties": {"b": {"$ref": "#/$defs/d/default"}},
+        },
+    ],
+)
+def test_every_pattern_the_validator_can_reach_is_compiled_at_registration(
+    schema: dict[str, object],
+) -> None:
+    InMemoryToolRegistry.of(spec_of(schema)).unwrap()
+    result = validate_request(
+        spec_of(schema), ToolRequest(tool_name="t", arguments={"a": 1, "b": "y"})
+    )
+    assert isinstance(result, Invalid)
+    assert "does not match" in result.reason
+    hostile = {**schema, "$defs": {"d": {"default": {"pattern": "(a)\\1"}}}}
+    if "dependencies" in schema:
+        hostile = {**schema, "dependencies": {"a": {"properties": {"b": {"pattern": "(a)\\1"}}}}}
+    refused = InMemoryToolRegistry.of(spec_of(hostile)).failure()
+    assert "linear-time regex engine" in refused.message
+
+
+@pytest.mark.parametrize("depth", [500, 5_000])
+def test_a_schema_nested_hundreds_deep_is_refused_without_recursion(depth: int) -> None:
+    schema: dict[str, object] = {}
+    for _ in range(depth):
+        schema = {"properties": {"a": schema}}
+    refused = InMemoryToolRegistry.of(spec_of(schema)).failure()
+    assert refused.kind is RegistryErrorKind.INVALID_SCHEMA
+    assert "deeper than the limit of 128" in refused.message
+    assert len(refused.message) < 400

@@ -21,12 +21,23 @@ from dataclasses import dataclass
 from typing import Any, final
 
 import jsonschema
-import re2
 import referencing
 from jsonschema import ValidationError
 from jsonschema.exceptions import SchemaError as JsonSchemaError
 from jsonschema.protocols import Validator
 from returns.result import Failure, Result, Success
+
+from .schema_keywords import (
+    Patterns,
+    additional_properties_keyword,
+    compile_pattern,
+    pattern_keyword,
+    pattern_properties_keyword,
+    quote,
+    unique_items,
+)
+from .schema_refs import LEGACY_ID_DIALECTS, Unresolved, id_keyword, resolve
+from .schema_walk import REFERENCES, in_place_cycle, reachable
 
 _DIALECTS: tuple[type[Validator], ...] = (
     jsonschema.Draft202012Validator,
@@ -38,13 +49,6 @@ _DIALECTS: tuple[type[Validator], ...] = (
 _BY_URI = {
     str(cls.META_SCHEMA.get("$id", cls.META_SCHEMA.get("id"))).rstrip("#"): cls for cls in _DIALECTS
 }
-
-# Keywords whose value is one subschema, a list of them, or a map of them.
-_ONE = ("not", "if", "then", "else", "contains", "additionalProperties", "propertyNames",
-        "unevaluatedProperties", "unevaluatedItems", "additionalItems")  # fmt: skip
-_ONE_OR_LIST = ("items",)
-_LIST = ("allOf", "anyOf", "oneOf", "prefixItems")
-_MAP = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
 
 MAX_SCHEMA_DEPTH = 128
 
@@ -107,8 +111,8 @@ def compile_schema(schema: object) -> Result[CompiledSchema, SchemaError]:
     dialect = _dialect(schema)
     if isinstance(dialect, SchemaError):
         return Failure(dialect)
-    patterns: dict[str, re2._Regexp[str]] = {}
-    problem = _walk(schema, patterns)
+    patterns: Patterns = {}
+    problem = _walk(schema, dialect, patterns)
     if problem is not None:
         return Failure(problem)
     try:
@@ -118,9 +122,10 @@ def compile_schema(schema: object) -> Result[CompiledSchema, SchemaError]:
     validator_class = jsonschema.validators.extend(  # type: ignore[no-untyped-call]
         dialect,
         validators={
-            "pattern": _pattern_keyword(patterns),
-            "patternProperties": _pattern_properties_keyword(patterns),
-            "additionalProperties": _additional_properties_keyword(patterns),
+            "pattern": pattern_keyword(patterns),
+            "patternProperties": pattern_properties_keyword(patterns),
+            "additionalProperties": additional_properties_keyword(patterns),
+            "uniqueItems": unique_items,
         },
     )
     validator = validator_class(schema, registry=referencing.Registry())
@@ -145,66 +150,37 @@ def _dialect(schema: Mapping[str, Any]) -> type[Validator] | SchemaError:
     if found is None:
         known = ", ".join(sorted(_BY_URI))
         return SchemaError(
-            path="$.$schema", message=f"unknown dialect {_quote(declared)}; known: {known}"
+            path="$.$schema", message=f"unknown dialect {quote(declared)}; known: {known}"
         )
     return found
 
 
-def subschemas(root: Mapping[str, Any]) -> Iterator[tuple[Mapping[str, Any], str, int]]:
-    """Every subschema of ``root`` with its JSON path and depth, iteratively, root first.
-
-    >>> [path for _, path, _ in subschemas({"properties": {"a": {"items": {}}}})]
-    ['$', '$.properties.a', '$.properties.a.items']
-    """
-    stack: list[tuple[object, str, int]] = [(root, "$", 0)]
-    while stack:
-        node, path, depth = stack.pop()
-        if not isinstance(node, Mapping):
-            continue
-        yield node, path, depth
-        children: list[tuple[object, str, int]] = []
-        for keyword in _ONE:
-            if keyword in node:
-                children.append((node[keyword], f"{path}.{keyword}", depth + 1))
-        for keyword in _ONE_OR_LIST + _LIST:
-            value = node.get(keyword)
-            if isinstance(value, list):
-                children.extend(
-                    (item, f"{path}.{keyword}[{i}]", depth + 1) for i, item in enumerate(value)
-                )
-            elif value is not None:
-                children.append((value, f"{path}.{keyword}", depth + 1))
-        for keyword in _MAP:
-            value = node.get(keyword)
-            if isinstance(value, Mapping):
-                children.extend(
-                    (sub, f"{path}.{keyword}{_member(key)}", depth + 1)
-                    for key, sub in value.items()
-                )
-        stack.extend(reversed(children))
-
-
-def _walk(root: Mapping[str, Any], patterns: dict[str, Any]) -> SchemaError | None:
-    """Visit every subschema once, checking depth, refs, ids and patterns."""
+def _walk(
+    root: Mapping[str, Any], dialect: type[Validator], patterns: Patterns
+) -> SchemaError | None:
+    """Check every subschema the validator can reach once: depth, refs, ids and patterns."""
+    uri = _uri(dialect)
     has_unevaluated = has_pattern_properties = False
-    for node, path, depth in subschemas(root):
+    for node, path, depth in reachable(root, uri):
         if depth > MAX_SCHEMA_DEPTH:
             return SchemaError(
-                path=path, message=f"schema nests deeper than the limit of {MAX_SCHEMA_DEPTH}"
+                path=_short_path(path),
+                message=f"schema nests deeper than the limit of {MAX_SCHEMA_DEPTH}",
             )
-        for keyword in ("$ref", "$dynamicRef", "$recursiveRef"):
+        for keyword in REFERENCES:
             if keyword in node:
-                problem = _check_ref(root, node[keyword], f"{path}.{keyword}")
+                problem = _check_ref(root, node[keyword], f"{path}.{keyword}", uri)
                 if problem is not None:
                     return problem
-        if depth > 0 and "$id" in node:
+        id_word = id_keyword(uri)
+        if depth > 0 and id_word in node and not _plain_name(node[id_word], uri):
             return SchemaError(
-                path=f"{path}.$id",
-                message="an embedded $id is not supported; use $defs and local $refs",
+                path=f"{path}.{id_word}",
+                message=f"an embedded {id_word} is not supported; use $defs and local $refs",
             )
         pattern = node.get("pattern")
         if isinstance(pattern, str):
-            problem = _compile_pattern(pattern, f"{path}.pattern", patterns)
+            problem = _pattern_problem(pattern, f"{path}.pattern", patterns)
             if problem is not None:
                 return problem
         has_unevaluated = has_unevaluated or "unevaluatedProperties" in node
@@ -212,7 +188,7 @@ def _walk(root: Mapping[str, Any], patterns: dict[str, Any]) -> SchemaError | No
         if isinstance(pattern_properties, Mapping):
             has_pattern_properties = True
             for key in pattern_properties:
-                problem = _compile_pattern(key, f"{path}.patternProperties", patterns)
+                problem = _pattern_problem(key, f"{path}.patternProperties", patterns)
                 if problem is not None:
                     return problem
     if has_unevaluated and has_pattern_properties:
@@ -221,118 +197,56 @@ def _walk(root: Mapping[str, Any], patterns: dict[str, Any]) -> SchemaError | No
             message="unevaluatedProperties together with patternProperties is not supported "
             "(those patterns would not run on the linear-time engine)",
         )
+    loop = in_place_cycle(root, uri)
+    if loop is not None:
+        return SchemaError(
+            path=loop[0],
+            message="these references apply the schema to the same value forever, "
+            f"consuming no input: {' -> '.join(loop)}",
+        )
     return None
 
 
-def _check_ref(root: Mapping[str, Any], ref: object, path: str) -> SchemaError | None:
+def _plain_name(value: object, dialect: str) -> bool:
+    """Whether an embedded ``$id`` is only a plain-name anchor (``#foo``, drafts 4 to 7)."""
+    return (
+        dialect in LEGACY_ID_DIALECTS
+        and isinstance(value, str)
+        and value.startswith("#")
+        and "/" not in value
+    )
+
+
+def _check_ref(root: Mapping[str, Any], ref: object, path: str, dialect: str) -> SchemaError | None:
     if not isinstance(ref, str):
         return SchemaError(path=path, message="a reference must be a string")
-    if not ref.startswith("#"):
-        return SchemaError(
-            path=path, message=f"non-local $ref {_quote(ref)} is refused: validation never fetches"
-        )
-    fragment = ref[1:]
-    if fragment == "":
-        return None
-    if not fragment.startswith("/"):
-        return (
-            None
-            if _has_anchor(root, fragment)
-            else SchemaError(path=path, message=f"no $anchor named {_quote(fragment)}")
-        )
-    node: object = root
-    for raw in fragment[1:].split("/"):
-        token = raw.replace("~1", "/").replace("~0", "~")
-        if isinstance(node, Mapping) and token in node:
-            node = node[token]
-        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
-            node = node[int(token)]
-        else:
+    target = resolve(root, ref, dialect)
+    if isinstance(target, Unresolved):
+        if target.leaves_document:
             return SchemaError(
-                path=path, message=f"$ref {_quote(ref)} points at nothing in this schema"
+                path=path,
+                message=f"non-local $ref {quote(ref)} is refused: validation never fetches",
             )
+        return SchemaError(path=path, message=f"$ref {quote(ref)}: {target.message}")
     return None
 
 
-def _has_anchor(root: Mapping[str, Any], name: str) -> bool:
-    stack: list[object] = [root]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, Mapping):
-            if node.get("$anchor") == name or node.get("$dynamicAnchor") == name:
-                return True
-            stack.extend(node.values())
-        elif isinstance(node, list):
-            stack.extend(node)
-    return False
-
-
-def _compile_pattern(pattern: str, path: str, patterns: dict[str, Any]) -> SchemaError | None:
-    if pattern in patterns:
+def _pattern_problem(pattern: str, path: str, patterns: Patterns) -> SchemaError | None:
+    problem = compile_pattern(pattern, patterns)
+    if problem is None:
         return None
-    options = re2.Options()
-    options.log_errors = False
-    try:
-        patterns[pattern] = re2.compile(pattern, options)
-    except re2.error as error:
-        reason = error.args[0] if error.args else error
-        if isinstance(reason, bytes):
-            reason = reason.decode("utf-8", "replace")
-        return SchemaError(
-            path=path,
-            message=f"pattern {_quote(pattern)} is not supported by the linear-time regex engine "
-            f"({reason})",
-        )
-    return None
+    return SchemaError(
+        path=path,
+        message=f"pattern {quote(pattern)} is not supported by the linear-time regex engine "
+        f"({problem})",
+    )
 
 
-def _pattern_keyword(patterns: Mapping[str, Any]) -> Any:
-    def pattern(
-        validator: Any, expected: str, instance: object, schema: object
-    ) -> Iterator[ValidationError]:
-        if isinstance(instance, str) and patterns[expected].search(instance) is None:
-            yield ValidationError(f"{_quote(instance)} does not match {_quote(expected)}")
-
-    return pattern
-
-
-def _pattern_properties_keyword(patterns: Mapping[str, Any]) -> Any:
-    def pattern_properties(
-        validator: Any, expected: Mapping[str, Any], instance: object, schema: object
-    ) -> Iterator[ValidationError]:
-        if not isinstance(instance, dict):
-            return
-        for pattern, subschema in expected.items():
-            regex = patterns[pattern]
-            for key, value in instance.items():
-                if regex.search(key) is not None:
-                    yield from validator.descend(value, subschema, path=key, schema_path=pattern)
-
-    return pattern_properties
-
-
-def _additional_properties_keyword(patterns: Mapping[str, Any]) -> Any:
-    def additional_properties(
-        validator: Any, expected: object, instance: object, schema: Mapping[str, Any]
-    ) -> Iterator[ValidationError]:
-        if not isinstance(instance, dict):
-            return
-        declared = schema.get("properties", {})
-        regexes = [patterns[p] for p in schema.get("patternProperties", {})]
-        extras = [
-            key
-            for key in instance
-            if key not in declared and not any(r.search(key) is not None for r in regexes)
-        ]
-        if isinstance(expected, Mapping):
-            for key in extras:
-                yield from validator.descend(instance[key], expected, path=key)
-        elif expected is False and extras:
-            named = ", ".join(_quote(key) for key in sorted(extras)[:5])
-            more = f" and {len(extras) - 5} more" if len(extras) > 5 else ""
-            yield ValidationError(f"additional properties are not allowed ({named}{more})")
-
-    return additional_properties
+def _short_path(path: str, limit: int = 120) -> str:
+    """A JSON path cut in its middle when long (a deep schema's would fill a screen)."""
+    if len(path) <= limit:
+        return path
+    return f"{path[: limit // 2]}...{path[-limit // 2 :]}"
 
 
 def _schema_path(error: JsonSchemaError) -> str:
@@ -340,19 +254,8 @@ def _schema_path(error: JsonSchemaError) -> str:
     return error.json_path
 
 
-def _member(key: str) -> str:
-    return f".{key}" if key.isidentifier() else f"[{_quote(key)}]"
-
-
 def _json_type(value: object) -> str:
     return type(value).__name__
-
-
-def _quote(value: str, limit: int = 60) -> str:
-    """``repr`` of a string cut to ``limit`` characters, so messages stay short."""
-    if len(value) <= limit:
-        return repr(value)
-    return repr(value[:limit]) + f"... ({len(value)} chars)"
 
 
 def _short(message: str, limit: int = 300) -> str:

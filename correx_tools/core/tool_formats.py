@@ -29,7 +29,8 @@ from returns.result import Failure, Result, Success
 
 from .capability import ToolCapability
 from .json_values import thaw_json
-from .schema import SchemaError, compile_schema, subschemas
+from .schema import SchemaError, compile_schema
+from .schema_walk import subschemas
 from .tier import Tier
 from .tool import Tool, ToolSpec
 
