@@ -131,13 +131,18 @@ def test_hostile_ids_and_tool_names_round_trip_byte_exact(
     assert error.kind is AppendErrorKind.DUPLICATE_INVOCATION
 
 
-@pytest.mark.parametrize("where", ["session", "invocation", "tool"])
+def test_an_invocation_id_with_a_lone_surrogate_cannot_even_be_built() -> None:
+    with pytest.raises(ValueError, match="lone surrogate at character 1"):
+        requested("a\ud800b")
+
+
+@pytest.mark.parametrize("where", ["session", "tool"])
 def test_a_lone_surrogate_is_refused_clearly_and_writes_nothing(
     store: EventStore, where: str
 ) -> None:
     bad = "a\ud800b"
     session = SessionId(bad if where == "session" else "fine")
-    invocation = bad if where == "invocation" else "inv"
+    invocation = "inv"
     tool = bad if where == "tool" else "read_file"
     result = store.append(session, [requested(invocation, tool=tool)], expected_sequence=0)
     error = result.failure()

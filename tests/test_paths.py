@@ -66,6 +66,8 @@ CLASSIC_VECTORS = [
     ("up/ws-sibling/secret", "symlink"),
     ("link_out/../a.txt", "symlink"),  # by its text a.txt; on disk, next to the root
     ("./sub/./../..", "climbs above"),
+    ("\ud800/x", "lone surrogate"),
+    ("sub/\udfff", "lone surrogate"),
 ]
 INSIDE = ["a.txt", "sub/b.txt", "sub/../a.txt", "./sub", ".", "new/dir/file.txt", "a..b",
           "link_in/x.txt", "link_in/../b.txt", "...", "ünïcødé/файл", "up/ws/a.txt"]  # fmt: skip

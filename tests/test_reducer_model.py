@@ -129,7 +129,7 @@ class ReducerMachine(RuleBasedStateMachine):
             st.sampled_from(
                 [
                     OpaqueEvent(type="chat.message", version=1, data={"text": "hi"}),
-                    OpaqueEvent(type="tool.invocation.requested", version=9, data={}),
+                    OpaqueEvent(type="tool.invocation.requested.v9", version=9, data={}),
                     {"invocation_id": "inv-0"},
                     InvocationId("inv-0"),
                     None,

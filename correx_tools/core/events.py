@@ -15,9 +15,22 @@ from typing import Any, TypeAlias, TypeVar, final
 
 from pyrsistent import PMap, pmap
 
-from .ids import InvocationId, SessionId
-from .json_values import freeze_json, freeze_object
+from .ids import InvocationId, SessionId, invocation_id
+from .json_values import freeze_json, freeze_object, lone_surrogate_at
 from .tier import Tier
+
+REQUESTED_TYPE = "tool.invocation.requested"
+STARTED_TYPE = "tool.execution.started"
+COMPLETED_TYPE = "tool.execution.completed"
+FAILED_TYPE = "tool.execution.failed"
+REJECTED_TYPE = "tool.execution.rejected"
+BUILT_IN_TYPES = frozenset(
+    {REQUESTED_TYPE, STARTED_TYPE, COMPLETED_TYPE, FAILED_TYPE, REJECTED_TYPE}
+)
+"""The stable type tags of the five tool events (never a Python path)."""
+
+MAX_VERSION = (1 << 31) - 1
+"""The largest event version every store can keep (a 32-bit column)."""
 
 
 def utc(moment: datetime, *, what: str = "timestamp") -> datetime:
@@ -28,7 +41,22 @@ def utc(moment: datetime, *, what: str = "timestamp") -> datetime:
         raise ValueError(f"{what} must be timezone-aware, got naive {moment.isoformat()}")
     if moment.tzinfo is UTC:
         return moment
-    return moment.astimezone(UTC)
+    try:
+        return moment.astimezone(UTC)
+    except OverflowError:
+        raise ValueError(
+            f"{what} {moment.isoformat()} has no UTC equivalent (it falls outside years 1-9999)"
+        ) from None
+
+
+def _check_text(value: object, what: str) -> None:
+    if not isinstance(value, str):
+        raise TypeError(f"{what} must be a str, not {type(value).__name__}")
+
+
+def _check_bool(value: object, what: str) -> None:
+    if type(value) is not bool:
+        raise TypeError(f"{what} must be a bool, not {type(value).__name__}")
 
 
 @final
@@ -45,8 +73,7 @@ class ToolRequest:
     """The arguments, always stored as a frozen ``PMap``."""
 
     def __post_init__(self) -> None:
-        if not isinstance(self.tool_name, str):
-            raise TypeError(f"tool_name must be a str, not {type(self.tool_name).__name__}")
+        _check_text(self.tool_name, "tool_name")
         if not isinstance(self.arguments, PMap) or not _is_frozen_map(self.arguments):
             object.__setattr__(self, "arguments", freeze_object(self.arguments))
 
@@ -61,19 +88,41 @@ class ToolReceipt:
     metadata: Mapping[str, str] = field(default_factory=pmap)
 
     def __post_init__(self) -> None:
+        if type(self.exit_code) is not int:
+            raise TypeError(f"exit_code must be an int, not {type(self.exit_code).__name__}")
         object.__setattr__(self, "output", freeze_json(self.output))
         object.__setattr__(self, "metadata", string_map(self.metadata))
+
+
+# The events check their fields when built, with the rules the stores' reader
+# applies: a value that could not be read back is refused here, not by a store.
 
 
 @final
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ToolInvocationRequestedEvent:
-    """The agent asked for a tool to be run; opens an invocation's record."""
+    """The agent asked for a tool to be run; opens an invocation's record.
+
+    ``tool_name`` must be the request's own tool name.
+    """
 
     invocation_id: InvocationId
     tool_name: str
     tier: Tier
     request: ToolRequest
+
+    def __post_init__(self) -> None:
+        invocation_id(self.invocation_id)
+        _check_text(self.tool_name, "tool_name")
+        if not isinstance(self.tier, Tier):
+            raise TypeError(f"tier must be a Tier, not {type(self.tier).__name__}")
+        if not isinstance(self.request, ToolRequest):
+            raise TypeError(f"request must be a ToolRequest, not {type(self.request).__name__}")
+        if self.request.tool_name != self.tool_name:
+            raise ValueError(
+                f"tool_name {self.tool_name[:80]!r} differs from the request's tool_name "
+                f"{self.request.tool_name[:80]!r}"
+            )
 
 
 @final
@@ -83,6 +132,9 @@ class ToolExecutionStartedEvent:
 
     invocation_id: InvocationId
 
+    def __post_init__(self) -> None:
+        invocation_id(self.invocation_id)
+
 
 @final
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -91,6 +143,11 @@ class ToolExecutionCompletedEvent:
 
     invocation_id: InvocationId
     receipt: ToolReceipt
+
+    def __post_init__(self) -> None:
+        invocation_id(self.invocation_id)
+        if not isinstance(self.receipt, ToolReceipt):
+            raise TypeError(f"receipt must be a ToolReceipt, not {type(self.receipt).__name__}")
 
 
 @final
@@ -102,6 +159,11 @@ class ToolExecutionFailedEvent:
     reason: str
     recoverable: bool
 
+    def __post_init__(self) -> None:
+        invocation_id(self.invocation_id)
+        _check_text(self.reason, "reason")
+        _check_bool(self.recoverable, "recoverable")
+
 
 @final
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -110,6 +172,10 @@ class ToolExecutionRejectedEvent:
 
     invocation_id: InvocationId
     reason: str
+
+    def __post_init__(self) -> None:
+        invocation_id(self.invocation_id)
+        _check_text(self.reason, "reason")
 
 
 ToolEvent: TypeAlias = (
@@ -120,6 +186,14 @@ ToolEvent: TypeAlias = (
     | ToolExecutionRejectedEvent
 )
 """Any of the five tool lifecycle events."""
+
+_CLASS_OF_TYPE = {
+    REQUESTED_TYPE: "ToolInvocationRequestedEvent",
+    STARTED_TYPE: "ToolExecutionStartedEvent",
+    COMPLETED_TYPE: "ToolExecutionCompletedEvent",
+    FAILED_TYPE: "ToolExecutionFailedEvent",
+    REJECTED_TYPE: "ToolExecutionRejectedEvent",
+}
 
 TOOL_EVENT_TYPES: tuple[type[ToolEvent], ...] = (
     ToolInvocationRequestedEvent,
@@ -133,13 +207,39 @@ TOOL_EVENT_TYPES: tuple[type[ToolEvent], ...] = (
 @final
 @dataclass(frozen=True, slots=True, kw_only=True)
 class OpaqueEvent:
-    """An event of a type this library does not know, kept exactly as it was stored."""
+    """An event of a type this library does not know, kept exactly as it was stored.
+
+    ``type`` is a non-empty tag other than the five tool events' own (build those
+    as what they are); ``version`` is an int from 0 to :data:`MAX_VERSION`.
+
+    >>> OpaqueEvent(type="tool.execution.started", version=1)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: type 'tool.execution.started' is a tool event's own tag: build a ToolExecution...
+    """
 
     type: str
     version: int
     data: Mapping[str, Any] = field(default_factory=pmap)
 
     def __post_init__(self) -> None:
+        _check_text(self.type, "type")
+        if not self.type:
+            raise ValueError("type must not be empty")
+        surrogate = lone_surrogate_at(self.type)
+        if "\x00" in self.type or surrogate is not None:
+            raise ValueError(
+                f"type {self.type[:80]!r} holds a NUL or a lone surrogate, which no store can keep"
+            )
+        if self.type in BUILT_IN_TYPES:
+            raise ValueError(
+                f"type {self.type!r} is a tool event's own tag: build a "
+                f"{_CLASS_OF_TYPE[self.type]} instead"
+            )
+        if type(self.version) is not int:
+            raise TypeError(f"version must be an int, not {type(self.version).__name__}")
+        if not 0 <= self.version <= MAX_VERSION:
+            raise ValueError(f"version must be from 0 to {MAX_VERSION}, got {self.version}")
         if not isinstance(self.data, PMap) or not _is_frozen_map(self.data):
             object.__setattr__(self, "data", freeze_object(self.data))
 

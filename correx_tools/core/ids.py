@@ -7,6 +7,8 @@ outside and may be empty.
 
 from typing import NewType
 
+from .json_values import lone_surrogate_at
+
 InvocationId = NewType("InvocationId", str)
 SessionId = NewType("SessionId", str)
 
@@ -36,10 +38,9 @@ def _non_empty(what: str, value: object) -> str:
         raise TypeError(f"{what} must be a str, not {type(value).__name__}")
     if not value:
         raise ValueError(f"{what} must not be empty")
-    if not value.isascii():
-        for index, character in enumerate(value):
-            if "\ud800" <= character <= "\udfff":
-                raise ValueError(
-                    f"{what} holds a lone surrogate at character {index}, which is not Unicode text"
-                )
+    index = lone_surrogate_at(value)
+    if index is not None:
+        raise ValueError(
+            f"{what} holds a lone surrogate at character {index}, which is not Unicode text"
+        )
     return value

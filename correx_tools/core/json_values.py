@@ -8,10 +8,10 @@ under the records that hold it; :func:`thaw_json` gives plain ``dict`` and
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, TypeAlias
 
-from pyrsistent import PMap, PVector, pmap, pvector, thaw
+from pyrsistent import PMap, PVector, pmap, pvector
 
 FrozenJson: TypeAlias = (
     "PMap[str, FrozenJson] | PVector[FrozenJson] | str | int | float | bool | None"
@@ -48,7 +48,19 @@ def freeze_json(value: object) -> Any:
             break
     else:
         return pmap(value) if isinstance(value, dict | PMap) else pvector(value)
-    # Post-order over containers: children are frozen before their parent.
+    return _rebuild(value, pmap, pvector)
+
+
+def _rebuild(
+    value: object,
+    make_object: Callable[[dict[str, Any]], Any],
+    make_array: Callable[[list[Any]], Any],
+) -> Any:
+    """``value`` with every object and array rebuilt by ``make_object``/``make_array``.
+
+    Post-order over the containers, children before their parent, on a stack of
+    our own: any depth, no ``RecursionError``.
+    """
     done: dict[int, Any] = {}
     stack: list[tuple[Any, bool]] = [(value, False)]
     while stack:
@@ -61,11 +73,11 @@ def freeze_json(value: object) -> Any:
             )
             continue
         if isinstance(node, dict | PMap):
-            done[id(node)] = pmap(
+            done[id(node)] = make_object(
                 {k: done[id(v)] if _is_container(v) else v for k, v in node.items()}
             )
         else:
-            done[id(node)] = pvector(done[id(v)] if _is_container(v) else v for v in node)
+            done[id(node)] = make_array([done[id(v)] if _is_container(v) else v for v in node])
     return done[id(value)]
 
 
@@ -91,7 +103,43 @@ def freeze_object(value: Mapping[str, object]) -> PMap[str, Any]:
 def thaw_json(value: object) -> Any:
     """Return a frozen JSON value as plain ``dict``/``list`` values.
 
+    Iterative, like :func:`freeze_json`: a value nested thousands deep thaws
+    without a ``RecursionError`` (the limits that refuse it run afterwards).
+
     >>> thaw_json(freeze_json({"n": [1, 2]}))
     {'n': [1, 2]}
     """
-    return thaw(value)
+    kind = type(value)
+    if kind in _SCALARS:
+        return value
+    if kind is PMap:
+        # The common shape of arguments: one object of scalars.
+        for item in value.values():  # type: ignore[attr-defined]
+            if type(item) not in _SCALARS:
+                break
+        else:
+            return dict(value.items())  # type: ignore[attr-defined]
+    if not isinstance(value, _CONTAINERS):
+        return value
+    return _rebuild(value, _same, _same)
+
+
+def _same(value: Any) -> Any:
+    return value
+
+
+def lone_surrogate_at(text: str) -> int | None:
+    """The index of the first lone surrogate in ``text``, or ``None`` if it is Unicode text.
+
+    A lone surrogate (``"\\ud800"``) can live in a Python ``str`` but is not
+    text: no encoder, file or database can keep it.
+
+    >>> lone_surrogate_at("ok"), lone_surrogate_at("a\\ud800")
+    (None, 1)
+    """
+    if text.isascii():
+        return None
+    for index, character in enumerate(text):
+        if "\ud800" <= character <= "\udfff":
+            return index
+    return None

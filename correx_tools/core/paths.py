@@ -16,6 +16,8 @@ from typing import final
 
 from returns.result import Failure, Result, Success
 
+from .json_values import lone_surrogate_at
+
 
 @final
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -59,6 +61,12 @@ def _text_problem(text: str) -> str | None:
         return "is empty"
     if "\x00" in text:
         return "contains a NUL byte"
+    surrogate = lone_surrogate_at(text)
+    if surrogate is not None:
+        return (
+            f"holds a lone surrogate at character {surrogate}: "
+            "it is not text any file system can name"
+        )
     if "\\" in text:
         return "contains a backslash (a separator on Windows)"
     if text.startswith("/"):
