@@ -18,11 +18,11 @@ from correx_tools import (
     ToolInvocationRequestedEvent,
 )
 from correx_tools.shell import envelope
+from correx_tools.shell.encoding import encode_line
 from correx_tools.shell.envelope import (
     EnvelopeError,
     decode_line,
     decode_payload,
-    encode_line,
     loads_strict,
 )
 

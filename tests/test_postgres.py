@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import multiprocessing
+import os
+import subprocess
 import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import psycopg
 import pytest
 
-from correx_tools import AppendErrorKind, PostgresEventStore, SessionId
+from correx_tools import AppendErrorKind, PostgresEventStore, SessionId, StoreReadError
 from correx_tools.shell.postgres_store import id_key
 
 from .strategies import requested, started
@@ -213,3 +216,54 @@ def test_follow_does_not_skip_past_a_writer_whose_commit_is_slow(
     thread.join(timeout=30)
     assert appended.is_set()
     assert [e.sequence for e in follower.follow(session, after=1, idle_timeout=0.5)] == [2]
+
+
+# -- a server that crashes and comes back (issue 15, item 14) --------------------------
+
+SERVER_SCRIPT = Path(__file__).resolve().parent.parent / ".ci" / "postgres-server"
+
+
+@pytest.fixture
+def own_server() -> Iterator[tuple[str, str]]:
+    """A PostgreSQL server of this test's own, which it may crash: ``(dsn, directory)``."""
+    started = subprocess.run(
+        ["bash", str(SERVER_SCRIPT), "start"], capture_output=True, text=True, check=False
+    )
+    if started.returncode != 0:
+        message = f"cannot start a PostgreSQL server: {started.stderr.strip()[-300:]}"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    dsn, directory = started.stdout.split()
+    try:
+        yield dsn, directory
+    finally:
+        subprocess.run(["bash", str(SERVER_SCRIPT), "stop", directory], check=False)
+
+
+def server(action: str, directory: str) -> None:
+    subprocess.run(["bash", str(SERVER_SCRIPT), action, directory], check=True)
+
+
+def test_a_store_survives_a_server_crash_and_reconnects(own_server: tuple[str, str]) -> None:
+    dsn, directory = own_server
+    secret_dsn = dsn.replace("postgres@", "postgres:hunter2@")
+    store = PostgresEventStore(secret_dsn)
+    session = SessionId("s")
+    store.append(session, [requested("a")], expected_sequence=0).unwrap()
+    server("crash", directory)
+    # While the server is down: a typed, retriable error, never a psycopg exception.
+    error = store.append(session, [started("a")], expected_sequence=1).failure()
+    assert error.kind is AppendErrorKind.UNAVAILABLE
+    assert "hunter2" not in error.message and "***" in error.message
+    with pytest.raises(StoreReadError) as reading:
+        list(store.read(session))
+    assert "unavailable" in str(reading.value) and "hunter2" not in str(reading.value)
+    with pytest.raises(StoreReadError):
+        store.last_sequence(session)
+    # Back up: the same store object reconnects on its next call.
+    server("restart", directory)
+    store.append(session, [started("a")], expected_sequence=1).unwrap()
+    assert [e.sequence for e in store.read(session)] == [1, 2]
+    assert store.last_sequence(session) == 2
+    store.close()

@@ -76,7 +76,9 @@ def test_two_log_objects_on_one_file_see_each_others_appends(tmp_path: Path) -> 
     assert second.append(S1, [started("a")], expected_sequence=1).unwrap()[0].sequence == 2
 
 
-@pytest.mark.parametrize("cut", [1, 10, 50])
+# Cutting 1 byte takes only the newline: the last line is still a whole event, and is
+# kept (tests/test_log_damage.py). Two bytes or more leave a line that is not an event.
+@pytest.mark.parametrize("cut", [2, 10, 50])
 def test_a_torn_final_line_fails_strict_and_is_dropped_lenient(tmp_path: Path, cut: int) -> None:
     path = tmp_path / "e.jsonl"
     write_log(path)

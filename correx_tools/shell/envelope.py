@@ -23,6 +23,11 @@ from typing import Any, Final
 from pyrsistent import PMap, pmap
 
 from ..core.events import (
+    COMPLETED_TYPE,
+    FAILED_TYPE,
+    REJECTED_TYPE,
+    REQUESTED_TYPE,
+    STARTED_TYPE,
     OpaqueEvent,
     StoredEvent,
     ToolExecutionCompletedEvent,
@@ -44,11 +49,11 @@ from ..core.ids import InvocationId, SessionId
 from ..core.json_values import freeze_json, freeze_object, thaw_json
 from ..core.tier import Tier
 
-REQUESTED: Final = "tool.invocation.requested"
-STARTED: Final = "tool.execution.started"
-COMPLETED: Final = "tool.execution.completed"
-FAILED: Final = "tool.execution.failed"
-REJECTED: Final = "tool.execution.rejected"
+REQUESTED: Final = REQUESTED_TYPE
+STARTED: Final = STARTED_TYPE
+COMPLETED: Final = COMPLETED_TYPE
+FAILED: Final = FAILED_TYPE
+REJECTED: Final = REJECTED_TYPE
 CURRENT_VERSION: Final = 1
 
 MAX_EVENT_BYTES: Final = 1 << 20
@@ -70,8 +75,12 @@ class EnvelopeError(ValueError):
 
 
 def format_timestamp(moment: datetime) -> str:
-    """``2026-01-01T09:30:00.000123Z``: UTC, always six fractional digits."""
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    """``2026-01-01T09:30:00.000123Z``: UTC, a four-digit year, always six fractional digits."""
+    if moment.tzinfo is not UTC:
+        moment = moment.astimezone(UTC)
+    # isoformat pads the year to four digits (strftime's %Y gives "999" for 999), and is
+    # faster; in UTC it ends "+00:00", which becomes "Z".
+    return moment.isoformat(timespec="microseconds")[:-6] + "Z"
 
 
 def parse_timestamp(text: object) -> datetime:
@@ -165,6 +174,8 @@ def decode_payload(
         raise EnvelopeError(
             f"{type_tag} version {version} is newer than this library ({CURRENT_VERSION})"
         )
+    if not body.keys() <= _FIELDS[type_tag]:
+        raise EnvelopeError(f"{type_tag}: {_unknown_fields('data', body, _FIELDS[type_tag])}")
     try:
         return _DECODERS[type_tag](body)
     except KeyError as error:
@@ -197,11 +208,19 @@ def _tier(data: Mapping[str, Any]) -> Tier:
     return tier
 
 
+def _unknown_fields(where: str, body: Mapping[str, Any], known: frozenset[str]) -> str:
+    # Refused rather than dropped: the event could not be written back as it was read.
+    extra = ", ".join(repr(key[:60]) for key in sorted(body.keys() - known)[:5])
+    return f"{where} has unknown fields {extra}, which this library would drop"
+
+
 def _requested(data: Mapping[str, Any]) -> object:
     request = data["request"]
     arguments = request.get("arguments", _NO_ARGUMENTS) if isinstance(request, dict) else None
     if not isinstance(arguments, dict):
         raise ValueError("request must be an object with an arguments object")
+    if not request.keys() <= _REQUEST_FIELDS:
+        raise ValueError(_unknown_fields("data.request", request, _REQUEST_FIELDS))
     return checked_requested(
         _invocation_id(data),
         _text(data, "tool_name"),
@@ -214,6 +233,8 @@ def _completed(data: Mapping[str, Any]) -> object:
     receipt = data["receipt"]
     if not isinstance(receipt, dict):
         raise ValueError("receipt must be an object")
+    if not receipt.keys() <= _RECEIPT_FIELDS:
+        raise ValueError(_unknown_fields("data.receipt", receipt, _RECEIPT_FIELDS))
     exit_code = receipt.get("exit_code", 0)
     if type(exit_code) is not int:
         raise ValueError("receipt.exit_code must be an integer")
@@ -246,6 +267,15 @@ _DECODERS: dict[str, Callable[[Mapping[str, Any]], object]] = {
     FAILED: _failed,
     REJECTED: lambda data: checked_rejected(_invocation_id(data), _text(data, "reason")),
 }
+_FIELDS: dict[str, frozenset[str]] = {
+    REQUESTED: frozenset({"invocation_id", "tool_name", "tier", "request"}),
+    STARTED: frozenset({"invocation_id"}),
+    COMPLETED: frozenset({"invocation_id", "receipt"}),
+    FAILED: frozenset({"invocation_id", "reason", "recoverable"}),
+    REJECTED: frozenset({"invocation_id", "reason"}),
+}
+_REQUEST_FIELDS = frozenset({"tool_name", "arguments"})
+_RECEIPT_FIELDS = frozenset({"output", "exit_code", "metadata"})
 _NO_ARGUMENTS: dict[str, Any] = {}
 _EMPTY_MAP: PMap[str, Any] = pmap()
 _TIERS: dict[str, Tier] = {tier.value: tier for tier in Tier}
@@ -379,14 +409,6 @@ def encode_utf8(text: str) -> bytes:
             f"a lone surrogate U+{ord(text[error.start]):04X} at character {error.start} "
             "is not Unicode text, and no store can keep it"
         ) from None
-
-
-def encode_line(stored: StoredEvent) -> bytes:
-    """One JSONL line (newline included) for ``stored``; over 1 MiB is a ``ValueError``."""
-    line = encode_utf8(canonical_json(to_envelope(stored)) + "\n")
-    if len(line) > MAX_EVENT_BYTES:
-        raise ValueError(f"its line is {len(line)} bytes, over the limit of {MAX_EVENT_BYTES}")
-    return line
 
 
 def decode_line(line: bytes) -> StoredEvent:

@@ -21,22 +21,22 @@ import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO, final
+from typing import BinaryIO, NoReturn, final
 
 from returns.result import Failure, Result, Success
 
 from ..core.events import StoredEvent
 from ..core.ids import SessionId
 from ..core.replay_error import EventDecodeError
-from .envelope import MAX_EVENT_BYTES, EnvelopeError, decode_line, encode_line
+from .envelope import MAX_EVENT_BYTES, EnvelopeError, decode_line
 from .store import (
     AppendError,
-    AppendErrorKind,
     BatchWritingStore,
     StoreReadError,
     check_import_run,
     conflict,
     duplicate,
+    encode_rows,
     requested_ids,
 )
 
@@ -85,7 +85,7 @@ def iter_lines(
         yield number + 1, buffer, False
 
 
-def _raise_oversized(path: Path, line: int) -> None:
+def _raise_oversized(path: Path, line: int) -> NoReturn:
     raise StoreReadError(
         EventDecodeError(
             source=str(path),
@@ -94,6 +94,28 @@ def _raise_oversized(path: Path, line: int) -> None:
         ),
         sequence=0,
     )
+
+
+def _complete_without_newline(raw: bytes) -> tuple[StoredEvent, int] | None:
+    """A final unterminated line that is a whole event: the event and its length in bytes."""
+    # Without the last byte first: a damaged newline that JSON would read as trailing
+    # whitespace must still be dropped and replaced, not kept inside the line.
+    for length in (len(raw) - 1, len(raw)):
+        if length > 0:
+            try:
+                return decode_line(raw[:length]), length
+            except (EnvelopeError, ValueError, TypeError):
+                continue
+    return None
+
+
+def _ends_in_newline(handle: BinaryIO) -> bool:
+    """Whether the file is empty or its last byte is a newline."""
+    size = os.fstat(handle.fileno()).st_size
+    if size == 0:
+        return True
+    handle.seek(size - 1)
+    return handle.read(1) == b"\n"
 
 
 @final
@@ -110,7 +132,13 @@ class JsonlEventLog(BatchWritingStore):
     def _records(
         self, *, start: int = 0, start_line: int = 0
     ) -> Iterator[tuple[int, int, StoredEvent]]:
-        """``(line, end offset, event)`` of every complete line, from byte ``start``."""
+        """``(line, end offset, event)`` of every complete line, from byte ``start``.
+
+        A final line without its newline is still complete when it decodes, alone
+        or without its last byte (a newline that was damaged): its checksum
+        vouches for it, so it is kept; its end offset then excludes the damaged
+        byte (see :meth:`_catch_up`). Only a final line that does not decode is torn.
+        """
         if not self.path.exists():
             return
         with self.path.open("rb") as handle:
@@ -118,22 +146,30 @@ class JsonlEventLog(BatchWritingStore):
             offset = start
             last_by_session: dict[str, int] = {}
             for number, raw, terminated in iter_lines(handle, self.path, start_line=start_line):
-                offset += len(raw)
-                if not terminated:
-                    self._raise(
-                        number,
-                        "torn final line (no newline): a write was cut short",
-                        last_by_session,
-                        torn=True,
-                    )
-                try:
-                    stored = decode_line(raw)
-                except (EnvelopeError, ValueError, TypeError) as error:
-                    self._raise(number, str(error), last_by_session)
+                if terminated:
+                    offset += len(raw)
+                    try:
+                        stored = decode_line(raw)
+                    except (EnvelopeError, ValueError, TypeError) as error:
+                        self._raise(number, str(error), last_by_session)
+                else:
+                    kept = _complete_without_newline(raw)
+                    if kept is None:
+                        self._raise(
+                            number,
+                            "torn final line (no newline, and not a whole event): "
+                            "a write was cut short",
+                            last_by_session,
+                            torn=True,
+                        )
+                    stored, length = kept
+                    offset += length
                 last_by_session[stored.session_id] = stored.sequence
                 yield number, offset, stored
 
-    def _raise(self, line: int, message: str, last: dict[str, int], *, torn: bool = False) -> None:
+    def _raise(
+        self, line: int, message: str, last: dict[str, int], *, torn: bool = False
+    ) -> NoReturn:
         # The sequence it should have held: we can not know its session, so the
         # most recent one's next sequence is the best name for it.
         sequence = (max(last.values()) + 1) if last else 1
@@ -173,19 +209,9 @@ class JsonlEventLog(BatchWritingStore):
     def _write_groups(
         self, groups: list[tuple[str, list[StoredEvent]]], *, expected: int | None
     ) -> Result[int, AppendError]:
-        lines: list[bytes] = []
-        for _, events in groups:
-            for stored in events:
-                try:
-                    lines.append(encode_line(stored))
-                except (TypeError, ValueError) as error:
-                    return Failure(
-                        AppendError(
-                            kind=AppendErrorKind.INVALID_EVENT,
-                            session_id=stored.session_id,
-                            message=f"sequence {stored.sequence}: {error}",
-                        )
-                    )
+        lines = encode_rows(groups, lambda _session, _stored, encoded: encoded.line)
+        if isinstance(lines, AppendError):
+            return Failure(lines)
         with self._lock, self.path.open("ab+") as handle:
             fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
             try:
@@ -227,6 +253,17 @@ class JsonlEventLog(BatchWritingStore):
                 raise
             # The append that wrote this never returned: drop the partial line.
             handle.truncate(index.offset)
+            os.fsync(handle.fileno())
+            return
+        if not _ends_in_newline(handle):
+            # The last line is a whole event whose newline is missing or damaged: give
+            # it its newline back (the event's own bytes stay as they are).
+            handle.truncate(index.offset)
+            handle.seek(0, os.SEEK_END)
+            if index.offset:
+                handle.write(b"\n")
+                index.offset += 1
+            handle.flush()
             os.fsync(handle.fileno())
 
     def _check(

@@ -128,7 +128,7 @@ def _replay_one(
 ) -> tuple[SessionId, Any, ReplayError | None]:
     store = _worker_stores.get(address)
     if store is None:
-        store = _worker_stores[address] = address.open()
+        store = _worker_stores[address] = address.open(read_only=True)
     result = EventReplayer(store).replay(session, projection, strict=strict)
     if not isinstance(result, Success):
         return session, None, result.failure()

@@ -34,16 +34,21 @@ import re
 import threading
 import time
 from collections.abc import Iterator
-from typing import final
+from contextlib import contextmanager
+from typing import Any, final
 
 from returns.result import Failure, Result, Success
 
 from ..core.events import StoredEvent
 from ..core.ids import SessionId
+from ..core.replay_error import EventDecodeError
+from .sources import redact_dsn
 from .store import (
     AppendError,
     AppendErrorKind,
     BatchWritingStore,
+    StoreLayoutError,
+    StoreReadError,
     check_import_run,
     conflict,
     decode_row,
@@ -100,6 +105,15 @@ def _require_psycopg() -> None:
         )
 
 
+class _Unavailable(Exception):
+    """The server could not be reached, or the connection was lost mid-call."""
+
+    def __init__(self, error: Exception) -> None:
+        reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        super().__init__(reason)
+        self.reason = reason
+
+
 class _Refused(Exception):
     def __init__(self, error: AppendError) -> None:
         super().__init__(error.message)
@@ -116,24 +130,83 @@ class PostgresEventStore(BatchWritingStore):
     independently, its own store.
     """
 
-    def __init__(self, dsn: str, *, schema: str = "public", connect_timeout: float = 10.0) -> None:
+    def __init__(
+        self,
+        dsn: str,
+        *,
+        schema: str = "public",
+        connect_timeout: float = 10.0,
+        read_only: bool = False,
+    ) -> None:
         _require_psycopg()
         if SCHEMA_NAME.fullmatch(schema) is None:
             raise ValueError(f"schema {schema[:70]!r} must match {SCHEMA_NAME.pattern}")
         self.dsn = dsn
         self.schema = schema
+        self.read_only = read_only
+        self._connect_timeout = int(connect_timeout)
         self._lock = threading.Lock()
-        self._connection = psycopg.connect(
-            dsn, autocommit=True, connect_timeout=int(connect_timeout)
-        )
         self._names = {
             "schema": sql.Identifier(schema),
         }
+        self._connection = self._connect()
         try:
-            self.init_db()
+            if read_only:
+                self._check_tables()
+            else:
+                self.init_db()
         except BaseException:
             self._connection.close()
             raise
+
+    def _connect(self) -> psycopg.Connection[Any]:
+        connection = psycopg.connect(
+            self.dsn, autocommit=True, connect_timeout=self._connect_timeout
+        )
+        if self.read_only:
+            # The server itself then refuses any write this connection might attempt.
+            connection.execute("SET default_transaction_read_only = on")
+        return connection
+
+    @contextmanager
+    def _using(self) -> Iterator[psycopg.Connection[Any]]:
+        """The store's lock and a live connection: one lost earlier is opened again first.
+
+        A lost server (a restart, a network cut) is an :class:`_Unavailable`; the
+        broken connection is replaced on the next call, so the store object
+        recovers on its own once the server is back.
+        """
+        with self._lock:
+            try:
+                if self._connection.closed or self._connection.broken:
+                    self._connection.close()
+                    self._connection = self._connect()
+                yield self._connection
+            except (psycopg.OperationalError, psycopg.InterfaceError) as error:
+                raise _Unavailable(error) from None
+
+    def _read_error(self, unavailable: _Unavailable, sequence: int) -> StoreReadError:
+        return StoreReadError(
+            EventDecodeError(
+                source=redact_dsn(self.dsn),
+                line=None,
+                message=f"the database is unavailable: {unavailable.reason}",
+            ),
+            sequence=sequence,
+        )
+
+    def _check_tables(self) -> None:
+        """Refuse a schema without this store's tables, creating nothing."""
+        found = self._connection.execute(
+            "SELECT count(*) FROM information_schema.columns WHERE table_schema = %s "
+            "AND table_name = 'correx_sessions' AND column_name = 'session_key'",
+            (self.schema,),
+        ).fetchone()
+        if found is None or found[0] == 0:
+            raise StoreLayoutError(
+                f"{redact_dsn(self.dsn)}: schema {self.schema!r} holds no correx event store; "
+                "create one with correx-tools init-db"
+            )
 
     @property
     def source(self) -> str:
@@ -177,33 +250,25 @@ class PostgresEventStore(BatchWritingStore):
     ) -> Result[int, AppendError]:
         rows = encode_rows(
             groups,
-            lambda session_id, stored, payload: (
+            lambda session_id, stored, encoded: (
                 id_key(session_id),
                 stored.sequence,
                 stored.recorded_at,
-                *payload,
+                encoded.type,
+                encoded.version,
+                encoded.data,
             ),
         )
         if isinstance(rows, AppendError):
             return Failure(rows)
         if not rows:
             return self._check_empty(groups, expected)
-        nul = next((row for row in rows if "\x00" in row[3]), None)
-        if nul is not None:
-            return Failure(
-                AppendError(
-                    kind=AppendErrorKind.INVALID_EVENT,
-                    session_id=groups[0][0],
-                    message=f"sequence {nul[1]}: event type {nul[3][:60]!r} contains a NUL "
-                    "character, which a PostgreSQL text column cannot hold",
-                )
-            )
         try:
-            with self._lock, self._connection.transaction():
+            with self._using() as connection, connection.transaction():
                 for session_id, events in groups:
                     self._advance(session_id, events, expected)
                     self._claim_ids(session_id, events)
-                with self._connection.cursor() as cursor:
+                with connection.cursor() as cursor:
                     cursor.executemany(
                         self._q(
                             "INSERT INTO {schema}.correx_events "
@@ -214,11 +279,22 @@ class PostgresEventStore(BatchWritingStore):
                     )
                 for session_id, _ in groups:
                     # NOTIFY payloads are limited to 8000 bytes: send the digest, not the id.
-                    self._connection.execute(
+                    connection.execute(
                         "SELECT pg_notify(%s, %s)", (CHANNEL, id_key(session_id).hex())
                     )
         except _Refused as refused:
             return Failure(refused.error)
+        except _Unavailable as unavailable:
+            return Failure(
+                AppendError(
+                    kind=AppendErrorKind.UNAVAILABLE,
+                    session_id=groups[0][0],
+                    message=f"{redact_dsn(self.dsn)}: the database is unavailable "
+                    f"({unavailable.reason}); if the connection was lost while committing, "
+                    "the events may have been written: read the session's last sequence, "
+                    "then retry",
+                )
+            )
         except psycopg.errors.UniqueViolation:
             # A racing import took the same sequence between our check and insert.
             return Failure(conflict(groups[0][0], expected if expected is not None else -1, -1))
@@ -229,7 +305,16 @@ class PostgresEventStore(BatchWritingStore):
     ) -> Result[int, AppendError]:
         for session_id, _ in groups:
             if expected is not None:
-                last = self.last_sequence(SessionId(session_id))
+                try:
+                    last = self.last_sequence(SessionId(session_id))
+                except StoreReadError as error:
+                    return Failure(
+                        AppendError(
+                            kind=AppendErrorKind.UNAVAILABLE,
+                            session_id=session_id,
+                            message=str(error),
+                        )
+                    )
                 if last != expected:
                     return Failure(conflict(session_id, expected, last))
         return Success(0)
@@ -307,15 +392,18 @@ class PostgresEventStore(BatchWritingStore):
         """The session's events after ``after``, in sequence order, fetched in batches."""
         last, key = after, id_key(session_id)
         while True:
-            with self._lock:
-                rows = self._connection.execute(
-                    self._q(
-                        "SELECT sequence, recorded_at, type, version, data "
-                        "FROM {schema}.correx_events "
-                        "WHERE session_key = %s AND sequence > %s ORDER BY sequence LIMIT %s"
-                    ),
-                    (key, last, _READ_BATCH),
-                ).fetchall()
+            try:
+                with self._using() as connection:
+                    rows = connection.execute(
+                        self._q(
+                            "SELECT sequence, recorded_at, type, version, data "
+                            "FROM {schema}.correx_events "
+                            "WHERE session_key = %s AND sequence > %s ORDER BY sequence LIMIT %s"
+                        ),
+                        (key, last, _READ_BATCH),
+                    ).fetchall()
+            except _Unavailable as unavailable:
+                raise self._read_error(unavailable, last + 1) from None
             where = f"postgresql table {self.schema}.correx_events"
             for row in rows:
                 yield decode_row(where, session_id, row)
@@ -325,25 +413,31 @@ class PostgresEventStore(BatchWritingStore):
 
     def sessions(self) -> tuple[SessionId, ...]:
         """Every session with at least one event, sorted."""
-        with self._lock:
-            rows = self._connection.execute(
-                self._q(
-                    "SELECT session_id FROM {schema}.correx_sessions "
-                    "WHERE last_sequence > 0 ORDER BY session_id"
-                )
-            ).fetchall()
+        try:
+            with self._using() as connection:
+                rows = connection.execute(
+                    self._q(
+                        "SELECT session_id FROM {schema}.correx_sessions "
+                        "WHERE last_sequence > 0 ORDER BY session_id"
+                    )
+                ).fetchall()
+        except _Unavailable as unavailable:
+            raise self._read_error(unavailable, 0) from None
         # UTF-8 bytes sort as their code points do, so this is Python's order too.
         return tuple(SessionId(bytes(row[0]).decode("utf-8")) for row in rows)
 
     def last_sequence(self, session_id: SessionId) -> int:
         """The session's last sequence (0 for a session with no events)."""
-        with self._lock:
-            row = self._connection.execute(
-                self._q(
-                    "SELECT last_sequence FROM {schema}.correx_sessions WHERE session_key = %s"
-                ),
-                (id_key(session_id),),
-            ).fetchone()
+        try:
+            with self._using() as connection:
+                row = connection.execute(
+                    self._q(
+                        "SELECT last_sequence FROM {schema}.correx_sessions WHERE session_key = %s"
+                    ),
+                    (id_key(session_id),),
+                ).fetchone()
+        except _Unavailable as unavailable:
+            raise self._read_error(unavailable, 0) from None
         return int(row[0]) if row else 0
 
     def follow(

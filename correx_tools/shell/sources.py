@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import final
@@ -22,17 +23,17 @@ class StoreAddress:
     location: str
     schema: str = "public"
 
-    def open(self) -> EventStore:
-        """Open the store this address names."""
+    def open(self, *, read_only: bool = False) -> EventStore:
+        """Open the store this address names (read-only: writing and creating nothing)."""
         match self.kind:
             case "sqlite":
-                return SQLiteEventStore(self.location)
+                return SQLiteEventStore(self.location, read_only=read_only)
             case "jsonl":
                 return JsonlEventLog(self.location)
             case "postgres":
                 from .postgres_store import PostgresEventStore  # noqa: PLC0415 - optional extra
 
-                return PostgresEventStore(self.location, schema=self.schema)
+                return PostgresEventStore(self.location, schema=self.schema, read_only=read_only)
             case _:
                 raise ValueError(f"unknown store kind {self.kind!r}")
 
@@ -57,3 +58,15 @@ def address_of_store(store: EventStore) -> StoreAddress | None:
     if isinstance(store, PostgresEventStore):
         return StoreAddress("postgres", store.dsn, store.schema)
     return None
+
+
+def redact_dsn(dsn: str) -> str:
+    """``dsn`` with any password masked, fit for a message.
+
+    >>> redact_dsn("postgresql://app:s3cret@db:5432/agents")
+    'postgresql://app:***@db:5432/agents'
+    >>> redact_dsn("host=db password=s3cret dbname=agents")
+    'host=db password=*** dbname=agents'
+    """
+    masked = re.sub(r"(password\s*=\s*)('[^']*'|\S+)", r"\1***", dsn)
+    return re.sub(r"(://[^:/@]*:)[^@]*@", r"\1***@", masked)

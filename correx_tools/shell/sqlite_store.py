@@ -18,13 +18,11 @@ from returns.result import Failure, Result, Success
 
 from ..core.events import StoredEvent
 from ..core.ids import SessionId
-from .envelope import (
-    format_timestamp,
-)
 from .store import (
     AppendError,
     AppendErrorKind,
     BatchWritingStore,
+    StoreLayoutError,
     check_import_run,
     conflict,
     decode_row,
@@ -59,13 +57,40 @@ _READ_BATCH = 5_000
 class SQLiteEventStore(BatchWritingStore):
     """An :class:`~correx_tools.shell.store.EventStore` in the SQLite file at ``path``.
 
-    The file and its tables are created on first use. One store object may be
-    shared by threads; processes each open their own.
+    The file and its tables are created on first use. With ``read_only=True``
+    nothing is ever written or created: the file must exist and hold an
+    event store (a :class:`~correx_tools.shell.store.StoreLayoutError` says
+    what it holds instead), and ``append`` raises ``PermissionError``. One
+    store object may be shared by threads; processes each open their own.
     """
 
-    def __init__(self, path: str | Path, *, busy_timeout: float = BUSY_TIMEOUT_SECONDS) -> None:
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        busy_timeout: float = BUSY_TIMEOUT_SECONDS,
+        read_only: bool = False,
+    ) -> None:
         self.path = Path(path)
+        self.read_only = read_only
         self._lock = threading.Lock()
+        if read_only:
+            if not self.path.is_file():
+                raise StoreLayoutError(f"{self.path}: no such file")
+            # mode=ro: SQLite itself refuses every write, and creates no file.
+            self._connection = sqlite3.connect(
+                self.path.resolve().as_uri() + "?mode=ro",
+                uri=True,
+                timeout=busy_timeout,
+                isolation_level=None,
+                check_same_thread=False,
+            )
+            try:
+                self._check_layout()
+            except BaseException:
+                self._connection.close()
+                raise
+            return
         self._connection = sqlite3.connect(
             self.path, timeout=busy_timeout, isolation_level=None, check_same_thread=False
         )
@@ -73,6 +98,24 @@ class SQLiteEventStore(BatchWritingStore):
         self._connection.execute("PRAGMA synchronous=FULL")
         with self._lock:
             self._write(_create_tables)
+
+    def _check_layout(self) -> None:
+        """Refuse a file that is not an event store, without writing anything."""
+        try:
+            tables = {
+                row[0]
+                for row in self._connection.execute(
+                    "SELECT name FROM sqlite_master WHERE type = 'table'"
+                )
+            }
+        except sqlite3.DatabaseError as error:
+            raise StoreLayoutError(f"{self.path}: not a SQLite event store ({error})") from None
+        if not {"events", "invocations"} <= tables:
+            held = ", ".join(sorted(tables)[:5]) or "no tables"
+            raise StoreLayoutError(
+                f"{self.path}: not a correx event store (it holds {held}); "
+                "create one with correx-tools init-db"
+            )
 
     def close(self) -> None:
         """Close the connection."""
@@ -92,13 +135,17 @@ class SQLiteEventStore(BatchWritingStore):
     def _write_groups(
         self, groups: list[tuple[str, list[StoredEvent]]], *, expected: int | None
     ) -> Result[int, AppendError]:
+        if self.read_only:
+            raise PermissionError(f"{self.path} was opened read-only")
         encoded = encode_rows(
             groups,
-            lambda session_id, stored, payload: (
+            lambda session_id, stored, encoded: (
                 session_id,
                 stored.sequence,
-                format_timestamp(stored.recorded_at),
-                *payload,
+                encoded.recorded_at,
+                encoded.type,
+                encoded.version,
+                encoded.data,
             ),
         )
         if isinstance(encoded, AppendError):

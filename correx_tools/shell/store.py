@@ -8,7 +8,9 @@ Error hierarchy::
         kind INVALID_EVENT          not encodable, or over the size limit
         kind GAP                    an import that would leave a gap or overwrite
         kind BUSY                   the store stayed locked; retriable
+        kind UNAVAILABLE            the database server could not be reached; retriable
     StoreReadError (an exception)   a stored event could not be decoded while reading
+    StoreLayoutError (an exception) a file or database that is not an event store (as it is)
 """
 
 from __future__ import annotations
@@ -30,13 +32,11 @@ from ..core.events import (
 )
 from ..core.ids import SessionId
 from ..core.replay_error import EventDecodeError
+from .encoding import EncodedEvent, encode_event
 from .envelope import (
-    MAX_EVENT_BYTES,
     EnvelopeError,
-    canonical_json,
     decode_payload,
     encode_utf8,
-    event_payload,
     loads_strict,
     parse_timestamp,
 )
@@ -51,6 +51,7 @@ class AppendErrorKind(enum.Enum):
     INVALID_EVENT = "invalid event"
     GAP = "gap"
     BUSY = "busy"
+    UNAVAILABLE = "unavailable"
 
 
 @final
@@ -79,6 +80,14 @@ class StoreReadError(Exception):
         self.error = error
         self.sequence = sequence
         self.torn = torn
+
+
+class StoreLayoutError(Exception):
+    """A file or database that cannot be opened as an event store as it is.
+
+    It is not an event store, or was written by an older release and must be
+    upgraded first; the message says which, and what to run.
+    """
 
 
 class EventStore(Protocol):
@@ -125,24 +134,17 @@ def number_events(
     )
 
 
-def encode_payload(stored: StoredEvent) -> tuple[str, int, str] | AppendError:
-    """``(type, version, canonical JSON of data)``, or why the event can not be stored.
+def encode_payload(stored: StoredEvent) -> EncodedEvent | AppendError:
+    """The stored form of ``stored`` (see :func:`~.encoding.encode_event`), or why it has none.
 
-    Refuses, before anything is written, what has no envelope, what holds text
-    that is not Unicode, and what is over
-    :data:`~correx_tools.shell.envelope.MAX_EVENT_BYTES`.
+    Every store calls this before it writes: an event that would not read back
+    as itself, or is over :data:`~correx_tools.shell.envelope.MAX_EVENT_BYTES`,
+    is an ``INVALID_EVENT`` naming the field, and nothing is written.
     """
     try:
-        type_tag, version, data = event_payload(stored.event)
-        text = canonical_json(data)
-        size = len(encode_utf8(text))
+        return encode_event(stored)
     except (TypeError, ValueError) as error:
         return _invalid(stored, str(error))
-    if size > MAX_EVENT_BYTES:
-        return _invalid(
-            stored, f"{type_tag} event is {size} bytes, over the limit of {MAX_EVENT_BYTES}"
-        )
-    return type_tag, version, text
 
 
 def _invalid(stored: StoredEvent, problem: str) -> AppendError:
@@ -158,7 +160,7 @@ Row = TypeVar("Row")
 
 def encode_rows(
     groups: Iterable[tuple[str, Sequence[StoredEvent]]],
-    row: Callable[[str, StoredEvent, tuple[str, int, str]], Row],
+    row: Callable[[str, StoredEvent, EncodedEvent], Row],
 ) -> list[Row] | AppendError:
     """Every event of ``groups`` encoded and shaped by ``row``, or the first refusal."""
     rows: list[Row] = []
@@ -276,7 +278,16 @@ class BatchWritingStore:
         recorded_at: datetime | None = None,
     ) -> Result[tuple[StoredEvent, ...], AppendError]:
         """Append ``events`` after ``expected_sequence``, all or none."""
-        stored = number_events(session_id, events, expected_sequence, recorded_at or now_utc())
+        try:
+            stored = number_events(session_id, events, expected_sequence, recorded_at or now_utc())
+        except (TypeError, ValueError) as error:
+            return Failure(
+                AppendError(
+                    kind=AppendErrorKind.INVALID_EVENT,
+                    session_id=str(session_id),
+                    message=f"session {str(session_id)[:80]!r}: {error}",
+                )
+            )
         written = self._write_groups([(session_id, list(stored))], expected=expected_sequence)
         return written.map(lambda _: stored)
 

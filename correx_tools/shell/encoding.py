@@ -1,0 +1,158 @@
+"""The one rule every store writes by: an event is stored only if it reads back as itself.
+
+:func:`encode_event` turns a :class:`~correx_tools.core.events.StoredEvent`
+into what the stores keep (type, version, the canonical JSON of its data, its
+timestamp) and then reads that back with the reader's own code
+(:func:`~.envelope.loads_strict`, :func:`~.envelope.decode_payload`,
+:func:`~.envelope.parse_timestamp`). Anything that would not come back equal
+is refused before a byte is written, with a message naming the field: a
+store never acknowledges what it, or any other store, could not read. The
+memory, SQLite, PostgreSQL and JSONL stores all call it.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import zlib
+from collections.abc import Callable
+from typing import Any, NamedTuple, final
+
+from ..core.events import StoredEvent
+from .envelope import (
+    MAX_EVENT_BYTES,
+    canonical_json,
+    decode_payload,
+    encode_utf8,
+    event_payload,
+    format_timestamp,
+    loads_strict,
+    parse_timestamp,
+)
+
+
+@final
+class EncodedEvent(NamedTuple):
+    """An event as the stores write it, already checked to read back as the same event."""
+
+    type: str
+    version: int
+    data: str
+    """The canonical JSON of the envelope's ``data``."""
+    recorded_at: str
+    """The timestamp as :func:`~.envelope.format_timestamp` writes it."""
+    line: bytes
+    """The event's JSONL line, checksum and newline included."""
+
+
+def encode_event(stored: StoredEvent) -> EncodedEvent:
+    """The stored form of ``stored``; a ``ValueError`` or ``TypeError`` names what is wrong.
+
+    >>> from datetime import UTC, datetime
+    >>> from correx_tools.core.events import OpaqueEvent
+    >>> when = datetime(2026, 1, 1, tzinfo=UTC)
+    >>> encode_event(StoredEvent(session_id="s", sequence=1, recorded_at=when,
+    ...                          event=OpaqueEvent(type="note", version=1, data={1: "a"})))
+    Traceback (most recent call last):
+    ...
+    ValueError: note: data has the key 1, not a string: it would read back as '1'
+    """
+    type_tag, version, data = event_payload(stored.event)
+    try:
+        text = canonical_json(data)
+    except (TypeError, ValueError, RecursionError):
+        raise ValueError(f"{type_tag}: {_unstorable(data)}") from None
+    when = format_timestamp(stored.recorded_at)
+    line = envelope_line(type_tag, version, text, when, stored.session_id, stored.sequence)
+    if len(line) > MAX_EVENT_BYTES:
+        raise ValueError(
+            f"{type_tag} event is {len(line)} bytes, over the limit of {MAX_EVENT_BYTES}"
+        )
+    body = loads_strict(text)
+    if body != data:
+        raise ValueError(f"{type_tag}: {_difference(data, body)}")
+    # The reader's field checks. Given data that reads back equal, an event that
+    # passes them reads back equal too: each decoder builds its event from exactly
+    # the fields event_payload wrote (tests/test_envelope.py holds the round trip).
+    decode_payload(type_tag, version, body)
+    if parse_timestamp(when) != stored.recorded_at:
+        raise ValueError(f"recorded_at {stored.recorded_at!r} would read back as {when}")
+    return EncodedEvent(type_tag, version, text, when, line)
+
+
+def encode_line(stored: StoredEvent) -> bytes:
+    """One JSONL line (newline included) for ``stored``, checked as :func:`encode_event` does."""
+    return encode_event(stored).line
+
+
+def envelope_line(  # noqa: PLR0917  # the envelope's six fields, in its order
+    type_tag: str, version: int, data: str, recorded_at: str, session_id: str, sequence: int
+) -> bytes:
+    """The JSONL line of an envelope whose ``data`` is already canonical JSON text.
+
+    Built as text: the canonical JSON of the whole envelope (keys sorted) embeds
+    the canonical JSON of ``data`` as it is. ``crc32`` is taken over the
+    envelope without it, as :func:`~.envelope.checksum` does.
+    """
+    tail = (
+        f',"recorded_at":"{recorded_at}","sequence":{sequence},'
+        f'"session_id":{_json_string(session_id)},"type":{_json_string(type_tag)},'
+        f'"version":{version}}}'
+    )
+    body = encode_utf8('{"data":' + data + tail)
+    crc = zlib.crc32(body)
+    return b'{"crc32":%d,"data":' % crc + body[len('{"data":') :] + b"\n"
+
+
+# What json.dumps(text, ensure_ascii=False) writes for a str, without its call chain.
+_json_string: Callable[[str], str] = json.encoder.encode_basestring
+
+
+# -- naming what is wrong (only on the way to an error) ------------------------------
+
+
+def _unstorable(value: object) -> str:
+    """What in ``value`` JSON cannot hold, with its path (iterative: any depth)."""
+    stack: list[tuple[object, str, int]] = [(value, "data", 0)]
+    while stack:
+        node, path, depth = stack.pop()
+        if depth > 900:
+            return f"{path} nests deeper than JSON text can be read back"
+        if isinstance(node, dict):
+            for key, item in node.items():
+                if not isinstance(key, str):
+                    return f"{path} has the key {key!r}, not a string"
+                stack.append((item, f"{path}.{key}", depth + 1))
+        elif isinstance(node, list | tuple):
+            stack.extend((item, f"{path}[{i}]", depth + 1) for i, item in enumerate(node))
+        elif isinstance(node, float) and not math.isfinite(node):
+            return f"{path} is {node}, which is not a JSON number"
+        elif not (node is None or isinstance(node, str | int | float | bool)):
+            return f"{path} holds a {type(node).__name__}, which is not a JSON value"
+    return "data cannot be written as JSON"
+
+
+def _difference(written: object, read: object) -> str:
+    """Where ``read`` (the JSON read back) first differs from ``written``, and how."""
+    stack: list[tuple[Any, Any, str]] = [(written, read, "data")]
+    while stack:
+        a, b, path = stack.pop()
+        if isinstance(a, dict) and isinstance(b, dict):
+            for key in a:
+                if not isinstance(key, str):
+                    return (
+                        f"{path} has the key {key!r}, not a string: "
+                        f"it would read back as {_as_json_key(key)!r}"
+                    )
+                stack.append((a[key], b.get(key), f"{path}.{key}"))
+        elif isinstance(a, list | tuple) and isinstance(b, list):
+            stack.extend((x, y, f"{path}[{i}]") for i, (x, y) in enumerate(zip(a, b, strict=False)))
+        elif a != b or type(a) is not type(b):
+            return f"{path} {a!r:.80} would read back as {b!r:.80}"
+    return "data would not read back as written"
+
+
+def _as_json_key(key: object) -> str:
+    """The string ``json.dumps`` writes for a non-string key (``1`` -> ``"1"``)."""
+    written: dict[str, Any] = json.loads(json.dumps({key: None}))
+    return next(iter(written))
