@@ -15,11 +15,13 @@ import sqlite3
 import sys
 import time
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 from returns.result import Success
 
 from .._version import __version__
+from ..core.events import StoredEvent
 from ..core.fold import Replay
 from ..core.ids import InvocationId
 from ..core.projection import ToolProjector
@@ -35,6 +37,7 @@ from .cli_common import (
     record_json,
     records_table,
     redact,
+    remove_new_store,
     replay_session,
     session_timeline,
     status_counts,
@@ -45,6 +48,7 @@ from .cli_tools import add_tools_arguments, cmd_tools, cmd_validate
 from .envelope import format_timestamp
 from .jsonl_log import JsonlEventLog
 from .parallel import replay_all
+from .sources import POSTGRES_SCHEMES
 from .store import StoreReadError
 
 # -- subcommands ---------------------------------------------------------------
@@ -207,18 +211,27 @@ def cmd_diff(args: argparse.Namespace) -> int:
 
 def cmd_import(args: argparse.Namespace) -> int:
     source = open_store(args.source)
-    destination = open_store(args.dest, create=True)
+    fresh = not args.dest.startswith(POSTGRES_SCHEMES) and not Path(args.dest).exists()
+    events: list[StoredEvent] = []
     copied: dict[str, int] = {}
     for session in source.sessions():
         try:
-            events = list(source.read(session))
+            before = len(events)
+            events.extend(source.read(session))
         except StoreReadError as error:
             raise CliError(f"{args.source}: {error.error}") from None
-        result = destination.import_events(events)
-        if not isinstance(result, Success):
-            raise CliError(f"{args.dest}: session {session!r}: {result.failure().message}")
-        copied[session] = result.unwrap()
-    total = sum(copied.values())
+        copied[session] = len(events) - before
+    destination = open_store(args.dest, create=True)
+    # One import_events call: every session lands in one transaction, or none does.
+    result = destination.import_events(events)
+    if not isinstance(result, Success):
+        close = getattr(destination, "close", None)
+        if close is not None:
+            close()
+        if fresh:
+            remove_new_store(Path(args.dest))
+        raise CliError(f"{args.dest}: {result.failure().message}; nothing was imported")
+    total = result.unwrap()
     emit(
         args,
         {"source": args.source, "dest": args.dest, "sessions": copied, "events": total},

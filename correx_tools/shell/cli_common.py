@@ -28,9 +28,9 @@ from ..core.timeline import RecordChange, Timeline
 from .envelope import EnvelopeError, format_timestamp, loads_strict
 from .jsonl_log import JsonlEventLog
 from .replayer import EventReplayer
-from .sources import StoreAddress, address_of
+from .sources import StoreAddress, address_of, redact_dsn
 from .sqlite_store import SQLiteEventStore
-from .store import EventStore
+from .store import EventStore, StoreLayoutError
 
 PROGRESS_THRESHOLD = 5_000
 TIMELINE_STRIDE = 256
@@ -44,26 +44,38 @@ class CliError(Exception):
 
 
 def open_store(source: str, *, create: bool = False) -> EventStore:
-    """The store a SOURCE or DEST argument names: a ``.jsonl`` file, a SQLite file or a URL."""
+    """The store a SOURCE or DEST argument names: a ``.jsonl`` file, a SQLite file or a URL.
+
+    Without ``create`` the store is opened read-only: reading commands write
+    nothing and create nothing (no file, no table).
+    """
     address = address_of(source)
     if address.kind == "postgres":
-        return _open_postgres(address)
+        return _open_postgres(address, read_only=not create)
     path = Path(source)
+    if path.is_dir():
+        raise CliError(f"{source}: is a directory, not an event store")
     if not create and not path.exists():
         raise CliError(f"{source}: no such file")
-    if path.exists() and path.is_dir():
-        raise CliError(f"{source}: is a directory, not an event store")
+    if create and not path.parent.is_dir():
+        raise CliError(f"{source}: the directory {str(path.parent)!r} does not exist")
     if path.suffix == ".jsonl":
         return JsonlEventLog(path)
     try:
-        store = SQLiteEventStore(path)
-        store.sessions()
+        return SQLiteEventStore(path, read_only=not create)
+    except StoreLayoutError as error:
+        raise CliError(str(error)) from None
     except sqlite3.DatabaseError as error:
         raise CliError(f"{source}: not a SQLite event store ({error})") from None
-    return store
 
 
-def _open_postgres(address: StoreAddress) -> EventStore:
+def remove_new_store(path: Path) -> None:
+    """Delete a store file this command created and failed to fill (SQLite's side files too)."""
+    for leftover in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+        leftover.unlink(missing_ok=True)
+
+
+def _open_postgres(address: StoreAddress, *, read_only: bool) -> EventStore:
     try:
         import psycopg  # noqa: PLC0415 - the optional extra
     except ImportError:
@@ -71,15 +83,17 @@ def _open_postgres(address: StoreAddress) -> EventStore:
             "PostgreSQL sources need psycopg: pip install 'correx-tools[postgres]'"
         ) from None
     try:
-        return address.open()
+        return address.open(read_only=read_only)
+    except StoreLayoutError as error:
+        raise CliError(str(error)) from None
     except psycopg.Error as error:
         reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
         raise CliError(f"{redact(address.location)}: cannot use the database: {reason}") from None
 
 
 def redact(url: str) -> str:
-    head, _, tail = url.partition("@")
-    return url if not tail else head.split("//")[0] + "//***@" + tail
+    """A database URL fit to print: its password masked."""
+    return redact_dsn(url)
 
 
 def find_session(store: EventStore, name: str, source: str) -> SessionId:
@@ -283,13 +297,24 @@ def check_sequence(timeline: Timeline[ToolState], value: int, name: str) -> int:
 
 
 def read_json(argument: str, what: str) -> Any:
-    text = argument if argument.lstrip().startswith(("{", "[")) else None
+    """Inline JSON, or the JSON file ``argument`` names; any problem is one clear line."""
+    text: str | bytes | None = argument if argument.lstrip().startswith(("{", "[")) else None
     if text is None:
-        path = Path(argument)
-        if not path.exists():
-            raise CliError(f"{argument}: no such file")
-        text = path.read_text(encoding="utf-8")
+        text = read_file(argument)
     try:
         return loads_strict(text)
     except EnvelopeError as error:
         raise CliError(f"{argument}: {what}: {error}") from None
+
+
+def read_file(argument: str) -> bytes:
+    """The bytes of the file ``argument`` names; a missing file or a directory is a CliError."""
+    path = Path(argument)
+    if path.is_dir():
+        raise CliError(f"{argument}: is a directory, not a file")
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        raise CliError(f"{argument}: no such file") from None
+    except OSError as error:
+        raise CliError(f"{argument}: cannot read it ({error.strerror})") from None

@@ -1,0 +1,153 @@
+"""What the command writes, and what it never touches.
+
+Only ``init-db``, ``import`` and ``demo`` write. Reading commands open their
+source read-only: they create no file, no table, and change no byte of the
+database. ``import`` is all or nothing across sessions, and a failed import
+into a new file leaves no file behind. Every error is one line naming the
+file, never a traceback.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from correx_tools import JsonlEventLog, SessionId, SQLiteEventStore
+from correx_tools.shell.encoding import encode_line
+
+from .strategies import requested, started, stored
+from .test_cli import fails, run, run_json
+
+S1, S2 = SessionId("session-1"), SessionId("session-2")
+
+
+def digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def tables(path: Path) -> set[str]:
+    with sqlite3.connect(path) as connection:
+        return {row[0] for row in connection.execute("SELECT name FROM sqlite_master")}
+
+
+def two_sessions(path: Path) -> None:
+    store = SQLiteEventStore(path)
+    store.append(S1, [requested("a"), started("a")], expected_sequence=0).unwrap()
+    store.append(S2, [requested("b")], expected_sequence=0).unwrap()
+    store.close()
+
+
+# -- reading writes nothing (item 7) ---------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["sessions", "{f}"],
+        ["replay", "{f}", "s"],
+        ["history", "{f}", "s", "i"],
+        ["diff", "{f}", "s", "0", "1"],
+        ["replay-all", "{f}"],
+    ],
+)
+@pytest.mark.parametrize("kind", ["empty file", "unrelated database"])
+def test_reading_commands_create_nothing_in_a_file_that_is_not_a_store(
+    tmp_path: Path, command: list[str], kind: str
+) -> None:
+    target = tmp_path / "data.sqlite"
+    if kind == "empty file":
+        target.touch()
+    else:
+        with sqlite3.connect(target) as connection:
+            connection.execute("CREATE TABLE notes (text TEXT)")
+    before, listing = digest(target), sorted(p.name for p in tmp_path.iterdir())
+    fails(*[part.format(f=target) for part in command], words="not a correx event store")
+    assert digest(target) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == listing
+    if kind == "unrelated database":
+        assert tables(target) == {"notes"}
+
+
+def test_reading_a_store_changes_no_byte_of_it(tmp_path: Path) -> None:
+    store = tmp_path / "events.sqlite"
+    two_sessions(store)
+    before = digest(store)
+    run("sessions", str(store))
+    run("replay", str(store), S1)
+    run("history", str(store), S1, "a")
+    run("diff", str(store), S1, "0", "2")
+    run("replay-all", str(store), "--workers", "2")
+    assert digest(store) == before
+
+
+def test_a_missing_source_is_not_created(tmp_path: Path) -> None:
+    fails("sessions", str(tmp_path / "missing.sqlite"), words="no such file")
+    assert list(tmp_path.iterdir()) == []
+
+
+# -- import is all or nothing (item 6) -------------------------------------------------
+
+
+@pytest.mark.parametrize("suffix", [".sqlite", ".jsonl"])
+def test_an_import_that_conflicts_in_its_second_session_writes_nothing(
+    tmp_path: Path, suffix: str
+) -> None:
+    source = tmp_path / "source.sqlite"
+    two_sessions(source)
+    dest = tmp_path / f"dest{suffix}"
+    # The destination already holds invocation "b" (in another session): session 2 conflicts.
+    target = JsonlEventLog(dest) if suffix == ".jsonl" else SQLiteEventStore(dest)
+    target.append(SessionId("elsewhere"), [requested("b")], expected_sequence=0).unwrap()
+    before = digest(dest)
+    line = fails("import", str(source), str(dest), words="nothing was imported")
+    assert "'b'" in line
+    if suffix == ".jsonl":
+        assert digest(dest) == before  # not a byte appended, not a byte cut
+    reopened = JsonlEventLog(dest) if suffix == ".jsonl" else SQLiteEventStore(dest)
+    assert reopened.sessions() == (SessionId("elsewhere"),)
+
+
+@pytest.mark.parametrize("suffix", [".sqlite", ".jsonl"])
+def test_a_failed_import_into_a_new_file_leaves_no_file(tmp_path: Path, suffix: str) -> None:
+    # A log written elsewhere whose two sessions request the same id: no store accepts it.
+    source = tmp_path / "source.jsonl"
+    source.write_bytes(
+        b"".join(encode_line(e) for e in stored([requested("same")], session=S1))
+        + b"".join(encode_line(e) for e in stored([requested("same")], session=S2))
+    )
+    dest = tmp_path / "sub" / f"new{suffix}"
+    dest.parent.mkdir()
+    fails("import", str(source), str(dest), words="already requested")
+    assert list(dest.parent.iterdir()) == []
+
+
+def test_a_retried_import_succeeds_once_the_conflict_is_gone(tmp_path: Path) -> None:
+    source = tmp_path / "source.sqlite"
+    two_sessions(source)
+    dest = tmp_path / "dest.jsonl"
+    JsonlEventLog(dest).append(SessionId("x"), [requested("b")], expected_sequence=0).unwrap()
+    fails("import", str(source), str(dest), words="nothing was imported")
+    dest.unlink()
+    assert run_json("import", str(source), str(dest))["events"] == 3
+
+
+# -- one clear line for every bad input (item 13) --------------------------------------
+
+
+def test_files_that_are_not_utf8_directories_and_missing_folders_are_one_line(
+    tmp_path: Path,
+) -> None:
+    latin = tmp_path / "tools.json"
+    latin.write_bytes('[{"name": "caf\xe9"}]'.encode("latin-1"))
+    fails("tools", str(latin), "--to", "mcp", words="not UTF-8")
+    fails("validate", str(latin), '{"tool_name": "x", "arguments": {}}', words="not UTF-8")
+    fails("tools", str(tmp_path), "--to", "mcp", words="is a directory, not a file")
+    fails("sessions", str(tmp_path), words="is a directory")
+    source = tmp_path / "source.sqlite"
+    two_sessions(source)
+    fails(
+        "import", str(source), str(tmp_path / "no" / "such" / "dir.sqlite"), words="does not exist"
+    )
