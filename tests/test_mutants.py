@@ -6,11 +6,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from . import mutants
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
+@pytest.mark.slow  # the core's tests once per mutant: minutes; .ci/run runs it after the rest
 def test_every_planted_bug_is_caught_by_the_core_tests() -> None:
     # The unmutated tests run in this same session, so the baseline run is skipped.
     done = subprocess.run(

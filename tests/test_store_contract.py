@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import pytest
 from returns.result import Success
 
 from correx_tools import (
@@ -149,14 +150,23 @@ def test_replaying_from_the_store_equals_the_pure_fold(store: EventStore) -> Non
     assert isinstance(EventReplayer(store).replay(SessionId("none"), ToolProjector()), Success)
 
 
-def test_a_batch_of_100k_events_appends_in_one_transaction(store: EventStore) -> None:
-    batch = [requested(f"bulk-{i}") for i in range(100_000)]
+def check_a_large_batch_is_one_transaction(store: EventStore, size: int) -> None:
+    batch = [requested(f"bulk-{i}") for i in range(size)]
     written = store.append(S1, batch, expected_sequence=0).unwrap()
-    assert (written[0].sequence, written[-1].sequence) == (1, 100_000)
+    assert (written[0].sequence, written[-1].sequence) == (1, size)
     # A second batch as large, refused by its very last event: none of it lands.
-    doomed = [requested(f"more-{i}") for i in range(99_999)] + [requested("bulk-0")]
-    error = store.append(S1, doomed, expected_sequence=100_000).failure()
+    doomed = [requested(f"more-{i}") for i in range(size - 1)] + [requested("bulk-0")]
+    error = store.append(S1, doomed, expected_sequence=size).failure()
     assert error.kind is AppendErrorKind.DUPLICATE_INVOCATION
-    assert list(store.read(S1, after=99_999))[-1].sequence == 100_000
-    assert sum(1 for _ in store.read(S1)) == 100_000
-    assert store.append(S1, [requested("more-0")], expected_sequence=100_000).unwrap()
+    assert list(store.read(S1, after=size - 1))[-1].sequence == size
+    assert sum(1 for _ in store.read(S1)) == size
+    assert store.append(S1, [requested("more-0")], expected_sequence=size).unwrap()
+
+
+def test_a_batch_of_10k_events_appends_in_one_transaction(store: EventStore) -> None:
+    check_a_large_batch_is_one_transaction(store, 10_000)
+
+
+@pytest.mark.slow
+def test_a_batch_of_100k_events_appends_in_one_transaction(store: EventStore) -> None:
+    check_a_large_batch_is_one_transaction(store, 100_000)
