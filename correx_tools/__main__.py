@@ -2,6 +2,6 @@
 
 import sys
 
-from .shell.cli import main
+from .shell.cli.main import main
 
 sys.exit(main())

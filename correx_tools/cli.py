@@ -1,5 +1,5 @@
-"""The ``correx-tools`` command (implemented in :mod:`correx_tools.shell.cli`)."""
+"""The ``correx-tools`` command (implemented in :mod:`correx_tools.shell.cli.main`)."""
 
-from .shell.cli import main
+from .shell.cli.main import main
 
 __all__ = ["main"]

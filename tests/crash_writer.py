@@ -25,7 +25,7 @@ from correx_tools import (
     ToolInvocationRequestedEvent,
     ToolRequest,
 )
-from correx_tools.shell.store import EventStore
+from correx_tools.shell.stores.port import EventStore
 
 
 def event_for(sequence: int) -> ToolInvocationRequestedEvent:

@@ -50,12 +50,13 @@ class Mutant:
     new: str
 
 
-TRANSITIONS = "correx_tools/core/transitions.py"
-REDUCER = "correx_tools/core/reducer.py"
-FOLD = "correx_tools/core/fold.py"
-BATCH = "correx_tools/core/batch.py"
-INDEX = "correx_tools/core/_index.py"
-TIMELINE = "correx_tools/core/timeline.py"
+TRANSITIONS = "correx_tools/core/lifecycle/transitions.py"
+REDUCER = "correx_tools/core/lifecycle/reducer.py"
+FOLD = "correx_tools/core/replay/fold.py"
+BATCHING = "correx_tools/core/replay/batching.py"
+BATCH = "correx_tools/core/lifecycle/_engine/batch.py"
+INDEX = "correx_tools/core/lifecycle/_engine/index.py"
+TIMELINE = "correx_tools/core/replay/timeline.py"
 
 MUTANTS = (
     Mutant(
@@ -174,21 +175,21 @@ MUTANTS = (
     ),
     Mutant(
         "a recorded fold's timeline also notes the event the batch loop stopped at",
-        FOLD,
-        "recorder.record_applied(chunk[: last - before], state_now)",
-        "recorder.record_applied(chunk[: last - before + 1], state_now)",
+        BATCHING,
+        "recorder.record_applied(chunk[: cursor.last - before], engine.state)",
+        "recorder.record_applied(chunk[: cursor.last - before + 1], engine.state)",
     ),
     Mutant(
         "a recorded fold drops the rest of a slice after the batch loop stops",
-        FOLD,
-        "taking = chain((stopped,), rest)",
-        "taking = (stopped,)",
+        BATCHING,
+        "            yield from rest\n",
+        "",
     ),
     Mutant(
         "a recorded fold's slice runs past the next checkpoint",
-        FOLD,
-        "min(recorder.next_checkpoint() - last, _SLICE)",
-        "min(recorder.next_checkpoint() - last + 1, _SLICE)",
+        BATCHING,
+        "min(recorder.next_checkpoint() - cursor.last, SLICE)",
+        "min(recorder.next_checkpoint() - cursor.last + 1, SLICE)",
     ),
     Mutant(
         "a re-fold on the batch path starts one event late",
@@ -252,7 +253,11 @@ def run_tests(copy: Path) -> tuple[bool, float]:
 def imports_the_copy(copy: Path) -> bool:
     """Whether ``python -m`` in ``copy`` imports the copy's package, not the installed one."""
     probe = subprocess.run(
-        [sys.executable, "-c", "import correx_tools.core.reducer as m; print(m.__file__)"],
+        [
+            sys.executable,
+            "-c",
+            "import correx_tools.core.lifecycle.reducer as m; print(m.__file__)",
+        ],
         cwd=copy,
         capture_output=True,
         text=True,

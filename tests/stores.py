@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from correx_tools import InMemoryEventStore, JsonlEventLog, PostgresEventStore, SQLiteEventStore
-from correx_tools.shell.store import EventStore
+from correx_tools.shell.stores.port import EventStore
 
 KINDS = ("jsonl", "memory", "postgres", "sqlite")
 

@@ -40,8 +40,8 @@ from correx_tools import (
     TransitionErrorKind,
     fold_events,
 )
-from correx_tools.core import fold as fold_module
-from correx_tools.core.batch import ToolStateBuilder
+from correx_tools.core.lifecycle._engine.batch import ToolStateBuilder
+from correx_tools.core.replay import batching as batching_module
 
 from .strategies import EPOCH, completed, failed, rejected, requested, sessions, started, stored
 
@@ -219,7 +219,7 @@ def test_a_recorded_fold_on_the_batch_path_keeps_the_timeline_stepping_keeps(
     # Recording a timeline, the fold runs the batch path's loop a slice at a time,
     # none past the next checkpoint, and takes the rest of a slice itself after a
     # stop. Slices as small as one event put stops and checkpoints everywhere.
-    with patch.object(fold_module, "_SLICE", slice_size):
+    with patch.object(batching_module, "SLICE", slice_size):
         batch = fold_events(ToolProjector(), events, strict=strict, retention=retention)
     step = fold_events(STEPPING, events, strict=strict, retention=retention)
     assert_same_replay(batch, step)

@@ -28,8 +28,8 @@ from pathlib import Path
 import pytest
 
 from correx_tools import EventReplayer, SessionId, ToolProjector
-from correx_tools.shell.envelope import decode_line
-from correx_tools.shell.postgres_store import id_key
+from correx_tools.shell.stores.envelope import decode_line
+from correx_tools.shell.stores.postgres import id_key
 
 from .crash_writer import event_for, open_store
 

@@ -17,14 +17,10 @@ from correx_tools import (
     Tier,
     ToolInvocationRequestedEvent,
 )
-from correx_tools.shell import envelope
-from correx_tools.shell.encoding import encode_line
-from correx_tools.shell.envelope import (
-    EnvelopeError,
-    decode_line,
-    decode_payload,
-    loads_strict,
-)
+from correx_tools.shell.stores import envelope
+from correx_tools.shell.stores.encoding import encode_line
+from correx_tools.shell.stores.envelope import decode_line, decode_payload
+from correx_tools.shell.stores.strict_json import EnvelopeError, loads_strict
 
 from .strategies import EPOCH, completed, failed, rejected, requested, sessions, started
 

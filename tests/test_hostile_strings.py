@@ -25,7 +25,7 @@ from correx_tools import (
     SessionId,
     ToolInvocationRequestedEvent,
 )
-from correx_tools.shell.store import EventStore
+from correx_tools.shell.stores.port import EventStore
 
 from .strategies import completed, requested, started
 
@@ -155,7 +155,7 @@ def test_a_lone_surrogate_is_refused_clearly_and_writes_nothing(
 
 PACKAGE = Path(correx_tools.__file__).parent
 # Modules that turn bytes into live objects or code. multiprocessing pickles too, but
-# only between the parent and the workers replay_all starts itself (shell/parallel.py),
+# only between the parent and the workers replay_all starts itself (shell/replay/parallel.py),
 # never anything read from a store, a log or a request.
 UNSAFE_MODULES = {"pickle", "cPickle", "dill", "marshal", "shelve", "jsonpickle", "yaml"}
 UNSAFE_CALLS = {"eval", "exec", "compile", "__import__"}

@@ -2,7 +2,7 @@
 
 Values that no reader could decode are refused when they are built, where the
 value type can tell; everything else is refused by the stores' one write rule
-(``shell/encoding.py``: encode, then read back with the reader's own code)
+(``shell/stores/encoding.py``: encode, then read back with the reader's own code)
 as an ``INVALID_EVENT`` naming the field, before anything is written. After
 each refusal, a new store object on the same file appends and reads as
 before: one bad event never blocks a store.
@@ -35,9 +35,10 @@ from correx_tools import (
     ToolReceipt,
     ToolRequest,
 )
-from correx_tools.shell.encoding import encode_line
-from correx_tools.shell.envelope import EnvelopeError, checksum, decode_line
-from correx_tools.shell.store import EventStore
+from correx_tools.shell.stores.encoding import encode_line
+from correx_tools.shell.stores.envelope import checksum, decode_line
+from correx_tools.shell.stores.port import EventStore
+from correx_tools.shell.stores.strict_json import EnvelopeError
 
 from .strategies import requested, started
 

@@ -24,8 +24,8 @@ from correx_tools import (
     TransitionError,
     TransitionErrorKind,
 )
-from correx_tools.core import record
-from correx_tools.core.record import ToolInvocationRecord
+from correx_tools.core.lifecycle import record
+from correx_tools.core.lifecycle.record import ToolInvocationRecord
 
 from .strategies import completed, failed, rejected, requested, started, stored
 

@@ -18,7 +18,7 @@ from correx_tools import (
     ToolProjector,
     fold_events,
 )
-from correx_tools.shell.store import EventStore
+from correx_tools.shell.stores.port import EventStore
 
 from .strategies import completed, failed, rejected, requested, started
 

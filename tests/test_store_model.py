@@ -21,7 +21,7 @@ from correx_tools import (
     ToolProjector,
     fold_events,
 )
-from correx_tools.shell.store import EventStore
+from correx_tools.shell.stores.port import EventStore
 
 from .stores import KINDS, fresh_postgres, make_store
 from .strategies import EPOCH, tool_events

@@ -31,7 +31,7 @@ from correx_tools import (
     tool_definitions,
     validate_request,
 )
-from correx_tools.core.tool_formats import fits_openai_strict
+from correx_tools.core.tools.formats.openai import fits_openai_strict
 
 from . import schemas
 

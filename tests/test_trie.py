@@ -6,7 +6,7 @@ import pytest
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
-from correx_tools.core._trie import Trie
+from correx_tools.core.lifecycle._engine.trie import Trie
 
 
 class TrieMachine(RuleBasedStateMachine):

@@ -1,5 +1,4 @@
-"""The pure core: values, the lifecycle reducer, the fold and time travel.
+"""The pure core: the tool contract, the invocation lifecycle, and replay with time travel.
 
-Nothing here performs I/O, reads a clock, draws random numbers or logs; a
-test walks these modules' imports to keep it so.
+No I/O, clock, randomness or logging (a test walks the imports); it imports nothing from ``shell``.
 """

@@ -1,1 +1,4 @@
-"""The imperative shell: event stores, replay from a store, the repository."""
+"""The imperative shell: event stores, replaying from them, the workspace, the command.
+
+Imports the core; the core never imports it.
+"""

@@ -20,9 +20,9 @@ from typing import final
 
 from returns.result import Failure, Result, Success
 
-from ..core.events import ToolRequest
-from ..core.paths import PathError, check_relative_path
-from ..core.tool import FileAffectingTool
+from ..core.tools.paths import PathError, check_relative_path
+from ..core.tools.request import ToolRequest
+from ..core.tools.tool import FileAffectingTool
 
 
 @final

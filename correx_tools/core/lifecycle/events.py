@@ -8,16 +8,17 @@ an event type it does not know, so that it can write it back unchanged.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, TypeAlias, TypeVar, final
+from typing import Any, TypeAlias, final
 
-from pyrsistent import PMap, pmap
+from pyrsistent import pmap
 
-from .ids import InvocationId, SessionId, invocation_id
-from .json_values import freeze_json, freeze_object, lone_surrogate_at
-from .tier import Tier
+from ..tools.ids import InvocationId, SessionId, invocation_id
+from ..tools.json_values import freeze_json, freeze_object, lone_surrogate_at, string_map
+from ..tools.request import ToolRequest
+from ..tools.tier import Tier
 
 REQUESTED_TYPE = "tool.invocation.requested"
 STARTED_TYPE = "tool.execution.started"
@@ -57,25 +58,6 @@ def _check_text(value: object, what: str) -> None:
 def _check_bool(value: object, what: str) -> None:
     if type(value) is not bool:
         raise TypeError(f"{what} must be a bool, not {type(value).__name__}")
-
-
-@final
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ToolRequest:
-    """A call of a tool: its name and the JSON object of its arguments.
-
-    >>> ToolRequest(tool_name="read_file", arguments={"path": "README.md"})
-    ToolRequest(tool_name='read_file', arguments=pmap({'path': 'README.md'}))
-    """
-
-    tool_name: str
-    arguments: Mapping[str, Any] = field(default_factory=pmap)
-    """The arguments, always stored as a frozen ``PMap``."""
-
-    def __post_init__(self) -> None:
-        _check_text(self.tool_name, "tool_name")
-        if not isinstance(self.arguments, PMap) or not _is_frozen_map(self.arguments):
-            object.__setattr__(self, "arguments", freeze_object(self.arguments))
 
 
 @final
@@ -240,8 +222,7 @@ class OpaqueEvent:
             raise TypeError(f"version must be an int, not {type(self.version).__name__}")
         if not 0 <= self.version <= MAX_VERSION:
             raise ValueError(f"version must be from 0 to {MAX_VERSION}, got {self.version}")
-        if not isinstance(self.data, PMap) or not _is_frozen_map(self.data):
-            object.__setattr__(self, "data", freeze_object(self.data))
+        object.__setattr__(self, "data", freeze_object(self.data))
 
 
 @final
@@ -266,138 +247,3 @@ class StoredEvent:
         recorded_at = utc(self.recorded_at, what="recorded_at")
         if recorded_at is not self.recorded_at:
             object.__setattr__(self, "recorded_at", recorded_at)
-
-
-def string_map(value: Mapping[str, str]) -> PMap[str, str]:
-    """``value`` as a ``PMap`` of strings; anything else is a ``TypeError``."""
-    frozen = value if isinstance(value, PMap) else pmap(value)
-    for key, item in frozen.items():
-        if not isinstance(key, str) or not isinstance(item, str):
-            raise TypeError(f"metadata must map str to str, got {key!r}: {item!r}")
-    return frozen
-
-
-def _is_frozen_map(value: PMap[str, Any]) -> bool:
-    # A PMap built by hand may still hold a dict or list; freeze those too.
-    return all(not isinstance(item, dict | list | set) for item in value.values())
-
-
-# -- built from checked fields -------------------------------------------------------
-#
-# A decoder reading a long session builds millions of these values, and the
-# dataclass constructors (a frozen dataclass sets each field through
-# object.__setattr__, then __post_init__ validates) cost more than the rest
-# of a replay. The functions below write the slots directly. They are for
-# decoders that have already checked every field and hand over exactly what
-# the constructor would store: a UTC ``datetime``, frozen JSON, a ``PMap`` of
-# strings. Everything else should call the constructors.
-
-T = TypeVar("T")
-
-
-def _filler(cls: type[T], *names: str) -> Callable[..., T]:
-    """A function that builds ``cls`` with the given slots set, in order, from its arguments.
-
-    One closure per arity rather than a loop over the slots: a replay calls
-    these once or twice per event, and the loop was most of their cost.
-    """
-    new = object.__new__
-    setters = [cls.__dict__[name].__set__ for name in names]
-    match setters:
-        case [first]:
-
-            def fill1(a: object) -> T:
-                built: T = new(cls)
-                first(built, a)
-                return built
-
-            return fill1
-        case [first, second]:
-
-            def fill2(a: object, b: object) -> T:
-                built: T = new(cls)
-                first(built, a)
-                second(built, b)
-                return built
-
-            return fill2
-        case [first, second, third]:
-
-            def fill3(a: object, b: object, c: object) -> T:
-                built: T = new(cls)
-                first(built, a)
-                second(built, b)
-                third(built, c)
-                return built
-
-            return fill3
-        case [first, second, third, fourth]:
-
-            def fill4(a: object, b: object, c: object, d: object) -> T:
-                built: T = new(cls)
-                first(built, a)
-                second(built, b)
-                third(built, c)
-                fourth(built, d)
-                return built
-
-            return fill4
-    raise ValueError(f"no filler for {len(names)} slots")
-
-
-_STORED = _filler(StoredEvent, "session_id", "sequence", "recorded_at", "event")
-_REQUEST = _filler(ToolRequest, "tool_name", "arguments")
-_RECEIPT = _filler(ToolReceipt, "output", "exit_code", "metadata")
-_REQUESTED = _filler(ToolInvocationRequestedEvent, "invocation_id", "tool_name", "tier", "request")
-_STARTED = _filler(ToolExecutionStartedEvent, "invocation_id")
-_COMPLETED = _filler(ToolExecutionCompletedEvent, "invocation_id", "receipt")
-_FAILED = _filler(ToolExecutionFailedEvent, "invocation_id", "reason", "recoverable")
-_REJECTED = _filler(ToolExecutionRejectedEvent, "invocation_id", "reason")
-
-
-def checked_stored_event(
-    session_id: SessionId, sequence: int, recorded_at: datetime, event: object
-) -> StoredEvent:
-    """A ``StoredEvent`` of checked fields (``recorded_at`` in UTC, ``sequence`` >= 1)."""
-    return _STORED(session_id, sequence, recorded_at, event)
-
-
-def checked_request(tool_name: str, arguments: PMap[str, Any]) -> ToolRequest:
-    """A ``ToolRequest`` of a name and already frozen arguments."""
-    return _REQUEST(tool_name, arguments)
-
-
-def checked_receipt(output: Any, exit_code: int, metadata: PMap[str, str]) -> ToolReceipt:
-    """A ``ToolReceipt`` of frozen output, an exit code and a ``PMap`` of strings."""
-    return _RECEIPT(output, exit_code, metadata)
-
-
-def checked_requested(
-    invocation_id: InvocationId, tool_name: str, tier: Tier, request: ToolRequest
-) -> ToolInvocationRequestedEvent:
-    """A Requested event of checked fields."""
-    return _REQUESTED(invocation_id, tool_name, tier, request)
-
-
-def checked_started(invocation_id: InvocationId) -> ToolExecutionStartedEvent:
-    """A Started event of a checked id."""
-    return _STARTED(invocation_id)
-
-
-def checked_completed(
-    invocation_id: InvocationId, receipt: ToolReceipt
-) -> ToolExecutionCompletedEvent:
-    """A Completed event of checked fields."""
-    return _COMPLETED(invocation_id, receipt)
-
-
-def checked_failed(
-    invocation_id: InvocationId, reason: str, recoverable: bool
-) -> ToolExecutionFailedEvent:
-    """A Failed event of checked fields."""
-    return _FAILED(invocation_id, reason, recoverable)
-
-
-def checked_rejected(invocation_id: InvocationId, reason: str) -> ToolExecutionRejectedEvent:
-    """A Rejected event of checked fields."""
-    return _REJECTED(invocation_id, reason)

@@ -6,10 +6,11 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import NamedTuple
 
-from .events import ToolReceipt, ToolRequest
-from .ids import InvocationId
+from ..tools.ids import InvocationId
+from ..tools.request import ToolRequest
+from ..tools.tier import Tier
+from .events import ToolReceipt
 from .status import ToolInvocationStatus
-from .tier import Tier
 
 
 class ToolInvocationRecord(NamedTuple):

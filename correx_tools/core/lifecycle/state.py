@@ -8,9 +8,9 @@ from typing import final
 from pyrsistent import PVector, pvector
 from returns.maybe import Maybe, Nothing, Some
 
-from ._index import EMPTY_INDEX, PositionIndex
-from ._trie import Trie
-from .ids import InvocationId
+from ..tools.ids import InvocationId
+from ._engine.index import EMPTY_INDEX, PositionIndex
+from ._engine.trie import Trie
 from .record import ToolInvocationRecord
 
 
@@ -111,7 +111,7 @@ class ToolState:
         ``positions`` maps the id of each appended record to its position; the
         caller hands it over and must not change it afterwards.
         One persistent update for many events: the fold's batch path
-        (:mod:`correx_tools.core.batch`) commits through it.
+        (:mod:`correx_tools.core.lifecycle._engine.batch`) commits through it.
         """
         records = self._records.set_many(updated).extend(appended)
         index = self._index.with_positions(positions) if positions else self._index

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TypeAlias, final
 
+from ..tools.ids import InvocationId
 from .events import (
     ToolEvent,
     ToolExecutionCompletedEvent,
@@ -34,7 +35,6 @@ from .events import (
     ToolExecutionStartedEvent,
     ToolInvocationRequestedEvent,
 )
-from .ids import InvocationId
 from .status import ToolInvocationStatus
 
 

@@ -9,17 +9,16 @@ error.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
-from itertools import chain, islice
 from typing import Any, Generic, TypeVar, final
 
 from returns.result import Failure, Result, Success
 
-from .batch import ToolStateBuilder
-from .events import StoredEvent
+from ..lifecycle.events import StoredEvent
+from .batching import Cursor, unapplied
+from .errors import ReplayError, SequenceError, SequenceErrorKind
 from .projection import Projection, runner
-from .replay_error import ReplayError, SequenceError, SequenceErrorKind
 from .retention import Retention, RetentionKind
 from .timeline import Timeline, TimelineRecorder
 
@@ -56,7 +55,7 @@ def fold_events(
     ``after``. The result is the final state, the last sequence, the
     quarantined events (lenient mode) and, with ``retention``, a timeline.
 
-    >>> from correx_tools.core.projection import ToolProjector
+    >>> from correx_tools.core.replay.projection import ToolProjector
     >>> fold_events(ToolProjector(), []).unwrap().last_sequence
     0
     """
@@ -69,80 +68,40 @@ def fold_events(
         start,
         every_state=retention is not None and retention.kind is RetentionKind.LAST,
     )
-    apply, state_now = engine.apply, engine.state
-    # The batch path runs its own loop over the stretch of events that simply
-    # continue the session; the loop below then takes the event it stopped at,
-    # and hands back to it. Recording a timeline, it runs one slice of events at
-    # a time, none past the next checkpoint, and after a stop the loop below
-    # takes the rest of that slice too.
-    candidate: object = engine  # a Runner of S is a builder only when S is ToolState
-    fast = candidate if isinstance(candidate, ToolStateBuilder) else None
+    cursor = Cursor(after)
     quarantined: list[tuple[StoredEvent, Any]] = []
-    last = after
-    previous: StoredEvent | None = None
-    session: str | None = None  # the session of the first event
-    remaining: Iterator[StoredEvent] = iter(events)
-    while True:
-        taking: Iterable[StoredEvent] = remaining
-        if fast is not None and recorder is None:
-            last, previous, session, stopped = fast.run(remaining, last, previous, session)
-            if stopped is None:
-                break
-            taking = (stopped,)
-        elif fast is not None and recorder is not None:
-            chunk = list(islice(remaining, min(recorder.next_checkpoint() - last, _SLICE)))
-            if not chunk:
-                break
-            before = last
-            rest = iter(chunk)
-            last, previous, session, stopped = fast.run(rest, last, previous, session)
-            # The loop applies consecutive sequences only: the first last - before events.
-            recorder.record_applied(chunk[: last - before], state_now)
-            if stopped is None:
-                continue
-            taking = chain((stopped,), rest)
-        for stored in taking:
-            sequence = stored.sequence
-            # One identity test on the common path: a store hands out one session id object.
-            if sequence != last + 1 or stored.session_id is not session:
-                if sequence == last + 1 and (session is None or stored.session_id == session):
-                    session = stored.session_id
-                elif previous is not None and sequence == last and stored == previous:
-                    continue  # an exact re-delivery of the event just taken
-                else:
-                    return Failure(_sequence_error(stored, last, previous))
-            cause = apply(stored)
-            if cause is not None:
-                if strict:
-                    return Failure(
-                        ReplayError(
-                            sequence=sequence, cause=cause, message=_describe(sequence, cause)
-                        )
-                    )
-                quarantined.append((stored, cause))
-            last = sequence
-            previous = stored
-            if recorder is not None:
-                recorder.record(stored, state_now, applied=cause is None)
-        if fast is None:
-            break
+    # A batch runner takes the stretches of events that simply continue the session
+    # itself (see .batching); this loop decides every other event, one at a time.
+    for stored in unapplied(engine, events, cursor, recorder):
+        sequence = stored.sequence
+        last, previous, session = cursor.last, cursor.previous, cursor.session
+        # One identity test on the common path: a store hands out one session id object.
+        if sequence != last + 1 or stored.session_id is not session:
+            if sequence == last + 1 and (session is None or stored.session_id == session):
+                cursor.session = stored.session_id
+            elif previous is not None and sequence == last and stored == previous:
+                continue  # an exact re-delivery of the event just taken
+            else:
+                return Failure(_sequence_error(stored, last, previous))
+        cause = engine.apply(stored)
+        if cause is not None:
+            if strict:
+                return Failure(
+                    ReplayError(sequence=sequence, cause=cause, message=_describe(sequence, cause))
+                )
+            quarantined.append((stored, cause))
+        cursor.last = sequence
+        cursor.previous = stored
+        if recorder is not None:
+            recorder.record(stored, engine.state, applied=cause is None)
     return Success(
         Replay(
             state=engine.state(),
-            last_sequence=last,
+            last_sequence=cursor.last,
             quarantined=tuple(quarantined),
             timeline=None if recorder is None else recorder.build(projection),
         )
     )
-
-
-_SLICE = 256
-"""The most events the batch path's loop takes at once while a timeline is recorded.
-
-The timeline needs each event, so they are taken into a list first; after a
-refused or out-of-order event the rest of the list goes through the fold's
-own loop, which this bounds.
-"""
 
 
 def _describe(sequence: int, cause: object) -> str:

@@ -1,17 +1,26 @@
-"""Projections: how a fold turns a session's events into a state."""
+"""Projections: how a fold turns a session's events into a state.
+
+A :class:`Projection` is an initial state and a step. A fold drives it through
+a :class:`Runner`: by default one that steps, ``apply`` per event. A
+projection may offer a runner of its own (``runner(start)``, see
+:class:`OffersRunner`); the fold uses it, and when that runner can also
+:meth:`~BatchRunner.run` a stretch of events in one call, the fold hands it
+every stretch that simply continues the session (:mod:`.batching`).
+:class:`ToolProjector` offers the tool state's batch builder.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Generic, Protocol, TypeVar, cast, final
+from collections.abc import Callable, Iterator
+from typing import Generic, Protocol, TypeVar, cast, final, runtime_checkable
 
 from returns.result import Result, Success
 
-from .batch import ToolStateBuilder
-from .events import StoredEvent
-from .reducer import DefaultToolReducer, ToolReducer
-from .state import ToolState
-from .transitions import TransitionError
+from ..lifecycle._engine.batch import ToolStateBuilder
+from ..lifecycle.events import StoredEvent
+from ..lifecycle.reducer import DefaultToolReducer, ToolReducer
+from ..lifecycle.state import ToolState
+from ..lifecycle.transitions import TransitionError
 
 S = TypeVar("S")
 S_co = TypeVar("S_co", covariant=True)
@@ -30,9 +39,56 @@ class Projection(Protocol[S, E_co]):
         ...
 
 
+class Runner(Protocol[S_co]):
+    """A fold's engine: applies events one by one and gives the state when asked."""
+
+    def apply(self, stored_event: StoredEvent) -> object | None:
+        """Apply one event: ``None``, or the error that refuses it (nothing changes then)."""
+        ...
+
+    def state(self) -> S_co:
+        """The state after every event applied so far."""
+        ...
+
+
+Continued = tuple[int, StoredEvent | None, str | None, StoredEvent | None]
+"""What :meth:`BatchRunner.run` returns: the last sequence and event applied, the
+session, and the event it stopped at (``None`` when the events ran out)."""
+
+
+@runtime_checkable
+class BatchRunner(Runner[S_co], Protocol):
+    """A runner that can also take a stretch of events in one call."""
+
+    def run(
+        self,
+        events: Iterator[StoredEvent],
+        last: int,
+        previous: StoredEvent | None,
+        session: str | None,
+    ) -> Continued:
+        """Apply ``events`` while each is next in sequence, of ``session`` and accepted.
+
+        It stops at the first event that is not, and hands it back unapplied.
+        """
+        ...
+
+
+@runtime_checkable
+class OffersRunner(Protocol[S]):
+    """A projection with a runner of its own (the optional part of :class:`Projection`)."""
+
+    def runner(self, start: S) -> Runner[S]:
+        """An engine that folds events from ``start``, giving what ``apply`` would."""
+        ...
+
+
 @final
 class ToolProjector:
     """The tool reducer as a :class:`Projection` over :class:`ToolState`.
+
+    With the default reducer it offers the batch builder as its runner, which
+    builds a persistent state only when asked for one.
 
     >>> ToolProjector().initial() == ToolState.empty()
     True
@@ -70,6 +126,12 @@ class ToolProjector:
         error: TransitionError = result.failure()
         return error
 
+    def runner(self, start: ToolState) -> Runner[ToolState]:
+        """The batch builder for the default reducer; a stepping runner for any other."""
+        if type(self._reducer) is DefaultToolReducer:
+            return ToolStateBuilder(start)
+        return Stepping(self, start)
+
 
 @final
 class Refused:
@@ -81,20 +143,8 @@ class Refused:
         self.error = error
 
 
-class Runner(Protocol[S_co]):
-    """A fold's engine: applies events one by one and gives the state when asked (internal)."""
-
-    def apply(self, stored_event: StoredEvent) -> object | None:
-        """Apply one event: ``None``, or the error that refuses it (nothing changes then)."""
-        ...
-
-    def state(self) -> S_co:
-        """The state after every event applied so far."""
-        ...
-
-
 @final
-class _Stepping(Generic[S]):
+class Stepping(Generic[S]):
     """Any projection, one ``apply`` per event."""
 
     __slots__ = ("_state", "_step")
@@ -104,6 +154,7 @@ class _Stepping(Generic[S]):
         self._state = initial
 
     def apply(self, stored_event: StoredEvent) -> object | None:
+        """Apply one event: ``None``, or the error that refuses it."""
         outcome = self._step(self._state, stored_event)
         if type(outcome) is Refused:
             return outcome.error
@@ -111,6 +162,7 @@ class _Stepping(Generic[S]):
         return None
 
     def state(self) -> S:
+        """The state after every event applied so far."""
         return self._state
 
 
@@ -119,21 +171,13 @@ def runner(
 ) -> Runner[S]:
     """The engine for a fold of ``projection`` from ``initial``.
 
-    The default tool projector gets the batch path
-    (:class:`~correx_tools.core.batch.ToolStateBuilder`), which builds a
-    persistent state only when one is asked for; any other projection steps,
-    and so does a fold that will ask for the state after ``every_state`` event
-    (stepping is the cheaper way to build them all).
+    The projection's own runner if it offers one; a stepping runner otherwise,
+    and also for a fold that will ask for the state after every event
+    (``every_state``: stepping is the cheaper way to build them all).
     """
-    candidate: object = projection
-    if (
-        not every_state
-        and isinstance(candidate, ToolProjector)
-        and type(candidate.reducer) is DefaultToolReducer
-        and isinstance(initial, ToolState)
-    ):
-        return cast(Runner[S], ToolStateBuilder(initial))
-    return _Stepping(projection, initial)
+    if not every_state and isinstance(projection, OffersRunner):
+        return cast(OffersRunner[S], projection).runner(initial)
+    return Stepping(projection, initial)
 
 
 def stepper(projection: Projection[S, object]) -> Callable[[S, StoredEvent], S | Refused]:

@@ -1,7 +1,7 @@
 """Time travel over one replay: the state at any retained sequence.
 
-A :class:`Timeline` is built by :func:`~correx_tools.core.fold.fold_events`
-when it is given a :class:`~correx_tools.core.retention.Retention`. It holds
+A :class:`Timeline` is built by :func:`~correx_tools.core.replay.fold.fold_events`
+when it is given a :class:`~correx_tools.core.replay.retention.Retention`. It holds
 the events it covers and the snapshots the policy keeps; between two
 checkpoints it re-folds the events with the same projection.
 """
@@ -15,13 +15,12 @@ from typing import Any, Generic, TypeVar, final
 
 from returns.maybe import Maybe, Nothing, Some
 
-from .batch import ToolStateBuilder
-from .events import TOOL_EVENT_TYPES, StoredEvent
-from .ids import InvocationId
-from .projection import Projection, Refused, runner, stepper
-from .record import ToolInvocationRecord
+from ..lifecycle.events import TOOL_EVENT_TYPES, StoredEvent
+from ..lifecycle.record import ToolInvocationRecord
+from ..lifecycle.state import ToolState
+from ..tools.ids import InvocationId
+from .projection import BatchRunner, Projection, Refused, runner, stepper
 from .retention import Retention, RetentionKind
-from .state import ToolState
 
 S = TypeVar("S")
 
@@ -109,8 +108,8 @@ class Timeline(Generic[S]):
     def at(self, sequence: int) -> S:
         """The state right after the event at ``sequence`` (``at(0)``: before any).
 
-        >>> from correx_tools.core.fold import fold_events
-        >>> from correx_tools.core.projection import ToolProjector
+        >>> from correx_tools.core.replay.fold import fold_events
+        >>> from correx_tools.core.replay.projection import ToolProjector
         >>> timeline = fold_events(ToolProjector(), [], retention=Retention.all()).unwrap().timeline
         >>> timeline.at(0) == ToolState.empty()
         True
@@ -125,19 +124,19 @@ class Timeline(Generic[S]):
         if start == stop:
             return state
         engine = runner(self._projection, state)
-        candidate: object = engine  # a Runner of S is a builder only when S is ToolState
         quarantined = self._quarantined
-        if isinstance(candidate, ToolStateBuilder) and (
+        if isinstance(engine, BatchRunner) and (
             not quarantined or quarantined.isdisjoint(range(start + 1, stop + 1))
         ):
-            # Every event in between was applied in the replay, so the batch
-            # path's loop takes them all in one call.
+            # Every event in between was applied in the replay, so a batch
+            # runner takes them all in one call.
             first = start + 1 - self._first_event
             events = iter(self._events[first : first + stop - start])
-            _, _, _, stopped = candidate.run(events, start, None, None)
+            _, _, _, stopped = engine.run(events, start, None, None)
             if stopped is not None:
                 raise _not_deterministic(stopped.sequence, "refused by the batch path")
-            return engine.state()
+            refolded: S = engine.state()
+            return refolded
         for sequence in range(start + 1, stop + 1):
             if sequence in self._quarantined:
                 continue

@@ -8,9 +8,9 @@ from typing import Any, Protocol, TypeAlias, final
 
 from pyrsistent import pmap
 
-from .events import ToolRequest, string_map
 from .ids import InvocationId
-from .json_values import freeze_json
+from .json_values import freeze_json, string_map
+from .request import ToolRequest
 
 
 @final

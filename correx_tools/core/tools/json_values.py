@@ -90,13 +90,26 @@ def _is_container(value: object) -> bool:
 
 
 def freeze_object(value: Mapping[str, object]) -> PMap[str, Any]:
-    """Freeze a JSON object; a mapping that is already a ``PMap`` of frozen values is kept."""
+    """Freeze a JSON object; a ``PMap`` already holding no ``dict``, ``list`` or ``set`` is kept."""
     if type(value) is dict:
         frozen_dict: PMap[str, Any] = freeze_json(value)
         return frozen_dict
+    if isinstance(value, PMap) and all(
+        not isinstance(item, dict | list | set) for item in value.values()
+    ):
+        return value
     if not isinstance(value, Mapping):
         raise TypeError(f"a JSON object must be a mapping, not {type(value).__name__}")
     frozen: PMap[str, Any] = freeze_json(value if isinstance(value, dict | PMap) else dict(value))
+    return frozen
+
+
+def string_map(value: Mapping[str, str]) -> PMap[str, str]:
+    """``value`` as a ``PMap`` of strings; anything else is a ``TypeError``."""
+    frozen = value if isinstance(value, PMap) else pmap(value)
+    for key, item in frozen.items():
+        if not isinstance(key, str) or not isinstance(item, str):
+            raise TypeError(f"metadata must map str to str, got {key!r}: {item!r}")
     return frozen
 
 

@@ -12,12 +12,15 @@ from returns.maybe import Maybe, Nothing, Some
 from returns.result import Failure, Result, Success
 
 from .capability import ToolCapability
-from .events import ToolRequest
+from .definitions import tools_from_mcp_list
+from .formats._reader import TOOL_NAME, FormatError, tool_list
+from .formats.mcp import McpPolicy
 from .json_values import thaw_json
-from .schema import CompiledSchema, compile_schema
+from .request import ToolRequest
+from .schema.compiled import CompiledSchema, compile_schema
+from .spec import ToolSpec
 from .tier import Tier
-from .tool import Tool, ToolSpec
-from .tool_formats import TOOL_NAME, FormatError, McpPolicy, tool_list, tools_from_mcp_list
+from .tool import Tool
 from .validation import (
     DEFAULT_LIMITS,
     Invalid,

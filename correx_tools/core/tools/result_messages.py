@@ -16,8 +16,8 @@ import json
 from typing import Any, TypeAlias, assert_never
 
 from .executor import ToolFailure, ToolSuccess
+from .formats.openai import OpenAiApi
 from .json_values import thaw_json
-from .tool_formats import OpenAiApi
 from .validation import Invalid
 
 ToolOutcome: TypeAlias = ToolSuccess | ToolFailure | Invalid
@@ -27,7 +27,7 @@ ToolOutcome: TypeAlias = ToolSuccess | ToolFailure | Invalid
 def outcome_text(outcome: ToolOutcome) -> str:
     """The text the model reads for ``outcome``.
 
-    >>> from correx_tools.core.validation import Violation
+    >>> from correx_tools.core.tools.validation import Violation
     >>> print(outcome_text(Invalid(reason="1 violation",
     ...                            violations=(Violation(path="$.path", message="required"),))))
     Error: the arguments do not match the tool's input schema.
@@ -66,7 +66,7 @@ def to_mcp_result(outcome: ToolOutcome) -> dict[str, Any]:
 
     ``structuredContent`` is set when a successful output is a JSON object.
 
-    >>> from correx_tools.core.ids import InvocationId
+    >>> from correx_tools.core.tools.ids import InvocationId
     >>> to_mcp_result(ToolFailure(invocation_id=InvocationId("c1"), reason="timeout",
     ...                           recoverable=True))["isError"]
     True

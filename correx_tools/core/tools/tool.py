@@ -1,23 +1,14 @@
-"""The tool contract: what every tool declares, and tools defined as data."""
+"""The tool contract: what every tool declares, as protocols."""
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Mapping
 from pathlib import PurePosixPath
-from typing import TYPE_CHECKING, Any, Protocol, final, runtime_checkable
-
-from returns.result import Result
+from typing import Any, Protocol, runtime_checkable
 
 from .capability import ToolCapability
-from .events import ToolRequest
-from .json_values import freeze_json, thaw_json
-from .schema import CompiledSchema, SchemaError, compile_schema
+from .request import ToolRequest
 from .tier import Tier
-
-if TYPE_CHECKING:
-    from .tool_formats import FormatError, McpPolicy, OpenAiApi
 
 
 @runtime_checkable
@@ -63,124 +54,23 @@ class FileAffectingTool(Tool, Protocol):
         ...
 
 
-@final
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ToolSpec:
-    """A :class:`Tool` defined as data.
+@runtime_checkable
+class DescribedTool(Tool, Protocol):
+    """A tool that also has a display title, an output schema, and its schemas as written.
 
-    The schema is stored frozen and compiled once, on first use, then kept
-    with the spec. ``title`` (a display name) and ``output_schema`` (the JSON
-    Schema of a structured output) are optional; MCP carries both. Convert
-    from and to the MCP, OpenAI and Anthropic forms with :meth:`from_mcp`,
-    :meth:`to_mcp`, :meth:`to_openai` and :meth:`to_anthropic`.
-
-    >>> spec = ToolSpec(name="read_file", description="Read a file",
-    ...                 parameters={"type": "object"}, capabilities={ToolCapability.FILE_READ})
-    >>> spec.tier, sorted(c.name for c in spec.capabilities)
-    (<Tier.AUTO: 'auto'>, ['FILE_READ'])
+    :class:`~.spec.ToolSpec` is one; the formats write what such a tool offers
+    and fall back on :class:`Tool`'s own fields for any other.
     """
 
-    name: str
-    description: str
-    parameters: Mapping[str, Any] = field(default_factory=dict)
-    tier: Tier = Tier.AUTO
-    capabilities: frozenset[ToolCapability] = frozenset()
-    title: str | None = None
-    output_schema: Mapping[str, Any] | None = None
-    _compiled: Result[CompiledSchema, SchemaError] | None = field(
-        default=None, init=False, repr=False, compare=False, hash=False
-    )
-    # The schemas as JSON text in the order they were written: frozen maps forget
-    # key order, and an exported schema should read as its author wrote it.
-    _written: tuple[str | None, str | None] = field(
-        default=(None, None), init=False, repr=False, compare=False, hash=False
-    )
-
-    def __post_init__(self) -> None:
-        if not isinstance(self.name, str):
-            raise TypeError(f"tool name must be a str, not {type(self.name).__name__}")
-        if not isinstance(self.tier, Tier):
-            raise TypeError(f"tier must be a Tier, not {type(self.tier).__name__}")
-        object.__setattr__(
-            self, "_written", (_as_written(self.parameters), _as_written(self.output_schema))
-        )
-        object.__setattr__(self, "parameters", freeze_json(self.parameters))
-        if self.output_schema is not None:
-            object.__setattr__(self, "output_schema", freeze_json(self.output_schema))
-        capabilities = frozenset(self.capabilities)
-        for capability in capabilities:
-            if not isinstance(capability, ToolCapability):
-                raise TypeError(f"capabilities must be ToolCapability values, got {capability!r}")
-        object.__setattr__(self, "capabilities", capabilities)
-
-    def compiled_schema(self) -> Result[CompiledSchema, SchemaError]:
-        """The parameter schema checked and compiled (built once, then reused)."""
-        compiled = self._compiled
-        if compiled is None:
-            compiled = compile_schema(thaw_json(self.parameters))
-            object.__setattr__(self, "_compiled", compiled)
-        return compiled
+    @property
+    def title(self) -> str | None:
+        """A display name, if the tool has one."""
+        ...
 
     def schema_as_written(self) -> dict[str, Any]:
-        """The parameter schema as a new plain ``dict``, keys in the order they were given.
-
-        >>> ToolSpec(name="t", description="", parameters={"type": "object", "required": []}
-        ...          ).schema_as_written()
-        {'type': 'object', 'required': []}
-        """
-        written = self._written[0]
-        thawed: dict[str, Any] = (
-            json.loads(written) if written is not None else thaw_json(self.parameters)
-        )
-        return thawed
+        """The parameter schema as a plain ``dict``, keys in the order they were given."""
+        ...
 
     def output_schema_as_written(self) -> dict[str, Any] | None:
-        """The output schema as a new plain ``dict`` (``None`` if there is none)."""
-        if self.output_schema is None:
-            return None
-        written = self._written[1]
-        thawed: dict[str, Any] = (
-            json.loads(written) if written is not None else thaw_json(self.output_schema)
-        )
-        return thawed
-
-    @staticmethod
-    def from_mcp(
-        definition: object,
-        *,
-        tier: Tier | None = None,
-        capabilities: Iterable[ToolCapability] | None = None,
-        policy: McpPolicy | None = None,
-    ) -> Result[ToolSpec, FormatError]:
-        """A spec from an MCP tool definition; see :func:`~.tool_formats.tool_from_mcp`."""
-        from .tool_formats import tool_from_mcp  # noqa: PLC0415 - it builds ToolSpecs
-
-        return tool_from_mcp(definition, tier=tier, capabilities=capabilities, policy=policy)
-
-    def to_mcp(self) -> Result[dict[str, Any], FormatError]:
-        """This tool as an MCP definition; see :func:`~.tool_formats.tool_to_mcp`."""
-        from .tool_formats import tool_to_mcp  # noqa: PLC0415 - it builds ToolSpecs
-
-        return tool_to_mcp(self)
-
-    def to_openai(self, *, api: OpenAiApi = "chat") -> Result[dict[str, Any], FormatError]:
-        """This tool as an OpenAI function tool; see :func:`~.tool_formats.tool_to_openai`."""
-        from .tool_formats import tool_to_openai  # noqa: PLC0415 - it builds ToolSpecs
-
-        return tool_to_openai(self, api=api)
-
-    def to_anthropic(self) -> Result[dict[str, Any], FormatError]:
-        """This tool as an Anthropic tool; see :func:`~.tool_formats.tool_to_anthropic`."""
-        from .tool_formats import tool_to_anthropic  # noqa: PLC0415 - it builds ToolSpecs
-
-        return tool_to_anthropic(self)
-
-
-def _as_written(value: object) -> str | None:
-    """A plain JSON object as text that keeps its key order; ``None`` for anything else."""
-    if not isinstance(value, dict):
-        return None
-    try:
-        return json.dumps(value, ensure_ascii=False, allow_nan=False)
-    except (TypeError, ValueError, RecursionError):
-        return None
+        """The output schema as a plain ``dict``, if there is one."""
+        ...

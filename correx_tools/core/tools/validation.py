@@ -17,10 +17,11 @@ from typing import TypeAlias, final
 from pyrsistent import PVector
 from referencing.exceptions import Unresolvable
 
-from .events import ToolRequest
 from .json_values import thaw_json
-from .schema import CompiledSchema, compile_schema
-from .tool import Tool, ToolSpec
+from .request import ToolRequest
+from .schema.compiled import CompiledSchema, compile_schema
+from .spec import ToolSpec
+from .tool import Tool
 
 
 @final
@@ -79,11 +80,11 @@ def validate_request(
 ) -> ValidationResult:
     """Check that ``request`` is for ``tool`` and that its arguments fit the tool's schema.
 
-    A :class:`~correx_tools.core.tool.ToolSpec` keeps its compiled schema, so
+    A :class:`~correx_tools.core.tools.tool.ToolSpec` keeps its compiled schema, so
     repeated calls do not rebuild the validator; any other ``Tool`` has its
     schema compiled on each call (register it in a registry to avoid that).
 
-    >>> from correx_tools.core.tool import ToolSpec
+    >>> from correx_tools.core.tools.spec import ToolSpec
     >>> spec = ToolSpec(name="echo", description="Echo", parameters={
     ...     "type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]})
     >>> validate_request(spec, ToolRequest(tool_name="echo", arguments={"text": "hi"}))

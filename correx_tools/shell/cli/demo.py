@@ -11,23 +11,17 @@ from typing import Any
 
 from returns.result import Success
 
-from ..core.events import StoredEvent
-from ..core.ids import SessionId
-from ..core.retention import Retention
-from ..core.status import ToolInvocationStatus
-from .cli_common import (
-    TIMELINE_STRIDE,
-    CliError,
-    changes_table,
-    emit,
-    open_store,
-    replay_session,
-    status_counts,
-    table,
-)
+from ...core.lifecycle.events import StoredEvent
+from ...core.lifecycle.status import ToolInvocationStatus
+from ...core.replay.retention import Retention
+from ...core.tools.ids import SessionId
+from ..stores.envelope import format_timestamp
+from ..stores.sqlite import SQLiteEventStore
 from .demo_session import Step, agent_session
-from .envelope import format_timestamp
-from .sqlite_store import SQLiteEventStore
+from .errors import CliError
+from .loading import TIMELINE_STRIDE, replay_session
+from .render import changes_table, emit, status_counts, table
+from .sources import open_store
 
 
 def cmd_demo(args: argparse.Namespace) -> int:

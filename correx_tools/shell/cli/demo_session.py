@@ -15,17 +15,17 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from ..core.events import (
+from ...core.lifecycle.events import (
     ToolExecutionCompletedEvent,
     ToolExecutionFailedEvent,
     ToolExecutionRejectedEvent,
     ToolExecutionStartedEvent,
     ToolInvocationRequestedEvent,
     ToolReceipt,
-    ToolRequest,
 )
-from ..core.ids import InvocationId
-from ..core.tier import Tier
+from ...core.tools.ids import InvocationId
+from ...core.tools.request import ToolRequest
+from ...core.tools.tier import Tier
 
 FILES = ["src/app.py", "src/models.py", "src/api/routes.py", "src/db.py", "tests/test_app.py",
          "tests/test_api.py", "README.md", "pyproject.toml", "src/util/strings.py"]  # fmt: skip

@@ -1,7 +1,7 @@
 """``correx-tools validate`` and ``correx-tools tools``: tool definitions in and out.
 
 Both read a JSON file of tool definitions in any form
-:func:`~correx_tools.core.tool_formats.tool_definitions` knows: this
+:func:`~correx_tools.core.tools.formats.mcp.tool_definitions` knows: this
 library's own (``parameters``, ``tier``, ``capabilities``), MCP (a
 ``tools/list`` response or its tools), Anthropic or OpenAI.
 """
@@ -14,14 +14,17 @@ from typing import Any
 
 from returns.result import Failure
 
-from ..core.capability import ToolCapability
-from ..core.events import ToolRequest
-from ..core.registry import InMemoryToolRegistry
-from ..core.tier import Tier
-from ..core.tool import ToolSpec
-from ..core.tool_formats import FormatError, tool_definitions
-from ..core.validation import Invalid
-from .cli_common import CliError, emit, read_json, table
+from ...core.tools.capability import ToolCapability
+from ...core.tools.definitions import tool_definitions
+from ...core.tools.formats._reader import FormatError
+from ...core.tools.registry import InMemoryToolRegistry
+from ...core.tools.request import ToolRequest
+from ...core.tools.spec import ToolSpec
+from ...core.tools.tier import Tier
+from ...core.tools.validation import Invalid
+from .errors import CliError
+from .render import emit, table
+from .sources import read_json
 
 FORMATS = ("openai", "anthropic", "mcp")
 """What ``correx-tools tools --to`` writes."""

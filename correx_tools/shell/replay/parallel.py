@@ -10,19 +10,21 @@ from typing import Any, Generic, TypeVar, final
 
 from returns.result import Success
 
-from ..core.events import ToolReceipt, ToolRequest
-from ..core.fold import Replay
-from ..core.ids import SessionId
-from ..core.json_values import thaw_json
-from ..core.projection import Projection
-from ..core.record import ToolInvocationRecord, record_from_fields
-from ..core.replay_error import ReplayError
-from ..core.state import ToolState
-from ..core.status import ToolInvocationStatus
-from ..core.tier import Tier
+from ...core.lifecycle.events import ToolReceipt
+from ...core.lifecycle.record import ToolInvocationRecord, record_from_fields
+from ...core.lifecycle.state import ToolState
+from ...core.lifecycle.status import ToolInvocationStatus
+from ...core.replay.errors import ReplayError
+from ...core.replay.fold import Replay
+from ...core.replay.projection import Projection
+from ...core.tools.ids import SessionId
+from ...core.tools.json_values import thaw_json
+from ...core.tools.request import ToolRequest
+from ...core.tools.tier import Tier
+from ..stores.addresses import StoreAddress, address_of_store
+from ..stores.opening import open_address
+from ..stores.port import EventStore
 from .replayer import EventReplayer
-from .sources import StoreAddress, address_of_store
-from .store import EventStore
 
 S = TypeVar("S")
 
@@ -128,7 +130,7 @@ def _replay_one(
 ) -> tuple[SessionId, Any, ReplayError | None]:
     store = _worker_stores.get(address)
     if store is None:
-        store = _worker_stores[address] = address.open(read_only=True)
+        store = _worker_stores[address] = open_address(address, read_only=True)
     result = EventReplayer(store).replay(session, projection, strict=strict)
     if not isinstance(result, Success):
         return session, None, result.failure()

@@ -1,4 +1,8 @@
-"""Naming a store by a string: a SQLite file, a ``.jsonl`` log or a ``postgresql://`` URL."""
+"""Naming a store by a string: a SQLite file, a ``.jsonl`` log or a ``postgresql://`` URL.
+
+An address is plain data (no store is imported here); :mod:`.opening` opens one,
+and each store that lives outside the process says its own (``store.address``).
+"""
 
 from __future__ import annotations
 
@@ -6,10 +10,6 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import final
-
-from .jsonl_log import JsonlEventLog
-from .sqlite_store import SQLiteEventStore
-from .store import EventStore
 
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 
@@ -23,20 +23,6 @@ class StoreAddress:
     location: str
     schema: str = "public"
 
-    def open(self, *, read_only: bool = False) -> EventStore:
-        """Open the store this address names (read-only: writing and creating nothing)."""
-        match self.kind:
-            case "sqlite":
-                return SQLiteEventStore(self.location, read_only=read_only)
-            case "jsonl":
-                return JsonlEventLog(self.location)
-            case "postgres":
-                from .postgres_store import PostgresEventStore  # noqa: PLC0415 - optional extra
-
-                return PostgresEventStore(self.location, schema=self.schema, read_only=read_only)
-            case _:
-                raise ValueError(f"unknown store kind {self.kind!r}")
-
 
 def address_of(source: str) -> StoreAddress:
     """The address a SOURCE string names (no I/O)."""
@@ -47,17 +33,10 @@ def address_of(source: str) -> StoreAddress:
     return StoreAddress("sqlite", source)
 
 
-def address_of_store(store: EventStore) -> StoreAddress | None:
+def address_of_store(store: object) -> StoreAddress | None:
     """The address of an open store, or ``None`` for one that lives only in memory."""
-    if isinstance(store, SQLiteEventStore):
-        return StoreAddress("sqlite", str(store.path))
-    if isinstance(store, JsonlEventLog):
-        return StoreAddress("jsonl", str(store.path))
-    from .postgres_store import PostgresEventStore  # noqa: PLC0415 - optional extra
-
-    if isinstance(store, PostgresEventStore):
-        return StoreAddress("postgres", store.dsn, store.schema)
-    return None
+    address = getattr(store, "address", None)
+    return address if isinstance(address, StoreAddress) else None
 
 
 def redact_dsn(dsn: str) -> str:

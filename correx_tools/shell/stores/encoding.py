@@ -1,6 +1,6 @@
 """The one rule every store writes by: an event is stored only if it reads back as itself.
 
-:func:`encode_event` turns a :class:`~correx_tools.core.events.StoredEvent`
+:func:`encode_event` turns a :class:`~correx_tools.core.lifecycle.events.StoredEvent`
 into what the stores keep (type, version, the canonical JSON of its data, its
 timestamp) and then reads that back with the reader's own code
 (:func:`~.envelope.loads_strict`, :func:`~.envelope.decode_payload`,
@@ -18,17 +18,15 @@ import zlib
 from collections.abc import Callable
 from typing import Any, NamedTuple, final
 
-from ..core.events import StoredEvent
+from ...core.lifecycle.events import StoredEvent
 from .envelope import (
     MAX_EVENT_BYTES,
-    canonical_json,
     decode_payload,
-    encode_utf8,
     event_payload,
     format_timestamp,
-    loads_strict,
     parse_timestamp,
 )
+from .strict_json import canonical_json, encode_utf8, loads_strict
 
 
 @final
@@ -49,7 +47,7 @@ def encode_event(stored: StoredEvent) -> EncodedEvent:
     """The stored form of ``stored``; a ``ValueError`` or ``TypeError`` names what is wrong.
 
     >>> from datetime import UTC, datetime
-    >>> from correx_tools.core.events import OpaqueEvent
+    >>> from correx_tools.core.lifecycle.events import OpaqueEvent
     >>> when = datetime(2026, 1, 1, tzinfo=UTC)
     >>> encode_event(StoredEvent(session_id="s", sequence=1, recorded_at=when,
     ...                          event=OpaqueEvent(type="note", version=1, data={1: "a"})))

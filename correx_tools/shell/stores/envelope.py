@@ -12,9 +12,7 @@ written back exactly as it was read. JSON is read strictly: no ``NaN`` or
 
 from __future__ import annotations
 
-import json
 import re
-import sys
 import zlib
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
@@ -22,7 +20,17 @@ from typing import Any, Final
 
 from pyrsistent import PMap, pmap
 
-from ..core.events import (
+from ...core.lifecycle.checked import (
+    checked_completed,
+    checked_failed,
+    checked_receipt,
+    checked_rejected,
+    checked_request,
+    checked_requested,
+    checked_started,
+    checked_stored_event,
+)
+from ...core.lifecycle.events import (
     COMPLETED_TYPE,
     FAILED_TYPE,
     REJECTED_TYPE,
@@ -35,19 +43,11 @@ from ..core.events import (
     ToolExecutionRejectedEvent,
     ToolExecutionStartedEvent,
     ToolInvocationRequestedEvent,
-    checked_completed,
-    checked_failed,
-    checked_receipt,
-    checked_rejected,
-    checked_request,
-    checked_requested,
-    checked_started,
-    checked_stored_event,
-    string_map,
 )
-from ..core.ids import InvocationId, SessionId
-from ..core.json_values import freeze_json, freeze_object, thaw_json
-from ..core.tier import Tier
+from ...core.tools.ids import InvocationId, SessionId
+from ...core.tools.json_values import freeze_json, freeze_object, string_map, thaw_json
+from ...core.tools.tier import Tier
+from .strict_json import EnvelopeError, canonical_json, loads_strict
 
 REQUESTED: Final = REQUESTED_TYPE
 STARTED: Final = STARTED_TYPE
@@ -68,10 +68,6 @@ UPCASTERS: Mapping[tuple[str, int], Upcaster] = {}
 # ASCII digits only (``\d`` would take any Unicode digit), no groups: fromisoformat
 # reads the fields once the shape is right, and groups would make every match dearer.
 _TIMESTAMP = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z")
-
-
-class EnvelopeError(ValueError):
-    """A stored envelope that cannot be decoded; the message says what is wrong."""
 
 
 def format_timestamp(moment: datetime) -> str:
@@ -281,13 +277,6 @@ _EMPTY_MAP: PMap[str, Any] = pmap()
 _TIERS: dict[str, Tier] = {tier.value: tier for tier in Tier}
 
 
-def canonical_json(value: object) -> str:
-    """Sorted keys, no spaces, UTF-8 as is: the text the checksum is taken over."""
-    return json.dumps(
-        value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
-    )
-
-
 def checksum(envelope: Mapping[str, Any]) -> int:
     """``zlib.crc32`` of the canonical JSON of ``envelope`` without its ``crc32``."""
     body = {key: value for key, value in envelope.items() if key != "crc32"}
@@ -348,67 +337,6 @@ def from_envelope(
         parse_timestamp(envelope["recorded_at"]),
         decode_payload(type_tag, version, data, upcasters),
     )
-
-
-def _refuse_constant(name: str) -> object:
-    raise EnvelopeError(f"{name} is not valid JSON")
-
-
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    result = dict(pairs)
-    if len(result) != len(pairs):
-        seen: set[str] = set()
-        for key, _ in pairs:
-            if key in seen:
-                raise EnvelopeError(f"duplicate key {key[:60]!r}")
-            seen.add(key)
-    return result
-
-
-# One decoder for every read: json.loads with hooks would build a new one per call.
-_DECODER = json.JSONDecoder(parse_constant=_refuse_constant, object_pairs_hook=_no_duplicates)
-# The decoder's own scanner (C when available), which typeshed does not declare.
-_SCAN: Callable[[str, int], tuple[Any, int]] = _DECODER.scan_once  # type: ignore[attr-defined]
-
-
-def loads_strict(text: str | bytes) -> Any:
-    """``json.loads`` that refuses NaN, Infinity, duplicate keys and absurd nesting."""
-    try:
-        if isinstance(text, bytes):
-            text = text.decode("utf-8")
-        # What every store writes: one value at the start, at most a newline after it.
-        # The scanner alone skips decode()'s two whitespace matches; anything else
-        # takes decode(), which also words the error.
-        try:
-            value, end = _SCAN(text, 0)
-        except StopIteration:
-            return _DECODER.decode(text)
-        if end == len(text) or text[end:].isspace():
-            return value
-        return _DECODER.decode(text)
-    except EnvelopeError:
-        raise
-    except RecursionError:
-        raise EnvelopeError("JSON nested too deeply") from None
-    except UnicodeDecodeError as error:
-        raise EnvelopeError(f"not UTF-8: {error.reason} at byte {error.start}") from None
-    except json.JSONDecodeError as error:
-        raise EnvelopeError(f"invalid JSON: {str(error)[:200]}") from None
-    except ValueError:  # int() refuses integers over Python's digit limit
-        raise EnvelopeError(
-            f"invalid JSON: an integer longer than {sys.get_int_max_str_digits()} digits"
-        ) from None
-
-
-def encode_utf8(text: str) -> bytes:
-    """``text`` as UTF-8; a lone surrogate (not Unicode text at all) is a clear ``ValueError``."""
-    try:
-        return text.encode("utf-8")
-    except UnicodeEncodeError as error:
-        raise ValueError(
-            f"a lone surrogate U+{ord(text[error.start]):04X} at character {error.start} "
-            "is not Unicode text, and no store can keep it"
-        ) from None
 
 
 def decode_line(line: bytes) -> StoredEvent:

@@ -7,7 +7,7 @@ append is one ``write`` followed by ``fsync``.
 
 Reading is strict: malformed JSON, a bad envelope or checksum, a line over
 1 MiB (refused without reading it whole) each raise a
-:class:`~correx_tools.shell.store.StoreReadError` naming the file and line.
+:class:`~correx_tools.shell.stores.port.StoreReadError` naming the file and line.
 An unterminated final line is a crash mid-write; it is reported as ``torn``
 so lenient replay may drop it, and the next append cuts it off first (the
 append that wrote it never returned success).
@@ -25,20 +25,15 @@ from typing import BinaryIO, NoReturn, final
 
 from returns.result import Failure, Result, Success
 
-from ..core.events import StoredEvent
-from ..core.ids import SessionId
-from ..core.replay_error import EventDecodeError
-from .envelope import MAX_EVENT_BYTES, EnvelopeError, decode_line
-from .store import (
-    AppendError,
-    BatchWritingStore,
-    StoreReadError,
-    check_import_run,
-    conflict,
-    duplicate,
-    encode_rows,
-    requested_ids,
-)
+from ...core.lifecycle.events import StoredEvent
+from ...core.replay.errors import EventDecodeError
+from ...core.tools.ids import SessionId
+from .addresses import StoreAddress
+from .envelope import MAX_EVENT_BYTES, decode_line
+from .port import AppendError, StoreReadError
+from .rows import encode_rows
+from .strict_json import EnvelopeError
+from .writing import BatchWritingStore, check_import_run, conflict, duplicate, requested_ids
 
 _CHUNK = 1 << 16
 
@@ -120,12 +115,17 @@ def _ends_in_newline(handle: BinaryIO) -> bool:
 
 @final
 class JsonlEventLog(BatchWritingStore):
-    """An :class:`~correx_tools.shell.store.EventStore` in the JSON Lines file at ``path``."""
+    """An event store in the JSON Lines file at ``path``."""
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self._lock = threading.Lock()
         self._index = _Index()
+
+    @property
+    def address(self) -> StoreAddress:
+        """What opens this store again, in another process."""
+        return StoreAddress("jsonl", str(self.path))
 
     # -- reading -------------------------------------------------------------
 

@@ -1,19 +1,10 @@
 """The PostgreSQL store: one event log shared by many machines.
 
-Tables (in the schema given, ``public`` by default), created on first use or
-by ``correx-tools init-db``:
-
-* ``correx_sessions(session_key, session_id, last_sequence)``: one row per
-  session. An append updates it *only if* ``last_sequence`` is still the
-  writer's ``expected_sequence``; the row lock serialises writers of one
-  session, so sequences are gapless and a stale writer gets a conflict, never
-  a gap.
-* ``correx_events(position, session_key, sequence, recorded_at, type,
-  version, data)``: ``position`` is a global identity column (a total order
-  consistent with every session's order); ``data`` is the canonical JSON
-  text, so envelopes round-trip byte for byte.
-* ``correx_invocations(invocation_key, invocation_id, session_key,
-  sequence)``: invocation ids are unique across sessions.
+An append moves the session's ``last_sequence`` on *only if* it is still the
+writer's ``expected_sequence``; the row lock serialises writers of one session,
+so sequences are gapless and a stale writer gets a conflict, never a gap. The
+tables are created on first use or by ``correx-tools init-db``
+(:mod:`.postgres_layout` lists them).
 
 Ids are kept as their UTF-8 bytes (``BYTEA``) and looked up by their SHA-256
 digest (the ``*_key`` columns). A ``TEXT`` column cannot hold a NUL
@@ -29,33 +20,22 @@ with the hex digest of the session id, which
 
 from __future__ import annotations
 
-import hashlib
-import re
 import threading
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, final
 
 from returns.result import Failure, Result, Success
 
-from ..core.events import StoredEvent
-from ..core.ids import SessionId
-from ..core.replay_error import EventDecodeError
-from .sources import redact_dsn
-from .store import (
-    AppendError,
-    AppendErrorKind,
-    BatchWritingStore,
-    StoreLayoutError,
-    StoreReadError,
-    check_import_run,
-    conflict,
-    decode_row,
-    duplicate,
-    encode_rows,
-    requested_ids,
-)
+from ...core.lifecycle.events import StoredEvent
+from ...core.replay.errors import EventDecodeError
+from ...core.tools.ids import SessionId
+from .addresses import StoreAddress, redact_dsn
+from .port import AppendError, AppendErrorKind, StoreLayoutError, StoreReadError
+from .postgres_follow import follow_notified
+from .postgres_layout import CHANNEL, SCHEMA_NAME, create_tables, has_tables, id_key
+from .rows import decode_row, encode_rows
+from .writing import BatchWritingStore, check_import_run, conflict, duplicate, requested_ids
 
 try:
     import psycopg
@@ -63,39 +43,7 @@ try:
 except ImportError:  # pragma: no cover - exercised only without the extra
     psycopg = None  # type: ignore[assignment]
 
-SCHEMA_NAME = re.compile(r"[a-z_][a-z0-9_]{0,62}")
-CHANNEL = "correx_events"
 _READ_BATCH = 2_000
-
-_DDL = (
-    "CREATE SCHEMA IF NOT EXISTS {schema}",
-    """CREATE TABLE IF NOT EXISTS {schema}.correx_sessions (
-        session_key   BYTEA  PRIMARY KEY CHECK (octet_length(session_key) = 32),
-        session_id    BYTEA  NOT NULL,
-        last_sequence BIGINT NOT NULL CHECK (last_sequence >= 0)
-    )""",
-    """CREATE TABLE IF NOT EXISTS {schema}.correx_events (
-        position    BIGINT      GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-        session_key BYTEA       NOT NULL,
-        sequence    BIGINT      NOT NULL CHECK (sequence >= 1),
-        recorded_at TIMESTAMPTZ NOT NULL,
-        type        TEXT        NOT NULL,
-        version     INTEGER     NOT NULL,
-        data        TEXT        NOT NULL,
-        UNIQUE (session_key, sequence)
-    )""",
-    """CREATE TABLE IF NOT EXISTS {schema}.correx_invocations (
-        invocation_key BYTEA  PRIMARY KEY CHECK (octet_length(invocation_key) = 32),
-        invocation_id  BYTEA  NOT NULL,
-        session_key    BYTEA  NOT NULL,
-        sequence       BIGINT NOT NULL
-    )""",
-)
-
-
-def id_key(identifier: str) -> bytes:
-    """The SHA-256 digest of an id's UTF-8 bytes: the column the store looks ids up by."""
-    return hashlib.sha256(identifier.encode("utf-8")).digest()
 
 
 def _require_psycopg() -> None:
@@ -122,7 +70,7 @@ class _Refused(Exception):
 
 @final
 class PostgresEventStore(BatchWritingStore):
-    """An :class:`~correx_tools.shell.store.EventStore` in a PostgreSQL database.
+    """An :class:`~correx_tools.shell.stores.port.EventStore` in a PostgreSQL database.
 
     ``dsn`` is a libpq connection string or ``postgresql://`` URL. One store
     object holds one connection and may be shared by threads (their calls
@@ -195,48 +143,26 @@ class PostgresEventStore(BatchWritingStore):
             sequence=sequence,
         )
 
+    def _q(self, text: str) -> sql.Composed:
+        return sql.SQL(text).format(**self._names)
+
     def _check_tables(self) -> None:
         """Refuse a schema without this store's tables, creating nothing."""
-        found = self._connection.execute(
-            "SELECT count(*) FROM information_schema.columns WHERE table_schema = %s "
-            "AND table_name = 'correx_sessions' AND column_name = 'session_key'",
-            (self.schema,),
-        ).fetchone()
-        if found is None or found[0] == 0:
+        if not has_tables(self._connection, self.schema):
             raise StoreLayoutError(
                 f"{redact_dsn(self.dsn)}: schema {self.schema!r} holds no correx event store; "
                 "create one with correx-tools init-db"
             )
 
-    @property
-    def source(self) -> str:
-        """What reopens this store (the DSN)."""
-        return self.dsn
-
-    def _q(self, text: str) -> sql.Composed:
-        return sql.SQL(text).format(**self._names)
-
     def init_db(self) -> None:
         """Create the schema and tables if they do not exist (idempotent)."""
-        with self._lock, self._connection.transaction():
-            # Serialise concurrent first uses: CREATE ... IF NOT EXISTS can still race.
-            self._connection.execute(
-                "SELECT pg_advisory_xact_lock(hashtext(%s))", (f"correx:{self.schema}",)
-            )
-            for statement in _DDL:
-                self._connection.execute(self._q(statement))
-            # CREATE ... IF NOT EXISTS keeps tables of an earlier layout (text ids) as they are.
-            layout = self._connection.execute(
-                "SELECT 1 FROM information_schema.columns "
-                "WHERE table_schema = %s AND table_name = 'correx_sessions' "
-                "AND column_name = 'session_key'",
-                (self.schema,),
-            ).fetchone()
-        if layout is None:
-            raise ValueError(
-                f"schema {self.schema!r} holds correx tables of an earlier layout "
-                "(ids as text, version 0.1); use a new schema (see docs/deployment.md)"
-            )
+        with self._lock:
+            create_tables(self._connection, self.schema)
+
+    @property
+    def address(self) -> StoreAddress:
+        """What opens this store again, in another process."""
+        return StoreAddress("postgres", self.dsn, self.schema)
 
     def close(self) -> None:
         """Close the connection."""
@@ -450,30 +376,10 @@ class PostgresEventStore(BatchWritingStore):
     ) -> Iterator[StoredEvent]:
         """Yield the session's events after ``after``, then new ones as they are committed.
 
-        Wakes on ``NOTIFY`` and also polls every ``poll_interval`` seconds, so
-        a lost notification only delays an event. Per-session sequences are
-        assigned under the session's row lock, so reading ``sequence > last``
-        never skips an event whose commit was slow. Stops after
-        ``idle_timeout`` seconds without a new event (never, if ``None``).
+        Wakes on ``NOTIFY`` (see :func:`~.postgres_follow.follow_notified`) and
+        also polls every ``poll_interval`` seconds; stops after ``idle_timeout``
+        seconds without a new event (never, if ``None``).
         """
-        listener = psycopg.connect(self.dsn, autocommit=True)
-        try:
-            listener.execute(sql.SQL("LISTEN {}").format(sql.Identifier(CHANNEL)))
-            last, idle_since = after, time.monotonic()
-            while True:
-                fresh = False
-                for stored in self.read(session_id, after=last):
-                    last, fresh = stored.sequence, True
-                    yield stored
-                if fresh:
-                    idle_since = time.monotonic()
-                wait = poll_interval
-                if idle_timeout is not None:
-                    remaining = idle_timeout - (time.monotonic() - idle_since)
-                    if remaining <= 0:
-                        return
-                    wait = min(wait, remaining)
-                for _ in listener.notifies(timeout=wait, stop_after=1):
-                    pass
-        finally:
-            listener.close()
+        return follow_notified(
+            self, session_id, after=after, idle_timeout=idle_timeout, poll_interval=poll_interval
+        )

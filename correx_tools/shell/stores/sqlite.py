@@ -16,20 +16,12 @@ from typing import final
 
 from returns.result import Failure, Result, Success
 
-from ..core.events import StoredEvent
-from ..core.ids import SessionId
-from .store import (
-    AppendError,
-    AppendErrorKind,
-    BatchWritingStore,
-    StoreLayoutError,
-    check_import_run,
-    conflict,
-    decode_row,
-    duplicate,
-    encode_rows,
-    requested_ids,
-)
+from ...core.lifecycle.events import StoredEvent
+from ...core.tools.ids import SessionId
+from .addresses import StoreAddress
+from .port import AppendError, AppendErrorKind, StoreLayoutError
+from .rows import decode_row, encode_rows
+from .writing import BatchWritingStore, check_import_run, conflict, duplicate, requested_ids
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS events (
@@ -55,11 +47,11 @@ _READ_BATCH = 5_000
 
 @final
 class SQLiteEventStore(BatchWritingStore):
-    """An :class:`~correx_tools.shell.store.EventStore` in the SQLite file at ``path``.
+    """An :class:`~correx_tools.shell.stores.port.EventStore` in the SQLite file at ``path``.
 
     The file and its tables are created on first use. With ``read_only=True``
     nothing is ever written or created: the file must exist and hold an
-    event store (a :class:`~correx_tools.shell.store.StoreLayoutError` says
+    event store (a :class:`~correx_tools.shell.stores.port.StoreLayoutError` says
     what it holds instead), and ``append`` raises ``PermissionError``. One
     store object may be shared by threads; processes each open their own.
     """
@@ -116,6 +108,11 @@ class SQLiteEventStore(BatchWritingStore):
                 f"{self.path}: not a correx event store (it holds {held}); "
                 "create one with correx-tools init-db"
             )
+
+    @property
+    def address(self) -> StoreAddress:
+        """What opens this store again, in another process."""
+        return StoreAddress("sqlite", str(self.path))
 
     def close(self) -> None:
         """Close the connection."""

@@ -1,120 +1,22 @@
-"""The event store port, its errors, and the in-memory adapter.
+"""What the file and database stores share on the way in: numbering, checks, one front.
 
-Error hierarchy::
-
-    AppendError (a value in a Failure)  an append or import that wrote nothing
-        kind CONFLICT               another writer appended first (retry after reading)
-        kind DUPLICATE_INVOCATION   the invocation id is used already, in the named session
-        kind INVALID_EVENT          not encodable, or over the size limit
-        kind GAP                    an import that would leave a gap or overwrite
-        kind BUSY                   the store stayed locked; retriable
-        kind UNAVAILABLE            the database server could not be reached; retriable
-    StoreReadError (an exception)   a stored event could not be decoded while reading
-    StoreLayoutError (an exception) a file or database that is not an event store (as it is)
+:class:`BatchWritingStore` numbers an append's payloads (or groups an import's
+stored events by session) and hands them to the store's one transaction;
+the functions here are the checks every store makes the same way.
 """
 
 from __future__ import annotations
 
-import enum
-import threading
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime
-from typing import Protocol, Self, TypeVar, final
+from typing import Self
 
-from returns.result import Failure, Result, Success
+from returns.result import Failure, Result
 
-from ..core.events import (
-    StoredEvent,
-    ToolInvocationRequestedEvent,
-    checked_stored_event,
-    utc,
-)
-from ..core.ids import SessionId
-from ..core.replay_error import EventDecodeError
+from ...core.lifecycle.events import StoredEvent, ToolInvocationRequestedEvent
+from ...core.tools.ids import SessionId
 from .encoding import EncodedEvent, encode_event
-from .envelope import (
-    EnvelopeError,
-    decode_payload,
-    encode_utf8,
-    loads_strict,
-    parse_timestamp,
-)
-
-
-@final
-class AppendErrorKind(enum.Enum):
-    """Why an append or import wrote nothing."""
-
-    CONFLICT = "conflict"
-    DUPLICATE_INVOCATION = "duplicate invocation"
-    INVALID_EVENT = "invalid event"
-    GAP = "gap"
-    BUSY = "busy"
-    UNAVAILABLE = "unavailable"
-
-
-@final
-@dataclass(frozen=True, slots=True, kw_only=True)
-class AppendError:
-    """An append that wrote nothing, and why; ``other_session`` for a duplicate id."""
-
-    kind: AppendErrorKind
-    session_id: str
-    message: str
-    other_session: str | None = None
-
-    def __str__(self) -> str:
-        return self.message
-
-
-class StoreReadError(Exception):
-    """A stored event that could not be decoded; ``error`` says where and what.
-
-    ``sequence`` is the sequence the event should have had (the last good one
-    + 1) and ``torn`` is true for an unterminated final line of a log.
-    """
-
-    def __init__(self, error: EventDecodeError, *, sequence: int, torn: bool = False) -> None:
-        super().__init__(str(error))
-        self.error = error
-        self.sequence = sequence
-        self.torn = torn
-
-
-class StoreLayoutError(Exception):
-    """A file or database that cannot be opened as an event store as it is.
-
-    It is not an event store, or was written by an older release and must be
-    upgraded first; the message says which, and what to run.
-    """
-
-
-class EventStore(Protocol):
-    """Where sessions' events are kept, numbered per session from 1 without gaps."""
-
-    def append(
-        self,
-        session_id: SessionId,
-        events: Sequence[object],
-        *,
-        expected_sequence: int,
-        recorded_at: datetime | None = None,
-    ) -> Result[tuple[StoredEvent, ...], AppendError]:
-        """Append ``events`` after ``expected_sequence``, all or none."""
-        ...
-
-    def read(self, session_id: SessionId, *, after: int = 0) -> Iterator[StoredEvent]:
-        """The session's events after ``after``, in sequence order."""
-        ...
-
-    def sessions(self) -> tuple[SessionId, ...]:
-        """Every session with at least one event, sorted."""
-        ...
-
-    def import_events(self, stored_events: Iterable[StoredEvent]) -> Result[int, AppendError]:
-        """Copy already-numbered events, keeping sequences and times; all or none."""
-        ...
+from .port import AppendError, AppendErrorKind
 
 
 def now_utc() -> datetime:
@@ -138,71 +40,22 @@ def encode_payload(stored: StoredEvent) -> EncodedEvent | AppendError:
     """The stored form of ``stored`` (see :func:`~.encoding.encode_event`), or why it has none.
 
     Every store calls this before it writes: an event that would not read back
-    as itself, or is over :data:`~correx_tools.shell.envelope.MAX_EVENT_BYTES`,
+    as itself, or is over :data:`~correx_tools.shell.stores.envelope.MAX_EVENT_BYTES`,
     is an ``INVALID_EVENT`` naming the field, and nothing is written.
     """
     try:
         return encode_event(stored)
     except (TypeError, ValueError) as error:
-        return _invalid(stored, str(error))
+        return invalid_event(stored, str(error))
 
 
-def _invalid(stored: StoredEvent, problem: str) -> AppendError:
+def invalid_event(stored: StoredEvent, problem: str) -> AppendError:
+    """An ``INVALID_EVENT`` error naming the event's sequence and ``problem``."""
     return AppendError(
         kind=AppendErrorKind.INVALID_EVENT,
         session_id=stored.session_id,
         message=f"sequence {stored.sequence}: {problem}",
     )
-
-
-Row = TypeVar("Row")
-
-
-def encode_rows(
-    groups: Iterable[tuple[str, Sequence[StoredEvent]]],
-    row: Callable[[str, StoredEvent, EncodedEvent], Row],
-) -> list[Row] | AppendError:
-    """Every event of ``groups`` encoded and shaped by ``row``, or the first refusal."""
-    rows: list[Row] = []
-    for session_id, events in groups:
-        for stored in events[:1]:
-            try:
-                encode_utf8(session_id)
-            except ValueError as error:
-                return _invalid(stored, f"the session id: {error}")
-        for stored in events:
-            encoded = encode_payload(stored)
-            if isinstance(encoded, AppendError):
-                return encoded
-            rows.append(row(session_id, stored, encoded))
-    return rows
-
-
-def decode_row(
-    where: str, session_id: SessionId, row: tuple[int, datetime | str, str, int, str]
-) -> StoredEvent:
-    """A database row ``(sequence, recorded_at, type, version, data)`` as a stored event.
-
-    Damage is a :class:`StoreReadError` naming ``where``, the session and the sequence.
-    """
-    sequence, recorded_at, type_tag, version, data = row
-    try:
-        body = loads_strict(data)
-        if not isinstance(body, dict):
-            raise EnvelopeError("data must be a JSON object")
-        if type(sequence) is not int or sequence < 1:
-            raise EnvelopeError(f"sequence {sequence!r} is not an integer >= 1")
-        return checked_stored_event(
-            session_id,
-            sequence,
-            utc(recorded_at) if isinstance(recorded_at, datetime) else parse_timestamp(recorded_at),
-            decode_payload(type_tag, version, body),
-        )
-    except (EnvelopeError, ValueError, TypeError) as error:
-        place = f"{where} (session {session_id!r}, sequence {sequence})"
-        raise StoreReadError(
-            EventDecodeError(source=place, line=None, message=str(error)), sequence=sequence
-        ) from None
 
 
 def conflict(session_id: str, expected: int, actual: int) -> AppendError:
@@ -303,64 +156,3 @@ class BatchWritingStore:
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
-
-
-@final
-class InMemoryEventStore(BatchWritingStore):
-    """A thread-safe store in a dict: for tests, examples and short-lived agents."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._events: dict[str, list[StoredEvent]] = {}
-        self._invocations: dict[str, str] = {}
-
-    def _write_groups(
-        self, groups: list[tuple[str, list[StoredEvent]]], *, expected: int | None
-    ) -> Result[int, AppendError]:
-        seen: dict[str, str] = {}
-        with self._lock:
-            for session_id, events in groups:
-                last = len(self._events.get(session_id, ()))
-                if expected is None:
-                    problem = check_import_run(session_id, last, events)
-                elif last != expected:
-                    problem = conflict(session_id, expected, last)
-                else:
-                    problem = None
-                problem = problem or self._check(session_id, events, seen)
-                if problem is not None:
-                    return Failure(problem)
-            for session_id, events in groups:
-                self._commit(session_id, events)
-        return Success(sum(len(events) for _, events in groups))
-
-    def _check(
-        self, session_id: str, stored: Sequence[StoredEvent], seen: dict[str, str]
-    ) -> AppendError | None:
-        problem = encode_rows([(session_id, stored)], lambda *_: None)
-        if isinstance(problem, AppendError):
-            return problem
-        for invocation, _ in requested_ids(stored):
-            other = self._invocations.get(invocation) or seen.get(invocation)
-            if other is not None:
-                return duplicate(session_id, invocation, other)
-            seen[invocation] = session_id
-        return None
-
-    def _commit(self, session_id: str, stored: Sequence[StoredEvent]) -> None:
-        if not stored:
-            return  # an empty append must not make a session appear
-        self._events.setdefault(session_id, []).extend(stored)
-        for invocation, _ in requested_ids(stored):
-            self._invocations[invocation] = session_id
-
-    def read(self, session_id: SessionId, *, after: int = 0) -> Iterator[StoredEvent]:
-        """The session's events after ``after``, in sequence order."""
-        with self._lock:
-            events = self._events.get(session_id, [])[after:]
-        return iter(events)
-
-    def sessions(self) -> tuple[SessionId, ...]:
-        """Every session with at least one event, sorted."""
-        with self._lock:
-            return tuple(SessionId(name) for name in sorted(self._events))

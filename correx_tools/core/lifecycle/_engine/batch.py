@@ -5,16 +5,24 @@ path in the trie, a new index entry, a new ``ToolState``. A fold that keeps
 only the final state (or a checkpoint every so many events) needs none of
 the states in between. :class:`ToolStateBuilder` is an *evolver* for that
 case, local to one fold: it decides each event exactly as the reducer does
-(through :func:`~correx_tools.core.reducer.advance`), keeps the
+(through :func:`~correx_tools.core.lifecycle.reducer.advance`), keeps the
 fields of each touched invocation in a mutable row, and writes them
 into the persistent state only when asked (:meth:`ToolStateBuilder.state`).
 The state it gives equals, record for record, the one the step-by-step
 reducer gives; ``tests/test_batch.py`` checks that on random sessions.
-The fold lets the builder run the loop itself (:meth:`ToolStateBuilder.run`)
-for as long as the events simply continue the session (up to each checkpoint
-when it records a timeline), and takes back each event that needs the fold's
-judgement. That loop has ``advance``'s two common cases written out (see its
-docstring and ``docs/design.md``).
+The builder is the tool projection's batch runner
+(:class:`~correx_tools.core.replay.projection.BatchRunner`): the fold lets it
+run the loop itself (:meth:`ToolStateBuilder.run`) for as long as the events
+simply continue the session (up to each checkpoint when it records a
+timeline), and takes back each event that needs the fold's judgement. That
+loop has ``advance``'s two common cases written out (see its docstring and
+``docs/design.md``).
+
+Speeds up: the reducer's step (``reducer.advance`` on the transition table),
+applied to many events. Equal to: stepping the reducer over the same events,
+state for state; ``tests/test_batch.py`` checks that on random, disordered and
+resumed sessions, and ``tests/mutants.py`` plants bugs in the copy of the
+lifecycle written out here.
 """
 
 from __future__ import annotations
@@ -22,8 +30,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import final
 
-from .events import StoredEvent, ToolEvent, ToolInvocationRequestedEvent
-from .record import (
+from ..events import StoredEvent, ToolEvent, ToolInvocationRequestedEvent
+from ..record import (
     COMPLETED_AT,
     FIELDS,
     ID,
@@ -39,10 +47,10 @@ from .record import (
     ToolInvocationRecord,
     record_from_fields,
 )
-from .reducer import TABLE, TOOL_EVENT_CLASSES, Row, advance
-from .state import ToolState
-from .status import TERMINAL, ToolInvocationStatus
-from .transitions import TransitionError, TransitionErrorKind
+from ..reducer import TABLE, TOOL_EVENT_CLASSES, Row, advance
+from ..state import ToolState
+from ..status import TERMINAL, ToolInvocationStatus
+from ..transitions import TransitionError, TransitionErrorKind
 
 
 @final
@@ -123,7 +131,7 @@ class ToolStateBuilder:
         stopped at (``None`` when ``events`` ran out).
 
         The lifecycle of an open invocation and the request of a new one are
-        :func:`~correx_tools.core.reducer.advance` written out here, on the
+        :func:`~correx_tools.core.lifecycle.reducer.advance` written out here, on the
         same transition table: calls per event were a quarter of a fold.
         Everything else is decided by ``advance``: an event for an ended or
         committed invocation (through :meth:`_apply_to_closed`), and every

@@ -15,6 +15,10 @@ used: the read check finds the other id there and treats it as absent. If it
 requests an id the lineage placed elsewhere, ``dict.setdefault`` (atomic, so
 threads may share states) keeps the first position, and the branch records
 its own in a small persistent ``overlay`` that only its states see.
+
+Speeds up: ``ToolState.get`` finding a record by id. Equal to: a scan of the
+state's records for that id; ``tests/test_batch.py`` (the branching state
+machine) holds every lookup on every branch to a plain model.
 """
 
 from __future__ import annotations
@@ -24,8 +28,8 @@ from typing import final
 
 from pyrsistent import PMap, pmap
 
-from ._trie import Trie
-from .record import ToolInvocationRecord
+from ..record import ToolInvocationRecord
+from .trie import Trie
 
 
 @final

@@ -11,6 +11,11 @@ snapshots share it, and a young snapshot costs only the few nodes it copied.
 The layout is the classic 32-way trie with a tail (as in Clojure's vector):
 appends go to the tail; a full tail is pushed into the tree; ``set`` copies
 one root-to-leaf path.
+
+Speeds up: "records are never removed; invocations lists them in request
+order" (``ToolState``). Equal to: a Python list of the records, copied on
+each change; ``tests/test_trie.py`` runs a state machine of appends, sets and
+batches against exactly that model.
 """
 
 from __future__ import annotations

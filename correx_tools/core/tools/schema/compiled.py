@@ -27,7 +27,7 @@ from jsonschema.exceptions import SchemaError as JsonSchemaError
 from jsonschema.protocols import Validator
 from returns.result import Failure, Result, Success
 
-from .schema_keywords import (
+from .keywords import (
     Patterns,
     additional_properties_keyword,
     compile_pattern,
@@ -36,8 +36,8 @@ from .schema_keywords import (
     quote,
     unique_items,
 )
-from .schema_refs import LEGACY_ID_DIALECTS, Unresolved, id_keyword, resolve
-from .schema_walk import REFERENCES, in_place_cycle, reachable
+from .refs import LEGACY_ID_DIALECTS, Unresolved, id_keyword, resolve
+from .walk import REFERENCES, in_place_cycle, reachable
 
 _DIALECTS: tuple[type[Validator], ...] = (
     jsonschema.Draft202012Validator,

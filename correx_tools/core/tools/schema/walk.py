@@ -18,7 +18,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 from urllib.parse import unquote
 
-from .schema_refs import Unresolved, resolve
+from .refs import Unresolved, resolve
 
 # Keywords whose value is one subschema, a list of them, or a map of them.
 _ONE = ("not", "if", "then", "else", "contains", "additionalProperties", "propertyNames",

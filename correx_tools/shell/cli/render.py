@@ -1,0 +1,149 @@
+"""How the command shows what it found: tables, records as JSON, progress on a terminal."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
+from datetime import datetime
+from typing import Any, TextIO
+
+from ...core.lifecycle.events import StoredEvent
+from ...core.lifecycle.record import ToolInvocationRecord
+from ...core.lifecycle.state import ToolState
+from ...core.lifecycle.status import ToolInvocationStatus
+from ...core.replay.timeline import RecordChange
+from ...core.tools.json_values import thaw_json
+from ..stores.envelope import format_timestamp
+
+PROGRESS_THRESHOLD = 5_000
+"""Fewer events than this replay without a progress bar."""
+
+
+class Progress:
+    """A progress bar on stderr, shown only on a terminal and for long replays."""
+
+    def __init__(self, label: str, total: int | None, stream: TextIO) -> None:
+        self.label, self.total, self.stream = label, total, stream
+        self.active = stream.isatty() and (total is None or total > PROGRESS_THRESHOLD)
+        self.started = time.monotonic()
+
+    def wrap(self, events: Iterator[StoredEvent]) -> Iterator[StoredEvent]:
+        count = 0
+        for count, event in enumerate(events, start=1):
+            if self.active and count % 2000 == 0:
+                self._draw(count)
+            yield event
+        if self.active and count:
+            self._draw(count)
+            self.stream.write("\n")
+
+    def _draw(self, count: int) -> None:
+        rate = count / max(time.monotonic() - self.started, 1e-6)
+        if self.total:
+            filled = int(30 * min(count / self.total, 1.0))
+            bar = f"[{'#' * filled}{'.' * (30 - filled)}] {count:,}/{self.total:,}"
+        else:
+            bar = f"{count:,} events"
+        self.stream.write(f"\r{self.label} {bar} ({rate:,.0f}/s)")
+        self.stream.flush()
+
+
+def iso_time(moment: datetime | None) -> str | None:
+    return None if moment is None else format_timestamp(moment)
+
+
+def record_json(record: ToolInvocationRecord) -> dict[str, Any]:
+    """A record as plain JSON."""
+    receipt = record.receipt
+    return {
+        "invocation_id": record.invocation_id,
+        "tool_name": record.tool_name,
+        "tier": record.tier.value,
+        "status": record.status.value,
+        "arguments": thaw_json(record.request.arguments),
+        "requested_at": iso_time(record.requested_at),
+        "started_at": iso_time(record.started_at),
+        "completed_at": iso_time(record.completed_at),
+        "reason": record.reason,
+        "recoverable": record.recoverable,
+        "receipt": None
+        if receipt is None
+        else {
+            "output": thaw_json(receipt.output),
+            "exit_code": receipt.exit_code,
+            "metadata": dict(receipt.metadata),
+        },
+    }
+
+
+def table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
+    """A plain text table, columns padded to fit."""
+    cells = [[str(h) for h in headers]] + [
+        ["-" if c is None else str(c) for c in row] for row in rows
+    ]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
+    lines = [
+        "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
+        for row in cells
+    ]
+    lines.insert(1, "  ".join("-" * width for width in widths))
+    return "\n".join(lines)
+
+
+def _short_time(moment: datetime | None) -> str:
+    return "-" if moment is None else moment.strftime("%H:%M:%S.%f")[:-3]
+
+
+def record_detail(record: ToolInvocationRecord) -> str:
+    if record.reason is not None:
+        return record.reason
+    if record.receipt is not None:
+        return f"exit {record.receipt.exit_code}"
+    return ""
+
+
+def status_counts(state: ToolState) -> dict[str, int]:
+    counts = Counter(record.status.value for record in state.records())
+    return {status.value: counts.get(status.value, 0) for status in ToolInvocationStatus}
+
+
+def records_table(records: Sequence[ToolInvocationRecord]) -> str:
+    return table(
+        ["invocation", "tool", "status", "requested", "completed", "detail"],
+        [
+            (
+                r.invocation_id,
+                r.tool_name,
+                r.status.name,
+                _short_time(r.requested_at),
+                _short_time(r.completed_at),
+                record_detail(r),
+            )
+            for r in records
+        ],
+    )
+
+
+def changes_table(changes: Sequence[RecordChange]) -> str:
+    return table(
+        ["invocation", "tool", "before", "after"],
+        [
+            (
+                c.invocation_id,
+                c.after.tool_name,
+                "(new)" if c.before is None else c.before.status.name,
+                c.after.status.name,
+            )
+            for c in changes
+        ],
+    )
+
+
+def emit(args: argparse.Namespace, document: object, text: Callable[[], str]) -> None:
+    if args.json:
+        print(json.dumps(document, ensure_ascii=False, sort_keys=False))
+    else:
+        print(text())

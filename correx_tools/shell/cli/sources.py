@@ -1,0 +1,112 @@
+"""What the command's arguments name: stores to open, files and JSON to read."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+from ...core.tools.ids import SessionId
+from ..stores.addresses import StoreAddress, address_of, redact_dsn
+from ..stores.jsonl import JsonlEventLog
+from ..stores.opening import open_address
+from ..stores.port import EventStore, StoreLayoutError
+from ..stores.sqlite import SQLiteEventStore
+from ..stores.strict_json import EnvelopeError, loads_strict
+from .errors import CliError
+
+# -- opening sources -----------------------------------------------------------
+
+
+def open_store(source: str, *, create: bool = False) -> EventStore:
+    """The store a SOURCE or DEST argument names: a ``.jsonl`` file, a SQLite file or a URL.
+
+    Without ``create`` the store is opened read-only: reading commands write
+    nothing and create nothing (no file, no table).
+    """
+    address = address_of(source)
+    if address.kind == "postgres":
+        return _open_postgres(address, read_only=not create)
+    path = Path(source)
+    if path.is_dir():
+        raise CliError(f"{source}: is a directory, not an event store")
+    if not create and not path.exists():
+        raise CliError(f"{source}: no such file")
+    if create and not path.parent.is_dir():
+        raise CliError(f"{source}: the directory {str(path.parent)!r} does not exist")
+    if path.suffix == ".jsonl":
+        return JsonlEventLog(path)
+    try:
+        return SQLiteEventStore(path, read_only=not create)
+    except StoreLayoutError as error:
+        raise CliError(str(error)) from None
+    except sqlite3.DatabaseError as error:
+        raise CliError(f"{source}: not a SQLite event store ({error})") from None
+
+
+def remove_new_store(path: Path) -> None:
+    """Delete a store file this command created and failed to fill (SQLite's side files too)."""
+    for leftover in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+        leftover.unlink(missing_ok=True)
+
+
+def _open_postgres(address: StoreAddress, *, read_only: bool) -> EventStore:
+    try:
+        import psycopg  # noqa: PLC0415 - the optional extra
+    except ImportError:
+        raise CliError(
+            "PostgreSQL sources need psycopg: pip install 'correx-tools[postgres]'"
+        ) from None
+    try:
+        return open_address(address, read_only=read_only)
+    except StoreLayoutError as error:
+        raise CliError(str(error)) from None
+    except psycopg.Error as error:
+        reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        raise CliError(f"{redact(address.location)}: cannot use the database: {reason}") from None
+
+
+def redact(url: str) -> str:
+    """A database URL fit to print: its password masked."""
+    return redact_dsn(url)
+
+
+def find_session(store: EventStore, name: str, source: str) -> SessionId:
+    session = SessionId(name)
+    if session not in store.sessions():
+        known = ", ".join(store.sessions()[:5]) or "none"
+        raise CliError(f"{source}: no session {name!r} (sessions: {known})")
+    return session
+
+
+# -- progress ------------------------------------------------------------------
+
+
+# -- rendering -----------------------------------------------------------------
+
+
+# -- loading -------------------------------------------------------------------
+
+
+def read_json(argument: str, what: str) -> Any:
+    """Inline JSON, or the JSON file ``argument`` names; any problem is one clear line."""
+    text: str | bytes | None = argument if argument.lstrip().startswith(("{", "[")) else None
+    if text is None:
+        text = read_file(argument)
+    try:
+        return loads_strict(text)
+    except EnvelopeError as error:
+        raise CliError(f"{argument}: {what}: {error}") from None
+
+
+def read_file(argument: str) -> bytes:
+    """The bytes of the file ``argument`` names; a missing file or a directory is a CliError."""
+    path = Path(argument)
+    if path.is_dir():
+        raise CliError(f"{argument}: is a directory, not a file")
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        raise CliError(f"{argument}: no such file") from None
+    except OSError as error:
+        raise CliError(f"{argument}: cannot read it ({error.strerror})") from None

@@ -1,0 +1,133 @@
+"""The commands that copy, create or replay whole stores: import, init-db and replay-all."""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+from typing import Any
+
+from returns.result import Success
+
+from ...core.lifecycle.events import StoredEvent
+from ...core.lifecycle.state import ToolState
+from ...core.replay.fold import Replay
+from ...core.replay.projection import ToolProjector
+from ..replay.parallel import replay_all
+from ..stores.addresses import POSTGRES_SCHEMES
+from ..stores.jsonl import JsonlEventLog
+from ..stores.port import StoreReadError
+from .errors import CliError
+from .render import emit, table
+from .sources import open_store, redact, remove_new_store
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    source = open_store(args.source)
+    fresh = not args.dest.startswith(POSTGRES_SCHEMES) and not Path(args.dest).exists()
+    events: list[StoredEvent] = []
+    copied: dict[str, int] = {}
+    for session in source.sessions():
+        try:
+            before = len(events)
+            events.extend(source.read(session))
+        except StoreReadError as error:
+            raise CliError(f"{args.source}: {error.error}") from None
+        copied[session] = len(events) - before
+    destination = open_store(args.dest, create=True)
+    # One import_events call: every session lands in one transaction, or none does.
+    result = destination.import_events(events)
+    if not isinstance(result, Success):
+        close = getattr(destination, "close", None)
+        if close is not None:
+            close()
+        if fresh:
+            remove_new_store(Path(args.dest))
+        raise CliError(f"{args.dest}: {result.failure().message}; nothing was imported")
+    total = result.unwrap()
+    emit(
+        args,
+        {"source": args.source, "dest": args.dest, "sessions": copied, "events": total},
+        lambda: (
+            f"copied {total} events in {len(copied)} sessions from {args.source} to {args.dest}"
+        ),
+    )
+    return 0
+
+
+def cmd_init_db(args: argparse.Namespace) -> int:
+    store = open_store(args.source, create=True)
+    if isinstance(store, JsonlEventLog):
+        store.path.touch()
+    emit(
+        args,
+        {"source": redact(args.source), "ready": True},
+        lambda: f"{redact(args.source)}: ready",
+    )
+    return 0
+
+
+def session_summary(replay: Replay[ToolState]) -> dict[str, int]:
+    """What ``replay-all`` reports of a session (computed in the worker process)."""
+    return {
+        "events": replay.last_sequence,
+        "invocations": len(replay.state),
+        "refused_events": len(replay.quarantined),
+    }
+
+
+def cmd_replay_all(args: argparse.Namespace) -> int:
+    store = open_store(args.source)
+    started = time.perf_counter()
+    outcome = replay_all(
+        store,
+        ToolProjector(),
+        workers=args.workers,
+        strict=not args.lenient,
+        summarize=session_summary,
+    )
+    seconds = time.perf_counter() - started
+    rows: list[dict[str, Any]] = [
+        {"session_id": session, **summary, "error": None}
+        for session, summary in outcome.summaries.items()
+    ]
+    rows += [
+        {
+            "session_id": s,
+            "events": None,
+            "invocations": None,
+            "refused_events": None,
+            "error": e.message,
+        }
+        for s, e in outcome.failures.items()
+    ]
+    rows.sort(key=lambda row: str(row["session_id"]))
+    events = sum(int(r["events"] or 0) for r in rows)
+    document = {
+        "workers": args.workers,
+        "seconds": round(seconds, 3),
+        "events": events,
+        "sessions": rows,
+    }
+    emit(
+        args,
+        document,
+        lambda: (
+            f"replayed {len(rows)} sessions ({events:,} events) with {args.workers} workers "
+            f"in {seconds:.2f} s\n"
+            + table(
+                ["session", "events", "invocations", "refused", "error"],
+                [
+                    (
+                        r["session_id"],
+                        r["events"],
+                        r["invocations"],
+                        r["refused_events"],
+                        r["error"],
+                    )
+                    for r in rows
+                ],
+            )
+        ),
+    )
+    return 1 if outcome.failures else 0

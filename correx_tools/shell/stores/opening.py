@@ -1,0 +1,23 @@
+"""Opening the store an address names."""
+
+from __future__ import annotations
+
+from .addresses import StoreAddress
+from .jsonl import JsonlEventLog
+from .port import EventStore
+from .sqlite import SQLiteEventStore
+
+
+def open_address(address: StoreAddress, *, read_only: bool = False) -> EventStore:
+    """Open the store ``address`` names (read-only: writing and creating nothing)."""
+    match address.kind:
+        case "sqlite":
+            return SQLiteEventStore(address.location, read_only=read_only)
+        case "jsonl":
+            return JsonlEventLog(address.location)
+        case "postgres":
+            from .postgres import PostgresEventStore  # noqa: PLC0415 - the optional extra
+
+            return PostgresEventStore(address.location, schema=address.schema, read_only=read_only)
+        case _:
+            raise ValueError(f"unknown store kind {address.kind!r}")
