@@ -33,6 +33,7 @@ from .core.replay.projection import Projection as Projection
 from .core.replay.projection import ToolProjector as ToolProjector
 from .core.replay.retention import Retention as Retention
 from .core.replay.retention import RetentionKind as RetentionKind
+from .core.replay.summary import SessionSummary as SessionSummary
 from .core.replay.timeline import RecordChange as RecordChange
 from .core.replay.timeline import Timeline as Timeline
 from .core.tools.capability import ToolCapability as ToolCapability
@@ -86,6 +87,7 @@ from .shell.stores.memory import InMemoryEventStore as InMemoryEventStore
 from .shell.stores.port import AppendError as AppendError
 from .shell.stores.port import AppendErrorKind as AppendErrorKind
 from .shell.stores.port import EventStore as EventStore
+from .shell.stores.port import StoreLayoutError as StoreLayoutError
 from .shell.stores.port import StoreReadError as StoreReadError
 from .shell.stores.postgres import PostgresEventStore as PostgresEventStore
 from .shell.stores.sqlite import SQLiteEventStore as SQLiteEventStore
@@ -128,6 +130,8 @@ __all__ = [
     "SequenceError",
     "SequenceErrorKind",
     "SessionId",
+    "SessionSummary",
+    "StoreLayoutError",
     "StoreReadError",
     "StoredEvent",
     "Tier",

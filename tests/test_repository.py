@@ -9,6 +9,7 @@ from correx_tools import (
     DefaultToolRepository,
     EventReplayer,
     InMemoryEventStore,
+    JsonlEventLog,
     Retention,
     SessionId,
     SQLiteEventStore,
@@ -44,12 +45,21 @@ def test_get_catches_up_reading_only_new_events(tmp_path: Path) -> None:
     first = repository.get(S1).unwrap()
     store.append(S1, [completed("a"), requested("b")], expected_sequence=2).unwrap()
     second = repository.get(S1).unwrap()
-    assert store.reads == [(0, 2), (2, 2)]
+    # The first get reads the state from the store's index and folds nothing after it;
+    # the second folds only the two events appended since.
+    assert store.reads == [(2, 0), (2, 2)]
     assert first.get("a").unwrap().status is ToolInvocationStatus.STARTED  # type: ignore[arg-type]
     assert second.get("a").unwrap().status is ToolInvocationStatus.COMPLETED  # type: ignore[arg-type]
     assert len(second) == 2
     assert repository.get(S1).unwrap() == second
     assert store.reads[-1] == (4, 0)
+
+
+def test_a_first_get_from_a_store_without_an_index_folds_the_session(tmp_path: Path) -> None:
+    log = JsonlEventLog(tmp_path / "e.jsonl")
+    log.append(S1, [requested("a"), started("a"), completed("a")], expected_sequence=0).unwrap()
+    state = DefaultToolRepository(EventReplayer(log)).get(S1).unwrap()
+    assert state.get("a").unwrap().status is ToolInvocationStatus.COMPLETED  # type: ignore[arg-type]
 
 
 def test_timeline_covers_the_whole_session() -> None:

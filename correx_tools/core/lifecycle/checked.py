@@ -15,9 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
-from typing import Any, TypeVar
-
-from pyrsistent import PMap
+from typing import TypeVar
 
 from ..tools.ids import InvocationId, SessionId
 from ..tools.request import ToolRequest
@@ -86,8 +84,6 @@ def _filler(cls: type[T], *names: str) -> Callable[..., T]:
 
 
 _STORED = _filler(StoredEvent, "session_id", "sequence", "recorded_at", "event")
-_REQUEST = _filler(ToolRequest, "tool_name", "arguments")
-_RECEIPT = _filler(ToolReceipt, "output", "exit_code", "metadata")
 _REQUESTED = _filler(ToolInvocationRequestedEvent, "invocation_id", "tool_name", "tier", "request")
 _STARTED = _filler(ToolExecutionStartedEvent, "invocation_id")
 _COMPLETED = _filler(ToolExecutionCompletedEvent, "invocation_id", "receipt")
@@ -100,16 +96,6 @@ def checked_stored_event(
 ) -> StoredEvent:
     """A ``StoredEvent`` of checked fields (``recorded_at`` in UTC, ``sequence`` >= 1)."""
     return _STORED(session_id, sequence, recorded_at, event)
-
-
-def checked_request(tool_name: str, arguments: PMap[str, Any]) -> ToolRequest:
-    """A ``ToolRequest`` of a name and already frozen arguments."""
-    return _REQUEST(tool_name, arguments)
-
-
-def checked_receipt(output: Any, exit_code: int, metadata: PMap[str, str]) -> ToolReceipt:
-    """A ``ToolReceipt`` of frozen output, an exit code and a ``PMap`` of strings."""
-    return _RECEIPT(output, exit_code, metadata)
 
 
 def checked_requested(

@@ -9,14 +9,20 @@ an event type it does not know, so that it can write it back unchanged.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import FrozenInstanceError, dataclass, field
 from datetime import UTC, datetime
 from typing import Any, TypeAlias, final
 
-from pyrsistent import pmap
+from pyrsistent import PMap, pmap
 
 from ..tools.ids import InvocationId, SessionId, invocation_id
-from ..tools.json_values import freeze_json, freeze_object, lone_surrogate_at, string_map
+from ..tools.json_values import (
+    freeze_json,
+    freeze_object,
+    lone_surrogate_at,
+    string_map,
+    value_at,
+)
 from ..tools.request import ToolRequest
 from ..tools.tier import Tier
 
@@ -61,19 +67,113 @@ def _check_bool(value: object, what: str) -> None:
 
 
 @final
-@dataclass(frozen=True, slots=True, kw_only=True)
 class ToolReceipt:
-    """What a completed tool produced: its JSON output, exit code and string metadata."""
+    """What a completed tool produced: its JSON output, exit code and string metadata.
 
-    output: Any = None
-    exit_code: int = 0
-    metadata: Mapping[str, str] = field(default_factory=pmap)
+    An immutable value, equal and hashing by its three fields. A receipt read
+    from a store may decode its output and metadata from the store's canonical
+    JSON on first access (:func:`lazy_receipt`), which gives the same values.
 
-    def __post_init__(self) -> None:
-        if type(self.exit_code) is not int:
-            raise TypeError(f"exit_code must be an int, not {type(self.exit_code).__name__}")
-        object.__setattr__(self, "output", freeze_json(self.output))
-        object.__setattr__(self, "metadata", string_map(self.metadata))
+    >>> ToolReceipt(output={"bytes": 12}, exit_code=0)
+    ToolReceipt(output=pmap({'bytes': 12}), exit_code=0, metadata=pmap({}))
+    """
+
+    __slots__ = ("_metadata", "_output", "_source", "exit_code")
+    __match_args__ = ("output", "exit_code", "metadata")
+
+    exit_code: int
+    _output: Any
+    _metadata: PMap[str, str]
+    _source: str | None  # the event's data text while output and metadata are not decoded
+
+    def __init__(
+        self, *, output: Any = None, exit_code: int = 0, metadata: Mapping[str, str] | None = None
+    ) -> None:
+        if type(exit_code) is not int:
+            raise TypeError(f"exit_code must be an int, not {type(exit_code).__name__}")
+        _set_output(self, freeze_json(output))
+        _set_exit_code(self, exit_code)
+        _set_metadata(self, _NO_METADATA if metadata is None else string_map(metadata))
+        _set_receipt_source(self, None)
+
+    def _decode(self, text: str) -> None:
+        _set_output(self, value_at(text, _OUTPUT))
+        _set_metadata(self, string_map(value_at(text, _METADATA, _NO_METADATA)))
+        _set_receipt_source(self, None)
+
+    @property
+    def output(self) -> Any:
+        """The tool's output, frozen JSON (decoded now if it was not yet)."""
+        if self._source is not None:
+            self._decode(self._source)
+        return self._output
+
+    @property
+    def metadata(self) -> PMap[str, str]:
+        """String metadata about the run (decoded now if it was not yet)."""
+        if self._source is not None:
+            self._decode(self._source)
+        return self._metadata
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ToolReceipt):
+            return NotImplemented
+        if self.exit_code != other.exit_code:
+            return False
+        if self._source is not None and self._source == other._source:
+            return True
+        same: bool = self.output == other.output and self.metadata == other.metadata
+        return same
+
+    def __hash__(self) -> int:
+        return hash((self.output, self.exit_code, self.metadata))
+
+    def __repr__(self) -> str:
+        return (
+            f"ToolReceipt(output={self.output!r}, exit_code={self.exit_code!r}, "
+            f"metadata={self.metadata!r})"
+        )
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise FrozenInstanceError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise FrozenInstanceError(f"cannot delete field {name!r}")
+
+    def __reduce__(self) -> tuple[object, tuple[object, ...]]:
+        return checked_receipt, (self.output, self.exit_code, self.metadata)
+
+
+_NO_METADATA: PMap[str, str] = pmap()
+_OUTPUT = ("receipt", "output")
+_METADATA = ("receipt", "metadata")
+_set_output = ToolReceipt.__dict__["_output"].__set__
+_set_exit_code = ToolReceipt.__dict__["exit_code"].__set__
+_set_metadata = ToolReceipt.__dict__["_metadata"].__set__
+_set_receipt_source = ToolReceipt.__dict__["_source"].__set__
+
+
+def checked_receipt(output: Any, exit_code: int, metadata: PMap[str, str]) -> ToolReceipt:
+    """A receipt of frozen output, an int exit code and a ``PMap`` of strings (for decoders)."""
+    receipt: ToolReceipt = object.__new__(ToolReceipt)
+    _set_output(receipt, output)
+    _set_exit_code(receipt, exit_code)
+    _set_metadata(receipt, metadata)
+    _set_receipt_source(receipt, None)
+    return receipt
+
+
+def lazy_receipt(exit_code: int, text: str) -> ToolReceipt:
+    """A receipt whose output and metadata are decoded from a Completed event's data when used.
+
+    ``text`` must be canonical JSON a store wrote after checking it.
+    """
+    receipt: ToolReceipt = object.__new__(ToolReceipt)
+    _set_output(receipt, None)
+    _set_exit_code(receipt, exit_code)
+    _set_metadata(receipt, _NO_METADATA)
+    _set_receipt_source(receipt, text)
+    return receipt
 
 
 # The events check their fields when built, with the rules the stores' reader

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Container, Iterator
+from collections.abc import Container, Iterable, Iterator
 from typing import final
 
 from pyrsistent import PVector, pvector
@@ -120,6 +120,21 @@ class ToolState:
         _set_index(state, index)
         _set_invocations(state, None)
         return state
+
+    @staticmethod
+    def of_records(records: Iterable[ToolInvocationRecord]) -> ToolState:
+        """A state holding exactly ``records``, in this order (their ids must be distinct).
+
+        >>> ToolState.of_records([]) == ToolState.empty()
+        True
+        """
+        held = list(records)
+        if not held:
+            return _EMPTY
+        positions: dict[str, int] = {record.invocation_id: i for i, record in enumerate(held)}
+        if len(positions) != len(held):
+            raise ValueError("records must have distinct invocation ids")
+        return _EMPTY.with_batch({}, held, positions)
 
     def position(self, invocation_id: str) -> int | None:
         """The 0-based request-order position of ``invocation_id``, if requested."""

@@ -8,6 +8,7 @@ under the records that hold it; :func:`thaw_json` gives plain ``dict`` and
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping
 from typing import Any, TypeAlias
 
@@ -139,6 +140,23 @@ def thaw_json(value: object) -> Any:
 
 def _same(value: Any) -> Any:
     return value
+
+
+def value_at(text: str, keys: tuple[str, ...], default: object = None) -> Any:
+    """The frozen JSON value at ``keys`` in JSON ``text``; ``default`` where a key is missing.
+
+    For values a store wrote as canonical JSON after checking them, decoded
+    only when first used (see :func:`~.request.lazy_request`).
+
+    >>> value_at('{"receipt":{"output":[1,2]}}', ("receipt", "output"))
+    pvector([1, 2])
+    """
+    node: Any = json.loads(text)
+    for key in keys:
+        if not isinstance(node, dict) or key not in node:
+            return default
+        node = node[key]
+    return freeze_json(node)
 
 
 def lone_surrogate_at(text: str) -> int | None:

@@ -23,9 +23,7 @@ from pyrsistent import PMap, pmap
 from ...core.lifecycle.checked import (
     checked_completed,
     checked_failed,
-    checked_receipt,
     checked_rejected,
-    checked_request,
     checked_requested,
     checked_started,
     checked_stored_event,
@@ -43,9 +41,11 @@ from ...core.lifecycle.events import (
     ToolExecutionRejectedEvent,
     ToolExecutionStartedEvent,
     ToolInvocationRequestedEvent,
+    checked_receipt,
 )
 from ...core.tools.ids import InvocationId, SessionId
 from ...core.tools.json_values import freeze_json, freeze_object, string_map, thaw_json
+from ...core.tools.request import checked_request
 from ...core.tools.tier import Tier
 from .strict_json import EnvelopeError, canonical_json, loads_strict
 

@@ -11,12 +11,14 @@ Error hierarchy::
         kind UNAVAILABLE            the database server could not be reached; retriable
     StoreReadError (an exception)   a stored event could not be decoded while reading
     StoreLayoutError (an exception) a file or database that is not an event store (as it is)
+    StaleIndex (an exception)       a time-travel index that does not match its events
 """
 
 from __future__ import annotations
 
 import enum
 from collections.abc import Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol, final
@@ -25,6 +27,7 @@ from returns.result import Result
 
 from ...core.lifecycle.events import StoredEvent
 from ...core.replay.errors import EventDecodeError
+from ...core.replay.stored_index import Counts, InvocationEntry
 from ...core.tools.ids import SessionId
 
 
@@ -100,4 +103,62 @@ class EventStore(Protocol):
 
     def import_events(self, stored_events: Iterable[StoredEvent]) -> Result[int, AppendError]:
         """Copy already-numbered events, keeping sequences and times; all or none."""
+        ...
+
+
+class StaleIndex(Exception):
+    """A session's time-travel index that does not match its events: it is not to be trusted.
+
+    Raised by a :class:`SessionIndex` query; whoever asked answers by folding
+    instead, and a writable store rebuilds the index (``correx-tools reindex``).
+    """
+
+
+class SessionIndex(Protocol):
+    """One session's time-travel index as a store keeps it, read in one snapshot.
+
+    Every query raises :class:`StaleIndex` when what it reads does not match the
+    events it covers.
+    """
+
+    @property
+    def last_sequence(self) -> int:
+        """The session's last sequence."""
+        ...
+
+    def counts_at(self, sequence: int) -> Counts:
+        """Invocations by status right after ``sequence`` (:data:`Counts`), then refused events."""
+        ...
+
+    def entries(self, *, through: int, last: int | None = None) -> list[InvocationEntry]:
+        """The entries of the invocations requested by ``through``, in request order.
+
+        With ``last``, only the last ``last`` of them.
+        """
+        ...
+
+    def entry(self, invocation_id: str) -> InvocationEntry | None:
+        """The entry of one invocation of this session, if it was requested here."""
+        ...
+
+    def changed(self, a: int, b: int) -> list[InvocationEntry]:
+        """The entries with an applied event in ``(a, b]``, in request order."""
+        ...
+
+    def open_entries(self, through: int) -> list[InvocationEntry]:
+        """The entries still open right after ``through`` (requested or started), in order."""
+        ...
+
+    def refused(
+        self, *, through: int, limit: int | None = None
+    ) -> list[tuple[StoredEvent, InvocationEntry | None]]:
+        """The events the lifecycle refused by ``through``, each with its invocation's entry."""
+        ...
+
+
+class IndexedStore(Protocol):
+    """A store that keeps a time-travel index (SQLite, PostgreSQL)."""
+
+    def session_index(self, session_id: SessionId) -> AbstractContextManager[SessionIndex | None]:
+        """The session's index, or ``None`` where there is none to trust (answer by folding)."""
         ...

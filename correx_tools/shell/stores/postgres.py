@@ -20,8 +20,7 @@ with the hex digest of the session id, which
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, final
 
@@ -30,12 +29,18 @@ from returns.result import Failure, Result, Success
 from ...core.lifecycle.events import StoredEvent
 from ...core.replay.errors import EventDecodeError
 from ...core.tools.ids import SessionId
+from . import postgres_layout
 from .addresses import StoreAddress, redact_dsn
-from .port import AppendError, AppendErrorKind, StoreLayoutError, StoreReadError
+from .indexing import CHECKPOINT_INTERVAL
+from .port import AppendError, AppendErrorKind, SessionIndex, StoreLayoutError, StoreReadError
+from .postgres_append import Refused, advance_session, claim_ids
+from .postgres_connection import Link, Unavailable
 from .postgres_follow import follow_notified
-from .postgres_layout import CHANNEL, SCHEMA_NAME, create_tables, has_tables, id_key
-from .rows import decode_row, encode_rows
-from .writing import BatchWritingStore, check_import_run, conflict, duplicate, requested_ids
+from .postgres_index import PostgresIndex
+from .postgres_layout import CHANNEL, LAYOUT, SCHEMA_NAME, id_key
+from .postgres_reading import READ_FULL, READ_INDEXED, PostgresSessionIndex, texts_of
+from .rows import decode_indexed_row, decode_row, encode_rows
+from .writing import BatchWritingStore, conflict
 
 try:
     import psycopg
@@ -53,29 +58,17 @@ def _require_psycopg() -> None:
         )
 
 
-class _Unavailable(Exception):
-    """The server could not be reached, or the connection was lost mid-call."""
-
-    def __init__(self, error: Exception) -> None:
-        reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-        super().__init__(reason)
-        self.reason = reason
-
-
-class _Refused(Exception):
-    def __init__(self, error: AppendError) -> None:
-        super().__init__(error.message)
-        self.error = error
-
-
 @final
 class PostgresEventStore(BatchWritingStore):
     """An :class:`~correx_tools.shell.stores.port.EventStore` in a PostgreSQL database.
 
-    ``dsn`` is a libpq connection string or ``postgresql://`` URL. One store
-    object holds one connection and may be shared by threads (their calls
-    are serialised); give each process, and each writer that should race
-    independently, its own store.
+    ``dsn`` is a libpq connection string or ``postgresql://`` URL. The tables are
+    created on first use with a time-travel index beside the events, as in
+    :class:`~.sqlite.SQLiteEventStore`; ``read_only``, ``upgrade`` and
+    ``checkpoint_interval`` mean what they mean there. One store object holds
+    one connection and may be shared by threads (their calls are serialised);
+    give each process, and each writer that should race independently, its own
+    store.
     """
 
     def __init__(
@@ -85,6 +78,9 @@ class PostgresEventStore(BatchWritingStore):
         schema: str = "public",
         connect_timeout: float = 10.0,
         read_only: bool = False,
+        upgrade: bool = False,
+        checkpoint_interval: int = CHECKPOINT_INTERVAL,
+        progress: Callable[[int, int], None] | None = None,
     ) -> None:
         _require_psycopg()
         if SCHEMA_NAME.fullmatch(schema) is None:
@@ -92,48 +88,28 @@ class PostgresEventStore(BatchWritingStore):
         self.dsn = dsn
         self.schema = schema
         self.read_only = read_only
-        self._connect_timeout = int(connect_timeout)
-        self._lock = threading.Lock()
+        self._link = Link(dsn, timeout=int(connect_timeout), read_only=read_only)
         self._names = {
             "schema": sql.Identifier(schema),
         }
-        self._connection = self._connect()
+        self._index = PostgresIndex(self._q)
+        self._upgrade = upgrade
+        self._progress = progress
+        self.checkpoint_interval = checkpoint_interval
         try:
             if read_only:
                 self._check_tables()
             else:
                 self.init_db()
+            if self.layout >= LAYOUT:
+                self.checkpoint_interval = postgres_layout.checkpoint_interval(
+                    self._link.current, schema
+                )
         except BaseException:
-            self._connection.close()
+            self._link.close()
             raise
 
-    def _connect(self) -> psycopg.Connection[Any]:
-        connection = psycopg.connect(
-            self.dsn, autocommit=True, connect_timeout=self._connect_timeout
-        )
-        if self.read_only:
-            # The server itself then refuses any write this connection might attempt.
-            connection.execute("SET default_transaction_read_only = on")
-        return connection
-
-    @contextmanager
-    def _using(self) -> Iterator[psycopg.Connection[Any]]:
-        """The store's lock and a live connection: one lost earlier is opened again first.
-
-        A lost server (a restart, a network cut) is an :class:`_Unavailable`; the
-        broken connection is replaced on the next call, so the store object
-        recovers on its own once the server is back.
-        """
-        with self._lock:
-            try:
-                if self._connection.closed or self._connection.broken:
-                    self._connection.close()
-                    self._connection = self._connect()
-                yield self._connection
-            except (psycopg.OperationalError, psycopg.InterfaceError) as error:
-                raise _Unavailable(error) from None
-
-    def _read_error(self, unavailable: _Unavailable, sequence: int) -> StoreReadError:
+    def _read_error(self, unavailable: Unavailable, sequence: int) -> StoreReadError:
         return StoreReadError(
             EventDecodeError(
                 source=redact_dsn(self.dsn),
@@ -148,16 +124,74 @@ class PostgresEventStore(BatchWritingStore):
 
     def _check_tables(self) -> None:
         """Refuse a schema without this store's tables, creating nothing."""
-        if not has_tables(self._connection, self.schema):
+        layout = postgres_layout.layout_of(self._link.current, self.schema)
+        if not layout:
             raise StoreLayoutError(
                 f"{redact_dsn(self.dsn)}: schema {self.schema!r} holds no correx event store; "
                 "create one with correx-tools init-db"
             )
+        self.layout = layout
 
     def init_db(self) -> None:
-        """Create the schema and tables if they do not exist (idempotent)."""
-        with self._lock:
-            create_tables(self._connection, self.schema)
+        """Create the schema and tables if they do not exist (idempotent).
+
+        A schema of an older layout is refused, with what to run to upgrade it,
+        unless the store was opened with ``upgrade=True``.
+        """
+        with self._link.lock, self._link.current.transaction():
+            connection = self._link.current
+            postgres_layout.lock_schema(connection, self.schema)
+            layout = postgres_layout.layout_of(connection, self.schema)
+            if layout is None:
+                raise ValueError(
+                    f"schema {self.schema!r} holds correx tables of an earlier layout "
+                    "(ids as text, version 0.1); use a new schema (see docs/deployment.md)"
+                )
+            if layout == 0:
+                postgres_layout.create(connection, self.schema, self.checkpoint_interval)
+            elif layout < LAYOUT:
+                if not self._upgrade:
+                    raise StoreLayoutError(
+                        f"{redact_dsn(self.dsn)}: schema {self.schema!r} was written by an older "
+                        f"release (layout {layout}); upgrade it in place with: "
+                        f"correx-tools reindex {redact_dsn(self.dsn)}"
+                    )
+                postgres_layout.upgrade(connection, self.schema, self.checkpoint_interval)
+                self._reindex(connection, self.checkpoint_interval)
+        self.layout = LAYOUT
+
+    def reindex(self, progress: Callable[[int, int], None] | None = None) -> int:
+        """Drop the time-travel index and rebuild it from the events, in one transaction.
+
+        ``progress(done, total)`` is called as events are indexed. Returns how
+        many events were indexed.
+        """
+        if self.read_only:
+            raise PermissionError("the store was opened read-only")
+        self._progress = progress
+        with self._link.using() as connection, connection.transaction():
+            postgres_layout.lock_schema(connection, self.schema)
+            self._index.clear(connection)
+            return self._reindex(connection, self.checkpoint_interval)
+
+    def _reindex(self, connection: Any, interval: int) -> int:
+        total = int(
+            connection.execute(self._q("SELECT COUNT(*) FROM {schema}.correx_events")).fetchone()[0]
+        )
+        done = 0
+        progress = self._progress
+
+        def advance(count: int) -> None:
+            nonlocal done
+            done += count
+            if progress is not None:
+                progress(done, total)
+
+        for (session,) in connection.execute(
+            self._q("SELECT session_id FROM {schema}.correx_sessions ORDER BY session_id")
+        ).fetchall():
+            self._index.rebuild(connection, bytes(session).decode("utf-8"), interval, advance)
+        return total
 
     @property
     def address(self) -> StoreAddress:
@@ -166,51 +200,39 @@ class PostgresEventStore(BatchWritingStore):
 
     def close(self) -> None:
         """Close the connection."""
-        with self._lock:
-            self._connection.close()
+        self._link.close()
 
     # -- writing -------------------------------------------------------------
 
     def _write_groups(
         self, groups: list[tuple[str, list[StoredEvent]]], *, expected: int | None
     ) -> Result[int, AppendError]:
-        rows = encode_rows(
-            groups,
-            lambda session_id, stored, encoded: (
-                id_key(session_id),
-                stored.sequence,
-                stored.recorded_at,
-                encoded.type,
-                encoded.version,
-                encoded.data,
-            ),
-        )
+        if self.read_only:
+            raise PermissionError("the store was opened read-only")
+        rows = encode_rows(groups, lambda _session, _stored, envelope: envelope)
         if isinstance(rows, AppendError):
             return Failure(rows)
         if not rows:
             return self._check_empty(groups, expected)
         try:
-            with self._using() as connection, connection.transaction():
+            with self._link.using() as connection, connection.transaction():
+                start = 0
                 for session_id, events in groups:
-                    self._advance(session_id, events, expected)
-                    self._claim_ids(session_id, events)
-                with connection.cursor() as cursor:
-                    cursor.executemany(
-                        self._q(
-                            "INSERT INTO {schema}.correx_events "
-                            "(session_key, sequence, recorded_at, type, version, data) "
-                            "VALUES (%s, %s, %s, %s, %s, %s)"
-                        ),
-                        rows,
+                    envelopes = rows[start : start + len(events)]
+                    start += len(events)
+                    advance_session(connection, self._q, session_id, events, expected)
+                    claim_ids(connection, self._q, session_id, events)
+                    self._index.index_and_write(
+                        connection, session_id, events, envelopes, self.checkpoint_interval
                     )
                 for session_id, _ in groups:
                     # NOTIFY payloads are limited to 8000 bytes: send the digest, not the id.
                     connection.execute(
                         "SELECT pg_notify(%s, %s)", (CHANNEL, id_key(session_id).hex())
                     )
-        except _Refused as refused:
+        except Refused as refused:
             return Failure(refused.error)
-        except _Unavailable as unavailable:
+        except Unavailable as unavailable:
             return Failure(
                 AppendError(
                     kind=AppendErrorKind.UNAVAILABLE,
@@ -245,109 +267,83 @@ class PostgresEventStore(BatchWritingStore):
                     return Failure(conflict(session_id, expected, last))
         return Success(0)
 
-    def _advance(self, session_id: str, events: list[StoredEvent], expected: int | None) -> None:
-        connection = self._connection
-        key = id_key(session_id)
-        connection.execute(
-            self._q(
-                "INSERT INTO {schema}.correx_sessions (session_key, session_id, last_sequence) "
-                "VALUES (%s, %s, 0) ON CONFLICT DO NOTHING"
-            ),
-            (key, session_id.encode("utf-8")),
-        )
-        row = connection.execute(
-            self._q(
-                "SELECT last_sequence FROM {schema}.correx_sessions "
-                "WHERE session_key = %s FOR UPDATE"
-            ),
-            (key,),
-        ).fetchone()
-        last = int(row[0]) if row else 0
-        if expected is None:
-            problem = check_import_run(session_id, last, events)
-            if problem is not None:
-                raise _Refused(problem)
-        elif last != expected:
-            raise _Refused(conflict(session_id, expected, last))
-        connection.execute(
-            self._q(
-                "UPDATE {schema}.correx_sessions SET last_sequence = %s WHERE session_key = %s"
-            ),
-            (events[-1].sequence, key),
-        )
-
-    def _claim_ids(self, session_id: str, events: list[StoredEvent]) -> None:
-        requested = [(invocation, stored.sequence) for invocation, stored in requested_ids(events)]
-        if not requested:
-            return
-        claims = {id_key(invocation): (invocation, sequence) for invocation, sequence in requested}
-        if len(claims) != len(requested):
-            ids = [invocation for invocation, _ in requested]
-            repeated = next(i for i in ids if ids.count(i) > 1)
-            raise _Refused(duplicate(session_id, repeated, session_id))
-        session_key = id_key(session_id)
-        with self._connection.cursor() as cursor:
-            cursor.executemany(
-                self._q(
-                    "INSERT INTO {schema}.correx_invocations "
-                    "(invocation_key, invocation_id, session_key, sequence) "
-                    "VALUES (%s, %s, %s, %s) ON CONFLICT (invocation_key) DO NOTHING"
-                ),
-                [
-                    (key, invocation.encode("utf-8"), session_key, sequence)
-                    for key, (invocation, sequence) in claims.items()
-                ],
-            )
-            owners = cursor.execute(
-                self._q(
-                    "SELECT i.invocation_key, i.session_key, i.sequence, s.session_id "
-                    "FROM {schema}.correx_invocations i "
-                    "JOIN {schema}.correx_sessions s ON s.session_key = i.session_key "
-                    "WHERE i.invocation_key = ANY(%s)"
-                ),
-                (list(claims),),
-            ).fetchall()
-        for key, owner_key, sequence, owner in owners:
-            invocation, mine = claims[key]
-            if (owner_key, sequence) != (session_key, mine):
-                raise _Refused(duplicate(session_id, invocation, bytes(owner).decode("utf-8")))
-
     # -- reading -------------------------------------------------------------
 
     def read(self, session_id: SessionId, *, after: int = 0) -> Iterator[StoredEvent]:
-        """The session's events after ``after``, in sequence order, fetched in batches."""
+        """The session's events after ``after``, in sequence order, fetched in batches.
+
+        Tool events are built from their typed columns while the session's index
+        is fresh (see :meth:`.sqlite.SQLiteEventStore.read`); otherwise decoded in full.
+        """
         last, key = after, id_key(session_id)
+        where = f"postgresql table {self.schema}.correx_events"
+        try:
+            with self._link.using() as connection:
+                indexed = self.layout >= LAYOUT and self._fresh(connection, key)
+        except Unavailable as unavailable:
+            raise self._read_error(unavailable, last + 1) from None
+        query = self._q(READ_INDEXED if indexed else READ_FULL)
         while True:
             try:
-                with self._using() as connection:
-                    rows = connection.execute(
-                        self._q(
-                            "SELECT sequence, recorded_at, type, version, data "
-                            "FROM {schema}.correx_events "
-                            "WHERE session_key = %s AND sequence > %s ORDER BY sequence LIMIT %s"
-                        ),
-                        (key, last, _READ_BATCH),
-                    ).fetchall()
-            except _Unavailable as unavailable:
+                with self._link.using() as connection:
+                    rows = connection.execute(query, (key, last, _READ_BATCH)).fetchall()
+            except Unavailable as unavailable:
                 raise self._read_error(unavailable, last + 1) from None
-            where = f"postgresql table {self.schema}.correx_events"
             for row in rows:
-                yield decode_row(where, session_id, row)
+                if indexed:
+                    yield decode_indexed_row(where, session_id, texts_of(row))
+                else:
+                    yield decode_row(where, session_id, row)
                 last = row[0]
             if len(rows) < _READ_BATCH:
                 return
 
+    def _fresh(self, connection: Any, key: bytes) -> bool:
+        row = connection.execute(
+            self._q("SELECT stale FROM {schema}.correx_session_heads WHERE session_key = %s"),
+            (key,),
+        ).fetchone()
+        return row is not None and not row[0]
+
+    @contextmanager
+    def session_index(self, session_id: SessionId) -> Iterator[SessionIndex | None]:
+        """The session's time-travel index, read in one snapshot; ``None`` where there is none
+        to trust (see :meth:`.sqlite.SQLiteEventStore.session_index`)."""
+        if self.layout < LAYOUT:
+            yield None
+            return
+        with self._link.using() as connection:
+            if not self.read_only and self._index.load_head(connection, session_id) is None:
+                with connection.transaction():
+                    connection.execute(
+                        self._q(
+                            "SELECT 1 FROM {schema}.correx_sessions WHERE session_key = %s "
+                            "FOR UPDATE"
+                        ),
+                        (id_key(session_id),),
+                    )
+                    self._index.rebuild(connection, session_id, self.checkpoint_interval)
+            with connection.transaction():
+                connection.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+                head = self._index.load_head(connection, session_id)
+                last = self._index.last_sequence(connection, id_key(session_id))
+                yield (
+                    None
+                    if head is None
+                    else PostgresSessionIndex(connection, self._q, session_id, last)
+                )
+
     def sessions(self) -> tuple[SessionId, ...]:
         """Every session with at least one event, sorted."""
         try:
-            with self._using() as connection:
+            with self._link.using() as connection:
                 rows = connection.execute(
                     self._q(
                         "SELECT session_id FROM {schema}.correx_sessions "
                         "WHERE last_sequence > 0 ORDER BY session_id"
                     )
                 ).fetchall()
-        except _Unavailable as unavailable:
+        except Unavailable as unavailable:
             raise self._read_error(unavailable, 0) from None
         # UTF-8 bytes sort as their code points do, so this is Python's order too.
         return tuple(SessionId(bytes(row[0]).decode("utf-8")) for row in rows)
@@ -355,14 +351,14 @@ class PostgresEventStore(BatchWritingStore):
     def last_sequence(self, session_id: SessionId) -> int:
         """The session's last sequence (0 for a session with no events)."""
         try:
-            with self._using() as connection:
+            with self._link.using() as connection:
                 row = connection.execute(
                     self._q(
                         "SELECT last_sequence FROM {schema}.correx_sessions WHERE session_key = %s"
                     ),
                     (id_key(session_id),),
                 ).fetchone()
-        except _Unavailable as unavailable:
+        except Unavailable as unavailable:
             raise self._read_error(unavailable, 0) from None
         return int(row[0]) if row else 0
 

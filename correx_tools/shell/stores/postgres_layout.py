@@ -1,4 +1,4 @@
-"""The PostgreSQL store's tables: created on first use, checked before they are read.
+"""The PostgreSQL store's tables, by layout version: created, recognised, upgraded.
 
 Tables (in the schema given, ``public`` by default):
 
@@ -9,8 +9,14 @@ Tables (in the schema given, ``public`` by default):
 * ``correx_invocations(invocation_key, invocation_id, session_key, sequence)``:
   invocation ids are unique across sessions.
 
-Ids are kept as their UTF-8 bytes (``BYTEA``) and looked up by their SHA-256
-digest (the ``*_key`` columns): see :mod:`.postgres`.
+Layout 2 (this release) adds the time-travel index (:mod:`.indexing`): typed and
+derived columns on the events and invocations, ``correx_session_heads``,
+``correx_checkpoints`` and ``correx_settings`` (which records the layout), and
+triggers that mark a session's index stale when its events change other than by
+this store's appends. A schema of layout 1 (release 0.2.0) opens read-only and
+is answered by folding; to write to it, it is upgraded in one transaction
+(``correx-tools reindex URL``). Ids are kept as their UTF-8 bytes (``BYTEA``) and
+looked up by their SHA-256 digest (the ``*_key`` columns): see :mod:`.postgres`.
 """
 
 from __future__ import annotations
@@ -20,9 +26,13 @@ import re
 from typing import Any
 
 SCHEMA_NAME = re.compile(r"[a-z_][a-z0-9_]{0,62}")
+LAYOUT = 2
+"""The layout this release writes."""
 
+CHANNEL = "correx_events"
+"""The channel every commit notifies, with the hex digest of its session id."""
 
-_DDL = (
+_TABLES_1 = (
     "CREATE SCHEMA IF NOT EXISTS {schema}",
     """CREATE TABLE IF NOT EXISTS {schema}.correx_sessions (
         session_key   BYTEA  PRIMARY KEY CHECK (octet_length(session_key) = 32),
@@ -47,39 +57,157 @@ _DDL = (
     )""",
 )
 
+# What layout 2 adds to layout 1's tables; every added column is derived (NULL until indexed).
+_ADDED = (
+    """ALTER TABLE {schema}.correx_events
+        ADD COLUMN IF NOT EXISTS kind SMALLINT,
+        ADD COLUMN IF NOT EXISTS invocation_id BYTEA,
+        ADD COLUMN IF NOT EXISTS label BYTEA,
+        ADD COLUMN IF NOT EXISTS code BIGINT,
+        ADD COLUMN IF NOT EXISTS effect SMALLINT,
+        ADD COLUMN IF NOT EXISTS chain BYTEA""",
+    """ALTER TABLE {schema}.correx_invocations
+        ADD COLUMN IF NOT EXISTS status SMALLINT,
+        ADD COLUMN IF NOT EXISTS requested_at TIMESTAMPTZ,
+        ADD COLUMN IF NOT EXISTS started_seq BIGINT,
+        ADD COLUMN IF NOT EXISTS ended_seq BIGINT""",
+    """CREATE TABLE IF NOT EXISTS {schema}.correx_session_heads (
+        session_key     BYTEA  PRIMARY KEY,
+        indexed_through BIGINT NOT NULL,
+        requested BIGINT NOT NULL, started BIGINT NOT NULL, completed BIGINT NOT NULL,
+        failed    BIGINT NOT NULL, rejected BIGINT NOT NULL, refused BIGINT NOT NULL,
+        chain     BYTEA  NOT NULL,
+        stale     BOOLEAN NOT NULL DEFAULT false
+    )""",
+    """CREATE TABLE IF NOT EXISTS {schema}.correx_checkpoints (
+        session_key BYTEA  NOT NULL,
+        sequence    BIGINT NOT NULL,
+        requested BIGINT NOT NULL, started BIGINT NOT NULL, completed BIGINT NOT NULL,
+        failed    BIGINT NOT NULL, rejected BIGINT NOT NULL, refused BIGINT NOT NULL,
+        chain       BYTEA  NOT NULL,
+        seal        BYTEA  NOT NULL,
+        PRIMARY KEY (session_key, sequence)
+    )""",
+    """CREATE TABLE IF NOT EXISTS {schema}.correx_settings (
+        name  TEXT   PRIMARY KEY,
+        value BIGINT NOT NULL
+    )""",
+    """CREATE INDEX IF NOT EXISTS correx_invocations_by_session
+        ON {schema}.correx_invocations (session_key, sequence)""",
+    """CREATE INDEX IF NOT EXISTS correx_events_refused
+        ON {schema}.correx_events (session_key, sequence) WHERE effect < 0""",
+    # Whatever changes a session's events other than this store's own appends makes its
+    # index stale, to be rebuilt before it is trusted again.
+    """CREATE OR REPLACE FUNCTION {schema}.correx_mark_stale() RETURNS trigger
+        LANGUAGE plpgsql AS $$
+        BEGIN
+            IF TG_OP = 'DELETE' THEN
+                UPDATE {schema}.correx_session_heads SET stale = true
+                WHERE session_key = OLD.session_key;
+                RETURN OLD;
+            END IF;
+            IF TG_OP = 'UPDATE' THEN
+                UPDATE {schema}.correx_session_heads SET stale = true
+                WHERE session_key IN (OLD.session_key, NEW.session_key);
+            ELSE
+                UPDATE {schema}.correx_session_heads SET stale = true
+                WHERE session_key = NEW.session_key;
+            END IF;
+            RETURN NEW;
+        END $$""",
+    "DROP TRIGGER IF EXISTS correx_events_changed ON {schema}.correx_events",
+    """CREATE TRIGGER correx_events_changed
+        AFTER UPDATE OF session_key, sequence, recorded_at, type, version, data
+        ON {schema}.correx_events
+        FOR EACH ROW EXECUTE FUNCTION {schema}.correx_mark_stale()""",
+    "DROP TRIGGER IF EXISTS correx_events_deleted ON {schema}.correx_events",
+    """CREATE TRIGGER correx_events_deleted AFTER DELETE ON {schema}.correx_events
+        FOR EACH ROW EXECUTE FUNCTION {schema}.correx_mark_stale()""",
+    "DROP TRIGGER IF EXISTS correx_events_unindexed ON {schema}.correx_events",
+    """CREATE TRIGGER correx_events_unindexed AFTER INSERT ON {schema}.correx_events
+        FOR EACH ROW WHEN (NEW.effect IS NULL) EXECUTE FUNCTION {schema}.correx_mark_stale()""",
+)
+
 
 def id_key(identifier: str) -> bytes:
     """The SHA-256 digest of an id's UTF-8 bytes: the column the store looks ids up by."""
     return hashlib.sha256(identifier.encode("utf-8")).digest()
 
 
-CHANNEL = "correx_events"
-"""The channel every commit notifies, with the hex digest of its session id."""
-
-
-def create_tables(connection: Any, schema: str) -> None:
-    """Create ``schema`` and its tables if they do not exist; refuse an earlier layout."""
+def _run(connection: Any, schema: str, statements: tuple[str, ...]) -> None:
     from psycopg import sql  # noqa: PLC0415 - the optional extra, present wherever a connection is
 
     names = {"schema": sql.Identifier(schema)}
-    with connection.transaction():
-        # Serialise concurrent first uses: CREATE ... IF NOT EXISTS can still race.
-        connection.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (f"correx:{schema}",))
-        for statement in _DDL:
-            connection.execute(sql.SQL(statement).format(**names))
-    # CREATE ... IF NOT EXISTS keeps tables of an earlier layout (text ids) as they are.
-    if not has_tables(connection, schema):
-        raise ValueError(
-            f"schema {schema!r} holds correx tables of an earlier layout "
-            "(ids as text, version 0.1); use a new schema (see docs/deployment.md)"
+    for statement in statements:
+        connection.execute(sql.SQL(statement).format(**names))
+
+
+def lock_schema(connection: Any, schema: str) -> None:
+    """Serialise concurrent creations and upgrades of one schema (for this transaction)."""
+    connection.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (f"correx:{schema}",))
+
+
+def layout_of(connection: Any, schema: str) -> int | None:
+    """The schema's layout: 2, 1, 0 when it holds no tables, ``None`` for the text-id layout."""
+    columns = {
+        (table, column)
+        for table, column in connection.execute(
+            "SELECT table_name, column_name FROM information_schema.columns "
+            "WHERE table_schema = %s AND table_name LIKE 'correx_%%'",
+            (schema,),
         )
+    }
+    if not columns:
+        return 0
+    if ("correx_sessions", "session_key") not in columns:
+        return None
+    if ("correx_settings", "value") not in columns:
+        return 1
+    from psycopg import sql  # noqa: PLC0415 - the optional extra
 
-
-def has_tables(connection: Any, schema: str) -> bool:
-    """Whether ``schema`` holds this store's tables (in their current layout)."""
-    found = connection.execute(
-        "SELECT 1 FROM information_schema.columns WHERE table_schema = %s "
-        "AND table_name = 'correx_sessions' AND column_name = 'session_key'",
-        (schema,),
+    row = connection.execute(
+        sql.SQL("SELECT value FROM {}.correx_settings WHERE name = 'layout'").format(
+            sql.Identifier(schema)
+        )
     ).fetchone()
-    return found is not None
+    return 1 if row is None else int(row[0])
+
+
+def create(connection: Any, schema: str, interval: int) -> None:
+    """The tables of layout 2, in the caller's transaction."""
+    _run(connection, schema, _TABLES_1 + _ADDED)
+    _record(connection, schema, interval)
+
+
+def upgrade(connection: Any, schema: str, interval: int) -> None:
+    """Layout 1's tables made layout 2's, every session's index still to be built."""
+    _run(connection, schema, _ADDED)
+    _record(connection, schema, interval)
+
+
+def _record(connection: Any, schema: str, interval: int) -> None:
+    from psycopg import sql  # noqa: PLC0415 - the optional extra
+
+    query = sql.SQL(
+        "INSERT INTO {}.correx_settings (name, value) VALUES (%s, %s) ON CONFLICT DO NOTHING"
+    ).format(sql.Identifier(schema))
+    connection.execute(query, ("checkpoint_interval", interval))
+    connection.execute(
+        sql.SQL(
+            "INSERT INTO {}.correx_settings (name, value) VALUES ('layout', %s) "
+            "ON CONFLICT (name) DO UPDATE SET value = EXCLUDED.value"
+        ).format(sql.Identifier(schema)),
+        (LAYOUT,),
+    )
+
+
+def checkpoint_interval(connection: Any, schema: str) -> int:
+    """The interval the store was made with."""
+    from psycopg import sql  # noqa: PLC0415 - the optional extra
+
+    row = connection.execute(
+        sql.SQL("SELECT value FROM {}.correx_settings WHERE name = 'checkpoint_interval'").format(
+            sql.Identifier(schema)
+        )
+    ).fetchone()
+    return int(row[0])

@@ -6,12 +6,22 @@ from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 from typing import TypeVar
 
-from ...core.lifecycle.checked import checked_stored_event
-from ...core.lifecycle.events import StoredEvent, utc
+from ...core.lifecycle.checked import (
+    checked_completed,
+    checked_failed,
+    checked_rejected,
+    checked_requested,
+    checked_started,
+    checked_stored_event,
+)
+from ...core.lifecycle.events import StoredEvent, lazy_receipt, utc
 from ...core.replay.errors import EventDecodeError
+from ...core.replay.stored_index import TIER_OF_CODE
 from ...core.tools.ids import SessionId
+from ...core.tools.request import lazy_request
 from .encoding import EncodedEvent
 from .envelope import decode_payload, parse_timestamp
+from .indexing import KIND_COMPLETED, KIND_FAILED, KIND_REQUESTED, KIND_STARTED
 from .port import AppendError, StoreReadError
 from .strict_json import EnvelopeError, encode_utf8, loads_strict
 from .writing import encode_payload, invalid_event
@@ -64,3 +74,43 @@ def decode_row(
         raise StoreReadError(
             EventDecodeError(source=place, line=None, message=str(error)), sequence=sequence
         ) from None
+
+
+def decode_indexed_row(
+    where: str,
+    session_id: SessionId,
+    row: tuple[int, datetime | str, str, int, str, int | None, str | None, str | None, int | None],
+) -> StoredEvent:
+    """A row ``(sequence, recorded_at, type, version, data, kind, invocation_id, label, code)``.
+
+    A tool event is built from its typed columns, its payloads (arguments,
+    output, metadata) decoded from ``data`` only when first used: the store
+    checked that text when it wrote it. A row without typed columns (written
+    before the index, or another event) is decoded in full by :func:`decode_row`.
+    """
+    sequence, recorded_at, _, _, data, kind, invocation, label, code = row
+    if not kind:
+        return decode_row(where, session_id, row[:5])
+    when = recorded_at if isinstance(recorded_at, datetime) else _from_iso(recorded_at)
+    event: object
+    if kind == KIND_STARTED:
+        event = checked_started(invocation)  # type: ignore[arg-type]
+    elif kind == KIND_REQUESTED:
+        event = checked_requested(
+            invocation,  # type: ignore[arg-type]
+            label,  # type: ignore[arg-type]
+            TIER_OF_CODE[code],  # type: ignore[index]
+            lazy_request(label, data, _ARGUMENTS),  # type: ignore[arg-type]
+        )
+    elif kind == KIND_COMPLETED:
+        event = checked_completed(invocation, lazy_receipt(code, data))  # type: ignore[arg-type]
+    elif kind == KIND_FAILED:
+        event = checked_failed(invocation, label, code == 1)  # type: ignore[arg-type]
+    else:
+        event = checked_rejected(invocation, label)  # type: ignore[arg-type]
+    return checked_stored_event(session_id, sequence, when, event)
+
+
+_ARGUMENTS = ("request", "arguments")
+# Timestamps this store wrote itself: their shape was checked on the way in.
+_from_iso = datetime.fromisoformat

@@ -1,0 +1,251 @@
+"""Questions about a session's past, answered two ways: from a store's index, or by folding.
+
+:class:`FromIndex` answers from a :class:`~..stores.port.SessionIndex`
+(SQLite, PostgreSQL), reading only the rows a question needs; :class:`ByFolding`
+answers from a fold of the session's events (JSONL, memory, a store whose index
+cannot be trusted). Both give exactly what a full fold's ``Timeline`` gives;
+``tests/test_questions.py`` holds the first to the second on random sessions.
+
+In strict mode a question about sequence ``k`` fails, as the strict fold of the
+first ``k`` events does, when the lifecycle refused one of them.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol, final
+
+from pyrsistent import pmap
+from returns.result import Failure, Result, Success
+
+from ...core.lifecycle.events import StoredEvent
+from ...core.lifecycle.record import ToolInvocationRecord
+from ...core.lifecycle.state import ToolState
+from ...core.lifecycle.transitions import TransitionError
+from ...core.replay.errors import ReplayError
+from ...core.replay.fold import Replay
+from ...core.replay.projection import ToolProjector
+from ...core.replay.retention import Retention
+from ...core.replay.stored_index import (
+    STATUS_OF_CODE,
+    changed_between,
+    history_of,
+    record_at,
+    refusal_of,
+)
+from ...core.replay.summary import SessionSummary, summarize
+from ...core.replay.timeline import RecordChange, Timeline
+from ...core.tools.ids import InvocationId, SessionId
+from ..stores.port import SessionIndex
+from .replayer import EventReplayer
+
+History = tuple[tuple[int, ToolInvocationRecord], ...]
+Refusals = tuple[tuple[StoredEvent, TransitionError], ...]
+
+
+class Questions(Protocol):
+    """What a debugger asks of one session (each answer as a full fold would give it)."""
+
+    def last_sequence(self) -> int:
+        """The session's last sequence."""
+        ...
+
+    def at(self, sequence: int) -> Result[ToolState, ReplayError]:
+        """The state right after ``sequence``."""
+        ...
+
+    def history(self, invocation_id: InvocationId) -> Result[History, ReplayError]:
+        """Each version of one invocation's record, with the sequence that made it."""
+        ...
+
+    def diff(self, a: int, b: int) -> Result[tuple[RecordChange, ...], ReplayError]:
+        """The records added or changed from ``a`` to ``b``."""
+        ...
+
+    def summary(self, sequence: int) -> Result[SessionSummary, ReplayError]:
+        """Counts by status, invocations in flight and refused events, right after ``sequence``."""
+        ...
+
+    def latest(
+        self, count: int, sequence: int
+    ) -> Result[tuple[ToolInvocationRecord, ...], ReplayError]:
+        """The last ``count`` invocations requested by ``sequence``, as they stood then."""
+        ...
+
+    def refused(self, sequence: int, limit: int | None) -> Refusals:
+        """The events the lifecycle refused by ``sequence`` (at most ``limit``), with why."""
+        ...
+
+
+def _refusal_error(stored: StoredEvent, error: TransitionError) -> ReplayError:
+    # What the strict fold returns for its first refused event.
+    return ReplayError(sequence=stored.sequence, cause=error, message=str(error))
+
+
+@final
+class FromIndex:
+    """Answers from a store's index; each may raise :class:`~..stores.port.StaleIndex`."""
+
+    __slots__ = ("_index", "_session", "_strict")
+
+    def __init__(self, session_id: SessionId, index: SessionIndex, *, strict: bool) -> None:
+        self._session = session_id
+        self._index = index
+        self._strict = strict
+
+    def last_sequence(self) -> int:
+        """The session's last sequence."""
+        return self._index.last_sequence
+
+    def _check(self, sequence: int) -> ReplayError | None:
+        if not self._strict:
+            return None
+        first = self._index.refused(through=sequence, limit=1)
+        if not first:
+            return None
+        stored, entry = first[0]
+        return _refusal_error(stored, refusal_of(stored, entry))
+
+    def at(self, sequence: int) -> Result[ToolState, ReplayError]:
+        """The state right after ``sequence``: each requested invocation's record then."""
+        problem = self._check(sequence)
+        if problem is not None:
+            return Failure(problem)
+        records = [record_at(entry, sequence) for entry in self._index.entries(through=sequence)]
+        return Success(ToolState.of_records(r for r in records if r is not None))
+
+    def history(self, invocation_id: InvocationId) -> Result[History, ReplayError]:
+        """The versions of one invocation's record: at its request, start and end."""
+        problem = self._check(self._index.last_sequence)
+        if problem is not None:
+            return Failure(problem)
+        entry = self._index.entry(invocation_id)
+        return Success(() if entry is None else history_of(entry))
+
+    def diff(self, a: int, b: int) -> Result[tuple[RecordChange, ...], ReplayError]:
+        """The records with an applied event in ``(a, b]``, before and after."""
+        problem = self._check(b)
+        if problem is not None:
+            return Failure(problem)
+        changes = []
+        for entry in self._index.changed(a, b):
+            after = record_at(entry, b)
+            assert after is not None  # the entry changed by b, so it was requested by then
+            assert changed_between(entry, a, b)
+            changes.append(
+                RecordChange(
+                    invocation_id=entry.invocation_id, before=record_at(entry, a), after=after
+                )
+            )
+        return Success(tuple(changes))
+
+    def summary(self, sequence: int) -> Result[SessionSummary, ReplayError]:
+        """From the counters at the checkpoint before ``sequence`` and the open entries."""
+        problem = self._check(sequence)
+        if problem is not None:
+            return Failure(problem)
+        counts = self._index.counts_at(sequence)
+        by_status = {STATUS_OF_CODE[code]: counts[code - 1] for code in range(1, 6)}
+        return Success(
+            SessionSummary(
+                session_id=self._session,
+                sequence=sequence,
+                invocations=sum(counts[:5]),
+                counts=pmap(by_status),
+                refused=counts[5],
+                in_flight=tuple(e.invocation_id for e in self._index.open_entries(sequence)),
+            )
+        )
+
+    def latest(
+        self, count: int, sequence: int
+    ) -> Result[tuple[ToolInvocationRecord, ...], ReplayError]:
+        """The last ``count`` entries requested by ``sequence``, as records then."""
+        problem = self._check(sequence)
+        if problem is not None:
+            return Failure(problem)
+        entries = self._index.entries(through=sequence, last=count)
+        return Success(tuple(r for e in entries if (r := record_at(e, sequence)) is not None))
+
+    def refused(self, sequence: int, limit: int | None) -> Refusals:
+        """The refused events, each with the refusal the fold gives it."""
+        return tuple(
+            (stored, refusal_of(stored, entry))
+            for stored, entry in self._index.refused(through=sequence, limit=limit)
+        )
+
+
+@final
+class ByFolding:
+    """Answers from a fold of the session's events (one fold per answer, nothing kept)."""
+
+    __slots__ = ("_replayer", "_session", "_strict")
+
+    STRIDE = 256
+    """The checkpoint stride of the timelines folded for history and diff."""
+
+    def __init__(self, session_id: SessionId, replayer: EventReplayer, *, strict: bool) -> None:
+        self._session = session_id
+        self._replayer = replayer
+        self._strict = strict
+
+    def _fold(
+        self, until: int | None, retention: Retention | None = None
+    ) -> Result[Replay[ToolState], ReplayError]:
+        return self._replayer.replay(
+            self._session, ToolProjector(), strict=self._strict, retention=retention, until=until
+        )
+
+    def last_sequence(self) -> int:
+        """The session's last sequence (read from the store, or counted)."""
+        store = self._replayer.store
+        known = getattr(store, "last_sequence", None)
+        if callable(known):
+            last: int = known(self._session)
+            return last
+        return sum(1 for _ in store.read(self._session))
+
+    def at(self, sequence: int) -> Result[ToolState, ReplayError]:
+        """The final state of a fold of the first ``sequence`` events."""
+        return self._fold(sequence).map(lambda replay: replay.state)
+
+    def _timeline(self, until: int | None) -> Result[Timeline[ToolState], ReplayError]:
+        folded = self._fold(until, Retention.every(self.STRIDE))
+        return folded.map(_timeline_of)
+
+    def history(self, invocation_id: InvocationId) -> Result[History, ReplayError]:
+        """``Timeline.history`` of a fold of the session."""
+        return self._timeline(None).map(lambda timeline: timeline.history(invocation_id))
+
+    def diff(self, a: int, b: int) -> Result[tuple[RecordChange, ...], ReplayError]:
+        """``Timeline.diff`` of a fold of the first ``b`` events."""
+        return self._timeline(b).map(lambda timeline: timeline.diff(a, b))
+
+    def summary(self, sequence: int) -> Result[SessionSummary, ReplayError]:
+        """The summary of a fold of the first ``sequence`` events."""
+        return self._fold(sequence).map(
+            lambda replay: summarize(
+                self._session, replay.last_sequence, replay.state, len(replay.quarantined)
+            )
+        )
+
+    def latest(
+        self, count: int, sequence: int
+    ) -> Result[tuple[ToolInvocationRecord, ...], ReplayError]:
+        """The last ``count`` records of a fold of the first ``sequence`` events."""
+        return self._fold(sequence).map(
+            lambda replay: tuple(replay.state.records())[-count:] if count else ()
+        )
+
+    def refused(self, sequence: int, limit: int | None) -> Refusals:
+        """The quarantined events of a lenient fold of the first ``sequence`` events."""
+        folded = self._replayer.replay(self._session, ToolProjector(), strict=False, until=sequence)
+        if not isinstance(folded, Success):
+            return ()
+        quarantined: Any = folded.unwrap().quarantined
+        return tuple(quarantined[:limit] if limit is not None else quarantined)
+
+
+def _timeline_of(replay: Replay[ToolState]) -> Timeline[ToolState]:
+    timeline = replay.timeline
+    assert timeline is not None  # a retention policy was given
+    return timeline
