@@ -1,55 +1,58 @@
-"""The commands that look at one session: sessions, replay, history and diff."""
+"""The commands that look at one session: sessions, replay, history and diff.
+
+Each asks the repository (:mod:`.loading`): from a store's time-travel index
+they read only what they show, so they answer at once on large sessions.
+"""
 
 from __future__ import annotations
 
 import argparse
+from collections.abc import Mapping
 from typing import Any
 
+from ...core.lifecycle.record import ToolInvocationRecord
+from ...core.lifecycle.status import ToolInvocationStatus
 from ...core.tools.ids import InvocationId
-from ..stores.envelope import format_timestamp
 from .errors import CliError
-from .loading import check_sequence, replay_session, session_timeline
+from .loading import answered, in_range, repository_for
 from .render import (
     changes_table,
     emit,
+    iso_time,
     record_detail,
     record_json,
     records_table,
-    status_counts,
     table,
 )
 from .sources import find_session, open_store
 
+REFUSED_SHOWN = 10
+SESSION_COLUMNS = ("session", "events", "invocations", "completed", "failed", "rejected",
+                   "open", "refused")  # fmt: skip
+
 
 def cmd_sessions(args: argparse.Namespace) -> int:
     store = open_store(args.source)
+    repository = repository_for(store, args.source, lenient=True)
     rows: list[dict[str, Any]] = []
     for session in store.sessions():
-        replay = replay_session(store, session, lenient=True)
-        counts = status_counts(replay.state)
+        summary = answered(repository.summary(session), session, lenient=True)
         rows.append(
             {
                 "session_id": session,
-                "events": replay.last_sequence,
-                "invocations": len(replay.state),
-                "statuses": counts,
-                "refused_events": len(replay.quarantined),
+                "events": summary.sequence,
+                "invocations": summary.invocations,
+                "statuses": {
+                    status.value: summary.counts[status] for status in ToolInvocationStatus
+                },
+                "refused_events": summary.refused,
             }
         )
     emit(
         args,
         {"source": args.source, "sessions": rows},
         lambda: table(
-            [
-                "session",
-                "events",
-                "invocations",
-                "completed",
-                "failed",
-                "rejected",
-                "open",
-                "refused",
-            ],
+            SESSION_COLUMNS,
             [
                 (
                     r["session_id"],
@@ -71,43 +74,46 @@ def cmd_sessions(args: argparse.Namespace) -> int:
 def cmd_replay(args: argparse.Namespace) -> int:
     store = open_store(args.source)
     session = find_session(store, args.session, args.source)
-    if args.at is not None and args.at < 0:
-        raise CliError(f"--at {args.at}: a sequence is 0 or more")
-    replay = replay_session(store, session, lenient=args.lenient, until=args.at)
-    if args.at is not None and args.at > replay.last_sequence:
-        raise CliError(
-            f"--at {args.at} is beyond the end of session {session!r} "
-            f"(last sequence {replay.last_sequence})"
-        )
-    records = list(replay.state.records())
+    repository = repository_for(store, args.source, lenient=args.lenient)
+    if args.at is not None:
+        at = in_range(repository, session, args.at, "--at")
+    else:
+        at = repository.last_sequence(session)
+    summary = answered(repository.summary(session, at=at), session, lenient=args.lenient)
+    refused = repository.refused(session, at=at, limit=None if args.json else REFUSED_SHOWN)
+    everything = args.json or args.limit == 0
+    records: tuple[ToolInvocationRecord, ...] = (
+        tuple(answered(repository.at(session, at), session, lenient=args.lenient).records())
+        if everything
+        else answered(repository.latest(session, args.limit, at=at), session, lenient=True)
+    )
+    statuses = by_status(summary.counts)
     document = {
         "session_id": session,
-        "at": replay.last_sequence,
+        "at": at,
         "invocations": [record_json(r) for r in records],
-        "statuses": status_counts(replay.state),
-        "quarantined": [
-            {"sequence": e.sequence, "error": str(err)} for e, err in replay.quarantined
-        ],
+        "statuses": statuses,
+        "quarantined": [{"sequence": e.sequence, "error": str(err)} for e, err in refused],
     }
 
     def text() -> str:
-        counts = ", ".join(f"{n} {s}" for s, n in document["statuses"].items() if n)  # type: ignore[attr-defined]
+        counts = ", ".join(f"{n} {s}" for s, n in statuses.items() if n)
         lines = [
-            f"session {session} at sequence {replay.last_sequence}: "
-            f"{len(records)} invocations ({counts or 'none'})"
+            f"session {session} at sequence {at}: "
+            f"{summary.invocations} invocations ({counts or 'none'})"
         ]
-        if replay.quarantined:
+        if summary.refused:
             lines.append(
-                f"{len(replay.quarantined)} events refused by the lifecycle "
-                "and skipped (--lenient):"
+                f"{summary.refused} events refused by the lifecycle and skipped (--lenient)"
+                + (f"; the first {len(refused)}:" if len(refused) < summary.refused else ":")
             )
-            lines.extend(f"  {err}" for _, err in replay.quarantined[:10])
-        shown = records[-args.limit :] if args.limit else records
-        if len(shown) < len(records):
+            lines.extend(f"  {err}" for _, err in refused)
+        if len(records) < summary.invocations:
             lines.append(
-                f"the last {len(shown)} of {len(records)} invocations (--limit 0 shows all):"
+                f"the last {len(records)} of {summary.invocations} invocations "
+                "(--limit 0 shows all):"
             )
-        lines.append(records_table(shown))
+        lines.append(records_table(records))
         return "\n".join(lines)
 
     emit(args, document, text)
@@ -117,17 +123,14 @@ def cmd_replay(args: argparse.Namespace) -> int:
 def cmd_history(args: argparse.Namespace) -> int:
     store = open_store(args.source)
     session = find_session(store, args.session, args.source)
-    timeline = session_timeline(store, session)
-    history = timeline.history(InvocationId(args.invocation))
+    repository = repository_for(store, args.source, lenient=True)
+    history = answered(
+        repository.history(session, InvocationId(args.invocation)), session, lenient=True
+    )
     if not history:
         raise CliError(f"invocation {args.invocation!r} was never requested in session {session!r}")
     rows = [
-        (
-            sequence,
-            format_timestamp(timeline.event(sequence).recorded_at),
-            record.status.name,
-            record_detail(record),
-        )
+        (sequence, iso_time(_made_at(record)), record.status.name, record_detail(record))
         for sequence, record in history
     ]
     emit(
@@ -145,14 +148,28 @@ def cmd_history(args: argparse.Namespace) -> int:
     return 0
 
 
+def by_status(counts: Mapping[ToolInvocationStatus, int]) -> dict[str, int]:
+    """Counts by status name, in the lifecycle's order."""
+    return {status.value: counts[status] for status in ToolInvocationStatus}
+
+
+def _made_at(record: ToolInvocationRecord) -> Any:
+    """When the event that made this version of the record was recorded."""
+    if record.status is ToolInvocationStatus.REQUESTED:
+        return record.requested_at
+    if record.status is ToolInvocationStatus.STARTED:
+        return record.started_at
+    return record.completed_at
+
+
 def cmd_diff(args: argparse.Namespace) -> int:
     store = open_store(args.source)
     session = find_session(store, args.session, args.source)
-    timeline = session_timeline(store, session)
-    a, b = check_sequence(timeline, args.a, "A"), check_sequence(timeline, args.b, "B")
+    repository = repository_for(store, args.source, lenient=True)
+    a, b = in_range(repository, session, args.a, "A"), in_range(repository, session, args.b, "B")
     if a > b:
         raise CliError(f"A={a} is after B={b}: diff goes forward in time")
-    changes = timeline.diff(a, b)
+    changes = answered(repository.diff(session, a, b), session, lenient=True)
     emit(
         args,
         {

@@ -1,26 +1,35 @@
-"""Replaying what the command asks about, with progress on a terminal."""
+"""Asking the library what the command needs: a repository over the store, with progress.
+
+Questions go to :class:`~..replay.repository.DefaultToolRepository`, which answers
+from a store's time-travel index where it has one and folds otherwise; folds
+show progress on a terminal.
+"""
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Iterator
-from typing import Any, TextIO
+from typing import Any, TextIO, TypeVar
 
-from returns.result import Success
+from returns.result import Result, Success
 
 from ...core.lifecycle.events import StoredEvent
 from ...core.lifecycle.state import ToolState
+from ...core.replay.errors import ReplayError
 from ...core.replay.fold import Replay
 from ...core.replay.projection import ToolProjector
 from ...core.replay.retention import Retention
 from ...core.replay.timeline import Timeline
 from ...core.tools.ids import SessionId
 from ..replay.replayer import EventReplayer
+from ..replay.repository import DefaultToolRepository
 from ..stores.port import EventStore
+from ..stores.sqlite_layout import LAYOUT
 from .errors import CliError
 from .render import Progress
 
 TIMELINE_STRIDE = 256
+T = TypeVar("T")
 
 
 class _ProgressStore:
@@ -36,7 +45,7 @@ class _ProgressStore:
         total = None
         last_sequence = getattr(self.inner, "last_sequence", None)
         if self.stream.isatty() and last_sequence is not None:
-            total = last_sequence(session_id)
+            total = last_sequence(session_id) - after
         return Progress(f"replaying {session_id}", total, self.stream).wrap(
             self.inner.read(session_id, after=after)
         )
@@ -44,6 +53,35 @@ class _ProgressStore:
 
 def replayer_for(store: EventStore) -> EventReplayer:
     return EventReplayer(_ProgressStore(store, sys.stderr))
+
+
+def repository_for(store: EventStore, source: str, *, lenient: bool) -> DefaultToolRepository:
+    """A repository over ``store``; a note on stderr when its layout keeps no index."""
+    layout = getattr(store, "layout", None)
+    if layout is not None and layout < LAYOUT:
+        print(
+            f"note: {source} was written by an older release and keeps no time-travel index; "
+            f"answering by folding (run correx-tools reindex {source} to upgrade it)",
+            file=sys.stderr,
+        )
+    return DefaultToolRepository(replayer_for(store), strict=not lenient)
+
+
+def answered(result: Result[T, ReplayError], session: SessionId, *, lenient: bool) -> T:
+    """The answer, or a one-line error (with the hint that lenient mode skips refusals)."""
+    if not isinstance(result, Success):
+        hint = "" if lenient else " (--lenient skips events the lifecycle refuses)"
+        raise CliError(f"session {session!r}: {result.failure().message}{hint}")
+    value: T = result.unwrap()
+    return value
+
+
+def in_range(repository: DefaultToolRepository, session: SessionId, value: int, name: str) -> int:
+    """``value`` if it is a sequence of the session (0 included), else a one-line error."""
+    last = repository.last_sequence(session)
+    if not 0 <= value <= last:
+        raise CliError(f"{name}={value} is outside session {session!r} (sequences 0..{last})")
+    return value
 
 
 def replay_session(
@@ -54,26 +92,18 @@ def replay_session(
     until: int | None = None,
     retention: Retention | None = None,
 ) -> Replay[ToolState]:
+    """A fold of the session (the demo's, which shows a replay as it happens)."""
     result = replayer_for(store).replay(
         session, ToolProjector(), strict=not lenient, retention=retention, until=until
     )
-    if not isinstance(result, Success):
-        hint = "" if lenient else " (--lenient skips events the lifecycle refuses)"
-        raise CliError(f"session {session!r}: {result.failure().message}{hint}")
-    replay: Replay[ToolState] = result.unwrap()
+    replay: Replay[ToolState] = answered(result, session, lenient=lenient)
     return replay
 
 
 def session_timeline(store: EventStore, session: SessionId) -> Timeline[ToolState]:
-    # Lenient: time travel through a session that holds an illegal event still works.
+    """A lenient timeline of the session (time travel through illegal events still works)."""
     timeline = replay_session(
         store, session, lenient=True, retention=Retention.every(TIMELINE_STRIDE)
     ).timeline
     assert timeline is not None
     return timeline
-
-
-def check_sequence(timeline: Timeline[ToolState], value: int, name: str) -> int:
-    if not 0 <= value <= len(timeline):
-        raise CliError(f"{name}={value} is outside the session (sequences 0..{len(timeline)})")
-    return value

@@ -21,7 +21,7 @@ from ..stores.port import StoreReadError
 from .demo import cmd_demo
 from .errors import CliError
 from .inspect import cmd_diff, cmd_history, cmd_replay, cmd_sessions
-from .stores import cmd_import, cmd_init_db, cmd_replay_all
+from .stores import cmd_import, cmd_init_db, cmd_reindex, cmd_replay_all
 from .tools import add_tools_arguments, cmd_tools, cmd_validate
 
 # -- subcommands ---------------------------------------------------------------
@@ -115,6 +115,13 @@ def build_parser() -> argparse.ArgumentParser:
     everything.add_argument(
         "--lenient", action="store_true", help="skip events the lifecycle refuses"
     )
+    reindex = command(
+        "reindex",
+        cmd_reindex,
+        "rebuild the time-travel index of a SQLite file or PostgreSQL schema from its events "
+        "(upgrading one written by an older release)",
+    )
+    reindex.add_argument("source", metavar="SOURCE", help="a SQLite file or a postgresql:// URL")
     validate = command(
         "validate", cmd_validate, "validate a tool request against a file of tool definitions"
     )

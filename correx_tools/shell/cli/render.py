@@ -40,6 +40,15 @@ class Progress:
             self._draw(count)
             self.stream.write("\n")
 
+    def update(self, done: int, total: int) -> None:
+        """Show ``done`` of ``total`` (a callback for work that is not a stream of events)."""
+        self.total = total
+        self.active = self.stream.isatty() and total > PROGRESS_THRESHOLD
+        if self.active:
+            self._draw(done)
+            if done >= total:
+                self.stream.write("\n")
+
     def _draw(self, count: int) -> None:
         rate = count / max(time.monotonic() - self.started, 1e-6)
         if self.total:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -18,15 +19,23 @@ from .errors import CliError
 # -- opening sources -----------------------------------------------------------
 
 
-def open_store(source: str, *, create: bool = False) -> EventStore:
+def open_store(
+    source: str,
+    *,
+    create: bool = False,
+    upgrade: bool = False,
+    progress: Callable[[int, int], None] | None = None,
+) -> EventStore:
     """The store a SOURCE or DEST argument names: a ``.jsonl`` file, a SQLite file or a URL.
 
-    Without ``create`` the store is opened read-only: reading commands write
-    nothing and create nothing (no file, no table).
+    Without ``create`` (or ``upgrade``) the store is opened read-only: reading
+    commands write nothing and create nothing (no file, no table). ``upgrade``
+    opens an existing store to write, upgrading an older layout in place.
     """
     address = address_of(source)
+    writable = create or upgrade
     if address.kind == "postgres":
-        return _open_postgres(address, read_only=not create)
+        return _open_postgres(address, read_only=not writable, upgrade=upgrade, progress=progress)
     path = Path(source)
     if path.is_dir():
         raise CliError(f"{source}: is a directory, not an event store")
@@ -37,11 +46,18 @@ def open_store(source: str, *, create: bool = False) -> EventStore:
     if path.suffix == ".jsonl":
         return JsonlEventLog(path)
     try:
-        return SQLiteEventStore(path, read_only=not create)
+        return SQLiteEventStore(path, read_only=not writable, upgrade=upgrade, progress=progress)
     except StoreLayoutError as error:
         raise CliError(str(error)) from None
     except sqlite3.DatabaseError as error:
         raise CliError(f"{source}: not a SQLite event store ({error})") from None
+
+
+def close_store(store: EventStore) -> None:
+    """Close a store that holds a file or a connection open (the others hold nothing)."""
+    close = getattr(store, "close", None)
+    if close is not None:
+        close()
 
 
 def remove_new_store(path: Path) -> None:
@@ -50,7 +66,13 @@ def remove_new_store(path: Path) -> None:
         leftover.unlink(missing_ok=True)
 
 
-def _open_postgres(address: StoreAddress, *, read_only: bool) -> EventStore:
+def _open_postgres(
+    address: StoreAddress,
+    *,
+    read_only: bool,
+    upgrade: bool,
+    progress: Callable[[int, int], None] | None,
+) -> EventStore:
     try:
         import psycopg  # noqa: PLC0415 - the optional extra
     except ImportError:
@@ -58,7 +80,7 @@ def _open_postgres(address: StoreAddress, *, read_only: bool) -> EventStore:
             "PostgreSQL sources need psycopg: pip install 'correx-tools[postgres]'"
         ) from None
     try:
-        return open_address(address, read_only=read_only)
+        return open_address(address, read_only=read_only, upgrade=upgrade, progress=progress)
     except StoreLayoutError as error:
         raise CliError(str(error)) from None
     except psycopg.Error as error:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -14,12 +15,13 @@ from ...core.lifecycle.state import ToolState
 from ...core.replay.fold import Replay
 from ...core.replay.projection import ToolProjector
 from ..replay.parallel import replay_all
-from ..stores.addresses import POSTGRES_SCHEMES
+from ..stores.addresses import POSTGRES_SCHEMES, address_of
 from ..stores.jsonl import JsonlEventLog
 from ..stores.port import StoreReadError
+from ..stores.sqlite_layout import LAYOUT
 from .errors import CliError
-from .render import emit, table
-from .sources import open_store, redact, remove_new_store
+from .render import Progress, emit, table
+from .sources import close_store, open_store, redact, remove_new_store
 
 
 def cmd_import(args: argparse.Namespace) -> int:
@@ -38,9 +40,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     # One import_events call: every session lands in one transaction, or none does.
     result = destination.import_events(events)
     if not isinstance(result, Success):
-        close = getattr(destination, "close", None)
-        if close is not None:
-            close()
+        close_store(destination)
         if fresh:
             remove_new_store(Path(args.dest))
         raise CliError(f"{args.dest}: {result.failure().message}; nothing was imported")
@@ -131,3 +131,27 @@ def cmd_replay_all(args: argparse.Namespace) -> int:
         ),
     )
     return 1 if outcome.failures else 0
+
+
+def cmd_reindex(args: argparse.Namespace) -> int:
+    if address_of(args.source).kind == "jsonl":
+        raise CliError(f"{args.source}: a JSONL log is a plain log and keeps no index to rebuild")
+    looked = open_store(args.source)  # read-only: which layout is it?
+    older = getattr(looked, "layout", LAYOUT) < LAYOUT
+    close_store(looked)
+    bar = Progress("indexing", None, sys.stderr)
+    started = time.perf_counter()
+    # Opening an older layout with upgrade=True upgrades and indexes it in one transaction.
+    store = open_store(args.source, upgrade=True, progress=bar.update)
+    indexed = store.count() if older else store.reindex(progress=bar.update)  # type: ignore[attr-defined]
+    seconds = time.perf_counter() - started
+    sessions = len(store.sessions())
+    source = redact(args.source)
+    verb = "upgraded and indexed" if older else "indexed"
+    document = {"source": source, "upgraded": older, "events": indexed, "sessions": sessions}
+    emit(
+        args,
+        {**document, "seconds": round(seconds, 3)},
+        lambda: f"{source}: {verb} {indexed:,} events in {sessions} sessions in {seconds:.2f} s",
+    )
+    return 0

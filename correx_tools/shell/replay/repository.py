@@ -97,8 +97,18 @@ class DefaultToolRepository:
                 last = questions.last_sequence()
                 state = questions.at(last)
             except StaleIndex:
-                return None
+                stale = True
+            else:
+                stale = False
+        if stale:
+            self._distrust(session_id)
+            return None
         return (state.unwrap(), last) if isinstance(state, Success) else None
+
+    def last_sequence(self, session_id: SessionId) -> int:
+        """The session's last sequence (0 for a session with no events)."""
+        with self._questions(session_id) as questions:
+            return questions.last_sequence()
 
     def at(self, session_id: SessionId, sequence: int) -> Result[ToolState, ReplayError]:
         """The session's state right after event ``sequence`` (``0``: before any event)."""
@@ -150,6 +160,7 @@ class DefaultToolRepository:
                     return question(questions, questions.last_sequence())
                 except StaleIndex:
                     pass
+            self._distrust(session_id)
             folded = ByFolding(session_id, self.replayer, strict=self._strict)
             return question(folded, folded.last_sequence())
         return self._ask(session_id, at, lambda questions: question(questions, at))
@@ -166,7 +177,14 @@ class DefaultToolRepository:
                 return question(questions)
             except StaleIndex:
                 pass
+        self._distrust(session_id)
         return question(ByFolding(session_id, self.replayer, strict=self._strict))
+
+    def _distrust(self, session_id: SessionId) -> None:
+        """An index found not to match its events: answer by folding, and have it rebuilt."""
+        distrust = getattr(self.replayer.store, "distrust_index", None)
+        if distrust is not None:
+            distrust(session_id)
 
     @contextmanager
     def _questions(self, session_id: SessionId) -> Iterator[Questions]:

@@ -26,7 +26,7 @@ from .envelope import (
     format_timestamp,
     parse_timestamp,
 )
-from .strict_json import canonical_json, encode_utf8, loads_strict
+from .strict_json import canonical_json, encode_utf8
 
 
 @final
@@ -39,12 +39,13 @@ class EncodedEvent(NamedTuple):
     """The canonical JSON of the envelope's ``data``."""
     recorded_at: str
     """The timestamp as :func:`~.envelope.format_timestamp` writes it."""
-    line: bytes
-    """The event's JSONL line, checksum and newline included."""
 
 
-def encode_event(stored: StoredEvent) -> EncodedEvent:
+def encode_event(stored: StoredEvent, recorded_at: str | None = None) -> EncodedEvent:
     """The stored form of ``stored``; a ``ValueError`` or ``TypeError`` names what is wrong.
+
+    ``recorded_at`` is the event's timestamp already formatted and checked by
+    :func:`encoded_time` (an append's events share one).
 
     >>> from datetime import UTC, datetime
     >>> from correx_tools.core.lifecycle.events import OpaqueEvent
@@ -60,27 +61,66 @@ def encode_event(stored: StoredEvent) -> EncodedEvent:
         text = canonical_json(data)
     except (TypeError, ValueError, RecursionError):
         raise ValueError(f"{type_tag}: {_unstorable(data)}") from None
-    when = format_timestamp(stored.recorded_at)
-    line = envelope_line(type_tag, version, text, when, stored.session_id, stored.sequence)
-    if len(line) > MAX_EVENT_BYTES:
-        raise ValueError(
-            f"{type_tag} event is {len(line)} bytes, over the limit of {MAX_EVENT_BYTES}"
-        )
-    body = loads_strict(text)
+    when = encoded_time(stored) if recorded_at is None else recorded_at
+    size = line_size(type_tag, version, text, stored.session_id, stored.sequence)
+    if size > MAX_EVENT_BYTES:
+        raise ValueError(f"{type_tag} event is {size} bytes, over the limit of {MAX_EVENT_BYTES}")
+    try:
+        # Text json.dumps wrote holds no NaN and no duplicate key: the reader's strict
+        # parse would give what the plain one gives.
+        body = json.loads(text)
+    except RecursionError:
+        raise ValueError(f"{type_tag}: data nests deeper than JSON text can be read back") from None
     if body != data:
         raise ValueError(f"{type_tag}: {_difference(data, body)}")
     # The reader's field checks. Given data that reads back equal, an event that
     # passes them reads back equal too: each decoder builds its event from exactly
     # the fields event_payload wrote (tests/test_envelope.py holds the round trip).
     decode_payload(type_tag, version, body)
+    return EncodedEvent(type_tag, version, text, when)
+
+
+def encoded_time(stored: StoredEvent) -> str:
+    """The event's ``recorded_at`` as stores write it, checked to read back as itself."""
+    when = format_timestamp(stored.recorded_at)
     if parse_timestamp(when) != stored.recorded_at:
         raise ValueError(f"recorded_at {stored.recorded_at!r} would read back as {when}")
-    return EncodedEvent(type_tag, version, text, when, line)
+    return when
 
 
 def encode_line(stored: StoredEvent) -> bytes:
     """One JSONL line (newline included) for ``stored``, checked as :func:`encode_event` does."""
-    return encode_event(stored).line
+    encoded = encode_event(stored)
+    return envelope_line(
+        encoded.type,
+        encoded.version,
+        encoded.data,
+        encoded.recorded_at,
+        stored.session_id,
+        stored.sequence,
+    )
+
+
+def line_size(type_tag: str, version: int, data: str, session_id: str, sequence: int) -> int:
+    """The most bytes the event's JSONL line can take (its checksum at its widest).
+
+    Every store refuses an event over :data:`~.envelope.MAX_EVENT_BYTES` by this
+    measure, so that any store can copy what another accepted into a log.
+    """
+    fixed = len('{"crc32":4294967295,"data":,"recorded_at":"0000-00-00T00:00:00.000000Z",')
+    fixed += len('"sequence":,"session_id":,"type":,"version":}\n')
+    return (
+        fixed
+        + _utf8_size(data)
+        + _utf8_size(_json_string(session_id))
+        + _utf8_size(_json_string(type_tag))
+        + len(str(sequence))
+        + len(str(version))
+    )
+
+
+def _utf8_size(text: str) -> int:
+    return len(text) if text.isascii() else len(encode_utf8(text))
 
 
 def envelope_line(  # noqa: PLR0917  # the envelope's six fields, in its order

@@ -18,7 +18,7 @@ a checkpoint only when its seal and its chain match the events it covers.
 
 from __future__ import annotations
 
-import hashlib
+import zlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -55,7 +55,7 @@ CHECKPOINT_INTERVAL = 1_000
 with)."""
 
 KIND_OTHER, KIND_REQUESTED, KIND_STARTED, KIND_COMPLETED, KIND_FAILED, KIND_REJECTED = range(6)
-EMPTY_CHAIN = bytes(8)
+EMPTY_CHAIN = 0
 """The chain of a session before its first event."""
 
 
@@ -66,7 +66,7 @@ class Head:
 
     indexed_through: int = 0
     counts: Counts = field(default_factory=lambda: [0] * 6)
-    chain: bytes = EMPTY_CHAIN
+    chain: int = EMPTY_CHAIN
 
 
 class TypedColumns(NamedTuple):
@@ -104,21 +104,16 @@ def typed_columns(event: object) -> TypedColumns:
             return TypedColumns(KIND_OTHER, None, None, None)
 
 
-def chain_of(previous: bytes, sequence: int, encoded: EncodedEvent) -> bytes:
-    """The chain after one event: a digest of the chain before it and the event as stored."""
-    digest = hashlib.blake2b(previous, digest_size=8)
-    digest.update(
-        f"{sequence}\x1f{encoded.recorded_at}\x1f{encoded.type}\x1f{encoded.version}\x1f".encode()
-    )
-    digest.update(encoded.data.encode("utf-8"))
-    return digest.digest()
+def chain_of(previous: int, sequence: int, encoded: EncodedEvent) -> int:
+    """The chain after one event: a CRC-32 of the event as stored, continuing the chain
+    before it (so a chain value stands for every event of the session up to it)."""
+    header = f"{sequence}\x1f{encoded.recorded_at}\x1f{encoded.type}\x1f{encoded.version}\x1f"
+    return zlib.crc32(encoded.data.encode("utf-8"), zlib.crc32(header.encode(), previous))
 
 
-def seal_of(session_id: str, sequence: int, counts: Counts, chain: bytes) -> bytes:
-    """A digest over a checkpoint's own fields: a checkpoint edited by hand no longer matches."""
-    digest = hashlib.blake2b(chain, digest_size=8)
-    digest.update(f"{session_id}\x1f{sequence}\x1f{counts}".encode())
-    return digest.digest()
+def seal_of(session_id: str, sequence: int, counts: Counts, chain: int) -> int:
+    """A CRC-32 over a checkpoint's own fields: a checkpoint edited by hand no longer matches."""
+    return zlib.crc32(f"{session_id}\x1f{sequence}\x1f{counts}\x1f{chain}".encode())
 
 
 class IndexedEvent(NamedTuple):
@@ -128,7 +123,7 @@ class IndexedEvent(NamedTuple):
     encoded: EncodedEvent
     columns: TypedColumns
     effect: Effect
-    chain: bytes
+    chain: int
 
 
 class Checkpoint(NamedTuple):
@@ -136,8 +131,8 @@ class Checkpoint(NamedTuple):
 
     sequence: int
     counts: tuple[int, ...]
-    chain: bytes
-    seal: bytes
+    chain: int
+    seal: int
 
 
 @final

@@ -29,6 +29,7 @@ from ...core.lifecycle.events import StoredEvent
 from ...core.replay.errors import EventDecodeError
 from ...core.tools.ids import SessionId
 from .addresses import StoreAddress
+from .encoding import envelope_line
 from .envelope import MAX_EVENT_BYTES, decode_line
 from .port import AppendError, StoreReadError
 from .rows import encode_rows
@@ -209,7 +210,17 @@ class JsonlEventLog(BatchWritingStore):
     def _write_groups(
         self, groups: list[tuple[str, list[StoredEvent]]], *, expected: int | None
     ) -> Result[int, AppendError]:
-        lines = encode_rows(groups, lambda _session, _stored, encoded: encoded.line)
+        lines = encode_rows(
+            groups,
+            lambda session_id, stored, encoded: envelope_line(
+                encoded.type,
+                encoded.version,
+                encoded.data,
+                encoded.recorded_at,
+                session_id,
+                stored.sequence,
+            ),
+        )
         if isinstance(lines, AppendError):
             return Failure(lines)
         with self._lock, self.path.open("ab+") as handle:

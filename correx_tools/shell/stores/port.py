@@ -162,3 +162,7 @@ class IndexedStore(Protocol):
     def session_index(self, session_id: SessionId) -> AbstractContextManager[SessionIndex | None]:
         """The session's index, or ``None`` where there is none to trust (answer by folding)."""
         ...
+
+    def distrust_index(self, session_id: SessionId) -> None:
+        """Mark the session's index stale, to be rebuilt before it is trusted again."""
+        ...

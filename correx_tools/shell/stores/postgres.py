@@ -362,6 +362,24 @@ class PostgresEventStore(BatchWritingStore):
             raise self._read_error(unavailable, 0) from None
         return int(row[0]) if row else 0
 
+    def distrust_index(self, session_id: SessionId) -> None:
+        """Mark the session's index stale (see :meth:`.sqlite.SQLiteEventStore.distrust_index`)."""
+        if self.read_only or self.layout < LAYOUT:
+            return
+        with self._link.using() as connection:
+            connection.execute(
+                self._q(
+                    "UPDATE {schema}.correx_session_heads SET stale = true WHERE session_key = %s"
+                ),
+                (id_key(session_id),),
+            )
+
+    def count(self) -> int:
+        """How many events the schema holds, over all sessions."""
+        with self._link.using() as connection:
+            row = connection.execute(self._q("SELECT COUNT(*) FROM {schema}.correx_events"))
+            return int(row.fetchone()[0])
+
     def follow(
         self,
         session_id: SessionId,

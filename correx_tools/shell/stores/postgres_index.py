@@ -171,9 +171,9 @@ class PostgresIndex:
         through, *counts, chain, stale = row
         if stale or through != last:
             return None
-        if through and self._chain_at(connection, key, through) != bytes(chain):
+        if through and self._chain_at(connection, key, through) != chain:
             return None
-        return Head(through, list(counts), bytes(chain))
+        return Head(through, list(counts), chain)
 
     def save_head(self, connection: Any, key: bytes, head: Head) -> None:
         """Write the session's head (fresh: it was just computed)."""
@@ -199,14 +199,14 @@ class PostgresIndex:
         ).fetchone()
         return int(row[0]) if row and row[0] is not None else 0
 
-    def _chain_at(self, connection: Any, key: bytes, sequence: int) -> bytes | None:
+    def _chain_at(self, connection: Any, key: bytes, sequence: int) -> int | None:
         row = connection.execute(
             self._q(
                 "SELECT chain FROM {schema}.correx_events WHERE session_key = %s AND sequence = %s"
             ),
             (key, sequence),
         ).fetchone()
-        return None if row is None or row[0] is None else bytes(row[0])
+        return None if row is None or row[0] is None else int(row[0])
 
     # -- rebuilding ----------------------------------------------------------------
 

@@ -65,7 +65,7 @@ _ADDED = (
         ADD COLUMN IF NOT EXISTS label BYTEA,
         ADD COLUMN IF NOT EXISTS code BIGINT,
         ADD COLUMN IF NOT EXISTS effect SMALLINT,
-        ADD COLUMN IF NOT EXISTS chain BYTEA""",
+        ADD COLUMN IF NOT EXISTS chain BIGINT""",
     """ALTER TABLE {schema}.correx_invocations
         ADD COLUMN IF NOT EXISTS status SMALLINT,
         ADD COLUMN IF NOT EXISTS requested_at TIMESTAMPTZ,
@@ -76,7 +76,7 @@ _ADDED = (
         indexed_through BIGINT NOT NULL,
         requested BIGINT NOT NULL, started BIGINT NOT NULL, completed BIGINT NOT NULL,
         failed    BIGINT NOT NULL, rejected BIGINT NOT NULL, refused BIGINT NOT NULL,
-        chain     BYTEA  NOT NULL,
+        chain     BIGINT NOT NULL,
         stale     BOOLEAN NOT NULL DEFAULT false
     )""",
     """CREATE TABLE IF NOT EXISTS {schema}.correx_checkpoints (
@@ -84,8 +84,8 @@ _ADDED = (
         sequence    BIGINT NOT NULL,
         requested BIGINT NOT NULL, started BIGINT NOT NULL, completed BIGINT NOT NULL,
         failed    BIGINT NOT NULL, rejected BIGINT NOT NULL, refused BIGINT NOT NULL,
-        chain       BYTEA  NOT NULL,
-        seal        BYTEA  NOT NULL,
+        chain       BIGINT NOT NULL,
+        seal        BIGINT NOT NULL,
         PRIMARY KEY (session_key, sequence)
     )""",
     """CREATE TABLE IF NOT EXISTS {schema}.correx_settings (

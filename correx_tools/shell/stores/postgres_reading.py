@@ -73,7 +73,6 @@ class PostgresSessionIndex:
         if row is not None:
             start, *stored, chain, seal = row
             counts = list(stored)
-            chain, seal = bytes(chain), bytes(seal)
             at = self._connection.execute(
                 self._q(
                     "SELECT chain FROM {schema}.correx_events "
@@ -82,7 +81,7 @@ class PostgresSessionIndex:
                 (self._key, start),
             ).fetchone()
             if seal != seal_of(self._session, start, counts, chain) or (
-                at is None or at[0] is None or bytes(at[0]) != chain
+                at is None or at[0] is None or at[0] != chain
             ):
                 raise StaleIndex(f"the checkpoint at sequence {start} does not match its events")
         for (effect,) in self._connection.execute(

@@ -19,7 +19,7 @@ from ...core.replay.errors import EventDecodeError
 from ...core.replay.stored_index import TIER_OF_CODE
 from ...core.tools.ids import SessionId
 from ...core.tools.request import lazy_request
-from .encoding import EncodedEvent
+from .encoding import EncodedEvent, encoded_time
 from .envelope import decode_payload, parse_timestamp
 from .indexing import KIND_COMPLETED, KIND_FAILED, KIND_REQUESTED, KIND_STARTED
 from .port import AppendError, StoreReadError
@@ -35,6 +35,9 @@ def encode_rows(
 ) -> list[Row] | AppendError:
     """Every event of ``groups`` encoded and shaped by ``row``, or the first refusal."""
     rows: list[Row] = []
+    # An append's events share one timestamp: it is formatted and checked once.
+    moment: object = None
+    when = ""
     for session_id, events in groups:
         for stored in events[:1]:
             try:
@@ -42,7 +45,12 @@ def encode_rows(
             except ValueError as error:
                 return invalid_event(stored, f"the session id: {error}")
         for stored in events:
-            encoded = encode_payload(stored)
+            try:
+                if stored.recorded_at is not moment:
+                    when, moment = encoded_time(stored), stored.recorded_at
+            except ValueError as error:
+                return invalid_event(stored, str(error))
+            encoded = encode_payload(stored, when)
             if isinstance(encoded, AppendError):
                 return encoded
             rows.append(row(session_id, stored, encoded))

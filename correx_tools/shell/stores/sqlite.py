@@ -317,6 +317,18 @@ class SQLiteEventStore(BatchWritingStore):
             finally:
                 cursor.execute("COMMIT")
 
+    def distrust_index(self, session_id: SessionId) -> None:
+        """Mark the session's index stale (a query found it not matching its events): a
+        writable store rebuilds it before it answers from it again."""
+        if self.read_only or self.layout < LAYOUT:
+            return
+        with self._lock:
+            self._write(
+                lambda cursor: cursor.execute(
+                    "UPDATE session_heads SET stale = 1 WHERE session_id = ?", (session_id,)
+                )
+            )
+
     @staticmethod
     def _fresh_head(cursor: sqlite3.Cursor, session_id: str) -> bool:
         return sqlite_index.load_head(cursor, session_id) is not None

@@ -187,7 +187,7 @@ def last_sequence(cursor: sqlite3.Cursor, session_id: str) -> int:
     return int(row[0]) if row and row[0] is not None else 0
 
 
-def _chain_at(cursor: sqlite3.Cursor, session_id: str, sequence: int) -> bytes | None:
+def _chain_at(cursor: sqlite3.Cursor, session_id: str, sequence: int) -> int | None:
     row = cursor.execute(
         "SELECT chain FROM events WHERE session_id = ? AND sequence = ?", (session_id, sequence)
     ).fetchone()

@@ -40,7 +40,7 @@ _ADDED_COLUMNS = (
     "ALTER TABLE events ADD COLUMN label TEXT",
     "ALTER TABLE events ADD COLUMN code INTEGER",
     "ALTER TABLE events ADD COLUMN effect INTEGER",
-    "ALTER TABLE events ADD COLUMN chain BLOB",
+    "ALTER TABLE events ADD COLUMN chain INTEGER",
     "ALTER TABLE invocations ADD COLUMN status INTEGER",
     "ALTER TABLE invocations ADD COLUMN requested_at TEXT",
     "ALTER TABLE invocations ADD COLUMN started_seq INTEGER",
@@ -53,7 +53,7 @@ _INDEX_TABLES = (
         indexed_through INTEGER NOT NULL,
         requested INTEGER NOT NULL, started INTEGER NOT NULL, completed INTEGER NOT NULL,
         failed    INTEGER NOT NULL, rejected INTEGER NOT NULL, refused INTEGER NOT NULL,
-        chain     BLOB    NOT NULL,
+        chain     INTEGER NOT NULL,
         stale     INTEGER NOT NULL DEFAULT 0
     )""",
     """CREATE TABLE IF NOT EXISTS checkpoints (
@@ -61,8 +61,8 @@ _INDEX_TABLES = (
         sequence   INTEGER NOT NULL,
         requested INTEGER NOT NULL, started INTEGER NOT NULL, completed INTEGER NOT NULL,
         failed    INTEGER NOT NULL, rejected INTEGER NOT NULL, refused INTEGER NOT NULL,
-        chain      BLOB    NOT NULL,
-        seal       BLOB    NOT NULL,
+        chain      INTEGER NOT NULL,
+        seal       INTEGER NOT NULL,
         PRIMARY KEY (session_id, sequence)
     ) WITHOUT ROWID""",
     """CREATE TABLE IF NOT EXISTS store_settings (
@@ -72,8 +72,6 @@ _INDEX_TABLES = (
     "CREATE INDEX IF NOT EXISTS invocations_by_session ON invocations (session_id, sequence)",
     """CREATE INDEX IF NOT EXISTS events_refused ON events (session_id, sequence)
         WHERE effect < 0""",
-    """CREATE INDEX IF NOT EXISTS events_by_invocation ON events (invocation_id, session_id)
-        WHERE invocation_id IS NOT NULL""",
     # Whatever changes a session's events other than this store's own appends makes its
     # index stale, to be rebuilt before it is trusted again: an update of an event's
     # own columns, a deletion, or an insert that did not index (an older release).

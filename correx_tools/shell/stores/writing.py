@@ -36,7 +36,9 @@ def number_events(
     )
 
 
-def encode_payload(stored: StoredEvent) -> EncodedEvent | AppendError:
+def encode_payload(
+    stored: StoredEvent, recorded_at: str | None = None
+) -> EncodedEvent | AppendError:
     """The stored form of ``stored`` (see :func:`~.encoding.encode_event`), or why it has none.
 
     Every store calls this before it writes: an event that would not read back
@@ -44,7 +46,7 @@ def encode_payload(stored: StoredEvent) -> EncodedEvent | AppendError:
     is an ``INVALID_EVENT`` naming the field, and nothing is written.
     """
     try:
-        return encode_event(stored)
+        return encode_event(stored, recorded_at)
     except (TypeError, ValueError) as error:
         return invalid_event(stored, str(error))
 

@@ -1,0 +1,199 @@
+"""The time-travel index is derived data: dropped, rebuilt, and never trusted when it does not
+match the events it covers.
+
+Each test changes a real SQLite file (or PostgreSQL schema) behind the store's
+back, as a hand edit, an older release or a damaged write would, and checks
+that the next answer is still exactly the fold's.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import psycopg
+import pytest
+
+from correx_tools import (
+    DefaultToolRepository,
+    EventReplayer,
+    PostgresEventStore,
+    Retention,
+    SessionId,
+    SQLiteEventStore,
+    ToolProjector,
+)
+from correx_tools.shell.replay.questions import ByFolding, FromIndex
+from correx_tools.shell.stores.encoding import encode_event
+from correx_tools.shell.stores.port import EventStore
+
+from .strategies import completed, failed, requested, started, stored
+
+S = SessionId("s")
+
+
+def session_events() -> list[object]:
+    events: list[object] = []
+    for i in range(12):
+        events += [requested(f"i{i}"), started(f"i{i}")]
+        events.append(completed(f"i{i}") if i % 3 else failed(f"i{i}"))
+    events.append(started("i0"))  # refused: i0 has ended
+    return events
+
+
+def answers(store: EventStore) -> list[object]:
+    repository = DefaultToolRepository(EventReplayer(store), strict=False)
+    last = repository.last_sequence(S)
+    return [
+        [repository.at(S, k).unwrap() for k in range(last + 1)],
+        [repository.summary(S, at=k).unwrap() for k in range(last + 1)],
+        repository.diff(S, 3, last).unwrap(),
+        repository.history(S, "i4").unwrap(),  # type: ignore[arg-type]
+        repository.refused(S),
+    ]
+
+
+def folded(store: EventStore) -> list[object]:
+    """The same answers, from a fold of what the store now reads."""
+    replayer = EventReplayer(store)
+    replay = replayer.replay(S, ToolProjector(), strict=False, retention=Retention.all()).unwrap()
+    timeline = replay.timeline
+    assert timeline is not None
+    last = replay.last_sequence
+    by_folding = ByFolding(S, replayer, strict=False)
+    return [
+        [timeline.at(k) for k in range(last + 1)],
+        [by_folding.summary(k).unwrap() for k in range(last + 1)],
+        timeline.diff(3, last),
+        timeline.history("i4"),  # type: ignore[arg-type]
+        replay.quarantined,
+    ]
+
+
+def answered_from_index(store: EventStore) -> bool:
+    with DefaultToolRepository(EventReplayer(store))._questions(S) as questions:
+        return isinstance(questions, FromIndex)
+
+
+@pytest.fixture
+def sqlite_store(tmp_path: Path) -> SQLiteEventStore:
+    store = SQLiteEventStore(tmp_path / "e.sqlite", checkpoint_interval=5)
+    store.append(S, session_events(), expected_sequence=0).unwrap()
+    return store
+
+
+def sql(store: SQLiteEventStore, statement: str, *parameters: object) -> None:
+    with sqlite3.connect(store.path) as connection:
+        connection.execute(statement, parameters)
+
+
+def test_the_index_answers_as_the_fold_when_nothing_changed(sqlite_store: SQLiteEventStore) -> None:
+    assert answered_from_index(sqlite_store)
+    assert answers(sqlite_store) == folded(sqlite_store)
+
+
+def test_an_event_edited_by_hand_marks_the_index_stale_and_it_is_rebuilt(
+    sqlite_store: SQLiteEventStore,
+) -> None:
+    before = answers(sqlite_store)
+    # Event 3 (i0's end) becomes a failure, behind the store's back.
+    changed = stored([failed("i0", "edited by hand")], start=3, session=S)[0]
+    encoded = encode_event(changed)
+    sql(
+        sqlite_store,
+        "UPDATE events SET type = ?, data = ? WHERE session_id = ? AND sequence = 3",
+        encoded.type,
+        encoded.data,
+        S,
+    )
+    after = answers(sqlite_store)
+    assert after != before
+    assert after == folded(sqlite_store)
+    assert answered_from_index(sqlite_store)  # rebuilt, and trusted again
+
+
+def test_events_appended_by_an_older_release_are_indexed_before_any_answer(
+    sqlite_store: SQLiteEventStore,
+) -> None:
+    last = sqlite_store.last_sequence(S)
+    extra = stored([requested("late"), started("late")], start=last + 1, session=S)
+    for event in extra:
+        encoded = encode_event(event)
+        sql(
+            sqlite_store,
+            "INSERT INTO events (session_id, sequence, recorded_at, type, version, data) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            S,
+            event.sequence,
+            encoded.recorded_at,
+            encoded.type,
+            encoded.version,
+            encoded.data,
+        )
+    sql(sqlite_store, "INSERT INTO invocations (invocation_id, session_id, sequence) "
+        "VALUES ('late', ?, ?)", S, last + 1)  # fmt: skip
+    assert answers(sqlite_store) == folded(sqlite_store)
+    repository = DefaultToolRepository(EventReplayer(sqlite_store), strict=False)
+    assert repository.summary(S).unwrap().invocations == 13
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        "UPDATE checkpoints SET completed = completed + 1 WHERE sequence = 10",
+        "UPDATE checkpoints SET chain = chain + 1 WHERE sequence = 10",
+        "UPDATE session_heads SET completed = 0",
+        "DELETE FROM checkpoints",
+        "DELETE FROM session_heads",
+        "UPDATE invocations SET ended_seq = 2 WHERE invocation_id = 'i4'",
+    ],
+)
+def test_derived_data_changed_by_hand_is_detected_and_never_trusted(
+    sqlite_store: SQLiteEventStore, damage: str
+) -> None:
+    expected = folded(sqlite_store)
+    sql(sqlite_store, damage)
+    assert answers(sqlite_store) == expected
+    # Asked again: by now a writable store has rebuilt what it found wrong.
+    assert answers(sqlite_store) == expected
+
+
+def test_a_read_only_store_with_a_stale_index_answers_by_folding(
+    sqlite_store: SQLiteEventStore,
+) -> None:
+    sql(sqlite_store, "UPDATE session_heads SET stale = 1")
+    reader = SQLiteEventStore(sqlite_store.path, read_only=True)
+    assert not answered_from_index(reader)
+    assert answers(reader) == folded(reader)
+
+
+def test_reindex_drops_the_index_and_builds_the_same_one(sqlite_store: SQLiteEventStore) -> None:
+    def snapshot(table: str) -> list[tuple[object, ...]]:
+        with sqlite3.connect(sqlite_store.path) as connection:
+            return connection.execute(f"SELECT * FROM {table} ORDER BY 1, 2").fetchall()
+
+    tables = ["events", "invocations", "session_heads", "checkpoints"]
+    before = {table: snapshot(table) for table in tables}
+    seen: list[tuple[int, int]] = []
+    assert sqlite_store.reindex(progress=lambda done, total: seen.append((done, total))) == 37
+    assert {table: snapshot(table) for table in tables} == before
+    assert seen[-1] == (37, 37)
+
+
+def test_a_postgres_index_edited_by_hand_is_rebuilt(
+    postgres_dsn: str, postgres_schema: str
+) -> None:
+    store = PostgresEventStore(postgres_dsn, schema=postgres_schema, checkpoint_interval=5)
+    store.append(S, session_events(), expected_sequence=0).unwrap()
+    assert answered_from_index(store)
+    expected = folded(store)
+    for damage in (
+        "UPDATE {s}.correx_checkpoints SET completed = completed + 1",
+        "UPDATE {s}.correx_events SET version = version WHERE sequence = 3",
+        "DELETE FROM {s}.correx_session_heads",
+    ):
+        with psycopg.connect(postgres_dsn, autocommit=True) as connection:
+            connection.execute(damage.format(s=f'"{postgres_schema}"'))
+        assert answers(store) == expected
+        assert answered_from_index(store)
+    store.close()

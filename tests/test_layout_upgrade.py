@@ -1,0 +1,145 @@
+"""A store written by release 0.2.0 (layout 1) opens with this release, and is upgraded exactly.
+
+``tests/data/layout-v1.sqlite`` and ``layout-v1-postgres.sql`` were written by
+that release's own code (``tests/data/layout-v1.md``). Read-only, they are
+answered by folding; writing needs an upgrade, refused with the command to run
+or done in place in one transaction; afterwards every answer is what the fold
+gives, and the index is kept as the file grows.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import psycopg
+import pytest
+
+from correx_tools import (
+    DefaultToolRepository,
+    EventReplayer,
+    PostgresEventStore,
+    Retention,
+    SessionId,
+    SQLiteEventStore,
+    StoreLayoutError,
+    ToolProjector,
+    fold_events,
+)
+from correx_tools.shell.replay.questions import ByFolding, FromIndex
+from correx_tools.shell.stores.port import EventStore
+
+from .strategies import requested, started
+from .test_cli import fails, run, run_json
+
+DATA = Path(__file__).parent / "data"
+A, B = SessionId("legacy-session-a"), SessionId("legacy-session-b")
+
+
+@pytest.fixture
+def legacy_file(tmp_path: Path) -> Path:
+    path = tmp_path / "legacy.sqlite"
+    shutil.copy(DATA / "layout-v1.sqlite", path)
+    return path
+
+
+@pytest.fixture
+def legacy_schema(postgres_dsn: str) -> Iterator[str]:
+    """The release-0.2.0 dump loaded into a schema of this test's own."""
+    schema = f"legacy_{uuid.uuid4().hex[:12]}"
+    dump = (DATA / "layout-v1-postgres.sql").read_text(encoding="utf-8")
+    statements = "\n".join(line for line in dump.splitlines() if not line.startswith("\\"))
+    statements = re.sub(r"\blegacy\.", f"{schema}.", statements)
+    statements = statements.replace("CREATE SCHEMA legacy;", f"CREATE SCHEMA {schema};")
+    with psycopg.connect(postgres_dsn, autocommit=True) as connection:
+        connection.execute(statements)
+    try:
+        yield schema
+    finally:
+        with psycopg.connect(postgres_dsn, autocommit=True) as connection:
+            connection.execute(f'DROP SCHEMA "{schema}" CASCADE')
+
+
+def fold_answers(store: EventStore, session: SessionId) -> tuple[object, ...]:
+    events = list(store.read(session))
+    replay = fold_events(ToolProjector(), events, strict=False, retention=Retention.all()).unwrap()
+    timeline = replay.timeline
+    assert timeline is not None
+    return (
+        [timeline.at(k) for k in range(len(events) + 1)],
+        timeline.history(events[0].event.invocation_id),  # type: ignore[attr-defined]
+        replay.quarantined,
+    )
+
+
+def repository_answers(store: EventStore, session: SessionId) -> tuple[object, ...]:
+    repository = DefaultToolRepository(EventReplayer(store), strict=False)
+    last = repository.last_sequence(session)
+    first = next(iter(store.read(session))).event.invocation_id  # type: ignore[attr-defined]
+    return (
+        [repository.at(session, k).unwrap() for k in range(last + 1)],
+        repository.history(session, first).unwrap(),
+        repository.refused(session),
+    )
+
+
+def way_of_answering(store: EventStore, session: SessionId) -> type:
+    with DefaultToolRepository(EventReplayer(store))._questions(session) as questions:
+        return type(questions)
+
+
+def test_a_legacy_file_reads_as_it_is_and_refuses_writing_until_upgraded(legacy_file: Path) -> None:
+    read_only = SQLiteEventStore(legacy_file, read_only=True)
+    assert read_only.layout == 1
+    assert read_only.sessions() == (A, B)
+    assert way_of_answering(read_only, A) is ByFolding
+    expected = {session: fold_answers(read_only, session) for session in (A, B)}
+    assert {s: repository_answers(read_only, s) for s in (A, B)} == expected
+    read_only.close()
+    with pytest.raises(StoreLayoutError, match=r"older release \(layout 1\).*correx-tools reindex"):
+        SQLiteEventStore(legacy_file)
+    upgraded = SQLiteEventStore(legacy_file, upgrade=True)
+    assert upgraded.layout == 2
+    for session in (A, B):
+        assert way_of_answering(upgraded, session) is FromIndex
+        assert repository_answers(upgraded, session) == expected[session]
+    # Written to after the upgrade: the index keeps up.
+    upgraded.append(A, [requested("a-5"), started("a-5")], expected_sequence=12).unwrap()
+    assert way_of_answering(upgraded, A) is FromIndex
+    assert repository_answers(upgraded, A) == fold_answers(upgraded, A)
+
+
+def test_the_command_upgrades_a_legacy_file_in_place(legacy_file: Path) -> None:
+    before = run_json("sessions", str(legacy_file))
+    note = run("sessions", str(legacy_file)).stderr
+    assert "older release" in note and "reindex" in note
+    fails("import", str(legacy_file), str(legacy_file), words="correx-tools reindex")
+    done = run_json("reindex", str(legacy_file))
+    assert done["upgraded"] is True and done["events"] == 16 and done["sessions"] == 2
+    assert run_json("sessions", str(legacy_file)) == before
+    assert run("sessions", str(legacy_file)).stderr == ""
+    again = run_json("reindex", str(legacy_file))
+    assert again["upgraded"] is False and again["events"] == 16
+
+
+def test_a_legacy_postgres_schema_is_upgraded_the_same_way(
+    postgres_dsn: str, legacy_schema: str
+) -> None:
+    read_only = PostgresEventStore(postgres_dsn, schema=legacy_schema, read_only=True)
+    assert read_only.layout == 1
+    assert way_of_answering(read_only, A) is ByFolding
+    expected = {session: fold_answers(read_only, session) for session in (A, B)}
+    read_only.close()
+    with pytest.raises(StoreLayoutError, match="correx-tools reindex"):
+        PostgresEventStore(postgres_dsn, schema=legacy_schema)
+    upgraded = PostgresEventStore(postgres_dsn, schema=legacy_schema, upgrade=True)
+    assert upgraded.layout == 2
+    for session in (A, B):
+        assert way_of_answering(upgraded, session) is FromIndex
+        assert repository_answers(upgraded, session) == expected[session]
+    upgraded.append(A, [requested("a-5"), started("a-5")], expected_sequence=12).unwrap()
+    assert repository_answers(upgraded, A) == fold_answers(upgraded, A)
+    upgraded.close()
