@@ -152,7 +152,10 @@ class FromIndex:
                 invocations=sum(counts[:5]),
                 counts=pmap(by_status),
                 refused=counts[5],
-                in_flight=tuple(e.invocation_id for e in self._index.open_entries(sequence)),
+                in_flight=tuple(
+                    e.invocation_id
+                    for e in self._index.open_entries(sequence, counts[0] + counts[1])
+                ),
             )
         )
 

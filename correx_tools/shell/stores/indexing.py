@@ -104,6 +104,13 @@ def typed_columns(event: object) -> TypedColumns:
             return TypedColumns(KIND_OTHER, None, None, None)
 
 
+def claimed_columns(event: object) -> tuple[str, int, str]:
+    """What a Requested event's claim writes besides its id and sequence: its tool and tier,
+    then its id again (the order of the stores' claim statements' last parameters)."""
+    requested: ToolInvocationRequestedEvent = event  # type: ignore[assignment]
+    return requested.tool_name, TIER_CODES[requested.tier], requested.invocation_id
+
+
 def chain_of(previous: int, sequence: int, encoded: EncodedEvent) -> int:
     """The chain after one event: a CRC-32 of the event as stored, continuing the chain
     before it (so a chain value stands for every event of the session up to it)."""
@@ -180,64 +187,77 @@ def index_group(
     return IndexedGroup(rows, writer.changes(), checkpoints, after)
 
 
-ENTRY_COLUMNS = 19
-"""How many columns :func:`entry_of` reads: the invocation's id and request sequence, then
-its Requested, Started and ending events' columns (see the stores' entry queries)."""
+ENTRY_COLUMNS = 18
+"""How many columns :func:`entry_of` reads (see the stores' entry queries): the invocation's
+id, request sequence, request time, tool and tier; its Requested event's data, kind and id;
+its start's sequence and time; its end's sequence and time; its status; the end's label and
+code; and the data, kind and id of its Completed event, if it completed."""
 
 _ENDINGS = {
     KIND_COMPLETED: ToolInvocationStatus.COMPLETED,
     KIND_FAILED: ToolInvocationStatus.FAILED,
     KIND_REJECTED: ToolInvocationStatus.REJECTED,
 }
+_new_entry = tuple.__new__
 
 
 def entry_of(row: Sequence[Any], when: Callable[[Any], datetime]) -> InvocationEntry:
-    """An invocation's entry from a row of the stores' entry query; :class:`StaleIndex` if the
-    events the entry points at are not that invocation's request, start and end.
+    """An invocation's entry from a row of the stores' entry query; :class:`StaleIndex` if it
+    does not hold together (its request is not that invocation's Requested event, or its
+    status and sequences disagree).
 
     ``when`` turns a stored timestamp into a UTC ``datetime``.
     """
-    (invocation, requested_seq, r_at, r_label, r_code, r_data, r_kind, r_id,
-     started_seq, s_at, s_kind, s_id,
-     ended_seq, e_at, e_kind, e_id, e_label, e_code, e_data) = row  # fmt: skip
+    (invocation, requested_seq, requested_at, tool_name, tier, r_data, r_kind, r_id,
+     started_seq, started_at, ended_seq, completed_at, status, e_label, e_code,
+     e_data, e_kind, e_id) = row  # fmt: skip
     if (
         r_kind != KIND_REQUESTED
         or r_id != invocation
-        or (started_seq is not None and (s_kind != KIND_STARTED or s_id != invocation))
-        or (ended_seq is not None and (e_kind not in _ENDINGS or e_id != invocation))
+        or (ended_seq is None) != (status in _OPEN_CODES)
+        or (started_seq is None) != (started_at is None)
+        or not requested_seq < (started_seq or requested_seq + 1) <= (ended_seq or _AFTER_ALL)
+        or (ended_seq is not None and ended_seq <= requested_seq)
+        or (status == KIND_COMPLETED and (e_kind != KIND_COMPLETED or e_id != invocation))
     ):
         raise StaleIndex(f"the index of invocation {invocation!r} does not match its events")
     receipt: ToolReceipt | None = None
     reason: str | None = None
     recoverable: bool | None = None
     if ended_seq is None:
-        status = (
-            ToolInvocationStatus.REQUESTED if started_seq is None else ToolInvocationStatus.STARTED
-        )
+        final = _OPEN[started_seq is not None]
+        ended_at = None
     else:
-        status = _ENDINGS[e_kind]
-        if e_kind == KIND_COMPLETED:
+        final = _ENDINGS[status]
+        ended_at = when(completed_at)
+        if status == KIND_COMPLETED:
             receipt = lazy_receipt(e_code, e_data)
         else:
             reason = e_label
-            recoverable = (e_code == 1) if e_kind == KIND_FAILED else None
-    return InvocationEntry(
-        invocation_id=invocation,
-        tool_name=r_label,
-        tier=TIER_OF_CODE[r_code],
-        request=lazy_request(r_label, r_data, _ARGUMENTS),
-        requested_seq=requested_seq,
-        requested_at=when(r_at),
-        started_seq=started_seq,
-        started_at=None if started_seq is None else when(s_at),
-        ended_seq=ended_seq,
-        completed_at=None if ended_seq is None else when(e_at),
-        status=status,
-        receipt=receipt,
-        reason=reason,
-        recoverable=recoverable,
+            recoverable = (e_code == 1) if status == KIND_FAILED else None
+    entry: InvocationEntry = _new_entry(
+        InvocationEntry,
+        (
+            invocation,
+            tool_name,
+            TIER_OF_CODE[tier],
+            lazy_request(tool_name, r_data, _ARGUMENTS),
+            requested_seq,
+            when(requested_at),
+            started_seq,
+            None if started_at is None else when(started_at),
+            ended_seq,
+            ended_at,
+            final,
+            receipt,
+            reason,
+            recoverable,
+        ),
     )
+    return entry
 
 
+_OPEN_CODES = frozenset({1, 2})
+_AFTER_ALL = 1 << 62
 _ARGUMENTS = ("request", "arguments")
 _OPEN = {False: ToolInvocationStatus.REQUESTED, True: ToolInvocationStatus.STARTED}

@@ -145,8 +145,9 @@ class SessionIndex(Protocol):
         """The entries with an applied event in ``(a, b]``, in request order."""
         ...
 
-    def open_entries(self, through: int) -> list[InvocationEntry]:
-        """The entries still open right after ``through`` (requested or started), in order."""
+    def open_entries(self, through: int, count: int | None = None) -> list[InvocationEntry]:
+        """The entries still open right after ``through`` (requested or started), in order;
+        ``count``, when known, is how many there are."""
         ...
 
     def refused(

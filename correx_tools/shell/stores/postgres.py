@@ -39,7 +39,7 @@ from .postgres_follow import follow_notified
 from .postgres_index import PostgresIndex
 from .postgres_layout import CHANNEL, LAYOUT, SCHEMA_NAME, id_key
 from .postgres_reading import READ_FULL, READ_INDEXED, PostgresSessionIndex, texts_of
-from .rows import decode_indexed_row, decode_row, encode_rows
+from .rows import decode_indexed_rows, decode_row, encode_rows
 from .writing import BatchWritingStore, conflict
 
 try:
@@ -289,12 +289,13 @@ class PostgresEventStore(BatchWritingStore):
                     rows = connection.execute(query, (key, last, _READ_BATCH)).fetchall()
             except Unavailable as unavailable:
                 raise self._read_error(unavailable, last + 1) from None
-            for row in rows:
-                if indexed:
-                    yield decode_indexed_row(where, session_id, texts_of(row))
-                else:
+            if indexed:
+                yield from decode_indexed_rows(where, session_id, [texts_of(row) for row in rows])
+            else:
+                for row in rows:
                     yield decode_row(where, session_id, row)
-                last = row[0]
+            if rows:
+                last = rows[-1][0]
             if len(rows) < _READ_BATCH:
                 return
 

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ...core.lifecycle.events import StoredEvent
+from .indexing import claimed_columns
 from .port import AppendError
 from .postgres_layout import id_key
 from .writing import check_import_run, conflict, duplicate, requested_ids
@@ -58,16 +59,14 @@ def advance_session(
 def claim_ids(connection: Any, q: Compose, session_id: str, events: list[StoredEvent]) -> None:
     """Claim the ids ``events`` request (unique across sessions); a used one is :class:`Refused`."""
     requested = [
-        (invocation, stored.sequence, stored.recorded_at)
+        (invocation, stored.sequence, stored.recorded_at, *claimed_columns(stored.event)[:2])
         for invocation, stored in requested_ids(events)
     ]
     if not requested:
         return
-    claims = {
-        id_key(invocation): (invocation, sequence, at) for invocation, sequence, at in requested
-    }
+    claims = {id_key(claim[0]): claim for claim in requested}
     if len(claims) != len(requested):
-        ids = [invocation for invocation, _, _ in requested]
+        ids = [claim[0] for claim in requested]
         repeated = next(i for i in ids if ids.count(i) > 1)
         raise Refused(duplicate(session_id, repeated, session_id))
     session_key = id_key(session_id)
@@ -76,12 +75,12 @@ def claim_ids(connection: Any, q: Compose, session_id: str, events: list[StoredE
             q(
                 "INSERT INTO {schema}.correx_invocations "
                 "(invocation_key, invocation_id, session_key, sequence, status, "
-                "requested_at) VALUES (%s, %s, %s, %s, 1, %s) "
+                "requested_at, tool_name, tier) VALUES (%s, %s, %s, %s, 1, %s, %s, %s) "
                 "ON CONFLICT (invocation_key) DO NOTHING"
             ),
             [
-                (key, invocation.encode("utf-8"), session_key, sequence, at)
-                for key, (invocation, sequence, at) in claims.items()
+                (key, invocation.encode("utf-8"), session_key, sequence, at, tool.encode(), tier)
+                for key, (invocation, sequence, at, tool, tier) in claims.items()
             ],
         )
         owners = cursor.execute(
@@ -94,6 +93,6 @@ def claim_ids(connection: Any, q: Compose, session_id: str, events: list[StoredE
             (list(claims),),
         ).fetchall()
     for key, owner_key, sequence, owner in owners:
-        invocation, mine, _ = claims[key]
+        invocation, mine = claims[key][:2]
         if (owner_key, sequence) != (session_key, mine):
             raise Refused(duplicate(session_id, invocation, bytes(owner).decode("utf-8")))

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
 from typing import Any, final
 
-from ...core.lifecycle.events import StoredEvent
+from ...core.lifecycle.events import REQUESTED_TYPE, StoredEvent
 from ...core.replay.stored_index import (
     STATUS_CODES,
     STATUS_OF_CODE,
@@ -19,7 +19,7 @@ from ...core.replay.stored_index import (
 )
 from ...core.tools.ids import SessionId
 from .encoding import EncodedEvent
-from .indexing import Head, IndexedGroup, index_group
+from .indexing import Head, IndexedGroup, claimed_columns, index_group, typed_columns
 from .postgres_layout import id_key
 from .rows import decode_row
 
@@ -95,25 +95,39 @@ class PostgresIndex:
         self.save_head(connection, key, group.head)
 
     def _apply(self, connection: Any, key: bytes, group: IndexedGroup) -> None:
-        started = [(c.sequence, id_key(c.invocation_id)) for c in group.changes if c.kind == 2]
-        ended = [
-            (STATUS_CODES[c.status], c.sequence, id_key(c.invocation_id))
+        started = [
+            (c.sequence, c.recorded_at, id_key(c.invocation_id))
             for c in group.changes
-            if c.kind == 3
+            if c.kind == 2
         ]
+        ended = []
+        for change in group.changes:
+            if change.kind == 3:
+                columns = typed_columns(change.event)
+                ended.append(
+                    (
+                        STATUS_CODES[change.status],
+                        change.sequence,
+                        change.recorded_at,
+                        _bytes(columns.label),
+                        columns.code,
+                        id_key(change.invocation_id),
+                    )
+                )
         with connection.cursor() as cursor:
             if started:
                 cursor.executemany(
                     self._q(
-                        "UPDATE {schema}.correx_invocations SET status = 2, started_seq = %s "
-                        "WHERE invocation_key = %s"
+                        "UPDATE {schema}.correx_invocations SET status = 2, started_seq = %s, "
+                        "started_at = %s WHERE invocation_key = %s"
                     ),
                     started,
                 )
             if ended:
                 cursor.executemany(
                     self._q(
-                        "UPDATE {schema}.correx_invocations SET status = %s, ended_seq = %s "
+                        "UPDATE {schema}.correx_invocations SET status = %s, ended_seq = %s, "
+                        "completed_at = %s, end_label = %s, end_code = %s "
                         "WHERE invocation_key = %s"
                     ),
                     ended,
@@ -241,7 +255,9 @@ class PostgresIndex:
         connection.execute(
             self._q(
                 "UPDATE {schema}.correx_invocations SET status = NULL, requested_at = NULL, "
-                "started_seq = NULL, ended_seq = NULL WHERE session_key = %s"
+                "started_seq = NULL, ended_seq = NULL, tool_name = NULL, tier = NULL, "
+                "started_at = NULL, completed_at = NULL, end_label = NULL, end_code = NULL "
+                "WHERE session_key = %s"
             ),
             (key,),
         )
@@ -261,16 +277,26 @@ class PostgresIndex:
             events = [decode_row(where, SessionId(session_id), row) for row in rows]
             encoded = [encode_event(stored) for stored in events]
             with connection.cursor() as cursor:
-                requests = [
-                    (s.recorded_at, id_key(s.event.invocation_id), key, s.sequence)  # type: ignore[attr-defined]
-                    for s, envelope in zip(events, encoded, strict=True)
-                    if envelope.type == "tool.invocation.requested"
-                ]
+                requests = []
+                for stored, envelope in zip(events, encoded, strict=True):
+                    if envelope.type == REQUESTED_TYPE:
+                        tool, tier, invocation = claimed_columns(stored.event)
+                        requests.append(
+                            (
+                                stored.recorded_at,
+                                _bytes(tool),
+                                tier,
+                                id_key(invocation),
+                                key,
+                                stored.sequence,
+                            )
+                        )
                 if requests:
                     cursor.executemany(
                         self._q(
-                            "UPDATE {schema}.correx_invocations SET status = 1, requested_at = %s "
-                            "WHERE invocation_key = %s AND session_key = %s AND sequence = %s"
+                            "UPDATE {schema}.correx_invocations SET status = 1, requested_at = %s, "
+                            "tool_name = %s, tier = %s WHERE invocation_key = %s "
+                            "AND session_key = %s AND sequence = %s"
                         ),
                         requests,
                     )

@@ -70,7 +70,13 @@ _ADDED = (
         ADD COLUMN IF NOT EXISTS status SMALLINT,
         ADD COLUMN IF NOT EXISTS requested_at TIMESTAMPTZ,
         ADD COLUMN IF NOT EXISTS started_seq BIGINT,
-        ADD COLUMN IF NOT EXISTS ended_seq BIGINT""",
+        ADD COLUMN IF NOT EXISTS ended_seq BIGINT,
+        ADD COLUMN IF NOT EXISTS tool_name BYTEA,
+        ADD COLUMN IF NOT EXISTS tier SMALLINT,
+        ADD COLUMN IF NOT EXISTS started_at TIMESTAMPTZ,
+        ADD COLUMN IF NOT EXISTS completed_at TIMESTAMPTZ,
+        ADD COLUMN IF NOT EXISTS end_label BYTEA,
+        ADD COLUMN IF NOT EXISTS end_code BIGINT""",
     """CREATE TABLE IF NOT EXISTS {schema}.correx_session_heads (
         session_key     BYTEA  PRIMARY KEY,
         indexed_through BIGINT NOT NULL,
@@ -94,6 +100,8 @@ _ADDED = (
     )""",
     """CREATE INDEX IF NOT EXISTS correx_invocations_by_session
         ON {schema}.correx_invocations (session_key, sequence)""",
+    """CREATE INDEX IF NOT EXISTS correx_invocations_open
+        ON {schema}.correx_invocations (session_key, sequence) WHERE ended_seq IS NULL""",
     """CREATE INDEX IF NOT EXISTS correx_events_refused
         ON {schema}.correx_events (session_key, sequence) WHERE effect < 0""",
     # Whatever changes a session's events other than this store's own appends makes its

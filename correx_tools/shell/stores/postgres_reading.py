@@ -19,21 +19,19 @@ from .postgres_layout import id_key
 from .rows import decode_row
 
 _ENTRY_QUERY = """
-SELECT i.invocation_id, i.sequence, r.recorded_at, r.label, r.code, r.data, r.kind,
-       r.invocation_id, i.started_seq, s.recorded_at, s.kind, s.invocation_id,
-       i.ended_seq, e.recorded_at, e.kind, e.invocation_id, e.label, e.code, e.data
+SELECT i.invocation_id, i.sequence, i.requested_at, i.tool_name, i.tier, r.data, r.kind,
+       r.invocation_id, i.started_seq, i.started_at, i.ended_seq, i.completed_at, i.status,
+       i.end_label, i.end_code, e.data, e.kind, e.invocation_id
 FROM {{schema}}.correx_invocations i
 JOIN {{schema}}.correx_events r ON r.session_key = i.session_key AND r.sequence = i.sequence
-LEFT JOIN {{schema}}.correx_events s
-    ON s.session_key = i.session_key AND s.sequence = i.started_seq
 LEFT JOIN {{schema}}.correx_events e
-    ON e.session_key = i.session_key AND e.sequence = i.ended_seq
+    ON i.status = 3 AND e.session_key = i.session_key AND e.sequence = i.ended_seq
 WHERE i.session_key = %s AND {where}
 ORDER BY i.sequence {order} {limit}
 """
 
 
-_TEXT_COLUMNS = (0, 3, 7, 11, 15, 16)  # ids and labels, kept as bytes
+_TEXT_COLUMNS = (0, 3, 7, 13, 17)  # ids, the tool and the end's label, kept as bytes
 
 
 def _entry(row: Sequence[Any]) -> InvocationEntry:
@@ -137,13 +135,23 @@ class PostgresSessionIndex:
             return []
         return self._entries("i.invocation_key = ANY(%s)", ([id_key(i) for i in ids],))
 
-    def open_entries(self, through: int) -> list[InvocationEntry]:
-        """The entries still open right after ``through``."""
+    def open_entries(self, through: int, count: int | None = None) -> list[InvocationEntry]:
+        """The entries still open right after ``through`` (``count`` of them, if known),
+        walked back from ``through`` (as :class:`.sqlite_reading.SQLiteSessionIndex` does)."""
+        if count == 0:
+            return []
         if through >= self.last_sequence:
             return self._entries("i.ended_seq IS NULL", ())
-        return self._entries(
-            "i.sequence <= %s AND (i.ended_seq IS NULL OR i.ended_seq > %s)", (through, through)
-        )
+        found: list[InvocationEntry] = []
+        query = _ENTRY_QUERY.format(where="i.sequence <= %s", order="DESC", limit="")
+        for row in self._connection.execute(self._q(query), (self._key, through)):
+            entry = _entry(row)
+            if entry.ended_seq is None or entry.ended_seq > through:
+                found.append(entry)
+                if len(found) == count:
+                    break
+        found.reverse()
+        return found
 
     def refused(
         self, *, through: int, limit: int | None = None

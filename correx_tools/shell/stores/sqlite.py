@@ -21,11 +21,11 @@ from ...core.lifecycle.events import REQUESTED_TYPE, StoredEvent
 from ...core.tools.ids import SessionId
 from . import sqlite_index, sqlite_layout
 from .addresses import StoreAddress
-from .indexing import CHECKPOINT_INTERVAL
+from .indexing import CHECKPOINT_INTERVAL, claimed_columns
 from .port import AppendError, AppendErrorKind, SessionIndex, StoreLayoutError
-from .rows import decode_indexed_row, decode_row, encode_rows
-from .sqlite_index import SQLiteSessionIndex
+from .rows import decode_indexed_rows, decode_row, encode_rows
 from .sqlite_layout import LAYOUT
+from .sqlite_reading import SQLiteSessionIndex
 from .writing import BatchWritingStore, check_import_run, conflict, duplicate
 
 BUSY_TIMEOUT_SECONDS = 30.0
@@ -223,7 +223,13 @@ class SQLiteEventStore(BatchWritingStore):
                     try:
                         cursor.execute(
                             sqlite_index.CLAIM,
-                            (invocation, session_id, stored.sequence, envelope.recorded_at),
+                            (
+                                invocation,
+                                session_id,
+                                stored.sequence,
+                                envelope.recorded_at,
+                                *claimed_columns(stored.event)[:2],
+                            ),
                         )
                     except sqlite3.IntegrityError:
                         row = cursor.execute(
@@ -276,13 +282,15 @@ class SQLiteEventStore(BatchWritingStore):
         with self._lock:
             indexed = self.layout >= LAYOUT and self._fresh(session_id)
         query = _READ_INDEXED if indexed else _READ_FULL
-        decode = decode_indexed_row if indexed else decode_row
         while True:
             # One batch per lock hold: other threads may use the connection in between.
             with self._lock:
                 rows = self._connection.execute(query, (session_id, last, _READ_BATCH)).fetchall()
-            for row in rows:
-                yield decode(where, session_id, row)
+            if indexed:
+                yield from decode_indexed_rows(where, session_id, rows)
+            else:
+                for row in rows:
+                    yield decode_row(where, session_id, row)
             if len(rows) < _READ_BATCH:
                 return
             last = rows[-1][0]

@@ -15,6 +15,9 @@ import sqlite3
 LAYOUT = 2
 """The layout this release writes."""
 
+IDS_PER_QUERY = 500
+"""Ids asked for in one ``IN (...)`` list: well within SQLite's limit on host parameters."""
+
 _TABLES_1 = (
     """CREATE TABLE IF NOT EXISTS events (
         position    INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -45,6 +48,12 @@ _ADDED_COLUMNS = (
     "ALTER TABLE invocations ADD COLUMN requested_at TEXT",
     "ALTER TABLE invocations ADD COLUMN started_seq INTEGER",
     "ALTER TABLE invocations ADD COLUMN ended_seq INTEGER",
+    "ALTER TABLE invocations ADD COLUMN tool_name TEXT",
+    "ALTER TABLE invocations ADD COLUMN tier INTEGER",
+    "ALTER TABLE invocations ADD COLUMN started_at TEXT",
+    "ALTER TABLE invocations ADD COLUMN completed_at TEXT",
+    "ALTER TABLE invocations ADD COLUMN end_label TEXT",
+    "ALTER TABLE invocations ADD COLUMN end_code INTEGER",
 )
 
 _INDEX_TABLES = (
@@ -70,6 +79,8 @@ _INDEX_TABLES = (
         value INTEGER NOT NULL
     )""",
     "CREATE INDEX IF NOT EXISTS invocations_by_session ON invocations (session_id, sequence)",
+    """CREATE INDEX IF NOT EXISTS invocations_open ON invocations (session_id, sequence)
+        WHERE ended_seq IS NULL""",
     """CREATE INDEX IF NOT EXISTS events_refused ON events (session_id, sequence)
         WHERE effect < 0""",
     # Whatever changes a session's events other than this store's own appends makes its
