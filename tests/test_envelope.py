@@ -19,7 +19,8 @@ from correx_tools import (
 )
 from correx_tools.shell.stores import envelope
 from correx_tools.shell.stores.encoding import encode_line
-from correx_tools.shell.stores.envelope import decode_line, decode_payload
+from correx_tools.shell.stores.envelope import decode_payload
+from correx_tools.shell.stores.lines import decode_line
 from correx_tools.shell.stores.strict_json import EnvelopeError, loads_strict
 
 from .strategies import EPOCH, completed, failed, rejected, requested, sessions, started

@@ -36,7 +36,8 @@ from correx_tools import (
     ToolRequest,
 )
 from correx_tools.shell.stores.encoding import encode_line
-from correx_tools.shell.stores.envelope import checksum, decode_line
+from correx_tools.shell.stores.envelope import checksum
+from correx_tools.shell.stores.lines import decode_line
 from correx_tools.shell.stores.port import EventStore
 from correx_tools.shell.stores.strict_json import EnvelopeError
 

@@ -112,8 +112,8 @@ def line_size(type_tag: str, version: int, data: str, session_id: str, sequence:
     return (
         fixed
         + _utf8_size(data)
-        + _utf8_size(_json_string(session_id))
-        + _utf8_size(_json_string(type_tag))
+        + _utf8_size(json_string(session_id))
+        + _utf8_size(json_string(type_tag))
         + len(str(sequence))
         + len(str(version))
     )
@@ -134,7 +134,7 @@ def envelope_line(  # noqa: PLR0917  # the envelope's six fields, in its order
     """
     tail = (
         f',"recorded_at":"{recorded_at}","sequence":{sequence},'
-        f'"session_id":{_json_string(session_id)},"type":{_json_string(type_tag)},'
+        f'"session_id":{json_string(session_id)},"type":{json_string(type_tag)},'
         f'"version":{version}}}'
     )
     body = encode_utf8('{"data":' + data + tail)
@@ -142,8 +142,8 @@ def envelope_line(  # noqa: PLR0917  # the envelope's six fields, in its order
     return b'{"crc32":%d,"data":' % crc + body[len('{"data":') :] + b"\n"
 
 
-# What json.dumps(text, ensure_ascii=False) writes for a str, without its call chain.
-_json_string: Callable[[str], str] = json.encoder.encode_basestring
+json_string: Callable[[str], str] = json.encoder.encode_basestring
+"""What ``json.dumps(text, ensure_ascii=False)`` writes for a ``str``, without its call chain."""
 
 
 # -- naming what is wrong (only on the way to an error) ------------------------------

@@ -42,12 +42,13 @@ from ...core.lifecycle.events import (
     ToolExecutionStartedEvent,
     ToolInvocationRequestedEvent,
     checked_receipt,
+    lazy_receipt,
 )
 from ...core.tools.ids import InvocationId, SessionId
 from ...core.tools.json_values import freeze_json, freeze_object, string_map, thaw_json
-from ...core.tools.request import checked_request
+from ...core.tools.request import checked_request, lazy_request
 from ...core.tools.tier import Tier
-from .strict_json import EnvelopeError, canonical_json, loads_strict
+from .strict_json import EnvelopeError, canonical_json
 
 REQUESTED: Final = REQUESTED_TYPE
 STARTED: Final = STARTED_TYPE
@@ -152,8 +153,16 @@ def decode_payload(
     version: int,
     data: Mapping[str, Any],
     upcasters: Mapping[tuple[str, int], Upcaster] = UPCASTERS,
+    *,
+    text: str | None = None,
 ) -> object:
-    """The event for ``(type, version, data)``; an :class:`EnvelopeError` names what is wrong."""
+    """The event for ``(type, version, data)``; an :class:`EnvelopeError` names what is wrong.
+
+    ``text``, when the caller has it, is JSON text the caller parsed strictly to
+    ``data``: a tool event's payload values (arguments, output, metadata) then
+    decode from it when first used instead of now. Every field is checked now
+    either way.
+    """
     if type_tag not in _DECODERS:
         return OpaqueEvent(type=type_tag, version=version, data=freeze_object(data))
     body = data
@@ -173,6 +182,11 @@ def decode_payload(
     if not body.keys() <= _FIELDS[type_tag]:
         raise EnvelopeError(f"{type_tag}: {_unknown_fields('data', body, _FIELDS[type_tag])}")
     try:
+        if text is not None and body is data:
+            if type_tag == REQUESTED:
+                return _requested(body, text)
+            if type_tag == COMPLETED:
+                return _completed(body, text)
         return _DECODERS[type_tag](body)
     except KeyError as error:
         raise EnvelopeError(f"{type_tag}: data lacks {error.args[0]!r}") from None
@@ -210,22 +224,25 @@ def _unknown_fields(where: str, body: Mapping[str, Any], known: frozenset[str]) 
     return f"{where} has unknown fields {extra}, which this library would drop"
 
 
-def _requested(data: Mapping[str, Any]) -> object:
+def _requested(data: Mapping[str, Any], text: str | None = None) -> object:
     request = data["request"]
     arguments = request.get("arguments", _NO_ARGUMENTS) if isinstance(request, dict) else None
     if not isinstance(arguments, dict):
         raise ValueError("request must be an object with an arguments object")
     if not request.keys() <= _REQUEST_FIELDS:
         raise ValueError(_unknown_fields("data.request", request, _REQUEST_FIELDS))
+    tool_name = _text(request, "tool_name")
     return checked_requested(
         _invocation_id(data),
         _text(data, "tool_name"),
         _tier(data),
-        checked_request(_text(request, "tool_name"), freeze_object(arguments)),
+        checked_request(tool_name, freeze_object(arguments))
+        if text is None or "arguments" not in request
+        else lazy_request(tool_name, text, _ARGUMENTS_AT),
     )
 
 
-def _completed(data: Mapping[str, Any]) -> object:
+def _completed(data: Mapping[str, Any], text: str | None = None) -> object:
     receipt = data["receipt"]
     if not isinstance(receipt, dict):
         raise ValueError("receipt must be an object")
@@ -237,6 +254,10 @@ def _completed(data: Mapping[str, Any]) -> object:
     metadata = receipt.get("metadata", _NO_ARGUMENTS)
     if not isinstance(metadata, dict):
         raise ValueError("receipt.metadata must be an object")
+    if text is not None:
+        if not all(type(value) is str for value in metadata.values()):
+            string_map(metadata)  # raises, naming the value that is not a string
+        return checked_completed(_invocation_id(data), lazy_receipt(exit_code, text))
     return checked_completed(
         _invocation_id(data),
         checked_receipt(
@@ -271,6 +292,7 @@ _FIELDS: dict[str, frozenset[str]] = {
     REJECTED: frozenset({"invocation_id", "reason"}),
 }
 _REQUEST_FIELDS = frozenset({"tool_name", "arguments"})
+_ARGUMENTS_AT = ("request", "arguments")
 _RECEIPT_FIELDS = frozenset({"output", "exit_code", "metadata"})
 _NO_ARGUMENTS: dict[str, Any] = {}
 _EMPTY_MAP: PMap[str, Any] = pmap()
@@ -337,8 +359,3 @@ def from_envelope(
         parse_timestamp(envelope["recorded_at"]),
         decode_payload(type_tag, version, data, upcasters),
     )
-
-
-def decode_line(line: bytes) -> StoredEvent:
-    """The stored event of one JSONL line; an :class:`EnvelopeError` says what is wrong."""
-    return from_envelope(loads_strict(line))

@@ -30,7 +30,8 @@ from ...core.replay.errors import EventDecodeError
 from ...core.tools.ids import SessionId
 from .addresses import StoreAddress
 from .encoding import envelope_line
-from .envelope import MAX_EVENT_BYTES, decode_line
+from .envelope import MAX_EVENT_BYTES
+from .lines import decode_line
 from .port import AppendError, StoreReadError
 from .rows import encode_rows
 from .strict_json import EnvelopeError
@@ -61,17 +62,21 @@ def iter_lines(
         if not chunk:
             break
         buffer += chunk
+        # Lines are cut from the buffer by position and the rest kept once per chunk:
+        # cutting the buffer after every line would copy it once per line.
+        start = 0
         while True:
-            newline = buffer.find(b"\n")
+            newline = buffer.find(b"\n", start)
             if newline < 0:
                 break
             number += 1
+            line, start = buffer[start : newline + 1], newline + 1
             if oversized:
                 oversized = False
-                buffer = buffer[newline + 1 :]
+                buffer = buffer[start:]
                 _raise_oversized(path, number)
-            yield number, buffer[: newline + 1], True
-            buffer = buffer[newline + 1 :]
+            yield number, line, True
+        buffer = buffer[start:]
         if len(buffer) > MAX_EVENT_BYTES:
             oversized = True
             buffer = b""

@@ -23,7 +23,8 @@ def canonical_json(value: object) -> str:
     )
 
 
-def _refuse_constant(name: str) -> object:
+def refuse_constant(name: str) -> object:
+    """A decoder hook that refuses ``NaN``, ``Infinity`` and ``-Infinity``."""
     raise EnvelopeError(f"{name} is not valid JSON")
 
 
@@ -39,7 +40,7 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 
 # One decoder for every read: json.loads with hooks would build a new one per call.
-_DECODER = json.JSONDecoder(parse_constant=_refuse_constant, object_pairs_hook=_no_duplicates)
+_DECODER = json.JSONDecoder(parse_constant=refuse_constant, object_pairs_hook=_no_duplicates)
 
 
 # The decoder's own scanner (C when available), which typeshed does not declare.
