@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import copy
 import functools
+import hashlib
 import json
 import sqlite3
 from collections.abc import Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +20,8 @@ from correx_tools import (
     ToolExecutionStartedEvent,
     ToolInvocationRequestedEvent,
 )
+from correx_tools.shell.stores.envelope import MAX_EVENT_BYTES, event_payload, format_timestamp
+from correx_tools.shell.stores.strict_json import canonical_json
 
 TERMINAL = frozenset({"completed", "failed", "rejected"})
 
@@ -83,6 +87,49 @@ def deepcopy_snapshots(events: Sequence[StoredEvent]) -> list[dict[str, dict[str
     return snapshots
 
 
+def decoded_tuples(events: Sequence[StoredEvent]) -> list[tuple[int, str, Any, Any]]:
+    """Each event as ``(kind, invocation id, recorded_at, detail)``: what a tight loop takes."""
+    kinds = {
+        ToolInvocationRequestedEvent: 0,
+        ToolExecutionStartedEvent: 1,
+        ToolExecutionCompletedEvent: 2,
+        ToolExecutionFailedEvent: 3,
+        ToolExecutionRejectedEvent: 4,
+    }
+    tuples = []
+    for stored in events:
+        event: Any = stored.event
+        kind = kinds[type(event)]
+        detail = (
+            event.request
+            if kind == 0
+            else event.receipt
+            if kind == 2
+            else getattr(event, "reason", None)
+        )
+        tuples.append((kind, event.invocation_id, stored.recorded_at, detail))
+    return tuples
+
+
+def tuple_loop(tuples: Sequence[tuple[int, str, Any, Any]]) -> dict[str, list[Any]]:
+    """The tightest Python fold: pre-decoded tuples into mutable lists, in place, with the
+    lifecycle's checks (unknown ids, order, ended calls, time) and nothing else."""
+    records: dict[str, list[Any]] = {}
+    for kind, invocation, at, detail in tuples:
+        record = records.get(invocation)
+        if kind == 0:
+            if record is None:
+                records[invocation] = [0, detail, at, None, None]
+        elif record is None or record[0] > 1:
+            continue
+        elif kind == 1:
+            if record[0] == 0:
+                record[0] = 1
+        elif at >= record[2] and (kind != 2 or record[0] == 1):
+            record[0], record[3], record[4] = kind, at, detail
+    return records
+
+
 def raw_sqlite_loop(path: Path, session_id: str) -> int:
     """The floor for reading SQLite: SELECT the rows and json.loads each one, nothing else."""
     connection = sqlite3.connect(path)
@@ -95,6 +142,93 @@ def raw_sqlite_loop(path: Path, session_id: str) -> int:
         count += 1
     connection.close()
     return count
+
+
+def raw_jsonl_loop(path: Path) -> int:
+    """The floor for reading a JSONL log: each line through json.loads, nothing else."""
+    count = 0
+    with path.open("rb") as lines:
+        for line in lines:
+            json.loads(line)
+            count += 1
+    return count
+
+
+def raw_postgres_loop(dsn: str, schema: str, session_id: str, batch: int) -> int:
+    """The floor for reading PostgreSQL: the rows fetched in keyset batches of ``batch``, as
+    the store fetches them, and json.loads of each one's data, nothing else."""
+    import psycopg  # noqa: PLC0415 - the postgres extra
+
+    key = hashlib.sha256(session_id.encode("utf-8")).digest()
+    query = (
+        f"SELECT sequence, recorded_at, type, version, data FROM {schema}.correx_events "
+        "WHERE session_key = %s AND sequence > %s ORDER BY sequence LIMIT %s"
+    )
+    count, last = 0, 0
+    with psycopg.connect(dsn, autocommit=True) as connection:
+        while True:
+            rows = connection.execute(query, (key, last, batch)).fetchall()
+            for row in rows:
+                json.loads(row[4])
+            count += len(rows)
+            if len(rows) < batch:
+                return count
+            last = rows[-1][0]
+
+
+LEGACY_TABLES = (
+    """CREATE TABLE IF NOT EXISTS events (
+        position INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT NOT NULL,
+        sequence INTEGER NOT NULL CHECK (sequence >= 1), recorded_at TEXT NOT NULL,
+        type TEXT NOT NULL, version INTEGER NOT NULL, data TEXT NOT NULL,
+        UNIQUE (session_id, sequence))""",
+    """CREATE TABLE IF NOT EXISTS invocations (
+        invocation_id TEXT PRIMARY KEY, session_id TEXT NOT NULL, sequence INTEGER NOT NULL)""",
+)
+
+
+def legacy_sqlite_append(
+    path: Path, session_id: str, payloads: Sequence[object], batch: int
+) -> None:
+    """Release 0.2.0's SQLite append, step for step: its tables (no time-travel index), each
+    batch stamped with the clock, encoded to canonical JSON and size-checked, then in one
+    ``BEGIN IMMEDIATE`` transaction the last sequence checked, each request's id claimed
+    and the events inserted. The "today" of the append target."""
+    connection = sqlite3.connect(path, isolation_level=None)
+    connection.execute("PRAGMA journal_mode=WAL")
+    connection.execute("PRAGMA synchronous=FULL")
+    for statement in LEGACY_TABLES:
+        connection.execute(statement)
+    for start in range(0, len(payloads), batch):
+        now = format_timestamp(datetime.now(UTC))
+        rows, claims = [], []
+        for sequence, payload in enumerate(payloads[start : start + batch], start=start + 1):
+            type_tag, version, data = event_payload(payload)
+            text = canonical_json(data)
+            if len(text.encode("utf-8")) > MAX_EVENT_BYTES:
+                raise ValueError(f"sequence {sequence} is too large")
+            rows.append((session_id, sequence, now, type_tag, version, text))
+            if type(payload) is ToolInvocationRequestedEvent:
+                claims.append((payload.invocation_id, session_id, sequence))
+        cursor = connection.cursor()
+        cursor.execute("BEGIN IMMEDIATE")
+        (last,) = cursor.execute(
+            "SELECT MAX(sequence) FROM events WHERE session_id = ?", (session_id,)
+        ).fetchone()
+        if (last or 0) != start:
+            raise RuntimeError(f"expected sequence {start}, found {last}")
+        for claim in claims:
+            cursor.execute(
+                "INSERT INTO invocations (invocation_id, session_id, sequence) VALUES (?, ?, ?)",
+                claim,
+            )
+        cursor.executemany(
+            "INSERT INTO events (session_id, sequence, recorded_at, type, version, data) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            rows,
+        )
+        cursor.execute("COMMIT")
+    connection.close()
 
 
 def eventsourcing_replay(events: Sequence[StoredEvent]) -> Any:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -12,10 +13,11 @@ from benchmarks.sessions import session
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def test_the_benchmarks_run_and_print_every_row() -> None:
+def test_the_benchmarks_run_and_print_every_row(postgres_dsn: str) -> None:
     result = subprocess.run(
         [sys.executable, "-m", "benchmarks", "--quick"],
         capture_output=True, text=True, cwd=ROOT, timeout=600, check=True,
+        env={**os.environ, "CORREX_BENCH_POSTGRES_DSN": postgres_dsn},
     )  # fmt: skip
     table = result.stdout
     assert "# machine:" in table
@@ -27,18 +29,27 @@ def test_the_benchmarks_run_and_print_every_row() -> None:
         "vs eventsourcing replay",
         "memory, final state (no timeline)",
         "memory, Retention.all()",
-        "memory, Retention.every(1000)",
+        "memory, Retention.every(1000), over the final state",
         "deepcopy per event",
         "Timeline.at(k), every(1000)",
-        "SQLite end-to-end replay",
-        "SQLite read and decode only",
+        "final-state fold, ends in thirds",
+        "fold, Retention.all(), ends in thirds",
+        "SQLite append, batches of 1,000, index kept",
+        "release 0.2.0's append",
+        "PostgreSQL append, batches of 1,000, index kept",
         "replay_all, 4 sessions, 2 workers",
         "replay_all + summarize, 2 workers",
         "request validation per call",
-        "growth, final-state fold",
+        "growth, final-state fold, over the baseline's",
         "in-place baseline: time x",
         "gc.collect()",
     ]
+    for store in ("SQLite", "PostgreSQL"):
+        rows.append(f"{store} full replay to the final state")
+        rows.append(f"{store} cold DefaultToolRepository.get")
+        for question in ("sessions", "replay --at", "history", "diff"):
+            rows.append(f"{store}: correx-tools {question}")
+    rows.append("JSONL full replay to the final state")
     for row in rows:
         assert row in table, row
     assert "Traceback" not in result.stderr

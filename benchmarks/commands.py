@@ -1,0 +1,100 @@
+"""Rows for the command on a stored session: each run as a fresh process, as a person runs it.
+
+A row's time is the command's wall time less the start-up of ``correx-tools
+--version`` measured in the same run (importing Python and the package, which
+no question can avoid), its memory the process's peak resident size.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+from collections.abc import Sequence
+
+from .stored import StoredSession
+from .table import Row
+
+SHARE_OF_RAW = 0.02
+"""Each question at most this share of the raw reading loop over the whole session."""
+PEAK_MEGABYTES = 100
+
+
+def command() -> list[str]:
+    """How to run the installed command: its script beside this Python, or ``-m``."""
+    script = shutil.which("correx-tools", path=os.path.dirname(sys.executable))
+    return [script] if script else [sys.executable, "-m", "correx_tools"]
+
+
+# A small, fresh Python that starts the command and waits for it: the command's peak
+# memory is then its own, not the benchmark's. A child forked straight from this
+# process would count this process's gigabyte as resident until it runs exec.
+_LAUNCHER = """
+import os, sys, time
+started = time.perf_counter()
+quiet = [(os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0)]
+pid = os.posix_spawn(sys.argv[1], sys.argv[1:], os.environ, file_actions=quiet)
+_, status, usage = os.wait4(pid, 0)
+print(time.perf_counter() - started, usage.ru_maxrss, os.waitstatus_to_exitcode(status))
+"""
+
+
+def run(arguments: Sequence[str]) -> tuple[float, float]:
+    """``(wall seconds, peak resident MB)`` of one run of the command; it must succeed."""
+    launched = subprocess.run(
+        [sys.executable, "-c", _LAUNCHER, *command(), *arguments],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    seconds, kilobytes, status = launched.stdout.split()
+    if int(status) != 0:
+        raise RuntimeError(f"correx-tools {' '.join(arguments)} failed: {launched.stderr.strip()}")
+    return float(seconds), int(kilobytes) / 1024  # ru_maxrss is in kilobytes on Linux
+
+
+def measured(arguments: Sequence[str], repeat: int) -> tuple[float, float]:
+    """The median wall time and the largest peak of ``repeat`` runs."""
+    runs = [run(arguments) for _ in range(repeat)]
+    return statistics.median(r[0] for r in runs), max(r[1] for r in runs)
+
+
+def questions(stored: StoredSession, rng: random.Random) -> list[tuple[str, list[str]]]:
+    """The four questions of the targets, at random points of the session."""
+    n, source, session_id = stored.events, stored.source, stored.session_id
+    k = rng.randrange(1, n)
+    a = rng.randrange(1, n - 1_000)
+    # The benchmark sessions name their invocations "<session>-<number>", ~3 events each.
+    invocation = f"{session_id}-{rng.randrange(n // 3)}"
+    return [
+        ("sessions", ["sessions", source]),
+        (f"replay --at {k:,}", ["replay", source, session_id, "--at", str(k)]),
+        ("history", ["history", source, session_id, invocation]),
+        (f"diff {a:,} {a + 1_000:,}", ["diff", source, session_id, str(a), str(a + 1_000)]),
+    ]
+
+
+def command_rows(stored: StoredSession, raw_seconds: float, repeat: int) -> list[Row]:
+    """The four questions against the raw loop's time, with their peak memory."""
+    start_up, start_memory = measured(["--version"], repeat)
+    rows = []
+    for label, arguments in questions(stored, random.Random(11)):
+        seconds, peak = measured(arguments, repeat)
+        answer = max(seconds - start_up, 0.0)
+        share = answer / raw_seconds
+        rows.append(
+            Row(
+                f"{stored.kind}: correx-tools {label}",
+                f"{stored.events:,}",
+                f"{answer * 1000:,.0f} ms over start-up, peak {peak:,.0f} MB",
+                f"{raw_seconds:.2f} s raw loop; start-up {start_up * 1000:,.0f} ms, "
+                f"{start_memory:,.0f} MB",
+                share,
+                f"<= {SHARE_OF_RAW:.0%} and <= {PEAK_MEGABYTES} MB",
+                share <= SHARE_OF_RAW and peak <= PEAK_MEGABYTES,
+            )
+        )
+    return rows
