@@ -56,7 +56,7 @@ def test_a_stale_expected_sequence_is_a_conflict_and_writes_nothing(store: Event
     store.append(S1, [requested("a")], expected_sequence=0).unwrap()
     error = store.append(S1, [started("a")], expected_sequence=0).failure()
     assert error.kind is AppendErrorKind.CONFLICT
-    assert "at sequence 1, not 0" in error.message
+    assert "expected it at sequence 0, but the store holds 1 event" in error.message
     assert len(list(store.read(S1))) == 1
     assert (
         store.append(S1, [started("a")], expected_sequence=2).failure().kind

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TypeAlias, final
 
+from ..tools.errors import CorrexError, error_value
 from ..tools.ids import InvocationId
 from .events import (
     ToolEvent,
@@ -49,8 +50,9 @@ class TransitionErrorKind(enum.Enum):
 
 
 @final
+@error_value
 @dataclass(frozen=True, slots=True, kw_only=True)
-class TransitionError:
+class TransitionError(CorrexError):
     """A refused reducer step: what was refused, where in the stream, and why.
 
     ``status`` is the record's status before the event (``None`` when the

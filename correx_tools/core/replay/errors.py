@@ -14,6 +14,8 @@ import enum
 from dataclasses import dataclass
 from typing import TypeAlias, final
 
+from ..tools.errors import CorrexError, error_value
+
 
 @final
 class SequenceErrorKind(enum.Enum):
@@ -25,8 +27,9 @@ class SequenceErrorKind(enum.Enum):
 
 
 @final
+@error_value
 @dataclass(frozen=True, slots=True, kw_only=True)
-class SequenceError:
+class SequenceError(CorrexError):
     """An event that does not continue the stream: ``expected`` is the sequence due."""
 
     kind: SequenceErrorKind
@@ -39,8 +42,9 @@ class SequenceError:
 
 
 @final
+@error_value
 @dataclass(frozen=True, slots=True, kw_only=True)
-class EventDecodeError:
+class EventDecodeError(CorrexError):
     """A stored event that could not be decoded: where it is and what is wrong.
 
     ``source`` names the file, table or URL; ``line`` is the 1-based line of a
@@ -62,8 +66,9 @@ ReplayCause: TypeAlias = object
 
 
 @final
+@error_value
 @dataclass(frozen=True, slots=True, kw_only=True)
-class ReplayError:
+class ReplayError(CorrexError):
     """A replay that could not finish: the sequence it stopped at and why.
 
     For an undecodable event ``sequence`` is the one it should have held (the

@@ -16,12 +16,14 @@ from typing import final
 
 from returns.result import Failure, Result, Success
 
+from .errors import CorrexError, error_value
 from .json_values import lone_surrogate_at
 
 
 @final
+@error_value
 @dataclass(frozen=True, slots=True, kw_only=True)
-class PathError:
+class PathError(CorrexError):
     """A path refused for leaving the workspace (or for being no path at all)."""
 
     path: str

@@ -13,6 +13,7 @@ from returns.result import Failure, Result, Success
 
 from .capability import ToolCapability
 from .definitions import tools_from_mcp_list
+from .errors import CorrexError, error_value
 from .formats._reader import TOOL_NAME, FormatError, tool_list
 from .formats.mcp import McpPolicy
 from .json_values import thaw_json
@@ -53,8 +54,9 @@ class RegistryErrorKind(enum.Enum):
 
 
 @final
+@error_value
 @dataclass(frozen=True, slots=True, kw_only=True)
-class RegistryError:
+class RegistryError(CorrexError):
     """A tool the registry refused: which one, and why."""
 
     kind: RegistryErrorKind

@@ -56,19 +56,37 @@ class Violation:
 @final
 @dataclass(frozen=True, slots=True)
 class Valid:
-    """The request fits its tool's schema."""
+    """The request fits its tool's schema: no ``violations``, and true in a test.
+
+    Both results read the same way: ``if result:`` (or ``if not result.violations:``)
+    holds for ``Valid`` and fails for ``Invalid``.
+
+    >>> bool(Valid()), Valid().violations
+    (True, ())
+    """
+
+    @property
+    def violations(self) -> tuple[Violation, ...]:
+        """None: the empty tuple."""
+        return ()
+
+    def __bool__(self) -> bool:
+        return True
 
 
 @final
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Invalid:
-    """The request does not fit: a one-line ``reason`` and each violation."""
+    """The request does not fit: a one-line ``reason`` and each violation; false in a test."""
 
     reason: str
     violations: tuple[Violation, ...] = ()
 
     def __str__(self) -> str:
         return self.reason
+
+    def __bool__(self) -> bool:
+        return False
 
 
 ValidationResult: TypeAlias = Valid | Invalid

@@ -25,6 +25,7 @@ from ...core.replay.projection import ToolProjector
 from ...core.replay.retention import Retention
 from ...core.replay.summary import SessionSummary
 from ...core.replay.timeline import RecordChange, Timeline
+from ...core.tools.errors import CorrexError, error_value
 from ...core.tools.ids import InvocationId, SessionId
 from ..stores.port import StaleIndex
 from .questions import ByFolding, FromIndex, History, Questions, Refusals
@@ -34,8 +35,9 @@ T = TypeVar("T")
 
 
 @final
+@error_value
 @dataclass(frozen=True, slots=True, kw_only=True)
-class DuplicateInvocation:
+class DuplicateInvocation(CorrexError):
     """An invocation id requested in two sessions (or twice in one)."""
 
     invocation_id: InvocationId

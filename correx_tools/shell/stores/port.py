@@ -3,7 +3,7 @@
 Error hierarchy::
 
     AppendError (a value in a Failure)  an append or import that wrote nothing
-        kind CONFLICT               another writer appended first (retry after reading)
+        kind CONFLICT               the session is not at expected_sequence (read, decide again)
         kind DUPLICATE_INVOCATION   the invocation id is used already, in the named session
         kind INVALID_EVENT          not encodable, or over the size limit
         kind GAP                    an import that would leave a gap or overwrite
@@ -28,6 +28,7 @@ from returns.result import Result
 from ...core.lifecycle.events import StoredEvent
 from ...core.replay.errors import EventDecodeError
 from ...core.replay.stored_index import Counts, InvocationEntry
+from ...core.tools.errors import CorrexError, error_value
 from ...core.tools.ids import SessionId
 
 
@@ -44,8 +45,9 @@ class AppendErrorKind(enum.Enum):
 
 
 @final
+@error_value
 @dataclass(frozen=True, slots=True, kw_only=True)
-class AppendError:
+class AppendError(CorrexError):
     """An append that wrote nothing, and why; ``other_session`` for a duplicate id."""
 
     kind: AppendErrorKind

@@ -62,11 +62,15 @@ def invalid_event(stored: StoredEvent, problem: str) -> AppendError:
 
 def conflict(session_id: str, expected: int, actual: int) -> AppendError:
     """The error of a stale ``expected_sequence`` (``actual`` < 0: not known)."""
-    where = f"is at sequence {actual}, not {expected}" if actual >= 0 else f"moved past {expected}"
+    holds = f"holds {actual} event{'s' if actual != 1 else ''}" if actual >= 0 else "has moved on"
     return AppendError(
         kind=AppendErrorKind.CONFLICT,
         session_id=session_id,
-        message=f"session {session_id!r} {where}: another writer appended first",
+        message=(
+            f"session {session_id!r}: expected it at sequence {expected}, but the store {holds} "
+            "(another writer appended, or these events were written before); "
+            "read the session and decide again"
+        ),
     )
 
 

@@ -17,6 +17,7 @@ from typing import Any, NamedTuple, final
 from returns.result import Failure
 
 from ..capability import ToolCapability
+from ..errors import CorrexError, error_value
 from ..json_values import thaw_json
 from ..schema.compiled import SchemaError, compile_schema
 from ..tier import Tier
@@ -32,8 +33,9 @@ PORTABLE_NAME_RULE = "1 to 64 of A-Z a-z 0-9 _ -"
 
 
 @final
+@error_value
 @dataclass(frozen=True, slots=True, kw_only=True)
-class FormatError:
+class FormatError(CorrexError):
     """A tool definition a format cannot read or express: which tool, where, and why.
 
     ``path`` is the JSON path inside the definition (``$.inputSchema.properties.x``).

@@ -27,6 +27,7 @@ from jsonschema.exceptions import SchemaError as JsonSchemaError
 from jsonschema.protocols import Validator
 from returns.result import Failure, Result, Success
 
+from ..errors import CorrexError, error_value
 from .keywords import (
     Patterns,
     additional_properties_keyword,
@@ -54,8 +55,9 @@ MAX_SCHEMA_DEPTH = 128
 
 
 @final
+@error_value
 @dataclass(frozen=True, slots=True, kw_only=True)
-class SchemaError:
+class SchemaError(CorrexError):
     """Why a schema was refused, with the JSON path of the offending part."""
 
     path: str
