@@ -5,6 +5,8 @@ Everything public is importable from here::
     from correx_tools import DefaultToolReducer, ToolState, fold_events
 """
 
+import typing as _typing
+
 from ._version import __version__ as __version__
 from .core.lifecycle.events import OpaqueEvent as OpaqueEvent
 from .core.lifecycle.events import StoredEvent as StoredEvent
@@ -38,6 +40,7 @@ from .core.replay.timeline import RecordChange as RecordChange
 from .core.replay.timeline import Timeline as Timeline
 from .core.tools.capability import ToolCapability as ToolCapability
 from .core.tools.definitions import tool_definitions as tool_definitions
+from .core.tools.errors import CorrexError as CorrexError
 from .core.tools.executor import ToolExecutor as ToolExecutor
 from .core.tools.executor import ToolFailure as ToolFailure
 from .core.tools.executor import ToolResult as ToolResult
@@ -75,6 +78,10 @@ from .core.tools.validation import ValidationLimits as ValidationLimits
 from .core.tools.validation import ValidationResult as ValidationResult
 from .core.tools.validation import Violation as Violation
 from .core.tools.validation import validate_request as validate_request
+from .shell.recording.errors import RecordError as RecordError
+from .shell.recording.errors import RecordErrorKind as RecordErrorKind
+from .shell.recording.recorder import RunRecord as RunRecord
+from .shell.recording.recorder import SessionRecorder as SessionRecorder
 from .shell.replay.follow import follow as follow
 from .shell.replay.parallel import ReplayAll as ReplayAll
 from .shell.replay.parallel import replay_all as replay_all
@@ -89,9 +96,22 @@ from .shell.stores.port import AppendErrorKind as AppendErrorKind
 from .shell.stores.port import EventStore as EventStore
 from .shell.stores.port import StoreLayoutError as StoreLayoutError
 from .shell.stores.port import StoreReadError as StoreReadError
-from .shell.stores.postgres import PostgresEventStore as PostgresEventStore
 from .shell.stores.sqlite import SQLiteEventStore as SQLiteEventStore
 from .shell.workspace import Workspace as Workspace
+
+if _typing.TYPE_CHECKING:
+    from .shell.stores.postgres import PostgresEventStore as PostgresEventStore
+
+
+def __getattr__(name: str) -> object:
+    # PostgreSQL's driver takes a third of a second to import: only the programs that
+    # use the PostgreSQL store pay for it (every command would, on every start).
+    if name == "PostgresEventStore":
+        from .shell.stores.postgres import PostgresEventStore  # noqa: PLC0415
+
+        return PostgresEventStore
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "MAX_EVENT_BYTES",
@@ -99,6 +119,7 @@ __all__ = [
     "AppendError",
     "AppendErrorKind",
     "CompiledSchema",
+    "CorrexError",
     "DefaultToolReducer",
     "DefaultToolRepository",
     "DuplicateInvocation",
@@ -118,6 +139,8 @@ __all__ = [
     "PostgresEventStore",
     "Projection",
     "RecordChange",
+    "RecordError",
+    "RecordErrorKind",
     "RegistryError",
     "RegistryErrorKind",
     "Replay",
@@ -125,11 +148,13 @@ __all__ = [
     "ReplayError",
     "Retention",
     "RetentionKind",
+    "RunRecord",
     "SQLiteEventStore",
     "SchemaError",
     "SequenceError",
     "SequenceErrorKind",
     "SessionId",
+    "SessionRecorder",
     "SessionSummary",
     "StoreLayoutError",
     "StoreReadError",
