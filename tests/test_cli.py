@@ -77,7 +77,9 @@ def test_the_default_demo_writes_a_realistic_run_and_walks_back_through_it(tmp_p
     assert document["events"] >= 20_000
     statuses = document["statuses"]
     assert statuses["completed"] > 0 and statuses["failed"] > 0 and statuses["rejected"] > 0
-    assert document["refused_events"], "the demo includes illegal events"
+    planted = document["planted_faults"]
+    assert planted[next(iter(planted))] == 0, "the first session is clean"
+    assert sum(planted.values()) > 0, "the others include illegal events"
     assert document["first_failure"] is not None
     assert [step["status"] for step in document["failure_history"]][-1] == "failed"
     human = run("demo", cwd=tmp_path).stdout  # a second run adds a new run to the same file

@@ -12,8 +12,11 @@ from typing import Any
 from returns.result import Success
 
 from ...core.lifecycle.events import StoredEvent
+from ...core.lifecycle.state import ToolState
 from ...core.lifecycle.status import ToolInvocationStatus
+from ...core.replay.fold import Replay
 from ...core.replay.retention import Retention
+from ...core.replay.timeline import Timeline
 from ...core.tools.ids import SessionId
 from ..stores.envelope import format_timestamp
 from ..stores.sqlite import SQLiteEventStore
@@ -37,14 +40,23 @@ def cmd_demo(args: argparse.Namespace) -> int:
     start = datetime(2026, 12, 1, 9, 0, tzinfo=UTC) + timedelta(days=run - 1)
     started = time.perf_counter()
     written: dict[str, int] = {}
+    planted: dict[str, int] = {}
     for number in range(args.sessions):
         session = SessionId(f"demo-run{run:02d}-session-{number + 1}")
         last = 0
-        steps = agent_session(
+        # Every session but the first may carry a few planted orchestrator bugs.
+        faults = number > 0
+        planted[session] = 0
+        steps = _counted(
+            agent_session(
+                session,
+                args.invocations,
+                seed=run * 1000 + number,
+                start=start + timedelta(hours=number),
+                faults=faults,
+            ),
+            planted,
             session,
-            args.invocations,
-            seed=run * 1000 + number,
-            start=start + timedelta(hours=number),
         )
         for turn in _turns(steps):
             # One transaction per agent turn; each event keeps its own time.
@@ -79,10 +91,18 @@ def cmd_demo(args: argparse.Namespace) -> int:
         ],
         "first_failure": failed,
     }
+    clean = [session for session, count in planted.items() if count == 0]
+    document["planted_faults"] = planted
     lines = [
         f"wrote {document['events']:,} events in {len(written)} sessions to {path} "
         f"in {write_seconds:.1f} s",
-        table(["session", "events"], list(written.items())),
+        table(
+            ["session", "events", "planted faults"],
+            [
+                (s, n, planted[s] if planted[s] else "none (replays strictly)")
+                for s, n in written.items()
+            ],
+        ),
         "",
         f"replayed {focus}: {replay.last_sequence:,} events in {replay_seconds:.2f} s "
         f"({replay.last_sequence / max(replay_seconds, 1e-9):,.0f} events/s)",
@@ -126,12 +146,46 @@ def cmd_demo(args: argparse.Namespace) -> int:
     lines += [
         "",
         "explore it yourself:",
-        f"  correx-tools sessions {path}",
-        f"  correx-tools replay {path} {focus} --at 100 --lenient",
-        f"  correx-tools diff {path} {focus} 100 200",
+        *_hints(path, focus, replay=replay, failed=failed, timeline=timeline, clean=clean),
     ]
     emit(args, document, lambda: "\n".join(lines))
     return 0
+
+
+def _hints(
+    path: Path,
+    focus: str,
+    *,
+    replay: Replay[ToolState],
+    failed: int | None,
+    timeline: Timeline[ToolState],
+    clean: list[str],
+) -> list[str]:
+    """Commands to run next, with points and ids taken from the session just written."""
+    last = replay.last_sequence
+    lenient = " --lenient" if replay.quarantined else ""
+    point = failed - 1 if failed is not None else last // 2
+    a, b = (failed - 1, min(failed + 20, last)) if failed is not None else (0, min(last, 20))
+    hints = [
+        f"  correx-tools sessions {path}",
+        f"  correx-tools replay {path} {focus} --at {point}{lenient}",
+        f"  correx-tools diff {path} {focus} {a} {b}",
+    ]
+    if failed is not None:
+        ended = timeline.event(failed).event
+        invocation = getattr(ended, "invocation_id", None)
+        if invocation is not None:
+            hints.append(f"  correx-tools history {path} {focus} {invocation}")
+    if clean:
+        hints.append(f"  correx-tools replay {path} {clean[0]}    # no planted faults: strict")
+    return hints
+
+
+def _counted(steps: Iterator[Step], planted: dict[str, int], session: str) -> Iterator[Step]:
+    """``steps``, counting the planted bugs of ``session`` in ``planted`` as they pass."""
+    for step in steps:
+        planted[session] += step.planted
+        yield step
 
 
 def _turns(steps: Iterator[Step], size: int = 24) -> Iterator[list[tuple[datetime, object]]]:

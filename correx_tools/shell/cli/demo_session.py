@@ -46,6 +46,8 @@ class Step:
 
     at: datetime
     events: tuple[object, ...]
+    planted: bool = False
+    """Whether the step is a planted orchestrator bug (an event the lifecycle refuses)."""
 
 
 def _arguments(rng: random.Random, tool: str) -> dict[str, object]:
@@ -120,9 +122,10 @@ def _outcome(rng: random.Random, invocation: InvocationId, tool: str, tier: Tier
 
 
 def agent_session(
-    session_name: str, invocations: int, *, seed: int, start: datetime
+    session_name: str, invocations: int, *, seed: int, start: datetime, faults: bool = True
 ) -> Iterator[Step]:
-    """The steps of one session: ``invocations`` tool calls, a few of them mishandled."""
+    """The steps of one session: ``invocations`` tool calls, a few of them mishandled
+    unless ``faults`` is false (the same calls and outcomes, without the illegal events)."""
     rng = random.Random(seed)
     now = start
     for number in range(invocations):
@@ -163,4 +166,5 @@ def agent_session(
                     recoverable=False,
                 )
             now += timedelta(milliseconds=10)
-            yield Step(now, (event,))
+            if faults:
+                yield Step(now, (event,), planted=True)

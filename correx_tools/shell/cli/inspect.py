@@ -10,9 +10,12 @@ import argparse
 from collections.abc import Mapping
 from typing import Any
 
+from returns.result import Success
+
 from ...core.lifecycle.record import ToolInvocationRecord
 from ...core.lifecycle.status import ToolInvocationStatus
-from ...core.tools.ids import InvocationId
+from ...core.tools.ids import InvocationId, SessionId
+from ..replay.repository import DefaultToolRepository
 from .errors import CliError
 from .loading import answered, in_range, repository_for
 from .render import (
@@ -128,24 +131,54 @@ def cmd_history(args: argparse.Namespace) -> int:
         repository.history(session, InvocationId(args.invocation)), session, lenient=True
     )
     if not history:
-        raise CliError(f"invocation {args.invocation!r} was never requested in session {session!r}")
+        raise CliError(
+            f"invocation {args.invocation!r} was never requested in session {session!r}"
+            + _full_id_hint(repository, session, args.invocation)
+        )
     rows = [
         (sequence, iso_time(_made_at(record)), record.status.name, record_detail(record))
         for sequence, record in history
     ]
+    # Events about this invocation that the lifecycle refused: not versions, but part
+    # of its story (a second Started, a completion after it ended).
+    refused = [
+        (stored.sequence, str(error))
+        for stored, error in repository.refused(session)
+        if getattr(stored.event, "invocation_id", None) == args.invocation
+    ]
+
+    def text() -> str:
+        first = history[0][1]
+        lines = [
+            f"{args.invocation} ({first.tool_name}, tier {first.tier.value}) in session {session}",
+            table(["sequence", "recorded at", "status", "detail"], rows),
+        ]
+        if refused:
+            noun = "event" if len(refused) == 1 else "events"
+            lines.append(f"{len(refused)} {noun} about it refused by the lifecycle:")
+            lines.extend(f"  {error}" for _, error in refused)
+        return "\n".join(lines)
+
     emit(
         args,
         {
             "session_id": session,
             "invocation_id": args.invocation,
             "versions": [{"sequence": s, "record": record_json(r)} for s, r in history],
+            "refused": [{"sequence": s, "error": e} for s, e in refused],
         },
-        lambda: (
-            f"{args.invocation} ({history[0][1].tool_name}, tier {history[0][1].tier.value}) "
-            f"in session {session}\n" + table(["sequence", "recorded at", "status", "detail"], rows)
-        ),
+        text,
     )
     return 0
+
+
+def _full_id_hint(repository: DefaultToolRepository, session: str, given: str) -> str:
+    """A hint naming the full id when ``given`` is the end of one (``call-00005``)."""
+    for candidate in (f"{session}/{given}", f"{session}-{given}", f"{session}:{given}"):
+        found = repository.history(SessionId(session), InvocationId(candidate))
+        if isinstance(found, Success) and found.unwrap():
+            return f"; did you mean {candidate!r}?"
+    return ""
 
 
 def by_status(counts: Mapping[ToolInvocationStatus, int]) -> dict[str, int]:

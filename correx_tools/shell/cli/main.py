@@ -85,7 +85,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     replay.add_argument(
         "--limit",
-        type=int,
+        type=_count,
         default=20,
         help="show the last N invocations (0: all; default: %(default)s)",
     )
@@ -129,12 +129,14 @@ def build_parser() -> argparse.ArgumentParser:
         "tools",
         metavar="TOOLS",
         help="a JSON file of tool definitions: this library's "
-        "{name, description, parameters, tier, capabilities}, or MCP, OpenAI or Anthropic",
+        "{name, description, parameters, tier, capabilities}, or MCP, OpenAI or Anthropic; "
+        "- reads standard input",
     )
     validate.add_argument(
         "request",
         metavar="REQUEST",
-        help='a JSON file or inline JSON: {"tool_name": ..., "arguments": {...}}',
+        help='a JSON file, inline JSON {"tool_name": ..., "arguments": {...}}, '
+        "or - for standard input",
     )
     tools = command(
         "tools", cmd_tools, "convert a file of tool definitions to OpenAI, Anthropic or MCP form"
@@ -144,10 +146,24 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _positive(text: str) -> int:
-    value = int(text)
+    value = _whole(text)
     if value < 1:
         raise argparse.ArgumentTypeError(f"{text} is not a positive number")
     return value
+
+
+def _count(text: str) -> int:
+    value = _whole(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text} is negative; give 0 or more")
+    return value
+
+
+def _whole(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
 
 
 def main(argv: Sequence[str] | None = None) -> int:

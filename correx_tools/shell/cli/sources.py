@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -111,18 +112,23 @@ def find_session(store: EventStore, name: str, source: str) -> SessionId:
 
 
 def read_json(argument: str, what: str) -> Any:
-    """Inline JSON, or the JSON file ``argument`` names; any problem is one clear line."""
+    """Inline JSON, or the JSON file ``argument`` names (``-``: standard input); any problem
+    is one clear line."""
     text: str | bytes | None = argument if argument.lstrip().startswith(("{", "[")) else None
     if text is None:
         text = read_file(argument)
     try:
         return loads_strict(text)
     except EnvelopeError as error:
-        raise CliError(f"{argument}: {what}: {error}") from None
+        where = "standard input" if argument == "-" else argument
+        raise CliError(f"{where}: {what}: {error}") from None
 
 
 def read_file(argument: str) -> bytes:
-    """The bytes of the file ``argument`` names; a missing file or a directory is a CliError."""
+    """The bytes of the file ``argument`` names (``-``: standard input); a missing file or a
+    directory is a CliError."""
+    if argument == "-":
+        return sys.stdin.buffer.read()
     path = Path(argument)
     if path.is_dir():
         raise CliError(f"{argument}: is a directory, not a file")

@@ -113,8 +113,8 @@ def cmd_replay_all(args: argparse.Namespace) -> int:
         args,
         document,
         lambda: (
-            f"replayed {len(rows)} sessions ({events:,} events) with {args.workers} workers "
-            f"in {seconds:.2f} s\n"
+            f"replayed {len(rows) - len(outcome.failures)} of {len(rows)} sessions "
+            f"({events:,} events) with {args.workers} workers in {seconds:.2f} s\n"
             + table(
                 ["session", "events", "invocations", "refused", "error"],
                 [
@@ -130,6 +130,15 @@ def cmd_replay_all(args: argparse.Namespace) -> int:
             )
         ),
     )
+    if outcome.failures and not args.json:
+        for session, error in sorted(outcome.failures.items()):
+            print(f"correx-tools replay-all: error: {session}: {error.message}", file=sys.stderr)
+        if not args.lenient:
+            print(
+                f"correx-tools replay-all: {len(outcome.failures)} of {len(rows)} sessions "
+                "failed; --lenient skips the events the lifecycle refuses",
+                file=sys.stderr,
+            )
     return 1 if outcome.failures else 0
 
 

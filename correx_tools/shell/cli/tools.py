@@ -106,7 +106,8 @@ def add_tools_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "source",
         metavar="SOURCE",
-        help="a JSON file of tool definitions (MCP, OpenAI, Anthropic or this library's)",
+        help="a JSON file of tool definitions (MCP, OpenAI, Anthropic or this library's); "
+        "- reads standard input",
     )
     parser.add_argument("--to", required=True, choices=FORMATS, help="the format to write")
     parser.add_argument(

@@ -22,13 +22,18 @@ _ENTRY_QUERY = """
 SELECT i.invocation_id, i.sequence, i.requested_at, i.tool_name, i.tier, r.data, r.kind,
        r.invocation_id, i.started_seq, i.started_at, i.ended_seq, i.completed_at, i.status,
        i.end_label, i.end_code, e.data, e.kind, e.invocation_id
-FROM {{schema}}.correx_invocations i
+FROM (
+    SELECT * FROM {{schema}}.correx_invocations i
+    WHERE i.session_key = %s AND {where}
+    ORDER BY i.sequence {order} {limit}
+) i
 JOIN {{schema}}.correx_events r ON r.session_key = i.session_key AND r.sequence = i.sequence
 LEFT JOIN {{schema}}.correx_events e
     ON i.status = 3 AND e.session_key = i.session_key AND e.sequence = i.ended_seq
-WHERE i.session_key = %s AND {where}
-ORDER BY i.sequence {order} {limit}
+ORDER BY i.sequence {order}
 """
+# The invocations are chosen (and limited) before the joins: joined first, the planner
+# may merge the whole session's events to keep the last twenty calls before a point.
 
 
 _TEXT_COLUMNS = (0, 3, 7, 13, 17)  # ids, the tool and the end's label, kept as bytes
@@ -143,15 +148,25 @@ class PostgresSessionIndex:
         if through >= self.last_sequence:
             return self._entries("i.ended_seq IS NULL", ())
         found: list[InvocationEntry] = []
-        query = _ENTRY_QUERY.format(where="i.sequence <= %s", order="DESC", limit="")
-        for row in self._connection.execute(self._q(query), (self._key, through)):
-            entry = _entry(row)
-            if entry.ended_seq is None or entry.ended_seq > through:
-                found.append(entry)
-                if len(found) == count:
-                    break
-        found.reverse()
-        return found
+        # Walked back a page at a time (a cursor's first fetch would take every row):
+        # the calls open at a point were mostly requested just before it.
+        below, page = through + 1, 64
+        while True:
+            query = _ENTRY_QUERY.format(
+                where="i.sequence < %s", order="DESC", limit=f"LIMIT {page}"
+            )
+            rows = self._connection.execute(self._q(query), (self._key, below)).fetchall()
+            for row in rows:
+                entry = _entry(row)
+                if entry.ended_seq is None or entry.ended_seq > through:
+                    found.append(entry)
+                    if len(found) == count:
+                        found.reverse()
+                        return found
+            if len(rows) < page:
+                found.reverse()
+                return found
+            below, page = rows[-1][1], min(page * 4, 16_384)
 
     def refused(
         self, *, through: int, limit: int | None = None
