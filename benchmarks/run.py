@@ -35,6 +35,7 @@ from .stored import (
     sqlite_session,
 )
 from .table import Row, machine, render
+from .transcripts import transcript_rows
 
 
 def stored_rows(events: Sequence[object], repeat: int, directory: Path) -> list[Row]:
@@ -91,5 +92,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as directory:
         rows += stored_rows(large, repeat, Path(directory))
         rows += parallel_rows(large_n, Path(directory))
+        rows += transcript_rows(300 if args.quick else 100_000, Path(directory))
     print(render(rows))
     return 0

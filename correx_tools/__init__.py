@@ -97,6 +97,9 @@ from .shell.stores.port import EventStore as EventStore
 from .shell.stores.port import StoreLayoutError as StoreLayoutError
 from .shell.stores.port import StoreReadError as StoreReadError
 from .shell.stores.sqlite import SQLiteEventStore as SQLiteEventStore
+from .shell.transcripts.calls import TranscriptError as TranscriptError
+from .shell.transcripts.importing import TranscriptImport as TranscriptImport
+from .shell.transcripts.importing import import_transcript as import_transcript
 from .shell.workspace import Workspace as Workspace
 
 if _typing.TYPE_CHECKING:
@@ -183,6 +186,8 @@ __all__ = [
     "ToolSpec",
     "ToolState",
     "ToolSuccess",
+    "TranscriptError",
+    "TranscriptImport",
     "TransitionError",
     "TransitionErrorKind",
     "Valid",
@@ -195,6 +200,7 @@ __all__ = [
     "fold_events",
     "follow",
     "freeze_json",
+    "import_transcript",
     "invocation_id",
     "outcome_text",
     "replay_all",

@@ -31,6 +31,7 @@ PURE = ("urllib.parse",)
 LAYERS = [
     ("correx_tools.shell.cli", ["correx_tools.shell", "correx_tools.core"]),
     ("correx_tools.shell.recording", ["correx_tools.shell.stores", "correx_tools.core"]),
+    ("correx_tools.shell.transcripts", ["correx_tools.shell.stores", "correx_tools.core"]),
     ("correx_tools.shell.replay", ["correx_tools.shell.stores", "correx_tools.core"]),
     ("correx_tools.shell.stores", ["correx_tools.core"]),
     ("correx_tools.shell.workspace", ["correx_tools.core"]),
@@ -151,7 +152,8 @@ def test_no_module_is_over_400_lines() -> None:
 @pytest.mark.parametrize("package", ["core", "core.tools", "core.lifecycle", "core.replay",
                                      "core.lifecycle._engine", "core.tools.schema",
                                      "core.tools.formats", "shell", "shell.stores",
-                                     "shell.replay", "shell.recording", "shell.cli"])  # fmt: skip
+                                     "shell.replay", "shell.recording", "shell.transcripts",
+                                     "shell.cli"])  # fmt: skip
 def test_each_package_says_what_lives_there_and_who_may_import_it(package: str) -> None:
     module = importlib.import_module(f"correx_tools.{package}")
     doc = (module.__doc__ or "").strip()

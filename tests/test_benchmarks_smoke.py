@@ -50,6 +50,8 @@ def test_the_benchmarks_run_and_print_every_row(postgres_dsn: str) -> None:
         for question in ("sessions", "replay --at", "history", "diff"):
             rows.append(f"{store}: correx-tools {question}")
     rows.append("JSONL full replay to the final state")
+    rows.append("import-transcript (Claude Code), into memory")
+    rows.append("import-transcript (Claude Code), into SQLite")
     for row in rows:
         assert row in table, row
     assert "Traceback" not in result.stderr

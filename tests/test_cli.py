@@ -23,6 +23,8 @@ COMMANDS = [
     "init-db",
     "replay-all",
     "tools",
+    "import-transcript",
+    "reindex",
 ]
 DATA = Path(__file__).parent / "data"
 
@@ -82,7 +84,12 @@ def test_the_default_demo_writes_a_realistic_run_and_walks_back_through_it(tmp_p
     assert sum(planted.values()) > 0, "the others include illegal events"
     assert document["first_failure"] is not None
     assert [step["status"] for step in document["failure_history"]][-1] == "failed"
+    # The bundled real transcript (a Claude Code subagent's session) is imported once.
+    real = document["transcript"]
+    assert {k: v for k, v in real["statuses"].items() if v} == {"completed": 25, "failed": 8}
+    assert real["first_failure"]["sequence"] == 6
     human = run("demo", cwd=tmp_path).stdout  # a second run adds a new run to the same file
+    assert "already in the file as session 4d5611e5" in human
     assert "demo-run02-session-1" in human
     assert "time travel" in human
 

@@ -6,6 +6,7 @@ import argparse
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -18,8 +19,11 @@ from ...core.replay.fold import Replay
 from ...core.replay.retention import Retention
 from ...core.replay.timeline import Timeline
 from ...core.tools.ids import SessionId
+from ..replay.replayer import EventReplayer
+from ..replay.repository import DefaultToolRepository
 from ..stores.envelope import format_timestamp
 from ..stores.sqlite import SQLiteEventStore
+from ..transcripts.importing import import_bytes
 from .demo_session import Step, agent_session
 from .errors import CliError
 from .loading import TIMELINE_STRIDE, replay_session
@@ -34,40 +38,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
         raise CliError(
             f"{args.db}: the demo writes a SQLite file; give a path that does not end in .jsonl"
         )
-    # Each demo adds a new run to the file: its ids never clash with earlier ones.
-    runs = {s.split("-session-")[0] for s in store.sessions() if s.startswith("demo-run")}
-    run = len(runs) + 1
-    start = datetime(2026, 12, 1, 9, 0, tzinfo=UTC) + timedelta(days=run - 1)
     started = time.perf_counter()
-    written: dict[str, int] = {}
-    planted: dict[str, int] = {}
-    for number in range(args.sessions):
-        session = SessionId(f"demo-run{run:02d}-session-{number + 1}")
-        last = 0
-        # Every session but the first may carry a few planted orchestrator bugs.
-        faults = number > 0
-        planted[session] = 0
-        steps = _counted(
-            agent_session(
-                session,
-                args.invocations,
-                seed=run * 1000 + number,
-                start=start + timedelta(hours=number),
-                faults=faults,
-            ),
-            planted,
-            session,
-        )
-        for turn in _turns(steps):
-            # One transaction per agent turn; each event keeps its own time.
-            result = store.import_events(
-                StoredEvent(session_id=session, sequence=last + offset, recorded_at=at, event=event)
-                for offset, (at, event) in enumerate(turn, start=1)
-            )
-            if not isinstance(result, Success):
-                raise CliError(f"{args.db}: {result.failure().message}")
-            last += len(turn)
-        written[session] = last
+    written, planted = _write_run(store, args)
     write_seconds = time.perf_counter() - started
     focus = SessionId(next(iter(written)))
     started = time.perf_counter()
@@ -148,6 +120,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
         "explore it yourself:",
         *_hints(path, focus, replay=replay, failed=failed, timeline=timeline, clean=clean),
     ]
+    real, real_lines = _real_session(store, path)
+    document["transcript"] = real
+    lines += real_lines
     emit(args, document, lambda: "\n".join(lines))
     return 0
 
@@ -179,6 +154,80 @@ def _hints(
     if clean:
         hints.append(f"  correx-tools replay {path} {clean[0]}    # no planted faults: strict")
     return hints
+
+
+def _write_run(
+    store: SQLiteEventStore, args: argparse.Namespace
+) -> tuple[dict[str, int], dict[str, int]]:
+    """A new run of ``args.sessions`` sessions: the events and planted bugs of each."""
+    # Each demo adds a new run to the file: its ids never clash with earlier ones.
+    runs = {s.split("-session-")[0] for s in store.sessions() if s.startswith("demo-run")}
+    run = len(runs) + 1
+    start = datetime(2026, 12, 1, 9, 0, tzinfo=UTC) + timedelta(days=run - 1)
+    written: dict[str, int] = {}
+    planted: dict[str, int] = {}
+    for number in range(args.sessions):
+        session = SessionId(f"demo-run{run:02d}-session-{number + 1}")
+        last = 0
+        planted[session] = 0
+        steps = _counted(
+            agent_session(
+                session,
+                args.invocations,
+                seed=run * 1000 + number,
+                start=start + timedelta(hours=number),
+                # Every session but the first may carry a few planted orchestrator bugs.
+                faults=number > 0,
+            ),
+            planted,
+            session,
+        )
+        for turn in _turns(steps):
+            # One transaction per agent turn; each event keeps its own time.
+            result = store.import_events(
+                StoredEvent(session_id=session, sequence=last + offset, recorded_at=at, event=event)
+                for offset, (at, event) in enumerate(turn, start=1)
+            )
+            if not isinstance(result, Success):
+                raise CliError(f"{args.db}: {result.failure().message}")
+            last += len(turn)
+        written[session] = last
+    return written, planted
+
+
+BUNDLED = "claude_code_subagent.jsonl"
+"""A real Claude Code transcript shipped for the demo (``data/PROVENANCE.txt``: MIT)."""
+
+
+def _real_session(store: SQLiteEventStore, path: Path) -> tuple[dict[str, Any], list[str]]:
+    """The bundled real transcript imported into the demo's file, and a walk through it."""
+    data = (resources.files(__package__) / "data" / BUNDLED).read_bytes()
+    imported = import_bytes(data, BUNDLED, store, name="claude-code-sample").unwrap()
+    session = imported.session_id
+    repository = DefaultToolRepository(EventReplayer(store))
+    failures = [
+        versions[-1]
+        for record in repository.get(session).unwrap().records()
+        if record.status is ToolInvocationStatus.FAILED
+        for versions in [repository.history(session, record.invocation_id).unwrap()]
+    ]
+    counts = ", ".join(f"{n} {s}" for s, n in imported.statuses.items() if n)
+    lines = [
+        "",
+        f"a real session: a Claude Code subagent's transcript ({BUNDLED}, MIT licensed; "
+        "see correx_tools/shell/cli/data/PROVENANCE.txt)",
+        f"  {'already in the file as' if imported.already_imported else 'imported as'} "
+        f"session {session}: {imported.invocations} invocations ({counts})",
+    ]
+    document: dict[str, Any] = {"session_id": session, "statuses": dict(imported.statuses)}
+    if failures:
+        sequence, record = min(failures, key=lambda found: found[0])
+        document["first_failure"] = {"sequence": sequence, "invocation_id": record.invocation_id}
+        lines += [
+            f"  its first failure, at sequence {sequence}: {record.tool_name}: {record.reason}",
+            f"  correx-tools history {path} {session} {record.invocation_id}",
+        ]
+    return document, lines
 
 
 def _counted(steps: Iterator[Step], planted: dict[str, int], session: str) -> Iterator[Step]:

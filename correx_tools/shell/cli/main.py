@@ -23,6 +23,8 @@ from .errors import CliError
 from .inspect import cmd_diff, cmd_history, cmd_replay, cmd_sessions
 from .stores import cmd_import, cmd_init_db, cmd_reindex, cmd_replay_all
 from .tools import add_tools_arguments, cmd_tools, cmd_validate
+from .transcripts import add_arguments as add_transcript_arguments
+from .transcripts import cmd_import_transcript
 
 # -- subcommands ---------------------------------------------------------------
 
@@ -138,6 +140,13 @@ def build_parser() -> argparse.ArgumentParser:
         help='a JSON file, inline JSON {"tool_name": ..., "arguments": {...}}, '
         "or - for standard input",
     )
+    transcript = command(
+        "import-transcript",
+        cmd_import_transcript,
+        "import a transcript another agent wrote (Claude Code, OpenHands, SWE-agent, "
+        "OpenAI or Anthropic messages) as a session",
+    )
+    add_transcript_arguments(transcript)
     tools = command(
         "tools", cmd_tools, "convert a file of tool definitions to OpenAI, Anthropic or MCP form"
     )

@@ -1,0 +1,155 @@
+"""What every transcript format is read into: the tool calls, when each was asked for,
+started and ended, and how it ended; and the error that names where a transcript is wrong."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any, final
+
+from ...core.tools.errors import CorrexError, error_value
+
+Position = tuple[int, ...]
+"""Where a step happened in the transcript (record, block, ...): events are written in this
+order, which is the order the agent saw them, whatever their clocks say."""
+
+ORIGIN = datetime(2000, 1, 1, tzinfo=UTC)
+"""The time of the first step of a transcript that records no times (one second a step)."""
+
+
+class Ending(enum.Enum):
+    """How a call ended."""
+
+    COMPLETED = "completed"
+    FAILED = "failed"
+    REJECTED = "rejected"
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class End:
+    """The end of a call: its kind and time, and what the transcript says of it."""
+
+    kind: Ending
+    at: datetime
+    position: Position
+    output: Any = None
+    exit_code: int = 0
+    reason: str = ""
+    recoverable: bool = True
+    metadata: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(slots=True, kw_only=True)
+class Call:
+    """One tool call of a transcript, as it is read."""
+
+    call_id: str
+    tool_name: str
+    arguments: dict[str, Any]
+    requested_at: datetime
+    position: Position
+    where: str
+    """Where the call is in the file, for messages: ``line 12`` or ``$.history[3]``."""
+    started_at: datetime | None = None
+    started_position: Position | None = None
+    end: End | None = None
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class Transcript:
+    """The calls of one transcript, in request order, and the session it describes."""
+
+    format: str
+    session: str
+    """The session's own name in the transcript (or its file's name, when it has none)."""
+    calls: tuple[Call, ...]
+
+
+@final
+@error_value
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TranscriptError(CorrexError):
+    """A transcript that could not be imported: the file, where in it, and what is wrong.
+
+    ``where`` is ``line N`` for a JSON Lines file, a JSON path (``$.history[3].args``)
+    for a JSON document, or empty for the file as a whole. Nothing was written.
+    """
+
+    source: str
+    where: str
+    message: str
+
+    def __str__(self) -> str:
+        return (
+            f"{self.source}: {self.where}: {self.message}"
+            if self.where
+            else (f"{self.source}: {self.message}")
+        )
+
+
+class Unreadable(Exception):
+    """Raised inside a format reader; the reader's caller makes it a :class:`TranscriptError`."""
+
+    def __init__(self, where: str, message: str) -> None:
+        super().__init__(message)
+        self.where = where
+        self.message = message
+
+
+def unique_id(call_id: str, taken: dict[str, int]) -> str:
+    """``call_id`` the first time it is used, then ``call_id#2``, ``call_id#3``, ...: some
+    transcripts reuse an id for a later call (a replayed run's repeated command)."""
+    count = taken.get(call_id, 0) + 1
+    taken[call_id] = count
+    return call_id if count == 1 else f"{call_id}#{count}"
+
+
+def utc_time(value: object, where: str) -> datetime:
+    """An ISO 8601 time of a transcript; one without a zone is UTC (OpenHands writes them so)."""
+    if not isinstance(value, str):
+        raise Unreadable(where, f"a time must be an ISO 8601 string, not {type(value).__name__}")
+    try:
+        moment = datetime.fromisoformat(value)
+    except ValueError:
+        raise Unreadable(where, f"{value[:40]!r} is not an ISO 8601 time") from None
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
+def step_time(step: int) -> datetime:
+    """The derived time of step ``step`` (0-based) of a transcript without times."""
+    return ORIGIN + timedelta(seconds=step)
+
+
+def text_of(content: object) -> Any:
+    """A tool result's content as the receipt's output: text stays text; a list of text
+    blocks becomes their text; anything else is kept as the JSON it is."""
+    if (
+        isinstance(content, list)
+        and content
+        and all(
+            isinstance(block, dict)
+            and block.get("type") == "text"
+            and isinstance(block.get("text"), str)
+            for block in content
+        )
+    ):
+        return "\n".join(block["text"] for block in content)
+    return content
+
+
+def plain_text(content: object) -> str:
+    """A result's content as one line of text, for a reason or a test of its wording."""
+    value = text_of(content)
+    return value if isinstance(value, str) else "" if value is None else str(value)
+
+
+def must_be(value: object, kind: type, where: str, what: str) -> Any:
+    """``value`` if it is a ``kind``; otherwise an :class:`Unreadable` naming ``where``."""
+    if not isinstance(value, kind) or (kind is str and not value):
+        raise Unreadable(
+            where, f"{what} must be a {'non-empty string' if kind is str else kind.__name__}"
+        )
+    return value

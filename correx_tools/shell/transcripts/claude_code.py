@@ -1,0 +1,127 @@
+"""Claude Code session files (``~/.claude/projects/<dir>/<session>.jsonl``): one record a line.
+
+* an assistant record's ``tool_use`` block is a request (``input`` is the arguments);
+* a ``PreToolUse`` hook record or a ``bash_progress`` record for it, when there is
+  one, is when the call started;
+* a user record's ``tool_result`` block, paired by ``tool_use_id``, ends it:
+  rejected when it is the fixed "doesn't want to proceed" answer, completed with
+  exit code N when it is an error whose text starts ``Exit code N`` (the command
+  ran and exited so), failed when it is any other error, completed otherwise.
+
+A subagent's file (``isSidechain``, ``agentId``) is a session of its own.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .calls import Call, Transcript, Unreadable, must_be, utc_time
+from .messages import result_end
+
+FORMAT = "claude-code"
+RECORD_TYPES = frozenset(
+    {
+        "user",
+        "assistant",
+        "progress",
+        "system",
+        "summary",
+        "file-history-snapshot",
+        "queue-operation",
+    }
+)
+
+
+def looks_like(records: list[tuple[int, Any]]) -> bool:
+    """Whether these JSON Lines records are a Claude Code session file."""
+    seen = [record for _, record in records[:20] if isinstance(record, dict)]
+    return (
+        bool(seen)
+        and all(record.get("type") in RECORD_TYPES for record in seen)
+        and any("sessionId" in record or "uuid" in record for record in seen)
+    )
+
+
+def read(records: list[tuple[int, Any]], name: str) -> Transcript:
+    """The calls of a Claude Code session file (its records, with their line numbers)."""
+    calls: dict[str, Call] = {}
+    session: str | None = None
+    for index, (line, record) in enumerate(records):
+        where = f"line {line}"
+        if not isinstance(record, dict):
+            raise Unreadable(where, "a record must be a JSON object")
+        if session is None and isinstance(record.get("sessionId"), str) and record["sessionId"]:
+            session = record["sessionId"]
+            if record.get("isSidechain") is True and isinstance(record.get("agentId"), str):
+                session = f"{session}/agent-{record['agentId']}"
+        kind = record.get("type")
+        if kind == "assistant":
+            _requests(record, index, where, calls)
+        elif kind == "progress":
+            _started(record, index, where, calls)
+        elif kind == "user":
+            _results(record, index, where, calls)
+    return Transcript(FORMAT, session or name, tuple(calls.values()))
+
+
+def _blocks(record: dict[str, Any]) -> list[Any]:
+    message = record.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    return content if isinstance(content, list) else []
+
+
+def _requests(record: dict[str, Any], index: int, where: str, calls: dict[str, Call]) -> None:
+    for number, block in enumerate(_blocks(record)):
+        if not isinstance(block, dict) or block.get("type") != "tool_use":
+            continue
+        call_id = must_be(block.get("id"), str, where, "a tool_use block's id")
+        arguments = must_be(block.get("input", {}), dict, where, f"tool_use {call_id}'s input")
+        tool = must_be(block.get("name"), str, where, f"tool_use {call_id}'s name")
+        known = calls.get(call_id)
+        if known is not None:
+            # One message may be written over several records: the same block again is no news.
+            if known.tool_name != tool or known.arguments != arguments:
+                raise Unreadable(where, f"tool_use {call_id} again, with other contents")
+            continue
+        calls[call_id] = Call(
+            call_id=call_id,
+            tool_name=tool,
+            arguments=arguments,
+            requested_at=utc_time(record.get("timestamp"), where),
+            position=(index, number),
+            where=where,
+        )
+
+
+def _started(record: dict[str, Any], index: int, where: str, calls: dict[str, Call]) -> None:
+    data = record.get("data")
+    if not isinstance(data, dict):
+        return
+    if data.get("hookEvent") == "PreToolUse":
+        call = calls.get(str(record.get("toolUseID")))
+    elif data.get("type") == "bash_progress":
+        call = calls.get(str(record.get("parentToolUseID")))
+    else:
+        return
+    if call is not None and call.started_at is None and call.end is None:
+        call.started_at = utc_time(record.get("timestamp"), where)
+        call.started_position = (index,)
+
+
+def _results(record: dict[str, Any], index: int, where: str, calls: dict[str, Call]) -> None:
+    for number, block in enumerate(_blocks(record)):
+        if not isinstance(block, dict) or block.get("type") != "tool_result":
+            continue
+        call_id = must_be(block.get("tool_use_id"), str, where, "a tool_result's tool_use_id")
+        call = calls.get(call_id)
+        if call is None:
+            raise Unreadable(
+                where, f"a tool_result for {call_id}, which no tool_use before it asked for"
+            )
+        if call.end is not None:
+            raise Unreadable(
+                where,
+                f"a second tool_result for {call_id} (the first is on {call.end.metadata['line']})",
+            )
+        at = utc_time(record.get("timestamp"), where)
+        call.end = result_end(block, at, (index, number), {"tool_use_id": call_id, "line": where})

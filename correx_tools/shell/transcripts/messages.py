@@ -1,0 +1,226 @@
+"""Message lists an agent loop keeps for the model: OpenAI chat and Anthropic Messages.
+
+A list of messages, or an object holding one as ``messages``. Neither records
+times: message ``k`` is at a derived time, ``k`` seconds after a fixed origin.
+
+* **OpenAI chat**: an assistant message's ``tool_calls`` are requests (the
+  ``arguments`` string is decoded strictly); a ``role: "tool"`` message, paired
+  by ``tool_call_id`` (or SWE-agent's ``tool_call_ids``), completes one.
+* **Anthropic Messages**: an assistant message's ``tool_use`` blocks are
+  requests; a user message's ``tool_result`` blocks end them, by the rules
+  Claude Code's files follow (:func:`result_end`).
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from typing import Any
+
+from ..stores.strict_json import EnvelopeError, loads_strict
+from .calls import (
+    Call,
+    End,
+    Ending,
+    Position,
+    Transcript,
+    Unreadable,
+    must_be,
+    plain_text,
+    step_time,
+    text_of,
+    unique_id,
+)
+
+OPENAI = "openai-chat"
+ANTHROPIC = "anthropic-messages"
+REJECTION = "doesn't want to proceed with this tool use"
+_EXIT_CODE = re.compile(r"Exit code (-?[0-9]{1,9})\b")
+
+
+def result_end(
+    block: dict[str, Any], at: datetime, position: Position, metadata: dict[str, str]
+) -> End:
+    """How an Anthropic ``tool_result`` block ends its call: rejected for the fixed "doesn't
+    want to proceed" answer; completed with exit code N for an error whose text starts
+    ``Exit code N`` (the command ran, and exited so); failed for any other error;
+    completed otherwise."""
+    content = block.get("content")
+    text = plain_text(content)
+    if block.get("is_error") is not True:
+        return End(
+            kind=Ending.COMPLETED,
+            at=at,
+            position=position,
+            output=text_of(content),
+            metadata=metadata,
+        )
+    if REJECTION in text:
+        return End(kind=Ending.REJECTED, at=at, position=position, reason=text, metadata=metadata)
+    exit_code = _EXIT_CODE.match(text)
+    if exit_code is not None:
+        return End(
+            kind=Ending.COMPLETED,
+            at=at,
+            position=position,
+            output=text_of(content),
+            exit_code=int(exit_code[1]),
+            metadata=metadata,
+        )
+    return End(
+        kind=Ending.FAILED,
+        at=at,
+        position=position,
+        reason=text or "the tool reported an error",
+        metadata=metadata,
+    )
+
+
+def messages_of(document: Any) -> tuple[list[Any], str] | None:
+    """The message list of a document and its JSON path, or ``None``."""
+    if isinstance(document, dict) and isinstance(document.get("messages"), list):
+        return document["messages"], "$.messages"
+    if (
+        isinstance(document, list)
+        and document
+        and all(isinstance(m, dict) and "role" in m for m in document[:20])
+    ):
+        return document, "$"
+    return None
+
+
+def kind_of(messages: list[Any]) -> str | None:
+    """Which message format a list is in, by what its tool calls look like."""
+    for message in messages:
+        if not isinstance(message, dict):
+            continue
+        if message.get("tool_calls") or message.get("role") == "tool":
+            return OPENAI
+        content = message.get("content")
+        if isinstance(content, list) and any(
+            isinstance(b, dict) and b.get("type") in ("tool_use", "tool_result") for b in content
+        ):
+            return ANTHROPIC
+    return None
+
+
+def read(document: Any, name: str, kind: str) -> Transcript:
+    """The calls of an OpenAI chat or Anthropic Messages list."""
+    found = messages_of(document)
+    assert found is not None
+    messages, path = found
+    calls = _Calls()
+    for index, message in enumerate(messages):
+        where = f"{path}[{index}]"
+        if not isinstance(message, dict):
+            raise Unreadable(where, "a message must be a JSON object")
+        at = step_time(index)
+        if kind == OPENAI:
+            _openai(message, index, where, at, calls)
+        else:
+            _anthropic(message, index, where, at, calls)
+    return Transcript(kind, name, tuple(calls.by_id.values()))
+
+
+class _Calls:
+    """The calls read so far, by unique id, and the latest call of each id the transcript uses."""
+
+    def __init__(self) -> None:
+        self.by_id: dict[str, Call] = {}
+        self.latest: dict[str, Call] = {}
+        self.taken: dict[str, int] = {}
+
+    def request(self, call: Call) -> None:
+        earlier = self.latest.get(call.call_id)
+        if earlier is not None and earlier.end is None:
+            raise Unreadable(
+                call.where, f"tool call {call.call_id} is asked for again before it ended"
+            )
+        self.latest[call.call_id] = call
+        call.call_id = unique_id(call.call_id, self.taken)
+        self.by_id[call.call_id] = call
+
+    def ended(self, call_id: str, where: str) -> Call:
+        call = self.latest.get(call_id)
+        if call is None:
+            raise Unreadable(where, f"a result for {call_id}, which no call before it asked for")
+        if call.end is not None:
+            raise Unreadable(where, f"a second result for {call_id}")
+        return call
+
+
+def _openai(message: dict[str, Any], index: int, where: str, at: datetime, calls: _Calls) -> None:
+    role = message.get("role")
+    if role == "assistant":
+        tool_calls = message.get("tool_calls") or []
+        must_be(tool_calls, list, f"{where}.tool_calls", "tool_calls")
+        for number, tool_call in enumerate(tool_calls):
+            at_call = f"{where}.tool_calls[{number}]"
+            must_be(tool_call, dict, at_call, "a tool call")
+            function = must_be(tool_call.get("function"), dict, f"{at_call}.function", "function")
+            text = function.get("arguments", "{}")
+            must_be(text, str, f"{at_call}.function.arguments", "the arguments")
+            try:
+                arguments = loads_strict(text) if text.strip() else {}
+            except EnvelopeError as error:
+                raise Unreadable(f"{at_call}.function.arguments", str(error)) from None
+            calls.request(
+                Call(
+                    call_id=must_be(tool_call.get("id"), str, f"{at_call}.id", "a tool call's id"),
+                    tool_name=must_be(
+                        function.get("name"), str, f"{at_call}.function.name", "name"
+                    ),
+                    arguments=must_be(
+                        arguments, dict, f"{at_call}.function.arguments", "arguments"
+                    ),
+                    requested_at=at,
+                    position=(index, number),
+                    where=at_call,
+                )
+            )
+    elif role == "tool":
+        ids = message.get("tool_call_ids") or [message.get("tool_call_id")]
+        for number, call_id in enumerate(ids):
+            must_be(call_id, str, f"{where}.tool_call_id", "tool_call_id")
+            call = calls.ended(call_id, where)
+            call.end = End(
+                kind=Ending.COMPLETED,
+                at=at,
+                position=(index, number),
+                output=text_of(message.get("content")),
+                metadata={"tool_call_id": call_id},
+            )
+
+
+def _anthropic(
+    message: dict[str, Any], index: int, where: str, at: datetime, calls: _Calls
+) -> None:
+    content = message.get("content")
+    if not isinstance(content, list):
+        return
+    for number, block in enumerate(content):
+        at_block = f"{where}.content[{number}]"
+        if not isinstance(block, dict):
+            continue
+        if block.get("type") == "tool_use":
+            call_id = must_be(block.get("id"), str, f"{at_block}.id", "a tool_use id")
+            calls.request(
+                Call(
+                    call_id=call_id,
+                    tool_name=must_be(
+                        block.get("name"), str, f"{at_block}.name", "a tool_use name"
+                    ),
+                    arguments=must_be(
+                        block.get("input", {}), dict, f"{at_block}.input", "the input"
+                    ),
+                    requested_at=at,
+                    position=(index, number),
+                    where=at_block,
+                )
+            )
+        elif block.get("type") == "tool_result":
+            call_id = must_be(
+                block.get("tool_use_id"), str, f"{at_block}.tool_use_id", "tool_use_id"
+            )
+            call = calls.ended(call_id, at_block)
+            call.end = result_end(block, at, (index, number), {"tool_use_id": call_id})

@@ -1,0 +1,97 @@
+"""SWE-agent trajectories (``*.traj``): one JSON object, its steps in ``trajectory``.
+
+Each step with an action is one call, completed by the step's observation
+(SWE-agent records no exit code: the receipt's is 0, and its metadata says the
+code is unknown). Runs that call functions keep OpenAI-style ``tool_calls`` in
+``history``: those give the calls' ids, names and arguments, in step order.
+Older runs have none: the id is derived from the step number, the tool name is
+the command's first word and the arguments are ``{"command": <the whole action>}``.
+
+Trajectories record no times. They are derived, the same on every import: the
+first step starts at a fixed origin, and each step lasts its ``execution_time``
+where the run recorded one, else one second.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from ..stores.strict_json import EnvelopeError, loads_strict
+from .calls import ORIGIN, Call, End, Ending, Transcript, Unreadable, must_be, text_of, unique_id
+
+FORMAT = "swe-agent"
+
+
+def looks_like(document: Any) -> bool:
+    """Whether a JSON document is a SWE-agent trajectory."""
+    return isinstance(document, dict) and isinstance(document.get("trajectory"), list)
+
+
+def read(document: Any, name: str) -> Transcript:
+    """The calls of a trajectory."""
+    steps = [
+        (number, step)
+        for number, step in enumerate(document["trajectory"])
+        if isinstance(step, dict) and isinstance(step.get("action"), str) and step["action"].strip()
+    ]
+    declared = _function_calls(document.get("history"))
+    paired = len(declared) == len(steps)
+    calls = []
+    taken: dict[str, int] = {}
+    now = ORIGIN
+    for order, (number, step) in enumerate(steps):
+        where = f"$.trajectory[{number}]"
+        seconds = step.get("execution_time")
+        seconds = float(seconds) if isinstance(seconds, (int, float)) and seconds >= 0 else 1.0
+        ended = now + timedelta(seconds=seconds)
+        action = step["action"]
+        if paired:
+            call_id, tool, arguments = declared[order]
+        else:
+            call_id, tool, arguments = f"step-{number + 1}", action.split()[0], {"command": action}
+        calls.append(
+            Call(
+                call_id=unique_id(call_id, taken),
+                tool_name=tool,
+                arguments=arguments,
+                requested_at=now,
+                position=(number,),
+                where=where,
+                end=End(
+                    kind=Ending.COMPLETED,
+                    at=ended,
+                    position=(number, 1),
+                    output=text_of(step.get("observation")),
+                    metadata={"step": str(number + 1), "exit_code_known": "false"},
+                ),
+            )
+        )
+        now = ended
+    return Transcript(FORMAT, name, tuple(calls))
+
+
+def _function_calls(history: Any) -> list[tuple[str, str, dict[str, Any]]]:
+    """The ``(id, name, arguments)`` of every tool call the run's history declares."""
+    found: list[tuple[str, str, dict[str, Any]]] = []
+    for index, message in enumerate(history if isinstance(history, list) else []):
+        tool_calls = message.get("tool_calls") if isinstance(message, dict) else None
+        for number, tool_call in enumerate(tool_calls if isinstance(tool_calls, list) else []):
+            where = f"$.history[{index}].tool_calls[{number}]"
+            must_be(tool_call, dict, where, "a tool call")
+            function = must_be(tool_call.get("function"), dict, f"{where}.function", "function")
+            text = must_be(
+                function.get("arguments", "{}"), str, f"{where}.function.arguments", "the arguments"
+            )
+            try:
+                arguments = loads_strict(text) if text.strip() else {}
+            except EnvelopeError as error:
+                raise Unreadable(f"{where}.function.arguments", str(error)) from None
+            found.append(
+                (
+                    must_be(tool_call.get("id"), str, f"{where}.id", "a tool call's id"),
+                    must_be(function.get("name"), str, f"{where}.function.name", "the name"),
+                    must_be(arguments, dict, f"{where}.function.arguments", "the arguments"),
+                )
+            )
+    return found
