@@ -89,7 +89,7 @@ def test_the_default_demo_writes_a_realistic_run_and_walks_back_through_it(tmp_p
     assert {k: v for k, v in real["statuses"].items() if v} == {"completed": 25, "failed": 8}
     assert real["first_failure"]["sequence"] == 6
     human = run("demo", cwd=tmp_path).stdout  # a second run adds a new run to the same file
-    assert "already in the file as session 4d5611e5" in human
+    assert "already in the file as session real-claude-code-subagent" in human
     assert "demo-run02-session-1" in human
     assert "time travel" in human
 
@@ -98,7 +98,9 @@ def test_sessions_lists_counts(demo_db: Path) -> None:
     document = run_json("sessions", str(demo_db))
     rows = document["sessions"]
     assert [r["session_id"] for r in rows] == sorted(r["session_id"] for r in rows)
-    assert all(r["invocations"] == 400 for r in rows)
+    generated = [r for r in rows if r["session_id"].startswith("demo-run")]
+    assert len(generated) == 3 and all(r["invocations"] == 400 for r in generated)
+    assert rows[-1]["session_id"] == "real-claude-code-subagent"
     assert "invocations" in run("sessions", str(demo_db)).stdout
 
 
@@ -384,7 +386,7 @@ def test_import_into_postgres_and_back_is_byte_identical(
 
 def test_replay_all_reports_each_session(demo_db: Path) -> None:
     lenient = run_json("replay-all", str(demo_db), "--workers", "2", "--lenient")
-    assert len(lenient["sessions"]) == 3
+    assert len(lenient["sessions"]) == 3 + 1  # the generated ones and the real transcript
     assert all(row["error"] is None for row in lenient["sessions"])
     strict = run("replay-all", str(demo_db), "--workers", "2", "--json", ok=False)
     document = json.loads(strict.stdout)

@@ -115,14 +115,15 @@ def cmd_demo(args: argparse.Namespace) -> int:
             "were added or changed:"
         )
         lines.append("    " + changes_table(changes).replace("\n", "\n    "))
+    real, real_lines, real_hints = _real_session(store, path)
+    document["transcript"] = real
+    lines += real_lines
     lines += [
         "",
         "explore it yourself:",
         *_hints(path, focus, replay=replay, failed=failed, timeline=timeline, clean=clean),
+        *real_hints,
     ]
-    real, real_lines = _real_session(store, path)
-    document["transcript"] = real
-    lines += real_lines
     emit(args, document, lambda: "\n".join(lines))
     return 0
 
@@ -197,12 +198,21 @@ def _write_run(
 
 BUNDLED = "claude_code_subagent.jsonl"
 """A real Claude Code transcript shipped for the demo (``data/PROVENANCE.txt``: MIT)."""
+REAL_SESSION = "real-claude-code-subagent"
+"""The session the demo imports :data:`BUNDLED` as."""
 
 
-def _real_session(store: SQLiteEventStore, path: Path) -> tuple[dict[str, Any], list[str]]:
-    """The bundled real transcript imported into the demo's file, and a walk through it."""
+def _real_session(
+    store: SQLiteEventStore, path: Path
+) -> tuple[dict[str, Any], list[str], list[str]]:
+    """The bundled real transcript imported into the demo's file: a summary, what
+    the demo prints about it and the commands that look closer."""
     data = (resources.files(__package__) / "data" / BUNDLED).read_bytes()
-    imported = import_bytes(data, BUNDLED, store, name="claude-code-sample").unwrap()
+    # A readable session id that sorts after the generated runs, instead of
+    # the transcript's own uuid/agent id.
+    imported = import_bytes(
+        data, BUNDLED, store, name=REAL_SESSION, session=REAL_SESSION
+    ).unwrap()
     session = imported.session_id
     repository = DefaultToolRepository(EventReplayer(store))
     failures = [
@@ -220,14 +230,15 @@ def _real_session(store: SQLiteEventStore, path: Path) -> tuple[dict[str, Any], 
         f"session {session}: {imported.invocations} invocations ({counts})",
     ]
     document: dict[str, Any] = {"session_id": session, "statuses": dict(imported.statuses)}
+    hints = [f"  correx-tools replay {path} {session}    # the real session"]
     if failures:
         sequence, record = min(failures, key=lambda found: found[0])
         document["first_failure"] = {"sequence": sequence, "invocation_id": record.invocation_id}
-        lines += [
-            f"  its first failure, at sequence {sequence}: {record.tool_name}: {record.reason}",
-            f"  correx-tools history {path} {session} {record.invocation_id}",
-        ]
-    return document, lines
+        lines.append(
+            f"  its first failure, at sequence {sequence}: {record.tool_name}: {record.reason}"
+        )
+        hints.append(f"  correx-tools history {path} {session} {record.invocation_id}")
+    return document, lines, hints
 
 
 def _counted(steps: Iterator[Step], planted: dict[str, int], session: str) -> Iterator[Step]:
