@@ -210,9 +210,7 @@ def _real_session(
     data = (resources.files(__package__) / "data" / BUNDLED).read_bytes()
     # A readable session id that sorts after the generated runs, instead of
     # the transcript's own uuid/agent id.
-    imported = import_bytes(
-        data, BUNDLED, store, name=REAL_SESSION, session=REAL_SESSION
-    ).unwrap()
+    imported = import_bytes(data, BUNDLED, store, name=REAL_SESSION, session=REAL_SESSION).unwrap()
     session = imported.session_id
     repository = DefaultToolRepository(EventReplayer(store))
     failures = [
