@@ -1,6 +1,6 @@
 """correx_tools: tool contracts and an exact, replayable history of every tool invocation.
 
-Everything public is importable from here::
+Everything public is importable from here:
 
     from correx_tools import DefaultToolReducer, ToolState, fold_events
 """

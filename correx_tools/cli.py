@@ -1,4 +1,4 @@
-"""The ``correx-tools`` command (implemented in :mod:`correx_tools.shell.cli.main`)."""
+"""The ``correx-tools`` command (implemented in `correx_tools.shell.cli.main`)."""
 
 from .shell.cli.main import main
 

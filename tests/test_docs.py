@@ -226,3 +226,21 @@ def test_the_site_builds_strictly(tmp_path: Path) -> None:
     # Every public name but the two NewTypes (which the page describes in prose).
     assert set(correx_tools.__all__) - documented == {"InvocationId", "SessionId"}
     assert (tmp_path / "site" / "tutorial" / "index.html").exists()
+    # Docstrings are Markdown: no Sphinx role or reST literal marker shows raw, and a
+    # constant shows its docstring, not the private helpers that build its value.
+    assert not re.search(r":(class|meth|func|data|mod|attr):`", reference)
+    assert "::\n" not in reference and "_ROWS" not in reference
+    cli = (tmp_path / "site" / "cli" / "index.html").read_text(encoding="utf-8")
+    assert "<code>tools SOURCE --to openai|anthropic|mcp" in cli and "\\|" not in cli
+
+
+def test_docstrings_use_markdown_not_sphinx_roles() -> None:
+    """The reference page renders docstrings as Markdown: a role would show raw."""
+    role = re.compile(r":(class|meth|func|data|mod|attr|exc|obj):`")
+    found = [
+        f"{path.relative_to(ROOT)}:{number}"
+        for path in sorted((ROOT / "correx_tools").rglob("*.py"))
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if role.search(line)
+    ]
+    assert found == []

@@ -1,6 +1,6 @@
 """The workspace root, and the check that a tool's affected paths stay inside it.
 
-The text of each path is checked first (:func:`check_relative_path`); then
+The text of each path is checked first (`check_relative_path`); then
 the path is resolved on disk, following every symlink on the way, and must
 still be inside the root's own resolved location. Paths that do not exist yet
 (a file about to be written) are resolved as far as they exist.

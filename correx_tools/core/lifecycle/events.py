@@ -1,8 +1,8 @@
 """The events of a session and their stored envelope.
 
-The five tool lifecycle events form :data:`ToolEvent`. A session's stream can
+The five tool lifecycle events form `ToolEvent`. A session's stream can
 hold other events too (a user message, an approval); the tool reducer leaves
-its state unchanged for them. :class:`OpaqueEvent` is what a store reads for
+its state unchanged for them. `OpaqueEvent` is what a store reads for
 an event type it does not know, so that it can write it back unchanged.
 """
 
@@ -72,7 +72,7 @@ class ToolReceipt:
 
     An immutable value, equal and hashing by its three fields. A receipt read
     from a store may decode its output and metadata from the store's canonical
-    JSON on first access (:func:`lazy_receipt`), which gives the same values.
+    JSON on first access (`lazy_receipt`), which gives the same values.
 
     >>> ToolReceipt(output={"bytes": 12}, exit_code=0)
     ToolReceipt(output=pmap({'bytes': 12}), exit_code=0, metadata=pmap({}))
@@ -292,7 +292,7 @@ class OpaqueEvent:
     """An event of a type this library does not know, kept exactly as it was stored.
 
     ``type`` is a non-empty tag other than the five tool events' own (build those
-    as what they are); ``version`` is an int from 0 to :data:`MAX_VERSION`.
+    as what they are); ``version`` is an int from 0 to `MAX_VERSION`.
 
     >>> OpaqueEvent(type="tool.execution.started", version=1)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
@@ -330,7 +330,7 @@ class OpaqueEvent:
 class StoredEvent:
     """An event as a store holds it: its session, 1-based sequence and recording time.
 
-    ``event`` is a :data:`ToolEvent` or any other event value of the system.
+    ``event`` is a `ToolEvent` or any other event value of the system.
     ``recorded_at`` must be timezone-aware and is normalised to UTC.
     """
 

@@ -47,7 +47,7 @@ class ToolReducer(Protocol):
 
 @final
 class DefaultToolReducer:
-    """The reducer of the lifecycle table in :mod:`correx_tools.core.lifecycle.transitions`.
+    """The reducer of the lifecycle table in `correx_tools.core.lifecycle.transitions`.
 
     Pure and stateless: the same state and event always give the same result,
     and a refused event never changes the state it was given. Events that are
@@ -66,7 +66,7 @@ class DefaultToolReducer:
         return Success(outcome)
 
     def step(self, state: ToolState, stored_event: StoredEvent) -> ToolState | TransitionError:
-        """:meth:`reduce` without the ``Result``: the new state or the refusal.
+        """`reduce` without the ``Result``: the new state or the refusal.
 
         The fold calls this directly; it saves wrapping every step in a
         ``Result`` that is unwrapped again at once.
@@ -97,9 +97,9 @@ def advance(row: Row, stored_event: StoredEvent, event: ToolEvent) -> Transition
     ``row`` holds the record's fields (status ``None``: not requested yet); a
     refusal leaves it as it was. This is the whole lifecycle of one record:
     the transition table, the time check and the fields each status sets. The
-    reducer's step and the fold's batch path (:mod:`correx_tools.core.lifecycle._engine.batch`)
+    reducer's step and the fold's batch path (`correx_tools.core.lifecycle._engine.batch`)
     both go through it. The batch path's own loop
-    (:meth:`~correx_tools.core.lifecycle._engine.batch.ToolStateBuilder.run`) also has its two
+    (`run`) also has its two
     common cases written out: a change here is a change there too, and
     ``tests/test_batch.py`` holds the two to each other.
     """

@@ -66,7 +66,7 @@ class ToolState:
         return Some(self._records[position])
 
     def find(self, invocation_id: str) -> ToolInvocationRecord | None:
-        """Like :meth:`get` but returning ``None``: the reducer's fast path."""
+        """Like `get` but returning ``None``: the reducer's fast path."""
         position = self._index.get(invocation_id, self._records)
         if position is None:
             return None
@@ -93,7 +93,7 @@ class ToolState:
         return state
 
     def with_updated(self, position: int, record: ToolInvocationRecord) -> ToolState:
-        """A new state with the record at ``position`` (see :meth:`position`) replaced."""
+        """A new state with the record at ``position`` (see `position`) replaced."""
         state = _NEW(ToolState)
         _set_records(state, self._records.set(position, record))
         _set_index(state, self._index)
@@ -111,7 +111,7 @@ class ToolState:
         ``positions`` maps the id of each appended record to its position; the
         caller hands it over and must not change it afterwards.
         One persistent update for many events: the fold's batch path
-        (:mod:`correx_tools.core.lifecycle._engine.batch`) commits through it.
+        (`correx_tools.core.lifecycle._engine.batch`) commits through it.
         """
         records = self._records.set_many(updated).extend(appended)
         index = self._index.with_positions(positions) if positions else self._index
@@ -143,7 +143,7 @@ class ToolState:
     def placed_ids(self) -> Container[str]:
         """A superset of the ids this state holds: an id not in it was never requested.
 
-        One lookup, where :meth:`position` also checks the record; the batch
+        One lookup, where `position` also checks the record; the batch
         path asks it before every new request.
         """
         return self._index.placed()

@@ -1,9 +1,9 @@
 """Handing a fold's events to a batch runner: what makes the fold fast, apart from its rules.
 
-The fold (:mod:`.fold`) is a plain loop that decides one event at a time. A
-:class:`~.projection.BatchRunner` can take a whole stretch of events in one
+The fold (`fold`) is a plain loop that decides one event at a time. A
+`BatchRunner` can take a whole stretch of events in one
 call, deciding each one exactly as the fold would, for as long as each event
-simply continues the session and is accepted. :func:`unapplied` gives such a
+simply continues the session and is accepted. `unapplied` gives such a
 runner every stretch and yields to the fold only the events it stopped at;
 for any other runner it yields every event. Recording a timeline, it gives
 the runner one slice at a time, never past the next checkpoint, and hands the

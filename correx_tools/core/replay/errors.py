@@ -1,6 +1,6 @@
 """Why a replay stopped.
 
-Error hierarchy (all values, never raised)::
+Error hierarchy (all values, never raised):
 
     ReplayError                 the fold stopped; ``cause`` says why
     ├── cause: TransitionError  the projection refused an event (strict mode)
@@ -61,8 +61,8 @@ class EventDecodeError(CorrexError):
 
 
 ReplayCause: TypeAlias = object
-"""What stopped a replay: a :class:`TransitionError`, :class:`SequenceError`,
-:class:`EventDecodeError`, or the error value of a custom projection."""
+"""What stopped a replay: a `TransitionError`, `SequenceError`,
+`EventDecodeError`, or the error value of a custom projection."""
 
 
 @final

@@ -1,12 +1,12 @@
 """Projections: how a fold turns a session's events into a state.
 
-A :class:`Projection` is an initial state and a step. A fold drives it through
-a :class:`Runner`: by default one that steps, ``apply`` per event. A
+A `Projection` is an initial state and a step. A fold drives it through
+a `Runner`: by default one that steps, ``apply`` per event. A
 projection may offer a runner of its own (``runner(start)``, see
-:class:`OffersRunner`); the fold uses it, and when that runner can also
-:meth:`~BatchRunner.run` a stretch of events in one call, the fold hands it
-every stretch that simply continues the session (:mod:`.batching`).
-:class:`ToolProjector` offers the tool state's batch builder.
+`OffersRunner`); the fold uses it, and when that runner can also
+`run` a stretch of events in one call, the fold hands it
+every stretch that simply continues the session (`batching`).
+`ToolProjector` offers the tool state's batch builder.
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ class Runner(Protocol[S_co]):
 
 
 Continued = tuple[int, StoredEvent | None, str | None, StoredEvent | None]
-"""What :meth:`BatchRunner.run` returns: the last sequence and event applied, the
+"""What `BatchRunner.run` returns: the last sequence and event applied, the
 session, and the event it stopped at (``None`` when the events ran out)."""
 
 
@@ -76,7 +76,7 @@ class BatchRunner(Runner[S_co], Protocol):
 
 @runtime_checkable
 class OffersRunner(Protocol[S]):
-    """A projection with a runner of its own (the optional part of :class:`Projection`)."""
+    """A projection with a runner of its own (the optional part of `Projection`)."""
 
     def runner(self, start: S) -> Runner[S]:
         """An engine that folds events from ``start``, giving what ``apply`` would."""
@@ -85,7 +85,7 @@ class OffersRunner(Protocol[S]):
 
 @final
 class ToolProjector:
-    """The tool reducer as a :class:`Projection` over :class:`ToolState`.
+    """The tool reducer as a `Projection` over `ToolState`.
 
     With the default reducer it offers the batch builder as its runner, which
     builds a persistent state only when asked for one.
@@ -115,7 +115,7 @@ class ToolProjector:
         return self._reducer.reduce(state, stored_event)
 
     def step(self, state: ToolState, stored_event: StoredEvent) -> ToolState | TransitionError:
-        """:meth:`apply` without the ``Result`` wrapper (the fold's fast path)."""
+        """`apply` without the ``Result`` wrapper (the fold's fast path)."""
         reducer = self._reducer
         if isinstance(reducer, DefaultToolReducer):
             return reducer.step(state, stored_event)
@@ -135,7 +135,7 @@ class ToolProjector:
 
 @final
 class Refused:
-    """A refused step of a projection, as :func:`stepper` reports it (internal)."""
+    """A refused step of a projection, as `stepper` reports it (internal)."""
 
     __slots__ = ("error",)
 
@@ -181,9 +181,9 @@ def runner(
 
 
 def stepper(projection: Projection[S, object]) -> Callable[[S, StoredEvent], S | Refused]:
-    """A step function for the fold: the next state, or a :class:`Refused`.
+    """A step function for the fold: the next state, or a `Refused`.
 
-    For a :class:`ToolProjector` it calls the reducer's unwrapped step, so a
+    For a `ToolProjector` it calls the reducer's unwrapped step, so a
     fold does not build and unwrap one ``Result`` per event; any other
     projection's ``apply`` is wrapped. Both give exactly what ``apply`` gives.
     """

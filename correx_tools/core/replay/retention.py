@@ -19,7 +19,7 @@ class RetentionKind(enum.Enum):
 @final
 @dataclass(frozen=True, slots=True)
 class Retention:
-    """A retention policy; build one with :meth:`all`, :meth:`every` or :meth:`last`.
+    """A retention policy; build one with `all`, `every` or `last`.
 
     >>> Retention.every(100)
     Retention(kind=<RetentionKind.EVERY: 'every'>, size=100)

@@ -7,12 +7,12 @@ the start, the end. So the record of an invocation at any sequence ``k`` is
 fixed by which of those three came at or before ``k``, and a session's state
 at ``k`` is the records of the invocations requested by then, each as it stood.
 
-A store keeps, per invocation, an :class:`InvocationEntry` (the three
-sequences and the fields each event set), and per event its :data:`Effect`
-(what the lifecycle did with it); :class:`IndexWriter` computes both as events
-are written, deciding each event with :func:`~..lifecycle.reducer.advance`,
-the reducer's own rule. :func:`record_at`, :func:`history_of`,
-:func:`changes_between` and :func:`refusal_of` answer from them exactly what
+A store keeps, per invocation, an `InvocationEntry` (the three
+sequences and the fields each event set), and per event its `Effect`
+(what the lifecycle did with it); `IndexWriter` computes both as events
+are written, deciding each event with `advance`,
+the reducer's own rule. `record_at`, `history_of`,
+`changes_between` and `refusal_of` answer from them exactly what
 a fold's ``Timeline`` answers; ``tests/test_stored_index.py`` holds them to the
 fold on random sessions.
 """
@@ -50,9 +50,9 @@ Effect = int
 """What the lifecycle did with one event, as a store keeps it.
 
 ``0``: not a tool event. ``10 * before + after`` when applied, each a
-:data:`STATUS_CODES` value (``before`` 0 for a new record): ``1`` a request,
+`STATUS_CODES` value (``before`` 0 for a new record): ``1`` a request,
 ``12`` a start, ``13``..``15`` and ``23``..``25`` an end. ``-1``..``-4``
-when refused, by :data:`REFUSAL_CODES`.
+when refused, by `REFUSAL_CODES`.
 """
 
 STATUS_CODES: Mapping[ToolInvocationStatus, int] = {
@@ -186,7 +186,7 @@ class EntryChange(NamedTuple):
 
 
 Counts = list[int]
-"""Counters of a session: invocations by status (the five :data:`STATUS_CODES`, in order),
+"""Counters of a session: invocations by status (the five `STATUS_CODES`, in order),
 then the refused events: six integers."""
 
 
@@ -213,7 +213,7 @@ class IndexWriter:
         self._changes: list[EntryChange] = []
 
     def effects(self, events: list[StoredEvent]) -> list[Effect]:
-        """The effect of each event, in order; :meth:`changes` then lists the entries' changes."""
+        """The effect of each event, in order; `changes` then lists the entries' changes."""
         requested_here = {
             stored.event.invocation_id
             for stored in events
@@ -270,7 +270,7 @@ class IndexWriter:
 
 
 def count_delta(counts: Counts, effect: Effect) -> None:
-    """Move ``counts`` on over one event's effect (as :class:`IndexWriter` did writing it)."""
+    """Move ``counts`` on over one event's effect (as `IndexWriter` did writing it)."""
     if effect < 0:
         counts[5] += 1
     elif effect:

@@ -1,7 +1,7 @@
 """Time travel over one replay: the state at any retained sequence.
 
-A :class:`Timeline` is built by :func:`~correx_tools.core.replay.fold.fold_events`
-when it is given a :class:`~correx_tools.core.replay.retention.Retention`. It holds
+A `Timeline` is built by `fold_events`
+when it is given a `Retention`. It holds
 the events it covers and the snapshots the policy keeps; between two
 checkpoints it re-folds the events with the same projection.
 """
@@ -240,7 +240,7 @@ def _not_deterministic(sequence: int, refusal: object) -> AssertionError:
 
 
 class TimelineRecorder(Generic[S]):
-    """Collects what a :class:`Timeline` needs while a fold runs (internal)."""
+    """Collects what a `Timeline` needs while a fold runs (internal)."""
 
     __slots__ = ("_base", "_events", "_kind", "_last", "_quarantined", "_size", "_snapshots")
 

@@ -1,4 +1,4 @@
-"""Tool definitions in any form, read into :class:`~.spec.ToolSpec` values.
+"""Tool definitions in any form, read into `ToolSpec` values.
 
 A document of tools may be one definition, a list, a ``tools`` list or an MCP
 ``tools/list`` response; each definition may be MCP's (``inputSchema``),
@@ -27,7 +27,7 @@ def tool_from_mcp(
     capabilities: Iterable[ToolCapability] | None = None,
     policy: McpPolicy | None = None,
 ) -> Result[ToolSpec, FormatError]:
-    """A :class:`ToolSpec` from an MCP tool definition (see :meth:`ToolSpec.from_mcp`)."""
+    """A `ToolSpec` from an MCP tool definition (see `ToolSpec.from_mcp`)."""
     return ToolSpec.from_mcp(definition, tier=tier, capabilities=capabilities, policy=policy)
 
 
@@ -37,7 +37,7 @@ def tool_from_definition(
     tier: Tier = Tier.AUTO,
     capabilities: Iterable[ToolCapability] = (),
 ) -> Result[ToolSpec, FormatError]:
-    """A :class:`ToolSpec` from a definition in any supported form, recognised by its keys.
+    """A `ToolSpec` from a definition in any supported form, recognised by its keys.
 
     ``tier`` and ``capabilities`` apply where the definition does not carry its own.
 
@@ -88,7 +88,7 @@ def tool_definitions(
 ) -> Result[tuple[ToolSpec, ...], FormatError]:
     """Every tool of a JSON document: one definition, a list of them, or a ``tools`` list.
 
-    Each item may be in any form :func:`tool_from_definition` reads.
+    Each item may be in any form `tool_from_definition` reads.
     """
     if isinstance(document, Mapping) and "name" in document:
         return tool_from_definition(document, tier=tier, capabilities=capabilities).map(

@@ -55,7 +55,7 @@ class CorrexError(Exception):
 
 
 def error_value(cls: type[E]) -> type[E]:
-    """Lets a frozen dataclass error take the interpreter's bookkeeping (see :class:`CorrexError`).
+    """Lets a frozen dataclass error take the interpreter's bookkeeping (see `CorrexError`).
 
     Applied above ``@dataclass(frozen=True, ...)``: it removes the dataclass's own
     ``__setattr__`` and ``__delattr__``, which refuse every name, so the base's apply.

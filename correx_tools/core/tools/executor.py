@@ -39,7 +39,7 @@ class ToolFailure:
 
 
 ToolResult: TypeAlias = ToolSuccess | ToolFailure
-"""The outcome of :meth:`ToolExecutor.execute`."""
+"""The outcome of `ToolExecutor.execute`."""
 
 
 class ToolExecutor(Protocol):

@@ -1,7 +1,7 @@
 """Identifiers of sessions and tool invocations.
 
 Both are ``NewType`` s over ``str``: free at run time, distinct to mypy.
-Use :func:`invocation_id` and :func:`session_id` where a string comes from
+Use `invocation_id` and `session_id` where a string comes from
 outside and may be empty.
 """
 
@@ -14,7 +14,7 @@ SessionId = NewType("SessionId", str)
 
 
 def invocation_id(value: str) -> InvocationId:
-    """Check that ``value`` is non-empty Unicode text and brand it an :data:`InvocationId`.
+    """Check that ``value`` is non-empty Unicode text and brand it an `InvocationId`.
 
     >>> invocation_id("inv-1")
     'inv-1'
@@ -23,7 +23,7 @@ def invocation_id(value: str) -> InvocationId:
 
 
 def session_id(value: str) -> SessionId:
-    """Check that ``value`` is non-empty Unicode text and brand it a :data:`SessionId`.
+    """Check that ``value`` is non-empty Unicode text and brand it a `SessionId`.
 
     >>> session_id("a\\ud800")
     Traceback (most recent call last):

@@ -2,7 +2,7 @@
 
 Tool arguments and outputs are JSON. Inside the core they are stored frozen
 (objects as ``PMap``, arrays as ``PVector``) so that a value never changes
-under the records that hold it; :func:`thaw_json` gives plain ``dict`` and
+under the records that hold it; `thaw_json` gives plain ``dict`` and
 ``list`` back for JSON encoders and schema validators.
 """
 
@@ -117,7 +117,7 @@ def string_map(value: Mapping[str, str]) -> PMap[str, str]:
 def thaw_json(value: object) -> Any:
     """Return a frozen JSON value as plain ``dict``/``list`` values.
 
-    Iterative, like :func:`freeze_json`: a value nested thousands deep thaws
+    Iterative, like `freeze_json`: a value nested thousands deep thaws
     without a ``RecursionError`` (the limits that refuse it run afterwards).
 
     >>> thaw_json(freeze_json({"n": [1, 2]}))
@@ -146,7 +146,7 @@ def value_at(text: str, keys: tuple[str, ...], default: object = None) -> Any:
     """The frozen JSON value at ``keys`` in JSON ``text``; ``default`` where a key is missing.
 
     For values a store wrote as canonical JSON after checking them, decoded
-    only when first used (see :func:`~.request.lazy_request`).
+    only when first used (see `lazy_request`).
 
     >>> value_at('{"receipt":{"output":[1,2]}}', ("receipt", "output"))
     pvector([1, 2])

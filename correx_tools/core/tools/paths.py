@@ -5,7 +5,7 @@ decides what the text of a path can decide without looking at a disk: it must
 be relative, non-empty, free of NUL bytes and backslashes, not start with
 ``~``, and its ``..`` parts may never climb above the root. Whether a symlink
 on the way points out is a question about the file system, answered by
-:class:`correx_tools.shell.workspace.Workspace`.
+`correx_tools.shell.workspace.Workspace`.
 """
 
 from __future__ import annotations

@@ -69,7 +69,7 @@ class RegistryError(CorrexError):
 
 @final
 class InMemoryToolRegistry:
-    """An immutable registry; :meth:`register` returns a new one.
+    """An immutable registry; `register` returns a new one.
 
     Each tool's schema is compiled once, when it is registered.
 
@@ -102,7 +102,7 @@ class InMemoryToolRegistry:
         """A registry of the tools in an MCP ``tools/list`` response.
 
         ``response`` is the parsed JSON-RPC message or its ``result``. Each tool
-        is read by :meth:`ToolSpec.from_mcp` with the same ``tier`` and
+        is read by `ToolSpec.from_mcp` with the same ``tier`` and
         ``capabilities`` (or ``policy``); a tool the registry refuses is an
         error naming its place in the response.
 

@@ -17,7 +17,7 @@ class ToolRequest:
 
     An immutable value, equal and hashing by its name and arguments. The
     arguments are a frozen ``PMap``; a request read from a store may decode
-    them from the store's canonical JSON on first access (:func:`lazy_request`),
+    them from the store's canonical JSON on first access (`lazy_request`),
     which gives the same ``PMap``.
 
     >>> ToolRequest(tool_name="read_file", arguments={"path": "README.md"})

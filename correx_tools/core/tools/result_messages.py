@@ -1,10 +1,10 @@
 """Tool outcomes as the messages MCP, Anthropic and OpenAI expect back from a tool call.
 
 An executor that validates a request before running it can hand an
-:class:`~.validation.Invalid` back to the model in the same shape as a tool's
+`Invalid` back to the model in the same shape as a tool's
 own failure, so the model reads what was wrong (each JSON path and problem)
 and calls the tool again with corrected arguments. A
-:class:`~.executor.ToolFailure` says whether retrying may help. Errors are
+`ToolFailure` says whether retrying may help. Errors are
 flagged where the format has a flag (MCP ``isError``, Anthropic
 ``is_error``); OpenAI's tool message has none, so its text starts with
 ``Error:``.
@@ -85,7 +85,7 @@ def to_mcp_result(outcome: ToolOutcome) -> dict[str, Any]:
 def to_anthropic_result(outcome: ToolOutcome, *, tool_use_id: str | None = None) -> dict[str, Any]:
     """An Anthropic ``tool_result`` content block, ``is_error`` set for failures.
 
-    ``tool_use_id`` defaults to the outcome's invocation id; an :class:`Invalid`
+    ``tool_use_id`` defaults to the outcome's invocation id; an `Invalid`
     has none, so it must be given.
     """
     block: dict[str, Any] = {
@@ -103,7 +103,7 @@ def to_openai_result(
 ) -> dict[str, Any]:
     """An OpenAI tool message (Chat Completions) or ``function_call_output`` (Responses).
 
-    ``tool_call_id`` defaults to the outcome's invocation id; an :class:`Invalid`
+    ``tool_call_id`` defaults to the outcome's invocation id; an `Invalid`
     has none, so it must be given.
     """
     call_id = _call_id(outcome, tool_call_id, "tool_call_id")

@@ -1,4 +1,4 @@
-"""Tools defined as data: :class:`ToolSpec`, and its conversions to and from outside formats."""
+"""Tools defined as data: `ToolSpec`, and its conversions to and from outside formats."""
 
 from __future__ import annotations
 
@@ -22,13 +22,13 @@ from .tier import Tier
 @final
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ToolSpec:
-    """A :class:`Tool` defined as data.
+    """A `Tool` defined as data.
 
     The schema is stored frozen and compiled once, on first use, then kept
     with the spec. ``title`` (a display name) and ``output_schema`` (the JSON
     Schema of a structured output) are optional; MCP carries both. Convert
-    from and to the MCP, OpenAI and Anthropic forms with :meth:`from_mcp`,
-    :meth:`to_mcp`, :meth:`to_openai` and :meth:`to_anthropic`.
+    from and to the MCP, OpenAI and Anthropic forms with `from_mcp`,
+    `to_mcp`, `to_openai` and `to_anthropic`.
 
     >>> spec = ToolSpec(name="read_file", description="Read a file",
     ...                 parameters={"type": "object"}, capabilities={ToolCapability.FILE_READ})
@@ -113,7 +113,7 @@ class ToolSpec:
         capabilities: Iterable[ToolCapability] | None = None,
         policy: McpPolicy | None = None,
     ) -> Result[ToolSpec, FormatError]:
-        """A spec from an MCP tool definition; see :func:`~.formats.mcp.read_mcp`.
+        """A spec from an MCP tool definition; see `read_mcp`.
 
         >>> spec = ToolSpec.from_mcp(
         ...     {"name": "read_file", "inputSchema": {"type": "object"},
@@ -127,15 +127,15 @@ class ToolSpec:
         )
 
     def to_mcp(self) -> Result[dict[str, Any], FormatError]:
-        """This tool as an MCP definition; see :func:`~.formats.mcp.tool_to_mcp`."""
+        """This tool as an MCP definition; see `tool_to_mcp`."""
         return tool_to_mcp(self)
 
     def to_openai(self, *, api: OpenAiApi = "chat") -> Result[dict[str, Any], FormatError]:
-        """This tool as an OpenAI function tool; see :func:`~.formats.openai.tool_to_openai`."""
+        """This tool as an OpenAI function tool; see `tool_to_openai`."""
         return tool_to_openai(self, api=api)
 
     def to_anthropic(self) -> Result[dict[str, Any], FormatError]:
-        """This tool as an Anthropic tool; see :func:`~.formats.anthropic.tool_to_anthropic`."""
+        """This tool as an Anthropic tool; see `tool_to_anthropic`."""
         return tool_to_anthropic(self)
 
 

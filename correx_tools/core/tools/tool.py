@@ -58,8 +58,8 @@ class FileAffectingTool(Tool, Protocol):
 class DescribedTool(Tool, Protocol):
     """A tool that also has a display title, an output schema, and its schemas as written.
 
-    :class:`~.spec.ToolSpec` is one; the formats write what such a tool offers
-    and fall back on :class:`Tool`'s own fields for any other.
+    `ToolSpec` is one; the formats write what such a tool offers
+    and fall back on `Tool`'s own fields for any other.
     """
 
     @property

@@ -2,7 +2,7 @@
 
 Arguments are bounded *before* the schema sees them (nesting depth, string
 and array length, approximate total size, strict JSON types), so a hostile
-request is an :class:`Invalid` naming the limit, never a ``RecursionError``
+request is an `Invalid` naming the limit, never a ``RecursionError``
 or a multi-second validation. Messages quote at most a short piece of the
 offending value.
 """
@@ -90,7 +90,7 @@ class Invalid:
 
 
 ValidationResult: TypeAlias = Valid | Invalid
-"""The outcome of :func:`validate_request`."""
+"""The outcome of `validate_request`."""
 
 
 def validate_request(
@@ -98,7 +98,7 @@ def validate_request(
 ) -> ValidationResult:
     """Check that ``request`` is for ``tool`` and that its arguments fit the tool's schema.
 
-    A :class:`~correx_tools.core.tools.tool.ToolSpec` keeps its compiled schema, so
+    A `ToolSpec` keeps its compiled schema, so
     repeated calls do not rebuild the validator; any other ``Tool`` has its
     schema compiled on each call (register it in a registry to avoid that).
 

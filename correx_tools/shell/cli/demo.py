@@ -199,7 +199,7 @@ def _write_run(
 BUNDLED = "claude_code_subagent.jsonl"
 """A real Claude Code transcript shipped for the demo (``data/PROVENANCE.txt``: MIT)."""
 REAL_SESSION = "real-claude-code-subagent"
-"""The session the demo imports :data:`BUNDLED` as."""
+"""The session the demo imports `BUNDLED` as."""
 
 
 def _real_session(

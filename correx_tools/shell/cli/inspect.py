@@ -1,6 +1,6 @@
 """The commands that look at one session: sessions, replay, history and diff.
 
-Each asks the repository (:mod:`.loading`): from a store's time-travel index
+Each asks the repository (`loading`): from a store's time-travel index
 they read only what they show, so they answer at once on large sessions.
 """
 

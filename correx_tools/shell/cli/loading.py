@@ -1,6 +1,6 @@
 """Asking the library what the command needs: a repository over the store, with progress.
 
-Questions go to :class:`~..replay.repository.DefaultToolRepository`, which answers
+Questions go to `DefaultToolRepository`, which answers
 from a store's time-travel index where it has one and folds otherwise; folds
 show progress on a terminal.
 """

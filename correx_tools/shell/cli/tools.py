@@ -1,7 +1,7 @@
 """``correx-tools validate`` and ``correx-tools tools``: tool definitions in and out.
 
 Both read a JSON file of tool definitions in any form
-:func:`~correx_tools.core.tools.formats.mcp.tool_definitions` knows: this
+`tool_definitions` knows: this
 library's own (``parameters``, ``tier``, ``capabilities``), MCP (a
 ``tools/list`` response or its tools), Anthropic or OpenAI.
 """

@@ -15,7 +15,7 @@ from ..stores.port import AppendError
 
 
 class RecordErrorKind(enum.Enum):
-    """What kind of refusal a :class:`RecordError` is."""
+    """What kind of refusal a `RecordError` is."""
 
     ILLEGAL = "illegal"
     """The lifecycle refuses the event at the session's current state (``transition``)."""
@@ -36,7 +36,7 @@ class RecordErrorKind(enum.Enum):
 @error_value
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RecordError(CorrexError):
-    """An event a :class:`~correx_tools.SessionRecorder` did not record, and why.
+    """An event a `SessionRecorder` did not record, and why.
 
     ``recorded`` holds what was written all the same: an invalid request's
     Requested and Rejected events, or the steps of a ``run`` before the one

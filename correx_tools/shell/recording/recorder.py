@@ -1,7 +1,7 @@
 """Recording one session as an agent loop runs it: only legal histories reach the store.
 
 A store appends whatever it is given; the lifecycle's rules are the reducer's.
-:class:`SessionRecorder` puts them together on the write side: each event is
+`SessionRecorder` puts them together on the write side: each event is
 first applied to the recorder's view of the session with the reducer, and
 appended only if the lifecycle accepts it, with ``expected_sequence`` set to
 the end of that view. When another writer got there first, the append
@@ -49,7 +49,7 @@ from .errors import RecordError, RecordErrorKind
 @final
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RunRecord:
-    """What :meth:`SessionRecorder.run` did: the executor's outcome and the events recorded."""
+    """What `SessionRecorder.run` did: the executor's outcome and the events recorded."""
 
     outcome: ToolResult
     events: tuple[StoredEvent, ...]
@@ -75,7 +75,7 @@ class SessionRecorder:
     """The write side of one session: records each step of an invocation, if it is legal.
 
     ``request``, ``start``, ``complete``, ``fail`` and ``reject`` each return
-    the stored event, or a :class:`RecordError`: an illegal step (Started after
+    the stored event, or a `RecordError`: an illegal step (Started after
     Completed, say) is refused before anything is written. With a
     ``registry``, ``request`` resolves the tool, takes its tier and validates
     the arguments; an invalid request is recorded as requested and then

@@ -25,7 +25,7 @@ def follow(
     assigned in commit order within a session, so an event whose commit was
     slow is never skipped: it is simply seen on a later poll. Stops after
     ``idle_timeout`` seconds without a new event (never, if ``None``). A
-    :class:`~correx_tools.shell.stores.postgres.PostgresEventStore` has its own
+    `PostgresEventStore` has its own
     ``follow`` that wakes on ``NOTIFY`` instead of waiting for the next poll.
     """
     last = after

@@ -35,7 +35,7 @@ _worker_stores: dict[StoreAddress, EventStore] = {}
 @final
 @dataclass(frozen=True, slots=True)
 class ReplayAll(Generic[S]):
-    """The outcome of :func:`replay_all`: each session's replay, or why it failed.
+    """The outcome of `replay_all`: each session's replay, or why it failed.
 
     With ``summarize``, ``summaries`` holds what it returned for each session
     and ``replays`` stays empty.

@@ -1,7 +1,7 @@
 """Questions about a session's past, answered two ways: from a store's index, or by folding.
 
-:class:`FromIndex` answers from a :class:`~..stores.port.SessionIndex`
-(SQLite, PostgreSQL), reading only the rows a question needs; :class:`ByFolding`
+`FromIndex` answers from a `SessionIndex`
+(SQLite, PostgreSQL), reading only the rows a question needs; `ByFolding`
 answers from a fold of the session's events (JSONL, memory, a store whose index
 cannot be trusted). Both give exactly what a full fold's ``Timeline`` gives;
 ``tests/test_questions.py`` holds the first to the second on random sessions.
@@ -83,7 +83,7 @@ def _refusal_error(stored: StoredEvent, error: TransitionError) -> ReplayError:
 
 @final
 class FromIndex:
-    """Answers from a store's index; each may raise :class:`~..stores.port.StaleIndex`."""
+    """Answers from a store's index; each may raise `StaleIndex`."""
 
     __slots__ = ("_index", "_session", "_strict")
 

@@ -1,10 +1,10 @@
 """The repository of tool states: each session's state and its past, and the store-wide id check.
 
-Questions about the past (:meth:`DefaultToolRepository.at`, ``history``,
+Questions about the past (`DefaultToolRepository.at`, ``history``,
 ``diff``, ``summary``, ``latest``, ``refused``) are answered from the store's
 time-travel index where it keeps one it can trust (SQLite, PostgreSQL), and by
 folding the session otherwise (JSONL, memory); both give what a full fold's
-``Timeline`` gives (see :mod:`.questions`).
+``Timeline`` gives (see `questions`).
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ class DuplicateInvocation(CorrexError):
 
 @final
 class DefaultToolRepository:
-    """``ToolState`` per session, and its past, through an :class:`EventReplayer`'s store.
+    """``ToolState`` per session, and its past, through an `EventReplayer`'s store.
 
     ``get`` keeps the last persistent state it built for each session and, on
     the next call, folds only the events appended since (the cache holds

@@ -1,6 +1,6 @@
 """Naming a store by a string: a SQLite file, a ``.jsonl`` log or a ``postgresql://`` URL.
 
-An address is plain data (no store is imported here); :mod:`.opening` opens one,
+An address is plain data (no store is imported here); `opening` opens one,
 and each store that lives outside the process says its own (``store.address``).
 """
 

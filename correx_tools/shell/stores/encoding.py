@@ -1,10 +1,10 @@
 """The one rule every store writes by: an event is stored only if it reads back as itself.
 
-:func:`encode_event` turns a :class:`~correx_tools.core.lifecycle.events.StoredEvent`
+`encode_event` turns a `StoredEvent`
 into what the stores keep (type, version, the canonical JSON of its data, its
 timestamp) and then reads that back with the reader's own code
-(:func:`~.envelope.loads_strict`, :func:`~.envelope.decode_payload`,
-:func:`~.envelope.parse_timestamp`). Anything that would not come back equal
+(`loads_strict`, `decode_payload`,
+`parse_timestamp`). Anything that would not come back equal
 is refused before a byte is written, with a message naming the field: a
 store never acknowledges what it, or any other store, could not read. The
 memory, SQLite, PostgreSQL and JSONL stores all call it.
@@ -38,14 +38,14 @@ class EncodedEvent(NamedTuple):
     data: str
     """The canonical JSON of the envelope's ``data``."""
     recorded_at: str
-    """The timestamp as :func:`~.envelope.format_timestamp` writes it."""
+    """The timestamp as `format_timestamp` writes it."""
 
 
 def encode_event(stored: StoredEvent, recorded_at: str | None = None) -> EncodedEvent:
     """The stored form of ``stored``; a ``ValueError`` or ``TypeError`` names what is wrong.
 
     ``recorded_at`` is the event's timestamp already formatted and checked by
-    :func:`encoded_time` (an append's events share one).
+    `encoded_time` (an append's events share one).
 
     >>> from datetime import UTC, datetime
     >>> from correx_tools.core.lifecycle.events import OpaqueEvent
@@ -89,7 +89,7 @@ def encoded_time(stored: StoredEvent) -> str:
 
 
 def encode_line(stored: StoredEvent) -> bytes:
-    """One JSONL line (newline included) for ``stored``, checked as :func:`encode_event` does."""
+    """One JSONL line (newline included) for ``stored``, checked as `encode_event` does."""
     encoded = encode_event(stored)
     return envelope_line(
         encoded.type,
@@ -104,7 +104,7 @@ def encode_line(stored: StoredEvent) -> bytes:
 def line_size(type_tag: str, version: int, data: str, session_id: str, sequence: int) -> int:
     """The most bytes the event's JSONL line can take (its checksum at its widest).
 
-    Every store refuses an event over :data:`~.envelope.MAX_EVENT_BYTES` by this
+    Every store refuses an event over `MAX_EVENT_BYTES` by this
     measure, so that any store can copy what another accepted into a log.
     """
     fixed = len('{"crc32":4294967295,"data":,"recorded_at":"0000-00-00T00:00:00.000000Z",')
@@ -130,7 +130,7 @@ def envelope_line(  # noqa: PLR0917  # the envelope's six fields, in its order
 
     Built as text: the canonical JSON of the whole envelope (keys sorted) embeds
     the canonical JSON of ``data`` as it is. ``crc32`` is taken over the
-    envelope without it, as :func:`~.envelope.checksum` does.
+    envelope without it, as `checksum` does.
     """
     tail = (
         f',"recorded_at":"{recorded_at}","sequence":{sequence},'

@@ -5,7 +5,7 @@ An envelope is ``{"type", "version", "data", "session_id", "sequence",
 ``recorded_at`` is ISO 8601 UTC with microseconds, and ``crc32`` is the
 ``zlib.crc32`` of the canonical JSON of the envelope without it. Decoding goes
 through the value constructors; upcasters bring old versions up to date; a
-type this library does not know becomes an :class:`OpaqueEvent` and is
+type this library does not know becomes an `OpaqueEvent` and is
 written back exactly as it was read. JSON is read strictly: no ``NaN`` or
 ``Infinity``, no duplicate keys.
 """
@@ -81,7 +81,7 @@ def format_timestamp(moment: datetime) -> str:
 
 
 def parse_timestamp(text: object) -> datetime:
-    """The inverse of :func:`format_timestamp`; anything else is an :class:`EnvelopeError`."""
+    """The inverse of `format_timestamp`; anything else is an `EnvelopeError`."""
     if not isinstance(text, str) or _TIMESTAMP.fullmatch(text) is None:
         raise EnvelopeError(f"recorded_at {str(text)[:40]!r} is not ISO 8601 UTC with microseconds")
     try:
@@ -156,7 +156,7 @@ def decode_payload(
     *,
     text: str | None = None,
 ) -> object:
-    """The event for ``(type, version, data)``; an :class:`EnvelopeError` names what is wrong.
+    """The event for ``(type, version, data)``; an `EnvelopeError` names what is wrong.
 
     ``text``, when the caller has it, is JSON text the caller parsed strictly to
     ``data``: a tool event's payload values (arguments, output, metadata) then
@@ -323,7 +323,7 @@ def to_envelope(stored: StoredEvent) -> dict[str, Any]:
 def from_envelope(
     envelope: object, upcasters: Mapping[tuple[str, int], Upcaster] = UPCASTERS
 ) -> StoredEvent:
-    """The stored event of an envelope; an :class:`EnvelopeError` says what is wrong."""
+    """The stored event of an envelope; an `EnvelopeError` says what is wrong."""
     if not isinstance(envelope, dict):
         raise EnvelopeError("an envelope must be a JSON object")
     missing = [

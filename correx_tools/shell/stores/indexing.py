@@ -4,14 +4,14 @@ Written in the same transaction as the events it covers (SQLite and PostgreSQL
 differ only in their SQL):
 
 * per event: its kind and invocation id, the fields the fold needs as typed
-  columns (so a replay need not parse the JSON), its :data:`effect
+  columns (so a replay need not parse the JSON), its `effect
   <correx_tools.core.replay.stored_index.Effect>`, and a ``chain`` digest
   over it and every event before it in its session;
 * per invocation: the sequences of its request, start and end, and its status;
 * per session: a head (its counters after its last indexed event, and that
   event's chain) and a checkpoint of the counters every ``interval`` events.
 
-It is derived data: :func:`index_group` computes it from the events alone, a
+It is derived data: `index_group` computes it from the events alone, a
 store can drop it and rebuild it (``correx-tools reindex``), and a store trusts
 a checkpoint only when its seal and its chain match the events it covers.
 """
@@ -188,7 +188,7 @@ def index_group(
 
 
 ENTRY_COLUMNS = 18
-"""How many columns :func:`entry_of` reads (see the stores' entry queries): the invocation's
+"""How many columns `entry_of` reads (see the stores' entry queries): the invocation's
 id, request sequence, request time, tool and tier; its Requested event's data, kind and id;
 its start's sequence and time; its end's sequence and time; its status; the end's label and
 code; and the data, kind and id of its Completed event, if it completed."""
@@ -202,7 +202,7 @@ _new_entry = tuple.__new__
 
 
 def entry_of(row: Sequence[Any], when: Callable[[Any], datetime]) -> InvocationEntry:
-    """An invocation's entry from a row of the stores' entry query; :class:`StaleIndex` if it
+    """An invocation's entry from a row of the stores' entry query; `StaleIndex` if it
     does not hold together (its request is not that invocation's Requested event, or its
     status and sequences disagree).
 

@@ -7,7 +7,7 @@ append is one ``write`` followed by ``fsync``.
 
 Reading is strict: malformed JSON, a bad envelope or checksum, a line over
 1 MiB (refused without reading it whole) each raise a
-:class:`~correx_tools.shell.stores.port.StoreReadError` naming the file and line.
+`StoreReadError` naming the file and line.
 An unterminated final line is a crash mid-write; it is reported as ``torn``
 so lenient replay may drop it, and the next append cuts it off first (the
 append that wrote it never returned success).
@@ -143,7 +143,7 @@ class JsonlEventLog(BatchWritingStore):
         A final line without its newline is still complete when it decodes, alone
         or without its last byte (a newline that was damaged): its checksum
         vouches for it, so it is kept; its end offset then excludes the damaged
-        byte (see :meth:`_catch_up`). Only a final line that does not decode is torn.
+        byte (see `_catch_up`). Only a final line that does not decode is torn.
         """
         if not self.path.exists():
             return

@@ -1,7 +1,7 @@
 """One event as one JSONL line, read back: every line strictly, a line in this library's
 own layout without re-encoding it.
 
-Every line is parsed strictly (:func:`~.strict_json.loads_strict`: no ``NaN``,
+Every line is parsed strictly (`loads_strict`: no ``NaN``,
 no duplicate key, bounded depth). What the checksum is checked over then
 depends on the line's layout. A line this library wrote has the canonical
 layout — ``{"crc32":N,"data":...,"recorded_at":...,"version":N}``, keys sorted,
@@ -9,12 +9,12 @@ no spaces — and its ``crc32`` is taken over its own bytes after the checksum
 field, so those bytes are checked as they are: no JSON is written again to read
 a line. Any other line (another writer's spacing or key order) is checked the
 general way: against the canonical JSON of what it parses to
-(:func:`~.envelope.from_envelope`). Either way a changed byte is caught, and
+(`from_envelope`). Either way a changed byte is caught, and
 the same values are accepted.
 
 A line in the canonical layout also yields its ``data`` as text, so the
 payload values decode from it when first used (see
-:func:`~.envelope.decode_payload`).
+`decode_payload`).
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ def decode_line(line: bytes) -> StoredEvent:
 
 def _in_own_layout(line: bytes, envelope: object) -> StoredEvent | None:
     """The event of a line in the canonical layout whose checksum holds over its bytes;
-    ``None`` for any other line (:func:`~.envelope.from_envelope` then decides)."""
+    ``None`` for any other line (`from_envelope` then decides)."""
     head = _HEAD.match(line)
     if head is None or type(envelope) is not dict or envelope.keys() != _KEYS:
         return None

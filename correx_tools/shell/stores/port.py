@@ -1,6 +1,6 @@
 """The event store port and its errors.
 
-Error hierarchy::
+Error hierarchy:
 
     AppendError (a value in a Failure)  an append or import that wrote nothing
         kind CONFLICT               the session is not at expected_sequence (read, decide again)
@@ -111,7 +111,7 @@ class EventStore(Protocol):
 class StaleIndex(Exception):
     """A session's time-travel index that does not match its events: it is not to be trusted.
 
-    Raised by a :class:`SessionIndex` query; whoever asked answers by folding
+    Raised by a `SessionIndex` query; whoever asked answers by folding
     instead, and a writable store rebuilds the index (``correx-tools reindex``).
     """
 
@@ -119,7 +119,7 @@ class StaleIndex(Exception):
 class SessionIndex(Protocol):
     """One session's time-travel index as a store keeps it, read in one snapshot.
 
-    Every query raises :class:`StaleIndex` when what it reads does not match the
+    Every query raises `StaleIndex` when what it reads does not match the
     events it covers.
     """
 
@@ -129,7 +129,7 @@ class SessionIndex(Protocol):
         ...
 
     def counts_at(self, sequence: int) -> Counts:
-        """Invocations by status right after ``sequence`` (:data:`Counts`), then refused events."""
+        """Invocations by status right after ``sequence`` (`Counts`), then refused events."""
         ...
 
     def entries(self, *, through: int, last: int | None = None) -> list[InvocationEntry]:

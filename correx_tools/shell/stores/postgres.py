@@ -4,7 +4,7 @@ An append moves the session's ``last_sequence`` on *only if* it is still the
 writer's ``expected_sequence``; the row lock serialises writers of one session,
 so sequences are gapless and a stale writer gets a conflict, never a gap. The
 tables are created on first use or by ``correx-tools init-db``
-(:mod:`.postgres_layout` lists them).
+(`postgres_layout` lists them).
 
 Ids are kept as their UTF-8 bytes (``BYTEA``) and looked up by their SHA-256
 digest (the ``*_key`` columns). A ``TEXT`` column cannot hold a NUL
@@ -15,7 +15,7 @@ id round-trips exactly and sorts by code point, as it does in Python.
 Every value goes through placeholders; the schema name is checked and quoted
 as an identifier. After each commit the store sends ``NOTIFY correx_events``
 with the hex digest of the session id, which
-:meth:`PostgresEventStore.follow` listens for.
+`PostgresEventStore.follow` listens for.
 """
 
 from __future__ import annotations
@@ -60,11 +60,11 @@ def _require_psycopg() -> None:
 
 @final
 class PostgresEventStore(BatchWritingStore):
-    """An :class:`~correx_tools.shell.stores.port.EventStore` in a PostgreSQL database.
+    """An `EventStore` in a PostgreSQL database.
 
     ``dsn`` is a libpq connection string or ``postgresql://`` URL. The tables are
     created on first use with a time-travel index beside the events, as in
-    :class:`~.sqlite.SQLiteEventStore`; ``read_only``, ``upgrade`` and
+    `SQLiteEventStore`; ``read_only``, ``upgrade`` and
     ``checkpoint_interval`` mean what they mean there. One store object holds
     one connection and may be shared by threads (their calls are serialised);
     give each process, and each writer that should race independently, its own
@@ -273,7 +273,7 @@ class PostgresEventStore(BatchWritingStore):
         """The session's events after ``after``, in sequence order, fetched in batches.
 
         Tool events are built from their typed columns while the session's index
-        is fresh (see :meth:`.sqlite.SQLiteEventStore.read`); otherwise decoded in full.
+        is fresh (see `sqlite.SQLiteEventStore.read`); otherwise decoded in full.
         """
         last, key = after, id_key(session_id)
         where = f"postgresql table {self.schema}.correx_events"
@@ -309,7 +309,7 @@ class PostgresEventStore(BatchWritingStore):
     @contextmanager
     def session_index(self, session_id: SessionId) -> Iterator[SessionIndex | None]:
         """The session's time-travel index, read in one snapshot; ``None`` where there is none
-        to trust (see :meth:`.sqlite.SQLiteEventStore.session_index`)."""
+        to trust (see `sqlite.SQLiteEventStore.session_index`)."""
         if self.layout < LAYOUT:
             yield None
             return
@@ -364,7 +364,7 @@ class PostgresEventStore(BatchWritingStore):
         return int(row[0]) if row else 0
 
     def distrust_index(self, session_id: SessionId) -> None:
-        """Mark the session's index stale (see :meth:`.sqlite.SQLiteEventStore.distrust_index`)."""
+        """Mark the session's index stale (see `sqlite.SQLiteEventStore.distrust_index`)."""
         if self.read_only or self.layout < LAYOUT:
             return
         with self._link.using() as connection:
@@ -391,7 +391,7 @@ class PostgresEventStore(BatchWritingStore):
     ) -> Iterator[StoredEvent]:
         """Yield the session's events after ``after``, then new ones as they are committed.
 
-        Wakes on ``NOTIFY`` (see :func:`~.postgres_follow.follow_notified`) and
+        Wakes on ``NOTIFY`` (see `follow_notified`) and
         also polls every ``poll_interval`` seconds; stops after ``idle_timeout``
         seconds without a new event (never, if ``None``).
         """

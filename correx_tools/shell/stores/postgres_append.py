@@ -30,7 +30,7 @@ def advance_session(
     connection: Any, q: Compose, session_id: str, events: list[StoredEvent], expected: int | None
 ) -> None:
     """Move the session's ``last_sequence`` on over ``events``, under its row lock; a stale
-    ``expected`` (or an import that does not continue the session) is :class:`Refused`."""
+    ``expected`` (or an import that does not continue the session) is `Refused`."""
     key = id_key(session_id)
     connection.execute(
         q(
@@ -57,7 +57,7 @@ def advance_session(
 
 
 def claim_ids(connection: Any, q: Compose, session_id: str, events: list[StoredEvent]) -> None:
-    """Claim the ids ``events`` request (unique across sessions); a used one is :class:`Refused`."""
+    """Claim the ids ``events`` request (unique across sessions); a used one is `Refused`."""
     requested = [
         (invocation, stored.sequence, stored.recorded_at, *claimed_columns(stored.event)[:2])
         for invocation, stored in requested_ids(events)

@@ -26,7 +26,7 @@ class Unavailable(Exception):
 class Link:
     """The store's connection and the lock that serialises its calls.
 
-    A lost server (a restart, a network cut) is an :class:`Unavailable`; the
+    A lost server (a restart, a network cut) is an `Unavailable`; the
     broken connection is replaced on the next call, so the store recovers on
     its own once the server is back.
     """

@@ -1,6 +1,6 @@
 """The PostgreSQL store's time-travel index: written with the events, rebuilt, and read.
 
-The same index as SQLite's (:mod:`.indexing`; its SQL is :mod:`.sqlite_index`),
+The same index as SQLite's (`indexing`; its SQL is `sqlite_index`),
 with ids and labels kept as UTF-8 bytes: a ``TEXT`` column cannot hold a NUL,
 and ids and reasons may.
 """

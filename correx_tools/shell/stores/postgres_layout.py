@@ -9,14 +9,14 @@ Tables (in the schema given, ``public`` by default):
 * ``correx_invocations(invocation_key, invocation_id, session_key, sequence)``:
   invocation ids are unique across sessions.
 
-Layout 2 (this release) adds the time-travel index (:mod:`.indexing`): typed and
+Layout 2 (this release) adds the time-travel index (`indexing`): typed and
 derived columns on the events and invocations, ``correx_session_heads``,
 ``correx_checkpoints`` and ``correx_settings`` (which records the layout), and
 triggers that mark a session's index stale when its events change other than by
 this store's appends. A schema of layout 1 (release 0.2.0) opens read-only and
 is answered by folding; to write to it, it is upgraded in one transaction
 (``correx-tools reindex URL``). Ids are kept as their UTF-8 bytes (``BYTEA``) and
-looked up by their SHA-256 digest (the ``*_key`` columns): see :mod:`.postgres`.
+looked up by their SHA-256 digest (the ``*_key`` columns): see `postgres`.
 """
 
 from __future__ import annotations

@@ -142,7 +142,7 @@ class PostgresSessionIndex:
 
     def open_entries(self, through: int, count: int | None = None) -> list[InvocationEntry]:
         """The entries still open right after ``through`` (``count`` of them, if known),
-        walked back from ``through`` (as :class:`.sqlite_reading.SQLiteSessionIndex` does)."""
+        walked back from ``through`` (as `sqlite_reading.SQLiteSessionIndex` does)."""
         if count == 0:
             return []
         if through >= self.last_sequence:

@@ -62,7 +62,7 @@ def decode_row(
 ) -> StoredEvent:
     """A database row ``(sequence, recorded_at, type, version, data)`` as a stored event.
 
-    Damage is a :class:`StoreReadError` naming ``where``, the session and the sequence.
+    Damage is a `StoreReadError` naming ``where``, the session and the sequence.
     """
     sequence, recorded_at, type_tag, version, data = row
     try:
@@ -95,7 +95,7 @@ def decode_indexed_rows(
     A tool event is built from its typed columns, its payloads (arguments,
     output, metadata) decoded from ``data`` only when first used: the store
     checked that text when it wrote it. A row without typed columns (written
-    before the index, or another event) is decoded in full by :func:`decode_row`.
+    before the index, or another event) is decoded in full by `decode_row`.
     One loop for a batch of rows (a replay decodes a million): no call per row.
     """
     stored = checked_stored_event

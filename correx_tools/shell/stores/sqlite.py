@@ -34,16 +34,16 @@ _READ_BATCH = 5_000
 
 @final
 class SQLiteEventStore(BatchWritingStore):
-    """An :class:`~correx_tools.shell.stores.port.EventStore` in the SQLite file at ``path``.
+    """An `EventStore` in the SQLite file at ``path``.
 
     The file and its tables are created on first use, with a time-travel index
     kept beside the events (a checkpoint of each session's counters every
-    ``checkpoint_interval`` events; see :mod:`.indexing`). A file written by an
+    ``checkpoint_interval`` events; see `indexing`). A file written by an
     older release (layout 1) is refused for writing with a message that says
     how to upgrade it, unless ``upgrade=True`` upgrades it in place, in one
     transaction. With ``read_only=True`` nothing is ever written or created:
     the file must exist and hold an event store (a
-    :class:`~correx_tools.shell.stores.port.StoreLayoutError` says what it
+    `StoreLayoutError` says what it
     holds instead), ``append`` raises ``PermissionError``, and a file of the
     older layout is read as it is (questions about its past are then answered
     by folding). One store object may be shared by threads; processes each

@@ -1,7 +1,7 @@
 """The SQLite store's time-travel index: written with the events, rebuilt, and read.
 
-What the index holds and why is in :mod:`.indexing`; the rule it rests on is in
-:mod:`correx_tools.core.replay.stored_index`. This module is its SQL.
+What the index holds and why is in `indexing`; the rule it rests on is in
+`correx_tools.core.replay.stored_index`. This module is its SQL.
 """
 
 from __future__ import annotations
@@ -213,7 +213,7 @@ def rebuild(
     """Index one session again from its events alone, in the caller's transaction.
 
     Every event is decoded in full (strictly) on the way: a damaged one stops
-    the rebuild with a :class:`~.port.StoreReadError` naming it.
+    the rebuild with a `StoreReadError` naming it.
     """
     from .encoding import encode_event  # noqa: PLC0415 - only a rebuild re-encodes
 

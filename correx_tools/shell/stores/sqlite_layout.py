@@ -1,7 +1,7 @@
 """The SQLite store's tables, by layout version: created, recognised, upgraded.
 
 Layout 2 (this release) keeps the time-travel index beside the events
-(:mod:`.indexing`); layout 1 (release 0.2.0) had the events and the
+(`indexing`); layout 1 (release 0.2.0) had the events and the
 invocation ids only. ``PRAGMA user_version`` holds the layout (0 before it was
 set, as layout 1 left it). A file of layout 1 opens read-only and is answered
 by folding; to write to it, or to answer from an index, it is upgraded in one

@@ -1,6 +1,6 @@
 """Reading the SQLite store's time-travel index: the entries, counts and refusals it holds.
 
-The writing side is in :mod:`.sqlite_index`; what the columns mean is in :mod:`.indexing`.
+The writing side is in `sqlite_index`; what the columns mean is in `indexing`.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """What the file and database stores share on the way in: numbering, checks, one front.
 
-:class:`BatchWritingStore` numbers an append's payloads (or groups an import's
+`BatchWritingStore` numbers an append's payloads (or groups an import's
 stored events by session) and hands them to the store's one transaction;
 the functions here are the checks every store makes the same way.
 """
@@ -39,10 +39,10 @@ def number_events(
 def encode_payload(
     stored: StoredEvent, recorded_at: str | None = None
 ) -> EncodedEvent | AppendError:
-    """The stored form of ``stored`` (see :func:`~.encoding.encode_event`), or why it has none.
+    """The stored form of ``stored`` (see `encode_event`), or why it has none.
 
     Every store calls this before it writes: an event that would not read back
-    as itself, or is over :data:`~correx_tools.shell.stores.envelope.MAX_EVENT_BYTES`,
+    as itself, or is over `MAX_EVENT_BYTES`,
     is an ``INVALID_EVENT`` naming the field, and nothing is written.
     """
     try:

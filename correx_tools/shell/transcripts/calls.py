@@ -91,7 +91,7 @@ class TranscriptError(CorrexError):
 
 
 class Unreadable(Exception):
-    """Raised inside a format reader; the reader's caller makes it a :class:`TranscriptError`."""
+    """Raised inside a format reader; the reader's caller makes it a `TranscriptError`."""
 
     def __init__(self, where: str, message: str) -> None:
         super().__init__(message)
@@ -147,7 +147,7 @@ def plain_text(content: object) -> str:
 
 
 def must_be(value: object, kind: type, where: str, what: str) -> Any:
-    """``value`` if it is a ``kind``; otherwise an :class:`Unreadable` naming ``where``."""
+    """``value`` if it is a ``kind``; otherwise an `Unreadable` naming ``where``."""
     if not isinstance(value, kind) or (kind is str and not value):
         raise Unreadable(
             where, f"{what} must be a {'non-empty string' if kind is str else kind.__name__}"

@@ -53,7 +53,7 @@ FORMATS = (
     messages.OPENAI,
     messages.ANTHROPIC,
 )
-"""The formats :func:`import_transcript` reads (``format="auto"`` recognises each)."""
+"""The formats `import_transcript` reads (``format="auto"`` recognises each)."""
 
 
 @final
@@ -85,10 +85,10 @@ def import_transcript(
 ) -> Result[TranscriptImport, TranscriptError]:
     """Import the transcript at ``path`` into ``store`` as one session, all or nothing.
 
-    ``format`` is one of :data:`FORMATS` or ``"auto"`` (recognised from the
+    ``format`` is one of `FORMATS` or ``"auto"`` (recognised from the
     content, not the name); ``session`` names the session (by default the
     transcript's own session id, or the file's name); ``policy`` gives each call
-    its tier (:func:`.policy.default_policy` by default). ``progress(done, total)``
+    its tier (`policy.default_policy` by default). ``progress(done, total)``
     is told how many calls are converted.
     """
     source = str(path)
@@ -121,7 +121,7 @@ def import_bytes(
     policy: Policy | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> Result[TranscriptImport, TranscriptError]:
-    """:func:`import_transcript` of bytes already read (standard input, say); ``source``
+    """`import_transcript` of bytes already read (standard input, say); ``source``
     names them in messages and ``name`` is the session's name of last resort."""
     try:
         transcript = parse(data, format, name)

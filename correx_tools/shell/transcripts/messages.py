@@ -8,7 +8,7 @@ times: message ``k`` is at a derived time, ``k`` seconds after a fixed origin.
   by ``tool_call_id`` (or SWE-agent's ``tool_call_ids``), completes one.
 * **Anthropic Messages**: an assistant message's ``tool_use`` blocks are
   requests; a user message's ``tool_result`` blocks end them, by the rules
-  Claude Code's files follow (:func:`result_end`).
+  Claude Code's files follow (`result_end`).
 """
 
 from __future__ import annotations

@@ -3,16 +3,16 @@
 Stepping builds a new persistent state for every event: a new record, a new
 path in the trie, a new index entry, a new ``ToolState``. A fold that keeps
 only the final state (or a checkpoint every so many events) needs none of
-the states in between. :class:`ToolStateBuilder` is an *evolver* for that
+the states in between. `ToolStateBuilder` is an *evolver* for that
 case, local to one fold: it decides each event exactly as the reducer does
-(through :func:`~correx_tools.core.lifecycle.reducer.advance`), keeps the
+(through `advance`), keeps the
 fields of each touched invocation in a mutable row, and writes them
-into the persistent state only when asked (:meth:`ToolStateBuilder.state`).
+into the persistent state only when asked (`ToolStateBuilder.state`).
 The state it gives equals, record for record, the one the step-by-step
 reducer gives; ``tests/test_batch.py`` checks that on random sessions.
 The builder is the tool projection's batch runner
-(:class:`~correx_tools.core.replay.projection.BatchRunner`): the fold lets it
-run the loop itself (:meth:`ToolStateBuilder.run`) for as long as the events
+(`BatchRunner`): the fold lets it
+run the loop itself (`ToolStateBuilder.run`) for as long as the events
 simply continue the session (up to each checkpoint when it records a
 timeline), and takes back each event that needs the fold's judgement. That
 loop has ``advance``'s two common cases written out (see its docstring and
@@ -55,9 +55,9 @@ from ..transitions import TransitionError, TransitionErrorKind
 
 @final
 class ToolStateBuilder:
-    """Applies events to a starting ``ToolState``; :meth:`state` gives the state so far.
+    """Applies events to a starting ``ToolState``; `state` gives the state so far.
 
-    Internal to a fold: it is mutable, and each :meth:`state` call commits
+    Internal to a fold: it is mutable, and each `state` call commits
     what was applied since the last one into a new persistent state (the
     states it returns never change).
 
@@ -131,12 +131,12 @@ class ToolStateBuilder:
         stopped at (``None`` when ``events`` ran out).
 
         The lifecycle of an open invocation and the request of a new one are
-        :func:`~correx_tools.core.lifecycle.reducer.advance` written out here, on the
+        `advance` written out here, on the
         same transition table: calls per event were a quarter of a fold.
         Everything else is decided by ``advance``: an event for an ended or
-        committed invocation (through :meth:`_apply_to_closed`), and every
+        committed invocation (through `_apply_to_closed`), and every
         refused event, which the loop hands back and the fold then gives to
-        :meth:`apply`. ``tests/test_batch.py`` holds this loop to the
+        `apply`. ``tests/test_batch.py`` holds this loop to the
         stepping reducer.
         """
         open_rows, dirty, spare = self._open, self._dirty, self._spare

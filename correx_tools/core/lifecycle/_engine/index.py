@@ -69,7 +69,7 @@ class PositionIndex:
         return _NOTHING_PLACED if self._shared is None else self._shared
 
     def with_positions(self, positions: dict[str, int]) -> PositionIndex:
-        """Like :meth:`with_added` for a dict the caller hands over and never touches again.
+        """Like `with_added` for a dict the caller hands over and never touches again.
 
         A state's first batch becomes its lineage's dict as it is, without a copy.
         """

@@ -1,8 +1,8 @@
 """What every outside format shares: the error, the fields a definition gives, and the reader.
 
-A definition from outside is a stranger's: :class:`Reader` checks each field it
+A definition from outside is a stranger's: `Reader` checks each field it
 takes and keeps the first problem with its JSON path. Every format reads a
-definition into :class:`ToolFields` (a :class:`~..spec.ToolSpec`'s fields), so
+definition into `ToolFields` (a `ToolSpec`'s fields), so
 that the formats need not build specs themselves (``spec.py`` builds them from
 these fields, and calls the formats to write them).
 """

@@ -9,7 +9,7 @@ but a ``readOnlyHint`` can never lower anything. Where MCP leaves a hint out,
 its own default applies: destructive, open world.
 
 Writing derives MCP's hints from the capabilities. A name or schema MCP
-cannot express is a :class:`~._reader.FormatError` naming the JSON path.
+cannot express is a `FormatError` naming the JSON path.
 """
 
 from __future__ import annotations

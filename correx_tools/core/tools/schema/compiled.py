@@ -1,6 +1,6 @@
 """Tool parameter schemas compiled once, safely.
 
-:func:`compile_schema` turns a JSON Schema into a :class:`CompiledSchema` at
+`compile_schema` turns a JSON Schema into a `CompiledSchema` at
 registration, refusing what could make validation unsafe or slow later:
 
 * a ``$ref`` that is not local to the schema (validation never fetches a URL

@@ -6,7 +6,7 @@ a fragment (``#``, ``#/$defs/a``, ``#name``), or the schema's own ``$id``
 percent-decoded first (RFC 3986), then ``~1`` and ``~0`` (RFC 6901). A plain
 name is an ``$anchor`` or ``$dynamicAnchor``, or, in drafts 4 to 7, an
 ``$id``/``id`` of the form ``#name``. Anything that leaves the document is
-not resolved here, and :func:`~.schema.compile_schema` refuses it: validation
+not resolved here, and `compile_schema` refuses it: validation
 never fetches.
 """
 

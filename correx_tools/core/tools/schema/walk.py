@@ -1,9 +1,9 @@
 """Walking a schema: every subschema the validator can reach, and the loops it could run.
 
-:func:`reachable` visits each subschema once: those under the schema
+`reachable` visits each subschema once: those under the schema
 keywords, and every place a local reference points at, even one outside
-them (``#/$defs/d/default``), so that :func:`~.schema.compile_schema` can
-check each one (depth, patterns, ``$id``). :func:`in_place_cycle` finds a
+them (``#/$defs/d/default``), so that `compile_schema` can
+check each one (depth, patterns, ``$id``). `in_place_cycle` finds a
 loop of references and in-place applicators (``allOf``, ``not``, ``if``...)
 that consumes no input: jsonschema would follow it until Python's recursion
 limit, so such a schema is refused at registration.
@@ -75,7 +75,7 @@ def _children(node: Mapping[str, Any], path: str, depth: int) -> Iterator[tuple[
 
 
 def reachable(root: Mapping[str, Any], dialect: str) -> Iterator[Node]:
-    """:func:`subschemas` of ``root``, then of every place a reference points at.
+    """`subschemas` of ``root``, then of every place a reference points at.
 
     Each node is visited once, whichever way it is reached first. A reference
     that resolves to nothing is left to the caller's own check.
