@@ -39,6 +39,7 @@ from .core.replay.summary import SessionSummary as SessionSummary
 from .core.replay.timeline import RecordChange as RecordChange
 from .core.replay.timeline import Timeline as Timeline
 from .core.tools.capability import ToolCapability as ToolCapability
+from .core.tools.definitions import portable_name as portable_name
 from .core.tools.definitions import tool_definitions as tool_definitions
 from .core.tools.errors import CorrexError as CorrexError
 from .core.tools.executor import ToolExecutor as ToolExecutor
@@ -203,6 +204,7 @@ __all__ = [
     "import_transcript",
     "invocation_id",
     "outcome_text",
+    "portable_name",
     "replay_all",
     "session_id",
     "thaw_json",

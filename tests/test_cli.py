@@ -262,9 +262,11 @@ def test_tools_converts_an_mcp_listing_to_each_format() -> None:
             "tools", listing, "--to", "mcp", "--tier", "confirm", "--capability", "file_read"
         ).stdout
     )
+    # Given the tier CONFIRM, the tool is no longer exported as read-only: that would
+    # bring it back at AUTO on the next import.
     assert mcp[0]["annotations"] == {
-        "readOnlyHint": True,
-        "destructiveHint": False,
+        "readOnlyHint": False,
+        "destructiveHint": True,
         "openWorldHint": False,
     }
     # run_command has no hints: MCP's defaults are open world, so network access came in.
@@ -280,12 +282,22 @@ def test_tools_and_validate_read_each_others_output(tmp_path: Path) -> None:
         "validate", str(converted), '{"tool_name": "fetch_url", "arguments": {}}', ok=False
     )
     assert result.returncode == 1
-    assert "'url' is a required property" in result.stdout
+    assert '"url" is a required property' in result.stdout
     run(
         "validate",
         str(DATA / "mcp_tools_list.json"),
         '{"name": "run_command", "input": {"command": "ls"}}',
     )
+
+
+def test_tools_strict_rewrites_a_real_definition_for_openai() -> None:
+    snapshot = str(DATA / "mcp" / "get_file_contents.snap")
+    plain = json.loads(run("tools", snapshot, "--to", "openai").stdout)[0]["function"]
+    strict = json.loads(run("tools", snapshot, "--to", "openai", "--strict").stdout)[0]
+    assert plain["strict"] is False and strict["function"]["strict"] is True
+    parameters = strict["function"]["parameters"]
+    assert set(parameters["required"]) == set(parameters["properties"])
+    assert parameters["properties"]["ref"]["type"] == ["string", "null"]
 
 
 def test_tools_errors_name_the_file_and_json_path(tmp_path: Path) -> None:

@@ -13,7 +13,7 @@ import re
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from hypothesis_jsonschema import from_schema
 from jsonschema import validators
@@ -78,6 +78,23 @@ def objects_of(schema: dict[str, Any], *, negated: bool) -> dict[str, Any]:
     return wrapped
 
 
+def ecma_line_breaks(value: object) -> bool:
+    """Whether ``value`` holds a string with ``\\r``, U+2028 or U+2029.
+
+    A pattern's ``.`` stops at these in ECMA-262, which JSON Schema follows and
+    this library translates to; it does not in Python's ``re``, which
+    hypothesis-jsonschema draws from and jsonschema matches with. Such draws
+    compare two dialects, not two validators.
+    """
+    if isinstance(value, str):
+        return any(breaker in value for breaker in "\r\u2028\u2029")
+    if isinstance(value, dict):
+        return any(ecma_line_breaks(key) or ecma_line_breaks(v) for key, v in value.items())
+    if isinstance(value, list):
+        return any(ecma_line_breaks(item) for item in value)
+    return False
+
+
 def reference_verdict(schema: dict[str, Any], arguments: object) -> bool:
     validator = validators.validator_for(schema)(schema)
     return bool(validator.is_valid(arguments))
@@ -92,6 +109,7 @@ def test_generated_valid_arguments_are_valid(name: str) -> None:
     @given(from_schema(schema))
     def check(arguments: dict[str, Any]) -> None:
         assert reference_verdict(SCHEMAS[name], arguments)
+        assume(not ecma_line_breaks(arguments))
         assert validate_request(spec, ToolRequest(tool_name=name, arguments=arguments)) == Valid()
 
     check()

@@ -173,8 +173,12 @@ def test_a_tools_list_error_or_a_bad_tool_is_named_by_its_place() -> None:
     error = InMemoryToolRegistry.from_mcp_list(twice, tier=Tier.AUTO, capabilities=()).failure()
     assert error.path == "$.result.tools[1].name"
     assert "twice" in error.message
-    dotted = {"tools": [mcp("files.read")]}  # legal in MCP, not in a registry
-    error = InMemoryToolRegistry.from_mcp_list(dotted, tier=Tier.AUTO, capabilities=()).failure()
+    dotted = {"tools": [mcp("files.read")]}  # legal in MCP, not in a registry: renamed ...
+    renamed = InMemoryToolRegistry.from_mcp_list(dotted, tier=Tier.AUTO, capabilities=())
+    assert [tool.name for tool in renamed.unwrap().all()] == ["files_read"]
+    error = InMemoryToolRegistry.from_mcp_list(  # ... or, when asked, refused
+        dotted, tier=Tier.AUTO, capabilities=(), rename=None
+    ).failure()
     assert error.path == "$.tools[0].name"
 
 
@@ -409,7 +413,7 @@ def test_an_invalid_request_reads_as_a_correctable_error_in_every_format() -> No
     assert isinstance(INVALID, Invalid)
     text = outcome_text(INVALID)
     assert "$.path" in text
-    assert "$: 'content' is a required property" in text
+    assert '$: "content" is a required property' in text
     assert text.startswith("Error:")
     assert to_mcp_result(INVALID) == {
         "content": [{"type": "text", "text": text}],

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Protocol, final
 
@@ -12,7 +12,7 @@ from returns.maybe import Maybe, Nothing, Some
 from returns.result import Failure, Result, Success
 
 from .capability import ToolCapability
-from .definitions import tools_from_mcp_list
+from .definitions import portable_name, tools_from_mcp_list
 from .errors import CorrexError, error_value
 from .formats._reader import TOOL_NAME, FormatError, tool_list
 from .formats.mcp import McpPolicy
@@ -81,15 +81,25 @@ class InMemoryToolRegistry:
     tool 'echo' is registered twice
     """
 
-    __slots__ = ("_tools",)
+    __slots__ = ("_formats", "_tools")
 
-    def __init__(self, tools: PMap[str, tuple[Tool, CompiledSchema]] | None = None) -> None:
+    def __init__(
+        self,
+        tools: PMap[str, tuple[Tool, CompiledSchema]] | None = None,
+        *,
+        formats: bool = False,
+    ) -> None:
         self._tools: PMap[str, tuple[Tool, CompiledSchema]] = pmap() if tools is None else tools
+        self._formats = formats
 
     @staticmethod
-    def of(*tools: Tool) -> Result[InMemoryToolRegistry, RegistryError]:
-        """A registry of ``tools``, or the first reason one of them is refused."""
-        return InMemoryToolRegistry().register_all(tools)
+    def of(*tools: Tool, formats: bool = False) -> Result[InMemoryToolRegistry, RegistryError]:
+        """A registry of ``tools``, or the first reason one of them is refused.
+
+        ``formats=True`` makes ``format`` an assertion in every tool's schema
+        (see `compile_schema`); by default it only annotates.
+        """
+        return InMemoryToolRegistry(formats=formats).register_all(tools)
 
     @staticmethod
     def from_mcp_list(
@@ -98,20 +108,28 @@ class InMemoryToolRegistry:
         tier: Tier | None = None,
         capabilities: Iterable[ToolCapability] | None = None,
         policy: McpPolicy | None = None,
+        rename: Callable[[str], str] | None = portable_name,
     ) -> Result[InMemoryToolRegistry, FormatError]:
         """A registry of the tools in an MCP ``tools/list`` response.
 
         ``response`` is the parsed JSON-RPC message or its ``result``. Each tool
         is read by `ToolSpec.from_mcp` with the same ``tier`` and
-        ``capabilities`` (or ``policy``); a tool the registry refuses is an
-        error naming its place in the response.
+        ``capabilities`` (or ``policy``). MCP allows tool names the registry
+        and the other formats do not (``github.create_issue``): ``rename``
+        gives such a tool a name they accept (by default `portable_name`), and
+        the spec keeps the server's name as `ToolSpec.mcp_name` (and writes it
+        back in `ToolSpec.to_mcp`); ``rename=None`` refuses such a name
+        instead. A tool the registry refuses is an error naming its place in
+        the response.
 
         >>> response = {"jsonrpc": "2.0", "id": 1, "result": {"tools": [
         ...     {"name": "echo", "inputSchema": {"type": "object"}}]}}
         >>> InMemoryToolRegistry.from_mcp_list(response, tier=Tier.AUTO, capabilities=())
         <Success: InMemoryToolRegistry(['echo'])>
         """
-        specs = tools_from_mcp_list(response, tier=tier, capabilities=capabilities, policy=policy)
+        specs = tools_from_mcp_list(
+            response, tier=tier, capabilities=capabilities, policy=policy, rename=rename
+        )
         if isinstance(specs, Failure):
             return Failure(specs.failure())
         registry = InMemoryToolRegistry()
@@ -152,11 +170,12 @@ class InMemoryToolRegistry:
                     message=f"tool {name!r} is registered twice",
                 )
             )
-        compiled = (
-            tool.compiled_schema()
-            if isinstance(tool, ToolSpec)
-            else compile_schema(thaw_json(tool.parameters))
-        )
+        if isinstance(tool, ToolSpec) and not self._formats:
+            compiled = tool.compiled_schema()  # built once per spec, shared
+        elif isinstance(tool, ToolSpec):
+            compiled = compile_schema(tool.schema_as_written(), formats=True)
+        else:
+            compiled = compile_schema(thaw_json(tool.parameters), formats=self._formats)
         schema = compiled.value_or(None)
         if schema is None:
             return Failure(
@@ -166,7 +185,8 @@ class InMemoryToolRegistry:
                     message=f"tool {name!r} has an invalid parameter schema: {compiled.failure()}",
                 )
             )
-        return Success(InMemoryToolRegistry(self._tools.set(name, (tool, schema))))
+        tools = self._tools.set(name, (tool, schema))
+        return Success(InMemoryToolRegistry(tools, formats=self._formats))
 
     def register_all(self, tools: Iterable[Tool]) -> Result[InMemoryToolRegistry, RegistryError]:
         """Register each of ``tools`` in turn, stopping at the first refusal."""

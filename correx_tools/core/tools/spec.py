@@ -43,13 +43,14 @@ class ToolSpec:
     capabilities: frozenset[ToolCapability] = frozenset()
     title: str | None = None
     output_schema: Mapping[str, Any] | None = None
+    mcp_members: Mapping[str, Any] | None = None
     _compiled: Result[CompiledSchema, SchemaError] | None = field(
         default=None, init=False, repr=False, compare=False, hash=False
     )
     # The schemas as JSON text in the order they were written: frozen maps forget
     # key order, and an exported schema should read as its author wrote it.
-    _written: tuple[str | None, str | None] = field(
-        default=(None, None), init=False, repr=False, compare=False, hash=False
+    _written: tuple[str | None, str | None, str | None] = field(
+        default=(None, None, None), init=False, repr=False, compare=False, hash=False
     )
 
     def __post_init__(self) -> None:
@@ -57,12 +58,13 @@ class ToolSpec:
             raise TypeError(f"tool name must be a str, not {type(self.name).__name__}")
         if not isinstance(self.tier, Tier):
             raise TypeError(f"tier must be a Tier, not {type(self.tier).__name__}")
-        object.__setattr__(
-            self, "_written", (_as_written(self.parameters), _as_written(self.output_schema))
-        )
+        written = (self.parameters, self.output_schema, self.mcp_members)
+        object.__setattr__(self, "_written", tuple(_as_written(value) for value in written))
         object.__setattr__(self, "parameters", freeze_json(self.parameters))
         if self.output_schema is not None:
             object.__setattr__(self, "output_schema", freeze_json(self.output_schema))
+        if self.mcp_members is not None:
+            object.__setattr__(self, "mcp_members", freeze_json(self.mcp_members))
         capabilities = frozenset(self.capabilities)
         for capability in capabilities:
             if not isinstance(capability, ToolCapability):
@@ -73,7 +75,8 @@ class ToolSpec:
         """The parameter schema checked and compiled (built once, then reused)."""
         compiled = self._compiled
         if compiled is None:
-            compiled = compile_schema(thaw_json(self.parameters))
+            # As written: the keywords run, and their violations come, in the author's order.
+            compiled = compile_schema(self.schema_as_written())
             object.__setattr__(self, "_compiled", compiled)
         return compiled
 
@@ -92,13 +95,26 @@ class ToolSpec:
 
     def output_schema_as_written(self) -> dict[str, Any] | None:
         """The output schema as a new plain ``dict`` (``None`` if there is none)."""
-        if self.output_schema is None:
-            return None
-        written = self._written[1]
-        thawed: dict[str, Any] = (
-            json.loads(written) if written is not None else thaw_json(self.output_schema)
-        )
-        return thawed
+        return _thawed(self.output_schema, self._written[1])
+
+    def mcp_members_as_written(self) -> dict[str, Any] | None:
+        """What the tool's MCP definition said beyond the fields above, as written:
+        ``annotations``, ``execution``, ``_meta``, ``icons``, any member MCP adds
+        later, and ``name`` when the tool was renamed on import (``None`` for a
+        tool that did not come from MCP)."""
+        return _thawed(self.mcp_members, self._written[2])
+
+    @property
+    def mcp_name(self) -> str:
+        """The name the tool's MCP server knows it by: ``name`` unless renamed on import.
+
+        >>> spec = ToolSpec(name="github_create_issue", description="",
+        ...                 mcp_members={"name": "github.create_issue"})
+        >>> spec.mcp_name
+        'github.create_issue'
+        """
+        original = (self.mcp_members or {}).get("name")
+        return original if isinstance(original, str) else self.name
 
     @staticmethod
     def of(fields: ToolFields) -> ToolSpec:
@@ -130,13 +146,23 @@ class ToolSpec:
         """This tool as an MCP definition; see `tool_to_mcp`."""
         return tool_to_mcp(self)
 
-    def to_openai(self, *, api: OpenAiApi = "chat") -> Result[dict[str, Any], FormatError]:
+    def to_openai(
+        self, *, api: OpenAiApi = "chat", strict: bool | None = None
+    ) -> Result[dict[str, Any], FormatError]:
         """This tool as an OpenAI function tool; see `tool_to_openai`."""
-        return tool_to_openai(self, api=api)
+        return tool_to_openai(self, api=api, strict=strict)
 
     def to_anthropic(self) -> Result[dict[str, Any], FormatError]:
         """This tool as an Anthropic tool; see `tool_to_anthropic`."""
         return tool_to_anthropic(self)
+
+
+def _thawed(frozen: Mapping[str, Any] | None, written: str | None) -> dict[str, Any] | None:
+    """``frozen`` as a new plain ``dict``, from its written text when there is one."""
+    if frozen is None:
+        return None
+    thawed: dict[str, Any] = json.loads(written) if written is not None else thaw_json(frozen)
+    return thawed
 
 
 def _as_written(value: object) -> str | None:

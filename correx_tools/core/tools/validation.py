@@ -20,6 +20,7 @@ from referencing.exceptions import Unresolvable
 from .json_values import thaw_json
 from .request import ToolRequest
 from .schema.compiled import CompiledSchema, compile_schema
+from .schema.messages import described
 from .spec import ToolSpec
 from .tool import Tool
 
@@ -108,7 +109,7 @@ def validate_request(
     >>> validate_request(spec, ToolRequest(tool_name="echo", arguments={"text": "hi"}))
     Valid()
     >>> print(validate_request(spec, ToolRequest(tool_name="echo", arguments={"text": 3})))
-    1 violation: $.text: 3 is not of type 'string'
+    1 violation: $.text: 3 is not of type "string"
     """
     if request.tool_name != tool.name:
         return _invalid(
@@ -140,8 +141,8 @@ def validate_arguments(
         return _invalid([bounded])
     violations: list[Violation] = []
     try:
-        for error in schema.iter_errors(thaw_json(arguments)):
-            violations.append(Violation(path=error.json_path, message=_short(error.message)))
+        for path, message in described(schema.iter_errors(thaw_json(arguments))):
+            violations.append(Violation(path=path, message=_short(message)))
             if len(violations) >= limits.max_violations:
                 break
     except Unresolvable as error:

@@ -87,7 +87,7 @@ def cmd_tools(args: argparse.Namespace) -> int:
     for spec in specs:
         match args.to:
             case "openai":
-                result = spec.to_openai(api=args.openai_api)
+                result = spec.to_openai(api=args.openai_api, strict=args.strict or None)
             case "anthropic":
                 result = spec.to_anthropic()
             case _:
@@ -115,6 +115,12 @@ def add_tools_arguments(parser: argparse.ArgumentParser) -> None:
         choices=("chat", "responses"),
         default="chat",
         help="OpenAI's Chat Completions or Responses shape (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--strict",
+        action="store_true",
+        help="with --to openai: rewrite each schema into strict mode's subset "
+        "(optional properties become nullable), or fail saying why",
     )
     parser.add_argument(
         "--tier",

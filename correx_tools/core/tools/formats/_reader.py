@@ -62,6 +62,7 @@ class ToolFields(NamedTuple):
     capabilities: frozenset[ToolCapability]
     title: str | None = None
     output_schema: Mapping[str, Any] | None = None
+    mcp_members: Mapping[str, Any] | None = None
 
 
 class Reader:

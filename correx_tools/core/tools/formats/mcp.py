@@ -8,14 +8,19 @@ annotation can then raise the tier (a destructive tool needs at least
 but a ``readOnlyHint`` can never lower anything. Where MCP leaves a hint out,
 its own default applies: destructive, open world.
 
-Writing derives MCP's hints from the capabilities. A name or schema MCP
-cannot express is a `FormatError` naming the JSON path.
+Writing never claims a tool is safer than what was imported or declared:
+the hints follow from the tier and the capabilities together (a tool that
+needs confirmation is not read-only, and is destructive), and where the tool
+came from MCP, what its server said wins whenever it is stricter. Whatever
+else the server wrote (``idempotentHint``, ``execution``, ``_meta``,
+``icons``, members MCP adds later) is kept as written and written back. A
+name or schema MCP cannot express is a `FormatError` naming the JSON path.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from returns.result import Failure, Result, Success
 
@@ -35,6 +40,19 @@ class McpPolicy(Protocol):
         """``(tier, capabilities)`` for the tool ``definition`` describes."""
         ...
 
+
+@runtime_checkable
+class KeepsMcpMembers(Protocol):
+    """A tool that keeps what its MCP definition said beyond the fields it models."""
+
+    def mcp_members_as_written(self) -> dict[str, Any] | None:
+        """The MCP members kept as written (``annotations`` included); ``None`` if the
+        tool did not come from MCP."""
+        ...
+
+
+MODELLED = frozenset({"name", "title", "description", "inputSchema", "outputSchema"})
+"""The MCP members a `ToolFields` models; every other member is kept as written."""
 
 _WRITES = frozenset(
     {ToolCapability.FILE_WRITE, ToolCapability.SHELL_EXEC, ToolCapability.PROCESS_SPAWN}
@@ -82,12 +100,14 @@ def read_mcp(
             output_schema=output_schema,
             tier=max(granted[0], floor_tier),
             capabilities=granted[1] | floor_capabilities,
+            mcp_members={k: v for k, v in definition.items() if k not in MODELLED},
         )
     )
 
 
 def tool_to_mcp(tool: Tool) -> Result[dict[str, Any], FormatError]:
-    """The MCP definition of ``tool``; its annotations follow from its capabilities.
+    """The MCP definition of ``tool``; its hints follow from its tier and capabilities
+    and, for a tool read from MCP, from what its server said (the stricter wins).
 
     >>> from correx_tools.core.tools.spec import ToolSpec
     >>> spec = ToolSpec(name="read_file", description="Read a file",
@@ -99,7 +119,10 @@ def tool_to_mcp(tool: Tool) -> Result[dict[str, Any], FormatError]:
     if isinstance(written, FormatError):
         return Failure(written)
     name, schema = written
-    capabilities = tool.capabilities
+    members = tool.mcp_members_as_written() if isinstance(tool, KeepsMcpMembers) else None
+    original = (members or {}).get("name")
+    if isinstance(original, str) and MCP_TOOL_NAME.fullmatch(original):
+        name = original  # renamed on import: the server knows it by this name
     definition: dict[str, Any] = {"name": name}
     described = tool if isinstance(tool, DescribedTool) else None
     if described is not None and described.title:
@@ -110,12 +133,53 @@ def tool_to_mcp(tool: Tool) -> Result[dict[str, Any], FormatError]:
     output_schema = None if described is None else described.output_schema_as_written()
     if output_schema is not None:
         definition["outputSchema"] = output_schema
-    definition["annotations"] = {
-        "readOnlyHint": capabilities <= {ToolCapability.FILE_READ},
-        "destructiveHint": bool(capabilities & _WRITES),
-        "openWorldHint": bool(capabilities & _REACHES_OUT),
-    }
+    said = None if members is None else members.get("annotations", {})
+    if members is not None and not isinstance(said, Mapping):
+        said = {}
+    definition["annotations"] = exported_hints(tool.tier, tool.capabilities, said)
+    for member, value in (members or {}).items():
+        if member not in MODELLED and member != "annotations":
+            definition[member] = value
     return Success(definition)
+
+
+def exported_hints(
+    tier: Tier, capabilities: frozenset[ToolCapability], said: Mapping[str, Any] | None
+) -> dict[str, Any]:
+    """MCP's hints for a tool of ``tier`` and ``capabilities``, never safer than ``said``.
+
+    ``said`` is what the tool's MCP server wrote (``None`` for a tool defined
+    here): a hint it left out means MCP's default (not read-only, destructive,
+    open world), and its other annotations are kept as they were.
+
+    >>> exported_hints(Tier.CONFIRM, frozenset({ToolCapability.FILE_READ}), None)
+    {'readOnlyHint': False, 'destructiveHint': True, 'openWorldHint': False}
+    >>> said = {"destructiveHint": False, "idempotentHint": True}  # open world by default
+    >>> exported_hints(Tier.AUTO, frozenset(), said)
+    {'destructiveHint': False, 'idempotentHint': True, 'readOnlyHint': False, 'openWorldHint': True}
+    """
+    writes = bool(capabilities & _WRITES)
+    open_world = bool(capabilities & _REACHES_OUT)
+    if said is None:
+        read_only = capabilities <= {ToolCapability.FILE_READ} and tier is Tier.AUTO
+        return {
+            "readOnlyHint": read_only,
+            "destructiveHint": writes or tier is not Tier.AUTO,
+            "openWorldHint": open_world,
+        }
+    # A server's read-only tool may reach out (MCP's open-world default gives it
+    # NETWORK_ACCESS): it stays read-only unless its tier or capabilities say more.
+    read_only = said.get("readOnlyHint") is True and tier is Tier.AUTO and not writes
+    hints = dict(said)
+    hints["readOnlyHint"] = read_only
+    # MCP reads destructiveHint only when a tool is not read-only; its default is true.
+    hints["destructiveHint"] = (
+        writes
+        or tier is not Tier.AUTO
+        or (not read_only and said.get("destructiveHint", True) is not False)
+    )
+    hints["openWorldHint"] = open_world or said.get("openWorldHint", True) is not False
+    return hints
 
 
 def _grant(

@@ -18,18 +18,24 @@ from typing import Any
 import re2
 from jsonschema import ValidationError
 
+from .ecma import Unsupported, ecma_to_re2
+from .messages import json_text
+
 Patterns = dict[str, Any]
 """Each pattern of a schema, compiled for RE2 (``re2._Regexp``), by its source text."""
 
 
 def compile_pattern(pattern: str, patterns: Patterns) -> str | None:
-    """Compile ``pattern`` for RE2 into ``patterns``; why RE2 refuses it, if it does."""
+    """Compile ``pattern`` (ECMA-262, translated for RE2) into ``patterns``; why it
+    is refused, if it is."""
     if pattern in patterns:
         return None
     options = re2.Options()
     options.log_errors = False
     try:
-        patterns[pattern] = re2.compile(pattern, options)
+        patterns[pattern] = re2.compile(ecma_to_re2(pattern), options)
+    except Unsupported as error:
+        return str(error)
     except re2.error as error:
         reason = error.args[0] if error.args else error
         if isinstance(reason, bytes):
@@ -98,9 +104,10 @@ def additional_properties_keyword(patterns: Patterns) -> Any:
             for key in extras:
                 yield from validator.descend(instance[key], expected, path=key)
         elif expected is False and extras:
-            named = ", ".join(quote(key) for key in sorted(extras)[:5])
+            named = ", ".join(json_text(key) for key in sorted(extras)[:5])
             more = f" and {len(extras) - 5} more" if len(extras) > 5 else ""
-            yield ValidationError(f"additional properties are not allowed ({named}{more})")
+            noun = "property" if len(extras) == 1 else "properties"
+            yield ValidationError(f"unexpected {noun} {named}{more}")
 
     return additional_properties
 
