@@ -25,6 +25,7 @@ COMMANDS = [
     "tools",
     "import-transcript",
     "reindex",
+    "stats",
 ]
 DATA = Path(__file__).parent / "data"
 
@@ -391,9 +392,41 @@ def test_import_into_postgres_and_back_is_byte_identical(
         assert sum(row["events"] for row in sessions) == total
         everything = run_json("replay-all", url, "--workers", "2", "--lenient")
         assert everything["events"] == total
+        # stats says the same of a session on every kind of store.
+        session = sessions[1]["session_id"]
+        answers = [
+            run_json("stats", str(where), session, "--at", "500", "--lenient")
+            for where in (demo_db, first_log, url)
+        ]
+        assert answers[0] == answers[1] == answers[2]
     finally:
         with psycopg.connect(postgres_dsn, autocommit=True) as connection:
             connection.execute(f'DROP DATABASE "{database}" WITH (FORCE)')
+
+
+def test_stats_agrees_with_replay_at_any_point(demo_db: Path) -> None:
+    session = run_json("sessions", str(demo_db))["sessions"][0]["session_id"]
+    for at in ("300", None):
+        where = ["--at", at] if at else []
+        stats = run_json("stats", str(demo_db), session, *where, "--lenient")
+        replay = run_json("replay", str(demo_db), session, *where, "--lenient", "--limit", "0")
+        assert stats["at"] == replay["at"]
+        tools = stats["tools"]
+        assert sum(row["calls"] for row in tools) == len(replay["invocations"])
+        for status in ("completed", "failed", "rejected"):
+            assert sum(row[status] for row in tools) == replay["statuses"][status]
+        flying = {
+            r["invocation_id"]
+            for r in replay["invocations"]
+            if r["status"] in ("requested", "started")
+        }
+        assert {r["invocation_id"] for r in stats["in_flight"]} == flying
+        for row in tools:
+            ran = row["ran_seconds"]
+            if ran["max"] is not None:
+                assert ran["p50"] <= ran["p95"] <= ran["max"]
+    text = run("stats", str(demo_db), session, "--lenient").stdout
+    assert "queued p50/p95/max" in text and "read_file" in text
 
 
 def test_replay_all_reports_each_session(demo_db: Path) -> None:

@@ -21,6 +21,7 @@ from ..stores.port import StoreReadError
 from .demo import cmd_demo
 from .errors import CliError
 from .inspect import cmd_diff, cmd_history, cmd_replay, cmd_sessions
+from .stats import add_stats_arguments, cmd_stats
 from .stores import cmd_import, cmd_init_db, cmd_reindex, cmd_replay_all
 from .tools import add_tools_arguments, cmd_tools, cmd_validate
 from .transcripts import add_arguments as add_transcript_arguments
@@ -117,6 +118,13 @@ def build_parser() -> argparse.ArgumentParser:
     everything.add_argument(
         "--lenient", action="store_true", help="skip events the lifecycle refuses"
     )
+    stats = command(
+        "stats",
+        cmd_stats,
+        "per-tool calls, outcomes and durations of a session (at any sequence), "
+        "and what is in flight",
+    )
+    add_stats_arguments(stats, source_help)
     reindex = command(
         "reindex",
         cmd_reindex,

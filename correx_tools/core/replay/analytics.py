@@ -1,0 +1,147 @@
+"""Lifecycle analytics: how long invocations waited and ran, what is in flight, per-tool stats.
+
+Pure functions over a `ToolState` (any state a timeline gives, so they work
+at any point of a session). Times come from the records, which carry the
+``recorded_at`` of the events that made them; where a point is missing (a
+call never started, or has not ended yet) its duration is ``None`` rather
+than a guess. The clock is an argument wherever "now" matters.
+
+Percentiles are nearest-rank: the p-th percentile of n sorted durations is
+the ⌈p·n/100⌉-th of them, always one of the measured values.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from datetime import datetime, timedelta
+from typing import NamedTuple
+
+from ..lifecycle.record import ToolInvocationRecord
+from ..lifecycle.state import ToolState
+from ..lifecycle.status import ToolInvocationStatus
+
+_IN_FLIGHT = (ToolInvocationStatus.REQUESTED, ToolInvocationStatus.STARTED)
+
+
+class Durations(NamedTuple):
+    """How long one invocation waited, ran, and took in all; ``None`` where unknown.
+
+    ``queued`` is started - requested; ``ran`` is ended - started; ``total`` is
+    ended - requested (a call rejected before it started has a total, and
+    neither of the others).
+    """
+
+    queued: timedelta | None
+    ran: timedelta | None
+    total: timedelta | None
+
+
+def durations(record: ToolInvocationRecord) -> Durations:
+    """The `Durations` of ``record``, from the times its events were recorded."""
+    requested, started, ended = record.requested_at, record.started_at, record.completed_at
+    return Durations(
+        queued=None if started is None else started - requested,
+        ran=None if started is None or ended is None else ended - started,
+        total=None if ended is None else ended - requested,
+    )
+
+
+def in_flight(state: ToolState) -> tuple[ToolInvocationRecord, ...]:
+    """The invocations requested or started and not yet ended, oldest request first."""
+    return tuple(
+        sorted(
+            (record for record in state.records() if record.status in _IN_FLIGHT),
+            key=lambda record: (record.requested_at, record.invocation_id),
+        )
+    )
+
+
+def stuck(
+    state: ToolState, now: datetime, older_than: timedelta
+) -> tuple[ToolInvocationRecord, ...]:
+    """The invocations in flight whose last step (requested or started) is older than
+    ``older_than`` at ``now``: waiting too long to start, or running too long."""
+    return tuple(
+        record
+        for record in in_flight(state)
+        if now - (record.started_at or record.requested_at) > older_than
+    )
+
+
+class Percentiles(NamedTuple):
+    """p50, p95 and the maximum of some durations (all ``None`` when there are none)."""
+
+    p50: timedelta | None
+    p95: timedelta | None
+    max: timedelta | None
+
+
+class ToolStats(NamedTuple):
+    """One tool's calls in a state: counts by outcome, their rates, and durations."""
+
+    tool_name: str
+    calls: int
+    completed: int
+    failed: int
+    rejected: int
+    in_flight: int
+    queued: Percentiles
+    ran: Percentiles
+
+    @property
+    def completed_rate(self) -> float:
+        """Completed calls as a share of all calls."""
+        return self.completed / self.calls
+
+    @property
+    def failed_rate(self) -> float:
+        """Failed calls as a share of all calls."""
+        return self.failed / self.calls
+
+    @property
+    def rejected_rate(self) -> float:
+        """Rejected calls as a share of all calls."""
+        return self.rejected / self.calls
+
+
+def percentiles(values: Iterable[timedelta]) -> Percentiles:
+    """Nearest-rank p50 and p95, and the maximum, of ``values``.
+
+    >>> percentiles(timedelta(seconds=s) for s in range(1, 101)).p95.seconds
+    95
+    """
+    ordered = sorted(values)
+    if not ordered:
+        return Percentiles(None, None, None)
+    return Percentiles(_rank(ordered, 50), _rank(ordered, 95), ordered[-1])
+
+
+def tool_stats(state: ToolState) -> tuple[ToolStats, ...]:
+    """Per-tool statistics of every invocation in ``state``, by tool name."""
+    by_tool: dict[str, list[ToolInvocationRecord]] = {}
+    for record in state.records():
+        by_tool.setdefault(record.tool_name, []).append(record)
+    return tuple(_stats(name, by_tool[name]) for name in sorted(by_tool))
+
+
+def _stats(name: str, records: Sequence[ToolInvocationRecord]) -> ToolStats:
+    counts = dict.fromkeys(ToolInvocationStatus, 0)
+    for record in records:
+        counts[record.status] += 1
+    measured = [durations(record) for record in records]
+    return ToolStats(
+        tool_name=name,
+        calls=len(records),
+        completed=counts[ToolInvocationStatus.COMPLETED],
+        failed=counts[ToolInvocationStatus.FAILED],
+        rejected=counts[ToolInvocationStatus.REJECTED],
+        in_flight=sum(counts[status] for status in _IN_FLIGHT),
+        queued=percentiles(d.queued for d in measured if d.queued is not None),
+        ran=percentiles(d.ran for d in measured if d.ran is not None),
+    )
+
+
+def _rank(ordered: Sequence[timedelta], percent: int) -> timedelta:
+    """The nearest-rank ``percent``-th percentile of sorted, non-empty ``ordered``."""
+    return ordered[max(1, math.ceil(percent * len(ordered) / 100)) - 1]
