@@ -25,6 +25,13 @@ from .core.lifecycle.status import ToolInvocationStatus as ToolInvocationStatus
 from .core.lifecycle.transitions import TRANSITIONS as TRANSITIONS
 from .core.lifecycle.transitions import TransitionError as TransitionError
 from .core.lifecycle.transitions import TransitionErrorKind as TransitionErrorKind
+from .core.replay.analytics import Durations as Durations
+from .core.replay.analytics import Percentiles as Percentiles
+from .core.replay.analytics import ToolStats as ToolStats
+from .core.replay.analytics import durations as durations
+from .core.replay.analytics import in_flight as in_flight
+from .core.replay.analytics import stuck as stuck
+from .core.replay.analytics import tool_stats as tool_stats
 from .core.replay.errors import EventDecodeError as EventDecodeError
 from .core.replay.errors import ReplayError as ReplayError
 from .core.replay.errors import SequenceError as SequenceError
@@ -127,6 +134,7 @@ __all__ = [
     "DefaultToolReducer",
     "DefaultToolRepository",
     "DuplicateInvocation",
+    "Durations",
     "EventDecodeError",
     "EventReplayer",
     "EventStore",
@@ -140,6 +148,7 @@ __all__ = [
     "McpPolicy",
     "OpaqueEvent",
     "PathError",
+    "Percentiles",
     "PostgresEventStore",
     "Projection",
     "RecordChange",
@@ -186,6 +195,7 @@ __all__ = [
     "ToolResult",
     "ToolSpec",
     "ToolState",
+    "ToolStats",
     "ToolSuccess",
     "TranscriptError",
     "TranscriptImport",
@@ -198,19 +208,23 @@ __all__ = [
     "Workspace",
     "check_relative_path",
     "compile_schema",
+    "durations",
     "fold_events",
     "follow",
     "freeze_json",
     "import_transcript",
+    "in_flight",
     "invocation_id",
     "outcome_text",
     "portable_name",
     "replay_all",
     "session_id",
+    "stuck",
     "thaw_json",
     "to_anthropic_result",
     "to_mcp_result",
     "to_openai_result",
     "tool_definitions",
+    "tool_stats",
     "validate_request",
 ]
