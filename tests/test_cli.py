@@ -26,6 +26,7 @@ COMMANDS = [
     "import-transcript",
     "reindex",
     "stats",
+    "export",
 ]
 DATA = Path(__file__).parent / "data"
 

@@ -20,6 +20,7 @@ from ..._version import __version__
 from ..stores.port import StoreReadError
 from .demo import cmd_demo
 from .errors import CliError
+from .export import add_export_arguments, cmd_export
 from .inspect import cmd_diff, cmd_history, cmd_replay, cmd_sessions
 from .stats import add_stats_arguments, cmd_stats
 from .stores import cmd_import, cmd_init_db, cmd_reindex, cmd_replay_all
@@ -118,13 +119,7 @@ def build_parser() -> argparse.ArgumentParser:
     everything.add_argument(
         "--lenient", action="store_true", help="skip events the lifecycle refuses"
     )
-    stats = command(
-        "stats",
-        cmd_stats,
-        "per-tool calls, outcomes and durations of a session (at any sequence), "
-        "and what is in flight",
-    )
-    add_stats_arguments(stats, source_help)
+    _looking_closer(command, source_help)
     reindex = command(
         "reindex",
         cmd_reindex,
@@ -160,6 +155,26 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_tools_arguments(tools)
     return parser
+
+
+def _looking_closer(
+    command: Callable[[str, Callable[[argparse.Namespace], int], str], argparse.ArgumentParser],
+    source_help: str,
+) -> None:
+    """The commands that look at a session as a whole: ``stats`` and ``export``."""
+    stats = command(
+        "stats",
+        cmd_stats,
+        "per-tool calls, outcomes and durations of a session (at any sequence), "
+        "and what is in flight",
+    )
+    add_stats_arguments(stats, source_help)
+    export = command(
+        "export",
+        cmd_export,
+        "write a session as OpenTelemetry trace data (OTLP/JSON): a span per tool call",
+    )
+    add_export_arguments(export, source_help)
 
 
 def _positive(text: str) -> int:

@@ -1,0 +1,55 @@
+"""``correx-tools export``: a session as OpenTelemetry trace data (OTLP/JSON)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+
+from ...core.replay.spans import session_trace
+from ..export.otlp import OtelMissing, otlp_json
+from .errors import CliError
+from .loading import answered, in_range, repository_for
+from .sources import find_session, open_store
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    store = open_store(args.source)
+    session = find_session(store, args.session, args.source)
+    repository = repository_for(store, args.source, lenient=args.lenient)
+    at = (
+        in_range(repository, session, args.at, "--at")
+        if args.at is not None
+        else repository.last_sequence(session)
+    )
+    state = answered(repository.at(session, at), session, lenient=args.lenient)
+    # The trace is observed at the event it stops at: calls in flight end there.
+    observed = next(iter(store.read(session, after=at - 1)), None) if at > 0 else None
+    observed_at = observed.recorded_at if observed is not None else datetime(1970, 1, 1, tzinfo=UTC)
+    try:
+        document = otlp_json(session_trace(session, state, observed_at))
+    except OtelMissing as missing:
+        raise CliError(str(missing)) from None
+    text = json.dumps(document, ensure_ascii=False, indent=None if args.json else 2)
+    if args.output is None or args.output == "-":
+        sys.stdout.write(text + "\n")
+    else:
+        Path(args.output).write_text(text + "\n", encoding="utf-8")
+    return 0
+
+
+def add_export_arguments(parser: argparse.ArgumentParser, source_help: str) -> None:
+    """The arguments of ``correx-tools export``."""
+    parser.add_argument("source", metavar="SOURCE", help=source_help)
+    parser.add_argument("session", metavar="SESSION")
+    parser.add_argument(
+        "--to",
+        choices=("otlp-json",),
+        default="otlp-json",
+        help="the format: OTLP/JSON trace data (default: %(default)s)",
+    )
+    parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE (default: stdout)")
+    parser.add_argument("--at", type=int, metavar="SEQ", help="the session as it was at SEQ")
+    parser.add_argument("--lenient", action="store_true", help="skip events the lifecycle refuses")

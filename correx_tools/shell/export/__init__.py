@@ -1,0 +1,1 @@
+"""Sessions written out for other tools: OpenTelemetry traces."""
