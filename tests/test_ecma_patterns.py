@@ -39,6 +39,12 @@ def test_escapes_ecma_spells_differently() -> None:
     assert not matches(r"^[]$", "a") and matches(r"^[^]$", "\n")
 
 
+def test_any_character_as_ecma_writes_it() -> None:
+    # [\s\S] is the usual ECMA-262 spelling of "any character, line breaks too".
+    assert matches(r"^[\s\S]+$", "a\nb\u2028 c")
+    assert matches(r"^[a\S]$", "x") and not matches(r"^[\S]$", "\u00a0")
+
+
 @pytest.mark.parametrize(
     ("pattern", "construct"),
     [
@@ -47,6 +53,7 @@ def test_escapes_ecma_spells_differently() -> None:
         (r"(?<=a)b", "lookbehind"),
         (r"(a)\1", "backreference"),
         (r"(?<n>a)\k<n>", "named backreference"),
+        (r"[^\S]", "negated class"),
     ],
 )
 def test_what_cannot_run_in_linear_time_is_refused_naming_it(pattern: str, construct: str) -> None:

@@ -55,45 +55,55 @@ def ecma_to_re2(pattern: str) -> str:
     ^\\pL+\\x{00e9}$
     """
     out: list[str] = []
-    in_class = False
     i = 0
     while i < len(pattern):
         char = pattern[i]
         if char == "\\":
-            written, i = _escape(pattern, i, in_class)
-            out.append(written)
-        elif in_class:
-            in_class = char != "]"  # ECMA-262 ends a class at its first unescaped ]
-            out.append(char)
-            i += 1
+            written, i = _escape(pattern, i, in_class=False)
         elif char == "[":
-            written, i, in_class = _class_opening(pattern, i)
-            out.append(written)
+            written, i = _class(pattern, i)
         elif char == ".":
-            out.append(_NOT_LINE_TERMINATOR)
-            i += 1
+            written, i = _NOT_LINE_TERMINATOR, i + 1
         elif pattern.startswith("(?", i):
             written, i = _group(pattern, i)
-            out.append(written)
         else:
-            out.append(char)
-            i += 1
+            written, i = char, i + 1
+        out.append(written)
     return "".join(out)
 
 
-def _class_opening(pattern: str, i: int) -> tuple[str, int, bool]:
-    """The opening of a class at ``i``, the index after it, and whether a class is open.
+def _class(pattern: str, i: int) -> tuple[str, int]:
+    """The character class opening at ``i`` in RE2's spelling, and the index after it.
 
-    ECMA-262's ``[]`` matches nothing and ``[^]`` any character; RE2 would read
-    their ``]`` as a member.
+    ECMA-262 ends a class at its first unescaped ``]``: ``[]`` matches nothing
+    and ``[^]`` any character, where RE2 would read that ``]`` as a member. A
+    class with ``\\S`` in it (``[\\s\\S]``, "any character") is the union of
+    its other members and of everything but white space, which RE2 writes as
+    an alternation.
     """
-    if pattern.startswith("[]", i):
-        return r"[^\x{0}-\x{10FFFF}]", i + 2, False
-    if pattern.startswith("[^]", i):
-        return r"[\x{0}-\x{10FFFF}]", i + 3, False
-    if pattern.startswith("[^", i):
-        return "[^", i + 2, True
-    return "[", i + 1, True
+    negated = pattern.startswith("[^", i)
+    j = i + (2 if negated else 1)
+    members: list[str] = []
+    not_space = False
+    while j < len(pattern) and pattern[j] != "]":
+        if pattern.startswith("\\S", j):
+            not_space, j = True, j + 2
+        elif pattern[j] == "\\":
+            written, j = _escape(pattern, j, in_class=True)
+            members.append(written)
+        else:
+            members.append(pattern[j])
+            j += 1
+    if j >= len(pattern):
+        raise Unsupported("a character class [ is not closed")
+    inside = "".join(members)
+    if not_space and negated:
+        raise Unsupported(r"\S inside a negated class [^...] has no RE2 equivalent")
+    if not_space:
+        return (f"(?:[{inside}]|[^{_WHITE_SPACE}])" if inside else f"[^{_WHITE_SPACE}]"), j + 1
+    if not inside:
+        return (r"[\x{0}-\x{10FFFF}]" if negated else r"[^\x{0}-\x{10FFFF}]"), j + 1
+    return f"[{'^' if negated else ''}{inside}]", j + 1
 
 
 def _group(pattern: str, i: int) -> tuple[str, int]:
@@ -118,9 +128,7 @@ def _escape(pattern: str, i: int, in_class: bool) -> tuple[str, int]:
     letter = pattern[i + 1]
     if letter == "s":
         return (_WHITE_SPACE if in_class else f"[{_WHITE_SPACE}]"), i + 2
-    if letter == "S":
-        if in_class:
-            raise Unsupported(r"\S inside a character class has no linear-time equivalent here")
+    if letter == "S":  # inside a class, `_class` takes it apart first
         return f"[^{_WHITE_SPACE}]", i + 2
     if letter in "pP":
         return _property(pattern, i, negated=letter == "P")
