@@ -123,6 +123,24 @@ def test_exporting_twice_or_from_another_store_gives_the_same_trace(tmp_path: Pa
     assert len(spans) == 2  # the session and the one call requested by then
 
 
+def test_an_output_file_that_cannot_be_written_is_one_clear_line(tmp_path: Path) -> None:
+    path = session_file(tmp_path / "s.sqlite")
+    target = str(tmp_path / "missing" / "trace.json")
+    done = subprocess.run(
+        [sys.executable, "-m", "correx_tools", "export", str(path), "session-1", "-o", target],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 1
+    assert done.stderr.count("\n") == 1 and target in done.stderr
+    assert "Traceback" not in done.stderr
+    written = tmp_path / "trace.json"
+    export(str(path), "session-1", "-o", str(written))
+    assert parsed(written.read_text()).resource_spans
+
+
 def test_ids_are_stable_and_distinct_per_session_and_invocation() -> None:
     events = stored([requested("a"), requested("b")])
     state = fold_events(ToolProjector(), events).unwrap().state

@@ -36,7 +36,10 @@ def cmd_export(args: argparse.Namespace) -> int:
     if args.output is None or args.output == "-":
         sys.stdout.write(text + "\n")
     else:
-        Path(args.output).write_text(text + "\n", encoding="utf-8")
+        try:
+            Path(args.output).write_text(text + "\n", encoding="utf-8")
+        except OSError as error:
+            raise CliError(f"{args.output}: {error.strerror or error}") from None
     return 0
 
 
