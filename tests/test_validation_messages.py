@@ -144,3 +144,19 @@ def test_a_reference_that_leaves_the_document_is_still_refused() -> None:
         {"$id": "https://example.com/root.json", "properties": {"a": {"$ref": "other.json"}}}
     )
     assert "non-local $ref" in str(refused.failure())
+
+
+def test_messages_read_only_as_many_errors_as_the_limit_needs() -> None:
+    schema = compile_schema({"type": "array", "items": {"type": "string"}}).unwrap()
+    consumed = 0
+
+    def counted() -> Any:
+        nonlocal consumed
+        for error in schema.iter_errors(list(range(10_000))):
+            consumed += 1
+            yield error
+
+    from correx_tools.core.tools.schema.messages import described  # noqa: PLC0415
+
+    assert len(list(described(counted(), 20))) == 20
+    assert consumed <= 20 * 4

@@ -141,7 +141,8 @@ def validate_arguments(
         return _invalid([bounded])
     violations: list[Violation] = []
     try:
-        for path, message in described(schema.iter_errors(thaw_json(arguments))):
+        errors = schema.iter_errors(thaw_json(arguments))
+        for path, message in described(errors, limits.max_violations):
             violations.append(Violation(path=path, message=_short(message)))
             if len(violations) >= limits.max_violations:
                 break

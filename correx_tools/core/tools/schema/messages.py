@@ -14,26 +14,39 @@ import ast
 import difflib
 import json
 from collections.abc import Iterable, Iterator, Mapping
+from itertools import islice
 from typing import Any
 
 from jsonschema.exceptions import ValidationError
 
 _QUOTE_LIMIT = 80
+_ERRORS_PER_MISTAKE = 4
+"""How many of jsonschema's errors one wrong value can give (type, enum, bounds...)."""
 
 
-def described(errors: Iterable[ValidationError]) -> Iterator[tuple[str, str]]:
-    """``(JSON path, message)`` for each mistake among ``errors``, in their order."""
-    found = list(errors)
+def described(errors: Iterable[ValidationError], limit: int) -> Iterator[tuple[str, str]]:
+    """``(JSON path, message)`` for each mistake among ``errors``, in their order, at
+    most ``limit`` of them.
+
+    Reads no more of ``errors`` than ``limit`` messages need (a few errors per
+    mistake at most): a hostile request with a million wrong items costs what
+    its first ``limit`` mistakes cost.
+    """
+    found = list(islice(errors, max(limit, 1) * _ERRORS_PER_MISTAKE))
     mistyped = {error.json_path for error in found if error.validator == "type"}
     unexpected = {
         error.json_path: sorted(_unexpected(error))
         for error in found
         if error.validator == "additionalProperties"
     }
+    said = 0
     for error in found:
         path = error.json_path
         if path in mistyped and error.validator != "type":
             continue  # the wrong type says it all; its other keywords follow from it
+        if said == limit:
+            return
+        said += 1
         yield path, _message(error, unexpected.get(path, []))
 
 
