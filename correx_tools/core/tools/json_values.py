@@ -84,6 +84,7 @@ def _rebuild(
 
 _CONTAINERS = (dict, list, tuple, PMap, PVector)
 _SCALARS = frozenset({str, int, float, bool, type(None)})
+_PVECTOR: type[Any] = type(pvector())  # the C vector pvector() builds
 
 
 def _is_container(value: object) -> bool:
@@ -127,12 +128,17 @@ def thaw_json(value: object) -> Any:
     if kind in _SCALARS:
         return value
     if kind is PMap:
-        # The common shape of arguments: one object of scalars.
-        for item in value.values():  # type: ignore[attr-defined]
-            if type(item) not in _SCALARS:
+        # The common shape of arguments: one object of scalars and lists of scalars.
+        plain: dict[str, Any] = {}
+        for key, item in value.items():  # type: ignore[attr-defined]
+            if type(item) in _SCALARS:
+                plain[key] = item
+            elif type(item) is _PVECTOR and all(type(inner) in _SCALARS for inner in item):
+                plain[key] = list(item)
+            else:
                 break
         else:
-            return dict(value.items())  # type: ignore[attr-defined]
+            return plain
     if not isinstance(value, _CONTAINERS):
         return value
     return _rebuild(value, _same, _same)
