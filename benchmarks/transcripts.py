@@ -8,6 +8,7 @@ from pathlib import Path
 
 from correx_tools import InMemoryEventStore, SQLiteEventStore, import_transcript
 
+from .baselines import raw_jsonl_loop
 from .sessions import START
 from .table import Row, at_most, rate, timed
 
@@ -37,20 +38,10 @@ def claude_code_file(path: Path, calls: int) -> Path:
     return path
 
 
-def raw_lines(path: Path) -> int:
-    """The floor: read the file's lines and ``json.loads`` each."""
-    count = 0
-    with path.open("rb") as lines:
-        for line in lines:
-            json.loads(line)
-            count += 1
-    return count
-
-
 def transcript_rows(calls: int, directory: Path) -> list[Row]:
     """Importing the file into memory (against the floor) and into a new SQLite file."""
     path = claude_code_file(directory / "transcript.jsonl", calls)
-    raw = timed(lambda: raw_lines(path), 3)
+    raw = timed(lambda: raw_jsonl_loop(path), 3)
     in_memory = timed(lambda: import_transcript(path, InMemoryEventStore()).unwrap(), 3)
 
     def into_sqlite() -> None:

@@ -11,20 +11,11 @@ from pathlib import Path
 from ...core.replay.spans import session_trace
 from ..export.otlp import OtelMissing, otlp_json
 from .errors import CliError
-from .loading import answered, in_range, repository_for
-from .sources import find_session, open_store
+from .loading import session_at
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    store = open_store(args.source)
-    session = find_session(store, args.session, args.source)
-    repository = repository_for(store, args.source, lenient=args.lenient)
-    at = (
-        in_range(repository, session, args.at, "--at")
-        if args.at is not None
-        else repository.last_sequence(session)
-    )
-    state = answered(repository.at(session, at), session, lenient=args.lenient)
+    store, session, at, state = session_at(args)
     # The trace is observed at the event it stops at: calls in flight end there.
     observed = next(iter(store.read(session, after=at - 1)), None) if at > 0 else None
     observed_at = observed.recorded_at if observed is not None else datetime(1970, 1, 1, tzinfo=UTC)

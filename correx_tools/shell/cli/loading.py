@@ -7,9 +7,10 @@ show progress on a terminal.
 
 from __future__ import annotations
 
+import argparse
 import sys
 from collections.abc import Iterator
-from typing import Any, TextIO, TypeVar
+from typing import Any, NamedTuple, TextIO, TypeVar
 
 from returns.result import Result, Success
 
@@ -27,6 +28,7 @@ from ..stores.port import EventStore
 from ..stores.sqlite_layout import LAYOUT
 from .errors import CliError
 from .render import Progress
+from .sources import find_session, open_store
 
 TIMELINE_STRIDE = 256
 T = TypeVar("T")
@@ -82,6 +84,31 @@ def in_range(repository: DefaultToolRepository, session: SessionId, value: int, 
     if not 0 <= value <= last:
         raise CliError(f"{name}={value} is outside session {session!r} (sequences 0..{last})")
     return value
+
+
+class SessionAt(NamedTuple):
+    """A command's view of one session at one point: the store, the session, the
+    sequence asked for (``--at``, or the last) and the state there."""
+
+    store: EventStore
+    session: SessionId
+    at: int
+    state: ToolState
+
+
+def session_at(args: argparse.Namespace) -> SessionAt:
+    """The state of ``args.session`` in ``args.source`` at ``args.at`` (or its end),
+    strict unless ``args.lenient``; a one-line error for anything missing."""
+    store = open_store(args.source)
+    session = find_session(store, args.session, args.source)
+    repository = repository_for(store, args.source, lenient=args.lenient)
+    at = (
+        in_range(repository, session, args.at, "--at")
+        if args.at is not None
+        else repository.last_sequence(session)
+    )
+    state = answered(repository.at(session, at), session, lenient=args.lenient)
+    return SessionAt(store, session, at, state)
 
 
 def replay_session(

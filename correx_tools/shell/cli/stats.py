@@ -7,21 +7,12 @@ from datetime import timedelta
 from typing import Any
 
 from ...core.replay.analytics import Percentiles, ToolStats, durations, in_flight, tool_stats
-from .loading import answered, in_range, repository_for
+from .loading import session_at
 from .render import emit, table
-from .sources import find_session, open_store
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
-    store = open_store(args.source)
-    session = find_session(store, args.session, args.source)
-    repository = repository_for(store, args.source, lenient=args.lenient)
-    at = (
-        in_range(repository, session, args.at, "--at")
-        if args.at is not None
-        else repository.last_sequence(session)
-    )
-    state = answered(repository.at(session, at), session, lenient=args.lenient)
+    _, session, at, state = session_at(args)
     stats = tool_stats(state)
     flying = in_flight(state)
     document = {
