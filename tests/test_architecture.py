@@ -32,9 +32,18 @@ LAYERS = [
     ("correx_tools.shell.cli", ["correx_tools.shell", "correx_tools.core"]),
     ("correx_tools.shell.recording", ["correx_tools.shell.stores", "correx_tools.core"]),
     ("correx_tools.shell.transcripts", ["correx_tools.shell.stores", "correx_tools.core"]),
+    (
+        "correx_tools.shell.report",
+        ["correx_tools.shell.replay", "correx_tools.shell.stores", "correx_tools.core"],
+    ),
     ("correx_tools.shell.replay", ["correx_tools.shell.stores", "correx_tools.core"]),
+    ("correx_tools.shell.export", ["correx_tools.core"]),
     ("correx_tools.shell.stores", ["correx_tools.core"]),
     ("correx_tools.shell.workspace", ["correx_tools.core"]),
+    (
+        "correx_tools.core.report",
+        ["correx_tools.core.replay", "correx_tools.core.lifecycle", "correx_tools.core.tools"],
+    ),
     ("correx_tools.core.replay", ["correx_tools.core.lifecycle", "correx_tools.core.tools"]),
     ("correx_tools.core.lifecycle", ["correx_tools.core.tools"]),
     ("correx_tools.core.tools", []),
@@ -151,9 +160,9 @@ def test_no_module_is_over_400_lines() -> None:
 
 @pytest.mark.parametrize("package", ["core", "core.tools", "core.lifecycle", "core.replay",
                                      "core.lifecycle._engine", "core.tools.schema",
-                                     "core.tools.formats", "shell", "shell.stores",
+                                     "core.tools.formats", "core.report", "shell", "shell.stores",
                                      "shell.replay", "shell.recording", "shell.transcripts",
-                                     "shell.cli"])  # fmt: skip
+                                     "shell.cli", "shell.report", "shell.export"])  # fmt: skip
 def test_each_package_says_what_lives_there_and_who_may_import_it(package: str) -> None:
     module = importlib.import_module(f"correx_tools.{package}")
     doc = (module.__doc__ or "").strip()

@@ -27,6 +27,7 @@ COMMANDS = [
     "reindex",
     "stats",
     "export",
+    "report",
 ]
 DATA = Path(__file__).parent / "data"
 

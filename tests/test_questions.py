@@ -26,6 +26,7 @@ from returns.result import Success
 from correx_tools import (
     DefaultToolRepository,
     EventReplayer,
+    InMemoryEventStore,
     InvocationId,
     OpaqueEvent,
     PostgresEventStore,
@@ -37,6 +38,7 @@ from correx_tools import (
     ToolProjector,
     fold_events,
 )
+from correx_tools.core.replay.stored_index import history_of
 from correx_tools.core.replay.summary import summarize
 from correx_tools.shell.replay.questions import FromIndex
 from correx_tools.shell.stores.port import EventStore
@@ -166,6 +168,38 @@ def check_every_answer(store: EventStore) -> None:
                 timeline.history(InvocationId(invocation))
             )
         assert lenient.get(session).unwrap() == replay.state
+        check_entries(store, session, events, timeline, replay.quarantined)
+
+
+def check_entries(
+    store: EventStore,
+    session: SessionId,
+    events: list[StoredEvent],
+    timeline: Any,
+    quarantined: Any,
+) -> None:
+    """The index's entries, the entries one pass over the events computes, and the fold
+    agree: same invocations in request order, same history, same refusals."""
+    from_index = DefaultToolRepository(EventReplayer(store), strict=False).entries(session)
+    memory = InMemoryEventStore()
+    memory.import_events(events).unwrap()
+    folded = DefaultToolRepository(EventReplayer(memory), strict=False).entries(session)
+    assert from_index.unwrap() == folded.unwrap()
+    last, entries, refused = folded.unwrap()
+    assert last == len(events) and refused == quarantined
+    assert [e.invocation_id for e in entries] == [
+        r.invocation_id for r in timeline.at(len(events)).records()
+    ]
+    for entry in entries:
+        assert history_of(entry) == timeline.history(entry.invocation_id)
+    for strict in (
+        DefaultToolRepository(EventReplayer(store), strict=True).entries(session),
+        DefaultToolRepository(EventReplayer(memory), strict=True).entries(session),
+    ):
+        if quarantined:
+            assert strict.failure().sequence == quarantined[0][0].sequence
+        else:
+            assert strict.unwrap() == folded.unwrap()
 
 
 @settings()

@@ -32,10 +32,18 @@ from ..lifecycle.events import (
     ToolReceipt,
 )
 from ..lifecycle.record import (
+    COMPLETED_AT,
     FIELDS,
     ID,
+    REASON,
+    RECEIPT,
+    RECOVERABLE,
+    REQUEST,
     REQUESTED_AT,
+    STARTED_AT,
     STATUS,
+    TIER,
+    TOOL,
     ToolInvocationRecord,
     record_from_fields,
 )
@@ -160,6 +168,43 @@ def refusal_of(stored: StoredEvent, entry: InvocationEntry | None) -> Transition
             "but the lifecycle accepts it; rebuild the index (correx-tools reindex)"
         )
     return refused
+
+
+def entries_of(
+    events: Iterable[StoredEvent],
+) -> tuple[list[InvocationEntry], list[tuple[StoredEvent, TransitionError]]]:
+    """The entries a store's index would keep for one session's ``events``, in request
+    order, and the events the lifecycle refused with why: the index of a source that
+    keeps none, computed in one pass with the reducer's own rule (`advance`)."""
+    rows: dict[str, list[Any]] = {}
+    sequences: dict[str, list[Any]] = {}
+    refused: list[tuple[StoredEvent, TransitionError]] = []
+    for stored in events:
+        event = stored.event
+        if type(event) not in TOOL_EVENT_CLASSES:
+            continue
+        invocation: str = event.invocation_id  # type: ignore[attr-defined]
+        row = rows.get(invocation) or [None] * FIELDS
+        before = row[STATUS]
+        problem = advance(row, stored, event)  # type: ignore[arg-type]  # a tool event
+        if problem is not None:
+            refused.append((stored, problem))
+            continue
+        rows[invocation] = row
+        if before is None:
+            sequences[invocation] = [stored.sequence, None, None]
+        else:
+            sequences[invocation][1 if row[STATUS] is ToolInvocationStatus.STARTED else 2] = (
+                stored.sequence
+            )
+    entries = []
+    for invocation, row in rows.items():
+        requested_seq, started_seq, ended_seq = sequences[invocation]
+        fields = (row[ID], row[TOOL], row[TIER], row[REQUEST], requested_seq, row[REQUESTED_AT],
+                  started_seq, row[STARTED_AT], ended_seq, row[COMPLETED_AT], row[STATUS],
+                  row[RECEIPT], row[REASON], row[RECOVERABLE])  # fmt: skip
+        entries.append(InvocationEntry(*fields))
+    return entries, refused
 
 
 # -- maintained as events are written ------------------------------------------------

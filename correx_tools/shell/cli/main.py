@@ -22,6 +22,7 @@ from .demo import cmd_demo
 from .errors import CliError
 from .export import add_export_arguments, cmd_export
 from .inspect import cmd_diff, cmd_history, cmd_replay, cmd_sessions
+from .report import add_report_arguments, cmd_report
 from .stats import add_stats_arguments, cmd_stats
 from .stores import cmd_import, cmd_init_db, cmd_reindex, cmd_replay_all
 from .tools import add_tools_arguments, cmd_tools, cmd_validate
@@ -161,7 +162,7 @@ def _looking_closer(
     command: Callable[[str, Callable[[argparse.Namespace], int], str], argparse.ArgumentParser],
     source_help: str,
 ) -> None:
-    """The commands that look at a session as a whole: ``stats`` and ``export``."""
+    """The commands that look at a session as a whole: ``stats``, ``export``, ``report``."""
     stats = command(
         "stats",
         cmd_stats,
@@ -175,6 +176,13 @@ def _looking_closer(
         "write a session as OpenTelemetry trace data (OTLP/JSON): a span per tool call",
     )
     add_export_arguments(export, source_help)
+    report = command(
+        "report",
+        cmd_report,
+        "write a session as one self-contained HTML page: a timeline, a scrubber over its "
+        "sequences, each invocation's history",
+    )
+    add_report_arguments(report, source_help)
 
 
 def _positive(text: str) -> int:

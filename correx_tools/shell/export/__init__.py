@@ -1,1 +1,4 @@
-"""Sessions written out for other tools: OpenTelemetry traces."""
+"""Sessions written out for other tools: OpenTelemetry traces.
+
+Imports ``core`` only; the command imports it.
+"""

@@ -12,7 +12,8 @@ first ``k`` events does, when the lifecycle refused one of them.
 
 from __future__ import annotations
 
-from typing import Any, Protocol, final
+from collections.abc import Iterable, Iterator
+from typing import Any, NamedTuple, Protocol, final
 
 from pyrsistent import pmap
 from returns.result import Failure, Result, Success
@@ -27,7 +28,9 @@ from ...core.replay.projection import ToolProjector
 from ...core.replay.retention import Retention
 from ...core.replay.stored_index import (
     STATUS_OF_CODE,
+    InvocationEntry,
     changed_between,
+    entries_of,
     history_of,
     record_at,
     refusal_of,
@@ -40,6 +43,15 @@ from .replayer import EventReplayer
 
 History = tuple[tuple[int, ToolInvocationRecord], ...]
 Refusals = tuple[tuple[StoredEvent, TransitionError], ...]
+
+
+class SessionEntries(NamedTuple):
+    """A whole session as its index sees it: each invocation's entry (the sequences and
+    fields of its request, start and end), in request order, and the refused events."""
+
+    last_sequence: int
+    entries: tuple[InvocationEntry, ...]
+    refused: Refusals
 
 
 class Questions(Protocol):
@@ -73,6 +85,10 @@ class Questions(Protocol):
 
     def refused(self, sequence: int, limit: int | None) -> Refusals:
         """The events the lifecycle refused by ``sequence`` (at most ``limit``), with why."""
+        ...
+
+    def entries(self) -> Result[SessionEntries, ReplayError]:
+        """Every invocation's entry and every refused event of the whole session."""
         ...
 
 
@@ -176,6 +192,15 @@ class FromIndex:
             for stored, entry in self._index.refused(through=sequence, limit=limit)
         )
 
+    def entries(self) -> Result[SessionEntries, ReplayError]:
+        """The index's entries through the last sequence, and its refused events."""
+        last = self._index.last_sequence
+        problem = self._check(last)
+        if problem is not None:
+            return Failure(problem)
+        entries = tuple(self._index.entries(through=last))
+        return Success(SessionEntries(last, entries, self.refused(last, None)))
+
 
 @final
 class ByFolding:
@@ -246,6 +271,21 @@ class ByFolding:
             return ()
         quarantined: Any = folded.unwrap().quarantined
         return tuple(quarantined[:limit] if limit is not None else quarantined)
+
+    def entries(self) -> Result[SessionEntries, ReplayError]:
+        """The entries an index would keep, computed from one pass over the events."""
+        last = 0
+
+        def counted(events: Iterable[StoredEvent]) -> Iterator[StoredEvent]:
+            nonlocal last
+            for stored in events:
+                last = stored.sequence
+                yield stored
+
+        entries, refused = entries_of(counted(self._replayer.store.read(self._session)))
+        if self._strict and refused:
+            return Failure(_refusal_error(*refused[0]))
+        return Success(SessionEntries(last, tuple(entries), tuple(refused)))
 
 
 def _timeline_of(replay: Replay[ToolState]) -> Timeline[ToolState]:

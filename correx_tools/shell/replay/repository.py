@@ -28,7 +28,7 @@ from ...core.replay.timeline import RecordChange, Timeline
 from ...core.tools.errors import CorrexError, error_value
 from ...core.tools.ids import InvocationId, SessionId
 from ..stores.port import StaleIndex
-from .questions import ByFolding, FromIndex, History, Questions, Refusals
+from .questions import ByFolding, FromIndex, History, Questions, Refusals, SessionEntries
 from .replayer import EventReplayer
 
 T = TypeVar("T")
@@ -152,6 +152,11 @@ class DefaultToolRepository:
     ) -> Refusals:
         """The events the lifecycle refused by ``at`` (at most ``limit``), each with why."""
         return self._ask_at(session_id, at, lambda questions, k: questions.refused(k, limit))
+
+    def entries(self, session_id: SessionId) -> Result[SessionEntries, ReplayError]:
+        """Every invocation's entry (its request, start and end: sequences and fields) and
+        every refused event of the whole session, from the store's index when it keeps one."""
+        return self._ask(session_id, None, lambda questions: questions.entries())
 
     def _ask_at(
         self, session_id: SessionId, at: int | None, question: Callable[[Questions, int], T]

@@ -1,0 +1,4 @@
+"""What a report of a session shows, decided without I/O: redaction and the page's data.
+
+Imports ``core.replay``, ``core.lifecycle`` and ``core.tools``; the shell writes the page.
+"""

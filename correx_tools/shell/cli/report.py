@@ -1,0 +1,74 @@
+"""``correx-tools report``: a session as one self-contained HTML page to travel through."""
+
+from __future__ import annotations
+
+import argparse
+import re
+from pathlib import Path
+
+from ...core.report.redaction import Redaction
+from ..report.page import report_data, write_report
+from .errors import CliError
+from .loading import answered, repository_for
+from .render import emit
+from .sources import find_session, open_store
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    try:
+        redaction = Redaction.with_patterns(args.redact)
+    except ValueError as error:
+        raise CliError(str(error)) from None
+    store = open_store(args.source)
+    session = find_session(store, args.session, args.source)
+    repository = repository_for(store, args.source, lenient=args.lenient)
+    data = answered(
+        report_data(repository, session, redaction=redaction), session, lenient=args.lenient
+    )
+    path = Path(args.output) if args.output else Path(default_name(session))
+    try:
+        size = write_report(path, data)
+    except OSError as error:
+        raise CliError(f"{path}: {error.strerror or error}") from None
+    invocations = len(data["invocations"]["ids"])
+    document = {
+        "path": str(path),
+        "bytes": size,
+        "session_id": session,
+        "events": data["last"],
+        "invocations": invocations,
+        "details": len(data["details"]),
+        "refused": data["refused"]["total"],
+    }
+    emit(
+        args,
+        document,
+        lambda: (
+            f"wrote {path} ({size / 1e6:.1f} MB): session {session}, {data['last']:,} events, "
+            f"{invocations:,} invocations, {len(data['details']):,} with arguments and receipts"
+        ),
+    )
+    return 0
+
+
+def default_name(session: str) -> str:
+    """``report-<session>.html``, with anything a file name should not hold made ``_``."""
+    return f"report-{re.sub(r'[^A-Za-z0-9._-]', '_', session)[:100]}.html"
+
+
+def add_report_arguments(parser: argparse.ArgumentParser, source_help: str) -> None:
+    """The arguments of ``correx-tools report``."""
+    parser.add_argument("source", metavar="SOURCE", help=source_help)
+    parser.add_argument("session", metavar="SESSION")
+    parser.add_argument(
+        "-o", "--output", metavar="FILE", help="the page to write (default: report-SESSION.html)"
+    )
+    parser.add_argument("--lenient", action="store_true", help="skip events the lifecycle refuses")
+    parser.add_argument(
+        "--redact",
+        metavar="PATTERN",
+        action="append",
+        default=[],
+        help="also mask what this regular expression matches (repeatable); keys, tokens, "
+        "private keys and passwords in URLs are always masked",
+    )

@@ -1,0 +1,297 @@
+"""``correx-tools report`` in a real browser: the page the command writes, driven in Chromium.
+
+The command runs in a subprocess against real SQLite files (the demo's, with its
+real Claude Code transcript); the page is opened from ``file://`` in headless
+Chromium through Playwright and checked against what the library answers for
+the same session.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from correx_tools import (
+    DefaultToolRepository,
+    EventReplayer,
+    JsonlEventLog,
+    PostgresEventStore,
+    SessionId,
+    SQLiteEventStore,
+)
+from correx_tools.shell.report.page import report_data
+
+from .strategies import completed, failed, rejected, requested, started, stored
+
+playwright = pytest.importorskip("playwright.sync_api")
+
+CHROMIUM_FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+SECRET = "sk-ant-api03-" + "Zq7_" * 10
+REAL = "real-claude-code-subagent"
+
+
+def run(*args: str, cwd: Path, ok: bool = True) -> subprocess.CompletedProcess[str]:
+    result = subprocess.run(
+        [sys.executable, "-m", "correx_tools", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=300,
+        check=False,
+    )
+    assert "Traceback" not in result.stderr
+    if ok:
+        assert result.returncode == 0, result.stderr
+    return result
+
+
+def chromium_path() -> str:
+    """The distribution's Chromium (``CORREX_TEST_CHROMIUM`` to use another)."""
+    found = os.environ.get("CORREX_TEST_CHROMIUM") or next(
+        filter(None, map(shutil.which, ("chromium", "chromium-browser", "google-chrome"))), None
+    )
+    if found is None:
+        reason = "no Chromium: install the distribution's chromium package"
+        if os.environ.get("CI"):
+            pytest.fail(reason)
+        pytest.skip(reason)
+    return found
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with playwright.sync_playwright() as driver:
+        launched = driver.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_FLAGS)
+        yield launched
+        launched.close()
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A small demo store: two generated sessions and the real transcript."""
+    directory = tmp_path_factory.mktemp("demo")
+    run("demo", "--db", "demo.sqlite", "--sessions", "2", "--invocations", "300", cwd=directory)
+    return directory / "demo.sqlite"
+
+
+class Opened:
+    """A report open in a page, with every script error and network request it made."""
+
+    def __init__(self, page: Any) -> None:
+        self.page, self.errors, self.requests = page, [], []
+        page.on("pageerror", lambda error: self.errors.append(str(error)))
+        page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
+        page.on("request", lambda r: self.requests.append(r.url))
+
+    def counts(self, prefix: str = "count-") -> dict[str, int]:
+        chips = self.page.query_selector_all(f".chip[id^='{prefix}']")
+        return {
+            chip.get_attribute("id").removeprefix(prefix): int(
+                chip.query_selector("b").inner_text().replace(",", "")
+            )
+            for chip in chips
+        }
+
+    def scrub(self, sequence: int) -> None:
+        self.page.fill("#scrubber", str(sequence))  # a range input: sets it and fires input
+
+
+@pytest.fixture
+def open_report(browser: Any) -> Iterator[Any]:
+    pages: list[Opened] = []
+
+    def opener(path: Path) -> Opened:
+        opened = Opened(browser.new_page(viewport={"width": 1400, "height": 1000}))
+        opened.page.goto(path.as_uri())
+        opened.page.wait_for_selector("body[data-ready]", timeout=60_000)
+        pages.append(opened)
+        return opened
+
+    yield opener
+    for opened in pages:
+        assert opened.errors == []
+        assert all(url.startswith("file://") for url in opened.requests), opened.requests
+        opened.page.close()
+
+
+def report(store: Path, session: str, *extra: str) -> Path:
+    out = store.parent / f"{re.sub(r'[^a-z0-9]', '_', session)}{len(extra)}.html"
+    result = run("report", str(store), session, "-o", str(out), "--json", *extra, cwd=store.parent)
+    document = json.loads(result.stdout)
+    assert document["path"] == str(out) and document["bytes"] == out.stat().st_size
+    return out
+
+
+def repository(store: Path) -> DefaultToolRepository:
+    return DefaultToolRepository(
+        EventReplayer(SQLiteEventStore(store, read_only=True)), strict=False
+    )
+
+
+def test_the_real_transcripts_page_shows_every_call_and_its_history(
+    demo: Path, open_report: Any
+) -> None:
+    opened = open_report(report(demo, REAL))
+    page = opened.page
+    state = repository(demo).get(SessionId(REAL)).unwrap()
+    assert page.title() == f"correx-tools report: {REAL}"
+    assert page.get_attribute("#timeline", "data-mode") == "bars"
+    assert len(page.query_selector_all("#timeline rect.bar")) == len(state) == 33
+    assert opened.counts("final-") == {
+        status: sum(r.status.value == status for r in state.records())
+        for status in ("requested", "started", "completed", "failed", "rejected")
+    }
+    # Hovering a bar shows its id, tool, status and durations.
+    first = state.invocations[0]
+    title = page.text_content("#timeline rect.bar[data-index='0'] title")
+    assert first.invocation_id in title and first.tool_name in title and "ran" in title
+    # Clicking a failed invocation shows each version of its record and its arguments.
+    page.click("tr.failure")
+    shown = page.get_attribute("#invocation", "data-invocation")
+    record = state.get(shown).unwrap()
+    assert record.status.value == "failed"
+    history = repository(demo).history(SessionId(REAL), record.invocation_id).unwrap()
+    versions = page.query_selector_all("#versions tr.version")
+    assert [int(v.query_selector("td").inner_text()) for v in versions] == [s for s, _ in history]
+    assert record.reason is not None and record.reason in page.inner_text("#invocation")
+    arguments = dict(record.request.arguments)
+    assert json.dumps(arguments["file_path"]) in page.inner_text("#invocation pre")
+
+
+def test_the_scrubber_shows_what_the_library_gives_at_each_sequence(
+    demo: Path, open_report: Any
+) -> None:
+    session = SessionId("demo-run01-session-2")
+    opened = open_report(report(demo, session, "--lenient"))
+    page, asked = opened.page, repository(demo)
+    last = asked.last_sequence(session)
+    previous = last
+    for sequence in (0, 1, 2, 17, 250, last // 2, last - 1, last):
+        opened.scrub(sequence)
+        summary = asked.summary(session, at=sequence).unwrap()
+        expected = {status.value: count for status, count in summary.counts.items()}
+        assert opened.counts() == {**expected, "refused": summary.refused}, sequence
+        assert int(page.get_attribute("#in-flight", "data-count")) == len(summary.in_flight)
+        a, b = sorted((previous, sequence))
+        changed = asked.diff(session, a, b).unwrap()
+        assert int(page.get_attribute("#diff", "data-count")) == len(changed)
+        assert page.input_value("#seq") == str(sequence)
+        previous = sequence
+    # The keyboard moves the slider one event at a time.
+    page.focus("#scrubber")
+    page.keyboard.press("ArrowLeft")
+    assert page.input_value("#seq") == str(last - 1)
+    # Refused events are listed with why (lenient mode).
+    refused = asked.refused(session)
+    assert len(page.query_selector_all("#refused tr")) == len(refused) + 1
+
+
+def test_a_large_session_is_grouped_into_buckets_that_zoom_into_bars(
+    tmp_path: Path, open_report: Any
+) -> None:
+    events = []
+    for number in range(4_000):
+        name = f"call-{number}"
+        ending = failed(name) if number % 10 == 7 else completed(name)
+        events += [requested(name, tool=("read_file", "shell")[number % 2]), started(name), ending]
+    path = tmp_path / "large.sqlite"
+    with SQLiteEventStore(path) as store:
+        store.import_events(stored(events)).unwrap()
+    opened = open_report(report(path, "session-1"))
+    page = opened.page
+    assert page.get_attribute("#timeline", "data-mode") == "buckets"
+    buckets = page.query_selector_all("#timeline rect.bucket")
+    assert sum(int(b.get_attribute("data-count")) for b in buckets) == 4_000
+    # A click on a bucket zooms into its time range, where each call is a bar again.
+    buckets[len(buckets) // 2].click()
+    assert page.get_attribute("#timeline", "data-mode") == "bars"
+    bars = page.query_selector_all("#timeline rect.bar")
+    assert 0 < len(bars) == int(page.get_attribute("#timeline", "data-visible")) < 4_000
+    page.click("#reset-zoom")
+    assert page.get_attribute("#timeline", "data-visible") == "4000"
+
+
+def test_planted_secrets_never_reach_the_file(tmp_path: Path, open_report: Any) -> None:
+    events = stored(
+        [
+            requested("a", tool="shell", command=f"curl -H 'Authorization: Bearer {SECRET}'"),
+            started("a"),
+            failed("a", reason=f"401 for key {SECRET}"),
+            requested("b", tool="web_fetch", url="https://bob:hunter2hunter2@example.com/x"),
+            rejected("b", reason="ticket ACME-123456 is private"),
+            requested("<img src=x onerror=alert(1)>", tool="shell", api_key="plain words"),
+        ]
+    )
+    path = tmp_path / "secrets.sqlite"
+    with SQLiteEventStore(path) as store:
+        store.import_events(events).unwrap()
+    out = report(path, "session-1", "--redact", r"ACME-\d+")
+    text = out.read_text(encoding="utf-8")
+    for planted in (SECRET, "hunter2hunter2", "ACME-123456", "plain words"):
+        assert planted not in text
+    opened = open_report(out)
+    page = opened.page
+    page.click("tr.failure")
+    assert "[REDACTED]" in page.inner_text("#invocation")
+    # Markup from the session is shown as text, never run.
+    dialogs: list[str] = []
+    page.on("dialog", lambda dialog: dialogs.append(dialog.message))
+    assert "<img src=x onerror=alert(1)>" in page.inner_text("#in-flight")
+    assert dialogs == [] and page.query_selector("img") is None
+
+
+def test_a_strict_report_of_a_session_with_refusals_is_a_one_line_error(demo: Path) -> None:
+    out = demo.parent / "strict.html"
+    result = run(
+        "report", str(demo), "demo-run01-session-2", "-o", str(out), cwd=demo.parent, ok=False
+    )
+    assert result.returncode == 1 and not out.exists()
+    assert "--lenient" in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_a_bad_redact_pattern_names_it(demo: Path) -> None:
+    result = run("report", str(demo), REAL, "--redact", "(oops", cwd=demo.parent, ok=False)
+    assert result.returncode == 1
+    assert result.stderr.startswith("correx-tools report: error: --redact '(oops'")
+
+
+def test_the_default_file_is_named_after_the_session(demo: Path) -> None:
+    run("report", str(demo), REAL, cwd=demo.parent)
+    assert (demo.parent / f"report-{REAL}.html").stat().st_size > 10_000
+
+
+def test_every_store_kind_gives_the_same_page(
+    demo: Path, tmp_path: Path, postgres_dsn: str, postgres_schema: str
+) -> None:
+    source = SQLiteEventStore(demo, read_only=True)
+    events = list(source.read(SessionId("demo-run01-session-2")))
+    jsonl = JsonlEventLog(tmp_path / "copy.jsonl")
+    jsonl.import_events(events).unwrap()
+    postgres = PostgresEventStore(postgres_dsn, schema=postgres_schema)
+    postgres.import_events(events).unwrap()
+    pages = [
+        report_data(
+            DefaultToolRepository(EventReplayer(store), strict=False),
+            SessionId("demo-run01-session-2"),
+        ).unwrap()
+        for store in (source, jsonl, postgres)
+    ]
+    postgres.close()
+    assert pages[0] == pages[1] == pages[2]
+    assert pages[0]["refused"]["total"] > 0

@@ -1,0 +1,149 @@
+"""The report's document, held to the fold: the page can rebuild every state from it.
+
+`page_at` below does in Python what the page's script does in the browser:
+rebuild the event order from the invocation columns, start from the checkpoint
+at or before a sequence and step to it. For every sequence of random sessions
+it must give the counts, the open invocations and the changes a fold gives.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from correx_tools import ToolProjector, fold_events
+from correx_tools.core.replay.stored_index import entries_of
+from correx_tools.core.report.page_data import STATUSES, PageLimits, page_data
+from correx_tools.core.report.redaction import MASK, Redaction
+
+from .strategies import completed, failed, requested, sessions, started, stored
+
+
+class Page:
+    """The page's view of a document: absolute sequences and each event's invocation."""
+
+    def __init__(self, data: dict[str, Any]) -> None:
+        self.data = data
+        columns = data["invocations"]
+        self.requested, sequence = [], 0
+        for delta in columns["rs"]:
+            sequence += delta
+            self.requested.append(sequence)
+        self.events: dict[int, tuple[int, int]] = {}  # sequence -> (invocation, kind)
+        for i, at in enumerate(self.requested):
+            self.events[at] = (i, 1)
+            if columns["ss"][i]:
+                self.events[at + columns["ss"][i]] = (i, 2)
+            if columns["es"][i]:
+                self.events[at + columns["es"][i]] = (i, columns["status"][i])
+        for at in data["refused"]["sequences"]:
+            self.events[at] = (-1, 6)
+
+    def status_at(self, i: int, sequence: int) -> int:
+        columns, at = self.data["invocations"], self.requested[i]
+        if at > sequence:
+            return 0
+        if columns["es"][i] and at + columns["es"][i] <= sequence:
+            return int(columns["status"][i])
+        return 2 if columns["ss"][i] and at + columns["ss"][i] <= sequence else 1
+
+    def counts_at(self, sequence: int) -> list[int]:
+        every = self.data["checkpoints"]["every"]
+        slot = sequence // every
+        counts = list(self.data["checkpoints"]["counts"][slot])
+        for at in range(slot * every + 1, sequence + 1):
+            i, kind = self.events.get(at, (-1, 0))
+            if kind == 6:
+                counts[5] += 1
+            elif kind == 1:
+                counts[0] += 1
+            elif kind:
+                counts[self.status_at(i, at - 1) - 1] -= 1
+                counts[kind - 1] += 1
+        return counts
+
+
+def document(events: list[Any], checkpoints: int = 3, **limits: int) -> dict[str, Any]:
+    entries, refused = entries_of(events)
+    last = events[-1].sequence if events else 0
+    data = page_data(
+        "s", last, entries, refused, limits=PageLimits(checkpoints=checkpoints, **limits)
+    )
+    json.dumps(data)  # a page can embed it
+    return data
+
+
+@given(sessions(max_size=30), st.integers(1, 6))
+def test_the_page_rebuilds_every_state_the_fold_gives(events: list[Any], checkpoints: int) -> None:
+    page = Page(document(events, checkpoints))
+    ids = page.data["invocations"]["ids"]
+    for k in range(len(events) + 1):
+        prefix = fold_events(ToolProjector(), events[:k], strict=False).unwrap()
+        by_status = [0] * 5
+        for record in prefix.state.records():
+            by_status[STATUSES.index(record.status.value)] += 1
+        assert page.counts_at(k) == [*by_status, len(prefix.quarantined)]
+        statuses = {
+            ids[i]: STATUSES[page.status_at(i, k) - 1]
+            for i in range(len(ids))
+            if page.status_at(i, k)
+        }
+        assert statuses == {r.invocation_id: r.status.value for r in prefix.state.records()}
+
+
+@given(sessions(max_size=30))
+def test_durations_and_tools_match_the_records(events: list[Any]) -> None:
+    data = document(events)
+    final = fold_events(ToolProjector(), events, strict=False).unwrap().state
+    columns = data["invocations"]
+    requested, elapsed = [], 0
+    for delta in columns["rt"]:
+        elapsed += delta
+        requested.append(elapsed)
+    for i, record in enumerate(final.records()):
+        assert data["tools"][columns["tool"][i]] == record.tool_name
+        origin = data["origin"]
+        at = record.requested_at.timestamp() * 1e6
+        assert abs((origin + requested[i]) - at) < 2
+        if record.started_at is None:
+            assert columns["qt"][i] == -1
+        else:
+            assert (
+                columns["qt"][i]
+                == (record.started_at - record.requested_at).total_seconds() * 1e6 // 1
+            )
+
+
+def test_details_keep_the_unfinished_and_failures_first_within_their_limits() -> None:
+    events = stored(
+        [requested("a"), started("a"), completed("a"), requested("b"), failed("b"), requested("c")]
+    )
+    data = document(events, details=2)
+    ids = data["invocations"]["ids"]
+    assert sorted(ids[int(i)] for i in data["details"]) == ["b", "c"]
+    assert set(document(events, details=2, details_bytes=1)["details"]) == set()
+
+
+def test_every_string_from_the_session_is_redacted() -> None:
+    secret = "ghp_" + "a1B2c3D4e5" * 3
+    events = stored(
+        [
+            requested(f"call {secret}", cmd=f"echo {secret}"),
+            failed(f"call {secret}", reason=f"token {secret} refused"),
+        ]
+    )
+    data = document(events)
+    text = json.dumps(data)
+    assert secret not in text and MASK in text
+    custom = page_data(
+        "s", 2, *entries_of(events), redaction=Redaction.with_patterns([r"echo \S+"])
+    )
+    assert "echo" not in json.dumps(custom["details"])
+
+
+def test_an_empty_session_has_an_empty_page() -> None:
+    data = document([])
+    assert data["invocations"]["ids"] == [] and data["checkpoints"]["counts"] == [[0] * 6]
