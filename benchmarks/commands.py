@@ -13,7 +13,9 @@ import shutil
 import statistics
 import subprocess
 import sys
+import time
 from collections.abc import Sequence
+from pathlib import Path
 
 from .stored import StoredSession
 from .table import Row
@@ -98,3 +100,50 @@ def command_rows(stored: StoredSession, raw_seconds: float, repeat: int) -> list
             )
         )
     return rows
+
+
+REPORT_MEGABYTES = 25
+"""The report of a 1M-event session stays under this size."""
+
+
+def report_row(stored: StoredSession, raw_seconds: float, repeat: int) -> Row:
+    """``correx-tools report``: build time against the raw loop, the file's size, and the
+    time Chromium takes to show it (when Chromium and Playwright are here)."""
+    page = Path(stored.source).with_name(f"report-{stored.kind}-{stored.events}.html")
+    start_up, _ = measured(["--version"], repeat)
+    seconds, peak = measured(["report", stored.source, stored.session_id, "-o", str(page)], repeat)
+    build = max(seconds - start_up, 0.0)
+    megabytes = page.stat().st_size / 1e6
+    shown = first_paint(page)
+    page.unlink()
+    return Row(
+        f"{stored.kind}: correx-tools report",
+        f"{stored.events:,}",
+        f"{build:.2f} s over start-up, {megabytes:.1f} MB file, peak {peak:,.0f} MB; "
+        f"{'ready in Chromium in ' + format(shown, '.2f') + ' s' if shown else 'no Chromium'}",
+        f"{raw_seconds:.2f} s raw loop",
+        build / raw_seconds,
+        f"file <= {REPORT_MEGABYTES} MB",
+        megabytes <= REPORT_MEGABYTES,
+    )
+
+
+def first_paint(page: Path) -> float | None:
+    """Seconds from opening ``page`` in headless Chromium to its script having drawn it."""
+    chromium = shutil.which("chromium")
+    try:
+        from playwright.sync_api import sync_playwright  # noqa: PLC0415 - optional here
+    except ImportError:
+        return None
+    if chromium is None:
+        return None
+    flags = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+    with sync_playwright() as driver:
+        browser = driver.chromium.launch(executable_path=chromium, args=flags)
+        tab = browser.new_page(viewport={"width": 1400, "height": 1000})
+        started = time.perf_counter()
+        tab.goto(page.as_uri())
+        tab.wait_for_selector("body[data-ready]", timeout=120_000)
+        seconds = time.perf_counter() - started
+        browser.close()
+    return seconds

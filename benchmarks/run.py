@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
-from .commands import command_rows
+from .commands import command_rows, report_row
 from .folds import (
     fold_rows,
     gc_row,
@@ -34,7 +34,7 @@ from .stored import (
     replay_rows,
     sqlite_session,
 )
-from .table import Row, machine, render
+from .table import Row, machine, render, timed
 from .transcripts import transcript_rows
 
 
@@ -56,7 +56,16 @@ def stored_rows(events: Sequence[object], repeat: int, directory: Path) -> list[
             rows += replayed
             if stored.kind != "JSONL":  # the targets name the stores with an index
                 rows += command_rows(stored, raw, repeat)
+            if stored.kind == "SQLite":
+                rows.append(report_row(stored, raw, repeat))
     return rows
+
+
+def small_report_rows(events: Sequence[object], repeat: int, directory: Path) -> list[Row]:
+    """The report of the small session (the large one's is among the stored rows)."""
+    (directory / "small").mkdir()
+    stored, _ = sqlite_session(events, directory / "small")  # type: ignore[arg-type]
+    return [report_row(stored, timed(stored.raw, repeat), repeat)]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -90,6 +99,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     rows.append(growth_row(small, large, repeat))
     rows.append(gc_row(large))
     with tempfile.TemporaryDirectory() as directory:
+        rows += small_report_rows(small, repeat, Path(directory))
         rows += stored_rows(large, repeat, Path(directory))
         rows += parallel_rows(large_n, Path(directory))
         rows += transcript_rows(300 if args.quick else 100_000, Path(directory))
