@@ -74,27 +74,8 @@ def page_data(
     """The page's document for one session: ``entries`` in request order (as
     `SessionEntries` gives them) and the refused events."""
     tools: dict[str, int] = {}
-    columns: dict[str, list[Any]] = {
-        name: [] for name in ("ids", "tool", "status", "rs", "ss", "es", "rt", "qt", "run")
-    }
-    previous_seq = previous_time = 0
+    columns = invocation_columns(entries, redaction, tools)
     origin = _micros(entries[0].requested_at) if entries else 0
-    for entry in entries:
-        requested = _micros(entry.requested_at) - origin
-        started = None if entry.started_at is None else _micros(entry.started_at) - origin
-        ended = None if entry.completed_at is None else _micros(entry.completed_at) - origin
-        columns["ids"].append(redaction.text(entry.invocation_id))
-        columns["tool"].append(tools.setdefault(entry.tool_name, len(tools)))
-        columns["status"].append(STATUS_CODES[entry.status])
-        columns["rs"].append(entry.requested_seq - previous_seq)
-        columns["ss"].append(_after(entry.started_seq, entry.requested_seq))
-        columns["es"].append(_after(entry.ended_seq, entry.requested_seq))
-        columns["rt"].append(requested - previous_time)
-        columns["qt"].append(-1 if started is None else started - requested)
-        columns["run"].append(
-            -1 if ended is None else ended - (requested if started is None else started)
-        )
-        previous_seq, previous_time = entry.requested_seq, requested
     final = [record_at(entry, last_sequence) for entry in entries]
     records = [record for record in final if record is not None]
     every = max(1, -(-last_sequence // limits.checkpoints))
@@ -120,6 +101,41 @@ def page_data(
         "details": details(records, entries, redaction, limits),
         "stats": [_stats_row(row, redaction) for row in tool_stats(ToolState.of_records(records))],
     }
+
+
+def invocation_columns(
+    entries: Sequence[InvocationEntry], redaction: Redaction, tools: dict[str, int]
+) -> dict[str, list[Any]]:
+    """The invocations as columns (see the module's docstring); ``tools`` gets each tool's
+    number as it is first seen. Times are microseconds after the first request."""
+    origin = entries[0].requested_at if entries else _EPOCH
+    requested = [(e.requested_at - origin) // _MICROSECOND for e in entries]
+    started = [
+        None if e.started_at is None else (e.started_at - origin) // _MICROSECOND for e in entries
+    ]
+    ended = [
+        None if e.completed_at is None else (e.completed_at - origin) // _MICROSECOND
+        for e in entries
+    ]
+    return {
+        "ids": [redaction.text(e.invocation_id) for e in entries],
+        "tool": [tools.setdefault(e.tool_name, len(tools)) for e in entries],
+        "status": [STATUS_CODES[e.status] for e in entries],
+        "rs": _differences([e.requested_seq for e in entries]),
+        "ss": [_after(e.started_seq, e.requested_seq) for e in entries],
+        "es": [_after(e.ended_seq, e.requested_seq) for e in entries],
+        "rt": _differences(requested),
+        "qt": [-1 if s is None else s - r for r, s in zip(requested, started, strict=True)],
+        "run": [
+            -1 if x is None else x - (r if s is None else s)
+            for r, s, x in zip(requested, started, ended, strict=True)
+        ],
+    }
+
+
+def _differences(values: list[int]) -> list[int]:
+    """Each value less the one before it (the first less 0): short numbers for the page."""
+    return [b - a for a, b in zip([0, *values], values, strict=False)]
 
 
 def checkpoints(

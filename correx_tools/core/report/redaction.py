@@ -52,13 +52,24 @@ _SHAPES: tuple[re.Pattern[str], ...] = tuple(
         # name=value and name: value where the name says it is a secret (PASSWORD=...,
         # "api_key": "...", OPENAI_API_KEY=...).
         (
-            r"(?P<keep>(?i:\b[A-Za-z0-9_]*(?:password|passwd|secret|api[_-]?key|access[_-]?key"
-            r"|auth[_-]?token|access[_-]?token|refresh[_-]?token|private[_-]?key|token))"
-            r"[\"']?\s*[:=]\s*[\"']?)[^\s\"'&,;]{4,}",
+            # The match starts at the word that says secret (a prefix such as OPENAI_
+            # stays as it is): scanning back for the name's start costs ten times more.
+            r"(?P<keep>(?i:(?:password|passwd|secret|api[_-]?key|access[_-]?key"
+            r"|auth[_-]?token|access[_-]?token|refresh[_-]?token|private[_-]?key|token)"
+            r"[A-Za-z0-9_]*)[\"']?\s*[:=]\s*[\"']?)[^\s\"'&,;]{4,}",
             0,
         ),
     )
 )
+
+# Each shape holds one of these (lower-cased): a string with none of them, as most are,
+# is let through after a few substring tests instead of thirteen searches.
+_MARKERS = (
+    "key", "token", "secret", "passw", "bearer", "basic", "://", "sk-", "ghp_", "gho_", "ghu_",
+    "ghs_", "ghr_", "github_pat_", "glpat-", "akia", "asia", "xox", "aiza", "hf_", "_live_",
+    "eyj",
+)  # fmt: skip
+_ANY_MARKER = re.compile("|".join(re.escape(marker) for marker in _MARKERS))
 
 SECRET_NAMES = re.compile(
     r"(?i)^(?:.*[_-])?(?:password|passwd|passphrase|secret|client[_-]?secret|api[_-]?key|apikey"
@@ -102,6 +113,8 @@ class Redaction:
 
     def text(self, value: str) -> str:
         """``value`` with every secret masked (not cut)."""
+        if not self.patterns and _ANY_MARKER.search(value.lower()) is None:
+            return value
         for pattern in self._all:
             if pattern.search(value) is not None:
                 value = pattern.sub(_masked, value)
