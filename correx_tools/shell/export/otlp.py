@@ -61,8 +61,8 @@ def otlp_json(trace: SessionTrace) -> dict[str, Any]:
             parent_span_id=item.parent_span_id or b"",
             name=item.name,
             kind=trace_pb2.Span.SPAN_KIND_INTERNAL,
-            start_time_unix_nano=_nanos(item.start),
-            end_time_unix_nano=_nanos(item.end),
+            start_time_unix_nano=nanos(item.start),
+            end_time_unix_nano=nanos(item.end),
             attributes=attributes(item.attributes),
             status=status,
         )
@@ -93,7 +93,7 @@ def otlp_json(trace: SessionTrace) -> dict[str, Any]:
     return document
 
 
-def _nanos(moment: datetime) -> int:
+def nanos(moment: datetime) -> int:
     """``moment`` in nanoseconds since the Unix epoch, exactly (no float on the way)."""
     delta = moment - datetime(1970, 1, 1, tzinfo=moment.tzinfo)
     return (delta.days * 86_400 + delta.seconds) * 1_000_000_000 + delta.microseconds * 1_000

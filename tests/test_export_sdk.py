@@ -1,0 +1,137 @@
+"""``export --to otlp``: the trace through the OpenTelemetry SDK, to a real OTLP/HTTP endpoint.
+
+The SDK's in-memory exporter checks the spans a program gets; a small HTTP
+server on loopback stands in for a collector and parses what the command sends
+with OpenTelemetry's own protobuf definitions.
+"""
+
+from __future__ import annotations
+
+import http.server
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, ClassVar
+
+import pytest
+from opentelemetry.proto.collector.trace.v1 import trace_service_pb2
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.trace.status import StatusCode
+
+from correx_tools import SQLiteEventStore, ToolProjector, fold_events
+from correx_tools.core.replay.spans import session_trace
+from correx_tools.shell.export.otel_sdk import send
+
+from .test_export import export, parsed, session_file
+
+
+def command(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "correx_tools", "export", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_the_sdk_gets_the_same_spans_as_the_otlp_json_file(tmp_path: Path) -> None:
+    path = session_file(tmp_path / "s.sqlite")
+    with SQLiteEventStore(path) as store:
+        events = list(store.read(next(iter(store.sessions()))))
+    replay = fold_events(ToolProjector(), events).unwrap()
+    trace = session_trace("session-1", replay.state, events[-1].recorded_at)
+    exporter = InMemorySpanExporter()
+    send(trace, exporter, batch=2)
+    spans = exporter.get_finished_spans()
+    written = parsed(export(str(path), "session-1")).resource_spans[0].scope_spans[0].spans
+    assert [span.name for span in spans] == [span.name for span in written]
+    for ours, file in zip(spans, written, strict=True):
+        assert ours.context.trace_id.to_bytes(16, "big") == file.trace_id
+        assert ours.context.span_id.to_bytes(8, "big") == file.span_id
+        parent = ours.parent.span_id.to_bytes(8, "big") if ours.parent else b""
+        assert parent == file.parent_span_id
+        assert (ours.start_time, ours.end_time) == (
+            file.start_time_unix_nano,
+            file.end_time_unix_nano,
+        )
+        assert (ours.status.status_code is StatusCode.ERROR) == (file.status.code == 2)
+        assert ours.attributes.get("gen_ai.tool.call.id") == next(
+            (a.value.string_value for a in file.attributes if a.key == "gen_ai.tool.call.id"),
+            None,
+        )
+    assert spans[0].resource.attributes["service.name"] == "correx-tools"
+
+
+class Collector(http.server.BaseHTTPRequestHandler):
+    """An OTLP/HTTP traces endpoint that keeps what it is sent."""
+
+    received: ClassVar[list[trace_service_pb2.ExportTraceServiceRequest]] = []
+
+    def do_POST(self) -> None:
+        body = self.rfile.read(int(self.headers["Content-Length"]))
+        request = trace_service_pb2.ExportTraceServiceRequest()
+        request.ParseFromString(body)
+        type(self).received.append(request)
+        answer = trace_service_pb2.ExportTraceServiceResponse().SerializeToString()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/x-protobuf")
+        self.send_header("Content-Length", str(len(answer)))
+        self.end_headers()
+        self.wfile.write(answer)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture
+def collector() -> Iterator[str]:
+    Collector.received = []
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Collector)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/v1/traces"
+    server.shutdown()
+    server.server_close()
+
+
+def test_the_command_sends_the_trace_to_a_collector(tmp_path: Path, collector: str) -> None:
+    path = session_file(tmp_path / "s.sqlite")
+    done = command(str(path), "session-1", "--to", "otlp", "--endpoint", collector)
+    assert done.returncode == 0, done.stderr
+    assert "sent 5 spans" in done.stdout
+    received = [
+        span
+        for request in Collector.received
+        for resource in request.resource_spans
+        for scope in resource.scope_spans
+        for span in scope.spans
+    ]
+    written = parsed(export(str(path), "session-1")).resource_spans[0].scope_spans[0].spans
+    assert [(s.name, s.span_id, s.parent_span_id) for s in received] == [
+        (s.name, s.span_id, s.parent_span_id) for s in written
+    ]
+
+
+def test_a_collector_that_is_not_there_is_one_clear_line(tmp_path: Path) -> None:
+    path = session_file(tmp_path / "s.sqlite")
+    done = command(
+        str(path), "session-1", "--to", "otlp", "--endpoint", "http://127.0.0.1:9/v1/traces",
+        "--timeout", "1",
+    )  # fmt: skip
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert (
+        done.stderr.strip()
+        .splitlines()[-1]
+        .startswith("correx-tools export: error: http://127.0.0.1:9/v1/traces:")
+    )
+
+
+def test_options_for_the_other_target_are_refused(tmp_path: Path) -> None:
+    path = session_file(tmp_path / "s.sqlite")
+    out = command(str(path), "session-1", "--to", "otlp", "-o", str(tmp_path / "x.json"))
+    assert out.returncode == 1 and "-o is for --to otlp-json" in out.stderr
+    endpoint = command(str(path), "session-1", "--endpoint", "http://127.0.0.1:9/v1/traces")
+    assert endpoint.returncode == 1 and "--endpoint is for --to otlp" in endpoint.stderr
