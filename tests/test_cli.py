@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -368,7 +369,7 @@ def test_a_long_replay_draws_progress_on_a_terminal_only(tmp_path: Path) -> None
         os.close(leader)
     assert json.loads(process.stdout)["at"] > 5_000
     assert b"replaying " + session.encode() in drawn
-    assert b" events (" in drawn
+    assert re.search(rb"\d+/(\d+|\?)", drawn)  # how far it is (rich's count column)
     piped = run("replay", str(log), session, "--lenient", "--json")
     assert piped.stderr == ""
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -12,7 +13,7 @@ from typing import Any
 
 from returns.result import Success
 
-from ...core.lifecycle.events import StoredEvent
+from ...core.lifecycle.events import StoredEvent, ToolInvocationRequestedEvent
 from ...core.lifecycle.state import ToolState
 from ...core.lifecycle.status import ToolInvocationStatus
 from ...core.replay.fold import Replay
@@ -29,6 +30,7 @@ from .errors import CliError
 from .loading import TIMELINE_STRIDE, replay_session
 from .render import changes_table, emit, status_counts, table
 from .sources import open_store
+from .terminal import Progress
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
@@ -167,33 +169,43 @@ def _write_run(
     start = datetime(2026, 12, 1, 9, 0, tzinfo=UTC) + timedelta(days=run - 1)
     written: dict[str, int] = {}
     planted: dict[str, int] = {}
-    for number in range(args.sessions):
-        session = SessionId(f"demo-run{run:02d}-session-{number + 1}")
-        last = 0
-        planted[session] = 0
-        steps = _counted(
-            agent_session(
+    calls = args.sessions * args.invocations
+    with Progress(f"writing {calls:,} tool calls to {args.db}", calls, sys.stderr) as bar:
+        for number in range(args.sessions):
+            session = SessionId(f"demo-run{run:02d}-session-{number + 1}")
+            planted[session] = 0
+            steps = _counted(
+                agent_session(
+                    session,
+                    args.invocations,
+                    seed=run * 1000 + number,
+                    start=start + timedelta(hours=number),
+                    # Every session but the first may carry a few planted orchestrator bugs.
+                    faults=number > 0,
+                ),
+                planted,
                 session,
-                args.invocations,
-                seed=run * 1000 + number,
-                start=start + timedelta(hours=number),
-                # Every session but the first may carry a few planted orchestrator bugs.
-                faults=number > 0,
-            ),
-            planted,
-            session,
-        )
-        for turn in _turns(steps):
-            # One transaction per agent turn; each event keeps its own time.
-            result = store.import_events(
-                StoredEvent(session_id=session, sequence=last + offset, recorded_at=at, event=event)
-                for offset, (at, event) in enumerate(turn, start=1)
             )
-            if not isinstance(result, Success):
-                raise CliError(f"{args.db}: {result.failure().message}")
-            last += len(turn)
-        written[session] = last
+            written[session] = _write_turns(store, session, steps, bar, args.db)
     return written, planted
+
+
+def _write_turns(
+    store: SQLiteEventStore, session: SessionId, steps: Iterator[Step], bar: Progress, db: str
+) -> int:
+    """Write one session a transaction per agent turn; its last sequence."""
+    last = 0
+    for turn in _turns(steps):
+        # Each event keeps its own time.
+        result = store.import_events(
+            StoredEvent(session_id=session, sequence=last + offset, recorded_at=at, event=event)
+            for offset, (at, event) in enumerate(turn, start=1)
+        )
+        if not isinstance(result, Success):
+            raise CliError(f"{db}: {result.failure().message}")
+        last += len(turn)
+        bar.advance(sum(type(event) is ToolInvocationRequestedEvent for _, event in turn))
+    return last
 
 
 BUNDLED = "claude_code_subagent.jsonl"

@@ -27,18 +27,19 @@ from ..replay.repository import DefaultToolRepository
 from ..stores.port import EventStore
 from ..stores.sqlite_layout import LAYOUT
 from .errors import CliError
-from .render import Progress
 from .sources import find_session, open_store
+from .terminal import Progress
 
 TIMELINE_STRIDE = 256
 T = TypeVar("T")
 
 
 class _ProgressStore:
-    """A store whose ``read`` reports progress (the CLI's wrapper around the real one)."""
+    """A store whose ``read`` reports progress (the CLI's wrapper around the real one);
+    ``until``: the last sequence the command will read, when it stops early (``--at``)."""
 
-    def __init__(self, inner: EventStore, stream: TextIO) -> None:
-        self.inner, self.stream = inner, stream
+    def __init__(self, inner: EventStore, stream: TextIO, until: int | None = None) -> None:
+        self.inner, self.stream, self.until = inner, stream, until
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)
@@ -46,18 +47,32 @@ class _ProgressStore:
     def read(self, session_id: SessionId, *, after: int = 0) -> Iterator[StoredEvent]:
         total = None
         last_sequence = getattr(self.inner, "last_sequence", None)
-        if self.stream.isatty() and last_sequence is not None:
-            total = last_sequence(session_id) - after
+        if self.stream.isatty():
+            last = None if last_sequence is None else last_sequence(session_id)
+            if self.until is not None:  # a fold that stops there (the range is checked)
+                last = self.until if last is None else min(last, self.until)
+            total = None if last is None else last - after
         return Progress(f"replaying {session_id}", total, self.stream).wrap(
             self.inner.read(session_id, after=after)
         )
 
+    def last_sequence(self, session_id: SessionId) -> int:
+        """The inner store's answer, or a count of the session's events (a plain log)."""
+        known = getattr(self.inner, "last_sequence", None)
+        if known is not None:
+            last: int = known(session_id)
+            return last
+        counting = Progress(f"counting the events of {session_id}", None, self.stream)
+        return sum(1 for _ in counting.wrap(self.inner.read(session_id)))
 
-def replayer_for(store: EventStore) -> EventReplayer:
-    return EventReplayer(_ProgressStore(store, sys.stderr))
+
+def replayer_for(store: EventStore, until: int | None = None) -> EventReplayer:
+    return EventReplayer(_ProgressStore(store, sys.stderr, until))
 
 
-def repository_for(store: EventStore, source: str, *, lenient: bool) -> DefaultToolRepository:
+def repository_for(
+    store: EventStore, source: str, *, lenient: bool, until: int | None = None
+) -> DefaultToolRepository:
     """A repository over ``store``; a note on stderr when its layout keeps no index."""
     layout = getattr(store, "layout", None)
     if layout is not None and layout < LAYOUT:
@@ -66,7 +81,7 @@ def repository_for(store: EventStore, source: str, *, lenient: bool) -> DefaultT
             f"answering by folding (run correx-tools reindex {source} to upgrade it)",
             file=sys.stderr,
         )
-    return DefaultToolRepository(replayer_for(store), strict=not lenient)
+    return DefaultToolRepository(replayer_for(store, until), strict=not lenient)
 
 
 def answered(result: Result[T, ReplayError], session: SessionId, *, lenient: bool) -> T:
@@ -101,7 +116,7 @@ def session_at(args: argparse.Namespace) -> SessionAt:
     strict unless ``args.lenient``; a one-line error for anything missing."""
     store = open_store(args.source)
     session = find_session(store, args.session, args.source)
-    repository = repository_for(store, args.source, lenient=args.lenient)
+    repository = repository_for(store, args.source, lenient=args.lenient, until=args.at)
     at = (
         in_range(repository, session, args.at, "--at")
         if args.at is not None
@@ -120,7 +135,7 @@ def replay_session(
     retention: Retention | None = None,
 ) -> Replay[ToolState]:
     """A fold of the session (the demo's, which shows a replay as it happens)."""
-    result = replayer_for(store).replay(
+    result = replayer_for(store, until).replay(
         session, ToolProjector(), strict=not lenient, retention=retention, until=until
     )
     replay: Replay[ToolState] = answered(result, session, lenient=lenient)

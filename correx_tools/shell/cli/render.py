@@ -1,63 +1,22 @@
-"""How the command shows what it found: tables, records as JSON, progress on a terminal."""
+"""How the command shows what it found: tables and records as text or JSON."""
 
 from __future__ import annotations
 
 import argparse
 import json
-import time
+import sys
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import Any, TextIO
+from typing import Any
 
-from ...core.lifecycle.events import StoredEvent
 from ...core.lifecycle.record import ToolInvocationRecord
 from ...core.lifecycle.state import ToolState
 from ...core.lifecycle.status import ToolInvocationStatus
 from ...core.replay.timeline import RecordChange
 from ...core.tools.json_values import thaw_json
 from ..stores.envelope import format_timestamp
-
-PROGRESS_THRESHOLD = 5_000
-"""Fewer events than this replay without a progress bar."""
-
-
-class Progress:
-    """A progress bar on stderr, shown only on a terminal and for long replays."""
-
-    def __init__(self, label: str, total: int | None, stream: TextIO) -> None:
-        self.label, self.total, self.stream = label, total, stream
-        self.active = stream.isatty() and (total is None or total > PROGRESS_THRESHOLD)
-        self.started = time.monotonic()
-
-    def wrap(self, events: Iterator[StoredEvent]) -> Iterator[StoredEvent]:
-        count = 0
-        for count, event in enumerate(events, start=1):
-            if self.active and count % 2000 == 0:
-                self._draw(count)
-            yield event
-        if self.active and count:
-            self._draw(count)
-            self.stream.write("\n")
-
-    def update(self, done: int, total: int) -> None:
-        """Show ``done`` of ``total`` (a callback for work that is not a stream of events)."""
-        self.total = total
-        self.active = self.stream.isatty() and total > PROGRESS_THRESHOLD
-        if self.active:
-            self._draw(done)
-            if done >= total:
-                self.stream.write("\n")
-
-    def _draw(self, count: int) -> None:
-        rate = count / max(time.monotonic() - self.started, 1e-6)
-        if self.total:
-            filled = int(30 * min(count / self.total, 1.0))
-            bar = f"[{'#' * filled}{'.' * (30 - filled)}] {count:,}/{self.total:,}"
-        else:
-            bar = f"{count:,} events"
-        self.stream.write(f"\r{self.label} {bar} ({rate:,.0f}/s)")
-        self.stream.flush()
+from .terminal import rich_table
 
 
 def iso_time(moment: datetime | None) -> str | None:
@@ -89,6 +48,14 @@ def record_json(record: ToolInvocationRecord) -> dict[str, Any]:
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
+    """A table: drawn with ``rich`` when standard output is a terminal, else plain text with
+    columns padded to fit (stable for scripts)."""
+    if sys.stdout.isatty():
+        return rich_table(headers, rows)
+    return plain_table(headers, rows)
+
+
+def plain_table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
     """A plain text table, columns padded to fit."""
     cells = [[str(h) for h in headers]] + [
         ["-" if c is None else str(c) for c in row] for row in rows

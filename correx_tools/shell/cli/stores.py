@@ -20,8 +20,9 @@ from ..stores.jsonl import JsonlEventLog
 from ..stores.port import StoreReadError
 from ..stores.sqlite_layout import LAYOUT
 from .errors import CliError
-from .render import Progress, emit, table
+from .render import emit, table
 from .sources import close_store, open_store, redact, remove_new_store
+from .terminal import Progress, status
 
 
 def cmd_import(args: argparse.Namespace) -> int:
@@ -29,16 +30,21 @@ def cmd_import(args: argparse.Namespace) -> int:
     fresh = not args.dest.startswith(POSTGRES_SCHEMES) and not Path(args.dest).exists()
     events: list[StoredEvent] = []
     copied: dict[str, int] = {}
-    for session in source.sessions():
-        try:
-            before = len(events)
-            events.extend(source.read(session))
-        except StoreReadError as error:
-            raise CliError(f"{args.source}: {error.error}") from None
-        copied[session] = len(events) - before
+    sessions = source.sessions()
+    last_sequence = getattr(source, "last_sequence", None)
+    total = sum(map(last_sequence, sessions)) if last_sequence is not None else None
+    with Progress(f"reading {args.source}", total, sys.stderr) as bar:
+        for session in sessions:
+            try:
+                before = len(events)
+                events.extend(bar.wrap(iter(source.read(session)), close=False))
+            except StoreReadError as error:
+                raise CliError(f"{args.source}: {error.error}") from None
+            copied[session] = len(events) - before
     destination = open_store(args.dest, create=True)
     # One import_events call: every session lands in one transaction, or none does.
-    result = destination.import_events(events)
+    with status(f"writing {len(events):,} events to {redact(args.dest)}", sys.stderr):
+        result = destination.import_events(events)
     if not isinstance(result, Success):
         close_store(destination)
         if fresh:
@@ -148,11 +154,11 @@ def cmd_reindex(args: argparse.Namespace) -> int:
     looked = open_store(args.source)  # read-only: which layout is it?
     older = getattr(looked, "layout", LAYOUT) < LAYOUT
     close_store(looked)
-    bar = Progress("indexing", None, sys.stderr)
     started = time.perf_counter()
-    # Opening an older layout with upgrade=True upgrades and indexes it in one transaction.
-    store = open_store(args.source, upgrade=True, progress=bar.update)
-    indexed = store.count() if older else store.reindex(progress=bar.update)  # type: ignore[attr-defined]
+    with Progress("indexing", None, sys.stderr) as bar:
+        # Opening an older layout with upgrade=True upgrades and indexes it in one transaction.
+        store = open_store(args.source, upgrade=True, progress=bar.update)
+        indexed = store.count() if older else store.reindex(progress=bar.update)  # type: ignore[attr-defined]
     seconds = time.perf_counter() - started
     sessions = len(store.sessions())
     source = redact(args.source)

@@ -11,8 +11,9 @@ from returns.result import Success
 from ..stores.addresses import POSTGRES_SCHEMES
 from ..transcripts.importing import FORMATS, import_bytes
 from .errors import CliError
-from .render import Progress, emit
+from .render import emit
 from .sources import close_store, open_store, read_file, redact, remove_new_store
+from .terminal import Progress
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -40,11 +41,11 @@ def cmd_import_transcript(args: argparse.Namespace) -> int:
     name = "stdin" if args.file == "-" else Path(args.file).stem
     fresh = not args.dest.startswith(POSTGRES_SCHEMES) and not Path(args.dest).exists()
     store = open_store(args.dest, create=True)
-    bar = Progress("converting calls", None, sys.stderr)
-    result = import_bytes(
-        data, source, store, name=name, format=args.format, session=args.session,
-        progress=bar.update,
-    )  # fmt: skip
+    with Progress("converting calls", None, sys.stderr) as bar:
+        result = import_bytes(
+            data, source, store, name=name, format=args.format, session=args.session,
+            progress=bar.update,
+        )  # fmt: skip
     if not isinstance(result, Success):
         close_store(store)
         if fresh:

@@ -1,0 +1,107 @@
+"""The command's own output on a real terminal (a pseudo-terminal) and off one.
+
+On a terminal, long work draws a bar on stderr that ends on its own line, and
+tables are drawn with colour unless ``NO_COLOR`` is set; anywhere else there is
+no bar, no escape code, and the plain tables scripts rely on.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import pty
+import re
+import select
+import struct
+import subprocess
+import sys
+import termios
+from pathlib import Path
+
+import pytest
+
+from correx_tools import JsonlEventLog, SQLiteEventStore
+
+from .strategies import completed, requested, started, stored
+
+COLOUR = re.compile(r"\x1b\[[0-9;]*(?:3[0-7]|38;[25];[0-9;]+|9[0-7])m")
+ESCAPE = re.compile(r"\x1b\[")
+
+
+def on_terminal(*args: str, cwd: Path, no_color: bool = False) -> str:
+    """Run the command with stdout and stderr on a new 120-column pseudo-terminal."""
+    primary, secondary = pty.openpty()
+    fcntl.ioctl(secondary, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
+    env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "TERM")}
+    env["TERM"] = "xterm-256color"
+    if no_color:
+        env["NO_COLOR"] = "1"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "correx_tools", *args],
+        stdin=secondary, stdout=secondary, stderr=secondary, cwd=cwd, env=env,
+    )  # fmt: skip
+    os.close(secondary)
+    chunks = []
+    while True:
+        ready, _, _ = select.select([primary], [], [], 120)
+        if not ready:
+            process.kill()
+            raise AssertionError("the command hung on the terminal")
+        try:
+            chunk = os.read(primary, 65536)
+        except OSError:  # the terminal closed: the command is done
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(primary)
+    assert process.wait(timeout=60) == 0
+    return b"".join(chunks).decode("utf-8", "replace")
+
+
+@pytest.fixture(scope="module")
+def log(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A JSONL log of 12,000 events: folded on every question, so bars are drawn."""
+    events = []
+    for number in range(4_000):
+        name = f"c{number}"
+        events += [requested(name), started(name), completed(name)]
+    path = tmp_path_factory.mktemp("terminal") / "long.jsonl"
+    JsonlEventLog(path).import_events(stored(events)).unwrap()
+    return path
+
+
+def test_a_bar_counts_to_the_sequence_asked_for_and_ends_before_the_answer(log: Path) -> None:
+    output = on_terminal("replay", str(log), "session-1", "--at", "9000", cwd=log.parent)
+    assert "replaying session-1" in output and "9000/9000" in output
+    assert "/12000" not in output.split("session session-1 at sequence")[0]
+    # The answer starts on a line of its own, never on the bar's.
+    assert re.search(r"\n(\x1b\[[0-9;?]*[a-zA-Z])*session session-1 at sequence 9000", output)
+
+
+def test_tables_are_drawn_in_colour_on_a_terminal_unless_no_color(log: Path) -> None:
+    coloured = on_terminal("replay", str(log), "session-1", "--limit", "3", cwd=log.parent)
+    assert COLOUR.search(coloured) and "─" in coloured and "COMPLETED" in coloured
+    plain = on_terminal(
+        "replay", str(log), "session-1", "--limit", "3", cwd=log.parent, no_color=True
+    )
+    assert not COLOUR.search(plain) and "COMPLETED" in plain
+
+
+def test_the_demo_and_import_show_their_progress(tmp_path: Path, log: Path) -> None:
+    demo = on_terminal("demo", "--db", "d.sqlite", "--sessions", "2", "--invocations", "3000",
+                       cwd=tmp_path)  # fmt: skip
+    assert "writing 6,000 tool calls to d.sqlite" in demo and "6000/6000" in demo
+    copied = on_terminal("import", str(log), "copy.sqlite", cwd=tmp_path)
+    assert f"reading {log}" in copied and "12,000" in copied
+    assert SQLiteEventStore(tmp_path / "copy.sqlite", read_only=True).count() == 12_000
+
+
+def test_off_a_terminal_there_is_no_bar_and_no_escape_code(log: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "correx_tools", "replay", str(log), "session-1", "--at", "9000"],
+        capture_output=True, text=True, timeout=120, check=True,
+    )  # fmt: skip
+    assert done.stderr == "" and not ESCAPE.search(done.stdout)
+    header = done.stdout.splitlines()[2]
+    assert header.split() == ["invocation", "tool", "status", "requested", "completed", "detail"]
