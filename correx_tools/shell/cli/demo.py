@@ -156,6 +156,7 @@ def _hints(
             hints.append(f"  correx-tools history {path} {focus} {invocation}")
     if clean:
         hints.append(f"  correx-tools replay {path} {clean[0]}    # no planted faults: strict")
+    hints.append(f"  correx-tools report {path} {focus}{lenient}    # the session in the browser")
     return hints
 
 
