@@ -157,6 +157,69 @@ def validate_arguments(
 
 def check_bounds(value: object, limits: ValidationLimits = DEFAULT_LIMITS) -> Violation | None:
     """The first limit ``value`` breaks, or ``None``; walks iteratively, never recursing."""
+    if _flat_and_within(value, limits):
+        return None
+    return _walk_bounds(value, limits)
+
+
+_FLAT_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
+def _flat_and_within(value: object, limits: ValidationLimits) -> bool:
+    """Whether ``value`` is an object of scalars and arrays of scalars that breaks no limit.
+
+    The common shape of arguments, checked in one loop; ``False`` says only
+    "not sure", and `_walk_bounds` then decides and names what is wrong. (A
+    test holds this to the walk: it never says yes where the walk finds a
+    limit broken.)
+    """
+    if not isinstance(value, Mapping) or len(value) > limits.max_items or limits.max_depth < 3:
+        return False
+    size = 0
+    longest, widest = limits.max_string_length, limits.max_items
+    for key, item in value.items():
+        if type(key) is not str:
+            return False
+        kind = type(item)
+        if kind is str:
+            if len(item) > longest:
+                return False
+            size += len(key) + len(item) + 5
+        elif kind in _FLAT_SCALARS:
+            if not _small_scalar(item):
+                return False
+            size += len(key) + 25
+        elif kind is list or kind is tuple or kind is PVector or isinstance(item, PVector):
+            if len(item) > widest:
+                return False
+            size += len(key) + 5
+            for inner in item:
+                if type(inner) is str:
+                    if len(inner) > longest:
+                        return False
+                    size += len(inner) + 2
+                elif type(inner) in _FLAT_SCALARS and _small_scalar(inner):
+                    size += 22
+                else:
+                    return False
+        else:
+            return False
+    # Sizes above are generous (an integer counts as 22 characters, more than the walk
+    # counts for any integer this short), so under the limit here is under it there.
+    return size <= limits.max_total_size
+
+
+def _small_scalar(item: object) -> bool:
+    """A scalar the walk would count at most 22 characters for and refuse nothing of."""
+    if type(item) is int:
+        return -(10**18) < item < 10**18
+    if type(item) is float:
+        return math.isfinite(item)
+    return True  # bool or None
+
+
+def _walk_bounds(value: object, limits: ValidationLimits) -> Violation | None:
+    """`check_bounds` by walking every value: the definition, and the way to a message."""
     stack: list[tuple[object, str, int]] = [(value, "$", 1)]
     size = 0
     while stack:

@@ -12,6 +12,7 @@ with jsonschema's own.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -44,6 +45,37 @@ def compile_pattern(pattern: str, patterns: Patterns) -> str | None:
     return None
 
 
+def finds(regex: Any, text: str) -> bool:
+    """Whether ``regex`` (compiled for RE2) matches somewhere in ``text``.
+
+    The binding's ``search`` builds a match object and maps byte offsets back to
+    characters (about 6 µs a call); a schema check needs only a yes or no, which
+    RE2's own ``Match`` on the UTF-8 text gives in about 1 µs. The binding's
+    ``search`` remains the definition: `_search_by_binding` is used where the
+    inner object is not there, and a test holds the two to each other.
+    """
+    inner = getattr(regex, "_regexp", None)
+    if inner is None or _UNANCHORED is None:
+        return _search_by_binding(regex, text)
+    encoded = text.encode("utf-8")
+    spans = inner.Match(_UNANCHORED, encoded, 0, len(encoded))
+    return bool(spans[0][0] != -1)
+
+
+def _search_by_binding(regex: Any, text: str) -> bool:
+    return regex.search(text) is not None
+
+
+def _unanchored() -> Any:
+    try:  # the binding's compiled module, if this version has one
+        return importlib.import_module("re2._re2").RE2.Anchor.UNANCHORED
+    except (ImportError, AttributeError):
+        return None
+
+
+_UNANCHORED = _unanchored()
+
+
 def _regex(patterns: Patterns, pattern: str) -> Any:
     # Every pattern the validator can reach was compiled at registration
     # (schema_walk.reachable); compiling here too keeps a miss on RE2, never on re.
@@ -62,7 +94,7 @@ def pattern_keyword(patterns: Patterns) -> Any:
     def pattern(
         validator: Any, expected: str, instance: object, schema: object
     ) -> Iterator[ValidationError]:
-        if isinstance(instance, str) and _regex(patterns, expected).search(instance) is None:
+        if isinstance(instance, str) and not finds(_regex(patterns, expected), instance):
             yield ValidationError(f"{quote(instance)} does not match {quote(expected)}")
 
     return pattern
@@ -79,7 +111,7 @@ def pattern_properties_keyword(patterns: Patterns) -> Any:
         for pattern, subschema in expected.items():
             regex = _regex(patterns, pattern)
             for key, value in instance.items():
-                if regex.search(key) is not None:
+                if finds(regex, key):
                     yield from validator.descend(value, subschema, path=key, schema_path=pattern)
 
     return pattern_properties
@@ -98,7 +130,7 @@ def additional_properties_keyword(patterns: Patterns) -> Any:
         extras = [
             key
             for key in instance
-            if key not in declared and not any(r.search(key) is not None for r in regexes)
+            if key not in declared and not any(finds(r, key) for r in regexes)
         ]
         if isinstance(expected, Mapping):
             for key in extras:
