@@ -173,7 +173,12 @@ def _flat_and_within(value: object, limits: ValidationLimits) -> bool:
     test holds this to the walk: it never says yes where the walk finds a
     limit broken.)
     """
-    if not isinstance(value, Mapping) or len(value) > limits.max_items or limits.max_depth < 3:
+    if (
+        not isinstance(value, Mapping)
+        or len(value) > limits.max_items
+        or limits.max_depth < 3
+        or limits.max_integer_digits < 18  # `_small_scalar` lets integers of 18 digits by
+    ):
         return False
     size = 0
     longest, widest = limits.max_string_length, limits.max_items
