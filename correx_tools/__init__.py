@@ -55,6 +55,7 @@ from .core.tools.executor import ToolResult as ToolResult
 from .core.tools.executor import ToolSuccess as ToolSuccess
 from .core.tools.formats._reader import FormatError as FormatError
 from .core.tools.formats.mcp import McpPolicy as McpPolicy
+from .core.tools.formats.openai_strict import without_strict_nulls as without_strict_nulls
 from .core.tools.ids import InvocationId as InvocationId
 from .core.tools.ids import SessionId as SessionId
 from .core.tools.ids import invocation_id as invocation_id
@@ -227,4 +228,5 @@ __all__ = [
     "tool_definitions",
     "tool_stats",
     "validate_request",
+    "without_strict_nulls",
 ]

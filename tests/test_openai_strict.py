@@ -7,12 +7,15 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
-from hypothesis import given
+import pytest
+from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_jsonschema import from_schema
 from returns.result import Failure
 
-from correx_tools import FormatError, Tier, ToolSpec
+from correx_tools import FormatError, Tier, ToolSpec, without_strict_nulls
 from correx_tools.core.tools.formats.openai_strict import fits_strict, strict_schema
+from correx_tools.core.tools.schema.compiled import compile_schema
 
 SNAPSHOTS = Path(__file__).parent / "data" / "mcp"
 
@@ -166,3 +169,72 @@ def test_the_rewrite_fits_and_accepts_what_the_original_did_with_nulls_for_omiss
     value = data.draw(values(schema))
     jsonschema.Draft202012Validator(schema).validate(value)
     jsonschema.Draft202012Validator(strict).validate(with_nulls(value, schema))
+
+
+# Tool schemas with optional properties at several depths, in arrays, behind $refs and in
+# an anyOf branch, and one whose optional property the tool itself allows to be null.
+OPTIONAL_SHAPES: list[dict[str, Any]] = [
+    {
+        "type": "object",
+        "properties": {
+            "path": {"type": "string"},
+            "limit": {"type": "integer", "minimum": 1},
+            "mode": {"enum": ["overwrite", "append"]},
+        },
+        "required": ["path"],
+    },
+    {
+        "type": "object",
+        "properties": {
+            "edits": {"type": "array", "items": {"$ref": "#/$defs/edit"}, "maxItems": 3},
+            "note": {"type": ["string", "null"]},
+        },
+        "required": ["edits"],
+        "$defs": {
+            "edit": {
+                "type": "object",
+                "properties": {"old": {"type": "string"}, "new": {"type": "string"},
+                               "all": {"type": "boolean"}},
+                "required": ["old", "new"],
+            }
+        },
+    },
+    {
+        "type": "object",
+        "properties": {
+            "target": {
+                "anyOf": [
+                    {"type": "object", "properties": {"url": {"type": "string"},
+                                                      "timeout": {"type": "number"}},
+                     "required": ["url"]},
+                    {"type": "string"},
+                ]
+            }
+        },
+        "required": ["target"],
+    },
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("schema", OPTIONAL_SHAPES)
+@settings(max_examples=60)
+@given(data=st.data())
+def test_a_strict_models_arguments_fit_the_tools_schema_once_its_nulls_are_dropped(
+    schema: dict[str, Any], data: st.DataObject
+) -> None:
+    strict = strict_schema(schema)
+    arguments = data.draw(from_schema(strict))
+    cleaned = without_strict_nulls(schema, arguments)
+    errors = list(compile_schema(schema).unwrap().iter_errors(cleaned))
+    assert errors == [], (arguments, cleaned)
+
+
+def test_a_null_the_tool_allows_or_requires_is_kept() -> None:
+    schema = OPTIONAL_SHAPES[1]
+    arguments = {"edits": [{"old": "a", "new": "b", "all": None}], "note": None}
+    assert without_strict_nulls(schema, arguments) == {
+        "edits": [{"old": "a", "new": "b"}],
+        "note": None,
+    }
+    required = {"type": "object", "properties": {"p": {"type": "string"}}, "required": ["p"]}
+    assert without_strict_nulls(required, {"p": None}) == {"p": None}

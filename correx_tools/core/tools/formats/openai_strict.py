@@ -12,14 +12,16 @@ and they constrain nothing.
 
 The registry still validates each call against the tool's own schema. A
 model in strict mode writes ``null`` for an optional property it would have
-left out, which the tool's schema may not allow: remove such keys from the
-arguments before validating the call.
+left out, which the tool's schema may not allow: `without_strict_nulls`
+removes those before the call is validated.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
+
+from ..json_values import thaw_json
 
 STRICT_KEYWORDS = frozenset(
     {
@@ -151,3 +153,96 @@ def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
             alternatives.append({"type": "null"})
         return {"anyOf": alternatives}
     return {"anyOf": [schema, {"type": "null"}]}
+
+
+def without_strict_nulls(schema: Mapping[str, Any], arguments: Any) -> Any:
+    """The arguments a model wrote against `strict_schema` of ``schema``, with the
+    ``null`` of each optional property it left out removed: what ``schema`` expects.
+
+    A ``null`` stays where ``schema`` itself allows one, and for required
+    properties (there it is the model's answer, right or wrong). Objects in
+    arrays, in ``$defs`` through a local ``$ref``, and in the ``anyOf`` branch of
+    the value's type are cleaned too. Takes plain or frozen JSON; returns plain.
+
+    >>> schema = {"type": "object", "properties": {"path": {"type": "string"},
+    ...           "limit": {"type": "integer"}}, "required": ["path"]}
+    >>> without_strict_nulls(schema, {"path": "a.txt", "limit": None})
+    {'path': 'a.txt'}
+    """
+    return _clean(schema, schema, thaw_json(arguments), 0)
+
+
+def _clean(root: Mapping[str, Any], node: object, value: Any, depth: int) -> Any:
+    node = _resolved(root, node)
+    if not isinstance(node, Mapping) or depth > _MAX_DEPTH:
+        return value
+    if isinstance(value, dict) and isinstance(node.get("properties"), Mapping):
+        properties, required = node["properties"], set(node.get("required", ()))
+        return {
+            key: _clean(root, properties.get(key), item, depth + 1)
+            for key, item in value.items()
+            if not (
+                item is None
+                and key in properties
+                and key not in required
+                and not _admits_null(root, properties[key])
+            )
+        }
+    if isinstance(value, list) and isinstance(node.get("items"), Mapping):
+        return [_clean(root, node["items"], item, depth + 1) for item in value]
+    branch = _branch_for(root, node.get("anyOf"), value)
+    if branch is not None:
+        return _clean(root, branch, value, depth + 1)
+    return value
+
+
+def _resolved(root: Mapping[str, Any], node: object) -> object:
+    """``node``, or what its local ``$ref`` (``#/$defs/...``) names, followed a few times."""
+    for _ in range(_MAX_DEPTH):
+        if not isinstance(node, Mapping) or not isinstance(node.get("$ref"), str):
+            return node
+        reference: str = node["$ref"]
+        if not reference.startswith("#/"):
+            return node
+        target: object = root
+        for escaped in reference[2:].split("/"):
+            part = escaped.replace("~1", "/").replace("~0", "~")
+            target = target.get(part) if isinstance(target, Mapping) else None
+        node = target
+    return node
+
+
+def _admits_null(root: Mapping[str, Any], node: object) -> bool:
+    """Whether the tool's own schema for a property lets it be ``null``."""
+    node = _resolved(root, node)
+    if node is True or (isinstance(node, Mapping) and not node):
+        return True
+    if not isinstance(node, Mapping):
+        return False
+    declared = node.get("type")
+    if declared == "null" or (isinstance(declared, list) and "null" in declared):
+        return True
+    if "enum" in node and None in node["enum"]:
+        return True
+    if "const" in node and node["const"] is None:
+        return True
+    alternatives = node.get("anyOf") or node.get("oneOf") or ()
+    return any(_admits_null(root, sub) for sub in alternatives)
+
+
+_JSON_TYPES = {dict: "object", list: "array", str: "string", bool: "boolean"}
+
+
+def _branch_for(root: Mapping[str, Any], alternatives: object, value: Any) -> object:
+    """The first ``anyOf`` alternative that declares the value's JSON type, if any."""
+    if not isinstance(alternatives, list):
+        return None
+    kind = _JSON_TYPES.get(type(value))
+    for alternative in alternatives:
+        declared = _resolved(root, alternative)
+        if isinstance(declared, Mapping) and kind is not None and declared.get("type") == kind:
+            return declared
+    return None
+
+
+_MAX_DEPTH = 64
