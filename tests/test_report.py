@@ -295,3 +295,15 @@ def test_every_store_kind_gives_the_same_page(
     postgres.close()
     assert pages[0] == pages[1] == pages[2]
     assert pages[0]["refused"]["total"] > 0
+
+
+def test_a_page_that_cannot_be_written_is_one_line_and_leaves_nothing(demo: Path) -> None:
+    missing = demo.parent / "no-such-directory" / "page.html"
+    result = run("report", str(demo), REAL, "-o", str(missing), cwd=demo.parent, ok=False)
+    assert result.returncode == 1
+    assert result.stderr.startswith(f"correx-tools report: error: {missing}:")
+    blocked = demo.parent / "a-directory.html"
+    blocked.mkdir()
+    result = run("report", str(demo), REAL, "-o", str(blocked), cwd=demo.parent, ok=False)
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert not list(demo.parent.glob(".*.partial"))

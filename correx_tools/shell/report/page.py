@@ -49,6 +49,10 @@ def write_report(path: Path, data: dict[str, Any]) -> int:
     """Write the page to ``path`` whole (a reader never sees half a page); its size in bytes."""
     encoded = report_html(data).encode("utf-8")
     partial = path.with_name(f".{path.name}.partial")
-    partial.write_bytes(encoded)
-    partial.replace(path)
+    try:
+        partial.write_bytes(encoded)
+        partial.replace(path)
+    except OSError:
+        partial.unlink(missing_ok=True)
+        raise
     return len(encoded)
