@@ -307,3 +307,13 @@ def test_a_page_that_cannot_be_written_is_one_line_and_leaves_nothing(demo: Path
     result = run("report", str(demo), REAL, "-o", str(blocked), cwd=demo.parent, ok=False)
     assert result.returncode == 1 and "Traceback" not in result.stderr
     assert not list(demo.parent.glob(".*.partial"))
+
+
+def test_the_default_file_name_is_redacted_too(tmp_path: Path) -> None:
+    session = f"deploy {SECRET}"
+    path = tmp_path / "s.sqlite"
+    with SQLiteEventStore(path) as store:
+        store.import_events(stored([requested("a")], session=session)).unwrap()
+    run("report", str(path), session, cwd=tmp_path)
+    (page,) = tmp_path.glob("report-*.html")
+    assert SECRET not in page.name and "REDACTED" in page.name

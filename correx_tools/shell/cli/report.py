@@ -25,7 +25,8 @@ def cmd_report(args: argparse.Namespace) -> int:
     data = answered(
         report_data(repository, session, redaction=redaction), session, lenient=args.lenient
     )
-    path = Path(args.output) if args.output else Path(default_name(session))
+    # The default name is redacted too: a file name travels with the file.
+    path = Path(args.output) if args.output else Path(default_name(redaction.text(session)))
     try:
         size = write_report(path, data)
     except OSError as error:
