@@ -194,7 +194,7 @@ def _flat_and_within(value: object, limits: ValidationLimits) -> bool:
             if not _small_scalar(item):
                 return False
             size += len(key) + 25
-        elif kind is list or kind is tuple or kind is PVector or isinstance(item, PVector):
+        elif kind is list or kind is tuple or isinstance(item, PVector):
             if len(item) > widest:
                 return False
             size += len(key) + 5

@@ -138,6 +138,7 @@ def rich_table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
     """A table drawn for a terminal (colour unless ``NO_COLOR``), as a string to print."""
     from rich import box  # noqa: PLC0415
     from rich.console import Console  # noqa: PLC0415
+    from rich.markup import escape  # noqa: PLC0415
     from rich.table import Table  # noqa: PLC0415
 
     drawn = Table(*headers, box=box.SIMPLE_HEAD, header_style="bold", pad_edge=False)
@@ -145,9 +146,9 @@ def rich_table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
         cells = ["-" if cell is None else str(cell) for cell in row]
         drawn.add_row(
             *(
-                f"[{_STATUS_STYLES[c.lower()]}]{_escape(c)}[/]"
+                f"[{_STATUS_STYLES[c.lower()]}]{escape(c)}[/]"
                 if c.lower() in _STATUS_STYLES
-                else _escape(c)
+                else escape(c)
                 for c in cells
             )
         )
@@ -157,9 +158,3 @@ def rich_table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
         drawn
     )
     return buffer.getvalue().rstrip("\n")
-
-
-def _escape(text: str) -> str:
-    from rich.markup import escape  # noqa: PLC0415
-
-    return escape(text)
