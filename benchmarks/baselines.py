@@ -20,8 +20,12 @@ from correx_tools import (
     ToolExecutionStartedEvent,
     ToolInvocationRequestedEvent,
 )
-from correx_tools.shell.stores.envelope import MAX_EVENT_BYTES, event_payload, format_timestamp
-from correx_tools.shell.stores.strict_json import canonical_json
+from correx_tools.shell.stores.codec.envelope import (
+    MAX_EVENT_BYTES,
+    event_payload,
+    format_timestamp,
+)
+from correx_tools.shell.stores.codec.strict_json import canonical_json
 
 TERMINAL = frozenset({"completed", "failed", "rejected"})
 

@@ -97,7 +97,7 @@ from .shell.replay.parallel import replay_all as replay_all
 from .shell.replay.replayer import EventReplayer as EventReplayer
 from .shell.replay.repository import DefaultToolRepository as DefaultToolRepository
 from .shell.replay.repository import DuplicateInvocation as DuplicateInvocation
-from .shell.stores.envelope import MAX_EVENT_BYTES as MAX_EVENT_BYTES
+from .shell.stores.codec.envelope import MAX_EVENT_BYTES as MAX_EVENT_BYTES
 from .shell.stores.jsonl import JsonlEventLog as JsonlEventLog
 from .shell.stores.memory import InMemoryEventStore as InMemoryEventStore
 from .shell.stores.port import AppendError as AppendError

@@ -161,6 +161,8 @@ def test_no_module_is_over_400_lines() -> None:
 @pytest.mark.parametrize("package", ["core", "core.tools", "core.lifecycle", "core.replay",
                                      "core.lifecycle._engine", "core.tools.schema",
                                      "core.tools.formats", "core.report", "shell", "shell.stores",
+                                     "shell.stores.codec", "shell.stores.sql",
+                                     "shell.stores.sqlite", "shell.stores.postgres",
                                      "shell.replay", "shell.recording", "shell.transcripts",
                                      "shell.cli", "shell.report", "shell.export"])  # fmt: skip
 def test_each_package_says_what_lives_there_and_who_may_import_it(package: str) -> None:

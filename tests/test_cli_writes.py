@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from correx_tools import JsonlEventLog, SessionId, SQLiteEventStore
-from correx_tools.shell.stores.encoding import encode_line
+from correx_tools.shell.stores.codec.encoding import encode_line
 
 from .strategies import requested, started, stored
 from .test_cli import fails, run, run_json

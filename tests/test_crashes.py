@@ -28,8 +28,8 @@ from pathlib import Path
 import pytest
 
 from correx_tools import EventReplayer, SessionId, ToolProjector
-from correx_tools.shell.stores.lines import decode_line
-from correx_tools.shell.stores.postgres import id_key
+from correx_tools.shell.stores.codec.lines import decode_line
+from correx_tools.shell.stores.postgres.layout import id_key
 
 from .crash_writer import event_for, open_store
 

@@ -17,11 +17,11 @@ from correx_tools import (
     Tier,
     ToolInvocationRequestedEvent,
 )
-from correx_tools.shell.stores import envelope
-from correx_tools.shell.stores.encoding import encode_line
-from correx_tools.shell.stores.envelope import decode_payload
-from correx_tools.shell.stores.lines import decode_line
-from correx_tools.shell.stores.strict_json import EnvelopeError, loads_strict
+from correx_tools.shell.stores.codec import envelope
+from correx_tools.shell.stores.codec.encoding import encode_line
+from correx_tools.shell.stores.codec.envelope import decode_payload
+from correx_tools.shell.stores.codec.lines import decode_line
+from correx_tools.shell.stores.codec.strict_json import EnvelopeError, loads_strict
 
 from .strategies import EPOCH, completed, failed, rejected, requested, sessions, started
 

@@ -35,11 +35,11 @@ from correx_tools import (
     ToolReceipt,
     ToolRequest,
 )
-from correx_tools.shell.stores.encoding import encode_line
-from correx_tools.shell.stores.envelope import checksum
-from correx_tools.shell.stores.lines import decode_line
+from correx_tools.shell.stores.codec.encoding import encode_line
+from correx_tools.shell.stores.codec.envelope import checksum
+from correx_tools.shell.stores.codec.lines import decode_line
+from correx_tools.shell.stores.codec.strict_json import EnvelopeError
 from correx_tools.shell.stores.port import EventStore
-from correx_tools.shell.stores.strict_json import EnvelopeError
 
 from .strategies import requested, started
 

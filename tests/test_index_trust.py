@@ -24,7 +24,7 @@ from correx_tools import (
     ToolProjector,
 )
 from correx_tools.shell.replay.questions import ByFolding, FromIndex
-from correx_tools.shell.stores.encoding import encode_event
+from correx_tools.shell.stores.codec.encoding import encode_event
 from correx_tools.shell.stores.port import EventStore
 
 from .strategies import completed, failed, requested, started, stored

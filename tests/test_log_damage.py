@@ -30,7 +30,7 @@ from correx_tools import (
     ToolProjector,
     ToolState,
 )
-from correx_tools.shell.stores.encoding import encode_line
+from correx_tools.shell.stores.codec.encoding import encode_line
 
 from .strategies import completed, failed, rejected, requested, started, stored
 

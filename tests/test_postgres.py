@@ -15,7 +15,7 @@ import psycopg
 import pytest
 
 from correx_tools import AppendErrorKind, PostgresEventStore, SessionId, StoreReadError
-from correx_tools.shell.stores.postgres import id_key
+from correx_tools.shell.stores.postgres.layout import id_key
 
 from .strategies import requested, started
 

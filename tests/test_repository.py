@@ -89,7 +89,7 @@ def test_check_unique_invocations_names_the_id_and_both_sessions(tmp_path: Path)
     assert repository.check_unique_invocations().unwrap() is None
     # Only a log written elsewhere can hold a duplicate: build one by hand.
     path = tmp_path / "dup.jsonl"
-    from correx_tools.shell.stores.encoding import encode_line  # noqa: PLC0415
+    from correx_tools.shell.stores.codec.encoding import encode_line  # noqa: PLC0415
 
     s1_events = list(store.read(S1))
     copy = StoredEvent(

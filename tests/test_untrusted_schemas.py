@@ -20,7 +20,7 @@ from correx_tools import (
     ValidationLimits,
     validate_request,
 )
-from correx_tools.shell.stores.strict_json import EnvelopeError, loads_strict
+from correx_tools.shell.stores.codec.strict_json import EnvelopeError, loads_strict
 
 from . import schemas
 

@@ -22,7 +22,7 @@ from ...core.replay.timeline import Timeline
 from ...core.tools.ids import SessionId
 from ..replay.replayer import EventReplayer
 from ..replay.repository import DefaultToolRepository
-from ..stores.envelope import format_timestamp
+from ..stores.codec.envelope import format_timestamp
 from ..stores.sqlite import SQLiteEventStore
 from ..transcripts.importing import import_bytes
 from .demo_session import Step, agent_session

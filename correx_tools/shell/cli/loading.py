@@ -25,7 +25,7 @@ from ...core.tools.ids import SessionId
 from ..replay.replayer import EventReplayer
 from ..replay.repository import DefaultToolRepository
 from ..stores.port import EventStore
-from ..stores.sqlite_layout import LAYOUT
+from ..stores.sqlite.layout import LAYOUT
 from .errors import CliError
 from .sources import find_session, open_store
 from .terminal import Progress

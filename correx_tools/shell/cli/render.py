@@ -15,7 +15,7 @@ from ...core.lifecycle.state import ToolState
 from ...core.lifecycle.status import ToolInvocationStatus
 from ...core.replay.timeline import RecordChange
 from ...core.tools.json_values import thaw_json
-from ..stores.envelope import format_timestamp
+from ..stores.codec.envelope import format_timestamp
 from .terminal import rich_table
 
 

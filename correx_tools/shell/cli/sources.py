@@ -10,11 +10,11 @@ from typing import Any
 
 from ...core.tools.ids import SessionId
 from ..stores.addresses import StoreAddress, address_of, redact_dsn
+from ..stores.codec.strict_json import EnvelopeError, loads_strict
 from ..stores.jsonl import JsonlEventLog
 from ..stores.opening import open_address
 from ..stores.port import EventStore, StoreLayoutError
 from ..stores.sqlite import SQLiteEventStore
-from ..stores.strict_json import EnvelopeError, loads_strict
 from .errors import CliError
 
 # -- opening sources -----------------------------------------------------------

@@ -18,7 +18,7 @@ from ..replay.parallel import replay_all
 from ..stores.addresses import POSTGRES_SCHEMES, address_of
 from ..stores.jsonl import JsonlEventLog
 from ..stores.port import StoreReadError
-from ..stores.sqlite_layout import LAYOUT
+from ..stores.sqlite.layout import LAYOUT
 from .errors import CliError
 from .render import emit, table
 from .sources import close_store, open_store, redact, remove_new_store

@@ -29,12 +29,12 @@ from ...core.lifecycle.events import StoredEvent
 from ...core.replay.errors import EventDecodeError
 from ...core.tools.ids import SessionId
 from .addresses import StoreAddress
-from .encoding import envelope_line
-from .envelope import MAX_EVENT_BYTES
-from .lines import decode_line
+from .codec.encoding import envelope_line
+from .codec.envelope import MAX_EVENT_BYTES
+from .codec.lines import decode_line
+from .codec.rows import encode_rows
+from .codec.strict_json import EnvelopeError
 from .port import AppendError, StoreReadError
-from .rows import encode_rows
-from .strict_json import EnvelopeError
 from .writing import BatchWritingStore, check_import_run, conflict, duplicate, requested_ids
 
 _CHUNK = 1 << 16

@@ -10,8 +10,8 @@ from returns.result import Failure, Result, Success
 
 from ...core.lifecycle.events import StoredEvent
 from ...core.tools.ids import SessionId
+from .codec.rows import encode_rows
 from .port import AppendError
-from .rows import encode_rows
 from .writing import BatchWritingStore, check_import_run, conflict, duplicate, requested_ids
 
 

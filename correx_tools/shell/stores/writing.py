@@ -15,7 +15,7 @@ from returns.result import Failure, Result
 
 from ...core.lifecycle.events import StoredEvent, ToolInvocationRequestedEvent
 from ...core.tools.ids import SessionId
-from .encoding import EncodedEvent, encode_event
+from .codec.encoding import EncodedEvent, encode_event
 from .port import AppendError, AppendErrorKind
 
 

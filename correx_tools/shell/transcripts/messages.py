@@ -17,7 +17,7 @@ import re
 from datetime import datetime
 from typing import Any
 
-from ..stores.strict_json import EnvelopeError, loads_strict
+from ..stores.codec.strict_json import EnvelopeError, loads_strict
 from .calls import (
     Call,
     End,

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..stores.strict_json import EnvelopeError, loads_strict
+from ..stores.codec.strict_json import EnvelopeError, loads_strict
 from .calls import Call, End, Ending, Transcript, Unreadable, must_be, text_of, utc_time
 
 FORMAT = "openhands"

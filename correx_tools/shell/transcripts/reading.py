@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..stores.strict_json import EnvelopeError, loads_strict
+from ..stores.codec.strict_json import EnvelopeError, loads_strict
 from . import claude_code, messages, openhands, swe_agent
 from .calls import Transcript, Unreadable
 

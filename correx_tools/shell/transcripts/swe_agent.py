@@ -17,7 +17,7 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
-from ..stores.strict_json import EnvelopeError, loads_strict
+from ..stores.codec.strict_json import EnvelopeError, loads_strict
 from .calls import ORIGIN, Call, End, Ending, Transcript, Unreadable, must_be, text_of, unique_id
 
 FORMAT = "swe-agent"

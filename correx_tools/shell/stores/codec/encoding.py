@@ -18,7 +18,7 @@ import zlib
 from collections.abc import Callable
 from typing import Any, NamedTuple, final
 
-from ...core.lifecycle.events import StoredEvent
+from ....core.lifecycle.events import StoredEvent
 from .envelope import (
     MAX_EVENT_BYTES,
     decode_payload,

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, NamedTuple, final
 
-from ...core.lifecycle.events import (
+from ....core.lifecycle.events import (
     StoredEvent,
     ToolExecutionCompletedEvent,
     ToolExecutionFailedEvent,
@@ -34,8 +34,8 @@ from ...core.lifecycle.events import (
     ToolReceipt,
     lazy_receipt,
 )
-from ...core.lifecycle.status import ToolInvocationStatus
-from ...core.replay.stored_index import (
+from ....core.lifecycle.status import ToolInvocationStatus
+from ....core.replay.stored_index import (
     TIER_CODES,
     TIER_OF_CODE,
     Counts,
@@ -46,9 +46,9 @@ from ...core.replay.stored_index import (
     InvocationState,
     count_delta,
 )
-from ...core.tools.request import lazy_request
-from .encoding import EncodedEvent
-from .port import StaleIndex
+from ....core.tools.request import lazy_request
+from ..codec.encoding import EncodedEvent
+from ..port import StaleIndex
 
 CHECKPOINT_INTERVAL = 1_000
 """Events between two checkpoints of a session's counters (a store keeps the one it was made

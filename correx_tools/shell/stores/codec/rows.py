@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import datetime
 from typing import Any, TypeVar
 
-from ...core.lifecycle.checked import (
+from ....core.lifecycle.checked import (
     checked_completed,
     checked_failed,
     checked_rejected,
@@ -14,17 +14,17 @@ from ...core.lifecycle.checked import (
     checked_started,
     checked_stored_event,
 )
-from ...core.lifecycle.events import StoredEvent, lazy_receipt, utc
-from ...core.replay.errors import EventDecodeError
-from ...core.replay.stored_index import TIER_OF_CODE
-from ...core.tools.ids import SessionId
-from ...core.tools.request import lazy_request
+from ....core.lifecycle.events import StoredEvent, lazy_receipt, utc
+from ....core.replay.errors import EventDecodeError
+from ....core.replay.stored_index import TIER_OF_CODE
+from ....core.tools.ids import SessionId
+from ....core.tools.request import lazy_request
+from ..port import AppendError, StoreReadError
+from ..sql.indexing import KIND_COMPLETED, KIND_FAILED, KIND_REQUESTED, KIND_STARTED
+from ..writing import encode_payload, invalid_event
 from .encoding import EncodedEvent, encoded_time
 from .envelope import decode_payload, parse_timestamp
-from .indexing import KIND_COMPLETED, KIND_FAILED, KIND_REQUESTED, KIND_STARTED
-from .port import AppendError, StoreReadError
 from .strict_json import EnvelopeError, encode_utf8, loads_strict
-from .writing import encode_payload, invalid_event
 
 Row = TypeVar("Row")
 

@@ -10,21 +10,21 @@ from collections.abc import Iterator
 from datetime import datetime
 from typing import Any, final
 
-from ...core.lifecycle.events import StoredEvent
-from ...core.replay.stored_index import (
+from ....core.lifecycle.events import StoredEvent
+from ....core.replay.stored_index import (
     Counts,
     InvocationEntry,
     count_delta,
 )
-from ...core.tools.ids import SessionId
-from .indexing import (
+from ....core.tools.ids import SessionId
+from ..codec.rows import decode_row
+from ..port import StaleIndex
+from ..sql.indexing import (
     entry_of,
     seal_of,
 )
-from .port import StaleIndex
-from .rows import decode_row
-from .sqlite_index import chain_at
-from .sqlite_layout import IDS_PER_QUERY
+from .index import chain_at
+from .layout import IDS_PER_QUERY
 
 _NO_LIMIT = -1  # within SQLite's limit on host parameters, with room to spare
 

@@ -11,17 +11,17 @@ from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
 from typing import Any, final
 
-from ...core.lifecycle.events import REQUESTED_TYPE, StoredEvent
-from ...core.replay.stored_index import (
+from ....core.lifecycle.events import REQUESTED_TYPE, StoredEvent
+from ....core.replay.stored_index import (
     STATUS_CODES,
     STATUS_OF_CODE,
     InvocationState,
 )
-from ...core.tools.ids import SessionId
-from .encoding import EncodedEvent
-from .indexing import Head, IndexedGroup, claimed_columns, index_group, typed_columns
-from .postgres_layout import id_key
-from .rows import decode_row
+from ....core.tools.ids import SessionId
+from ..codec.encoding import EncodedEvent
+from ..codec.rows import decode_row
+from ..sql.indexing import Head, IndexedGroup, claimed_columns, index_group, typed_columns
+from .layout import id_key
 
 _REBUILD_BATCH = 5_000
 
@@ -243,7 +243,7 @@ class PostgresIndex:
         progress: Callable[[int], None] | None = None,
     ) -> Head:
         """Index one session again from its events alone (each decoded in full, strictly)."""
-        from .encoding import encode_event  # noqa: PLC0415 - only a rebuild re-encodes
+        from ..codec.encoding import encode_event  # noqa: PLC0415 - only a rebuild re-encodes
 
         key = id_key(session_id)
         connection.execute(

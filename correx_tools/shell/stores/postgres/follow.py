@@ -6,9 +6,9 @@ import time
 from collections.abc import Iterator
 from typing import Protocol
 
-from ...core.lifecycle.events import StoredEvent
-from ...core.tools.ids import SessionId
-from .postgres_layout import CHANNEL
+from ....core.lifecycle.events import StoredEvent
+from ....core.tools.ids import SessionId
+from .layout import CHANNEL
 
 
 class NotifyingStore(Protocol):

@@ -17,16 +17,25 @@ from typing import final
 
 from returns.result import Failure, Result, Success
 
-from ...core.lifecycle.events import REQUESTED_TYPE, StoredEvent
-from ...core.tools.ids import SessionId
-from . import sqlite_index, sqlite_layout
-from .addresses import StoreAddress
-from .indexing import CHECKPOINT_INTERVAL, claimed_columns
-from .port import AppendError, AppendErrorKind, SessionIndex, StoreLayoutError
-from .rows import decode_indexed_rows, decode_row, encode_rows
-from .sqlite_layout import LAYOUT
-from .sqlite_reading import SQLiteSessionIndex
-from .writing import BatchWritingStore, check_import_run, conflict, duplicate
+from ....core.lifecycle.events import REQUESTED_TYPE, StoredEvent
+from ....core.tools.ids import SessionId
+from ..addresses import StoreAddress
+from ..codec.rows import decode_indexed_rows, decode_row, encode_rows
+from ..port import AppendError, AppendErrorKind, SessionIndex, StoreLayoutError
+from ..sql.indexing import CHECKPOINT_INTERVAL, claimed_columns
+from ..writing import BatchWritingStore, check_import_run, conflict, duplicate
+from .index import CLAIM as index_CLAIM
+from .index import index_and_write as index_index_and_write
+from .index import last_sequence as index_last_sequence
+from .index import load_head as index_load_head
+from .index import rebuild as index_rebuild
+from .layout import LAYOUT
+from .layout import checkpoint_interval as layout_checkpoint_interval
+from .layout import clear_index as layout_clear_index
+from .layout import create as layout_create
+from .layout import layout_of as layout_layout_of
+from .layout import upgrade as layout_upgrade
+from .reading import SQLiteSessionIndex
 
 BUSY_TIMEOUT_SECONDS = 30.0
 _READ_BATCH = 5_000
@@ -87,7 +96,7 @@ class SQLiteEventStore(BatchWritingStore):
             self.checkpoint_interval = (
                 checkpoint_interval
                 if self.layout < LAYOUT
-                else sqlite_layout.checkpoint_interval(self._connection)
+                else layout_checkpoint_interval(self._connection)
             )
         except BaseException:
             self._connection.close()
@@ -98,7 +107,7 @@ class SQLiteEventStore(BatchWritingStore):
     ) -> int:
         """Check the file's layout; create or upgrade its tables if asked. Its layout then."""
         try:
-            layout = sqlite_layout.layout_of(self._connection)
+            layout = layout_layout_of(self._connection)
         except sqlite3.DatabaseError as error:
             raise StoreLayoutError(f"{self.path}: not a SQLite event store ({error})") from None
         if layout is None or (layout == 0 and self.read_only):
@@ -124,9 +133,9 @@ class SQLiteEventStore(BatchWritingStore):
         interval: int,
         progress: Callable[[int, int], None] | None,
     ) -> None:
-        layout = sqlite_layout.layout_of(cursor)
+        layout = layout_layout_of(cursor)
         if layout == 0:
-            sqlite_layout.create(cursor, interval)
+            layout_create(cursor, interval)
         elif layout is not None and layout < LAYOUT:
             if not upgrade:
                 raise StoreLayoutError(
@@ -157,9 +166,9 @@ class SQLiteEventStore(BatchWritingStore):
         layout: int,
     ) -> None:
         if layout < LAYOUT:
-            sqlite_layout.upgrade(cursor, interval)
+            layout_upgrade(cursor, interval)
         else:
-            sqlite_layout.clear_index(cursor)
+            layout_clear_index(cursor)
         total = int(cursor.execute("SELECT COUNT(*) FROM events").fetchone()[0])
         done = 0
 
@@ -170,7 +179,7 @@ class SQLiteEventStore(BatchWritingStore):
                 progress(done, total)
 
         for session_id in _session_ids(cursor):
-            sqlite_index.rebuild(cursor, session_id, interval, advance)
+            index_rebuild(cursor, session_id, interval, advance)
 
     @property
     def address(self) -> StoreAddress:
@@ -207,7 +216,7 @@ class SQLiteEventStore(BatchWritingStore):
             for session_id, events in groups:
                 envelopes = encoded[start : start + len(events)]
                 start += len(events)
-                last = sqlite_index.last_sequence(cursor, session_id)
+                last = index_last_sequence(cursor, session_id)
                 if expected is None:
                     problem = check_import_run(session_id, last, events)
                     if problem is not None:
@@ -222,7 +231,7 @@ class SQLiteEventStore(BatchWritingStore):
                     invocation = stored.event.invocation_id  # type: ignore[attr-defined]
                     try:
                         cursor.execute(
-                            sqlite_index.CLAIM,
+                            index_CLAIM,
                             (
                                 invocation,
                                 session_id,
@@ -243,7 +252,7 @@ class SQLiteEventStore(BatchWritingStore):
                         )
                         raise _Abort from None
                 if events:
-                    sqlite_index.index_and_write(
+                    index_index_and_write(
                         cursor, session_id, events, envelopes, self.checkpoint_interval
                     )
             outcome.append(Success(len(encoded)))
@@ -313,13 +322,11 @@ class SQLiteEventStore(BatchWritingStore):
             if not self.read_only and not self._fresh_head(cursor, session_id):
                 # Detected as stale: rebuilt from the events before it is used.
                 self._write(
-                    lambda writing: sqlite_index.rebuild(
-                        writing, session_id, self.checkpoint_interval
-                    )
+                    lambda writing: index_rebuild(writing, session_id, self.checkpoint_interval)
                 )
             cursor.execute("BEGIN")
             try:
-                last = sqlite_index.last_sequence(cursor, session_id)
+                last = index_last_sequence(cursor, session_id)
                 fresh = self._fresh_head(cursor, session_id)
                 yield SQLiteSessionIndex(cursor, session_id, last) if fresh else None
             finally:
@@ -339,7 +346,7 @@ class SQLiteEventStore(BatchWritingStore):
 
     @staticmethod
     def _fresh_head(cursor: sqlite3.Cursor, session_id: str) -> bool:
-        return sqlite_index.load_head(cursor, session_id) is not None
+        return index_load_head(cursor, session_id) is not None
 
     def sessions(self) -> tuple[SessionId, ...]:
         """Every session with at least one event, sorted."""
@@ -349,7 +356,7 @@ class SQLiteEventStore(BatchWritingStore):
     def last_sequence(self, session_id: SessionId) -> int:
         """The session's last sequence (0 for a session with no events)."""
         with self._lock:
-            return sqlite_index.last_sequence(self._connection.cursor(), session_id)
+            return index_last_sequence(self._connection.cursor(), session_id)
 
     def count(self) -> int:
         """How many events the file holds, over all sessions."""

@@ -20,7 +20,7 @@ from typing import Any, Final
 
 from pyrsistent import PMap, pmap
 
-from ...core.lifecycle.checked import (
+from ....core.lifecycle.checked import (
     checked_completed,
     checked_failed,
     checked_rejected,
@@ -28,7 +28,7 @@ from ...core.lifecycle.checked import (
     checked_started,
     checked_stored_event,
 )
-from ...core.lifecycle.events import (
+from ....core.lifecycle.events import (
     COMPLETED_TYPE,
     FAILED_TYPE,
     REJECTED_TYPE,
@@ -44,10 +44,10 @@ from ...core.lifecycle.events import (
     checked_receipt,
     lazy_receipt,
 )
-from ...core.tools.ids import InvocationId, SessionId
-from ...core.tools.json_values import freeze_json, freeze_object, string_map, thaw_json
-from ...core.tools.request import checked_request, lazy_request
-from ...core.tools.tier import Tier
+from ....core.tools.ids import InvocationId, SessionId
+from ....core.tools.json_values import freeze_json, freeze_object, string_map, thaw_json
+from ....core.tools.request import checked_request, lazy_request
+from ....core.tools.tier import Tier
 from .strict_json import EnvelopeError, canonical_json
 
 REQUESTED: Final = REQUESTED_TYPE

@@ -5,18 +5,18 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, final
 
-from ...core.lifecycle.events import StoredEvent
-from ...core.replay.stored_index import (
+from ....core.lifecycle.events import StoredEvent
+from ....core.replay.stored_index import (
     Counts,
     InvocationEntry,
     count_delta,
 )
-from ...core.tools.ids import SessionId
-from .indexing import entry_of, seal_of
-from .port import StaleIndex
-from .postgres_index import as_when, text_of
-from .postgres_layout import id_key
-from .rows import decode_row
+from ....core.tools.ids import SessionId
+from ..codec.rows import decode_row
+from ..port import StaleIndex
+from ..sql.indexing import entry_of, seal_of
+from .index import as_when, text_of
+from .layout import id_key
 
 _ENTRY_QUERY = """
 SELECT i.invocation_id, i.sequence, i.requested_at, i.tool_name, i.tier, r.data, r.kind,

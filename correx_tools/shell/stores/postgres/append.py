@@ -8,11 +8,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ...core.lifecycle.events import StoredEvent
-from .indexing import claimed_columns
-from .port import AppendError
-from .postgres_layout import id_key
-from .writing import check_import_run, conflict, duplicate, requested_ids
+from ....core.lifecycle.events import StoredEvent
+from ..port import AppendError
+from ..sql.indexing import claimed_columns
+from ..writing import check_import_run, conflict, duplicate, requested_ids
+from .layout import id_key
 
 Compose = Callable[[str], Any]
 """Turns a query naming ``{schema}`` into one for the store's schema."""

@@ -13,6 +13,14 @@ except ImportError:  # pragma: no cover - exercised only without the extra
     psycopg = None  # type: ignore[assignment]
 
 
+def require_psycopg() -> None:
+    """Refuse, saying what to install, when the optional driver is missing."""
+    if psycopg is None:
+        raise RuntimeError(
+            "PostgresEventStore needs psycopg 3: pip install 'correx-tools[postgres]'"
+        )
+
+
 class Unavailable(Exception):
     """The server could not be reached, or the connection was lost mid-call."""
 

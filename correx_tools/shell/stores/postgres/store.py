@@ -26,21 +26,30 @@ from typing import Any, final
 
 from returns.result import Failure, Result, Success
 
-from ...core.lifecycle.events import StoredEvent
-from ...core.replay.errors import EventDecodeError
-from ...core.tools.ids import SessionId
-from . import postgres_layout
-from .addresses import StoreAddress, redact_dsn
-from .indexing import CHECKPOINT_INTERVAL
-from .port import AppendError, AppendErrorKind, SessionIndex, StoreLayoutError, StoreReadError
-from .postgres_append import Refused, advance_session, claim_ids
-from .postgres_connection import Link, Unavailable
-from .postgres_follow import follow_notified
-from .postgres_index import PostgresIndex
-from .postgres_layout import CHANNEL, LAYOUT, SCHEMA_NAME, id_key
-from .postgres_reading import READ_FULL, READ_INDEXED, PostgresSessionIndex, texts_of
-from .rows import decode_indexed_rows, decode_row, encode_rows
-from .writing import BatchWritingStore, conflict
+from ....core.lifecycle.events import StoredEvent
+from ....core.replay.errors import EventDecodeError
+from ....core.tools.ids import SessionId
+from ..addresses import StoreAddress, redact_dsn
+from ..codec.rows import decode_indexed_rows, decode_row, encode_rows
+from ..port import AppendError, AppendErrorKind, SessionIndex, StoreLayoutError, StoreReadError
+from ..sql.indexing import CHECKPOINT_INTERVAL
+from ..writing import BatchWritingStore, conflict
+from .append import Refused, advance_session, claim_ids
+from .connection import Link, Unavailable, require_psycopg
+from .follow import follow_notified
+from .index import PostgresIndex
+from .layout import (
+    CHANNEL,
+    LAYOUT,
+    SCHEMA_NAME,
+    create,
+    id_key,
+    layout_of,
+    lock_schema,
+    upgrade,
+)
+from .layout import checkpoint_interval as stored_interval
+from .reading import READ_FULL, READ_INDEXED, PostgresSessionIndex, texts_of
 
 try:
     import psycopg
@@ -49,13 +58,6 @@ except ImportError:  # pragma: no cover - exercised only without the extra
     psycopg = None  # type: ignore[assignment]
 
 _READ_BATCH = 2_000
-
-
-def _require_psycopg() -> None:
-    if psycopg is None:
-        raise RuntimeError(
-            "PostgresEventStore needs psycopg 3: pip install 'correx-tools[postgres]'"
-        )
 
 
 @final
@@ -82,7 +84,7 @@ class PostgresEventStore(BatchWritingStore):
         checkpoint_interval: int = CHECKPOINT_INTERVAL,
         progress: Callable[[int, int], None] | None = None,
     ) -> None:
-        _require_psycopg()
+        require_psycopg()
         if SCHEMA_NAME.fullmatch(schema) is None:
             raise ValueError(f"schema {schema[:70]!r} must match {SCHEMA_NAME.pattern}")
         self.dsn = dsn
@@ -102,9 +104,7 @@ class PostgresEventStore(BatchWritingStore):
             else:
                 self.init_db()
             if self.layout >= LAYOUT:
-                self.checkpoint_interval = postgres_layout.checkpoint_interval(
-                    self._link.current, schema
-                )
+                self.checkpoint_interval = stored_interval(self._link.current, schema)
         except BaseException:
             self._link.close()
             raise
@@ -124,7 +124,7 @@ class PostgresEventStore(BatchWritingStore):
 
     def _check_tables(self) -> None:
         """Refuse a schema without this store's tables, creating nothing."""
-        layout = postgres_layout.layout_of(self._link.current, self.schema)
+        layout = layout_of(self._link.current, self.schema)
         if not layout:
             raise StoreLayoutError(
                 f"{redact_dsn(self.dsn)}: schema {self.schema!r} holds no correx event store; "
@@ -140,15 +140,15 @@ class PostgresEventStore(BatchWritingStore):
         """
         with self._link.lock, self._link.current.transaction():
             connection = self._link.current
-            postgres_layout.lock_schema(connection, self.schema)
-            layout = postgres_layout.layout_of(connection, self.schema)
+            lock_schema(connection, self.schema)
+            layout = layout_of(connection, self.schema)
             if layout is None:
                 raise ValueError(
                     f"schema {self.schema!r} holds correx tables of an earlier layout "
                     "(ids as text, version 0.1); use a new schema (see docs/deployment.md)"
                 )
             if layout == 0:
-                postgres_layout.create(connection, self.schema, self.checkpoint_interval)
+                create(connection, self.schema, self.checkpoint_interval)
             elif layout < LAYOUT:
                 if not self._upgrade:
                     raise StoreLayoutError(
@@ -156,7 +156,7 @@ class PostgresEventStore(BatchWritingStore):
                         f"release (layout {layout}); upgrade it in place with: "
                         f"correx-tools reindex {redact_dsn(self.dsn)}"
                     )
-                postgres_layout.upgrade(connection, self.schema, self.checkpoint_interval)
+                upgrade(connection, self.schema, self.checkpoint_interval)
                 self._reindex(connection, self.checkpoint_interval)
         self.layout = LAYOUT
 
@@ -170,7 +170,7 @@ class PostgresEventStore(BatchWritingStore):
             raise PermissionError("the store was opened read-only")
         self._progress = progress
         with self._link.using() as connection, connection.transaction():
-            postgres_layout.lock_schema(connection, self.schema)
+            lock_schema(connection, self.schema)
             self._index.clear(connection)
             return self._reindex(connection, self.checkpoint_interval)
 

@@ -22,9 +22,9 @@ from __future__ import annotations
 import re
 import zlib
 
-from ...core.lifecycle.checked import checked_stored_event
-from ...core.lifecycle.events import StoredEvent
-from ...core.tools.ids import SessionId
+from ....core.lifecycle.checked import checked_stored_event
+from ....core.lifecycle.events import StoredEvent
+from ....core.tools.ids import SessionId
 from .envelope import decode_payload, from_envelope, parse_timestamp
 from .strict_json import loads_strict
 

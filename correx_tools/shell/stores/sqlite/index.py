@@ -10,24 +10,24 @@ import sqlite3
 from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
 
-from ...core.lifecycle.events import REQUESTED_TYPE, StoredEvent
-from ...core.replay.stored_index import (
+from ....core.lifecycle.events import REQUESTED_TYPE, StoredEvent
+from ....core.replay.stored_index import (
     STATUS_CODES,
     STATUS_OF_CODE,
     InvocationState,
 )
-from ...core.tools.ids import SessionId
-from .encoding import EncodedEvent
-from .envelope import format_timestamp
-from .indexing import (
+from ....core.tools.ids import SessionId
+from ..codec.encoding import EncodedEvent
+from ..codec.envelope import format_timestamp
+from ..codec.rows import decode_row
+from ..sql.indexing import (
     Head,
     IndexedGroup,
     claimed_columns,
     index_group,
     typed_columns,
 )
-from .rows import decode_row
-from .sqlite_layout import IDS_PER_QUERY
+from .layout import IDS_PER_QUERY
 
 _REBUILD_BATCH = 5_000
 
@@ -215,7 +215,7 @@ def rebuild(
     Every event is decoded in full (strictly) on the way: a damaged one stops
     the rebuild with a `StoreReadError` naming it.
     """
-    from .encoding import encode_event  # noqa: PLC0415 - only a rebuild re-encodes
+    from ..codec.encoding import encode_event  # noqa: PLC0415 - only a rebuild re-encodes
 
     cursor.execute("DELETE FROM checkpoints WHERE session_id = ?", (session_id,))
     cursor.execute("DELETE FROM session_heads WHERE session_id = ?", (session_id,))
