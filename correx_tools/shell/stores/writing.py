@@ -19,6 +19,15 @@ from .codec.encoding import EncodedEvent, encode_event
 from .port import AppendError, AppendErrorKind
 
 
+class Refused(Exception):
+    """An append or import refused inside its transaction: the transaction is rolled back
+    and ``error`` returned as the ``Failure`` (every store refuses this one way)."""
+
+    def __init__(self, error: AppendError) -> None:
+        super().__init__(error.message)
+        self.error = error
+
+
 def now_utc() -> datetime:
     """The shell's clock."""
     return datetime.now(UTC)
@@ -97,6 +106,19 @@ def group_import(stored_events: Iterable[StoredEvent]) -> dict[str, list[StoredE
     for stored in stored_events:
         grouped.setdefault(stored.session_id, []).append(stored)
     return grouped
+
+
+def check_continues(
+    session_id: str, last: int, events: Sequence[StoredEvent], expected: int | None
+) -> AppendError | None:
+    """Why ``events`` may not follow a session at ``last``, if they may not.
+
+    An append (``expected`` given) must find the session where its writer saw
+    it; an import (``expected`` is ``None``) must continue it exactly.
+    """
+    if expected is not None:
+        return None if last == expected else conflict(session_id, expected, last)
+    return check_import_run(session_id, last, events)
 
 
 def check_import_run(

@@ -209,7 +209,7 @@ def _record(connection: Any, schema: str, interval: int) -> None:
     )
 
 
-def checkpoint_interval(connection: Any, schema: str) -> int:
+def stored_interval(connection: Any, schema: str) -> int:
     """The interval the store was made with."""
     from psycopg import sql  # noqa: PLC0415 - the optional extra
 

@@ -15,9 +15,6 @@ import sqlite3
 LAYOUT = 2
 """The layout this release writes."""
 
-IDS_PER_QUERY = 500
-"""Ids asked for in one ``IN (...)`` list: well within SQLite's limit on host parameters."""
-
 _TABLES_1 = (
     """CREATE TABLE IF NOT EXISTS events (
         position    INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -141,19 +138,9 @@ def _add_index(cursor: sqlite3.Cursor, interval: int) -> None:
     cursor.execute(f"PRAGMA user_version = {LAYOUT}")
 
 
-def checkpoint_interval(connection: sqlite3.Connection | sqlite3.Cursor) -> int:
+def stored_interval(connection: sqlite3.Connection | sqlite3.Cursor) -> int:
     """The interval the store was made with."""
     row = connection.execute(
         "SELECT value FROM store_settings WHERE name = 'checkpoint_interval'"
     ).fetchone()
     return int(row[0])
-
-
-def clear_index(cursor: sqlite3.Cursor) -> None:
-    """Drop every session's index (the events stay), for a rebuild in the same transaction."""
-    cursor.execute("DELETE FROM session_heads")
-    cursor.execute("DELETE FROM checkpoints")
-    cursor.execute(
-        "UPDATE events SET kind = NULL, invocation_id = NULL, label = NULL, code = NULL, "
-        "effect = NULL, chain = NULL"
-    )

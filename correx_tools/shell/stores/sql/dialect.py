@@ -1,0 +1,165 @@
+"""What the SQL engine asks of a database: how to spell its SQL and keep its values (a
+`Dialect`), and how to run it (a `Database`: transactions, snapshots, faults).
+
+The engine (`index`, `reading`, `append`, `store`) holds every decision and
+writes its SQL once, in one spelling: ``?`` for a parameter, and braces for
+what a database names its own way —
+
+* ``{events}``, ``{invocations}``, ``{heads}``, ``{checkpoints}``: the tables;
+* ``{session}``: the column a session is looked up by (its id, or a digest of it);
+* ``{invocation}``: the column an invocation is looked up by.
+
+`Dialect.sql` turns that into the database's own spelling; everything else a
+dialect does is say how a value is kept (ids as text or as bytes, times as
+text or as timestamps) and what differs in the shape of a table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager
+from datetime import datetime
+from typing import Any, Protocol
+
+from ..port import AppendErrorKind
+
+
+class Cursor(Protocol):
+    """The part of a DB-API cursor the engine uses (``sqlite3`` and ``psycopg`` both fit)."""
+
+    def execute(self, query: Any, params: Sequence[Any] = ..., /) -> Any:
+        """Run one statement."""
+        ...
+
+    def executemany(self, query: Any, params: Iterable[Sequence[Any]], /) -> Any:
+        """Run one statement once per row of parameters."""
+        ...
+
+    def fetchone(self) -> Any:
+        """The next row, or ``None``."""
+        ...
+
+    def fetchall(self) -> list[Any]:
+        """Every remaining row."""
+        ...
+
+    def __iter__(self) -> Iterator[Any]: ...
+
+
+class Dialect(Protocol):
+    """How one database spells the engine's SQL and keeps its values."""
+
+    where: str
+    """How messages name where the events are (a file, a table)."""
+
+    def sql(self, text: str) -> str:
+        """The engine's SQL (``?`` parameters, braced names) in this database's spelling."""
+        ...
+
+    def session_key(self, session_id: str) -> object:
+        """The value of the ``{session}`` column for a session."""
+        ...
+
+    def invocation_key(self, invocation_id: str) -> object:
+        """The value of the ``{invocation}`` column for an invocation."""
+        ...
+
+    texts_as_bytes: bool
+    """Whether ids and labels are kept as UTF-8 bytes (`text` turns them back)."""
+
+    def text_value(self, text: str | None) -> object:
+        """An id or a label as the database keeps it."""
+        ...
+
+    def text(self, value: Any) -> str | None:
+        """An id or a label as the database gave it back."""
+        ...
+
+    def time_value(self, moment: datetime, formatted: str | None = None) -> object:
+        """A time as the database keeps it (``formatted``: its text, when already made)."""
+        ...
+
+    def when(self, value: Any) -> datetime:
+        """A time as the database gave it back."""
+        ...
+
+    def unindexed(self, column: str) -> str:
+        """``column`` spelled so that the planner does not walk an index of it (a test
+        that should not choose the way a query reads)."""
+        ...
+
+    def key_sets(self, keys: Sequence[object]) -> Iterator[tuple[str, tuple[object, ...]]]:
+        """``keys`` as ``(fragment, parameters)`` pairs, each fragment completing
+        ``column ...`` to a test of membership (one pair, or a few for a long list)."""
+        ...
+
+    claim_columns: str
+    """The columns a claim writes to identify its invocation (see `claim_ids`)."""
+
+    def claim_ids(self, invocation_id: str) -> tuple[object, ...]:
+        """The values of `claim_columns` for one invocation."""
+        ...
+
+    def sessions(self, cursor: Cursor) -> list[str]:
+        """Every session with events, sorted by code point."""
+        ...
+
+    def session_name(self, cursor: Cursor, key: object) -> str:
+        """The id of the session whose ``{session}`` value is ``key``."""
+        ...
+
+    def lock_session(self, cursor: Cursor, session_id: str) -> int:
+        """Hold the session against other writers for this transaction; its last sequence."""
+        ...
+
+    def advance_session(self, cursor: Cursor, session_id: str, last: int) -> None:
+        """Record that the session now ends at ``last`` (after its events were written)."""
+        ...
+
+    def after_write(self, cursor: Cursor, session_ids: Iterable[str]) -> None:
+        """Whatever the database does for the sessions a transaction wrote (notify, say)."""
+        ...
+
+
+class WriteFault(Exception):
+    """A write transaction the database could not carry out (rolled back).
+
+    ``kind`` is ``BUSY`` (locked too long), ``UNAVAILABLE`` (the server is
+    gone) or ``CONFLICT`` (another writer took the same sequence first).
+    """
+
+    def __init__(self, kind: AppendErrorKind, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+
+
+class ReadFault(Exception):
+    """A read the database could not answer (the server is gone); ``reason`` says why."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+class Database(Protocol):
+    """One open database: its dialect and its connection, one call at a time."""
+
+    @property
+    def dialect(self) -> Dialect:
+        """How this database spells the engine's SQL."""
+        ...
+
+    def writing(self) -> AbstractContextManager[Cursor]:
+        """One write transaction, committed when the block ends and rolled back if it
+        raises; database trouble is a `WriteFault`."""
+        ...
+
+    def snapshot(self) -> AbstractContextManager[Cursor]:
+        """One read transaction: every query in the block sees the same state. A
+        `ReadFault` when the database cannot be reached."""
+        ...
+
+    def query(self) -> AbstractContextManager[Cursor]:
+        """A cursor for a few reads outside any transaction (a `ReadFault` as above)."""
+        ...

@@ -1,0 +1,239 @@
+"""Reading one session's time-travel index: the entries, counts and refusals it holds.
+
+The writing side is in `index`; what the columns mean is in `indexing`. One
+`SqlSessionIndex` reads through one cursor, inside the caller's read snapshot.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any, final
+
+from ....core.lifecycle.events import StoredEvent
+from ....core.replay.stored_index import Counts, InvocationEntry, count_delta
+from ....core.tools.ids import SessionId
+from ..codec.rows import decode_row
+from ..port import StaleIndex
+from .dialect import Cursor, Dialect
+from .index import chain_at
+from .indexing import entry_of, seal_of
+
+_ENTRY_QUERY = """
+SELECT i.invocation_id, i.sequence, i.requested_at, i.tool_name, i.tier, r.data, r.kind,
+       r.invocation_id, i.started_seq, i.started_at, i.ended_seq, i.completed_at, i.status,
+       i.end_label, i.end_code, e.data, e.kind, e.invocation_id
+FROM (
+    SELECT * FROM {{invocations}} i
+    WHERE {session_test} = ? AND {where}
+    ORDER BY i.sequence {order} {limit}
+) i
+JOIN {{events}} r ON r.{{session}} = i.{{session}} AND r.sequence = i.sequence
+LEFT JOIN {{events}} e
+    ON i.status = 3 AND e.{{session}} = i.{{session}} AND e.sequence = i.ended_seq
+ORDER BY i.sequence {order}
+"""
+# The invocations are chosen (and limited) before the joins: joined first, a planner
+# may merge the whole session's events to keep the last twenty calls before a point.
+
+_TEXT_COLUMNS = (0, 3, 7, 13, 17)
+"""The entry query's ids and labels (kept as bytes where a database cannot keep NULs)."""
+
+_ALL = 1 << 62
+"""A limit no session reaches (SQLite's "no limit" is -1, PostgreSQL's NULL)."""
+
+_OPEN_PAGE, _OPEN_PAGE_MAX = 64, 16_384
+"""The first and the largest page of the walk back for the calls open at a point."""
+
+
+@final
+class SqlSessionIndex:
+    """One session's index read through one cursor, inside the caller's read snapshot.
+
+    Every query raises `StaleIndex` when what it reads does not match the
+    events it covers.
+    """
+
+    __slots__ = ("_cursor", "_d", "_key", "_session", "last_sequence")
+
+    def __init__(self, d: Dialect, cursor: Cursor, session_id: str, last: int) -> None:
+        self._d = d
+        self._cursor = cursor
+        self._session = session_id
+        self._key = d.session_key(session_id)
+        self.last_sequence = last
+
+    def counts_at(self, sequence: int) -> Counts:
+        """Counters right after ``sequence``: the checkpoint before it, moved on by the effects."""
+        d, cursor, session = self._d, self._cursor, self._session
+        row = cursor.execute(
+            d.sql(
+                "SELECT sequence, requested, started, completed, failed, rejected, refused, "
+                "chain, seal FROM {checkpoints} WHERE {session} = ? AND sequence <= ? "
+                "ORDER BY sequence DESC LIMIT 1"
+            ),
+            (self._key, sequence),
+        ).fetchone()
+        counts: Counts = [0] * 6
+        start = 0
+        if row is not None:
+            start, *stored, chain, seal = row
+            counts = list(stored)
+            if seal != seal_of(session, start, counts, chain) or chain != chain_at(
+                d, cursor, session, start
+            ):
+                raise StaleIndex(f"the checkpoint at sequence {start} does not match its events")
+        for (effect,) in cursor.execute(
+            d.sql(
+                "SELECT effect FROM {events} WHERE {session} = ? AND sequence > ? AND sequence <= ?"
+            ),
+            (self._key, start, sequence),
+        ):
+            if effect is None:
+                raise StaleIndex("an event in between was written without the index")
+            count_delta(counts, effect)
+        return counts
+
+    def _query(self, where: str, *, newest: int | None, by_key: bool = False) -> str:
+        # Looked up by key, the session is only checked: were its index walked, a lookup
+        # of one invocation would read the whole session's.
+        session = "i.{session}"
+        return self._d.sql(
+            _ENTRY_QUERY.format(
+                session_test=self._d.unindexed(session) if by_key else session,
+                where=where,
+                order="ASC" if newest is None else "DESC",
+                limit="" if newest is None else f"LIMIT {int(newest)}",
+            )
+        )
+
+    def _entry(self, row: Sequence[Any]) -> InvocationEntry:
+        if self._d.texts_as_bytes:
+            values = list(row)
+            for column in _TEXT_COLUMNS:
+                values[column] = self._d.text(values[column])
+            row = values
+        return entry_of(row, self._d.when)
+
+    def _entries(
+        self, where: str, parameters: tuple[Any, ...], *, newest: int | None = None
+    ) -> list[InvocationEntry]:
+        rows = self._cursor.execute(self._query(where, newest=newest), (self._key, *parameters))
+        found = [self._entry(row) for row in rows]
+        if newest is not None:
+            found.reverse()
+        return found
+
+    def entries(self, *, through: int, last: int | None = None) -> list[InvocationEntry]:
+        """The entries of the invocations requested by ``through``, in request order.
+
+        With ``last``, only the last ``last`` of them.
+        """
+        return self._entries("i.sequence <= ?", (through,), newest=last)
+
+    def entry(self, invocation_id: str) -> InvocationEntry | None:
+        """The entry of one invocation of this session, if it was requested here."""
+        found = self._by_keys([self._d.invocation_key(invocation_id)])
+        return found[0] if found else None
+
+    def _by_keys(self, keys: list[object]) -> list[InvocationEntry]:
+        found: list[InvocationEntry] = []
+        for fragment, parameters in self._d.key_sets(keys):
+            # Spelled in the database's own way already: added after `sql`.
+            query = self._query("i.{invocation} <keys>", newest=None, by_key=True)
+            found += (
+                self._entry(row)
+                for row in self._cursor.execute(
+                    query.replace("<keys>", fragment), (self._key, *parameters)
+                )
+            )
+        found.sort(key=_by_request)
+        return found
+
+    def changed(self, a: int, b: int) -> list[InvocationEntry]:
+        """The entries with an applied event in ``(a, b]``, in request order."""
+        d = self._d
+        ids = {
+            d.text(row[0])
+            for row in self._cursor.execute(
+                d.sql(
+                    "SELECT DISTINCT invocation_id FROM {events} WHERE {session} = ? "
+                    "AND sequence > ? AND sequence <= ? AND effect > 0"
+                ),
+                (self._key, a, b),
+            )
+        }
+        return self._by_keys([d.invocation_key(i) for i in ids if i is not None])
+
+    def open_entries(self, through: int, count: int | None = None) -> list[InvocationEntry]:
+        """The entries still open right after ``through`` (requested or started), in order;
+        ``count``, when known, is how many there are.
+
+        Walked back from ``through`` a page at a time: the calls open at a point
+        were mostly requested just before it, and knowing how many there are ends
+        the walk.
+        """
+        if count == 0:
+            return []
+        if through >= self.last_sequence:
+            return self._entries("i.ended_seq IS NULL", ())
+        found: list[InvocationEntry] = []
+        below, page = through + 1, _OPEN_PAGE
+        while True:
+            rows = self._cursor.execute(
+                self._query("i.sequence < ?", newest=page), (self._key, below)
+            ).fetchall()
+            for row in rows:
+                entry = self._entry(row)
+                if entry.ended_seq is None or entry.ended_seq > through:
+                    found.append(entry)
+                    if len(found) == count:
+                        found.reverse()
+                        return found
+            if len(rows) < page:
+                found.reverse()
+                return found
+            below, page = rows[-1][1], min(page * 4, _OPEN_PAGE_MAX)
+
+    def refused(
+        self, *, through: int, limit: int | None = None
+    ) -> list[tuple[StoredEvent, InvocationEntry | None]]:
+        """The events the lifecycle refused by ``through``, each with its invocation's entry."""
+        d = self._d
+        rows = self._cursor.execute(
+            d.sql(
+                "SELECT sequence, recorded_at, type, version, data FROM {events} "
+                "WHERE {session} = ? AND effect < 0 AND sequence <= ? ORDER BY sequence LIMIT ?"
+            ),
+            (self._key, through, _ALL if limit is None else limit),
+        ).fetchall()
+        found = []
+        for row in rows:
+            stored = decode_row(d.where, SessionId(self._session), row)
+            invocation = getattr(stored.event, "invocation_id", None)
+            found.append((stored, None if invocation is None else self.entry(invocation)))
+        return found
+
+
+def _by_request(entry: InvocationEntry) -> int:
+    return entry.requested_seq
+
+
+def events(d: Dialect, cursor: Cursor, session_id: str, after: int, limit: int, *,
+           indexed: bool) -> Iterator[tuple[Any, ...]]:  # fmt: skip
+    """One batch of a session's event rows after ``after``: ``(sequence, recorded_at, type,
+    version, data)``, and with ``indexed`` its typed columns too (ids and labels as text)."""
+    columns = ", kind, invocation_id, label, code" if indexed else ""
+    rows = cursor.execute(
+        d.sql(
+            f"SELECT sequence, recorded_at, type, version, data{columns} FROM {{events}} "
+            "WHERE {session} = ? AND sequence > ? ORDER BY sequence LIMIT ?"
+        ),
+        (d.session_key(session_id), after, limit),
+    ).fetchall()
+    if not indexed or not d.texts_as_bytes:
+        return iter(rows)
+    text = d.text
+    return (
+        (sequence, at, type_tag, version, data, kind, text(invocation), text(label), code)
+        for sequence, at, type_tag, version, data, kind, invocation, label, code in rows
+    )

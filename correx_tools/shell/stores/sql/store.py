@@ -1,0 +1,194 @@
+"""What the database stores share: one store written once over a `Database`.
+
+`SqlEventStore` reads and writes events, keeps their time-travel index and
+answers from it, and rebuilds it; `SQLiteEventStore` and `PostgresEventStore`
+add only how their database is opened, laid out and upgraded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+from returns.result import Failure, Result
+
+from ....core.lifecycle.events import StoredEvent
+from ....core.replay.errors import EventDecodeError
+from ....core.tools.ids import SessionId
+from ..codec.rows import decode_indexed_rows, decode_row, encode_rows
+from ..port import AppendError, SessionIndex, StoreReadError
+from ..writing import BatchWritingStore
+from .append import write_groups
+from .dialect import Database, ReadFault, WriteFault
+from .index import (
+    clear_all,
+    last_sequence,
+    load_head,
+    mark_stale,
+    marked_fresh,
+    rebuild,
+    rebuild_all,
+)
+from .reading import SqlSessionIndex, events
+
+
+class SqlEventStore(BatchWritingStore):
+    """An event store in a SQL database, with its time-travel index (internal base).
+
+    A subclass opens its database and sets, before anything is read:
+    ``_database``; ``name`` (how messages name the store); ``read_only``;
+    ``layout`` and ``_layout`` (the layout found, and the one this release
+    writes: an older layout keeps no index to answer from); and
+    ``checkpoint_interval``.
+    """
+
+    _database: Database
+    _layout: int
+    _read_batch: int = 5_000
+    name: str
+    read_only: bool
+    layout: int
+    checkpoint_interval: int
+
+    @property
+    def _indexed(self) -> bool:
+        return self.layout >= self._layout
+
+    def _refuse_writes(self) -> None:
+        if self.read_only:
+            raise PermissionError(f"{self.name} was opened read-only")
+
+    # -- writing -----------------------------------------------------------------
+
+    def _write_groups(
+        self, groups: list[tuple[str, list[StoredEvent]]], *, expected: int | None
+    ) -> Result[int, AppendError]:
+        self._refuse_writes()
+        encoded = encode_rows(groups, lambda _session, _stored, envelope: envelope)
+        if isinstance(encoded, AppendError):
+            return Failure(encoded)
+        return write_groups(
+            self._database,
+            groups,
+            encoded,
+            expected=expected,
+            interval=self.checkpoint_interval,
+        )
+
+    def reindex(self, progress: Callable[[int, int], None] | None = None) -> int:
+        """Drop the time-travel index and rebuild it from the events, in one transaction.
+
+        ``progress(done, total)`` is called as events are indexed. Returns how
+        many events were indexed.
+        """
+        self._refuse_writes()
+        with self._database.writing() as cursor:
+            self._hold_layout(cursor)
+            clear_all(self._database.dialect, cursor)
+            return rebuild_all(self._database.dialect, cursor, self.checkpoint_interval, progress)
+
+    def _hold_layout(self, cursor: object) -> None:
+        """Keep other processes from changing the layout for this transaction (if they could)."""
+
+    def distrust_index(self, session_id: SessionId) -> None:
+        """Mark the session's index stale (a query found it not matching its events): a
+        writable store rebuilds it before it answers from it again."""
+        if self.read_only or not self._indexed:
+            return
+        with self._database.writing() as cursor:
+            mark_stale(self._database.dialect, cursor, session_id)
+
+    # -- reading -----------------------------------------------------------------
+
+    def _unavailable(self, fault: ReadFault, sequence: int) -> StoreReadError:
+        return StoreReadError(
+            EventDecodeError(
+                source=self.name, line=None, message=f"the database is unavailable: {fault.reason}"
+            ),
+            sequence=sequence,
+        )
+
+    def read(self, session_id: SessionId, *, after: int = 0) -> Iterator[StoredEvent]:
+        """The session's events after ``after``, in sequence order, read in batches.
+
+        Tool events are built from their typed columns, their payloads decoded
+        when first used, while the session's index is fresh; otherwise (an older
+        layout, or events changed outside this store) every event is decoded in
+        full.
+        """
+        d, last = self._database.dialect, after
+        try:
+            with self._database.query() as cursor:
+                indexed = self._indexed and marked_fresh(d, cursor, session_id)
+        except ReadFault as fault:
+            raise self._unavailable(fault, last + 1) from None
+        while True:
+            # One batch per call: other threads may use the connection in between.
+            try:
+                with self._database.query() as cursor:
+                    rows = list(events(d, cursor, session_id, last, self._read_batch,
+                                       indexed=indexed))  # fmt: skip
+            except ReadFault as fault:
+                raise self._unavailable(fault, last + 1) from None
+            if indexed:
+                yield from decode_indexed_rows(d.where, session_id, rows)
+            else:
+                for row in rows:
+                    yield decode_row(d.where, session_id, row)
+            if len(rows) < self._read_batch:
+                return
+            last = rows[-1][0]
+
+    @contextmanager
+    def session_index(self, session_id: SessionId) -> Iterator[SessionIndex | None]:
+        """The session's time-travel index, read in one snapshot; ``None`` where there is none
+        to trust (an older layout, or a stale index a read-only store cannot rebuild)."""
+        if not self._indexed:
+            yield None
+            return
+        d = self._database.dialect
+        try:
+            if not self.read_only:
+                self._rebuild_if_stale(session_id)
+            with self._database.snapshot() as cursor:
+                fresh = load_head(d, cursor, session_id) is not None
+                last = last_sequence(d, cursor, session_id)
+                yield SqlSessionIndex(d, cursor, session_id, last) if fresh else None
+        except ReadFault as fault:
+            raise self._unavailable(fault, 0) from None
+
+    def _rebuild_if_stale(self, session_id: SessionId) -> None:
+        """A session's index found stale is rebuilt from the events before it is used."""
+        d = self._database.dialect
+        with self._database.query() as cursor:
+            stale = load_head(d, cursor, session_id) is None
+        if stale:
+            try:
+                with self._database.writing() as cursor:
+                    d.lock_session(cursor, session_id)
+                    rebuild(d, cursor, session_id, self.checkpoint_interval)
+            except WriteFault:
+                pass  # not now (the database is busy, or gone): it stays stale, unused
+
+    def sessions(self) -> tuple[SessionId, ...]:
+        """Every session with at least one event, sorted."""
+        try:
+            with self._database.query() as cursor:
+                names = self._database.dialect.sessions(cursor)
+        except ReadFault as fault:
+            raise self._unavailable(fault, 0) from None
+        return tuple(SessionId(name) for name in names)
+
+    def last_sequence(self, session_id: SessionId) -> int:
+        """The session's last sequence (0 for a session with no events)."""
+        try:
+            with self._database.query() as cursor:
+                return last_sequence(self._database.dialect, cursor, session_id)
+        except ReadFault as fault:
+            raise self._unavailable(fault, 0) from None
+
+    def count(self) -> int:
+        """How many events the store holds, over all sessions."""
+        with self._database.query() as cursor:
+            sql = self._database.dialect.sql("SELECT COUNT(*) FROM {events}")
+            return int(cursor.execute(sql).fetchone()[0])

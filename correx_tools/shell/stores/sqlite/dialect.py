@@ -1,0 +1,194 @@
+"""SQLite's spelling of the SQL engine, and its connection.
+
+Ids, labels and times are kept as text; a session is looked up by its id.
+A write holds the whole database (``BEGIN IMMEDIATE``), so holding a session
+needs nothing more, and writers queue on the lock instead of failing
+mid-transaction.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from datetime import datetime
+from pathlib import Path
+from typing import Any, final
+
+from ..codec.envelope import format_timestamp
+from ..port import AppendErrorKind
+from ..sql.dialect import Cursor, WriteFault
+from ..sql.index import last_sequence
+
+IDS_PER_QUERY = 500
+"""Ids asked for in one ``IN (...)`` list: well within SQLite's limit on host parameters."""
+
+_NAMES = {
+    "events": "events",
+    "invocations": "invocations",
+    "heads": "session_heads",
+    "checkpoints": "checkpoints",
+    "session": "session_id",
+    "invocation": "invocation_id",
+}
+
+
+@final
+class SQLiteDialect:
+    """The engine's SQL as SQLite spells it; every value as text."""
+
+    texts_as_bytes = False
+    claim_columns = "invocation_id"
+
+    def __init__(self, path: Path) -> None:
+        self.where = str(path)
+        self._spelled: dict[str, str] = {}
+        self._last_time: tuple[object, str] = (None, "")
+
+    def sql(self, text: str) -> str:
+        """The engine's SQL with SQLite's table and column names."""
+        spelled = self._spelled.get(text)
+        if spelled is None:
+            spelled = self._spelled[text] = text.format(**_NAMES)
+        return spelled
+
+    @staticmethod
+    def session_key(session_id: str) -> object:
+        """A session is looked up by its id."""
+        return session_id
+
+    @staticmethod
+    def invocation_key(invocation_id: str) -> object:
+        """An invocation is looked up by its id."""
+        return invocation_id
+
+    @staticmethod
+    def text_value(text: str | None) -> object:
+        """Text as it is."""
+        return text
+
+    @staticmethod
+    def text(value: Any) -> str | None:
+        """Text as it is."""
+        return value  # type: ignore[no-any-return]
+
+    def time_value(self, moment: datetime, formatted: str | None = None) -> object:
+        """The time as `format_timestamp` writes it (the events of a batch share one)."""
+        if formatted is not None:
+            return formatted
+        last, text = self._last_time
+        if moment is not last:
+            text = format_timestamp(moment)
+            self._last_time = (moment, text)
+        return text
+
+    when = staticmethod(datetime.fromisoformat)
+
+    @staticmethod
+    def unindexed(column: str) -> str:
+        """SQLite's unary ``+``: the column's indexes are not used for this test."""
+        return "+" + column
+
+    @staticmethod
+    def key_sets(keys: Sequence[object]) -> Iterator[tuple[str, tuple[object, ...]]]:
+        """``IN (?, ...)`` lists of at most `IDS_PER_QUERY` keys."""
+        for start in range(0, len(keys), IDS_PER_QUERY):
+            chunk = tuple(keys[start : start + IDS_PER_QUERY])
+            yield f"IN ({', '.join('?' * len(chunk))})", chunk
+
+    @staticmethod
+    def claim_ids(invocation_id: str) -> tuple[object, ...]:
+        """The id itself is the key."""
+        return (invocation_id,)
+
+    @staticmethod
+    def sessions(cursor: Cursor) -> list[str]:
+        """Every session id, sorted, one index lookup each (not a scan of every event)."""
+        return [
+            row[0]
+            for row in cursor.execute(
+                "WITH RECURSIVE ids(id) AS (SELECT MIN(session_id) FROM events "
+                "UNION ALL SELECT (SELECT MIN(session_id) FROM events WHERE session_id > ids.id) "
+                "FROM ids WHERE ids.id IS NOT NULL) SELECT id FROM ids WHERE id IS NOT NULL"
+            )
+        ]
+
+    @staticmethod
+    def session_name(cursor: Cursor, key: object) -> str:
+        """The key is the id."""
+        return str(key)
+
+    def lock_session(self, cursor: Cursor, session_id: str) -> int:
+        """The write transaction holds the whole database already: the last sequence."""
+        return last_sequence(self, cursor, session_id)
+
+    def advance_session(self, cursor: Cursor, session_id: str, last: int) -> None:
+        """Nothing to do: a session's last sequence is read from its events."""
+
+    def after_write(self, cursor: Cursor, session_ids: Iterable[str]) -> None:
+        """Nothing to do: readers of a file look again."""
+
+
+@final
+class SQLiteDatabase:
+    """One SQLite connection shared by the store's threads, one call at a time."""
+
+    def __init__(self, connection: sqlite3.Connection, path: Path) -> None:
+        self._dialect = SQLiteDialect(path)
+        self.connection = connection
+        self.lock = threading.Lock()
+        self._path = path
+
+    @property
+    def dialect(self) -> SQLiteDialect:
+        """SQLite's spelling."""
+        return self._dialect
+
+    @contextmanager
+    def writing(self) -> Iterator[sqlite3.Cursor]:
+        """``BEGIN IMMEDIATE`` ... ``COMMIT``; a database locked too long is a BUSY fault."""
+        with self.lock:
+            cursor = self.connection.cursor()
+            try:
+                cursor.execute("BEGIN IMMEDIATE")
+                try:
+                    yield cursor
+                except BaseException:
+                    # SQLite may have rolled back already (a full disk does): no second one.
+                    if self.connection.in_transaction:
+                        cursor.execute("ROLLBACK")
+                    raise
+                cursor.execute("COMMIT")
+            except sqlite3.IntegrityError:
+                raise WriteFault(AppendErrorKind.CONFLICT, "") from None
+            except sqlite3.OperationalError as error:
+                if "locked" not in str(error) and "busy" not in str(error):
+                    raise
+                raise WriteFault(
+                    AppendErrorKind.BUSY,
+                    f"{self._path}: the database stayed locked by another writer; retry ({error})",
+                ) from None
+
+    @contextmanager
+    def snapshot(self) -> Iterator[sqlite3.Cursor]:
+        """``BEGIN`` ... ``COMMIT``: the reads in between see one state of the file."""
+        with self.lock:
+            cursor = self.connection.cursor()
+            cursor.execute("BEGIN")
+            try:
+                yield cursor
+            finally:
+                if self.connection.in_transaction:
+                    cursor.execute("COMMIT")
+
+    @contextmanager
+    def query(self) -> Iterator[sqlite3.Cursor]:
+        """A cursor under the connection's lock."""
+        with self.lock:
+            yield self.connection.cursor()
+
+    def close(self) -> None:
+        """Close the connection."""
+        with self.lock:
+            self.connection.close()
