@@ -77,7 +77,7 @@ def cmd_sessions(args: argparse.Namespace) -> int:
 def cmd_replay(args: argparse.Namespace) -> int:
     store = open_store(args.source)
     session = find_session(store, args.session, args.source)
-    repository = repository_for(store, args.source, lenient=args.lenient, until=args.at)
+    repository = repository_for(store, args.source, lenient=args.lenient)
     if args.at is not None:
         at = in_range(repository, session, args.at, "--at")
     else:

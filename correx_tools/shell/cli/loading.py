@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Iterator
-from typing import Any, NamedTuple, TextIO, TypeVar
+from typing import NamedTuple, TextIO, TypeVar
 
 from returns.result import Result, Success
 
@@ -24,8 +24,7 @@ from ...core.replay.timeline import Timeline
 from ...core.tools.ids import SessionId
 from ..replay.replayer import EventReplayer
 from ..replay.repository import DefaultToolRepository
-from ..stores.port import EventStore
-from ..stores.sqlite.layout import LAYOUT
+from ..stores.port import EventStore, IndexedStore
 from .errors import CliError
 from .sources import find_session, open_store
 from .terminal import Progress
@@ -34,54 +33,38 @@ TIMELINE_STRIDE = 256
 T = TypeVar("T")
 
 
-class _ProgressStore:
-    """A store whose ``read`` reports progress (the CLI's wrapper around the real one);
-    ``until``: the last sequence the command will read, when it stops early (``--at``)."""
+class TerminalProgress:
+    """A bar on ``stream`` for each session a replay reads, when it is a terminal."""
 
-    def __init__(self, inner: EventStore, stream: TextIO, until: int | None = None) -> None:
-        self.inner, self.stream, self.until = inner, stream, until
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
 
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.inner, name)
+    @property
+    def shown(self) -> bool:
+        """Only a terminal shows a bar."""
+        return self.stream.isatty()
 
-    def read(self, session_id: SessionId, *, after: int = 0) -> Iterator[StoredEvent]:
-        total = None
-        last_sequence = getattr(self.inner, "last_sequence", None)
-        if self.stream.isatty():
-            last = None if last_sequence is None else last_sequence(session_id)
-            if self.until is not None:  # a fold that stops there (the range is checked)
-                last = self.until if last is None else min(last, self.until)
-            total = None if last is None else last - after
-        return Progress(f"replaying {session_id}", total, self.stream).wrap(
-            self.inner.read(session_id, after=after)
-        )
-
-    def last_sequence(self, session_id: SessionId) -> int:
-        """The inner store's answer, or a count of the session's events (a plain log)."""
-        known = getattr(self.inner, "last_sequence", None)
-        if known is not None:
-            last: int = known(session_id)
-            return last
-        counting = Progress(f"counting the events of {session_id}", None, self.stream)
-        return sum(1 for _ in counting.wrap(self.inner.read(session_id)))
+    def watch(
+        self, label: str, total: int | None, events: Iterator[StoredEvent]
+    ) -> Iterator[StoredEvent]:
+        """``events`` with a bar counting them."""
+        return Progress(label, total, self.stream).wrap(events)
 
 
-def replayer_for(store: EventStore, until: int | None = None) -> EventReplayer:
-    return EventReplayer(_ProgressStore(store, sys.stderr, until))
+def replayer_for(store: EventStore) -> EventReplayer:
+    """A replayer over ``store`` that shows its reads on a terminal."""
+    return EventReplayer(store, progress=TerminalProgress(sys.stderr))
 
 
-def repository_for(
-    store: EventStore, source: str, *, lenient: bool, until: int | None = None
-) -> DefaultToolRepository:
+def repository_for(store: EventStore, source: str, *, lenient: bool) -> DefaultToolRepository:
     """A repository over ``store``; a note on stderr when its layout keeps no index."""
-    layout = getattr(store, "layout", None)
-    if layout is not None and layout < LAYOUT:
+    if isinstance(store, IndexedStore) and store.needs_upgrade:
         print(
             f"note: {source} was written by an older release and keeps no time-travel index; "
             f"answering by folding (run correx-tools reindex {source} to upgrade it)",
             file=sys.stderr,
         )
-    return DefaultToolRepository(replayer_for(store, until), strict=not lenient)
+    return DefaultToolRepository(replayer_for(store), strict=not lenient)
 
 
 def answered(result: Result[T, ReplayError], session: SessionId, *, lenient: bool) -> T:
@@ -116,7 +99,7 @@ def session_at(args: argparse.Namespace) -> SessionAt:
     strict unless ``args.lenient``; a one-line error for anything missing."""
     store = open_store(args.source)
     session = find_session(store, args.session, args.source)
-    repository = repository_for(store, args.source, lenient=args.lenient, until=args.at)
+    repository = repository_for(store, args.source, lenient=args.lenient)
     at = (
         in_range(repository, session, args.at, "--at")
         if args.at is not None
@@ -135,7 +118,7 @@ def replay_session(
     retention: Retention | None = None,
 ) -> Replay[ToolState]:
     """A fold of the session (the demo's, which shows a replay as it happens)."""
-    result = replayer_for(store, until).replay(
+    result = replayer_for(store).replay(
         session, ToolProjector(), strict=not lenient, retention=retention, until=until
     )
     replay: Replay[ToolState] = answered(result, session, lenient=lenient)

@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
-import sqlite3
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from ...core.tools.ids import SessionId
-from ..stores.addresses import StoreAddress, address_of, redact_dsn
+from ..stores.addresses import redact_dsn
 from ..stores.codec.strict_json import EnvelopeError, loads_strict
-from ..stores.jsonl import JsonlEventLog
-from ..stores.opening import open_address
-from ..stores.port import EventStore, StoreLayoutError
-from ..stores.sqlite import SQLiteEventStore
+from ..stores.opening import open_source
+from ..stores.port import ClosableStore, EventStore, StoreLayoutError
 from .errors import CliError
 
 # -- opening sources -----------------------------------------------------------
@@ -27,66 +24,34 @@ def open_store(
     upgrade: bool = False,
     progress: Callable[[int, int], None] | None = None,
 ) -> EventStore:
-    """The store a SOURCE or DEST argument names: a ``.jsonl`` file, a SQLite file or a URL.
+    """The store a SOURCE or DEST argument names (see `open_source`), or a one-line error.
 
     Without ``create`` (or ``upgrade``) the store is opened read-only: reading
-    commands write nothing and create nothing (no file, no table). ``upgrade``
-    opens an existing store to write, upgrading an older layout in place.
+    commands write nothing and create nothing (no file, no table).
     """
-    address = address_of(source)
-    writable = create or upgrade
-    if address.kind == "postgres":
-        return _open_postgres(address, read_only=not writable, upgrade=upgrade, progress=progress)
-    path = Path(source)
-    if path.is_dir():
-        raise CliError(f"{source}: is a directory, not an event store")
-    if not create and not path.exists():
-        raise CliError(f"{source}: no such file")
-    if create and not path.parent.is_dir():
-        raise CliError(f"{source}: the directory {str(path.parent)!r} does not exist")
-    if path.suffix == ".jsonl":
-        return JsonlEventLog(path)
     try:
-        return SQLiteEventStore(path, read_only=not writable, upgrade=upgrade, progress=progress)
+        return open_source(source, create=create, upgrade=upgrade, progress=progress)
     except StoreLayoutError as error:
         raise CliError(str(error)) from None
-    except sqlite3.DatabaseError as error:
-        raise CliError(f"{source}: not a SQLite event store ({error})") from None
+    except Exception as error:
+        driver = sys.modules.get("psycopg")  # imported only for a PostgreSQL source
+        if driver is None or not isinstance(error, driver.Error):
+            raise
+        # A database that cannot be reached or used: psycopg's own first line says why.
+        reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        raise CliError(f"{redact(source)}: cannot use the database: {reason}") from None
 
 
 def close_store(store: EventStore) -> None:
     """Close a store that holds a file or a connection open (the others hold nothing)."""
-    close = getattr(store, "close", None)
-    if close is not None:
-        close()
+    if isinstance(store, ClosableStore):
+        store.close()
 
 
 def remove_new_store(path: Path) -> None:
     """Delete a store file this command created and failed to fill (SQLite's side files too)."""
     for leftover in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
         leftover.unlink(missing_ok=True)
-
-
-def _open_postgres(
-    address: StoreAddress,
-    *,
-    read_only: bool,
-    upgrade: bool,
-    progress: Callable[[int, int], None] | None,
-) -> EventStore:
-    try:
-        import psycopg  # noqa: PLC0415 - the optional extra
-    except ImportError:
-        raise CliError(
-            "PostgreSQL sources need psycopg: pip install 'correx-tools[postgres]'"
-        ) from None
-    try:
-        return open_address(address, read_only=read_only, upgrade=upgrade, progress=progress)
-    except StoreLayoutError as error:
-        raise CliError(str(error)) from None
-    except psycopg.Error as error:
-        reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-        raise CliError(f"{redact(address.location)}: cannot use the database: {reason}") from None
 
 
 def redact(url: str) -> str:

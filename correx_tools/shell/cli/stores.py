@@ -17,8 +17,7 @@ from ...core.replay.projection import ToolProjector
 from ..replay.parallel import replay_all
 from ..stores.addresses import POSTGRES_SCHEMES, address_of
 from ..stores.jsonl import JsonlEventLog
-from ..stores.port import StoreReadError
-from ..stores.sqlite.layout import LAYOUT
+from ..stores.port import IndexedStore, SequencedStore, StoreReadError
 from .errors import CliError
 from .render import emit, table
 from .sources import close_store, open_store, redact, remove_new_store
@@ -31,8 +30,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     events: list[StoredEvent] = []
     copied: dict[str, int] = {}
     sessions = source.sessions()
-    last_sequence = getattr(source, "last_sequence", None)
-    total = sum(map(last_sequence, sessions)) if last_sequence is not None else None
+    total = sum(map(source.last_sequence, sessions)) if isinstance(source, SequencedStore) else None
     with Progress(f"reading {args.source}", total, sys.stderr) as bar:
         for session in sessions:
             try:
@@ -152,13 +150,19 @@ def cmd_reindex(args: argparse.Namespace) -> int:
     if address_of(args.source).kind == "jsonl":
         raise CliError(f"{args.source}: a JSONL log is a plain log and keeps no index to rebuild")
     looked = open_store(args.source)  # read-only: which layout is it?
-    older = getattr(looked, "layout", LAYOUT) < LAYOUT
+    older = isinstance(looked, IndexedStore) and looked.needs_upgrade
     close_store(looked)
     started = time.perf_counter()
     with Progress("indexing", None, sys.stderr) as bar:
         # Opening an older layout with upgrade=True upgrades and indexes it in one transaction.
         store = open_store(args.source, upgrade=True, progress=bar.update)
-        indexed = store.count() if older else store.reindex(progress=bar.update)  # type: ignore[attr-defined]
+        if not (isinstance(store, IndexedStore) and isinstance(store, SequencedStore)):
+            raise CliError(f"{args.source}: keeps no index to rebuild")
+        indexed = (
+            sum(map(store.last_sequence, store.sessions()))
+            if older
+            else store.reindex(progress=bar.update)
+        )
     seconds = time.perf_counter() - started
     sessions = len(store.sessions())
     source = redact(args.source)

@@ -21,9 +21,9 @@ from ...core.tools.ids import SessionId
 from ...core.tools.json_values import thaw_json
 from ...core.tools.request import ToolRequest
 from ...core.tools.tier import Tier
-from ..stores.addresses import StoreAddress, address_of_store
+from ..stores.addresses import StoreAddress
 from ..stores.opening import open_address
-from ..stores.port import EventStore
+from ..stores.port import EventStore, LocatedStore
 from .replayer import EventReplayer
 
 S = TypeVar("S")
@@ -160,7 +160,7 @@ def replay_all(
         raise ValueError(f"workers must be >= 1, got {workers}")
     sessions = store.sessions()
     outcome: ReplayAll[S] = ReplayAll()
-    address = address_of_store(store)
+    address = store.address if isinstance(store, LocatedStore) else None
     if workers == 1 or address is None or len(sessions) <= 1:
         replayer = EventReplayer(store)
         for session in sessions:

@@ -225,12 +225,7 @@ class ByFolding:
 
     def last_sequence(self) -> int:
         """The session's last sequence (read from the store, or counted)."""
-        store = self._replayer.store
-        known = getattr(store, "last_sequence", None)
-        if callable(known):
-            last: int = known(self._session)
-            return last
-        return sum(1 for _ in store.read(self._session))
+        return self._replayer.last_sequence(self._session)
 
     def at(self, sequence: int) -> Result[ToolState, ReplayError]:
         """The final state of a fold of the first ``sequence`` events."""
@@ -282,7 +277,7 @@ class ByFolding:
                 last = stored.sequence
                 yield stored
 
-        entries, refused = entries_of(counted(self._replayer.store.read(self._session)))
+        entries, refused = entries_of(counted(self._replayer.events(self._session)))
         if self._strict and refused:
             return Failure(_refusal_error(*refused[0]))
         return Success(SessionEntries(last, tuple(entries), tuple(refused)))

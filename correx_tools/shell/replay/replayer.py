@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable, Iterator
-from typing import Any, TypeVar, final
+from typing import Any, Protocol, TypeVar, final
 
 from returns.result import Failure, Result
 
@@ -14,7 +14,7 @@ from ...core.replay.fold import Replay, fold_events
 from ...core.replay.projection import Projection
 from ...core.replay.retention import Retention
 from ...core.tools.ids import SessionId
-from ..stores.port import EventStore, StoreReadError
+from ..stores.port import EventStore, SequencedStore, StoreReadError
 
 S = TypeVar("S")
 
@@ -33,12 +33,57 @@ class _Reading:
             self.error = error
 
 
+class ReadProgress(Protocol):
+    """Shown the events of a session as they are read (a progress bar on a terminal, say)."""
+
+    @property
+    def shown(self) -> bool:
+        """Whether anything is shown at all (if not, nothing is counted for it)."""
+        ...
+
+    def watch(
+        self, label: str, total: int | None, events: Iterator[StoredEvent]
+    ) -> Iterator[StoredEvent]:
+        """``events``, shown as they pass (``total``: how many will, if known)."""
+        ...
+
+
 @final
 class EventReplayer:
-    """Reads one session from a store and folds it through a projection."""
+    """Reads one session from a store and folds it through a projection.
 
-    def __init__(self, store: EventStore) -> None:
+    ``progress``, when given, is shown every session read (see `ReadProgress`).
+    """
+
+    def __init__(self, store: EventStore, *, progress: ReadProgress | None = None) -> None:
         self.store = store
+        self.progress = progress
+
+    def events(
+        self, session_id: SessionId, *, after: int = 0, until: int | None = None
+    ) -> Iterator[StoredEvent]:
+        """The session's events after ``after`` (through ``until``), as the replay reads them."""
+        events: Iterator[StoredEvent] = iter(self.store.read(session_id, after=after))
+        if until is not None:
+            events = itertools.takewhile(lambda stored: stored.sequence <= until, events)
+        progress = self.progress
+        if progress is not None and progress.shown:
+            total = until
+            if isinstance(self.store, SequencedStore):
+                last = self.store.last_sequence(session_id)
+                total = last if until is None else min(last, until)
+            label = f"replaying {session_id}"
+            events = progress.watch(label, None if total is None else total - after, events)
+        return events
+
+    def last_sequence(self, session_id: SessionId) -> int:
+        """The session's last sequence: the store's answer, or its events counted."""
+        if isinstance(self.store, SequencedStore):
+            return self.store.last_sequence(session_id)
+        events: Iterator[StoredEvent] = iter(self.store.read(session_id))
+        if self.progress is not None and self.progress.shown:
+            events = self.progress.watch(f"counting the events of {session_id}", None, events)
+        return sum(1 for _ in events)
 
     def replay(
         self,
@@ -60,10 +105,7 @@ class EventReplayer:
         is wrong). In lenient mode a torn final line (a crash mid-write) is
         dropped; any other damage is an error in both modes.
         """
-        events: Iterable[StoredEvent] = self.store.read(session_id, after=after)
-        if until is not None:
-            events = itertools.takewhile(lambda stored: stored.sequence <= until, events)
-        reading = _Reading(events)
+        reading = _Reading(self.events(session_id, after=after, until=until))
         result = fold_events(
             projection, reading, strict=strict, retention=retention, initial=initial, after=after
         )

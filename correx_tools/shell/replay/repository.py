@@ -27,7 +27,7 @@ from ...core.replay.summary import SessionSummary
 from ...core.replay.timeline import RecordChange, Timeline
 from ...core.tools.errors import CorrexError, error_value
 from ...core.tools.ids import InvocationId, SessionId
-from ..stores.port import StaleIndex
+from ..stores.port import IndexedStore, StaleIndex
 from .questions import ByFolding, FromIndex, History, Questions, Refusals, SessionEntries
 from .replayer import EventReplayer
 
@@ -189,16 +189,16 @@ class DefaultToolRepository:
 
     def _distrust(self, session_id: SessionId) -> None:
         """An index found not to match its events: answer by folding, and have it rebuilt."""
-        distrust = getattr(self.replayer.store, "distrust_index", None)
-        if distrust is not None:
-            distrust(session_id)
+        store = self.replayer.store
+        if isinstance(store, IndexedStore):
+            store.distrust_index(session_id)
 
     @contextmanager
     def _questions(self, session_id: SessionId) -> Iterator[Questions]:
         """The way to answer: the store's index if it keeps one to trust, else folding."""
-        opener = getattr(self.replayer.store, "session_index", None)
-        if opener is not None:
-            with opener(session_id) as index:
+        store = self.replayer.store
+        if isinstance(store, IndexedStore):
+            with store.session_index(session_id) as index:
                 if index is not None:
                     yield FromIndex(session_id, index, strict=self._strict)
                     return

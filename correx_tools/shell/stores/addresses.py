@@ -33,12 +33,6 @@ def address_of(source: str) -> StoreAddress:
     return StoreAddress("sqlite", source)
 
 
-def address_of_store(store: object) -> StoreAddress | None:
-    """The address of an open store, or ``None`` for one that lives only in memory."""
-    address = getattr(store, "address", None)
-    return address if isinstance(address, StoreAddress) else None
-
-
 def redact_dsn(dsn: str) -> str:
     """``dsn`` with any password masked, fit for a message.
 

@@ -70,6 +70,11 @@ class InMemoryEventStore(BatchWritingStore):
             events = self._events.get(session_id, [])[after:]
         return iter(events)
 
+    def last_sequence(self, session_id: SessionId) -> int:
+        """The session's last sequence (0 for a session with no events)."""
+        with self._lock:
+            return len(self._events.get(session_id, ()))
+
     def sessions(self) -> tuple[SessionId, ...]:
         """Every session with at least one event, sorted."""
         with self._lock:

@@ -17,11 +17,11 @@ Error hierarchy:
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Protocol, final
+from typing import Protocol, final, runtime_checkable
 
 from returns.result import Result
 
@@ -30,6 +30,7 @@ from ...core.replay.errors import EventDecodeError
 from ...core.replay.stored_index import Counts, InvocationEntry
 from ...core.tools.errors import CorrexError, error_value
 from ...core.tools.ids import SessionId
+from .addresses import StoreAddress
 
 
 @final
@@ -159,8 +160,19 @@ class SessionIndex(Protocol):
         ...
 
 
+@runtime_checkable
 class IndexedStore(Protocol):
-    """A store that keeps a time-travel index (SQLite, PostgreSQL)."""
+    """A store that keeps a time-travel index beside its events (SQLite, PostgreSQL).
+
+    What a caller may ask of such a store is declared here and checked with
+    ``isinstance``; a store without an index is answered by folding.
+    """
+
+    @property
+    def needs_upgrade(self) -> bool:
+        """Whether it was written by an older release and keeps no index to answer from
+        until it is upgraded (``correx-tools reindex``)."""
+        ...
 
     def session_index(self, session_id: SessionId) -> AbstractContextManager[SessionIndex | None]:
         """The session's index, or ``None`` where there is none to trust (answer by folding)."""
@@ -168,4 +180,36 @@ class IndexedStore(Protocol):
 
     def distrust_index(self, session_id: SessionId) -> None:
         """Mark the session's index stale, to be rebuilt before it is trusted again."""
+        ...
+
+    def reindex(self, progress: Callable[[int, int], None] | None = None) -> int:
+        """Rebuild the whole index from the events; how many events were indexed."""
+        ...
+
+
+@runtime_checkable
+class SequencedStore(Protocol):
+    """A store that knows a session's last sequence without reading its events."""
+
+    def last_sequence(self, session_id: SessionId) -> int:
+        """The session's last sequence (0 for a session with no events)."""
+        ...
+
+
+@runtime_checkable
+class ClosableStore(Protocol):
+    """A store that holds a file or a connection open until it is closed."""
+
+    def close(self) -> None:
+        """Release what the store holds."""
+        ...
+
+
+@runtime_checkable
+class LocatedStore(Protocol):
+    """A store that lives outside the process and can be opened again elsewhere."""
+
+    @property
+    def address(self) -> StoreAddress:
+        """What opens this store again, in another process."""
         ...

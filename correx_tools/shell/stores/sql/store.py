@@ -54,6 +54,12 @@ class SqlEventStore(BatchWritingStore):
     def _indexed(self) -> bool:
         return self.layout >= self._layout
 
+    @property
+    def needs_upgrade(self) -> bool:
+        """Whether the store was written by an older release and keeps no index to answer
+        from until it is upgraded (``correx-tools reindex``)."""
+        return not self._indexed
+
     def _refuse_writes(self) -> None:
         if self.read_only:
             raise PermissionError(f"{self.name} was opened read-only")
