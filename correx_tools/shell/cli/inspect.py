@@ -14,8 +14,8 @@ from returns.result import Success
 
 from ...core.lifecycle.record import ToolInvocationRecord
 from ...core.lifecycle.status import ToolInvocationStatus
-from ...core.tools.ids import InvocationId, SessionId
-from ..replay.repository import DefaultToolRepository
+from ...core.tools.ids import InvocationId
+from ..replay.view import SessionView
 from .errors import CliError
 from .loading import answered, in_range, repository_for
 from .render import (
@@ -39,7 +39,8 @@ def cmd_sessions(args: argparse.Namespace) -> int:
     repository = repository_for(store, args.source, lenient=True)
     rows: list[dict[str, Any]] = []
     for session in store.sessions():
-        summary = answered(repository.summary(session), session, lenient=True)
+        with repository.view(session) as view:
+            summary = answered(view.summary(), session, lenient=True)
         rows.append(
             {
                 "session_id": session,
@@ -78,18 +79,16 @@ def cmd_replay(args: argparse.Namespace) -> int:
     store = open_store(args.source)
     session = find_session(store, args.session, args.source)
     repository = repository_for(store, args.source, lenient=args.lenient)
-    if args.at is not None:
-        at = in_range(repository, session, args.at, "--at")
-    else:
-        at = repository.last_sequence(session)
-    summary = answered(repository.summary(session, at=at), session, lenient=args.lenient)
-    refused = repository.refused(session, at=at, limit=None if args.json else REFUSED_SHOWN)
-    everything = args.json or args.limit == 0
-    records: tuple[ToolInvocationRecord, ...] = (
-        tuple(answered(repository.at(session, at), session, lenient=args.lenient).records())
-        if everything
-        else answered(repository.latest(session, args.limit, at=at), session, lenient=True)
-    )
+    with repository.view(session) as view:
+        at = view.last_sequence if args.at is None else in_range(view, args.at, "--at")
+        summary = answered(view.summary(at), session, lenient=args.lenient)
+        refused = view.refused(at, limit=None if args.json else REFUSED_SHOWN)
+        everything = args.json or args.limit == 0
+        records: tuple[ToolInvocationRecord, ...] = (
+            tuple(answered(view.at(at), session, lenient=args.lenient).records())
+            if everything
+            else answered(view.latest(args.limit, at), session, lenient=True)
+        )
     statuses = by_status(summary.counts)
     document = {
         "session_id": session,
@@ -127,24 +126,23 @@ def cmd_history(args: argparse.Namespace) -> int:
     store = open_store(args.source)
     session = find_session(store, args.session, args.source)
     repository = repository_for(store, args.source, lenient=True)
-    history = answered(
-        repository.history(session, InvocationId(args.invocation)), session, lenient=True
-    )
-    if not history:
-        raise CliError(
-            f"invocation {args.invocation!r} was never requested in session {session!r}"
-            + _full_id_hint(repository, session, args.invocation)
-        )
+    with repository.view(session) as view:
+        history = answered(view.history(InvocationId(args.invocation)), session, lenient=True)
+        if not history:
+            raise CliError(
+                f"invocation {args.invocation!r} was never requested in session {session!r}"
+                + _full_id_hint(view, args.invocation)
+            )
+        # Events about this invocation that the lifecycle refused: not versions, but part
+        # of its story (a second Started, a completion after it ended).
+        refused = [
+            (stored.sequence, str(error))
+            for stored, error in view.refused()
+            if getattr(stored.event, "invocation_id", None) == args.invocation
+        ]
     rows = [
         (sequence, iso_time(_made_at(record)), record.status.name, record_detail(record))
         for sequence, record in history
-    ]
-    # Events about this invocation that the lifecycle refused: not versions, but part
-    # of its story (a second Started, a completion after it ended).
-    refused = [
-        (stored.sequence, str(error))
-        for stored, error in repository.refused(session)
-        if getattr(stored.event, "invocation_id", None) == args.invocation
     ]
 
     def text() -> str:
@@ -172,10 +170,11 @@ def cmd_history(args: argparse.Namespace) -> int:
     return 0
 
 
-def _full_id_hint(repository: DefaultToolRepository, session: str, given: str) -> str:
+def _full_id_hint(view: SessionView, given: str) -> str:
     """A hint naming the full id when ``given`` is the end of one (``call-00005``)."""
+    session = view.session_id
     for candidate in (f"{session}/{given}", f"{session}-{given}", f"{session}:{given}"):
-        found = repository.history(SessionId(session), InvocationId(candidate))
+        found = view.history(InvocationId(candidate))
         if isinstance(found, Success) and found.unwrap():
             return f"; did you mean {candidate!r}?"
     return ""
@@ -199,10 +198,11 @@ def cmd_diff(args: argparse.Namespace) -> int:
     store = open_store(args.source)
     session = find_session(store, args.session, args.source)
     repository = repository_for(store, args.source, lenient=True)
-    a, b = in_range(repository, session, args.a, "A"), in_range(repository, session, args.b, "B")
-    if a > b:
-        raise CliError(f"A={a} is after B={b}: diff goes forward in time")
-    changes = answered(repository.diff(session, a, b), session, lenient=True)
+    with repository.view(session) as view:
+        a, b = in_range(view, args.a, "A"), in_range(view, args.b, "B")
+        if a > b:
+            raise CliError(f"A={a} is after B={b}: diff goes forward in time")
+        changes = answered(view.diff(a, b), session, lenient=True)
     emit(
         args,
         {

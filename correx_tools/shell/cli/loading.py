@@ -24,6 +24,7 @@ from ...core.replay.timeline import Timeline
 from ...core.tools.ids import SessionId
 from ..replay.replayer import EventReplayer
 from ..replay.repository import DefaultToolRepository
+from ..replay.view import SessionView
 from ..stores.port import EventStore, IndexedStore
 from .errors import CliError
 from .sources import find_session, open_store
@@ -76,11 +77,13 @@ def answered(result: Result[T, ReplayError], session: SessionId, *, lenient: boo
     return value
 
 
-def in_range(repository: DefaultToolRepository, session: SessionId, value: int, name: str) -> int:
+def in_range(view: SessionView, value: int, name: str) -> int:
     """``value`` if it is a sequence of the session (0 included), else a one-line error."""
-    last = repository.last_sequence(session)
+    last = view.last_sequence
     if not 0 <= value <= last:
-        raise CliError(f"{name}={value} is outside session {session!r} (sequences 0..{last})")
+        raise CliError(
+            f"{name}={value} is outside session {view.session_id!r} (sequences 0..{last})"
+        )
     return value
 
 
@@ -100,12 +103,9 @@ def session_at(args: argparse.Namespace) -> SessionAt:
     store = open_store(args.source)
     session = find_session(store, args.session, args.source)
     repository = repository_for(store, args.source, lenient=args.lenient)
-    at = (
-        in_range(repository, session, args.at, "--at")
-        if args.at is not None
-        else repository.last_sequence(session)
-    )
-    state = answered(repository.at(session, at), session, lenient=args.lenient)
+    with repository.view(session) as view:
+        at = view.last_sequence if args.at is None else in_range(view, args.at, "--at")
+        state = answered(view.at(at), session, lenient=args.lenient)
     return SessionAt(store, session, at, state)
 
 

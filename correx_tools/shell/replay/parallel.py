@@ -10,8 +10,9 @@ from typing import Any, Generic, TypeVar, final
 
 from returns.result import Success
 
+from ...core.lifecycle._engine.rows import record_from_fields
 from ...core.lifecycle.events import ToolReceipt
-from ...core.lifecycle.record import ToolInvocationRecord, record_from_fields
+from ...core.lifecycle.record import ToolInvocationRecord
 from ...core.lifecycle.state import ToolState
 from ...core.lifecycle.status import ToolInvocationStatus
 from ...core.replay.errors import ReplayError

@@ -99,14 +99,20 @@ def _refusal_error(stored: StoredEvent, error: TransitionError) -> ReplayError:
 
 @final
 class FromIndex:
-    """Answers from a store's index; each may raise `StaleIndex`."""
+    """Answers from a store's index, read in one snapshot; each may raise `StaleIndex`.
 
-    __slots__ = ("_index", "_session", "_strict")
+    In strict mode the session's first refused event is looked up once: every
+    answer about a sequence at or after it fails as the strict fold would.
+    """
+
+    __slots__ = ("_first_refusal", "_index", "_looked_up", "_session", "_strict")
 
     def __init__(self, session_id: SessionId, index: SessionIndex, *, strict: bool) -> None:
         self._session = session_id
         self._index = index
         self._strict = strict
+        self._looked_up = False
+        self._first_refusal: ReplayError | None = None
 
     def last_sequence(self) -> int:
         """The session's last sequence."""
@@ -115,11 +121,14 @@ class FromIndex:
     def _check(self, sequence: int) -> ReplayError | None:
         if not self._strict:
             return None
-        first = self._index.refused(through=sequence, limit=1)
-        if not first:
-            return None
-        stored, entry = first[0]
-        return _refusal_error(stored, refusal_of(stored, entry))
+        if not self._looked_up:
+            first = self._index.refused(through=self._index.last_sequence, limit=1)
+            if first:
+                stored, entry = first[0]
+                self._first_refusal = _refusal_error(stored, refusal_of(stored, entry))
+            self._looked_up = True
+        refusal = self._first_refusal
+        return refusal if refusal is not None and refusal.sequence <= sequence else None
 
     def at(self, sequence: int) -> Result[ToolState, ReplayError]:
         """The state right after ``sequence``: each requested invocation's record then."""

@@ -10,7 +10,7 @@ folding the session otherwise (JSONL, memory); both give what a full fold's
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TypeVar, final
@@ -27,9 +27,10 @@ from ...core.replay.summary import SessionSummary
 from ...core.replay.timeline import RecordChange, Timeline
 from ...core.tools.errors import CorrexError, error_value
 from ...core.tools.ids import InvocationId, SessionId
-from ..stores.port import IndexedStore, StaleIndex
+from ..stores.port import IndexedStore
 from .questions import ByFolding, FromIndex, History, Questions, Refusals, SessionEntries
 from .replayer import EventReplayer
+from .view import SessionView
 
 T = TypeVar("T")
 
@@ -92,36 +93,47 @@ class DefaultToolRepository:
     def _from_index(self, session_id: SessionId) -> tuple[ToolState, int] | None:
         """The current state from the store's index, if it has one to trust (and no refusal
         stops a strict fold); the fold then only catches up on what came after."""
-        with self._questions(session_id) as questions:
-            if not isinstance(questions, FromIndex):
+        with self.view(session_id) as view:
+            if not view.indexed:
                 return None
-            try:
-                last = questions.last_sequence()
-                state = questions.at(last)
-            except StaleIndex:
-                stale = True
-            else:
-                stale = False
-        if stale:
-            self._distrust(session_id)
-            return None
+            last = view.last_sequence
+            state = view.at(last)
+            if view.stale:
+                return None
         return (state.unwrap(), last) if isinstance(state, Success) else None
+
+    @contextmanager
+    def view(self, session_id: SessionId) -> Iterator[SessionView]:
+        """The session seen in one snapshot of the store (see `SessionView`): ask every
+        question of one command there, so that the answers agree with each other."""
+        store = self.replayer.store
+        view: SessionView | None = None
+        try:
+            with self._questions(session_id) as questions:
+                view = SessionView(session_id, questions, lambda: self._folding(session_id))
+                yield view
+        finally:
+            if view is not None and view.stale and isinstance(store, IndexedStore):
+                # Only now: the snapshot is over, and marking the index stale writes.
+                store.distrust_index(session_id)
 
     def last_sequence(self, session_id: SessionId) -> int:
         """The session's last sequence (0 for a session with no events)."""
-        with self._questions(session_id) as questions:
-            return questions.last_sequence()
+        with self.view(session_id) as view:
+            return view.last_sequence
 
     def at(self, session_id: SessionId, sequence: int) -> Result[ToolState, ReplayError]:
         """The session's state right after event ``sequence`` (``0``: before any event)."""
-        return self._ask(session_id, sequence, lambda questions: questions.at(sequence))
+        with self.view(session_id) as view:
+            return view.at(sequence)
 
     def history(
         self, session_id: SessionId, invocation_id: InvocationId
     ) -> Result[History, ReplayError]:
         """Each version of one invocation's record with the sequence that made it (``()``: the
         invocation was never requested in this session)."""
-        return self._ask(session_id, None, lambda questions: questions.history(invocation_id))
+        with self.view(session_id) as view:
+            return view.history(invocation_id)
 
     def diff(
         self, session_id: SessionId, a: int, b: int
@@ -129,14 +141,16 @@ class DefaultToolRepository:
         """The records added or changed from right after ``a`` to right after ``b``."""
         if a > b:
             raise ValueError(f"diff goes forward: sequence a={a} is after b={b}")
-        return self._ask(session_id, (a, b), lambda questions: questions.diff(a, b))
+        with self.view(session_id) as view:
+            return view.diff(a, b)
 
     def summary(
         self, session_id: SessionId, at: int | None = None
     ) -> Result[SessionSummary, ReplayError]:
         """Counts by status, the invocations in flight and the refused events, right after
         ``at`` (the session's last event unless given)."""
-        return self._ask_at(session_id, at, lambda questions, k: questions.summary(k))
+        with self.view(session_id) as view:
+            return view.summary(at)
 
     def latest(
         self, session_id: SessionId, count: int, at: int | None = None
@@ -145,53 +159,24 @@ class DefaultToolRepository:
         each as it stood then."""
         if count < 0:
             raise ValueError(f"count must be >= 0, got {count}")
-        return self._ask_at(session_id, at, lambda questions, k: questions.latest(count, k))
+        with self.view(session_id) as view:
+            return view.latest(count, at)
 
     def refused(
         self, session_id: SessionId, at: int | None = None, limit: int | None = None
     ) -> Refusals:
         """The events the lifecycle refused by ``at`` (at most ``limit``), each with why."""
-        return self._ask_at(session_id, at, lambda questions, k: questions.refused(k, limit))
+        with self.view(session_id) as view:
+            return view.refused(at, limit)
 
     def entries(self, session_id: SessionId) -> Result[SessionEntries, ReplayError]:
         """Every invocation's entry (its request, start and end: sequences and fields) and
         every refused event of the whole session, from the store's index when it keeps one."""
-        return self._ask(session_id, None, lambda questions: questions.entries())
+        with self.view(session_id) as view:
+            return view.entries()
 
-    def _ask_at(
-        self, session_id: SessionId, at: int | None, question: Callable[[Questions, int], T]
-    ) -> T:
-        if at is None:
-            with self._questions(session_id) as questions:
-                try:
-                    return question(questions, questions.last_sequence())
-                except StaleIndex:
-                    pass
-            self._distrust(session_id)
-            folded = ByFolding(session_id, self.replayer, strict=self._strict)
-            return question(folded, folded.last_sequence())
-        return self._ask(session_id, at, lambda questions: question(questions, at))
-
-    def _ask(
-        self,
-        session_id: SessionId,
-        sequences: int | tuple[int, int] | None,
-        question: Callable[[Questions], T],
-    ) -> T:
-        with self._questions(session_id) as questions:
-            _check_range(sequences, questions.last_sequence())
-            try:
-                return question(questions)
-            except StaleIndex:
-                pass
-        self._distrust(session_id)
-        return question(ByFolding(session_id, self.replayer, strict=self._strict))
-
-    def _distrust(self, session_id: SessionId) -> None:
-        """An index found not to match its events: answer by folding, and have it rebuilt."""
-        store = self.replayer.store
-        if isinstance(store, IndexedStore):
-            store.distrust_index(session_id)
+    def _folding(self, session_id: SessionId) -> Questions:
+        return ByFolding(session_id, self.replayer, strict=self._strict)
 
     @contextmanager
     def _questions(self, session_id: SessionId) -> Iterator[Questions]:
@@ -202,7 +187,7 @@ class DefaultToolRepository:
                 if index is not None:
                     yield FromIndex(session_id, index, strict=self._strict)
                     return
-        yield ByFolding(session_id, self.replayer, strict=self._strict)
+        yield self._folding(session_id)
 
     def timeline(
         self, session_id: SessionId, retention: Retention | None = None
@@ -242,11 +227,3 @@ class DefaultToolRepository:
                     )
                 first_seen[event.invocation_id] = session_id
         return Success(None)
-
-
-def _check_range(sequences: int | tuple[int, int] | None, last: int) -> None:
-    for sequence in (sequences,) if isinstance(sequences, int) else sequences or ():
-        if type(sequence) is not int:
-            raise TypeError(f"a sequence is an int, not {type(sequence).__name__}")
-        if not 0 <= sequence <= last:
-            raise IndexError(f"sequence {sequence} is outside the session's range 0..{last}")

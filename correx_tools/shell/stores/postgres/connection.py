@@ -45,7 +45,8 @@ class Link:
         self._dsn = dsn
         self._timeout = timeout
         self._read_only = read_only
-        self.lock = threading.Lock()
+        # Re-entrant: a read inside a snapshot runs in the snapshot's own transaction.
+        self.lock = threading.RLock()
         self._connection = self._connect()
 
     def _connect(self) -> Any:

@@ -137,7 +137,9 @@ class SQLiteDatabase:
     def __init__(self, connection: sqlite3.Connection, path: Path) -> None:
         self._dialect = SQLiteDialect(path)
         self.connection = connection
-        self.lock = threading.Lock()
+        # Re-entrant: a read inside a snapshot (a view that falls back to folding) runs
+        # in the snapshot's own transaction, on the same thread.
+        self.lock = threading.RLock()
         self._path = path
 
     @property

@@ -1,0 +1,125 @@
+"""One session seen in one snapshot of its store: every answer from the same state.
+
+A command asks several questions about one session (its last sequence, the
+counts at a point, the records there, the refused events); a `SessionView`
+answers them all from one read of the store's index — opened once, the
+strict fold's refusal looked up once — or, where the store keeps no index to
+trust, by folding. An index found not to match its events is dropped for the
+rest of the view, which then folds; the caller is told (`stale`) so the index
+is distrusted once the snapshot has ended.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TypeVar, final
+
+from returns.result import Result
+
+from ...core.lifecycle.record import ToolInvocationRecord
+from ...core.lifecycle.state import ToolState
+from ...core.replay.errors import ReplayError
+from ...core.replay.summary import SessionSummary
+from ...core.replay.timeline import RecordChange
+from ...core.tools.ids import InvocationId, SessionId
+from ..stores.port import StaleIndex
+from .questions import FromIndex, History, Questions, Refusals, SessionEntries
+
+T = TypeVar("T")
+
+
+@final
+class SessionView:
+    """The questions a debugger asks of one session, answered from one snapshot.
+
+    Answers are what a full fold's ``Timeline`` gives. A sequence outside
+    ``0..last_sequence`` is an ``IndexError`` naming the range.
+    """
+
+    __slots__ = ("_fallback", "_last", "_questions", "session_id", "stale")
+
+    def __init__(
+        self, session_id: SessionId, questions: Questions, fallback: Callable[[], Questions]
+    ) -> None:
+        self.session_id = session_id
+        self._questions = questions
+        self._fallback = fallback
+        self._last: int | None = None
+        self.stale = False
+        """Whether the store's index was found not to match its events (answers then fold)."""
+
+    @property
+    def indexed(self) -> bool:
+        """Whether the answers come from the store's index (else from folding)."""
+        return isinstance(self._questions, FromIndex)
+
+    @property
+    def last_sequence(self) -> int:
+        """The session's last sequence (0 for a session with no events)."""
+        if self._last is None:
+            self._last = self._ask(lambda questions: questions.last_sequence(), None)
+        return self._last
+
+    def at(self, sequence: int) -> Result[ToolState, ReplayError]:
+        """The session's state right after event ``sequence`` (``0``: before any event)."""
+        return self._ask(lambda questions: questions.at(sequence), sequence)
+
+    def history(self, invocation_id: InvocationId) -> Result[History, ReplayError]:
+        """Each version of one invocation's record with the sequence that made it (``()``: the
+        invocation was never requested in this session)."""
+        return self._ask(lambda questions: questions.history(invocation_id), None)
+
+    def diff(self, a: int, b: int) -> Result[tuple[RecordChange, ...], ReplayError]:
+        """The records added or changed from right after ``a`` to right after ``b``."""
+        if a > b:
+            raise ValueError(f"diff goes forward: sequence a={a} is after b={b}")
+        return self._ask(lambda questions: questions.diff(a, b), (a, b))
+
+    def summary(self, at: int | None = None) -> Result[SessionSummary, ReplayError]:
+        """Counts by status, the invocations in flight and the refused events, right after
+        ``at`` (the session's last event unless given)."""
+        k = self._point(at)
+        return self._ask(lambda questions: questions.summary(k), k)
+
+    def latest(
+        self, count: int, at: int | None = None
+    ) -> Result[tuple[ToolInvocationRecord, ...], ReplayError]:
+        """The last ``count`` invocations requested by ``at`` (the last event unless given),
+        each as it stood then."""
+        if count < 0:
+            raise ValueError(f"count must be >= 0, got {count}")
+        k = self._point(at)
+        return self._ask(lambda questions: questions.latest(count, k), k)
+
+    def refused(self, at: int | None = None, limit: int | None = None) -> Refusals:
+        """The events the lifecycle refused by ``at`` (at most ``limit``), each with why."""
+        k = self._point(at)
+        return self._ask(lambda questions: questions.refused(k, limit), k)
+
+    def entries(self) -> Result[SessionEntries, ReplayError]:
+        """Every invocation's entry and every refused event of the whole session."""
+        return self._ask(lambda questions: questions.entries(), None)
+
+    def _point(self, at: int | None) -> int:
+        return self.last_sequence if at is None else at
+
+    def _ask(
+        self, question: Callable[[Questions], T], sequences: int | tuple[int, int] | None
+    ) -> T:
+        if sequences is not None:
+            check_range(sequences, self.last_sequence)
+        try:
+            return question(self._questions)
+        except StaleIndex:
+            self.stale = True
+            self._questions = self._fallback()
+            return question(self._questions)
+
+
+def check_range(sequences: int | tuple[int, int], last: int) -> None:
+    """An ``IndexError`` naming the range when a sequence is not one of the session's."""
+    for sequence in (sequences,) if isinstance(sequences, int) else sequences:
+        if type(sequence) is not int:
+            raise TypeError(f"a sequence is an int, not {type(sequence).__name__}")
+        if not 0 <= sequence <= last:
+            raise IndexError(f"sequence {sequence} is outside the session's range 0..{last}")
