@@ -51,7 +51,7 @@ class Mutant:
 
 
 TRANSITIONS = "correx_tools/core/lifecycle/transitions.py"
-REDUCER = "correx_tools/core/lifecycle/reducer.py"
+ROWS = "correx_tools/core/lifecycle/_engine/rows.py"
 FOLD = "correx_tools/core/replay/fold.py"
 BATCHING = "correx_tools/core/replay/batching.py"
 BATCH = "correx_tools/core/lifecycle/_engine/batch.py"
@@ -93,19 +93,19 @@ MUTANTS = (
     ),
     Mutant(
         "set completed_at on Started",
-        REDUCER,
+        ROWS,
         "        row[STARTED_AT] = at\n        return None",
         "        row[STARTED_AT] = at\n        row[COMPLETED_AT] = at\n        return None",
     ),
     Mutant(
         "skip the time check",
-        REDUCER,
+        ROWS,
         "    if at < row[REQUESTED_AT]:",
         "    if False:",
     ),
     Mutant(
         "drop the duplicate-invocation check",
-        REDUCER,
+        ROWS,
         "    outcome = TABLE[row[STATUS]][type(event)]",
         "    outcome = TABLE[\n"
         "        None if type(event) is ToolInvocationRequestedEvent else row[STATUS]\n"
@@ -113,8 +113,8 @@ MUTANTS = (
     ),
     Mutant(
         "lose the recoverable flag of a failure",
-        REDUCER,
-        "row[RECOVERABLE] = event.recoverable  # type: ignore[union-attr]  # a Failed event",
+        ROWS,
+        "row[RECOVERABLE] = event.recoverable",
         "row[RECOVERABLE] = True",
     ),
     Mutant(

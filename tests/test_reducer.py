@@ -24,7 +24,7 @@ from correx_tools import (
     TransitionError,
     TransitionErrorKind,
 )
-from correx_tools.core.lifecycle import record
+from correx_tools.core.lifecycle._engine import rows
 from correx_tools.core.lifecycle.record import ToolInvocationRecord
 
 from .strategies import completed, failed, rejected, requested, started, stored
@@ -199,17 +199,17 @@ def test_get_is_nothing_for_unknown_ids_and_len_counts_records() -> None:
 
 def test_the_row_positions_name_the_records_fields_in_order() -> None:
     positions = {
-        "invocation_id": record.ID,
-        "tool_name": record.TOOL,
-        "tier": record.TIER,
-        "request": record.REQUEST,
-        "status": record.STATUS,
-        "receipt": record.RECEIPT,
-        "requested_at": record.REQUESTED_AT,
-        "completed_at": record.COMPLETED_AT,
-        "started_at": record.STARTED_AT,
-        "reason": record.REASON,
-        "recoverable": record.RECOVERABLE,
+        "invocation_id": rows.ID,
+        "tool_name": rows.TOOL,
+        "tier": rows.TIER,
+        "request": rows.REQUEST,
+        "status": rows.STATUS,
+        "receipt": rows.RECEIPT,
+        "requested_at": rows.REQUESTED_AT,
+        "completed_at": rows.COMPLETED_AT,
+        "started_at": rows.STARTED_AT,
+        "reason": rows.REASON,
+        "recoverable": rows.RECOVERABLE,
     }
     assert positions == {name: n for n, name in enumerate(ToolInvocationRecord._fields)}
-    assert len(positions) == record.FIELDS
+    assert len(positions) == rows.FIELDS

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from datetime import datetime
 from typing import NamedTuple
 
@@ -37,18 +36,3 @@ class ToolInvocationRecord(NamedTuple):
     started_at: datetime | None = None
     reason: str | None = None
     recoverable: bool | None = None
-
-
-# Where each field sits in a record, and in a *row*: a record's fields as a
-# list, which the lifecycle changes in place (tests/test_reducer.py checks the order).
-(ID, TOOL, TIER, REQUEST, STATUS, RECEIPT, REQUESTED_AT, COMPLETED_AT, STARTED_AT, REASON,
- RECOVERABLE) = range(len(ToolInvocationRecord._fields))  # fmt: skip
-FIELDS = len(ToolInvocationRecord._fields)
-"""How many fields a record has."""
-
-_new_tuple = tuple.__new__
-
-
-def record_from_fields(fields: Sequence[object]) -> ToolInvocationRecord:
-    """A record from its eleven fields in order (the batch fold's rows)."""
-    return _new_tuple(ToolInvocationRecord, fields)

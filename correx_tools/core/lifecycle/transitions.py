@@ -23,8 +23,9 @@ from __future__ import annotations
 import enum
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import datetime
 from types import MappingProxyType
-from typing import TypeAlias, final
+from typing import TypeAlias, assert_never, final
 
 from ..tools.errors import CorrexError, error_value
 from ..tools.ids import InvocationId
@@ -125,3 +126,46 @@ def transition(row: Row, event_type: type[ToolEvent]) -> Outcome:
     <TransitionErrorKind.UNKNOWN_INVOCATION: 'unknown invocation'>
     """
     return TRANSITIONS[(row, event_type)]
+
+
+def refusal(
+    kind: TransitionErrorKind,
+    *,
+    sequence: int,
+    recorded_at: datetime,
+    event: ToolEvent,
+    status: ToolInvocationStatus | None,
+    requested_at: datetime | None,
+) -> TransitionError:
+    """The error of a refused event: its kind, where it stands and a readable message.
+
+    ``status`` and ``requested_at`` are the invocation's before the event
+    (``None`` when it has no record).
+    """
+    event_type = type(event).__name__
+    where = f"sequence {sequence}: {event_type} for invocation {event.invocation_id!r}"
+    was = "none" if status is None else status.name
+    match kind:
+        case TransitionErrorKind.UNKNOWN_INVOCATION:
+            detail = "no such invocation was requested"
+        case TransitionErrorKind.DUPLICATE_INVOCATION:
+            detail = f"the invocation was already requested (it is {was})"
+        case TransitionErrorKind.ILLEGAL_TRANSITION:
+            detail = f"not allowed from {was}"
+        case TransitionErrorKind.TIME_REGRESSION:
+            before = (
+                ""
+                if requested_at is None
+                else f", before the request at {requested_at.isoformat()}"
+            )
+            detail = f"recorded at {recorded_at.isoformat()}{before}"
+        case _:
+            assert_never(kind)
+    return TransitionError(
+        kind=kind,
+        sequence=sequence,
+        invocation_id=event.invocation_id,
+        status=status,
+        event_type=event_type,
+        message=f"{where}: {kind.value}: {detail}",
+    )

@@ -23,15 +23,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from datetime import datetime
 from typing import Any, NamedTuple, final
 
-from ..lifecycle.events import (
-    StoredEvent,
-    ToolExecutionCompletedEvent,
-    ToolExecutionFailedEvent,
-    ToolExecutionRejectedEvent,
-    ToolInvocationRequestedEvent,
-    ToolReceipt,
-)
-from ..lifecycle.record import (
+from ..lifecycle._engine.rows import (
     COMPLETED_AT,
     FIELDS,
     ID,
@@ -44,10 +36,19 @@ from ..lifecycle.record import (
     STATUS,
     TIER,
     TOOL,
-    ToolInvocationRecord,
+    TOOL_EVENT_CLASSES,
+    advance,
     record_from_fields,
 )
-from ..lifecycle.reducer import TOOL_EVENT_CLASSES, advance
+from ..lifecycle.events import (
+    StoredEvent,
+    ToolExecutionCompletedEvent,
+    ToolExecutionFailedEvent,
+    ToolExecutionRejectedEvent,
+    ToolInvocationRequestedEvent,
+    ToolReceipt,
+)
+from ..lifecycle.record import ToolInvocationRecord
 from ..lifecycle.status import ToolInvocationStatus
 from ..lifecycle.transitions import TransitionError, TransitionErrorKind
 from ..tools.ids import InvocationId

@@ -18,7 +18,7 @@ timeline), and takes back each event that needs the fold's judgement. That
 loop has ``advance``'s two common cases written out (see its docstring and
 ``docs/design.md``).
 
-Speeds up: the reducer's step (``reducer.advance`` on the transition table),
+Speeds up: the reducer's step (`rows.advance` on the transition table),
 applied to many events. Equal to: stepping the reducer over the same events,
 state for state; ``tests/test_batch.py`` checks that on random, disordered and
 resumed sessions, and ``tests/mutants.py`` plants bugs in the copy of the
@@ -31,7 +31,11 @@ from collections.abc import Iterator
 from typing import final
 
 from ..events import StoredEvent, ToolEvent, ToolInvocationRequestedEvent
-from ..record import (
+from ..record import ToolInvocationRecord
+from ..state import ToolState
+from ..status import TERMINAL, ToolInvocationStatus
+from ..transitions import TransitionError, TransitionErrorKind
+from .rows import (
     COMPLETED_AT,
     FIELDS,
     ID,
@@ -42,15 +46,14 @@ from ..record import (
     REQUESTED_AT,
     STARTED_AT,
     STATUS,
+    TABLE,
     TIER,
     TOOL,
-    ToolInvocationRecord,
+    TOOL_EVENT_CLASSES,
+    Row,
+    advance,
     record_from_fields,
 )
-from ..reducer import TABLE, TOOL_EVENT_CLASSES, Row, advance
-from ..state import ToolState
-from ..status import TERMINAL, ToolInvocationStatus
-from ..transitions import TransitionError, TransitionErrorKind
 
 
 @final
