@@ -7,7 +7,6 @@ they read only what they show, so they answer at once on large sessions.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Mapping
 from typing import Any
 
 from returns.result import Success
@@ -15,18 +14,19 @@ from returns.result import Success
 from ...core.lifecycle.record import ToolInvocationRecord
 from ...core.lifecycle.status import ToolInvocationStatus
 from ...core.tools.ids import InvocationId
+from ..replay.documents import (
+    by_status,
+    diff_document,
+    history_document,
+    iso_time,
+    refused_about,
+    session_row,
+    state_document,
+)
 from ..replay.view import SessionView
 from .errors import CliError
 from .loading import answered, in_range, repository_for
-from .render import (
-    changes_table,
-    emit,
-    iso_time,
-    record_detail,
-    record_json,
-    records_table,
-    table,
-)
+from .render import changes_table, emit, record_detail, records_table, table
 from .sources import find_session, open_store
 
 REFUSED_SHOWN = 10
@@ -41,17 +41,7 @@ def cmd_sessions(args: argparse.Namespace) -> int:
     for session in store.sessions():
         with repository.view(session) as view:
             summary = answered(view.summary(), session, lenient=True)
-        rows.append(
-            {
-                "session_id": session,
-                "events": summary.sequence,
-                "invocations": summary.invocations,
-                "statuses": {
-                    status.value: summary.counts[status] for status in ToolInvocationStatus
-                },
-                "refused_events": summary.refused,
-            }
-        )
+        rows.append(session_row(summary))
     emit(
         args,
         {"source": args.source, "sessions": rows},
@@ -90,13 +80,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
             else answered(view.latest(args.limit, at), session, lenient=True)
         )
     statuses = by_status(summary.counts)
-    document = {
-        "session_id": session,
-        "at": at,
-        "invocations": [record_json(r) for r in records],
-        "statuses": statuses,
-        "quarantined": [{"sequence": e.sequence, "error": str(err)} for e, err in refused],
-    }
+    document = state_document(session, at, summary, records, refused)
 
     def text() -> str:
         counts = ", ".join(f"{n} {s}" for s, n in statuses.items() if n)
@@ -133,13 +117,7 @@ def cmd_history(args: argparse.Namespace) -> int:
                 f"invocation {args.invocation!r} was never requested in session {session!r}"
                 + _full_id_hint(view, args.invocation)
             )
-        # Events about this invocation that the lifecycle refused: not versions, but part
-        # of its story (a second Started, a completion after it ended).
-        refused = [
-            (stored.sequence, str(error))
-            for stored, error in view.refused()
-            if getattr(stored.event, "invocation_id", None) == args.invocation
-        ]
+        refused = refused_about(view.refused(), args.invocation)
     rows = [
         (sequence, iso_time(_made_at(record)), record.status.name, record_detail(record))
         for sequence, record in history
@@ -157,16 +135,7 @@ def cmd_history(args: argparse.Namespace) -> int:
             lines.extend(f"  {error}" for _, error in refused)
         return "\n".join(lines)
 
-    emit(
-        args,
-        {
-            "session_id": session,
-            "invocation_id": args.invocation,
-            "versions": [{"sequence": s, "record": record_json(r)} for s, r in history],
-            "refused": [{"sequence": s, "error": e} for s, e in refused],
-        },
-        text,
-    )
+    emit(args, history_document(session, args.invocation, history, refused), text)
     return 0
 
 
@@ -178,11 +147,6 @@ def _full_id_hint(view: SessionView, given: str) -> str:
         if isinstance(found, Success) and found.unwrap():
             return f"; did you mean {candidate!r}?"
     return ""
-
-
-def by_status(counts: Mapping[ToolInvocationStatus, int]) -> dict[str, int]:
-    """Counts by status name, in the lifecycle's order."""
-    return {status.value: counts[status] for status in ToolInvocationStatus}
 
 
 def _made_at(record: ToolInvocationRecord) -> Any:
@@ -205,19 +169,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
         changes = answered(view.diff(a, b), session, lenient=True)
     emit(
         args,
-        {
-            "session_id": session,
-            "a": a,
-            "b": b,
-            "changes": [
-                {
-                    "invocation_id": c.invocation_id,
-                    "before": None if c.before is None else record_json(c.before),
-                    "after": record_json(c.after),
-                }
-                for c in changes
-            ],
-        },
+        diff_document(session, a, b, changes),
         lambda: (
             f"{len(changes)} invocations added or changed from sequence {a} to {b}\n"
             + changes_table(changes)

@@ -8,43 +8,12 @@ import sys
 from collections import Counter
 from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import Any
 
 from ...core.lifecycle.record import ToolInvocationRecord
 from ...core.lifecycle.state import ToolState
 from ...core.lifecycle.status import ToolInvocationStatus
 from ...core.replay.timeline import RecordChange
-from ...core.tools.json_values import thaw_json
-from ..stores.codec.envelope import format_timestamp
 from .terminal import rich_table
-
-
-def iso_time(moment: datetime | None) -> str | None:
-    return None if moment is None else format_timestamp(moment)
-
-
-def record_json(record: ToolInvocationRecord) -> dict[str, Any]:
-    """A record as plain JSON."""
-    receipt = record.receipt
-    return {
-        "invocation_id": record.invocation_id,
-        "tool_name": record.tool_name,
-        "tier": record.tier.value,
-        "status": record.status.value,
-        "arguments": thaw_json(record.request.arguments),
-        "requested_at": iso_time(record.requested_at),
-        "started_at": iso_time(record.started_at),
-        "completed_at": iso_time(record.completed_at),
-        "reason": record.reason,
-        "recoverable": record.recoverable,
-        "receipt": None
-        if receipt is None
-        else {
-            "output": thaw_json(receipt.output),
-            "exit_code": receipt.exit_code,
-            "metadata": dict(receipt.metadata),
-        },
-    }
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:

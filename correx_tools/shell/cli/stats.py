@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import argparse
 from datetime import timedelta
-from typing import Any
 
-from ...core.replay.analytics import Percentiles, ToolStats, durations, in_flight, tool_stats
+from ...core.replay.analytics import Percentiles, durations, in_flight, tool_stats
+from ..replay.documents import stats_document
 from .loading import session_at
 from .render import emit, table
 
@@ -15,20 +15,15 @@ def cmd_stats(args: argparse.Namespace) -> int:
     _, session, at, state = session_at(args)
     stats = tool_stats(state)
     flying = in_flight(state)
-    document = {
-        "session_id": session,
-        "at": at,
-        "tools": [_stats_json(row) for row in stats],
-        "in_flight": [
-            {
-                "invocation_id": record.invocation_id,
-                "tool_name": record.tool_name,
-                "status": record.status.value,
-                "queued_seconds": _seconds(durations(record).queued),
-            }
+    document = stats_document(
+        session,
+        at,
+        stats,
+        (
+            (record.invocation_id, record.tool_name, record.status, durations(record).queued)
             for record in flying
-        ],
-    }
+        ),
+    )
 
     def text() -> str:
         rows = [
@@ -73,30 +68,6 @@ def add_stats_arguments(parser: argparse.ArgumentParser, source_help: str) -> No
     parser.add_argument("session", metavar="SESSION")
     parser.add_argument("--at", type=int, metavar="SEQ", help="the state right after this sequence")
     parser.add_argument("--lenient", action="store_true", help="skip events the lifecycle refuses")
-
-
-def _stats_json(row: ToolStats) -> dict[str, Any]:
-    return {
-        "tool_name": row.tool_name,
-        "calls": row.calls,
-        "completed": row.completed,
-        "failed": row.failed,
-        "rejected": row.rejected,
-        "in_flight": row.in_flight,
-        "completed_rate": row.completed_rate,
-        "failed_rate": row.failed_rate,
-        "rejected_rate": row.rejected_rate,
-        "queued_seconds": _percentiles_json(row.queued),
-        "ran_seconds": _percentiles_json(row.ran),
-    }
-
-
-def _percentiles_json(spread: Percentiles) -> dict[str, float | None]:
-    return {"p50": _seconds(spread.p50), "p95": _seconds(spread.p95), "max": _seconds(spread.max)}
-
-
-def _seconds(duration: timedelta | None) -> float | None:
-    return None if duration is None else duration.total_seconds()
 
 
 def _spread(spread: Percentiles) -> str:

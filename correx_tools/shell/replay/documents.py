@@ -1,0 +1,224 @@
+"""The JSON documents that answer questions about a session, as the command prints them.
+
+``correx-tools sessions``, ``replay``, ``history``, ``diff`` and ``stats`` print
+these with ``--json``, and ``correx-tools serve`` answers its API with the very
+same functions, so the two cannot drift apart. Each builder takes the answers
+the repository gave and an optional `Redaction`: the command prints a session
+as it is (``None``); the server masks what it sends unless told not to.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime, timedelta
+from typing import Any
+
+from ...core.lifecycle.events import StoredEvent
+from ...core.lifecycle.record import ToolInvocationRecord
+from ...core.lifecycle.status import ToolInvocationStatus
+from ...core.lifecycle.transitions import TransitionError
+from ...core.replay.analytics import Percentiles, ToolStats
+from ...core.replay.summary import SessionSummary
+from ...core.replay.timeline import RecordChange
+from ...core.report.redaction import Redaction
+from ...core.tools.json_values import thaw_json
+from ..stores.codec.envelope import format_timestamp
+
+
+def iso_time(moment: datetime | None) -> str | None:
+    """A moment as the stores write it (``2026-01-01T09:30:00.000123Z``), or ``None``."""
+    return None if moment is None else format_timestamp(moment)
+
+
+class _Shown:
+    """What a document shows of a session's strings: as they are, or redacted."""
+
+    __slots__ = ("_redaction",)
+
+    def __init__(self, redaction: Redaction | None) -> None:
+        self._redaction = redaction
+
+    def text(self, value: str) -> str:
+        """A name or an id: secrets masked, never cut."""
+        return value if self._redaction is None else self._redaction.text(value)
+
+    def message(self, value: str) -> str:
+        """A reason or an error: secrets masked, a long one cut."""
+        return value if self._redaction is None else self._redaction.short_text(value)
+
+    def value(self, value: Any) -> Any:
+        """A payload (arguments, output, metadata): secrets masked, large parts cut."""
+        return value if self._redaction is None else self._redaction.value(value)
+
+
+def record_json(record: ToolInvocationRecord, redaction: Redaction | None = None) -> dict[str, Any]:
+    """A record as plain JSON."""
+    shown = _Shown(redaction)
+    receipt = record.receipt
+    return {
+        "invocation_id": shown.text(record.invocation_id),
+        "tool_name": shown.text(record.tool_name),
+        "tier": record.tier.value,
+        "status": record.status.value,
+        "arguments": shown.value(thaw_json(record.request.arguments)),
+        "requested_at": iso_time(record.requested_at),
+        "started_at": iso_time(record.started_at),
+        "completed_at": iso_time(record.completed_at),
+        "reason": None if record.reason is None else shown.message(record.reason),
+        "recoverable": record.recoverable,
+        "receipt": None
+        if receipt is None
+        else {
+            "output": shown.value(thaw_json(receipt.output)),
+            "exit_code": receipt.exit_code,
+            "metadata": shown.value(dict(receipt.metadata)),
+        },
+    }
+
+
+def by_status(counts: Mapping[ToolInvocationStatus, int]) -> dict[str, int]:
+    """Counts by status name, in the lifecycle's order."""
+    return {status.value: counts[status] for status in ToolInvocationStatus}
+
+
+def session_row(summary: SessionSummary, redaction: Redaction | None = None) -> dict[str, Any]:
+    """One session of ``sessions --json``: its events, invocations and counts."""
+    return {
+        "session_id": _Shown(redaction).text(summary.session_id),
+        "events": summary.sequence,
+        "invocations": summary.invocations,
+        "statuses": by_status(summary.counts),
+        "refused_events": summary.refused,
+    }
+
+
+def state_document(
+    session_id: str,
+    at: int,
+    summary: SessionSummary,
+    records: Iterable[ToolInvocationRecord],
+    refused: Sequence[tuple[StoredEvent, TransitionError]],
+    *,
+    redaction: Redaction | None = None,
+) -> dict[str, Any]:
+    """``replay --at K --json``: the session right after event ``at``."""
+    shown = _Shown(redaction)
+    return {
+        "session_id": shown.text(session_id),
+        "at": at,
+        "invocations": [record_json(r, redaction) for r in records],
+        "statuses": by_status(summary.counts),
+        "quarantined": [
+            {"sequence": e.sequence, "error": shown.message(str(err))} for e, err in refused
+        ],
+    }
+
+
+def history_document(
+    session_id: str,
+    invocation_id: str,
+    history: Iterable[tuple[int, ToolInvocationRecord]],
+    refused: Iterable[tuple[int, str]],
+    *,
+    redaction: Redaction | None = None,
+) -> dict[str, Any]:
+    """``history --json``: each version of one invocation's record, and the events about it
+    the lifecycle refused."""
+    shown = _Shown(redaction)
+    return {
+        "session_id": shown.text(session_id),
+        "invocation_id": shown.text(invocation_id),
+        "versions": [{"sequence": s, "record": record_json(r, redaction)} for s, r in history],
+        "refused": [{"sequence": s, "error": shown.message(e)} for s, e in refused],
+    }
+
+
+def refused_about(
+    refused: Iterable[tuple[StoredEvent, TransitionError]], invocation_id: str
+) -> list[tuple[int, str]]:
+    """The refused events about one invocation: not versions of it, but part of its story
+    (a second Started, a completion after it ended)."""
+    return [
+        (stored.sequence, str(error))
+        for stored, error in refused
+        if getattr(stored.event, "invocation_id", None) == invocation_id
+    ]
+
+
+def change_json(change: RecordChange, redaction: Redaction | None = None) -> dict[str, Any]:
+    """One invocation added or changed between two sequences."""
+    return {
+        "invocation_id": _Shown(redaction).text(change.invocation_id),
+        "before": None if change.before is None else record_json(change.before, redaction),
+        "after": record_json(change.after, redaction),
+    }
+
+
+def diff_document(
+    session_id: str,
+    a: int,
+    b: int,
+    changes: Iterable[RecordChange],
+    *,
+    redaction: Redaction | None = None,
+) -> dict[str, Any]:
+    """``diff --json``: the invocations added or changed from right after ``a`` to ``b``."""
+    return {
+        "session_id": _Shown(redaction).text(session_id),
+        "a": a,
+        "b": b,
+        "changes": [change_json(c, redaction) for c in changes],
+    }
+
+
+def stats_document(
+    session_id: str,
+    at: int,
+    stats: Iterable[ToolStats],
+    in_flight: Iterable[tuple[str, str, ToolInvocationStatus, timedelta | None]],
+    *,
+    redaction: Redaction | None = None,
+) -> dict[str, Any]:
+    """``stats --json``: per-tool counts, rates and durations at ``at``, and what is in
+    flight there (``(id, tool, status, queued)`` of each, oldest request first)."""
+    shown = _Shown(redaction)
+    return {
+        "session_id": shown.text(session_id),
+        "at": at,
+        "tools": [stats_json(row, redaction) for row in stats],
+        "in_flight": [
+            {
+                "invocation_id": shown.text(invocation),
+                "tool_name": shown.text(tool),
+                "status": status.value,
+                "queued_seconds": seconds(queued),
+            }
+            for invocation, tool, status, queued in in_flight
+        ],
+    }
+
+
+def stats_json(row: ToolStats, redaction: Redaction | None = None) -> dict[str, Any]:
+    """One tool's row of ``stats --json``."""
+    return {
+        "tool_name": _Shown(redaction).text(row.tool_name),
+        "calls": row.calls,
+        "completed": row.completed,
+        "failed": row.failed,
+        "rejected": row.rejected,
+        "in_flight": row.in_flight,
+        "completed_rate": row.completed_rate,
+        "failed_rate": row.failed_rate,
+        "rejected_rate": row.rejected_rate,
+        "queued_seconds": _percentiles_json(row.queued),
+        "ran_seconds": _percentiles_json(row.ran),
+    }
+
+
+def _percentiles_json(spread: Percentiles) -> dict[str, float | None]:
+    return {"p50": seconds(spread.p50), "p95": seconds(spread.p95), "max": seconds(spread.max)}
+
+
+def seconds(duration: timedelta | None) -> float | None:
+    """A duration in seconds, as the documents give it (``None`` stays ``None``)."""
+    return None if duration is None else duration.total_seconds()
