@@ -12,7 +12,7 @@ first ``k`` events does, when the lifecycle refused one of them.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, NamedTuple, Protocol, final
 
 from pyrsistent import pmap
@@ -89,6 +89,19 @@ class Questions(Protocol):
 
     def entries(self) -> Result[SessionEntries, ReplayError]:
         """Every invocation's entry and every refused event of the whole session."""
+        ...
+
+    def entries_before(self, through: int, count: int) -> list[InvocationEntry]:
+        """The entries of the last ``count`` invocations requested by ``through``, in order."""
+        ...
+
+    def entries_by_id(self, ids: Sequence[str]) -> list[InvocationEntry | None]:
+        """The entry of each of ``ids`` (``None``: not requested in this session)."""
+        ...
+
+    def changed_entries(self, a: int, b: int) -> list[InvocationEntry]:
+        """The entries with an applied event in ``(a, b]``, in request order, each as it is
+        now (events after ``b`` included)."""
         ...
 
 
@@ -210,6 +223,18 @@ class FromIndex:
         entries = tuple(self._index.entries(through=last))
         return Success(SessionEntries(last, entries, self.refused(last, None)))
 
+    def entries_before(self, through: int, count: int) -> list[InvocationEntry]:
+        """Read walking back from ``through``: only the rows asked for."""
+        return self._index.entries(through=through, last=count) if count > 0 else []
+
+    def entries_by_id(self, ids: Sequence[str]) -> list[InvocationEntry | None]:
+        """Each entry by its primary key."""
+        return [self._index.entry(invocation) for invocation in ids]
+
+    def changed_entries(self, a: int, b: int) -> list[InvocationEntry]:
+        """The index's entries with an applied event in ``(a, b]``."""
+        return self._index.changed(a, b)
+
 
 @final
 class ByFolding:
@@ -290,6 +315,23 @@ class ByFolding:
         if self._strict and refused:
             return Failure(_refusal_error(*refused[0]))
         return Success(SessionEntries(last, tuple(entries), tuple(refused)))
+
+    def _all_entries(self) -> list[InvocationEntry]:
+        return entries_of(self._replayer.store.read(self._session))[0]
+
+    def entries_before(self, through: int, count: int) -> list[InvocationEntry]:
+        """From one pass over the events."""
+        found = [entry for entry in self._all_entries() if entry.requested_seq <= through]
+        return found[-count:] if count > 0 else []
+
+    def entries_by_id(self, ids: Sequence[str]) -> list[InvocationEntry | None]:
+        """From one pass over the events."""
+        known: dict[str, InvocationEntry] = {e.invocation_id: e for e in self._all_entries()}
+        return [known.get(invocation) for invocation in ids]
+
+    def changed_entries(self, a: int, b: int) -> list[InvocationEntry]:
+        """From one pass over the events."""
+        return [entry for entry in self._all_entries() if changed_between(entry, a, b)]
 
 
 def _timeline_of(replay: Replay[ToolState]) -> Timeline[ToolState]:

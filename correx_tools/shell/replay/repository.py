@@ -10,7 +10,7 @@ folding the session otherwise (JSONL, memory); both give what a full fold's
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TypeVar, final
@@ -23,6 +23,7 @@ from ...core.lifecycle.state import ToolState
 from ...core.replay.errors import ReplayError
 from ...core.replay.projection import ToolProjector
 from ...core.replay.retention import Retention
+from ...core.replay.stored_index import InvocationEntry
 from ...core.replay.summary import SessionSummary
 from ...core.replay.timeline import RecordChange, Timeline
 from ...core.tools.errors import CorrexError, error_value
@@ -174,6 +175,33 @@ class DefaultToolRepository:
         every refused event of the whole session, from the store's index when it keeps one."""
         with self.view(session_id) as view:
             return view.entries()
+
+    def entries_before(
+        self, session_id: SessionId, through: int, count: int
+    ) -> list[InvocationEntry]:
+        """The entries of the last ``count`` invocations requested by ``through``, in request
+        order, each as it is now: a large session read a piece at a time, walking back."""
+        with self.view(session_id) as view:
+            return view.entries_before(through, count)
+
+    def entries_by_id(
+        self, session_id: SessionId, ids: Sequence[InvocationId]
+    ) -> list[InvocationEntry | None]:
+        """The entry of each of ``ids`` as it is now (``None``: not requested here)."""
+        with self.view(session_id) as view:
+            return view.entries_by_id(ids)
+
+    def changed_entries(self, session_id: SessionId, a: int, b: int) -> list[InvocationEntry]:
+        """The entries with an applied event in ``(a, b]``, in request order, each as it is
+        now (what a view of the session built at ``a`` needs to catch up to ``b``)."""
+        with self.view(session_id) as view:
+            return view.changed_entries(a, b)
+
+    def indexed(self, session_id: SessionId) -> bool:
+        """Whether the store answers about the session from a time-travel index it trusts
+        (``False`` for a store that keeps none, or whose index is stale or too old)."""
+        with self.view(session_id) as view:
+            return view.indexed
 
     def _folding(self, session_id: SessionId) -> Questions:
         return ByFolding(session_id, self.replayer, strict=self._strict)

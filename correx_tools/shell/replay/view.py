@@ -11,7 +11,7 @@ is distrusted once the snapshot has ended.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TypeVar, final
 
 from returns.result import Result
@@ -19,6 +19,7 @@ from returns.result import Result
 from ...core.lifecycle.record import ToolInvocationRecord
 from ...core.lifecycle.state import ToolState
 from ...core.replay.errors import ReplayError
+from ...core.replay.stored_index import InvocationEntry
 from ...core.replay.summary import SessionSummary
 from ...core.replay.timeline import RecordChange
 from ...core.tools.ids import InvocationId, SessionId
@@ -99,6 +100,22 @@ class SessionView:
     def entries(self) -> Result[SessionEntries, ReplayError]:
         """Every invocation's entry and every refused event of the whole session."""
         return self._ask(lambda questions: questions.entries(), None)
+
+    def entries_before(self, through: int, count: int) -> list[InvocationEntry]:
+        """The entries of the last ``count`` invocations requested by ``through``, in request
+        order, each as it is now."""
+        return self._ask(lambda questions: questions.entries_before(through, count), through)
+
+    def entries_by_id(self, ids: Sequence[InvocationId]) -> list[InvocationEntry | None]:
+        """The entry of each of ``ids`` as it is now (``None``: not requested here)."""
+        return self._ask(lambda questions: questions.entries_by_id(ids), None)
+
+    def changed_entries(self, a: int, b: int) -> list[InvocationEntry]:
+        """The entries with an applied event in ``(a, b]``, in request order, each as it is
+        now."""
+        if a > b:
+            raise ValueError(f"changes go forward: sequence a={a} is after b={b}")
+        return self._ask(lambda questions: questions.changed_entries(a, b), (a, b))
 
     def _point(self, at: int | None) -> int:
         return self.last_sequence if at is None else at
