@@ -36,8 +36,15 @@ def report_data(
 
 
 def report_html(data: dict[str, Any]) -> str:
-    """The page with ``data`` embedded: one file that loads nothing from elsewhere."""
-    template = resources.files(__package__).joinpath("report.html").read_text(encoding="utf-8")
+    """The page with ``data`` embedded: one file that loads nothing from elsewhere.
+
+    Its styles and its drawing script are the files ``correx-tools serve`` serves
+    (``report.css``, ``page.js``), written into the page here, before the data.
+    """
+    files = resources.files(__package__)
+    template = files.joinpath("report.html").read_text(encoding="utf-8")
+    template = template.replace("__STYLE__", files.joinpath("report.css").read_text("utf-8"), 1)
+    template = template.replace("__PAGE_SCRIPT__", files.joinpath("page.js").read_text("utf-8"), 1)
     # Inside <script> only "</" could end the element early; \u003c keeps every "<" inert.
     embedded = json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c")
     before, placeholder, after = template.partition(_PLACEHOLDER)

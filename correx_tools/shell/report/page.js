@@ -1,0 +1,90 @@
+// What the report page and the live debugger (correx-tools serve) share: building elements
+// from text (never from markup), formatting, and drawing the timeline from a model of it.
+// The report builds the model from the data embedded in it; the server sends it.
+var CX = (function () {
+  "use strict";
+  var SVG = "http://www.w3.org/2000/svg";
+  // Text from a session is set as text, never parsed; its direction controls are shown as
+  // what they are ([U+202E]), so a hostile name cannot reorder what is around it.
+  var BIDI = /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/g;
+  function txt(value) { return String(value).replace(BIDI, function (c) { return "[U+" + c.charCodeAt(0).toString(16).toUpperCase() + "]"; }); }
+  function $(id) { return document.getElementById(id); }
+  function el(tag, text, cls) { var e = document.createElement(tag); if (text != null) e.textContent = txt(text); if (cls) e.className = cls; return e; }
+  function sv(tag, attrs) { var e = document.createElementNS(SVG, tag); for (var k in attrs) e.setAttribute(k, attrs[k]); return e; }
+  function row(cells, cls) { var tr = el("tr", null, cls); cells.forEach(function (c) { var td = el("td"); if (c instanceof Node) td.appendChild(c); else td.textContent = c == null ? "–" : txt(c); tr.appendChild(td); }); return tr; }
+  function head(names) { var tr = el("tr"); names.forEach(function (n) { tr.appendChild(el("th", n)); }); return tr; }
+  function fill(table, names, rows) { table.replaceChildren(head(names)); rows.forEach(function (r) { table.appendChild(r); }); }
+  function fmtNum(n) { return n.toLocaleString("en-US"); }
+  function dur(us) { if (us == null || us < 0) return "–"; if (us < 1000) return us + " µs"; if (us < 1e6) return (us / 1000).toFixed(1) + " ms"; if (us < 6e7) return (us / 1e6).toFixed(2) + " s"; return (us / 6e7).toFixed(1) + " min"; }
+  function clock(origin, us) { var d = new Date((origin + us) / 1000); return d.toISOString().replace("T", " ").replace("Z", " UTC"); }
+  function chip(prefix, status, n) { var c = el("span", null, "chip"); c.id = prefix ? prefix + status : ""; if (prefix === "count-") c.setAttribute("data-testid", "count-" + status); c.appendChild(el("span", null, "dot " + status)); c.appendChild(document.createTextNode(status + " ")); c.appendChild(el("b", fmtNum(n))); return c; }
+  function short(name) { return name.length > 20 ? name.slice(0, 19) + "…" : name; }
+
+  // -- the timeline ---------------------------------------------------------------------------
+  // model: lanes (tool names), view [from, to] and end (microseconds after origin), origin
+  // (microseconds since 1970), mode "bars" or "buckets", visible (calls in view), bars
+  // [{key, id, tool, status, req, start, end}] (-1: none), buckets (how many), cells
+  // [[lane, bucket, open, completed, failed, rejected]], now (a time or null), selected (a key).
+  // on: bar(key), zoom(from, to).
+  var dragged = false;
+  function drawTimeline(svg, m, on) {
+    var width = Math.max(svg.clientWidth || 900, 400), left = 150, right = 16, laneH = 22, top = 24;
+    var height = top + m.lanes.length * laneH + 8, span = Math.max(m.view[1] - m.view[0], 1);
+    svg.setAttribute("viewBox", "0 0 " + width + " " + height); svg.setAttribute("height", height); svg.replaceChildren();
+    function x(t) { return left + (t - m.view[0]) / span * (width - left - right); }
+    for (var a = 0; a <= 5; a++) {
+      var t = m.view[0] + span * a / 5, label = sv("text", { x: x(t), y: 14, "class": "axis", "text-anchor": a === 0 ? "start" : a === 5 ? "end" : "middle" });
+      label.textContent = a === 0 ? clock(m.origin, t) : "+" + dur(t - m.view[0]); svg.appendChild(label);
+      svg.appendChild(sv("line", { x1: x(t), x2: x(t), y1: 18, y2: height, stroke: "#eef0f4" }));
+    }
+    m.lanes.forEach(function (name, lane) {
+      var l = sv("text", { x: 6, y: top + lane * laneH + 15, "class": "lane-label" }); l.textContent = short(txt(name)); svg.appendChild(l);
+      var title = sv("title", {}); title.textContent = txt(name); l.appendChild(title);
+    });
+    svg.setAttribute("data-mode", m.mode); svg.setAttribute("data-visible", m.visible);
+    if (m.mode === "bars") m.bars.forEach(function (b) {
+      var ends = b.end >= 0 ? b.end : m.end, x0 = x(Math.max(b.req, m.view[0])), x1 = x(Math.min(ends, m.view[1])), y = top + b.tool * laneH + 3;
+      var open = b.status === "requested" || b.status === "started";
+      var r = sv("rect", { x: x0, y: y, width: Math.max(x1 - x0, 2), height: laneH - 6, rx: 2, "class": "bar " + b.status + (open ? " open" : "") + (b.key === m.selected ? " selected" : ""), "data-index": b.key });
+      var title = sv("title", {}); title.textContent = txt(b.id + "\n" + m.lanes[b.tool]) + " · " + b.status + "\nqueued " + dur(b.start >= 0 ? b.start - b.req : -1) + " · ran " + dur(b.end >= 0 && b.start >= 0 ? b.end - b.start : -1) + " · total " + dur(b.end >= 0 ? b.end - b.req : -1);
+      r.appendChild(title); svg.appendChild(r);
+      if (b.start >= 0 && b.start > m.view[0] && b.start < m.view[1]) svg.appendChild(sv("line", { x1: x(b.start), x2: x(b.start), y1: y, y2: y + laneH - 6, "class": "start-mark" }));
+    });
+    else {
+      var w = (width - left - right) / m.buckets, most = 1;
+      m.cells.forEach(function (c) { var calls = c[2] + c[3] + c[4] + c[5]; if (calls > most) most = calls; });
+      m.cells.forEach(function (c) {
+        // A bucket: its calls by outcome, stacked, under a clear rectangle that takes the clicks.
+        var lane = c[0], b = c[1], calls = c[2] + c[3] + c[4] + c[5], x0 = left + b * w, base = top + lane * laneH + laneH - 3;
+        var h = Math.max(3, (laneH - 6) * Math.sqrt(calls / most)), parts = [["completed", c[3]], ["failed", c[4]], ["rejected", c[5]], ["started", c[2]]];
+        parts.forEach(function (part) { if (!part[1]) return; var ph = h * part[1] / calls; base -= ph; svg.appendChild(sv("rect", { x: x0, y: base, width: Math.max(w - 1, 1), height: ph, "class": "part " + part[0], "pointer-events": "none" })); });
+        var r = sv("rect", { x: x0, y: top + lane * laneH + 1, width: Math.max(w - 1, 1), height: laneH - 3, fill: "transparent", "class": "bucket", "data-count": calls, "data-bucket": b });
+        var title = sv("title", {}); title.textContent = txt(m.lanes[lane]) + ": " + fmtNum(calls) + " calls · " + c[3] + " completed · " + c[4] + " failed · " + c[5] + " rejected · " + c[2] + " in flight";
+        r.appendChild(title); svg.appendChild(r);
+      });
+    }
+    if (m.now != null && m.now >= m.view[0] && m.now <= m.view[1]) svg.appendChild(sv("line", { x1: x(m.now), x2: x(m.now), y1: 18, y2: height, "class": "now" }));
+    svg.onclick = function (ev) {
+      var target = ev.target.closest ? ev.target.closest("rect") : null; if (!target || dragged) return;
+      if (target.classList.contains("bar")) on.bar(target.getAttribute("data-index"));
+      else if (target.classList.contains("bucket")) { var b = +target.getAttribute("data-bucket"); on.zoom(m.view[0] + span * b / m.buckets, m.view[0] + span * (b + 1) / m.buckets); }
+    };
+    brush(svg, left, width - right, height, function (a, b) { var w = width - left - right; on.zoom(m.view[0] + (a - left) / w * span, m.view[0] + (b - left) / w * span); });
+  }
+  function brush(svg, left, rightEdge, height, done) {
+    var from = null, box = null;
+    function at(ev) { var r = svg.getBoundingClientRect(); return (ev.clientX - r.left) * (svg.viewBox.baseVal.width / r.width); }
+    svg.onmousedown = function (ev) { from = at(ev); dragged = false; };
+    svg.onmousemove = function (ev) {
+      if (from == null) return; var to = at(ev); if (Math.abs(to - from) < 4) return; dragged = true;
+      if (!box) { box = sv("rect", { y: 18, height: height - 18, "class": "brush" }); svg.appendChild(box); }
+      box.setAttribute("x", Math.min(from, to)); box.setAttribute("width", Math.abs(to - from));
+    };
+    svg.onmouseup = function (ev) {
+      if (from != null && dragged) done(Math.max(left, Math.min(from, at(ev))), Math.min(rightEdge, Math.max(from, at(ev))));
+      from = null; box = null; setTimeout(function () { dragged = false; }, 0);
+    };
+  }
+
+  return { txt: txt, $: $, el: el, sv: sv, row: row, head: head, fill: fill, fmtNum: fmtNum, dur: dur, clock: clock, chip: chip, drawTimeline: drawTimeline };
+})();
