@@ -30,6 +30,14 @@ PURE = ("urllib.parse",)
 # Each room may import only from the rooms listed after it (and from itself).
 LAYERS = [
     ("correx_tools.shell.cli", ["correx_tools.shell", "correx_tools.core"]),
+    (
+        "correx_tools.shell.serve",
+        [
+            "correx_tools.shell.replay",
+            "correx_tools.shell.stores",
+            "correx_tools.core",
+        ],
+    ),
     ("correx_tools.shell.recording", ["correx_tools.shell.stores", "correx_tools.core"]),
     ("correx_tools.shell.transcripts", ["correx_tools.shell.stores", "correx_tools.core"]),
     (

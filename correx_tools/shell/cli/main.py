@@ -23,6 +23,7 @@ from .errors import CliError
 from .export import add_export_arguments, cmd_export
 from .inspect import cmd_diff, cmd_history, cmd_replay, cmd_sessions
 from .report import add_report_arguments, cmd_report
+from .serve import add_serve_arguments, cmd_serve
 from .stats import add_stats_arguments, cmd_stats
 from .stores import cmd_import, cmd_init_db, cmd_reindex, cmd_replay_all
 from .tools import add_tools_arguments, cmd_tools, cmd_validate
@@ -162,7 +163,8 @@ def _looking_closer(
     command: Callable[[str, Callable[[argparse.Namespace], int], str], argparse.ArgumentParser],
     source_help: str,
 ) -> None:
-    """The commands that look at a session as a whole: ``stats``, ``export``, ``report``."""
+    """The commands that look at sessions as a whole: ``stats``, ``export``, ``report``,
+    ``serve``."""
     stats = command(
         "stats",
         cmd_stats,
@@ -183,6 +185,13 @@ def _looking_closer(
         "sequences, each invocation's history",
     )
     add_report_arguments(report, source_help)
+    serve = command(
+        "serve",
+        cmd_serve,
+        "a live, read-only time-travel debugger for a store in the browser: scrub to any "
+        "event, open any invocation, diff, search, follow a running session",
+    )
+    add_serve_arguments(serve, source_help)
 
 
 def _positive(text: str) -> int:

@@ -65,6 +65,11 @@ def add_report_arguments(parser: argparse.ArgumentParser, source_help: str) -> N
         "-o", "--output", metavar="FILE", help="the page to write (default: report-SESSION.html)"
     )
     parser.add_argument("--lenient", action="store_true", help="skip events the lifecycle refuses")
+    add_redact_argument(parser)
+
+
+def add_redact_argument(parser: argparse.ArgumentParser) -> None:
+    """``--redact PATTERN``, repeatable: what the report and the server also mask."""
     parser.add_argument(
         "--redact",
         metavar="PATTERN",

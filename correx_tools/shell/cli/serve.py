@@ -1,0 +1,129 @@
+"""``correx-tools serve``: a live, read-only time-travel debugger for a store, in the browser.
+
+Everything that can be wrong is found before the server starts, each as one
+line: the extra not installed, a token-less server on a non-loopback address,
+a bad ``--redact`` pattern, a store that cannot be opened, a port in use. The
+server itself lives in `correx_tools.shell.serve` (imported only here, so the
+other commands never need its extra).
+"""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import json
+import secrets
+import sys
+import threading
+import webbrowser
+
+from ...core.report.redaction import Redaction
+from ..stores.addresses import redact_dsn
+from .errors import CliError
+from .report import add_redact_argument
+from .sources import open_store
+
+DEFAULT_PORT = 8765
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` names this machine only (``localhost``, ``127.0.0.1``, ``::1``)."""
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def url_of(host: str, port: int, token: str | None) -> str:
+    """The address to open (with the token, for the first load)."""
+    shown = f"[{host}]" if ":" in host else host
+    return f"http://{shown}:{port}/" + ("" if token is None else f"?token={token}")
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    if args.no_token and not is_loopback(args.host):
+        raise CliError(
+            f"--no-token with --host {args.host}: anyone who can reach that address could read "
+            "the store; keep the token, or bind a loopback address (127.0.0.1)"
+        )
+    try:
+        import starlette  # noqa: F401, PLC0415 - only to know the extra is there
+        import uvicorn  # noqa: F401, PLC0415
+    except ImportError:
+        raise CliError("serve needs its extra: pip install 'correx-tools[serve]'") from None
+    if args.no_redact and args.redact:
+        raise CliError("--redact and --no-redact together: choose one")
+    try:
+        redaction = None if args.no_redact else Redaction.with_patterns(args.redact)
+    except ValueError as error:
+        raise CliError(str(error)) from None
+    from ..serve.debugger import Debugger  # noqa: PLC0415 - the optional extra
+    from ..serve.server import ListenError, listen, serve  # noqa: PLC0415
+
+    store = open_store(args.source)
+    try:
+        sock = listen(args.host, args.port)
+    except ListenError as error:
+        close = getattr(store, "close", None)
+        if close is not None:
+            close()
+        raise CliError(str(error)) from None
+    if args.no_redact:
+        print(
+            "correx-tools serve: warning: --no-redact: keys, tokens and passwords in the "
+            "sessions are shown as they are to whoever opens the page",
+            file=sys.stderr,
+        )
+    token = None if args.no_token else secrets.token_urlsafe(24)
+    port = sock.getsockname()[1]
+    url = url_of(args.host, port, token)
+    source = redact_dsn(args.source)
+
+    def ready() -> None:
+        if args.json:
+            print(json.dumps({"source": source, "url": url, "port": port}), flush=True)
+        else:
+            print(f"serving {source} at {url}", flush=True)
+        if args.open:
+            threading.Thread(target=webbrowser.open, args=(url,), daemon=True).start()
+
+    debugger = Debugger(store, args.source, lenient=args.lenient, redaction=redaction)
+    serve(debugger, sock, host=args.host, token=token, ready=ready)
+    return 0
+
+
+def _port(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number") from None
+    if not 0 <= value <= 65_535:
+        raise argparse.ArgumentTypeError(f"{value} is not a port (0 to 65535)")
+    return value
+
+
+def add_serve_arguments(parser: argparse.ArgumentParser, source_help: str) -> None:
+    """The arguments of ``correx-tools serve``."""
+    parser.add_argument("source", metavar="SOURCE", help=source_help)
+    parser.add_argument(
+        "--host", default="127.0.0.1", help="the address to listen on (default: %(default)s)"
+    )
+    parser.add_argument(
+        "--port",
+        type=_port,
+        default=DEFAULT_PORT,
+        help="the port (0: any free one; default: %(default)s)",
+    )
+    parser.add_argument("--open", action="store_true", help="open the page in a browser")
+    parser.add_argument("--lenient", action="store_true", help="skip events the lifecycle refuses")
+    add_redact_argument(parser)
+    parser.add_argument(
+        "--no-redact", action="store_true", help="show the sessions unmasked (prints a warning)"
+    )
+    parser.add_argument(
+        "--no-token",
+        action="store_true",
+        help="serve without a token (refused unless --host is a loopback address)",
+    )

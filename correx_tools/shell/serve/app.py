@@ -1,0 +1,179 @@
+"""The server's routes: the page, its files, and the JSON API under ``/api/v1``.
+
+Session and invocation ids may hold ``/`` (``run-1/call-7``), so a path is
+split into segments *before* percent-decoding: ``/api/v1/sessions/run-1/
+invocations/run-1%2Fcall-7/history`` names invocation ``run-1/call-7``. Every
+answer is JSON; every error is ``{"error": "..."}`` with its status, never a
+traceback. The store is read in worker threads, so one slow question does not
+hold up the others.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+from collections.abc import AsyncIterator, Callable, Mapping
+from importlib import resources
+from typing import Any
+from urllib.parse import unquote_to_bytes
+
+import anyio
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+from ...core.tools.ids import SessionId
+from ..stores.port import StoreReadError
+from . import answers, scrubber, search
+from .debugger import Debugger
+from .params import ApiError
+
+POLL_SECONDS = 0.5
+"""How often a stream looks at its session's last sequence."""
+KEEP_ALIVE_SECONDS = 15.0
+
+_FILES = {
+    "serve.js": ("serve", "application/javascript; charset=utf-8"),
+    "serve.css": ("serve", "text/css; charset=utf-8"),
+    "report.css": ("report", "text/css; charset=utf-8"),
+    "page.js": ("report", "application/javascript; charset=utf-8"),
+}
+_SESSION_QUESTIONS: dict[str, Callable[[Debugger, SessionId, Mapping[str, str]], Any]] = {
+    "state": answers.state,
+    "diff": answers.diff,
+    "stats": answers.stats,
+    "scrub": scrubber.scrub,
+    "seek": scrubber.seek,
+    "timeline": scrubber.timeline,
+    "refused": scrubber.refused,
+    "search": search.search,
+}
+ENDPOINTS = [
+    "GET /api/v1/sessions?q=&sort=&offset=&limit=",
+    "GET /api/v1/sessions/{session}",
+    "GET /api/v1/sessions/{session}/state?at=&offset=&limit=",
+    "GET /api/v1/sessions/{session}/invocations/{invocation}/history",
+    "GET /api/v1/sessions/{session}/diff?a=&b=&offset=&limit=",
+    "GET /api/v1/sessions/{session}/stats?at=&offset=&limit=",
+    "GET /api/v1/sessions/{session}/scrub?at=&since=",
+    "GET /api/v1/sessions/{session}/seek?from=&direction=next|previous&status=",
+    "GET /api/v1/sessions/{session}/timeline?from=&to=&buckets=&through=",
+    "GET /api/v1/sessions/{session}/search?q=&tool=&status=&id=&at=&after=&limit=",
+    "GET /api/v1/sessions/{session}/refused?offset=&limit=",
+    "GET /api/v1/sessions/{session}/stream (server-sent events: head)",
+]
+
+
+def _package_file(package: str, name: str) -> bytes:
+    """A file of the page: this package's own, or the report's (whose layout it shares)."""
+    if package == "serve":
+        return resources.files(__package__).joinpath("page", name).read_bytes()
+    return resources.files("correx_tools.shell.report").joinpath(name).read_bytes()
+
+
+def segments(request: Request) -> list[str]:
+    """The path's segments, each percent-decoded on its own."""
+    raw: bytes = request.scope.get("raw_path") or request.url.path.encode("utf-8")
+    parts = raw.split(b"?", 1)[0].split(b"/")[1:]
+    if parts and parts[-1] == b"":
+        parts.pop()
+    try:
+        return [unquote_to_bytes(part).decode("utf-8") for part in parts]
+    except UnicodeDecodeError:
+        raise ApiError(400, "the address is not UTF-8 once decoded") from None
+
+
+def build_app(debugger: Debugger, stopping: threading.Event) -> Starlette:
+    """The ASGI application answering about ``debugger``'s store (wrap it in a `Guard`)."""
+    page = _package_file("serve", "index.html")
+    files = {name: (_package_file(package, name), kind) for name, (package, kind) in _FILES.items()}
+
+    async def endpoint(request: Request) -> Response:
+        try:
+            parts = segments(request)
+            if parts[:2] == ["api", "v1"]:
+                return await _api(debugger, request, parts[2:], stopping)
+            return await _page(debugger, parts, page, files)
+        except ApiError as error:
+            return _error(error.status, error.message)
+        except StoreReadError as error:
+            return _error(500, f"{debugger.source}: cannot read it: {error.error}")
+        except Exception as error:
+            print(f"correx-tools serve: {type(error).__name__}: {error}", file=sys.stderr)
+            return _error(500, f"internal error: {type(error).__name__}: {error}")
+
+    return Starlette(routes=[Route("/{path:path}", endpoint, methods=["GET"])])
+
+
+def _error(status: int, message: str) -> Response:
+    return JSONResponse({"error": message}, status_code=status)
+
+
+async def _page(
+    debugger: Debugger, parts: list[str], page: bytes, files: dict[str, tuple[bytes, str]]
+) -> Response:
+    html = "text/html; charset=utf-8"
+    if not parts:
+        return Response(page, media_type=html)
+    if parts[0] == "static" and len(parts) == 2 and parts[1] in files:
+        body, kind = files[parts[1]]
+        return Response(body, media_type=kind)
+    if parts[0] == "sessions" and len(parts) == 2:
+        # The page asks the API for the session and says what is wrong with it; the status
+        # says so too.
+        try:
+            await run_in_threadpool(debugger.session, parts[1])
+        except ApiError as error:
+            return Response(page, status_code=error.status, media_type=html)
+        return Response(page, media_type=html)
+    raise ApiError(404, f"nothing at /{'/'.join(parts)}")
+
+
+async def _api(
+    debugger: Debugger, request: Request, parts: list[str], stopping: threading.Event
+) -> Response:
+    query = request.query_params
+    match parts:
+        case []:
+            return JSONResponse({"version": 1, "endpoints": ENDPOINTS})
+        case ["sessions"]:
+            return JSONResponse(await run_in_threadpool(answers.sessions, debugger, query))
+        case ["sessions", ref]:
+            session = await run_in_threadpool(debugger.session, ref)
+            return JSONResponse(await run_in_threadpool(answers.overview, debugger, session))
+        case ["sessions", ref, "stream"]:
+            session = await run_in_threadpool(debugger.session, ref)
+            return StreamingResponse(
+                _heads(debugger, session, stopping), media_type="text/event-stream"
+            )
+        case ["sessions", ref, "invocations", invocation, "history"]:
+            session = await run_in_threadpool(debugger.session, ref)
+            return JSONResponse(
+                await run_in_threadpool(answers.history, debugger, session, invocation)
+            )
+        case ["sessions", ref, question] if question in _SESSION_QUESTIONS:
+            session = await run_in_threadpool(debugger.session, ref)
+            answer = _SESSION_QUESTIONS[question]
+            return JSONResponse(await run_in_threadpool(answer, debugger, session, query))
+    raise ApiError(404, f"no such question: /api/v1/{'/'.join(parts)}")
+
+
+async def _heads(
+    debugger: Debugger, session: SessionId, stopping: threading.Event
+) -> AsyncIterator[str]:
+    """``event: head`` with the session's last sequence, now and on each change."""
+    last: int | None = None
+    quiet = 0.0
+    while not stopping.is_set():
+        current = await run_in_threadpool(debugger.last_sequence, session)
+        if current != last:
+            last, quiet = current, 0.0
+            yield f"event: head\ndata: {json.dumps({'last_sequence': current})}\n\n"
+        elif quiet >= KEEP_ALIVE_SECONDS:
+            quiet = 0.0
+            yield ": still here\n\n"
+        await anyio.sleep(POLL_SECONDS)
+        quiet += POLL_SECONDS

@@ -1,0 +1,154 @@
+"""Every session of the store, with its counts and times: the page's list, filtered and sorted.
+
+Each row is the one ``correx-tools sessions --json`` prints for the session,
+with its ref and the times of its first and last events. A row is read once
+and kept with the session's last sequence; it is read again only when the
+session has grown. A thread reads every row when the server starts and then
+looks for grown sessions every few seconds, so sorting ten thousand sessions
+by a count needs no store read; a page of rows sorted by name is read on
+demand (and checked against the store) even before that first pass ends.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+from collections.abc import Callable
+from typing import Any, final
+
+from returns.result import Success
+
+from ...core.report.redaction import Redaction
+from ...core.tools.ids import SessionId
+from ..replay.documents import iso_time, session_row
+from ..replay.repository import DefaultToolRepository
+from ..stores.port import EventStore, StoreReadError
+from .refs import ref_of
+
+SORTS: dict[str, Callable[[dict[str, Any]], Any]] = {
+    "session": lambda row: row["session_id"],
+    "events": lambda row: row["events"],
+    "invocations": lambda row: row["invocations"],
+    "completed": lambda row: row["statuses"]["completed"],
+    "failed": lambda row: row["statuses"]["failed"],
+    "rejected": lambda row: row["statuses"]["rejected"],
+    "open": lambda row: row["statuses"]["requested"] + row["statuses"]["started"],
+    "refused": lambda row: row["refused_events"],
+    "first": lambda row: row["first_time"] or "",
+    "last": lambda row: row["last_time"] or "",
+}
+"""The keys a list can be sorted by (``-key``: descending)."""
+
+
+@final
+class Catalog:
+    """The sessions of one store as rows, kept up to date by a thread of their own."""
+
+    def __init__(
+        self, store: EventStore, repository: DefaultToolRepository, redaction: Redaction | None
+    ) -> None:
+        self._store, self._repository, self._redaction = store, repository, redaction
+        self._rows: dict[str, dict[str, Any]] = {}
+        self._ids: tuple[SessionId, ...] = ()
+        self._lock = threading.Lock()
+        self._read_once = threading.Event()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def ids(self, *, fresh: bool = False) -> tuple[SessionId, ...]:
+        """Every session of the store, sorted: as the last look found them, or ``fresh``."""
+        with self._lock:
+            known = self._ids
+        if fresh or not known:
+            known = self._look()
+        return known
+
+    def _look(self) -> tuple[SessionId, ...]:
+        found = self._store.sessions()
+        with self._lock:
+            self._ids = found
+        return found
+
+    def row(self, session_id: SessionId, last: int | None = None) -> dict[str, Any]:
+        """The session's row, read again if the session grew past the kept one."""
+        if last is None:
+            last = self._repository.last_sequence(session_id)
+        with self._lock:
+            kept = self._rows.get(session_id)
+        if kept is not None and kept["events"] == last:
+            return kept
+        summary = self._repository.summary(session_id, at=last)
+        assert isinstance(summary, Success)  # a lenient repository answers
+        row = session_row(summary.unwrap(), self._redaction)
+        row["ref"] = ref_of(session_id, self._redaction)
+        row["first_time"], row["last_time"] = self._times(session_id, last)
+        with self._lock:
+            self._rows[session_id] = row
+        return row
+
+    def _times(self, session_id: SessionId, last: int) -> tuple[str | None, str | None]:
+        if last == 0:
+            return None, None
+        first = next(iter(self._store.read(session_id)), None)
+        final = next(iter(self._store.read(session_id, after=last - 1)), None)
+        return (
+            None if first is None else iso_time(first.recorded_at),
+            None if final is None else iso_time(final.recorded_at),
+        )
+
+    def page(
+        self, text: str, sort: str, offset: int, limit: int
+    ) -> tuple[int, list[dict[str, Any]]]:
+        """The rows whose shown id holds ``text`` (any case), sorted, from ``offset``."""
+        descending, key = sort.startswith("-"), sort.removeprefix("-")
+        ids = self.ids()
+        if key == "session" and not text:
+            # By name: the ids are sorted already, and only the page's rows are read.
+            chosen = list(reversed(ids)) if descending else list(ids)
+            return len(chosen), [self.row(s) for s in chosen[offset : offset + limit]]
+        if not self._read_once.is_set():
+            self.refresh()
+        with self._lock:
+            rows = [(s, self._rows[s]) for s in ids if s in self._rows]
+        needle = text.casefold()
+        if needle:
+            rows = [(s, r) for s, r in rows if needle in r["session_id"].casefold()]
+        order = SORTS[key]
+        rows.sort(key=lambda pair: order(pair[1]), reverse=descending)
+        # The page's rows are checked against the store: a row shown is never behind.
+        return len(rows), [self.row(s) for s, _ in rows[offset : offset + limit]]
+
+    def refresh(self) -> None:
+        """Look at every session once: read the rows of those new or grown since."""
+        last_sequence = getattr(self._store, "last_sequence", None)
+        for session_id in self._look():
+            if self._stop.is_set():
+                return
+            try:
+                self.row(session_id, None if last_sequence is None else last_sequence(session_id))
+            except StoreReadError:
+                continue  # a damaged session: its own page says what is wrong
+        self._read_once.set()
+
+    def start(self, every: float = 2.0) -> None:
+        """Keep the rows up to date from a thread: a pass, then another every few seconds
+        (longer when a pass is long, so a large store is not read without a pause)."""
+
+        def keep() -> None:
+            while not self._stop.is_set():
+                started = time.monotonic()
+                # A pass that fails (the database went away) is tried again; every request
+                # reads what it shows itself, and says what is wrong.
+                with contextlib.suppress(Exception):
+                    self.refresh()
+                self._stop.wait(max(every, 4 * (time.monotonic() - started)))
+
+        self._thread = threading.Thread(target=keep, name="correx-catalog", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Stop the thread (it ends within its current look at one session)."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)

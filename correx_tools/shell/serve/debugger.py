@@ -1,0 +1,143 @@
+"""What the server answers from: one store opened read-only, its repositories, and how it shows.
+
+Two repositories ask the same store. One is strict unless the server runs with
+``--lenient``: it answers the questions the command answers that way
+(``replay --at`` and ``stats``). The other is lenient, as the command's
+``sessions``, ``history`` and ``diff`` are, and the columns are read through
+it: a refused event is shown, never a reason not to show the rest.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from typing import final
+
+from returns.result import Failure, Result, Success
+
+from ...core.replay.errors import ReplayError
+from ...core.report.redaction import Redaction
+from ...core.tools.ids import InvocationId, SessionId
+from ..replay.replayer import EventReplayer
+from ..replay.repository import DefaultToolRepository
+from ..stores.port import EventStore
+from .catalog import Catalog
+from .columns import SessionColumns
+from .params import ApiError
+from .refs import is_digest, ref_of, resolve
+from .shelf import ColumnShelf
+
+
+@final
+class Debugger:
+    """One store, and everything the server keeps to answer about it quickly."""
+
+    def __init__(
+        self, store: EventStore, source: str, *, lenient: bool, redaction: Redaction | None
+    ) -> None:
+        self.store, self.source, self.lenient, self.redaction = store, source, lenient, redaction
+        replayer = EventReplayer(store)
+        self.answers = DefaultToolRepository(replayer, strict=not lenient)
+        self.loose = DefaultToolRepository(replayer, strict=False)
+        self.shelf = ColumnShelf(self.loose)
+        self.catalog = Catalog(store, self.loose, redaction)
+        self.keeps_index = hasattr(store, "session_index")
+        self._lock = threading.Lock()
+        self._counted: dict[str, tuple[tuple[int, int], int]] = {}
+
+    def shown(self, value: str) -> str:
+        """A name or id as the page may show it."""
+        return value if self.redaction is None else self.redaction.text(value)
+
+    def message(self, value: str) -> str:
+        """A reason or an error as the page may show it (masked, a long one cut)."""
+        return value if self.redaction is None else self.redaction.short_text(value)
+
+    def ref(self, value: str) -> str:
+        """What the page names an id by (see `refs`)."""
+        return ref_of(value, self.redaction)
+
+    def session(self, ref: str) -> SessionId:
+        """The session a ref names; 404 for none, 409 for one whose index cannot be used."""
+        found = resolve(ref, self.catalog.ids(), self.redaction) if is_digest(ref) else ref
+        session = SessionId(found) if found else None
+        if session is None or not self._exists(session):
+            raise ApiError(404, f"{self.source}: no session {self.shown(ref)!r}")
+        if self.keeps_index and not self.loose.indexed(session):
+            raise ApiError(
+                409,
+                f"{self.source}: the time-travel index of session {self.shown(session)!r} is "
+                "stale, or was written by an older release, and the server does not fold a "
+                f"session on every question: rebuild it with correx-tools reindex {self.source} "
+                "and start the server again",
+            )
+        return session
+
+    def _exists(self, session: SessionId) -> bool:
+        known = getattr(self.store, "last_sequence", None)
+        if known is not None:
+            return bool(known(session))
+        return session in self.catalog.ids() or session in self.catalog.ids(fresh=True)
+
+    def last_sequence(self, session: SessionId) -> int:
+        """The session's last sequence, now.
+
+        A store that keeps none (a JSONL log) is counted through; the count is kept until
+        the file changes (its size or time), so polling a log that does not grow is free.
+        """
+        if hasattr(self.store, "last_sequence"):
+            return self.loose.last_sequence(session)
+        path = getattr(self.store, "path", None)
+        if path is None:
+            return self.loose.last_sequence(session)
+        try:
+            stat = os.stat(path)
+        except OSError:
+            return self.loose.last_sequence(session)
+        key = (stat.st_size, stat.st_mtime_ns)
+        with self._lock:
+            kept = self._counted.get(session)
+        if kept is not None and kept[0] == key:
+            return kept[1]
+        last = self.loose.last_sequence(session)
+        with self._lock:
+            self._counted[session] = (key, last)
+        return last
+
+    def columns(self, session: SessionId, through: int | None = None) -> SessionColumns:
+        """The session's columns, reaching ``through`` (its last event if not given)."""
+        try:
+            return self.shelf.columns(session, through)
+        except ValueError as error:  # the index does not add up: only a rebuild helps
+            raise ApiError(409, f"{self.source}: {error}") from None
+
+    def invocation(self, columns: SessionColumns, ref: str) -> InvocationId:
+        """The invocation a ref names (a digest is looked up among the session's ids)."""
+        if not is_digest(ref):
+            return InvocationId(ref)
+        found = resolve(ref, (i for _, i in columns.ids()), self.redaction)
+        if found is None:
+            shown = self.shown(columns.session_id)
+            raise ApiError(404, f"no invocation {ref!r} in session {shown!r}")
+        return InvocationId(found)
+
+    def strictly(self, session: SessionId, answer: Result[object, ReplayError]) -> None:
+        """Nothing for an answer; a 409 saying why a strict server cannot give it."""
+        if isinstance(answer, Failure):
+            raise ApiError(
+                409,
+                f"session {self.shown(session)!r}: {self.shown(answer.failure().message)} "
+                "(serve --lenient skips events the lifecycle refuses)",
+            )
+        assert isinstance(answer, Success)
+
+    def start(self) -> None:
+        """Start reading the sessions' rows in the background."""
+        self.catalog.start()
+
+    def close(self) -> None:
+        """Stop the background reading and close the store."""
+        self.catalog.stop()
+        close = getattr(self.store, "close", None)
+        if close is not None:
+            close()

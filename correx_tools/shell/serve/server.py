@@ -1,0 +1,108 @@
+"""Running the server: bind, say where once it accepts connections, stop cleanly on a signal.
+
+The socket is bound before anything else, so a port in use is one clear line
+and nothing else happens. uvicorn serves the application on it; the ready
+callback runs once uvicorn accepts connections (the command prints the
+address then). Ctrl-C or SIGTERM ends the event streams, lets the answers in
+progress finish (two seconds at most) and returns: a stop, not a crash.
+"""
+
+from __future__ import annotations
+
+import errno
+import socket
+import threading
+from collections.abc import Callable
+from types import FrameType
+
+import uvicorn
+
+from .app import build_app
+from .debugger import Debugger
+from .security import Guard, allowed_hosts
+
+
+class ListenError(Exception):
+    """The address cannot be listened on; the message says why and what to do."""
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """A socket bound to ``host:port`` and listening (port 0: any free port)."""
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(
+            host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )[0]
+    except socket.gaierror as error:
+        raise ListenError(f"cannot listen on {host}:{port}: {error.strerror}") from None
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+        sock.listen(128)
+    except OSError as error:
+        sock.close()
+        if error.errno == errno.EADDRINUSE:
+            raise ListenError(
+                f"cannot listen on {host}:{port}: the port is in use (another server?); pick "
+                "another with --port, or --port 0 for any free one"
+            ) from None
+        raise ListenError(f"cannot listen on {host}:{port}: {error.strerror}") from None
+    return sock
+
+
+class _Server(uvicorn.Server):
+    """uvicorn's server, telling when it accepts connections and stopping without re-raising
+    the signal that stopped it."""
+
+    def __init__(
+        self, config: uvicorn.Config, ready: Callable[[], None], stopping: threading.Event
+    ) -> None:
+        super().__init__(config)
+        self._ready, self._stopping = ready, stopping
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets)
+        if self.started and not self.should_exit:
+            self._ready()
+
+    def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+        self._stopping.set()  # the event streams end, so the connections close
+        if self.should_exit:
+            self.force_exit = True
+        self.should_exit = True
+
+
+def serve(
+    debugger: Debugger,
+    sock: socket.socket,
+    *,
+    host: str,
+    token: str | None,
+    ready: Callable[[], None],
+) -> None:
+    """Answer on ``sock`` (bound to ``host`` as the command was given it) until a signal
+    stops it."""
+    bound, port = sock.getsockname()[:2]
+    hosts = allowed_hosts(host)
+    if hosts is not None:
+        hosts |= {str(bound)}
+    stopping = threading.Event()
+    app = Guard(
+        build_app(debugger, stopping), token=token, hosts=hosts, cookie=f"correx_serve_{port}"
+    )
+    config = uvicorn.Config(
+        app,
+        log_level="warning",
+        access_log=False,
+        lifespan="off",
+        ws="none",
+        server_header=False,
+        timeout_graceful_shutdown=2,
+    )
+    debugger.start()
+    try:
+        _Server(config, ready, stopping).run(sockets=[sock])
+    finally:
+        stopping.set()
+        debugger.close()
+        sock.close()

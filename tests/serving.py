@@ -1,0 +1,108 @@
+"""Running ``correx-tools serve`` for the tests: a real process on loopback, and a client.
+
+`Served` starts the command as a subprocess on a free port, waits for the line
+it prints once it accepts connections, and asks it questions over HTTP with
+the token, as a script would. Stopping it sends SIGTERM and checks it stopped
+cleanly: exit status 0 and no traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+class Served:
+    """One ``correx-tools serve`` process and what it printed."""
+
+    def __init__(self, source: str | Path, *options: str, cwd: Path | None = None) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "correx_tools", "serve", str(source), "--port", "0", *options],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=cwd,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+        )
+        assert self.process.stdout is not None
+        self.line = self.process.stdout.readline().strip()
+        if not self.line.startswith("serving "):
+            self.process.kill()
+            _, stderr = self.process.communicate(timeout=10)
+            raise AssertionError(f"the server did not start: {self.line!r} {stderr!r}")
+        self.url = self.line.rsplit(" at ", 1)[1]
+        parsed = urllib.parse.urlsplit(self.url)
+        self.base = f"{parsed.scheme}://{parsed.netloc}"
+        self.port = parsed.port
+        self.token = urllib.parse.parse_qs(parsed.query).get("token", [None])[0]
+
+    def get(
+        self,
+        path: str,
+        params: dict[str, object] | None = None,
+        *,
+        headers: dict[str, str] | None = None,
+        token: bool = True,
+    ) -> tuple[int, Any, dict[str, str]]:
+        """``(status, body, headers)`` of a GET; the body parsed as JSON when it is JSON."""
+        query = "" if not params else "?" + urllib.parse.urlencode(params)
+        sent = dict(headers or {})
+        if token and self.token:
+            sent.setdefault("Authorization", f"Bearer {self.token}")
+        request = urllib.request.Request(self.base + path + query, headers=sent)
+        opener = urllib.request.build_opener(_NoRedirect)
+        try:
+            with opener.open(request, timeout=30) as response:
+                status, body, got = response.status, response.read(), dict(response.headers)
+        except urllib.error.HTTPError as error:
+            status, body, got = error.code, error.read(), dict(error.headers)
+        if got.get("content-type", "").startswith("application/json"):
+            return status, json.loads(body), got
+        return status, body.decode("utf-8", "replace"), got
+
+    def answer(self, path: str, **params: object) -> Any:
+        """The JSON of a question that must succeed."""
+        status, body, _ = self.get(path, params or None)
+        assert status == 200, (path, params, status, body)
+        return body
+
+    def stop(self, how: int = signal.SIGTERM) -> tuple[int, str]:
+        """Stop it with ``how``; its exit status and what it wrote on stderr."""
+        if self.process.poll() is None:
+            self.process.send_signal(how)
+        try:
+            _, stderr = self.process.communicate(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            _, stderr = self.process.communicate()
+            raise AssertionError(f"the server did not stop on signal {how}: {stderr}") from None
+        assert "Traceback" not in stderr, stderr
+        return self.process.returncode, stderr
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+
+def wait_for(check: Any, timeout: float = 10.0, every: float = 0.05) -> Any:
+    """Poll ``check()`` until it gives something true (or fail after ``timeout``)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        found = check()
+        if found:
+            return found
+        if time.monotonic() > deadline:
+            raise AssertionError(f"not true within {timeout} s: {check}")
+        time.sleep(every)
