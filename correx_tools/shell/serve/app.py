@@ -168,8 +168,13 @@ async def _heads(
     last: int | None = None
     quiet = 0.0
     while not stopping.is_set():
-        current = await run_in_threadpool(debugger.last_sequence, session)
-        if current != last:
+        try:
+            current = await run_in_threadpool(debugger.last_sequence, session)
+        except StoreReadError as error:
+            if not error.torn:
+                raise
+            current = last  # a log's last line half written: looked at again next time
+        if current is not None and current != last:
             last, quiet = current, 0.0
             yield f"event: head\ndata: {json.dumps({'last_sequence': current})}\n\n"
         elif quiet >= KEEP_ALIVE_SECONDS:

@@ -1,0 +1,191 @@
+"""``correx-tools serve`` is safe by default: a token, a Host check, masked secrets, read-only.
+
+The real server runs as a subprocess on loopback; requests are made as a
+browser or a script on this machine would make them, and as a page on
+another site that resolves its own name to this machine would (DNS rebinding).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from correx_tools import SQLiteEventStore
+
+from .serving import Served
+from .strategies import completed, failed, rejected, requested, started, stored
+
+SECRET = "sk-ant-api03-" + "Zq7_" * 10
+SESSION = "run-1"
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("serve-safety") / "secrets.sqlite"
+    events = stored(
+        [
+            requested("a", tool="shell", command=f"curl -H 'Authorization: Bearer {SECRET}'"),
+            started("a"),
+            failed("a", reason=f"401 for key {SECRET}"),
+            requested("b", tool="web_fetch", url="https://bob:hunter2hunter2@example.com/x"),
+            rejected("b", reason="ticket ACME-123456 is private"),
+            requested(f"c-{SECRET}", tool="shell", api_key="plain words"),
+            started(f"c-{SECRET}"),
+            completed(f"c-{SECRET}", output={"printed": f"OPENAI_API_KEY={SECRET}"}),
+        ],
+        session=SESSION,
+    )
+    events += stored([requested("d")], session=f"deploy {SECRET}")
+    with SQLiteEventStore(path) as written:
+        written.import_events(events).unwrap()
+    return path
+
+
+@pytest.fixture(scope="module")
+def served(store: Path) -> Iterator[Served]:
+    server = Served(store, "--redact", r"ACME-\d+")
+    yield server
+    assert server.stop()[0] == 0
+
+
+QUESTIONS = [
+    ("/api/v1/sessions", {}),
+    (f"/api/v1/sessions/{SESSION}", {}),
+    (f"/api/v1/sessions/{SESSION}/state", {}),
+    (f"/api/v1/sessions/{SESSION}/diff", {"a": 0, "b": 8}),
+    (f"/api/v1/sessions/{SESSION}/stats", {"at": 7}),
+    (f"/api/v1/sessions/{SESSION}/scrub", {"at": 6, "since": 0}),
+    (f"/api/v1/sessions/{SESSION}/timeline", {}),
+    (f"/api/v1/sessions/{SESSION}/search", {}),
+    (f"/api/v1/sessions/{SESSION}/search", {"q": "hunter2"}),
+    (f"/api/v1/sessions/{SESSION}/invocations/a/history", {}),
+    (f"/api/v1/sessions/{SESSION}/seek", {"from": 0}),
+]
+
+
+def test_no_answer_holds_a_planted_secret(served: Served) -> None:
+    for path, params in QUESTIONS:
+        status, body, _ = served.get(path, params)
+        text = str(body)
+        assert status == 200, (path, body)
+        for planted in (SECRET, "hunter2hunter2", "ACME-123456", "plain words"):
+            assert planted not in text, (path, planted)
+    assert served.answer(f"/api/v1/sessions/{SESSION}/search", q="hunter2")["matches"] == []
+
+
+def test_an_id_the_redaction_masks_is_asked_for_by_its_ref(served: Served) -> None:
+    rows = served.answer("/api/v1/sessions")["sessions"]
+    masked = next(row for row in rows if row["session_id"] != SESSION)
+    assert masked["session_id"] == "deploy [REDACTED]" and masked["ref"].startswith("~")
+    assert served.answer(f"/api/v1/sessions/{masked['ref']}/state")["total"] == 1
+    scrub = served.answer(f"/api/v1/sessions/{SESSION}/scrub", at=8)
+    call = next(e for e in scrub["events"] if e["sequence"] == 8)
+    assert "[REDACTED]" in call["invocation_id"] and call["ref"].startswith("~")
+    history = served.answer(f"/api/v1/sessions/{SESSION}/invocations/{call['ref']}/history")
+    assert [v["record"]["status"] for v in history["versions"]] == [
+        "requested", "started", "completed"
+    ]  # fmt: skip
+
+
+def test_every_request_needs_the_token(served: Served) -> None:
+    for path in ("/api/v1/sessions", "/", f"/sessions/{SESSION}", "/static/serve.js"):
+        status, body, _ = served.get(path, token=False)
+        assert status == 401 and "needs its token" in str(body), path
+    assert served.get("/api/v1/sessions", headers={"Authorization": "Bearer nope"})[0] == 401
+    assert served.get("/api/v1/sessions", {"token": served.token}, token=False)[0] == 200
+    bad_cookie = {"Cookie": f"correx_serve_{served.port}=nope"}
+    assert served.get("/api/v1/sessions", headers=bad_cookie, token=False)[0] == 401
+
+
+def test_the_first_load_trades_the_token_for_a_cookie(served: Served) -> None:
+    status, _, headers = served.get(
+        "/sessions/run%2F1", {"at": 3, "token": served.token}, token=False
+    )
+    assert status == 303 and headers["location"] == "/sessions/run%2F1?at=3"
+    cookie = headers["set-cookie"]
+    assert cookie == (
+        f"correx_serve_{served.port}={served.token}; HttpOnly; SameSite=Strict; Path=/"
+    )
+    status, body, _ = served.get("/", headers={"Cookie": cookie.split(";")[0]}, token=False)
+    assert status == 200 and '<script src="/static/serve.js"></script>' in body
+
+
+def test_a_request_for_another_host_is_refused(served: Served) -> None:
+    for host in ("evil.example", f"evil.example:{served.port}", "127.0.0.1.evil.example"):
+        status, body, _ = served.get("/api/v1/sessions", headers={"Host": host})
+        assert status == 403 and "DNS rebinding" in body["error"], host
+    for host in (f"localhost:{served.port}", f"127.0.0.1:{served.port}", "LOCALHOST"):
+        assert served.get("/api/v1/sessions", headers={"Host": host})[0] == 200, host
+
+
+def test_every_answer_forbids_loading_anything_from_elsewhere(served: Served) -> None:
+    for path, token in (("/", True), ("/static/page.js", True), ("/api/v1/sessions", True),
+                        ("/api/v1/nothing", True), ("/api/v1/sessions", False)):  # fmt: skip
+        _, _, headers = served.get(path, token=token)
+        policy = headers["content-security-policy"]
+        assert "default-src 'none'" in policy and "script-src 'self'" in policy
+        assert "unsafe-inline" not in policy and "frame-ancestors 'none'" in policy
+        assert headers["x-content-type-options"] == "nosniff"
+        assert headers["referrer-policy"] == "no-referrer"
+    # Nothing is fetched from another site: the page names none, the scripts only the SVG
+    # namespace (a name, never loaded).
+    assert "http" not in served.get("/")[1]
+    for script in ("serve.js", "page.js"):
+        text = served.get(f"/static/{script}")[1]
+        assert text.count("http") == text.count("http://www.w3.org/2000/svg"), script
+    assert served.get("/static/nothing.js")[0] == 404
+
+
+def _fingerprint(directory: Path) -> dict[str, str]:
+    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in directory.iterdir()}
+
+
+@pytest.fixture
+def used(store: Path, tmp_path: Path) -> tuple[dict[str, str], dict[str, str]]:
+    """A copy of the store, and its directory before and after a session of use."""
+    copy = tmp_path / "copy.sqlite"
+    copy.write_bytes(store.read_bytes())
+    before = _fingerprint(tmp_path)
+    server = Served(copy, "--lenient")
+    for path, params in QUESTIONS:
+        assert server.get(path, params)[0] == 200
+    assert server.stop()[0] == 0
+    return before, _fingerprint(tmp_path)
+
+
+def test_the_store_file_is_unchanged_by_a_session_of_use(
+    used: tuple[dict[str, str], dict[str, str]],
+) -> None:
+    before, after = used
+    assert after["copy.sqlite"] == before["copy.sqlite"]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="a read-only SQLite open still leaves -wal and -shm side files beside the store; "
+    "the stores' read-only opening is being changed to leave none",
+)
+def test_a_session_of_use_leaves_no_file_behind(
+    used: tuple[dict[str, str], dict[str, str]],
+) -> None:
+    before, after = used
+    assert sorted(after) == sorted(before)
+
+
+def test_a_stale_index_names_reindex_instead_of_folding(store: Path, tmp_path: Path) -> None:
+    copy = tmp_path / "stale.sqlite"
+    copy.write_bytes(store.read_bytes())
+    with sqlite3.connect(copy) as connection:
+        connection.execute("UPDATE session_heads SET stale = 1 WHERE session_id = ?", (SESSION,))
+    server = Served(copy)
+    try:
+        status, body, _ = server.get(f"/api/v1/sessions/{SESSION}/state")
+        assert status == 409 and f"correx-tools reindex {copy}" in body["error"]
+        assert server.get(f"/sessions/{SESSION}")[0] == 409
+        assert server.answer("/api/v1/sessions")["total"] == 2  # the list still shows it
+    finally:
+        assert server.stop()[0] == 0
