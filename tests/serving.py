@@ -96,6 +96,16 @@ class _NoRedirect(urllib.request.HTTPRedirectHandler):
         return None
 
 
+def demo_store(directory: Path, sessions: int, invocations: int) -> Path:
+    """``correx-tools demo`` run in ``directory``: its store, with the real transcript."""
+    subprocess.run(
+        [sys.executable, "-m", "correx_tools", "demo", "--db", "demo.sqlite", "--sessions",
+         str(sessions), "--invocations", str(invocations)],
+        cwd=directory, check=True, capture_output=True, timeout=300,
+    )  # fmt: skip
+    return directory / "demo.sqlite"
+
+
 def wait_for(check: Any, timeout: float = 10.0, every: float = 0.05) -> Any:
     """Poll ``check()`` until it gives something true (or fail after ``timeout``)."""
     deadline = time.monotonic() + timeout

@@ -134,3 +134,19 @@ def sessions(draw: st.DrawFn, max_size: int = 40, *, clock_skew: bool = False) -
         now += step
         times.append(now)
     return stored(events, times=times)
+
+
+SECRET = "sk-ant-api03-" + "Zq7_" * 10
+"""A key of a shape the redaction knows."""
+
+
+def planted_secrets() -> list[object]:
+    """Events holding secrets of several shapes: a bearer token, a key in a reason, a
+    password in a URL, and ``ACME-123456`` (masked only by a caller's own pattern)."""
+    return [
+        requested("a", tool="shell", command=f"curl -H 'Authorization: Bearer {SECRET}'"),
+        started("a"),
+        failed("a", reason=f"401 for key {SECRET}"),
+        requested("b", tool="web_fetch", url="https://bob:hunter2hunter2@example.com/x"),
+        rejected("b", reason="ticket ACME-123456 is private"),
+    ]

@@ -30,7 +30,7 @@ from correx_tools import (
 )
 from correx_tools.shell.report.page import report_data
 
-from .strategies import completed, failed, rejected, requested, started, stored
+from .strategies import SECRET, completed, failed, planted_secrets, requested, started, stored
 
 playwright = pytest.importorskip("playwright.sync_api")
 
@@ -42,7 +42,6 @@ CHROMIUM_FLAGS = [
     "--disable-sync",
     "--no-first-run",
 ]
-SECRET = "sk-ant-api03-" + "Zq7_" * 10
 REAL = "real-claude-code-subagent"
 
 
@@ -230,11 +229,7 @@ def test_a_large_session_is_grouped_into_buckets_that_zoom_into_bars(
 def test_planted_secrets_never_reach_the_file(tmp_path: Path, open_report: Any) -> None:
     events = stored(
         [
-            requested("a", tool="shell", command=f"curl -H 'Authorization: Bearer {SECRET}'"),
-            started("a"),
-            failed("a", reason=f"401 for key {SECRET}"),
-            requested("b", tool="web_fetch", url="https://bob:hunter2hunter2@example.com/x"),
-            rejected("b", reason="ticket ACME-123456 is private"),
+            *planted_secrets(),
             requested("<img src=x onerror=alert(1)>", tool="shell", api_key="plain words"),
         ]
     )

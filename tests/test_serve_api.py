@@ -25,7 +25,7 @@ import pytest
 from correx_tools import SessionId, SQLiteEventStore
 from correx_tools.shell.cli.main import main
 
-from .serving import ROOT, Served, wait_for
+from .serving import ROOT, Served, demo_store, wait_for
 from .strategies import requested, started, stored
 
 REAL = "real-claude-code-subagent"
@@ -36,12 +36,7 @@ PAGING = ("total", "offset", "limit", "quarantined_total")
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     directory = tmp_path_factory.mktemp("serve-demo")
-    subprocess.run(
-        [sys.executable, "-m", "correx_tools", "demo", "--db", "demo.sqlite", "--sessions", "2",
-         "--invocations", "150"],
-        cwd=directory, check=True, capture_output=True, timeout=300,
-    )  # fmt: skip
-    return directory / "demo.sqlite"
+    return demo_store(directory, 2, 150)
 
 
 @pytest.fixture(scope="module")

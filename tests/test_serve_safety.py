@@ -17,9 +17,8 @@ import pytest
 from correx_tools import SQLiteEventStore
 
 from .serving import Served
-from .strategies import completed, failed, rejected, requested, started, stored
+from .strategies import SECRET, completed, planted_secrets, requested, started, stored
 
-SECRET = "sk-ant-api03-" + "Zq7_" * 10
 SESSION = "run-1"
 
 
@@ -28,11 +27,7 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("serve-safety") / "secrets.sqlite"
     events = stored(
         [
-            requested("a", tool="shell", command=f"curl -H 'Authorization: Bearer {SECRET}'"),
-            started("a"),
-            failed("a", reason=f"401 for key {SECRET}"),
-            requested("b", tool="web_fetch", url="https://bob:hunter2hunter2@example.com/x"),
-            rejected("b", reason="ticket ACME-123456 is private"),
+            *planted_secrets(),
             requested(f"c-{SECRET}", tool="shell", api_key="plain words"),
             started(f"c-{SECRET}"),
             completed(f"c-{SECRET}", output={"printed": f"OPENAI_API_KEY={SECRET}"}),

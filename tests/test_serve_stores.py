@@ -21,7 +21,7 @@ import pytest
 
 from correx_tools import JsonlEventLog, PostgresEventStore, SessionId, SQLiteEventStore
 
-from .serving import ROOT, Served
+from .serving import ROOT, Served, demo_store
 
 SESSION = "demo-run01-session-1"
 
@@ -29,12 +29,7 @@ SESSION = "demo-run01-session-1"
 @pytest.fixture(scope="module")
 def sqlite_source(tmp_path_factory: pytest.TempPathFactory) -> Path:
     directory = tmp_path_factory.mktemp("serve-stores")
-    subprocess.run(
-        [sys.executable, "-m", "correx_tools", "demo", "--db", "demo.sqlite", "--sessions", "1",
-         "--invocations", "120"],
-        cwd=directory, check=True, capture_output=True, timeout=300,
-    )  # fmt: skip
-    return directory / "demo.sqlite"
+    return demo_store(directory, 1, 120)
 
 
 @pytest.fixture(scope="module")

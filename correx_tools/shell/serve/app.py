@@ -168,6 +168,7 @@ async def _heads(
     last: int | None = None
     quiet = 0.0
     while not stopping.is_set():
+        current: int | None
         try:
             current = await run_in_threadpool(debugger.last_sequence, session)
         except StoreReadError as error:
