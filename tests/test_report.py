@@ -9,9 +9,7 @@ the same session.
 from __future__ import annotations
 
 import json
-import os
 import re
-import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -30,18 +28,11 @@ from correx_tools import (
 )
 from correx_tools.shell.report.page import report_data
 
+from .browsing import Opened, module_browser
 from .strategies import SECRET, completed, failed, planted_secrets, requested, started, stored
 
 playwright = pytest.importorskip("playwright.sync_api")
 
-CHROMIUM_FLAGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 REAL = "real-claude-code-subagent"
 
 
@@ -60,25 +51,7 @@ def run(*args: str, cwd: Path, ok: bool = True) -> subprocess.CompletedProcess[s
     return result
 
 
-def chromium_path() -> str:
-    """The distribution's Chromium (``CORREX_TEST_CHROMIUM`` to use another)."""
-    found = os.environ.get("CORREX_TEST_CHROMIUM") or next(
-        filter(None, map(shutil.which, ("chromium", "chromium-browser", "google-chrome"))), None
-    )
-    if found is None:
-        reason = "no Chromium: install the distribution's chromium package"
-        if os.environ.get("CI"):
-            pytest.fail(reason)
-        pytest.skip(reason)
-    return found
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with playwright.sync_playwright() as driver:
-        launched = driver.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_FLAGS)
-        yield launched
-        launched.close()
+browser = module_browser()
 
 
 @pytest.fixture(scope="module")
@@ -87,28 +60,6 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     directory = tmp_path_factory.mktemp("demo")
     run("demo", "--db", "demo.sqlite", "--sessions", "2", "--invocations", "300", cwd=directory)
     return directory / "demo.sqlite"
-
-
-class Opened:
-    """A report open in a page, with every script error and network request it made."""
-
-    def __init__(self, page: Any) -> None:
-        self.page, self.errors, self.requests = page, [], []
-        page.on("pageerror", lambda error: self.errors.append(str(error)))
-        page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
-        page.on("request", lambda r: self.requests.append(r.url))
-
-    def counts(self, prefix: str = "count-") -> dict[str, int]:
-        chips = self.page.query_selector_all(f".chip[id^='{prefix}']")
-        return {
-            chip.get_attribute("id").removeprefix(prefix): int(
-                chip.query_selector("b").inner_text().replace(",", "")
-            )
-            for chip in chips
-        }
-
-    def scrub(self, sequence: int) -> None:
-        self.page.fill("#scrubber", str(sequence))  # a range input: sets it and fires input
 
 
 @pytest.fixture

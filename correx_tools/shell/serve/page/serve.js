@@ -23,7 +23,7 @@
   // until the address changes; any other lasts until the next answer.
   var sticky = null;
   function showError(error) { $("error").textContent = error ? CX.txt(error.message || error) : sticky ? CX.txt(sticky) : ""; }
-  function link(text, ref, open) { var a = el("a", text, "ref"); a.href = "#"; a.setAttribute("data-ref", ref); a.onclick = function (ev) { ev.preventDefault(); open(ref); }; return a; }
+  function link(text, ref, open) { var a = el("a", text, "ref"); a.href = "#"; a.title = CX.txt(text); a.setAttribute("data-ref", ref); a.onclick = function (ev) { ev.preventDefault(); open(ref); }; return a; }
   function seconds(s) { return s == null ? "–" : dur(Math.round(s * 1e6)); }
 
   // -- the sessions -----------------------------------------------------------------------------
@@ -110,7 +110,8 @@
     loadTimeline();
   }
   function wire() {
-    $("scrubber").oninput = function () { scrubTo(+this.value, "replace"); };
+    // Dragging moves the state; letting go (or a key) writes the position into the history.
+    $("scrubber").oninput = function () { scrubTo(+this.value, null); };
     $("scrubber").onchange = function () { scrubTo(+this.value, "push"); };
     $("seq").onchange = function () { scrubTo(+this.value, "push"); };
     $("step-back").onclick = function () { scrubTo((S.shown == null ? S.last : S.shown) - 1, "push"); };
@@ -247,7 +248,7 @@
     }).catch(showError);
   }
   function runSearch() {
-    S.search = { q: $("search-text").value, tool: $("search-tool").value, status: $("search-status").value, id: $("search-id").value, at: S.shown == null ? S.last : S.shown, after: -1, found: 0, scanned: 0 };
+    S.search = { q: $("search-text").value, tool: $("search-tool").value, status: $("search-status").value, id: $("search-id").value, at: S.last, after: -1, found: 0, scanned: 0 };
     $("search-results").replaceChildren(CX.head(["invocation", "tool", "status", "requested at seq", "found in"])); moreSearch();
   }
   function moreSearch() {

@@ -1,0 +1,338 @@
+"""The debugger's page in Chromium: deep links, scrubbing, an invocation, diff, search, live.
+
+A real ``correx-tools serve`` runs on loopback over the demo's SQLite store;
+the page is driven in the distribution's Chromium through Playwright and what
+it shows is held to what the library answers for the same question. Each page
+must raise no script error and ask nothing of any other origin.
+
+Set ``CORREX_TEST_SCREENSHOTS`` to a folder (``docs/images``) to keep the
+screenshots the documentation shows.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+import urllib.parse
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from correx_tools import (
+    DefaultToolRepository,
+    EventReplayer,
+    SessionId,
+    SQLiteEventStore,
+    ToolInvocationStatus,
+)
+
+from .browsing import Opened, module_browser
+from .serving import ROOT, Served, demo_store
+from .strategies import completed, failed, requested, started, stored
+
+playwright = pytest.importorskip("playwright.sync_api")
+
+SESSION = "demo-run01-session-2"
+browser = module_browser()
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return demo_store(tmp_path_factory.mktemp("serve-page"), 2, 150)
+
+
+@pytest.fixture(scope="module")
+def served(demo: Path) -> Iterator[Served]:
+    server = Served(demo.name, "--lenient", cwd=demo.parent)
+    yield server
+    assert server.stop()[0] == 0
+
+
+@pytest.fixture(scope="module")
+def asked(demo: Path) -> DefaultToolRepository:
+    return DefaultToolRepository(
+        EventReplayer(SQLiteEventStore(demo, read_only=True)), strict=False
+    )
+
+
+@pytest.fixture
+def open_page(browser: Any) -> Iterator[Callable[..., Opened]]:
+    pages: list[tuple[Opened, str]] = []
+
+    def opener(server: Served, path: str = "/") -> Opened:
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        opened = Opened(page)
+        separator = "&" if "?" in path else "?"
+        page.goto(f"{server.base}{path}{separator}token={server.token}")
+        page.wait_for_selector("body[data-ready]", timeout=30_000)
+        pages.append((opened, server.base))
+        return opened
+
+    yield opener
+    for opened, base in pages:
+        assert opened.errors == []
+        assert all(url.startswith((base, "data:")) for url in opened.requests), opened.requests
+        opened.page.close()
+
+
+def shot(opened: Opened, name: str) -> None:
+    """Keep a screenshot for the documentation when asked to."""
+    folder = os.environ.get("CORREX_TEST_SCREENSHOTS")
+    if folder:
+        opened.page.screenshot(path=str(Path(folder) / name), full_page=True)
+
+
+def at(opened: Opened) -> int:
+    return int(opened.page.inner_text("[data-testid=sequence]"))
+
+
+def scrubbed(opened: Opened, sequence: int) -> None:
+    opened.page.wait_for_function(
+        "k => document.querySelector('[data-testid=sequence]').textContent === String(k)",
+        arg=sequence,
+    )
+
+
+def expected_counts(asked: DefaultToolRepository, sequence: int) -> dict[str, int]:
+    summary = asked.summary(SessionId(SESSION), at=sequence).unwrap()
+    return {s.value: summary.counts[s] for s in ToolInvocationStatus} | {"refused": summary.refused}
+
+
+def test_a_deep_link_opens_at_the_exact_state(
+    served: Served, asked: DefaultToolRepository, open_page: Callable[..., Opened]
+) -> None:
+    invocation = f"{SESSION}/call-00077"
+    quoted = urllib.parse.quote(invocation, safe="")
+    opened = open_page(served, f"/sessions/{SESSION}?at=300&invocation={quoted}")
+    page = opened.page
+    scrubbed(opened, 300)
+    assert opened.counts() == expected_counts(asked, 300)
+    last = asked.last_sequence(SessionId(SESSION))
+    assert page.inner_text("[data-testid=last-sequence]") == str(last)
+    page.wait_for_selector("[data-testid=history] #versions tr.version")
+    history = asked.history(SessionId(SESSION), invocation).unwrap()
+    versions = page.query_selector_all("#versions tr.version td:first-child")
+    assert [int(v.inner_text()) for v in versions] == [s for s, _ in history]
+    assert page.get_attribute("[data-testid=history]", "data-invocation") == invocation
+    assert "invocation=" in page.url and "at=300" in page.url and "token" not in page.url
+    # The refused event about it is part of its story.
+    assert "illegal transition" in page.inner_text("[data-testid=history]")
+    flying = asked.summary(SessionId(SESSION), at=300).unwrap().in_flight
+    assert int(page.get_attribute("#in-flight", "data-count")) == len(flying)
+    page.wait_for_selector("#timeline rect.bar")
+    shot(opened, "serve-session.png")
+    listed = open_page(served)
+    listed.page.wait_for_selector("#sessions[data-total='3']")
+    assert listed.page.inner_text("#source") == "demo.sqlite"
+    shot(listed, "serve-sessions.png")
+
+
+def test_scrubbing_shows_the_library_state_and_back_goes_back(
+    served: Served, asked: DefaultToolRepository, open_page: Callable[..., Opened]
+) -> None:
+    opened = open_page(served, f"/sessions/{SESSION}?at=10")
+    page = opened.page
+    scrubbed(opened, 10)
+    previous = 10
+    for sequence in (0, 1, 57, 233, 234, 400):
+        page.fill("#seq", str(sequence))
+        page.press("#seq", "Enter")
+        scrubbed(opened, sequence)
+        assert opened.counts() == expected_counts(asked, sequence)
+        a, b = sorted((previous, sequence))
+        changed = asked.diff(SessionId(SESSION), a, b).unwrap()
+        page.wait_for_function(
+            "n => document.querySelector('#diff').getAttribute('data-count') === String(n)",
+            arg=len(changed),
+        )
+        previous = sequence
+    page.focus("#scrubber")
+    page.keyboard.press("ArrowLeft")
+    scrubbed(opened, 399)
+    page.go_back()
+    scrubbed(opened, 400)
+    page.go_back()
+    scrubbed(opened, 234)
+    page.go_forward()
+    scrubbed(opened, 400)
+    assert at(opened) == 400 and "at=400" in page.url
+
+
+def test_a_bar_opens_its_invocations_history_and_a_version_moves_there(
+    served: Served, asked: DefaultToolRepository, open_page: Callable[..., Opened]
+) -> None:
+    opened = open_page(served, f"/sessions/{SESSION}")
+    page = opened.page
+    page.wait_for_selector("#timeline rect.bar")
+    assert page.get_attribute("#timeline", "data-mode") == "bars"
+    assert len(page.query_selector_all("#timeline rect.bar")) == 150
+    page.click("#timeline rect.bar.failed")
+    page.wait_for_selector("#versions tr.version")
+    shown = page.get_attribute("[data-testid=history]", "data-invocation")
+    record = asked.get(SessionId(SESSION)).unwrap().get(shown).unwrap()
+    assert record.status is ToolInvocationStatus.FAILED
+    assert record.reason is not None and record.reason in page.inner_text("[data-testid=history]")
+    assert urllib.parse.quote(shown, safe="") in page.url
+    first = page.query_selector("#versions tr.version a")
+    sequence = int(first.inner_text())
+    first.click()
+    scrubbed(opened, sequence)
+    shot(opened, "serve-invocation.png")
+
+
+def test_diff_search_and_the_next_failure(
+    served: Served, asked: DefaultToolRepository, open_page: Callable[..., Opened]
+) -> None:
+    opened = open_page(served, f"/sessions/{SESSION}?at=0")
+    page = opened.page
+    page.fill("#diff-a", "20")
+    page.fill("#diff-b", "380")
+    page.click("#diff-run")
+    changes = asked.diff(SessionId(SESSION), 20, 380).unwrap()
+    page.wait_for_selector(f"#diff-result[data-total='{len(changes)}']")
+    assert len(page.query_selector_all("#diff-result tr.change")) == min(100, len(changes))
+    assert "a=20" in page.url and "b=380" in page.url
+    page.fill("#search-text", "permission denied")
+    page.click("#search-run")
+    state = asked.get(SessionId(SESSION)).unwrap()
+    wanted = [r.invocation_id for r in state.records() if "permission denied" in (r.reason or "")]
+    page.wait_for_selector(f"#search-results[data-found='{len(wanted)}']")
+    rows = page.query_selector_all("#search-results tr.match td:first-child")
+    assert [row.inner_text() for row in rows] == wanted and wanted
+    page.click("#next-failure")
+    ends = sorted(
+        seq for _, r in [(0, r) for r in state.records()] if r.status.is_terminal
+        for seq, v in asked.history(SessionId(SESSION), r.invocation_id).unwrap()
+        if v.status in (ToolInvocationStatus.FAILED, ToolInvocationStatus.REJECTED)
+    )  # fmt: skip
+    scrubbed(opened, ends[0])
+    page.wait_for_selector("#versions tr.version")
+    page.click("#next-failure")
+    scrubbed(opened, ends[1])
+
+
+def test_follow_keeps_up_with_a_session_recorded_live(
+    demo: Path, tmp_path: Path, open_page: Callable[..., Opened]
+) -> None:
+    copy = tmp_path / "live.sqlite"
+    copy.write_bytes(demo.read_bytes())
+    server = Served(copy, "--lenient")
+    try:
+        opened = open_page(server, f"/sessions/{SESSION}?at=5")
+        page = opened.page
+        scrubbed(opened, 5)
+        last = int(page.inner_text("[data-testid=last-sequence]"))
+        page.check("#follow")
+        scrubbed(opened, last)
+        recorder = subprocess.Popen(
+            [sys.executable, str(ROOT / "tests" / "serve_recorder.py"), str(copy), SESSION, "2"],
+            stdout=subprocess.PIPE, text=True, env={"PYTHONPATH": str(ROOT)},
+        )  # fmt: skip
+        out, _ = recorder.communicate(timeout=60)
+        written = time.monotonic()
+        final = int(out.split()[-1])
+        page.wait_for_function(
+            "k => document.querySelector('[data-testid=last-sequence]').textContent === String(k)",
+            arg=final, timeout=2_000,
+        )  # fmt: skip
+        scrubbed(opened, final)
+        assert time.monotonic() - written < 2.5
+        assert page.is_visible("#live")
+    finally:
+        assert server.stop()[0] == 0
+
+
+HOSTILE = [
+    "</script><script>alert(1)</script>",
+    "<img src=x onerror=alert(2)>",
+    "javascript:alert(3)",
+    "evil\u202etxt.exe",
+]
+
+
+def test_hostile_names_ids_and_outputs_render_as_text(
+    tmp_path: Path, open_page: Callable[..., Opened]
+) -> None:
+    events = []
+    for number, text in enumerate(HOSTILE):
+        call = f"{text}#{number}"
+        events += [requested(call, tool=text, note=text), started(call)]
+        events.append(completed(call, output=text) if number % 2 else failed(call, reason=text))
+    path = tmp_path / "hostile.sqlite"
+    with SQLiteEventStore(path) as store:
+        store.import_events(stored(events, session=HOSTILE[1])).unwrap()
+    server = Served(path, "--no-redact")
+    try:
+        opened = open_page(server, f"/sessions/{urllib.parse.quote(HOSTILE[1], safe='')}")
+        page = opened.page
+        dialogs: list[str] = []
+        page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+        page.wait_for_selector("#timeline rect.bar")
+        for index in range(len(HOSTILE)):
+            page.locator("#timeline rect.bar").nth(index).dispatch_event("click")
+            page.wait_for_selector("#versions tr.version")
+        text = page.inner_text("body")
+        for hostile in HOSTILE[:3]:
+            assert hostile in text
+        assert "evil[U+202E]txt.exe" in text and "\u202e" not in text
+        assert page.query_selector("img") is None and dialogs == []
+        hrefs = [a.get_attribute("href") for a in page.query_selector_all("a")]
+        assert not any(h and h.lower().startswith("javascript") for h in hrefs)
+        assert page.evaluate("document.scripts.length") == 2  # its own two, nothing added
+    finally:
+        assert server.stop()[0] == 0
+
+
+def test_the_sessions_list_filters_sorts_and_pages(
+    tmp_path: Path, open_page: Callable[..., Opened]
+) -> None:
+    path = tmp_path / "many.sqlite"
+    events = []
+    for number in range(120):
+        calls = [f"s{number}-c{k}" for k in range(number % 4 + 1)]
+        events += stored(
+            [e for c in calls for e in (requested(c), started(c), completed(c))],
+            session=f"agent-{number:03d}",
+        )
+    with SQLiteEventStore(path) as store:
+        store.import_events(events).unwrap()
+    server = Served(path)
+    try:
+        opened = open_page(server)
+        page = opened.page
+        page.wait_for_selector("#sessions[data-total='120']")
+        names = [a.inner_text() for a in page.query_selector_all("#sessions a")]
+        assert names == [f"agent-{n:03d}" for n in range(50)]
+        page.click("#sessions-next")
+        page.wait_for_function(
+            "() => document.querySelector('#sessions a').textContent === 'agent-050'"
+        )
+        page.fill("#filter", "agent-11")
+        page.wait_for_selector("#sessions[data-total='10']")
+        page.fill("#filter", "")
+        page.click("#sessions th:nth-child(2)")  # by events: fewest first, then most
+        page.click("#sessions th:nth-child(2)")
+        most = "document.querySelector('#sessions tr:nth-child(2) td:nth-child(2)').textContent"
+        page.wait_for_function(f"() => {most} === '12'")
+        page.click("#sessions a")
+        page.wait_for_selector("[data-testid=last-sequence]:text('12')")
+    finally:
+        assert server.stop()[0] == 0
+
+
+def test_a_bad_address_says_what_is_wrong(served: Served, open_page: Callable[..., Opened]) -> None:
+    for path, words in (
+        ("/sessions/nope", "no session 'nope'"),
+        (f"/sessions/{SESSION}?at=99999", "at=99999 is outside session"),
+        (f"/sessions/{SESSION}?at=abc", "at='abc' is not a whole number"),
+        (f"/sessions/{SESSION}?invocation=ghost", "'ghost' was never requested"),
+    ):
+        opened = open_page(served, path)
+        opened.page.wait_for_selector(f'#error:has-text("{words}")')
+        # The browser logs the 404 it was answered with, and nothing else.
+        assert all("status of 404" in error for error in opened.errors), opened.errors
+        opened.errors.clear()
