@@ -25,6 +25,7 @@ from .folds import (
     time_travel_rows,
     validation_row,
 )
+from .serve import serve_rows
 from .sessions import session, thirds
 from .stored import (
     jsonl_session,
@@ -38,7 +39,9 @@ from .table import Row, machine, render, timed
 from .transcripts import transcript_rows
 
 
-def stored_rows(events: Sequence[object], repeat: int, directory: Path) -> list[Row]:
+def stored_rows(
+    events: Sequence[object], repeat: int, directory: Path, questions: int = 200
+) -> list[Row]:
     """Append, replay, cold get and the command's questions, for each store that can run."""
     rows: list[Row] = []
     sqlite, append = sqlite_session(events, directory)  # type: ignore[arg-type]
@@ -58,6 +61,7 @@ def stored_rows(events: Sequence[object], repeat: int, directory: Path) -> list[
                 rows += command_rows(stored, raw, repeat)
             if stored.kind == "SQLite":
                 rows.append(report_row(stored, raw, repeat))
+                rows += serve_rows(stored, questions)
     return rows
 
 
@@ -100,7 +104,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     rows.append(gc_row(large))
     with tempfile.TemporaryDirectory() as directory:
         rows += small_report_rows(small, repeat, Path(directory))
-        rows += stored_rows(large, repeat, Path(directory))
+        rows += stored_rows(large, repeat, Path(directory), 20 if args.quick else 200)
         rows += parallel_rows(large_n, Path(directory))
         rows += transcript_rows(300 if args.quick else 100_000, Path(directory))
     print(render(rows))

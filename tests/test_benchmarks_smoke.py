@@ -49,6 +49,11 @@ def test_the_benchmarks_run_and_print_every_row(postgres_dsn: str) -> None:
         rows.append(f"{store} cold DefaultToolRepository.get")
         for question in ("sessions", "replay --at", "history", "diff"):
             rows.append(f"{store}: correx-tools {question}")
+    rows += [
+        f"SQLite: serve API, {kind}" for kind in ("state", "history", "diff", "stats", "scrub")
+    ]
+    rows += ["SQLite: correx-tools serve, ready", "SQLite: serve, resident memory"]
+    rows.append("SQLite: serve, first paint of a session page")
     rows.append("JSONL full replay to the final state")
     rows.append("import-transcript (Claude Code), into memory")
     rows.append("import-transcript (Claude Code), into SQLite")

@@ -33,7 +33,7 @@ from correx_tools.shell.serve.answers import changed
 from correx_tools.shell.serve.columns import SessionColumns
 from correx_tools.shell.serve.order_stats import PrefixOrder, sort_order
 from correx_tools.shell.serve.shelf import ColumnShelf
-from correx_tools.shell.serve.stabbing import MaxTree
+from correx_tools.shell.serve.stabbing import BlockMax
 from correx_tools.shell.serve.stats_at import counts_at, in_flight_at, open_at, tool_stats_at
 from correx_tools.shell.serve.timeline import bars, bounds, buckets, visible_count
 
@@ -206,14 +206,14 @@ def test_the_kth_smallest_of_a_prefix_is_a_sort(values: list[int], data: st.Data
         assert order.smallest(m, k) == sorted(values[:m])[k - 1]
 
 
-@given(values=st.lists(st.integers(0, 30), max_size=100), m=st.integers(0, 110),
+@given(values=st.lists(st.integers(0, 30), max_size=300), m=st.integers(0, 310),
        threshold=st.integers(-1, 31))  # fmt: skip
 def test_the_positions_past_a_threshold_are_a_filter(
     values: list[int], m: int, threshold: int
 ) -> None:
     expected = [p for p, v in enumerate(values[:m]) if v > threshold]
-    assert MaxTree(values).above(m, threshold) == expected
-    assert MaxTree(values).above(m, threshold, limit=2) == expected[:2]
+    assert BlockMax(len(values), values.__getitem__).above(m, threshold) == expected
+    assert BlockMax(len(values), values.__getitem__).above(m, threshold, limit=2) == expected[:2]
 
 
 def test_a_thousand_random_points_of_a_larger_session() -> None:

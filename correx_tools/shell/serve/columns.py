@@ -45,6 +45,11 @@ def moment(value: int) -> datetime:
     return _EPOCH + value * _MICROSECOND
 
 
+def sequence_code(last: int) -> str:
+    """The array type that holds a session's sequences: four bytes while they fit."""
+    return "i" if last < 2**31 else "q"
+
+
 class Refusal(NamedTuple):
     """A refused event: its sequence, its invocation's id (if it names one), and why."""
 
@@ -60,8 +65,8 @@ class _Piece:
     __slots__ = ("_ids", "end", "end_t", "lengths", "req", "req_t", "start", "start_t", "status",
                  "texts", "tool")  # fmt: skip
 
-    def __init__(self) -> None:
-        self.req, self.start, self.end = array("q"), array("q"), array("q")
+    def __init__(self, code: str = "i") -> None:
+        self.req, self.start, self.end = array(code), array(code), array(code)
         self.req_t, self.start_t, self.end_t = array("q"), array("q"), array("q")
         self.status, self.tool, self.lengths = array("b"), array("i"), array("i")
         # The ids, joined a piece at a time: one string per piece, not one object per call.
@@ -217,9 +222,10 @@ class SessionColumns:
         """New columns exact at ``last``: these, with the entries changed after ``self.last``
         (each as it is now) and the refused events by ``last``."""
         tools = {name: number for number, name in enumerate(self.tools)}
-        piece = _Piece()
+        code = sequence_code(last)
+        piece = _Piece(code)
         piece.req, piece.start, piece.end = (
-            array("q", self.req), array("q", self.start), array("q", self.end),
+            array(code, self.req), array(code, self.start), array(code, self.end),
         )  # fmt: skip
         piece.req_t, piece.start_t = array("q", self.req_t), array("q", self.start_t)
         piece.end_t, piece.status = array("q", self.end_t), array("b", self.status)
@@ -234,7 +240,7 @@ class SessionColumns:
                 continue
             position = bisect_left(self.req, entry.requested_seq)
             touched.append(position)
-            one = _Piece()
+            one = _Piece(code)
             one.add(entry, last, tools)
             piece.start[position], piece.end[position] = one.start[0], one.end[0]
             piece.start_t[position], piece.end_t[position] = one.start_t[0], one.end_t[0]
@@ -256,7 +262,8 @@ def columns_of(
     order). Each piece is copied into place at once: the entries of a large session are never
     all held together, and the columns are allocated whole (no growing, no scattered holes)."""
     tools: dict[str, int] = {}
-    whole = _Piece()
+    code = sequence_code(last)
+    whole = _Piece(code)
     for name in _ARRAYS:
         column = getattr(whole, name)
         column.extend(array(column.typecode, bytes(column.itemsize * count)))
@@ -264,7 +271,7 @@ def columns_of(
     end = count
     texts: list[str] = []
     for entries in pieces_newest_first:
-        piece = _Piece()
+        piece = _Piece(code)
         for entry in entries:
             if entry.requested_seq <= last:
                 piece.add(entry, last, tools)

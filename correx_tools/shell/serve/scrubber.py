@@ -20,7 +20,7 @@ from .answers import changed
 from .columns import KIND_REFUSED, Refusal, SessionColumns, moment
 from .debugger import Debugger
 from .params import ApiError, choice, paging, sequence, whole
-from .stats_at import COMPLETED, FAILED, REJECTED, counts_at, open_at
+from .stats_at import COMPLETED, FAILED, REJECTED, counts_at, open_at, tool_stats_at
 from .timeline import BAR_LIMIT, BUCKETS, bar_fields, bars, bounds, buckets, visible_count, window
 
 STATUSES = ("requested", "started", "completed", "failed", "rejected")
@@ -119,6 +119,15 @@ def _endings(columns: SessionColumns) -> dict[int, list[int]]:
     return found
 
 
+def prepare(columns: SessionColumns) -> None:
+    """Build every structure the page's questions use, before they are asked."""
+    tool_stats_at(columns, columns.last)
+    counts_at(columns, columns.last)
+    open_at(columns, columns.last)
+    bounds(columns)
+    columns.derived("endings", _endings)
+
+
 def seek(debugger: Debugger, session: SessionId, query: Mapping[str, str]) -> dict[str, Any]:
     """The next (or previous) failure or rejection after (before) ``from``: its sequence and
     invocation, or ``null`` when there is none."""
@@ -177,7 +186,8 @@ def timeline(debugger: Debugger, session: SessionId, query: Mapping[str, str]) -
         answer["mode"] = "bars"
         answer["bars"] = [
             {
-                **_call(debugger, columns, p),
+                "ref": debugger.ref(invocation := columns.invocation_id(p)),
+                "invocation_id": debugger.shown(invocation),
                 "tool": columns.tool[p],
                 "status": STATUSES[columns.status[p] - 1],
                 **bar_fields(columns, p, origin),

@@ -19,6 +19,8 @@ import uvicorn
 
 from .app import build_app
 from .debugger import Debugger
+from .memory import give_back
+from .scrubber import prepare
 from .security import Guard, allowed_hosts
 
 
@@ -100,9 +102,34 @@ def serve(
         timeout_graceful_shutdown=2,
     )
     debugger.start()
+
+    def started() -> None:
+        ready()
+        threading.Thread(target=_warm, args=(debugger, stopping), daemon=True).start()
+
     try:
-        _Server(config, ready, stopping).run(sockets=[sock])
+        _Server(config, started, stopping).run(sockets=[sock])
     finally:
         stopping.set()
         debugger.close()
         sock.close()
+
+
+WARMED = 8
+"""A store with at most this many sessions has them all read as soon as the server starts."""
+
+
+def _warm(debugger: Debugger, stopping: threading.Event) -> None:
+    """Read the sessions' columns, and what is built from them, before anyone asks (a store
+    of a few sessions: the usual one); a larger store reads each on first use."""
+    sessions = debugger.catalog.ids()
+    if len(sessions) > WARMED:
+        return
+    for session in sessions:
+        if stopping.is_set():
+            return
+        try:
+            prepare(debugger.columns(session))
+        except Exception:  # the first question about it says what is wrong
+            continue
+        give_back()

@@ -24,6 +24,7 @@ from ...core.replay.stored_index import InvocationEntry
 from ...core.tools.ids import SessionId
 from ..replay.repository import DefaultToolRepository
 from .columns import Refusal, SessionColumns, columns_of
+from .memory import give_back
 
 PIECE = 5_000
 """Entries read at a time."""
@@ -70,6 +71,7 @@ class ColumnShelf:
                 return kept
             fresh = self._read(session_id, last, kept)
             self._keep(session_id, fresh)
+            give_back()  # reading made and dropped an object per entry
             return fresh
 
     def _read(

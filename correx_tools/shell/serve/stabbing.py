@@ -3,56 +3,44 @@
 A call is open right after sequence ``k`` when it was requested by ``k`` and
 ends after it; a bar is in view from time ``t`` when it was requested by the
 view's end and ends at ``t`` or after. Both are "the first ``m`` items whose
-end is past a threshold". A tree of maxima over the ends finds them in
-``O(found · log n)`` steps, without looking at the calls that ended before.
+end is past a threshold". The maximum end of every block of 64 items is kept
+(a sixty-fourth of the items' own size): a question skips each block whose
+maximum is not past the threshold and looks into the others, so it costs
+``n / 64`` comparisons plus 64 per block that holds an answer.
 """
 
 from __future__ import annotations
 
 from array import array
-from collections.abc import Sequence
+from collections.abc import Callable
 from typing import final
+
+BLOCK = 64
 
 
 @final
-class MaxTree:
-    """The maxima of ``values`` over every power-of-two range of positions."""
+class BlockMax:
+    """The maxima of ``value(p)`` over blocks of `BLOCK` positions, for ``p`` in ``0..n-1``."""
 
-    __slots__ = ("_n", "_size", "_tree")
+    __slots__ = ("_maxima", "_n", "_value")
 
-    def __init__(self, values: Sequence[int]) -> None:
-        n = len(values)
-        size = 1
-        while size < n:
-            size *= 2
-        tree = array("q", [-(1 << 62)]) * (2 * size)
-        tree[size : size + n] = array("q", values)
-        for node in range(size - 1, 0, -1):
-            left, right = tree[2 * node], tree[2 * node + 1]
-            tree[node] = left if left > right else right
-        self._n, self._size, self._tree = n, size, tree
+    def __init__(self, n: int, value: Callable[[int], int]) -> None:
+        maxima = array("q")
+        for start in range(0, n, BLOCK):
+            maxima.append(max(map(value, range(start, min(n, start + BLOCK)))))
+        self._n, self._value, self._maxima = n, value, maxima
 
     def above(self, m: int, threshold: int, limit: int | None = None) -> list[int]:
         """The positions ``p < m`` whose value is over ``threshold``, in order (at most
         ``limit`` of them)."""
-        tree, size = self._tree, self._size
         m = min(m, self._n)
-        found: list[int] = []
-        if m <= 0:
-            return found
-        # Depth first, left to right: a node is entered only when its maximum is over the
-        # threshold and its range starts before m.
-        stack = [(1, 0, size)]
-        while stack:
-            node, start, width = stack.pop()
-            if start >= m or tree[node] <= threshold:
+        value, found = self._value, []
+        for block, top in enumerate(self._maxima[: -(-m // BLOCK)] if m > 0 else ()):
+            if top <= threshold:
                 continue
-            if width == 1:
-                found.append(start)
-                if limit is not None and len(found) >= limit:
-                    return found
-                continue
-            half = width // 2
-            stack.append((2 * node + 1, start + half, half))
-            stack.append((2 * node, start, half))
+            for p in range(block * BLOCK, min(m, (block + 1) * BLOCK)):
+                if value(p) > threshold:
+                    found.append(p)
+                    if limit is not None and len(found) >= limit:
+                        return found
         return found

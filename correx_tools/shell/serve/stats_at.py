@@ -22,7 +22,7 @@ from ...core.replay.analytics import Percentiles, ToolStats
 from ...core.replay.stored_index import STATUS_OF_CODE
 from .columns import KIND_STARTED, SessionColumns
 from .order_stats import PrefixOrder
-from .stabbing import MaxTree
+from .stabbing import BlockMax
 
 _MICROSECOND = timedelta(microseconds=1)
 _NEVER = 1 << 62
@@ -50,10 +50,11 @@ class _Tool(NamedTuple):
 
 def _tools(columns: SessionColumns) -> list[_Tool]:
     count = len(columns.tools)
-    requested = [array("q") for _ in range(count)]
-    ended = [{code: array("q") for code in _ENDINGS} for _ in range(count)]
-    queued = [_Known(array("q"), array("q")) for _ in range(count)]
-    ran = [_Known(array("q"), array("q")) for _ in range(count)]
+    seq = columns.req.typecode  # sequences take four bytes while they fit
+    requested = [array(seq) for _ in range(count)]
+    ended = [{code: array(seq) for code in _ENDINGS} for _ in range(count)]
+    queued = [_Known(array(seq), array("q")) for _ in range(count)]
+    ran = [_Known(array(seq), array("q")) for _ in range(count)]
     req, tool = columns.req, columns.tool
     for p in range(len(columns)):
         requested[tool[p]].append(req[p])
@@ -138,8 +139,9 @@ def counts_at(columns: SessionColumns, sequence: int) -> list[int]:
     return [open_requested, open_started, *ended.values(), refused]
 
 
-def _open_tree(columns: SessionColumns) -> MaxTree:
-    return MaxTree([end or _NEVER for end in columns.end])
+def _open_tree(columns: SessionColumns) -> BlockMax:
+    end = columns.end
+    return BlockMax(len(columns), lambda p: end[p] or _NEVER)
 
 
 def open_at(columns: SessionColumns, sequence: int, limit: int | None = None) -> list[int]:

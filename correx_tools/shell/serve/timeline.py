@@ -14,13 +14,14 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_left, bisect_right
+from operator import le
 from typing import Any, NamedTuple
 
 from .columns import SessionColumns
 from .order_stats import sort_order
-from .stabbing import MaxTree
+from .stabbing import BlockMax
 
-BAR_LIMIT = 1_500
+BAR_LIMIT = 1_000
 """At most this many calls in view are drawn one by one; past it, in buckets."""
 BUCKETS = 240
 """Buckets across the window, by default."""
@@ -33,9 +34,11 @@ class _TimeIndex(NamedTuple):
 
     origin: int
     end: int
-    by_time: array[int]
+    by_time: array[int] | None
+    """The positions in order of request time (``None``: they are in that order already,
+    as a session recorded by one clock is)."""
     times: array[int]
-    reach: MaxTree
+    reach: BlockMax
     ended: array[int]
     per_tool: list[dict[int, array[int]]]
     """Per tool: its request times in order, all (key 0) and by outcome (3, 4, 5)."""
@@ -43,21 +46,23 @@ class _TimeIndex(NamedTuple):
 
 def _time_index(columns: SessionColumns) -> _TimeIndex:
     req_t, end_t, status, tool = columns.req_t, columns.end_t, columns.status, columns.tool
-    by_time = sort_order(req_t)
-    times = array("q", map(req_t.__getitem__, by_time))
+    in_order = all(map(le, req_t[:-1], req_t[1:]))
+    by_time = None if in_order else sort_order(req_t)
+    times = req_t if by_time is None else array("q", map(req_t.__getitem__, by_time))
     per_tool: list[dict[int, array[int]]] = [
         {0: array("q"), 3: array("q"), 4: array("q"), 5: array("q")} for _ in columns.tools
     ]
-    reach = array("q", bytes(8 * len(by_time)))
-    for rank, p in enumerate(by_time):
+    for p in range(len(req_t)) if by_time is None else by_time:
         lanes = per_tool[tool[p]]
         lanes[0].append(req_t[p])
-        code = status[p]
-        if code in _TERMINAL:
-            lanes[code].append(req_t[p])
-            reach[rank] = end_t[p]
-        else:
-            reach[rank] = _OPEN
+        if status[p] in _TERMINAL:
+            lanes[status[p]].append(req_t[p])
+
+    def reach(rank: int) -> int:
+        # How far a bar reaches: its end, or the session's end for a call in flight.
+        p = rank if by_time is None else by_time[rank]
+        return end_t[p] if status[p] in _TERMINAL else _OPEN
+
     ended = array("q", sorted(end_t[p] for p in range(len(columns)) if status[p] in _TERMINAL))
     origin = min(req_t) if len(req_t) else 0
     end = max(
@@ -65,7 +70,7 @@ def _time_index(columns: SessionColumns) -> _TimeIndex:
         max(columns.start_t, default=origin),
         max(end_t, default=origin),
     )
-    return _TimeIndex(origin, end, by_time, times, MaxTree(reach), ended, per_tool)
+    return _TimeIndex(origin, end, by_time, times, BlockMax(len(req_t), reach), ended, per_tool)
 
 
 def bounds(columns: SessionColumns) -> tuple[int, int]:
@@ -85,7 +90,7 @@ def bars(columns: SessionColumns, start: int, end: int) -> list[int]:
     """The positions of the calls in view, in order of request time."""
     index = columns.derived("time", _time_index)
     ranks = index.reach.above(bisect_right(index.times, end), start - 1)
-    return [index.by_time[rank] for rank in ranks]
+    return ranks if index.by_time is None else [index.by_time[rank] for rank in ranks]
 
 
 def buckets(columns: SessionColumns, start: int, end: int, count: int) -> list[list[int]]:
