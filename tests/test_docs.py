@@ -54,6 +54,7 @@ NOT_RUN = (
     "python tests/mutants.py",  # run by tests/test_mutants.py
     "HYPOTHESIS_PROFILE=",  # the nightly run: the test suite again, bigger
     "mkdocs",  # the site build: tests/test_docs.py::test_the_site_builds_strictly
+    "correx-tools serve",  # runs until stopped: tests/test_serve_command.py runs it
 )
 _FENCE = re.compile(r"^```(\w*)\n(.*?)^```$", re.S | re.M)
 

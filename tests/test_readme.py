@@ -17,12 +17,14 @@ def test_ci_runs_the_readme_test_command() -> None:
     assert "\n.venv/bin/python -m pytest 2>&1" in ci
 
 
-def test_the_readme_starts_with_the_demo_and_the_tests() -> None:
+def test_the_readme_starts_with_the_demo_the_debugger_and_the_tests() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     blocks = readme.split("```sh\n")
     setup = "python3 -m venv .venv && .venv/bin/pip install"
     assert blocks[1].startswith(f"{setup} -e . && .venv/bin/correx-tools demo\n")
-    assert blocks[2].startswith(f"{setup} -e '.[dev]' && .venv/bin/python -m pytest\n")
+    serve = ".venv/bin/pip install -e '.[serve]' && .venv/bin/correx-tools serve correx-demo.sqlite"
+    assert blocks[2].startswith(serve)
+    assert blocks[3].startswith(f"{setup} -e '.[dev]' && .venv/bin/python -m pytest\n")
 
 
 def test_the_quickstart_example_runs_and_shows_time_travel() -> None:

@@ -87,6 +87,9 @@ class Catalog:
             self._rows[session_id] = row
         return row
 
+    def _shown(self, session_id: str) -> str:
+        return session_id if self._redaction is None else self._redaction.text(session_id)
+
     def _times(self, session_id: SessionId, last: int) -> tuple[str | None, str | None]:
         if last == 0:
             return None, None
@@ -103,15 +106,16 @@ class Catalog:
         """The rows whose shown id holds ``text`` (any case), sorted, from ``offset``."""
         descending, key = sort.startswith("-"), sort.removeprefix("-")
         ids = self.ids()
-        if key == "session" and not text:
+        needle = text.casefold()
+        if key == "session":
             # By name: the ids are sorted already, and only the page's rows are read.
-            chosen = list(reversed(ids)) if descending else list(ids)
+            chosen = [s for s in ids if needle in self._shown(s).casefold()] if needle else ids
+            chosen = list(reversed(chosen)) if descending else list(chosen)
             return len(chosen), [self.row(s) for s in chosen[offset : offset + limit]]
         if not self._read_once.is_set():
             self.refresh()
         with self._lock:
             rows = [(s, self._rows[s]) for s in ids if s in self._rows]
-        needle = text.casefold()
         if needle:
             rows = [(s, r) for s, r in rows if needle in r["session_id"].casefold()]
         order = SORTS[key]
@@ -131,7 +135,7 @@ class Catalog:
                 continue  # a damaged session: its own page says what is wrong
         self._read_once.set()
 
-    def start(self, every: float = 2.0) -> None:
+    def start(self, every: float = 3.0) -> None:
         """Keep the rows up to date from a thread: a pass, then another every few seconds
         (longer when a pass is long, so a large store is not read without a pause)."""
 
@@ -142,7 +146,7 @@ class Catalog:
                 # reads what it shows itself, and says what is wrong.
                 with contextlib.suppress(Exception):
                     self.refresh()
-                self._stop.wait(max(every, 4 * (time.monotonic() - started)))
+                self._stop.wait(max(every, 10 * (time.monotonic() - started)))
 
         self._thread = threading.Thread(target=keep, name="correx-catalog", daemon=True)
         self._thread.start()
