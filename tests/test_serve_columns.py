@@ -50,7 +50,7 @@ def _event(kind: str, invocation: str, number: int) -> object:
 
 
 @st.composite
-def session_events(draw: st.DrawFn, max_size: int = 45) -> list[StoredEvent]:
+def session_events(draw: st.DrawFn, max_size: int = 35) -> list[StoredEvent]:
     """One session: mostly legal steps of a few invocations, some refused, clocks that step
     back now and then."""
     kinds = ["req", "req", "start", "start", "done", "fail", "reject", "opaque"]
@@ -105,7 +105,7 @@ def check_every_sequence(columns: SessionColumns, repository: DefaultToolReposit
             assert [columns.invocation_id(p) for p in changed(columns, a, k)] == expected_ids
 
 
-@settings(max_examples=60)
+@settings(max_examples=40)
 @given(events=session_events(), interval=st.integers(1, 4))
 def test_counts_stats_in_flight_and_changes_are_the_repositorys(
     events: list[StoredEvent], interval: int
@@ -115,7 +115,7 @@ def test_counts_stats_in_flight_and_changes_are_the_repositorys(
     check_every_sequence(columns, repository)
 
 
-@settings(max_examples=30)
+@settings(max_examples=25)
 @given(events=session_events())
 def test_a_store_without_an_index_gives_the_same_columns(events: list[StoredEvent]) -> None:
     from_index, _ = _columns(events, indexed=True)
@@ -155,7 +155,7 @@ def test_columns_caught_up_equal_columns_read_whole(events: list[StoredEvent], c
         assert _arrays(caught_up) == _arrays(whole)
 
 
-@settings(max_examples=60)
+@settings(max_examples=50)
 @given(events=session_events(), window=st.tuples(st.integers(-5, 60), st.integers(0, 80)),
        count=st.integers(1, 12))  # fmt: skip
 def test_the_timeline_is_a_plain_count_over_the_entries(
@@ -219,7 +219,7 @@ def test_the_positions_past_a_threshold_are_a_filter(
 def test_a_thousand_random_points_of_a_larger_session() -> None:
     rng = random.Random(7)
     events, clock, open_ids = [], 0, []
-    for sequence in range(1, 3_001):
+    for sequence in range(1, 2_001):
         clock += rng.randint(0, 3)
         if open_ids and rng.random() < 0.55:
             invocation = open_ids.pop(rng.randrange(len(open_ids)))
@@ -239,7 +239,7 @@ def test_a_thousand_random_points_of_a_larger_session() -> None:
             )
         )
     columns, repository = _columns(events, indexed=True, interval=100)
-    for k in rng.sample(range(len(events) + 1), 60):
+    for k in rng.sample(range(len(events) + 1), 40):
         state = repository.at(SESSION, k).unwrap()
         assert tool_stats_at(columns, k) == list(tool_stats(state))
         summary = repository.summary(SESSION, at=k).unwrap()
