@@ -26,14 +26,20 @@ ROOT = Path(__file__).resolve().parent.parent
 class Served:
     """One ``correx-tools serve`` process and what it printed."""
 
-    def __init__(self, source: str | Path, *options: str, cwd: Path | None = None) -> None:
+    def __init__(
+        self,
+        source: str | Path,
+        *options: str,
+        cwd: Path | None = None,
+        env: dict[str, str] | None = None,
+    ) -> None:
         self.process = subprocess.Popen(
             [sys.executable, "-m", "correx_tools", "serve", str(source), "--port", "0", *options],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
             cwd=cwd,
-            env={**os.environ, "PYTHONPATH": str(ROOT)},
+            env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})},
         )
         assert self.process.stdout is not None
         self.line = self.process.stdout.readline().strip()

@@ -20,7 +20,7 @@ import pytest
 
 from correx_tools import SQLiteEventStore
 
-from .serving import ROOT, Served
+from .serving import ROOT, Served, wait_for
 from .strategies import completed, requested, started, stored
 
 
@@ -67,6 +67,18 @@ def test_json_gives_the_address_as_a_document(store: Path) -> None:
     assert document["source"] == str(store) and "?token=" in document["url"]
     assert document["url"].startswith(f"http://127.0.0.1:{document['port']}/")
     assert served.stop()[0] == 0
+
+
+def test_open_hands_the_address_to_the_browser(store: Path, tmp_path: Path) -> None:
+    # The standard library's webbrowser runs $BROWSER with the address for %s.
+    opened = tmp_path / "opened.txt"
+    browser = f"{sys.executable} -c \"import sys; open(sys.argv[1], 'w').write(sys.argv[2])\""
+    served = Served(store, "--open", env={"BROWSER": f"{browser} {opened} %s"})
+    try:
+        wait_for(opened.exists)
+        assert wait_for(opened.read_text) == served.url
+    finally:
+        assert served.stop()[0] == 0
 
 
 def test_a_port_in_use_is_one_line(store: Path) -> None:

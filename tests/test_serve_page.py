@@ -184,6 +184,25 @@ def test_a_bar_opens_its_invocations_history_and_a_version_moves_there(
     shot(opened, "serve-invocation.png")
 
 
+def test_a_deep_link_holds_the_diff_and_the_zoom(
+    served: Served, asked: DefaultToolRepository, open_page: Callable[..., Opened]
+) -> None:
+    whole = served.answer(f"/api/v1/sessions/{SESSION}/timeline")
+    low, high = whole["end"] // 4, whole["end"] // 2
+    window = served.answer(f"/api/v1/sessions/{SESSION}/timeline", **{"from": low, "to": high})
+    opened = open_page(served, f"/sessions/{SESSION}?at=50&a=5&b=90&from={low}&to={high}")
+    page = opened.page
+    page.wait_for_selector(f"#timeline[data-visible='{window['visible']}']")
+    assert 0 < window["visible"] < whole["visible"]
+    changes = asked.diff(SessionId(SESSION), 5, 90).unwrap()
+    page.wait_for_selector(f"#diff-result[data-total='{len(changes)}']")
+    page.click("#reset-zoom")
+    page.wait_for_selector(f"#timeline[data-visible='{whole['visible']}']")
+    page.go_back()
+    page.wait_for_selector(f"#timeline[data-visible='{window['visible']}']")
+    scrubbed(opened, 50)
+
+
 def test_diff_search_and_the_next_failure(
     served: Served, asked: DefaultToolRepository, open_page: Callable[..., Opened]
 ) -> None:

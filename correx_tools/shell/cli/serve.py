@@ -43,6 +43,7 @@ def url_of(host: str, port: int, token: str | None) -> str:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
+    """Check everything, listen, print where, and serve until stopped."""
     if args.no_token and not is_loopback(args.host):
         raise CliError(
             f"--no-token with --host {args.host}: anyone who can reach that address could read "

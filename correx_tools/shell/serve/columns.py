@@ -82,6 +82,7 @@ class _Piece:
         return self
 
     def add(self, entry: InvocationEntry, last: int, tools: dict[str, int]) -> None:
+        """Add one call, as it stood right after ``last``; ``tools`` numbers the tool names."""
         started = entry.started_seq if entry.started_seq and entry.started_seq <= last else 0
         ended = entry.ended_seq if entry.ended_seq and entry.ended_seq <= last else 0
         self.req.append(entry.requested_seq)

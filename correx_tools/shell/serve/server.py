@@ -63,11 +63,13 @@ class _Server(uvicorn.Server):
         self._ready, self._stopping = ready, stopping
 
     async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        """uvicorn's start-up, then the ready callback once it accepts connections."""
         await super().startup(sockets)
         if self.started and not self.should_exit:
             self._ready()
 
     def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+        """Stop on the first signal (a second forces it), without raising it again after."""
         self._stopping.set()  # the event streams end, so the connections close
         if self.should_exit:
             self.force_exit = True
