@@ -115,11 +115,19 @@ class Debugger:
         """The invocation a ref names (a digest is looked up among the session's ids)."""
         if not is_digest(ref):
             return InvocationId(ref)
-        found = resolve(ref, (i for _, i in columns.ids()), self.redaction)
+        found = columns.derived("refs", self._digests).get(ref)
         if found is None:
             shown = self.shown(columns.session_id)
             raise ApiError(404, f"no invocation {ref!r} in session {shown!r}")
         return InvocationId(found)
+
+    def _digests(self, columns: SessionColumns) -> dict[str, str]:
+        """The ids the redaction masks, by their refs (looked through once per columns)."""
+        return {
+            ref: invocation
+            for _, invocation in columns.ids()
+            if (ref := self.ref(invocation)) != invocation
+        }
 
     def strictly(self, session: SessionId, answer: Result[object, ReplayError]) -> None:
         """Nothing for an answer; a 409 saying why a strict server cannot give it."""

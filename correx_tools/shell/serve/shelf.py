@@ -33,8 +33,9 @@ BUDGET_BYTES = 64_000_000
 
 
 def _size(columns: SessionColumns) -> int:
-    # Eight arrays of a word or less per call, its id, and two small arrays per event.
-    return 80 * len(columns) + 5 * columns.last
+    # The columns (eight arrays of a word or less per call, its id, two small arrays per
+    # event) and what is built from them for the page (about as much again per call).
+    return 140 * len(columns) + 6 * columns.last
 
 
 @final
