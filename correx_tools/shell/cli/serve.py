@@ -90,7 +90,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         if args.open:
             threading.Thread(target=webbrowser.open, args=(url,), daemon=True).start()
 
-    debugger = Debugger(store, args.source, lenient=args.lenient, redaction=redaction)
+    # The source as the server names it in its answers: a database password masked.
+    debugger = Debugger(store, source, lenient=args.lenient, redaction=redaction)
     serve(debugger, sock, host=args.host, token=token, ready=ready)
     return 0
 
