@@ -16,7 +16,7 @@ import pytest
 
 from correx_tools import SQLiteEventStore
 
-from .serving import Served
+from .serving import ROOT, Served
 from .strategies import SECRET, completed, planted_secrets, requested, started, stored
 
 SESSION = "run-1"
@@ -182,5 +182,19 @@ def test_a_stale_index_names_reindex_instead_of_folding(store: Path, tmp_path: P
         assert status == 409 and f"correx-tools reindex {copy}" in body["error"]
         assert server.get(f"/sessions/{SESSION}")[0] == 409
         assert server.answer("/api/v1/sessions")["total"] == 2  # the list still shows it
+    finally:
+        assert server.stop()[0] == 0
+
+
+def test_a_store_of_an_older_release_names_reindex_too(tmp_path: Path) -> None:
+    copy = tmp_path / "old.sqlite"
+    copy.write_bytes((ROOT / "tests" / "data" / "layout-v1.sqlite").read_bytes())
+    server = Served(copy, "--lenient")
+    try:
+        rows = server.answer("/api/v1/sessions")["sessions"]
+        assert [row["session_id"] for row in rows] == ["legacy-session-a", "legacy-session-b"]
+        status, body, _ = server.get("/api/v1/sessions/legacy-session-a/scrub")
+        assert status == 409 and "older release" in body["error"]
+        assert f"correx-tools reindex {copy}" in body["error"]
     finally:
         assert server.stop()[0] == 0
