@@ -15,6 +15,7 @@ import time
 from correx_tools import InvocationId, SessionId, SessionRecorder, Tier, ToolReceipt, ToolRequest
 from correx_tools.shell.stores.addresses import address_of
 from correx_tools.shell.stores.opening import open_address
+from correx_tools.shell.stores.port import ClosableStore
 
 
 def main(source: str, session: str, calls: int, pause: float) -> None:
@@ -31,9 +32,8 @@ def main(source: str, session: str, calls: int, pause: float) -> None:
             recorder.complete(call, ToolReceipt(output={"passed": number}, exit_code=0)).unwrap()
         print(f"recorded {recorder.last_sequence}", flush=True)
         time.sleep(pause)
-    close = getattr(store, "close", None)
-    if close is not None:
-        close()
+    if isinstance(store, ClosableStore):
+        store.close()
 
 
 if __name__ == "__main__":

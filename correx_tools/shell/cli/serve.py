@@ -21,7 +21,7 @@ from ...core.report.redaction import Redaction
 from ..stores.addresses import redact_dsn
 from .errors import CliError
 from .report import add_redact_argument
-from .sources import open_store
+from .sources import close_store, open_store
 
 DEFAULT_PORT = 8765
 
@@ -67,9 +67,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     try:
         sock = listen(args.host, args.port)
     except ListenError as error:
-        close = getattr(store, "close", None)
-        if close is not None:
-            close()
+        close_store(store)
         raise CliError(str(error)) from None
     if args.no_redact:
         print(

@@ -317,7 +317,7 @@ class ByFolding:
         return Success(SessionEntries(last, tuple(entries), tuple(refused)))
 
     def _all_entries(self) -> list[InvocationEntry]:
-        return entries_of(self._replayer.store.read(self._session))[0]
+        return entries_of(self._replayer.events(self._session))[0]
 
     def entries_before(self, through: int, count: int) -> list[InvocationEntry]:
         """From one pass over the events."""

@@ -23,7 +23,7 @@ from ...core.report.redaction import Redaction
 from ...core.tools.ids import SessionId
 from ..replay.documents import iso_time, session_row
 from ..replay.repository import DefaultToolRepository
-from ..stores.port import EventStore, StoreReadError
+from ..stores.port import EventStore, SequencedStore, StoreReadError
 from .refs import ref_of
 
 SORTS: dict[str, Callable[[dict[str, Any]], Any]] = {
@@ -125,12 +125,15 @@ class Catalog:
 
     def refresh(self) -> None:
         """Look at every session once: read the rows of those new or grown since."""
-        last_sequence = getattr(self._store, "last_sequence", None)
+        store = self._store
         for session_id in self._look():
             if self._stop.is_set():
                 return
             try:
-                self.row(session_id, None if last_sequence is None else last_sequence(session_id))
+                last = None
+                if isinstance(store, SequencedStore):
+                    last = store.last_sequence(session_id)
+                self.row(session_id, last)
             except StoreReadError:
                 continue  # a damaged session: its own page says what is wrong
         self._read_once.set()

@@ -20,7 +20,7 @@ from ...core.report.redaction import Redaction
 from ...core.tools.ids import InvocationId, SessionId
 from ..replay.replayer import EventReplayer
 from ..replay.repository import DefaultToolRepository
-from ..stores.port import EventStore
+from ..stores.port import ClosableStore, EventStore, IndexedStore, SequencedStore
 from .catalog import Catalog
 from .columns import SessionColumns
 from .params import ApiError
@@ -41,7 +41,7 @@ class Debugger:
         self.loose = DefaultToolRepository(replayer, strict=False)
         self.shelf = ColumnShelf(self.loose)
         self.catalog = Catalog(store, self.loose, redaction)
-        self.keeps_index = hasattr(store, "session_index")
+        self.keeps_index = isinstance(store, IndexedStore)
         self._lock = threading.Lock()
         self._counted: dict[str, tuple[tuple[int, int], int]] = {}
 
@@ -74,9 +74,8 @@ class Debugger:
         return session
 
     def _exists(self, session: SessionId) -> bool:
-        known = getattr(self.store, "last_sequence", None)
-        if known is not None:
-            return bool(known(session))
+        if isinstance(self.store, SequencedStore):
+            return bool(self.store.last_sequence(session))
         return session in self.catalog.ids() or session in self.catalog.ids(fresh=True)
 
     def last_sequence(self, session: SessionId) -> int:
@@ -85,7 +84,7 @@ class Debugger:
         A store that keeps none (a JSONL log) is counted through; the count is kept until
         the file changes (its size or time), so polling a log that does not grow is free.
         """
-        if hasattr(self.store, "last_sequence"):
+        if isinstance(self.store, SequencedStore):
             return self.loose.last_sequence(session)
         path = getattr(self.store, "path", None)
         if path is None:
@@ -146,6 +145,5 @@ class Debugger:
     def close(self) -> None:
         """Stop the background reading and close the store."""
         self.catalog.stop()
-        close = getattr(self.store, "close", None)
-        if close is not None:
-            close()
+        if isinstance(self.store, ClosableStore):
+            self.store.close()
