@@ -58,6 +58,23 @@ class Call:
 
 
 @final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class About:
+    """What a transcript says of its session beside its calls, each part when it says it.
+
+    Only what the transcript's first records say: a file that grows keeps the same
+    description, so a later import of it can add to the session it made.
+    """
+
+    agent_session_id: str | None = None
+    """The agent's own id of the session (Claude Code's ``sessionId``, a Codex rollout's id)."""
+    started_at: datetime | None = None
+    cwd: str | None = None
+    """The working directory the agent ran in."""
+    title: str | None = None
+
+
+@final
 @dataclass(frozen=True, slots=True)
 class Transcript:
     """The calls of one transcript, in request order, and the session it describes."""
@@ -66,6 +83,11 @@ class Transcript:
     session: str
     """The session's own name in the transcript (or its file's name, when it has none)."""
     calls: tuple[Call, ...]
+    about: About = field(default_factory=About, kw_only=True)
+    incomplete_tail: str = field(default="", kw_only=True)
+    """``line N`` when the file's last line was cut mid-way (a live file) and left out."""
+    skipped: tuple[tuple[str, str], ...] = field(default=(), kw_only=True)
+    """The damaged lines a lenient read left out: where each is, and what is wrong."""
 
 
 @final
@@ -97,6 +119,18 @@ class Unreadable(Exception):
         super().__init__(message)
         self.where = where
         self.message = message
+
+
+class Unrecognised(Unreadable):
+    """Raised when no reader recognises a file: it is not a transcript this package reads
+    (a folder's import skips such a file, where it refuses a transcript that is damaged).
+
+    ``short`` is the message without ``tried``, the formats it was tried as.
+    """
+
+    def __init__(self, message: str, tried: str = "") -> None:
+        super().__init__("", f"{message}; tried {tried}" if tried else message)
+        self.short = message
 
 
 def unique_id(call_id: str, taken: dict[str, int]) -> str:

@@ -29,8 +29,9 @@ from .calls import (
     plain_text,
     step_time,
     text_of,
-    unique_id,
 )
+from .outcomes import completed, failed, rejected
+from .pairing import Pairing
 
 OPENAI = "openai-chat"
 ANTHROPIC = "anthropic-messages"
@@ -48,32 +49,13 @@ def result_end(
     content = block.get("content")
     text = plain_text(content)
     if block.get("is_error") is not True:
-        return End(
-            kind=Ending.COMPLETED,
-            at=at,
-            position=position,
-            output=text_of(content),
-            metadata=metadata,
-        )
+        return completed(at, position, text_of(content), metadata)
     if REJECTION in text:
-        return End(kind=Ending.REJECTED, at=at, position=position, reason=text, metadata=metadata)
+        return rejected(at, position, text, metadata)
     exit_code = _EXIT_CODE.match(text)
     if exit_code is not None:
-        return End(
-            kind=Ending.COMPLETED,
-            at=at,
-            position=position,
-            output=text_of(content),
-            exit_code=int(exit_code[1]),
-            metadata=metadata,
-        )
-    return End(
-        kind=Ending.FAILED,
-        at=at,
-        position=position,
-        reason=text or "the tool reported an error",
-        metadata=metadata,
-    )
+        return completed(at, position, text_of(content), metadata, int(exit_code[1]))
+    return failed(at, position, text, metadata)
 
 
 def messages_of(document: Any) -> tuple[list[Any], str] | None:
@@ -109,7 +91,7 @@ def read(document: Any, name: str, kind: str) -> Transcript:
     found = messages_of(document)
     assert found is not None
     messages, path = found
-    calls = _Calls()
+    calls = Pairing()
     for index, message in enumerate(messages):
         where = f"{path}[{index}]"
         if not isinstance(message, dict):
@@ -119,37 +101,10 @@ def read(document: Any, name: str, kind: str) -> Transcript:
             _openai(message, index, where, at, calls)
         else:
             _anthropic(message, index, where, at, calls)
-    return Transcript(kind, name, tuple(calls.by_id.values()))
+    return Transcript(kind, name, calls.calls())
 
 
-class _Calls:
-    """The calls read so far, by unique id, and the latest call of each id the transcript uses."""
-
-    def __init__(self) -> None:
-        self.by_id: dict[str, Call] = {}
-        self.latest: dict[str, Call] = {}
-        self.taken: dict[str, int] = {}
-
-    def request(self, call: Call) -> None:
-        earlier = self.latest.get(call.call_id)
-        if earlier is not None and earlier.end is None:
-            raise Unreadable(
-                call.where, f"tool call {call.call_id} is asked for again before it ended"
-            )
-        self.latest[call.call_id] = call
-        call.call_id = unique_id(call.call_id, self.taken)
-        self.by_id[call.call_id] = call
-
-    def ended(self, call_id: str, where: str) -> Call:
-        call = self.latest.get(call_id)
-        if call is None:
-            raise Unreadable(where, f"a result for {call_id}, which no call before it asked for")
-        if call.end is not None:
-            raise Unreadable(where, f"a second result for {call_id}")
-        return call
-
-
-def _openai(message: dict[str, Any], index: int, where: str, at: datetime, calls: _Calls) -> None:
+def _openai(message: dict[str, Any], index: int, where: str, at: datetime, calls: Pairing) -> None:
     role = message.get("role")
     if role == "assistant":
         tool_calls = message.get("tool_calls") or []
@@ -193,7 +148,7 @@ def _openai(message: dict[str, Any], index: int, where: str, at: datetime, calls
 
 
 def _anthropic(
-    message: dict[str, Any], index: int, where: str, at: datetime, calls: _Calls
+    message: dict[str, Any], index: int, where: str, at: datetime, calls: Pairing
 ) -> None:
     content = message.get("content")
     if not isinstance(content, list):
