@@ -91,7 +91,7 @@ def test_the_default_demo_writes_a_realistic_run_and_walks_back_through_it(tmp_p
     # The bundled real transcript (a Claude Code subagent's session) is imported once.
     real = document["transcript"]
     assert {k: v for k, v in real["statuses"].items() if v} == {"completed": 25, "failed": 8}
-    assert real["first_failure"]["sequence"] == 6
+    assert real["first_failure"]["sequence"] == 7  # after the event that describes the session
     human = run("demo", cwd=tmp_path).stdout  # a second run adds a new run to the same file
     assert "already in the file as session real-claude-code-subagent" in human
     assert "demo-run02-session-1" in human

@@ -21,8 +21,10 @@ from correx_tools import (
     EventReplayer,
     EventStore,
     InMemoryEventStore,
+    OpaqueEvent,
     SessionId,
     SQLiteEventStore,
+    StoredEvent,
     Tier,
     ToolExecutionCompletedEvent,
     ToolExecutionRejectedEvent,
@@ -69,6 +71,14 @@ SAMPLES = {
 }  # fmt: skip
 
 
+def tool_events(store: EventStore, session: SessionId) -> list[StoredEvent]:
+    """The session's events after the first, which describes the imported session."""
+    first, *rest = store.read(session)
+    assert isinstance(first.event, OpaqueEvent) and first.event.type == "correx.session.described"
+    assert first.sequence == 1
+    return rest
+
+
 def tools_of(store: EventStore, session: SessionId) -> Counter[str]:
     return Counter(
         stored.event.tool_name
@@ -100,9 +110,9 @@ def test_each_sample_imports_with_the_counts_of_its_transcript(sample: str, tmp_
 def test_every_store_kind_takes_an_import(store: EventStore) -> None:
     sample = DATA / "claude-code" / "session_4d5611e5_subagent_a2898e3.jsonl"
     done = import_transcript(sample, store).unwrap()
-    assert done.events == 99
+    assert done.events == 100  # the description, then 33 calls' 99 events
     assert import_transcript(sample, store).unwrap().already_imported
-    assert len(list(store.read(done.session_id))) == 99
+    assert len(tool_events(store, done.session_id)) == 99
 
 
 def test_ids_are_namespaced_by_the_session_and_stable(tmp_path: Path) -> None:
@@ -110,8 +120,8 @@ def test_ids_are_namespaced_by_the_session_and_stable(tmp_path: Path) -> None:
     first, second = InMemoryEventStore(), InMemoryEventStore()
     a = import_transcript(sample, first).unwrap()
     b = import_transcript(sample, second, session="renamed").unwrap()
-    ids_a = [e.event.invocation_id for e in first.read(a.session_id)]  # type: ignore[attr-defined]
-    ids_b = [e.event.invocation_id for e in second.read(b.session_id)]  # type: ignore[attr-defined]
+    ids_a = [e.event.invocation_id for e in tool_events(first, a.session_id)]  # type: ignore[attr-defined]
+    ids_b = [e.event.invocation_id for e in tool_events(second, b.session_id)]  # type: ignore[attr-defined]
     assert ids_a[0] == f"{a.session_id}/toolu_0116Hyi5v8ut7Ffb7d8qV1Sc"
     assert [i.split("/", 1)[1] for i in ids_a] == [i.split("/", 1)[1] for i in ids_b]
     assert all(i.startswith("renamed/") for i in ids_b)
@@ -120,7 +130,7 @@ def test_ids_are_namespaced_by_the_session_and_stable(tmp_path: Path) -> None:
 def test_claude_code_rejections_starts_and_policy_tiers() -> None:
     store = InMemoryEventStore()
     done = import_transcript(DATA / "claude-code" / "short_two_rejections.jsonl", store).unwrap()
-    events = list(store.read(done.session_id))
+    events = tool_events(store, done.session_id)
     kinds = [type(e.event).__name__ for e in events]
     # Bash had a PreToolUse hook record: it started, then the user rejected it. Glob never ran.
     assert kinds == [
@@ -161,7 +171,7 @@ def test_an_exit_code_result_is_a_completed_call_with_that_code(tmp_path: Path) 
     done = import_transcript(
         path, store, policy=lambda name, args: Assignment(Tier.CONFIRM)
     ).unwrap()
-    events = list(store.read(done.session_id))
+    events = tool_events(store, done.session_id)
     completed = events[-1].event
     assert isinstance(completed, ToolExecutionCompletedEvent)
     assert completed.receipt.exit_code == 2
@@ -191,7 +201,7 @@ def test_openhands_times_are_utc_and_an_error_without_cause_is_a_rejected_call(
     store = InMemoryEventStore()
     done = import_transcript(path, store).unwrap()
     assert done.format == "openhands"
-    events = list(store.read(done.session_id))
+    events = tool_events(store, done.session_id)
     assert events[0].recorded_at == datetime(2025, 1, 27, 22, 45, 13, 764487, tzinfo=UTC)
     assert events[0].event.request.arguments == {"command": "ls"}  # type: ignore[attr-defined]
     assert events[2].event.receipt.exit_code == 3  # type: ignore[attr-defined]
@@ -204,7 +214,7 @@ def test_openhands_times_are_utc_and_an_error_without_cause_is_a_rejected_call(
 def test_swe_agent_legacy_steps_get_derived_ids_and_one_second_each() -> None:
     store = InMemoryEventStore()
     done = import_transcript(DATA / "swe-agent" / "ctf_i_got_id_demo.traj", store).unwrap()
-    events = list(store.read(done.session_id))
+    events = tool_events(store, done.session_id)
     first = events[0].event
     assert isinstance(first, ToolInvocationRequestedEvent)
     assert first.invocation_id == "ctf_i_got_id_demo/step-1"
@@ -282,7 +292,7 @@ def test_a_failed_import_writes_nothing_and_a_name_clash_is_refused(tmp_path: Pa
         other = DATA / "openhands" / "runtime_test_basic.json"
         clash = failure(other, store, session="mine")
         assert "holds a different session named 'mine'" in clash.message
-        assert store.count() == 5
+        assert store.count() == 6  # the description and the 5 events of two rejected calls
 
 
 def cli(*args: str) -> subprocess.CompletedProcess[str]:
@@ -301,7 +311,7 @@ def test_the_command_imports_reimports_and_refuses_in_one_line(tmp_path: Path) -
     assert first.returncode == 0, first.stderr
     document = json.loads(first.stdout)
     assert document["format"] == "openhands" and document["invocations"] == 23
-    assert document["in_flight"] == 1 and document["events"] == 67
+    assert document["in_flight"] == 1 and document["events"] == 68  # 67 and the description
     again = cli("import-transcript", sample, dest)
     assert again.returncode == 0
     assert "already imported as session ponylang__ponyc-4595; nothing written" in again.stdout

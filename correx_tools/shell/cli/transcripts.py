@@ -1,24 +1,46 @@
-"""``correx-tools import-transcript``: a transcript another agent wrote, as a session."""
+"""``correx-tools import-transcript``: transcripts other agents wrote, as sessions.
+
+PATH is a transcript, a folder of them (every file under it a reader
+recognises, each its own session), or ``-`` for standard input. A file
+imported again adds only what is new: nothing when it has not changed, the
+new events when it grew.
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
 from pathlib import Path
+from typing import Any
 
 from returns.result import Success
 
 from ..stores.addresses import POSTGRES_SCHEMES
-from ..transcripts.importing import FORMATS, import_bytes
+from ..stores.port import EventStore
+from ..transcripts.calls import TranscriptError
+from ..transcripts.folders import (
+    FileImport,
+    FolderImport,
+    file_size,
+    import_files,
+    transcript_files,
+)
+from ..transcripts.goose_db import is_database
+from ..transcripts.importing import TranscriptImport, import_bytes, import_transcripts
+from ..transcripts.reading import FORMATS
 from .errors import CliError
-from .render import emit
+from .render import emit, table
 from .sources import close_store, open_store, read_file, redact, remove_new_store
 from .terminal import Progress
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The arguments of ``correx-tools import-transcript``."""
-    parser.add_argument("file", metavar="FILE", help="the transcript (- reads standard input)")
+    parser.add_argument(
+        "path",
+        metavar="PATH",
+        help="a transcript, a folder of them (searched recursively), or - for standard input",
+    )
     parser.add_argument(
         "dest", metavar="DEST", help="a SQLite file, a .jsonl log or a postgresql:// URL"
     )
@@ -26,36 +48,105 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--format",
         choices=("auto", *FORMATS),
         default="auto",
-        help="the transcript's format (default: recognised from its content)",
+        help="the transcripts' format (default: recognised from each one's content)",
     )
     parser.add_argument(
         "--session",
         metavar="NAME",
-        help="the session's name (default: the transcript's own session id, or the file's name)",
+        help="the session's name (default: the transcript's own session id, or the file's "
+        "name); for Goose's sessions.db, the one session to import, by its id",
+    )
+    parser.add_argument(
+        "--lenient",
+        action="store_true",
+        help="leave a damaged line of a JSON Lines transcript out (each is listed) instead of "
+        "refusing the file",
     )
 
 
 def cmd_import_transcript(args: argparse.Namespace) -> int:
-    data = read_file(args.file)
-    source = "standard input" if args.file == "-" else args.file
-    name = "stdin" if args.file == "-" else Path(args.file).stem
+    folder = args.path != "-" and Path(args.path).is_dir()
+    if folder and args.session:
+        raise CliError("--session names one session, and a folder holds many")
+    if args.path != "-" and not folder and not Path(args.path).is_file():
+        raise CliError(f"{args.path}: no such file or folder")
     fresh = not args.dest.startswith(POSTGRES_SCHEMES) and not Path(args.dest).exists()
     store = open_store(args.dest, create=True)
-    with Progress("converting calls", None, sys.stderr) as bar:
-        result = import_bytes(
-            data, source, store, name=name, format=args.format, session=args.session,
-            progress=bar.update,
-        )  # fmt: skip
-    if not isinstance(result, Success):
+    try:
+        if folder or (not args.session and _database(args.path)):
+            return _many(args, store, fresh)
+        return _one(args, store, fresh)
+    finally:
         close_store(store)
-        if fresh:
-            remove_new_store(Path(args.dest))
+
+
+def _database(path: str) -> bool:
+    return path != "-" and is_database(Path(path))
+
+
+def _one(args: argparse.Namespace, store: EventStore, fresh: bool) -> int:
+    source = "standard input" if args.path == "-" else args.path
+    with Progress("converting calls", None, sys.stderr) as bar:
+        if args.path == "-":
+            result = import_bytes(
+                read_file("-"), source, store, name="stdin", format=args.format,
+                session=args.session, progress=bar.update, lenient=args.lenient,
+            )  # fmt: skip
+        else:
+            result = import_transcripts(
+                args.path, store, format=args.format, session=args.session,
+                progress=bar.update, lenient=args.lenient, single=True,
+            )[0]  # fmt: skip
+    if not isinstance(result, Success):
+        _forget(store, args.dest, fresh)
         raise CliError(f"{result.failure()}; nothing was imported")
     done = result.unwrap()
+    _say_incomplete(source, done)
+    dest = redact(args.dest)
+    emit(
+        args,
+        {"file": source, "dest": dest, **_session_json(done)},
+        lambda: _one_text(source, dest, done),
+    )
+    return 0
+
+
+def _one_text(source: str, dest: str, done: TranscriptImport) -> str:
     statuses = {status: count for status, count in done.statuses.items() if count}
-    document = {
-        "file": source,
-        "dest": redact(args.dest),
+    counts = ", ".join(f"{count} {status}" for status, count in statuses.items()) or "none"
+    if done.already_imported:
+        head = f"{source}: already imported as session {done.session_id}; nothing written"
+    elif done.grown:
+        head = (
+            f"{source} grew: added {done.events} events to session {done.session_id} in "
+            f"{dest} ({done.format})"
+        )
+    else:
+        head = (
+            f"imported {source} ({done.format}) into {dest} as session "
+            f"{done.session_id}: {done.events} events"
+        )
+    lines = [head, f"{done.invocations} invocations: {counts}"]
+    if done.in_flight:
+        lines.append(f"{done.in_flight} still in flight at the end of the transcript")
+    if done.skipped:
+        lines.append(f"left out {len(done.skipped)} damaged lines (--lenient):")
+        lines.extend(f"  {where}: {why}" for where, why in done.skipped)
+    return "\n".join(lines)
+
+
+def _say_incomplete(source: str, done: TranscriptImport) -> None:
+    """The one stderr line for a live file's last line, cut mid-way and left out."""
+    if done.incomplete_tail:
+        print(
+            f"correx-tools import-transcript: {source}: {done.incomplete_tail} is incomplete "
+            "(still being written?) and was left out; importing the file again adds it",
+            file=sys.stderr,
+        )
+
+
+def _session_json(done: TranscriptImport) -> dict[str, Any]:
+    return {
         "format": done.format,
         "session_id": done.session_id,
         "invocations": done.invocations,
@@ -63,21 +154,94 @@ def cmd_import_transcript(args: argparse.Namespace) -> int:
         "statuses": dict(done.statuses),
         "in_flight": done.in_flight,
         "already_imported": done.already_imported,
+        "grown": done.grown,
+        "incomplete_last_line": done.incomplete_tail or None,
+        "skipped_lines": [{"where": where, "error": why} for where, why in done.skipped],
     }
 
-    def text() -> str:
-        counts = ", ".join(f"{count} {status}" for status, count in statuses.items()) or "none"
-        if done.already_imported:
-            head = f"{source}: already imported as session {done.session_id}; nothing written"
-        else:
-            head = (
-                f"imported {source} ({done.format}) into {redact(args.dest)} as session "
-                f"{done.session_id}: {done.events} events"
-            )
-        lines = [head, f"{done.invocations} invocations: {counts}"]
-        if done.in_flight:
-            lines.append(f"{done.in_flight} still in flight at the end of the transcript")
-        return "\n".join(lines)
 
-    emit(args, document, text)
-    return 0
+def _many(args: argparse.Namespace, store: EventStore, fresh: bool) -> int:
+    """A folder, or a file of many sessions: each session on its own, then a summary."""
+    root = Path(args.path)
+    paths = transcript_files(root, exclude=_store_files(args.dest)) if root.is_dir() else [root]
+    with Progress("importing transcripts (bytes)", sum(map(file_size, paths)), sys.stderr) as bar:
+        done = import_files(paths, store, format=args.format, lenient=args.lenient,
+                            progress=bar.advance)  # fmt: skip
+    if not any(s.events for f in done.files for s in f.imported):
+        _forget(store, args.dest, fresh)
+    for file in done.files:
+        for session in file.imported:
+            _say_incomplete(str(file.path), session)
+    dest = redact(args.dest)
+    emit(args, _many_json(args.path, dest, done), lambda: _many_text(args.path, dest, done))
+    return 1 if done.count("refused") else 0
+
+
+def _store_files(dest: str) -> list[Path]:
+    """The store's own files, which a folder's import must never read."""
+    if dest.startswith(POSTGRES_SCHEMES):
+        return []
+    path = Path(dest)
+    return [path, *(path.with_name(path.name + end) for end in ("-wal", "-shm", "-journal"))]
+
+
+def _many_json(path: str, dest: str, done: FolderImport) -> dict[str, Any]:
+    return {
+        "path": path,
+        "dest": dest,
+        "summary": {
+            "files": len(done.files),
+            "transcripts": done.count("transcripts"),
+            "skipped": done.count("skipped"),
+            "sessions_new": done.count("new"),
+            "sessions_grown": done.count("grown"),
+            "sessions_already_imported": done.count("already"),
+            "sessions_refused": done.count("refused"),
+        },
+        "files": [_file_json(file) for file in done.files],
+    }
+
+
+def _file_json(file: FileImport) -> dict[str, Any]:
+    return {
+        "file": str(file.path),
+        "sessions": [_session_json(session) for session in file.imported],
+        "refused": [_refusal(error) for error in file.refused],
+        "skipped": file.skipped or None,
+    }
+
+
+def _refusal(error: TranscriptError) -> dict[str, str]:
+    return {"where": error.where, "message": error.message}
+
+
+def _many_text(path: str, dest: str, done: FolderImport) -> str:
+    lines = [
+        f"{path} into {dest}: {len(done.files)} files, {done.count('transcripts')} "
+        f"transcripts, {done.count('skipped')} skipped (not transcripts)",
+        table(
+            ["sessions", "count"],
+            [
+                ("new", done.count("new")),
+                ("grown (new events added)", done.count("grown")),
+                ("already imported", done.count("already")),
+                ("refused", done.count("refused")),
+            ],
+        ),
+    ]
+    refused = [error for file in done.files for error in file.refused]
+    if refused:
+        lines.append("refused (nothing written for these):")
+        lines.extend(f"  {error}" for error in refused)
+    skipped = [file for file in done.files if file.skipped]
+    if skipped:
+        lines.append("skipped:")
+        lines.extend(f"  {file.path}: {file.skipped}" for file in skipped)
+    return "\n".join(lines)
+
+
+def _forget(store: EventStore, dest: str, fresh: bool) -> None:
+    """Remove a store file this command created and wrote nothing into."""
+    if fresh:
+        close_store(store)
+        remove_new_store(Path(dest))

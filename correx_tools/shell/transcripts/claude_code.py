@@ -13,9 +13,10 @@ A subagent's file (``isSidechain``, ``agentId``) is a session of its own.
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
-from .calls import Call, Transcript, Unreadable, must_be, utc_time
+from .calls import About, Call, Transcript, Unreadable, must_be, utc_time
 from .messages import result_end
 
 FORMAT = "claude-code"
@@ -37,7 +38,7 @@ def looks_like(records: list[tuple[int, Any]]) -> bool:
     seen = [record for _, record in records[:20] if isinstance(record, dict)]
     return (
         bool(seen)
-        and all(record.get("type") in RECORD_TYPES for record in seen)
+        and all(str(record.get("type")) in RECORD_TYPES for record in seen)
         and any("sessionId" in record or "uuid" in record for record in seen)
     )
 
@@ -46,12 +47,19 @@ def read(records: list[tuple[int, Any]], name: str) -> Transcript:
     """The calls of a Claude Code session file (its records, with their line numbers)."""
     calls: dict[str, Call] = {}
     session: str | None = None
+    started: datetime | None = None
+    cwd: str | None = None
     for index, (line, record) in enumerate(records):
         where = f"line {line}"
         if not isinstance(record, dict):
             raise Unreadable(where, "a record must be a JSON object")
         if session is None and isinstance(record.get("sessionId"), str) and record["sessionId"]:
+            # The session's description is its first session record's, whatever comes after.
             session = record["sessionId"]
+            if isinstance(record.get("timestamp"), str):
+                started = utc_time(record["timestamp"], where)
+            if isinstance(record.get("cwd"), str) and record["cwd"]:
+                cwd = record["cwd"]
             if record.get("isSidechain") is True and isinstance(record.get("agentId"), str):
                 session = f"{session}/agent-{record['agentId']}"
         kind = record.get("type")
@@ -61,7 +69,8 @@ def read(records: list[tuple[int, Any]], name: str) -> Transcript:
             _started(record, index, where, calls)
         elif kind == "user":
             _results(record, index, where, calls)
-    return Transcript(FORMAT, session or name, tuple(calls.values()))
+    about = About(agent_session_id=session, started_at=started, cwd=cwd)
+    return Transcript(FORMAT, session or name, tuple(calls.values()), about=about)
 
 
 def _blocks(record: dict[str, Any]) -> list[Any]:

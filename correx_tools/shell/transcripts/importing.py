@@ -1,18 +1,11 @@
 """Importing a transcript: read it, recognise its format, turn its calls into the
-lifecycle's events, check them, and write them as one session, all or nothing.
+lifecycle's events (`staging`), check them, and write them as one session, all or nothing.
 
-The mapping rules (written out in ``docs/transcripts.md``):
-
-* each call is a Requested event at its request time, with the tier the
-  policy gives; a Started event at its start when the transcript records one,
-  else at the request time, for every call that ran; and its end;
-* a call without an end stays in flight (requested, or started);
-* the invocation id is ``<session>/<the transcript's own call id>``, so ids are
-  the same on every import and unique across sessions;
-* a Completed receipt's metadata keeps the source format, the original ids and
-  the call's capabilities, as strings; its output keeps the result as JSON
-  (text stays text); ``recoverable`` is true unless the format says otherwise;
-* an end stamped before its request (a skewed clock) is moved to the request time.
+A session the store holds already is compared with what the file gives now:
+the same events, and nothing is written; the events it holds followed by
+more (a live file that grew), and only the new ones are written, after the
+last stored sequence; anything else (a file rewritten in place, another
+session of the same name) is an error, and nothing is written.
 """
 
 from __future__ import annotations
@@ -20,40 +13,20 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
-from typing import Any, final
+from typing import final
 
 from returns.result import Failure, Result, Success
 
-from ...core.lifecycle.events import (
-    StoredEvent,
-    ToolExecutionCompletedEvent,
-    ToolExecutionFailedEvent,
-    ToolExecutionRejectedEvent,
-    ToolExecutionStartedEvent,
-    ToolInvocationRequestedEvent,
-    ToolReceipt,
-)
+from ...core.lifecycle.events import StoredEvent
 from ...core.lifecycle.status import ToolInvocationStatus
-from ...core.replay.fold import fold_events
-from ...core.replay.projection import ToolProjector
-from ...core.tools.ids import InvocationId, SessionId
-from ...core.tools.request import ToolRequest
+from ...core.tools.ids import SessionId
 from ..stores.port import EventStore, StoreReadError
-from . import claude_code, messages, openhands, swe_agent
-from .calls import Call, Ending, Position, Transcript, TranscriptError, Unreadable
+from .calls import Transcript, TranscriptError, Unreadable
+from .goose_db import is_database
 from .policy import Policy, default_policy
-from .reading import parse
-
-FORMATS = (
-    claude_code.FORMAT,
-    openhands.FORMAT,
-    swe_agent.FORMAT,
-    messages.OPENAI,
-    messages.ANTHROPIC,
-)
-"""The formats `import_transcript` reads (``format="auto"`` recognises each)."""
+from .reading import default_name, load, parse
+from .staging import stage
 
 
 @final
@@ -62,7 +35,11 @@ class TranscriptImport:
     """What an import did: the session, its calls by final status, and the events written.
 
     ``events`` is 0 and ``already_imported`` true when the store held exactly
-    this session already (importing the same transcript twice writes nothing).
+    this session already (importing the same transcript twice writes nothing);
+    ``grown`` is true when the store held the session's first events and this
+    import added the rest (a live transcript imported again). ``incomplete_tail``
+    names a last line still being written, left out; ``skipped`` the damaged
+    lines a lenient import left out, each with what is wrong with it.
     """
 
     session_id: SessionId
@@ -72,6 +49,12 @@ class TranscriptImport:
     statuses: Mapping[str, int]
     in_flight: int
     already_imported: bool
+    grown: bool = False
+    incomplete_tail: str = ""
+    skipped: tuple[tuple[str, str], ...] = ()
+
+
+Progress = Callable[[int, int], None]
 
 
 def import_transcript(
@@ -81,33 +64,58 @@ def import_transcript(
     format: str = "auto",
     session: str | None = None,
     policy: Policy | None = None,
-    progress: Callable[[int, int], None] | None = None,
+    progress: Progress | None = None,
+    lenient: bool = False,
 ) -> Result[TranscriptImport, TranscriptError]:
     """Import the transcript at ``path`` into ``store`` as one session, all or nothing.
 
-    ``format`` is one of `FORMATS` or ``"auto"`` (recognised from the
-    content, not the name); ``session`` names the session (by default the
-    transcript's own session id, or the file's name); ``policy`` gives each call
-    its tier (`policy.default_policy` by default). ``progress(done, total)``
-    is told how many calls are converted.
+    ``format`` is one of `FORMATS` or ``"auto"`` (recognised from the content,
+    not the name); ``session`` names the session (by default the transcript's
+    own session id, or the file's name) — for a file of many sessions (Goose's
+    ``sessions.db``) it chooses the one to import, by its own id. ``policy``
+    gives each call its tier (`policy.default_policy` by default);
+    ``progress(done, total)`` is told how many calls are converted;
+    ``lenient`` leaves a damaged line out (and lists it) instead of refusing.
     """
-    source = str(path)
+    results = import_transcripts(
+        path, store, format=format, session=session, policy=policy, progress=progress,
+        lenient=lenient, single=True,
+    )  # fmt: skip
+    return results[0]
+
+
+def import_transcripts(
+    path: str | os.PathLike[str],
+    store: EventStore,
+    *,
+    format: str = "auto",
+    session: str | None = None,
+    policy: Policy | None = None,
+    progress: Progress | None = None,
+    lenient: bool = False,
+    single: bool = False,
+) -> list[Result[TranscriptImport, TranscriptError]]:
+    """Import every session of the file at ``path``, each all or nothing (one for most
+    formats; each of a Goose database's). A file that cannot be read is one failure.
+    ``single`` asks for exactly one session: a file of many is then an error."""
+    source, file = str(path), Path(path)
     try:
-        data = Path(path).read_bytes()
+        several = is_database(file)
+        transcripts = load(file, format, default_name(file), lenient=lenient,
+                           session=session if several else None)  # fmt: skip
+        if single and len(transcripts) != 1:
+            ids = ", ".join(t.session for t in transcripts[:5]) or "none"
+            raise Unreadable("", f"it holds {len(transcripts)} sessions ({ids}): choose one "
+                             "(--session ID), or import them all")  # fmt: skip
+    except Unreadable as error:
+        return [Failure(TranscriptError(source=source, where=error.where, message=error.message))]
     except OSError as error:
-        return Failure(
-            TranscriptError(source=source, where="", message=error.strerror or str(error))
-        )
-    return import_bytes(
-        data,
-        source,
-        store,
-        format=format,
-        session=session,
-        policy=policy,
-        progress=progress,
-        name=Path(path).stem,
-    )
+        message = error.strerror or str(error)
+        return [Failure(TranscriptError(source=source, where="", message=message))]
+    name = None if several else session
+    return [
+        write(t, source, store, session=name, policy=policy, progress=progress) for t in transcripts
+    ]
 
 
 def import_bytes(
@@ -119,28 +127,37 @@ def import_bytes(
     format: str = "auto",
     session: str | None = None,
     policy: Policy | None = None,
-    progress: Callable[[int, int], None] | None = None,
+    progress: Progress | None = None,
+    lenient: bool = False,
 ) -> Result[TranscriptImport, TranscriptError]:
     """`import_transcript` of bytes already read (standard input, say); ``source``
     names them in messages and ``name`` is the session's name of last resort."""
     try:
-        transcript = parse(data, format, name)
+        transcript = parse(data, format, name, lenient=lenient)
+    except Unreadable as error:
+        return Failure(TranscriptError(source=source, where=error.where, message=error.message))
+    return write(transcript, source, store, session=session, policy=policy, progress=progress)
+
+
+def write(
+    transcript: Transcript,
+    source: str,
+    store: EventStore,
+    *,
+    session: str | None = None,
+    policy: Policy | None = None,
+    progress: Progress | None = None,
+) -> Result[TranscriptImport, TranscriptError]:
+    """Write a transcript read already as a session (``session`` names it), all or nothing;
+    what the store holds of it already is not written again (see the module docstring)."""
+    try:
         session_id = SessionId(session or transcript.session)
         if not session_id:
             raise Unreadable("", "the session name is empty")
-        staged = _events(transcript, session_id, policy or default_policy, progress)
-        events = [
-            StoredEvent(session_id=session_id, sequence=number, recorded_at=at, event=event)
-            for number, (_, at, event, _) in enumerate(staged, start=1)
-        ]
-        folded = fold_events(ToolProjector(), events)
-        if not isinstance(folded, Success):
-            error = folded.failure()
-            raise Unreadable(staged[error.sequence - 1][3].where, error.message)
-        state = folded.unwrap().state
-        already = _already_there(store, session_id, events)
-        if not already:
-            written = store.import_events(events)
+        events, state = stage(transcript, session_id, policy or default_policy, progress)
+        held = _held(store, session_id, events)
+        if held < len(events):
+            written = store.import_events(events[held:])
             if not isinstance(written, Success):
                 raise Unreadable("", f"{store!r} refused the session: {written.failure()}")
     except Unreadable as error:
@@ -157,101 +174,29 @@ def import_bytes(
             session_id=session_id,
             format=transcript.format,
             invocations=len(state),
-            events=0 if already else len(events),
+            events=len(events) - held,
             statuses=statuses,
             in_flight=statuses["requested"] + statuses["started"],
-            already_imported=already,
+            already_imported=held == len(events),
+            grown=0 < held < len(events),
+            incomplete_tail=transcript.incomplete_tail,
+            skipped=transcript.skipped,
         )
     )
 
 
-def _already_there(store: EventStore, session_id: SessionId, events: list[StoredEvent]) -> bool:
-    """Whether the store holds exactly these events as the session; an error if it holds others."""
-    existing = list(store.read(session_id))
-    if not existing:
-        return False
-    if existing == events:
-        return True
-    raise Unreadable(
-        "",
-        f"the store holds a different session named {session_id!r} ({len(existing)} events); "
-        "import this one under another name (--session)",
-    )
-
-
-Staged = tuple[tuple[Position, int], datetime, object, Call]
-
-
-def _events(
-    transcript: Transcript,
-    session_id: SessionId,
-    policy: Policy,
-    progress: Callable[[int, int], None] | None,
-) -> list[Staged]:
-    """Every call's events with where they go in the session and when, in session order."""
-    staged: list[Staged] = []
-    total = len(transcript.calls)
-    for done, call in enumerate(transcript.calls, start=1):
-        invocation = InvocationId(f"{session_id}/{call.call_id}")
-        assignment = policy(call.tool_name, call.arguments)
-        try:
-            request = ToolRequest(tool_name=call.tool_name, arguments=call.arguments)
-            staged.append(
-                (
-                    (call.position, 0),
-                    call.requested_at,
-                    ToolInvocationRequestedEvent(
-                        invocation_id=invocation,
-                        tool_name=call.tool_name,
-                        tier=assignment.tier,
-                        request=request,
-                    ),
-                    call,
-                )
+def _held(store: EventStore, session_id: SessionId, events: list[StoredEvent]) -> int:
+    """How many of ``events`` the store holds already, as the session's first events; an
+    error when it holds others."""
+    held = 0
+    for stored in store.read(session_id):
+        if held == len(events) or stored != events[held]:
+            raise Unreadable(
+                "",
+                f"the store holds a different session named {session_id!r} (from sequence "
+                f"{stored.sequence} on, it is not what this transcript gives: the transcript "
+                "was rewritten, or is another one); import it under another session name "
+                "(--session), or into another store",
             )
-            end = call.end
-            if call.started_at is not None or (end is not None and end.kind is not Ending.REJECTED):
-                started = max(call.started_at or call.requested_at, call.requested_at)
-                staged.append(
-                    (
-                        (call.started_position or call.position, 1),
-                        started,
-                        ToolExecutionStartedEvent(invocation_id=invocation),
-                        call,
-                    )
-                )
-            if end is not None:
-                at = max(end.at, call.requested_at)
-                ended = _end_event(transcript, call, invocation, assignment.capabilities)
-                staged.append(((end.position, 2), at, ended, call))
-        except (ValueError, TypeError) as error:
-            raise Unreadable(call.where, f"call {call.call_id}: {error}") from None
-        if progress is not None and (done % 1000 == 0 or done == total):
-            progress(done, total)
-    staged.sort(key=lambda item: item[0])
-    return staged
-
-
-def _end_event(
-    transcript: Transcript, call: Call, invocation: InvocationId, capabilities: Any
-) -> object:
-    end = call.end
-    assert end is not None
-    if end.kind is Ending.REJECTED:
-        return ToolExecutionRejectedEvent(invocation_id=invocation, reason=end.reason or "rejected")
-    if end.kind is Ending.FAILED:
-        return ToolExecutionFailedEvent(
-            invocation_id=invocation, reason=end.reason or "failed", recoverable=end.recoverable
-        )
-    metadata = {
-        "source_format": transcript.format,
-        "call_id": call.call_id,
-        "tool_name": call.tool_name,
-        **end.metadata,
-    }
-    if capabilities:
-        metadata["capabilities"] = ",".join(sorted(c.value for c in capabilities))
-    return ToolExecutionCompletedEvent(
-        invocation_id=invocation,
-        receipt=ToolReceipt(output=end.output, exit_code=end.exit_code, metadata=metadata),
-    )
+        held += 1
+    return held

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, final
 
-from ..stores.strict_json import EnvelopeError, loads_strict
+from ..stores.codec.strict_json import EnvelopeError, loads_strict
 from .calls import Unreadable
 
 LENIENT_HINT = "; --lenient imports the other lines and lists the ones it leaves out"

@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..stores.codec.strict_json import EnvelopeError, loads_strict
-from .calls import Call, End, Ending, Transcript, Unreadable, must_be, text_of, utc_time
+from .calls import About, Call, End, Ending, Transcript, Unreadable, must_be, text_of, utc_time
 
 FORMAT = "openhands"
 # What OpenHands adds to an action's args beside the tool's own arguments.
@@ -56,8 +56,14 @@ def read(document: Any, name: str) -> Transcript:
     found = events_of(document)
     assert found is not None
     events, path = found
-    if isinstance(document, dict) and isinstance(document.get("instance_id"), str):
-        name = document["instance_id"]
+    instance = document.get("instance_id") if isinstance(document, dict) else None
+    if isinstance(instance, str) and instance:
+        name = instance
+    first = events[0] if events and isinstance(events[0], dict) else {}
+    about = About(
+        agent_session_id=instance if isinstance(instance, str) and instance else None,
+        started_at=utc_time(first["timestamp"], f"{path}[0].timestamp") if first else None,
+    )
     calls: dict[str, Call] = {}
     by_action: dict[Any, Call] = {}
     for index, event in enumerate(events):
@@ -73,7 +79,8 @@ def read(document: Any, name: str) -> Transcript:
                 by_action[event.get("id")] = call
         elif "observation" in event:
             _observe(event, index, where, by_action, calls)
-    return Transcript(FORMAT, name, tuple(sorted(calls.values(), key=lambda c: c.position)))
+    ordered = tuple(sorted(calls.values(), key=lambda c: c.position))
+    return Transcript(FORMAT, name, ordered, about=about)
 
 
 def _request(event: dict[str, Any], index: int, where: str) -> Call | None:

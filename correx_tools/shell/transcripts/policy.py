@@ -37,7 +37,8 @@ _SHELL = Assignment(
 _NETWORK = Assignment(Tier.ELEVATED, frozenset({ToolCapability.NETWORK_ACCESS}))
 _UNKNOWN = Assignment(Tier.CONFIRM)
 
-# Lower-cased tool names: Claude Code's, OpenHands', SWE-agent's commands, and common ones.
+# Lower-cased tool names: those of the agents whose transcripts this package reads, and
+# common ones.
 _BY_NAME: dict[str, Assignment] = {
     **dict.fromkeys(
         [
@@ -58,6 +59,14 @@ _BY_NAME: dict[str, Assignment] = {
             "search_code",
             "notebookread",
             "cat",
+            "list",
+            "list_directory",
+            "search_file_content",
+            "read_many_files",
+            "search_files",
+            "list_code_definition_names",
+            "search",
+            "codebase_search",
         ],
         _READ,
     ),
@@ -72,6 +81,13 @@ _BY_NAME: dict[str, Assignment] = {
             "edit_file",
             "apply_patch",
             "insert",
+            "patch",
+            "replace",
+            "write_to_file",
+            "replace_in_file",
+            "apply_diff",
+            "insert_content",
+            "search_and_replace",
         ],
         _WRITE,
     ),
@@ -92,15 +108,45 @@ _BY_NAME: dict[str, Assignment] = {
             "pip",
             "git",
             "make",
+            "shell_command",
+            "local_shell",
+            "exec_command",
+            "run_shell_command",
+            "execute_command",
+            "run_command",
         ],
         _SHELL,
     ),
     **dict.fromkeys(
-        ["webfetch", "websearch", "fetch", "browser", "web_read", "browse", "curl", "wget"],
+        [
+            "webfetch",
+            "websearch",
+            "fetch",
+            "browser",
+            "web_read",
+            "browse",
+            "curl",
+            "wget",
+            "web_fetch",
+            "google_web_search",
+            "browser_action",
+        ],
         _NETWORK,
     ),
     **dict.fromkeys(
-        ["think", "finish", "submit", "todowrite", "todoread", "exitplanmode", "task"],
+        [
+            "think",
+            "finish",
+            "submit",
+            "todowrite",
+            "todoread",
+            "exitplanmode",
+            "task",
+            "attempt_completion",
+            "ask_followup_question",
+            "plan_mode_respond",
+            "update_plan",
+        ],
         _NOTHING,
     ),
 }
@@ -115,9 +161,12 @@ def default_policy(tool_name: str, arguments: Mapping[str, Any]) -> Assignment:
     <Tier.CONFIRM: 'confirm'>
     >>> default_policy("deploy_to_prod", {}).tier
     <Tier.CONFIRM: 'confirm'>
+    >>> default_policy("developer__shell", {"command": "ls"}).tier
+    <Tier.ELEVATED: 'elevated'>
     """
-    name = tool_name.lower()
-    if name in {"str_replace_editor", "file_editor"}:
+    # Goose names a tool after its extension: ``developer__shell`` is a shell.
+    name = tool_name.lower().rpartition("__")[2]
+    if name in {"str_replace_editor", "file_editor", "text_editor"}:
         # One tool that views and edits: the command says which.
         return _READ if arguments.get("command") == "view" else _WRITE
     return _BY_NAME.get(name, _UNKNOWN)

@@ -1,59 +1,199 @@
-"""Reading a transcript file and recognising its format from its content, never its name.
+"""Reading a transcript and recognising its format from its content, never its name.
 
-A file that is one JSON document is an OpenHands history, a SWE-agent
-trajectory, or an OpenAI or Anthropic message list, told apart by their shapes.
-A file of one JSON value a line is a Claude Code session. Everything is parsed
-strictly (no ``NaN``, no duplicate keys); a damaged line or document is named
-by its line.
+A file of one JSON value a line is a Codex rollout, a Gemini CLI chat, MCP
+traffic, an older Goose session or a Claude Code session, told apart by their
+first records; a file that is one JSON document is an OpenCode export, a Goose
+export, an older Gemini CLI chat, a Cline task, a SWE-agent trajectory, an
+OpenHands history, or an OpenAI or Anthropic message list, told apart by their
+shapes (in that order: the more particular first); Markdown is an Aider
+history; a SQLite file is Goose's database. Everything is parsed strictly (no
+``NaN``, no duplicate keys); a damaged line or document is named by its line.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import dataclasses
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, final
 
 from ..stores.codec.strict_json import EnvelopeError, loads_strict
-from . import claude_code, messages, openhands, swe_agent
-from .calls import Transcript, Unreadable
-
-TRIED = (
-    "claude-code (JSON Lines of session records), openhands (a list of events, or an object "
-    "with a history), swe-agent (an object with a trajectory), openai-chat and "
-    "anthropic-messages (a list of messages, or an object with messages, holding tool calls)"
+from . import (
+    aider,
+    claude_code,
+    cline,
+    codex,
+    gemini,
+    goose,
+    goose_db,
+    mcp,
+    messages,
+    opencode,
+    openhands,
+    swe_agent,
 )
+from .calls import Transcript, Unreadable, Unrecognised
+from .lines import Lines, json_lines
 
 
-def parse(data: bytes, format: str, name: str) -> Transcript:
+@final
+@dataclass(frozen=True, slots=True)
+class Reader:
+    """One format's test of a file's content and its reader."""
+
+    format: str
+    looks_like: Callable[[Any], bool]
+    read: Callable[[Any, str], Transcript]
+
+
+LINE_READERS = (
+    Reader(codex.FORMAT, codex.looks_like, codex.read),
+    Reader(gemini.FORMAT, gemini.looks_like_lines, gemini.read_lines),
+    Reader(mcp.FORMAT, mcp.looks_like, mcp.read),
+    Reader(goose.FORMAT, goose.looks_like_legacy, goose.read_legacy),
+    Reader(claude_code.FORMAT, claude_code.looks_like, claude_code.read),
+)
+"""The JSON Lines formats, each tested on the file's records in this order."""
+
+
+def _messages(kind: str) -> Reader:
+    def looks_like(document: Any) -> bool:
+        found = messages.messages_of(document)
+        return found is not None and messages.kind_of(found[0]) == kind
+
+    return Reader(kind, looks_like, lambda document, name: messages.read(document, name, kind))
+
+
+DOCUMENT_READERS = (
+    Reader(opencode.FORMAT, opencode.looks_like, opencode.read),
+    Reader(goose.FORMAT, goose.looks_like_export, goose.read_export),
+    Reader(gemini.FORMAT, gemini.looks_like_document, gemini.read_document),
+    Reader(cline.FORMAT, cline.looks_like, cline.read),
+    Reader(swe_agent.FORMAT, swe_agent.looks_like, swe_agent.read),
+    Reader(openhands.FORMAT, lambda d: openhands.events_of(d) is not None, openhands.read),
+    _messages(messages.OPENAI),
+    _messages(messages.ANTHROPIC),
+)
+"""The JSON document formats, each tested on the document in this order."""
+
+EXPECTED = {
+    claude_code.FORMAT: "a Claude Code session: JSON Lines of user/assistant records "
+    "with a sessionId",
+    codex.FORMAT: codex.EXPECTED,
+    gemini.FORMAT: gemini.EXPECTED,
+    mcp.FORMAT: mcp.EXPECTED,
+    goose.FORMAT: goose.EXPECTED,
+    opencode.FORMAT: opencode.EXPECTED,
+    cline.FORMAT: cline.EXPECTED,
+    aider.FORMAT: aider.EXPECTED,
+    swe_agent.FORMAT: "a SWE-agent trajectory: an object with a trajectory list",
+    openhands.FORMAT: "an OpenHands history: a list of events, or an object with history",
+    messages.OPENAI: "an OpenAI chat message list holding tool_calls",
+    messages.ANTHROPIC: "an Anthropic Messages list holding tool_use blocks",
+}
+"""What each format looks like, for the message that says a file is not one."""
+
+_NEWLINE = b"\n"
+FORMATS = tuple(EXPECTED)
+"""Every format this package reads (``auto`` recognises each)."""
+
+
+def load(
+    path: Path, format: str, name: str, *, lenient: bool = False, session: str | None = None
+) -> list[Transcript]:
+    """The transcripts in the file at ``path``: one, or a Goose database's every session
+    (only ``session``'s when it is given)."""
+    if goose_db.is_database(path):
+        if format not in ("auto", goose.FORMAT):
+            raise _mismatch(format, "a SQLite database")
+        return goose_db.read_database(path, session)
+    transcript = parse(path.read_bytes(), format, name, lenient=lenient)
+    if transcript.format == cline.FORMAT and path.name == "api_conversation_history.json":
+        # A task's folder is named by the task's id.
+        about = dataclasses.replace(transcript.about, agent_session_id=path.parent.name)
+        transcript = dataclasses.replace(transcript, about=about)
+    return [transcript]
+
+
+def default_name(path: Path) -> str:
+    """A session's name of last resort: the file's, or its folder's where the file's name
+    is the same for every session (a Cline task's, an Aider history's)."""
+    if path.name in ("api_conversation_history.json", ".aider.chat.history.md"):
+        return path.resolve().parent.name or path.stem
+    return path.stem
+
+
+def parse(data: bytes, format: str, name: str, *, lenient: bool = False) -> Transcript:
     """The transcript in ``data``, in ``format`` (or the one recognised, for ``"auto"``)."""
+    if data.startswith(goose_db.HEADER):
+        raise Unreadable("", "a SQLite database: give its path, not its bytes")
+    text, cut = _decoded(data)
+    found = _parsed(text, format, name, lenient)
+    if cut and not found.incomplete_tail:
+        found = dataclasses.replace(found, incomplete_tail=cut)
+    return found
+
+
+def _decoded(data: bytes) -> tuple[str, str]:
+    """The text of ``data``, and ``line N`` when its last line, still being written, was cut
+    inside a character (that line is left out)."""
     try:
-        text = data.decode("utf-8")
+        return data.decode("utf-8"), ""
     except UnicodeDecodeError as error:
-        raise Unreadable("", f"not UTF-8 text (byte {error.start})") from None
-    if format == claude_code.FORMAT:
-        return claude_code.read(_lines(text), name)
+        end = data.rfind(b"\n") + 1
+        if error.start < end:
+            raise Unreadable("", f"not UTF-8 text (byte {error.start})") from None
+        return data[:end].decode("utf-8"), f"line {data.count(_NEWLINE) + 1}"
+
+
+def _parsed(text: str, format: str, name: str, lenient: bool) -> Transcript:
     document, problem = _document(text)
+    markdown = document is None and not text.lstrip().startswith(("{", "["))
+    if format == aider.FORMAT or (format == "auto" and markdown and aider.looks_like(text)):
+        if not markdown:
+            raise _mismatch(format, _shape(document, None, problem))
+        return _markdown(text, name)
+    if document is not None:
+        readers = [(reader, document) for reader in DOCUMENT_READERS]
+        readers += [(reader, [(1, document)]) for reader in LINE_READERS]  # a file of one line
+        return _read(readers, format, name, _shape(document, None, None))
+    lines = _lines(text, lenient)
+    if lines is None:  # not even its first line is JSON
+        shape = (
+            "Markdown, not an Aider history" if markdown_like(text) else _shape(None, None, problem)
+        )
+        if format == "auto":
+            raise Unrecognised(f"not a transcript of a known format ({shape})", ", ".join(FORMATS))
+        raise _mismatch(format, shape)
+    found = _read([(reader, lines.records) for reader in LINE_READERS], format, name,
+                  _shape(None, lines.records, problem))  # fmt: skip
+    return dataclasses.replace(found, incomplete_tail=lines.incomplete_tail, skipped=lines.skipped)
+
+
+def _read(candidates: list[tuple[Reader, Any]], format: str, name: str, shape: str) -> Transcript:
+    for reader, value in candidates:
+        if format in ("auto", reader.format) and reader.looks_like(value):
+            return reader.read(value, name)
     if format == "auto":
-        if document is not None:
-            found = _by_shape(document, name)
-            if found is None and claude_code.looks_like([(1, document)]):
-                found = claude_code.read([(1, document)], name)  # a session of one record
-            if found is not None:
-                return found
-        else:
-            try:
-                records = _lines(text)
-            except Unreadable as damaged:
-                # Damage on the first line: the file is no JSON Lines file at all, so the
-                # document's own error (its line and column) says more.
-                first = next((n for n, line in enumerate(text.splitlines(), 1) if line.strip()), 1)
-                raise (
-                    damaged if damaged.where != f"line {first}" else Unreadable("", problem or "")
-                ) from None
-            if claude_code.looks_like(records):
-                return claude_code.read(records, name)
-        raise Unreadable("", f"not a transcript of a known format; tried {TRIED}")
-    if document is None:
-        raise Unreadable("", problem or "not a JSON document")
-    return _as(format, document, name)
+        raise Unrecognised(f"not a transcript of a known format ({shape})", ", ".join(FORMATS))
+    raise _mismatch(format, shape)
+
+
+def _mismatch(format: str, found: str) -> Unrecognised:
+    return Unrecognised(f"not a {format} transcript: expected {EXPECTED[format]}; found {found}")
+
+
+def _markdown(text: str, name: str) -> Transcript:
+    """An Aider history's complete lines (a last line still being written is left out)."""
+    cut = text.rfind("\n") + 1
+    tail = "" if cut == len(text) or not text[cut:].strip() else f"line {text.count(chr(10)) + 1}"
+    return dataclasses.replace(aider.read(text[:cut] if tail else text, name), incomplete_tail=tail)
+
+
+def markdown_like(text: str) -> bool:
+    """Whether text opens as Markdown does (a heading, front matter)."""
+    return text.lstrip().startswith(("#", "---"))
 
 
 def _document(text: str) -> tuple[Any, str | None]:
@@ -64,37 +204,30 @@ def _document(text: str) -> tuple[Any, str | None]:
         return None, str(error)
 
 
-def _lines(text: str) -> list[tuple[int, Any]]:
-    """Each non-blank line's JSON value with its line number; a damaged line is named."""
-    records = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if line.strip():
-            try:
-                records.append((number, loads_strict(line)))
-            except EnvelopeError as error:
-                raise Unreadable(f"line {number}", str(error)) from None
-    return records
+def _lines(text: str, lenient: bool) -> Lines | None:
+    """The file's JSON lines; ``None`` when its first line is no JSON (no JSON Lines file at
+    all: the document's own error says more than a damaged line would)."""
+    try:
+        return json_lines(text, lenient=lenient)
+    except Unreadable as damaged:
+        first = next((n for n, line in enumerate(text.split("\n"), 1) if line.strip()), 1)
+        if damaged.where == f"line {first}":
+            return None
+        raise
 
 
-def _by_shape(document: Any, name: str) -> Transcript | None:
-    if swe_agent.looks_like(document):
-        return swe_agent.read(document, name)
-    if openhands.events_of(document) is not None:
-        return openhands.read(document, name)
-    found = messages.messages_of(document)
-    if found is not None:
-        kind = messages.kind_of(found[0])
-        if kind is not None:
-            return messages.read(document, name, kind)
-    return None
-
-
-def _as(format: str, document: Any, name: str) -> Transcript:
-    """The document read as the format the caller named; a clear error if it is not one."""
-    if format == swe_agent.FORMAT and swe_agent.looks_like(document):
-        return swe_agent.read(document, name)
-    if format == openhands.FORMAT and openhands.events_of(document) is not None:
-        return openhands.read(document, name)
-    if format in (messages.OPENAI, messages.ANTHROPIC) and messages.messages_of(document):
-        return messages.read(document, name, format)
-    raise Unreadable("", f"not a {format} transcript")
+def _shape(document: Any, records: list[tuple[int, Any]] | None, problem: str | None) -> str:
+    """What a file is, in a few words, for a message that says what it is not."""
+    if records is not None:
+        if not records:
+            return "no complete line"
+        first = records[0][1]
+        keys = ", ".join(list(first)[:6]) if isinstance(first, dict) else type(first).__name__
+        return f"JSON Lines whose first record has {keys}"
+    if isinstance(document, dict):
+        return f"a JSON object with {', '.join(list(document)[:6]) or 'no keys'}"
+    if isinstance(document, list):
+        return f"a JSON list of {len(document)} items"
+    if document is not None:
+        return f"a JSON {type(document).__name__}"
+    return f"text that is not JSON ({problem})" if problem else "text that is not JSON"

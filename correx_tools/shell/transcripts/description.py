@@ -1,0 +1,90 @@
+"""What an imported session says about itself: written as its first event.
+
+An imported session begins with one event of the type `DESCRIBED` (version
+1): the transcript's format, and what the transcript says of the session —
+the agent's own session id, when it started, the working directory, a title.
+It is not a tool event: every store keeps it as an ``OpaqueEvent``, the
+lifecycle passes over it, and `described` reads it back for ``sessions``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any, final
+
+from ...core.lifecycle.events import OpaqueEvent, StoredEvent
+from ...core.tools.ids import SessionId
+from ..stores.port import EventStore
+from .calls import About, Unreadable, utc_time
+
+DESCRIBED = "correx.session.described"
+"""The type tag of the event that describes an imported session."""
+VERSION = 1
+
+
+def description_event(format: str, about: About) -> OpaqueEvent:
+    """The event that describes a session imported from a ``format`` transcript."""
+    data = {
+        "format": format,
+        "agent_session_id": about.agent_session_id,
+        "started_at": None if about.started_at is None else about.started_at.isoformat(),
+        "cwd": about.cwd,
+        "title": about.title,
+    }
+    return OpaqueEvent(
+        type=DESCRIBED,
+        version=VERSION,
+        data={key: value for key, value in data.items() if value is not None},
+    )
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class Described:
+    """A session's description as read back: its source format and what it said."""
+
+    format: str
+    about: About
+
+
+def session_description(store: EventStore, session: SessionId) -> Described | None:
+    """The description ``session`` begins with in ``store``, if it was imported; only its
+    first event is read."""
+    events = store.read(session)
+    try:
+        return described(events)
+    finally:
+        close = getattr(events, "close", None)
+        if close is not None:
+            close()  # a generator over a cursor: let it go now, not at collection
+
+
+def described(events: Iterable[StoredEvent]) -> Described | None:
+    """The description a session begins with, if it is an imported one (only the first
+    event is read)."""
+    for stored in events:
+        event = stored.event
+        if (
+            not isinstance(event, OpaqueEvent)
+            or event.type != DESCRIBED
+            or event.version != VERSION
+        ):
+            return None
+        data = event.data
+
+        def text(key: str, data: Any = data) -> str | None:
+            value = data.get(key)
+            return value if isinstance(value, str) and value else None
+
+        started = text("started_at")
+        try:
+            at = None if started is None else utc_time(started, "started_at")
+        except Unreadable:
+            at = None
+        return Described(
+            text("format") or "unknown",
+            About(agent_session_id=text("agent_session_id"), started_at=at,
+                  cwd=text("cwd"), title=text("title")),
+        )  # fmt: skip
+    return None

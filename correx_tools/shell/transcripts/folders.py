@@ -1,0 +1,151 @@
+"""Importing a folder of transcripts: every file under it that a reader recognises.
+
+Each transcript is its own session (each of a Goose database's sessions too),
+written all or nothing; a file that fails is refused with its reason and the
+others go on; a file no reader recognises is skipped, with the reason. Run
+again, the import writes only what is new: sessions already there are left
+as they are, sessions whose file grew get the new events.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import final
+
+from returns.result import Success
+
+from ..stores.port import EventStore
+from .calls import TranscriptError, Unreadable, Unrecognised
+from .importing import TranscriptImport, write
+from .policy import Policy
+from .reading import default_name, load
+
+SUFFIXES = frozenset({".jsonl", ".json", ".ndjson", ".log", ".traj", ".md", ".db"})
+"""The file names a folder's import looks at (others are never transcripts)."""
+_NOT_SEARCHED = frozenset({".git"})
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class FileImport:
+    """What a folder's import did with one file: the sessions it imported (or found there
+    already), the ones it refused, or why the file is no transcript."""
+
+    path: Path
+    imported: tuple[TranscriptImport, ...] = ()
+    refused: tuple[TranscriptError, ...] = ()
+    skipped: str = ""
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class FolderImport:
+    """Every file a folder's import looked at, in path order, and the counts of its summary."""
+
+    files: tuple[FileImport, ...] = field(default=())
+
+    def count(self, what: str) -> int:
+        """``new``, ``grown``, ``already`` or ``refused`` sessions; ``transcripts`` or
+        ``skipped`` files."""
+        sessions = [done for file in self.files for done in file.imported]
+        return {
+            "new": sum(1 for s in sessions if s.events and not s.grown),
+            "grown": sum(1 for s in sessions if s.grown),
+            "already": sum(1 for s in sessions if s.already_imported),
+            "refused": sum(len(file.refused) for file in self.files),
+            "transcripts": sum(1 for file in self.files if not file.skipped),
+            "skipped": sum(1 for file in self.files if file.skipped),
+        }[what]
+
+
+def transcript_files(root: Path, exclude: Iterable[Path] = ()) -> list[Path]:
+    """The files under ``root`` that may be transcripts, in path order (``exclude``: files
+    never to read, such as the store being written)."""
+    left_out = {path.resolve() for path in exclude}
+    found = []
+    for folder, folders, names in os.walk(root):
+        folders[:] = sorted(name for name in folders if name not in _NOT_SEARCHED)
+        for name in names:
+            path = Path(folder) / name
+            if path.suffix in SUFFIXES and path.resolve() not in left_out:
+                found.append(path)
+    return sorted(found)
+
+
+def import_folder(
+    root: Path,
+    store: EventStore,
+    *,
+    format: str = "auto",
+    policy: Policy | None = None,
+    lenient: bool = False,
+    exclude: Iterable[Path] = (),
+) -> FolderImport:
+    """Import every transcript under ``root`` (see the module docstring)."""
+    paths = transcript_files(root, exclude)
+    return import_files(paths, store, format=format, policy=policy, lenient=lenient)
+
+
+def import_files(
+    paths: Iterable[Path],
+    store: EventStore,
+    *,
+    format: str = "auto",
+    policy: Policy | None = None,
+    lenient: bool = False,
+    progress: Callable[[int], None] | None = None,
+) -> FolderImport:
+    """Import each file's transcripts; ``progress`` is told each file's size once it is done."""
+    results = []
+    for path in paths:
+        results.append(import_file(path, store, format=format, policy=policy, lenient=lenient))
+        if progress is not None:
+            progress(file_size(path))
+    return FolderImport(tuple(results))
+
+
+def import_file(
+    path: Path,
+    store: EventStore,
+    *,
+    format: str = "auto",
+    policy: Policy | None = None,
+    lenient: bool = False,
+) -> FileImport:
+    """Every session of one file, each all or nothing; never an exception for a bad file."""
+    source = str(path)
+    try:
+        transcripts = load(path, format, default_name(path), lenient=lenient)
+    except Unrecognised as error:
+        return FileImport(path, skipped=error.short)
+    except Unreadable as error:
+        return FileImport(path, refused=(TranscriptError(source=source, where=error.where,
+                                                         message=error.message),))  # fmt: skip
+    except (OSError, RecursionError, MemoryError) as error:
+        return FileImport(path, refused=(TranscriptError(source=source, where="",
+                                                         message=_reason(error)),))  # fmt: skip
+    imported, refused = [], []
+    for transcript in transcripts:
+        result = write(transcript, source, store, policy=policy)
+        if isinstance(result, Success):
+            imported.append(result.unwrap())
+        else:
+            refused.append(result.failure())
+    return FileImport(path, tuple(imported), tuple(refused))
+
+
+def _reason(error: BaseException) -> str:
+    if isinstance(error, OSError):
+        return f"cannot read it ({error.strerror or error})"
+    return "too large or too deeply nested to read"
+
+
+def file_size(path: Path) -> int:
+    """The size of the file at ``path`` in bytes (0 if it is gone)."""
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0

@@ -1,0 +1,241 @@
+"""Gemini CLI chats (``~/.gemini/tmp/<project>/chats/session-*.jsonl``, or the older ``.json``).
+
+The ``.jsonl`` form: the first line is the session (``sessionId``,
+``projectHash``, ``startTime``), each later line a message record, a
+``{"$rewindTo": id}`` (that message and every one after it are dropped: their
+calls never count) or a ``{"$set": {…}}`` (``messages`` there replaces the
+list). The writer appends a message again on every update: the last copy wins
+and the first position is kept. The ``.json`` form is one object with the same
+keys and the ``messages`` list.
+
+Each ``toolCalls`` entry of a ``gemini`` message is one call, its request and
+result in one record: ``success`` completed (a shell's ``Exit Code: N`` is its
+exit code); ``error`` failed, but rejected for a tool not in the registry or
+parameters that did not validate; ``cancelled`` rejected when the user denied
+it, failed when a running call was cancelled; any other status in flight.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from .calls import About, Call, End, Position, Transcript, must_be, utc_time
+from .lines import first_record
+from .outcomes import completed, exit_code_in, failed, rejected
+
+FORMAT = "gemini-cli"
+EXPECTED = (
+    "a Gemini CLI chat: JSON Lines whose first record has sessionId and projectHash, "
+    "or one object with them and messages"
+)
+_EXIT_CODE = re.compile(r"(?:\A|\n)Exit Code: (-?[0-9]{1,9})\b")
+_REJECTED_ERRORS = (
+    "not found in registry",
+    "params must ",
+    "Invalid parameters",
+    "denied by policy",
+)
+_DENIED = "User denied execution"
+
+
+def looks_like_lines(records: list[tuple[int, Any]]) -> bool:
+    """Whether JSON Lines records are a Gemini CLI chat."""
+    first = first_record(records)
+    return (
+        first is not None
+        and "sessionId" in first
+        and "projectHash" in first
+        and "type" not in first
+    )
+
+
+def looks_like_document(document: Any) -> bool:
+    """Whether a JSON document is a Gemini CLI chat in the older ``.json`` form."""
+    return (
+        isinstance(document, dict)
+        and "sessionId" in document
+        and "projectHash" in document
+        and isinstance(document.get("messages"), list)
+    )
+
+
+@dataclass(slots=True)
+class _Message:
+    record: dict[str, Any]
+    where: str
+    first: int
+    """The index of the record where the message first appeared: its place."""
+    seen: dict[str, tuple[int, int, Any]] = field(default_factory=dict)
+    """Each call's first index, the index where its current outcome first appeared, and it."""
+
+    def update(self, record: dict[str, Any], index: int, where: str) -> None:
+        self.record, self.where = record, where
+        for number, entry in enumerate(_tool_calls(record, where)):
+            call_id = must_be(entry.get("id"), str, f"{where}: toolCalls[{number}]", "an id")
+            outcome = (entry.get("status"), entry.get("result"))
+            known = self.seen.get(call_id)
+            if known is None:
+                self.seen[call_id] = (index, index, outcome)
+            elif known[2] != outcome:
+                self.seen[call_id] = (known[0], index, outcome)
+
+
+def read_lines(records: list[tuple[int, Any]], name: str) -> Transcript:
+    """The calls of a ``.jsonl`` chat: its records replayed, rewinds and all."""
+    header = records[0][1]
+    messages: dict[str, _Message] = {}
+    for index, (line, record) in enumerate(records[1:], start=1):
+        where = f"line {line}"
+        must_be(record, dict, where, "a record")
+        if "$rewindTo" in record:
+            target = record["$rewindTo"]
+            if target in messages:
+                ids = list(messages)
+                for dropped in ids[ids.index(target) :]:
+                    del messages[dropped]
+        elif "$set" in record:
+            changes = must_be(record["$set"], dict, where, "$set")
+            if "messages" in changes:
+                listed = must_be(changes["messages"], list, f"{where}: $set.messages", "messages")
+                kept = {key: messages[key] for key in _ids(listed, where) if key in messages}
+                messages.clear()
+                _add_all(messages, kept, listed, index, where)
+        else:
+            _add(messages, record, index, where)
+    calls = [
+        call
+        for message in messages.values()
+        for call in _calls(message.record, message.where, message.seen)
+    ]
+    return Transcript(FORMAT, _session(header, name), tuple(calls), about=_about(header, "line 1"))
+
+
+def read_document(document: dict[str, Any], name: str) -> Transcript:
+    """The calls of a chat in the older ``.json`` form."""
+    calls = []
+    for index, message in enumerate(document["messages"]):
+        where = f"$.messages[{index}]"
+        must_be(message, dict, where, "a message")
+        seen = {str(entry.get("id")): (index, index, None) for entry in _tool_calls(message, where)}
+        calls.extend(_calls(message, where, seen))
+    return Transcript(FORMAT, _session(document, name), tuple(calls), about=_about(document, "$"))
+
+
+def _add(messages: dict[str, _Message], record: dict[str, Any], index: int, where: str) -> None:
+    key = must_be(record.get("id"), str, where, "a message's id")
+    known = messages.get(key)
+    if known is None:
+        messages[key] = known = _Message(record, where, index)
+    known.update(record, index, where)
+
+
+def _add_all(
+    messages: dict[str, _Message],
+    kept: dict[str, _Message],
+    listed: list[Any],
+    index: int,
+    where: str,
+) -> None:
+    for number, record in enumerate(listed):
+        at = f"{where}: $set.messages[{number}]"
+        must_be(record, dict, at, "a message")
+        key = must_be(record.get("id"), str, at, "a message's id")
+        messages[key] = kept.get(key) or _Message(record, at, index)
+        messages[key].update(record, index, at)
+
+
+def _ids(listed: list[Any], where: str) -> list[str]:
+    return [
+        must_be(m.get("id") if isinstance(m, dict) else None, str, where, "a message's id")
+        for m in listed
+    ]
+
+
+def _tool_calls(message: dict[str, Any], where: str) -> list[dict[str, Any]]:
+    entries = message.get("toolCalls") if message.get("type") == "gemini" else None
+    if entries is None:
+        return []
+    must_be(entries, list, f"{where}: toolCalls", "toolCalls")
+    for number, entry in enumerate(entries):
+        must_be(entry, dict, f"{where}: toolCalls[{number}]", "a tool call")
+    return entries  # type: ignore[no-any-return]
+
+
+def _calls(
+    message: dict[str, Any], where: str, seen: dict[str, tuple[int, int, Any]]
+) -> list[Call]:
+    calls = []
+    requested_at = utc_time(message.get("timestamp"), f"{where}: timestamp")
+    for number, entry in enumerate(_tool_calls(message, where)):
+        at_call = f"{where}: toolCalls[{number}]"
+        call_id = must_be(entry.get("id"), str, at_call, "a tool call's id")
+        first, last, _ = seen.get(call_id, (0, 0, None))
+        call = Call(
+            call_id=call_id,
+            tool_name=must_be(entry.get("name"), str, at_call, "a tool call's name"),
+            arguments=must_be(entry.get("args", {}), dict, at_call, "a tool call's args"),
+            requested_at=requested_at,
+            position=(first, number),
+            where=at_call,
+        )
+        done = entry.get("timestamp")
+        at = utc_time(done, f"{at_call}.timestamp") if done else requested_at
+        call.end = _end(entry, at, (last, number), {"call_id": call_id})
+        calls.append(call)
+    return calls
+
+
+def _end(
+    entry: dict[str, Any], at: datetime, position: Position, metadata: dict[str, str]
+) -> End | None:
+    status = entry.get("status")
+    output, error = _response(entry.get("result"))
+    if status == "success":
+        text = output if isinstance(output, str) else ""
+        code = exit_code_in(text, _EXIT_CODE)
+        return completed(at, position, output, metadata, code or 0)
+    if status == "error":
+        if any(marker in error for marker in _REJECTED_ERRORS):
+            return rejected(at, position, error, metadata)
+        return failed(at, position, error, metadata)
+    if status == "cancelled":
+        if _DENIED in error:
+            return rejected(at, position, error, metadata)
+        return failed(at, position, error or "cancelled", metadata)
+    return None  # scheduled, executing, awaiting approval: not over
+
+
+def _response(result: Any) -> tuple[Any, str]:
+    """A call's output and its error text, from the function responses it recorded."""
+    outputs: list[Any] = []
+    errors: list[str] = []
+    for part in result if isinstance(result, list) else []:
+        answer = part.get("functionResponse") if isinstance(part, dict) else None
+        response = answer.get("response") if isinstance(answer, dict) else None
+        if isinstance(response, dict):
+            if "error" in response:
+                errors.append(str(response["error"]))
+            if "output" in response:
+                outputs.append(response["output"])
+    if len(outputs) == 1:
+        return outputs[0], "\n".join(errors)
+    return (outputs or result), "\n".join(errors)
+
+
+def _session(header: Any, name: str) -> str:
+    session = header.get("sessionId") if isinstance(header, dict) else None
+    return session if isinstance(session, str) and session else name
+
+
+def _about(header: Any, where: str) -> About:
+    if not isinstance(header, dict):
+        return About()
+    started = header.get("startTime")
+    session = header.get("sessionId")
+    return About(
+        agent_session_id=session if isinstance(session, str) and session else None,
+        started_at=utc_time(started, f"{where}: startTime") if started else None,
+    )

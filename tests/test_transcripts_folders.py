@@ -1,0 +1,165 @@
+"""A machine's history in one command: a folder of transcripts, each its own session.
+
+Every transcript under the folder that a reader recognises is imported on its
+own, all or nothing; a file that fails is refused with its reason, a file that
+is no transcript is skipped with its reason, and neither stops the rest. Run
+again, the import writes only what is new. Goose's database is read without a
+byte written beside it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from correx_tools import InMemoryEventStore, PostgresEventStore, SQLiteEventStore
+from correx_tools.shell.transcripts.folders import import_folder, transcript_files
+
+from .transcript_samples import DATA, make_goose_database, samples
+
+
+def cli(*args: str, status: int = 0) -> subprocess.CompletedProcess[str]:
+    result = subprocess.run(
+        [sys.executable, "-m", "correx_tools", "import-transcript", *args],
+        capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert "Traceback" not in result.stderr
+    assert result.returncode == status, result.stderr
+    return result
+
+
+def summary(document: dict[str, Any]) -> dict[str, int]:
+    return document["summary"]  # type: ignore[no-any-return]
+
+
+def test_every_sample_in_one_command_then_nothing_new(tmp_path: Path) -> None:
+    dest = tmp_path / "all.sqlite"
+    first = json.loads(cli(str(DATA), str(dest), "--json").stdout)
+    sessions = sum(len(s.expected) if "calls" not in s.expected else 1 for s in samples())
+    # The new formats' samples, and the older formats' eight; the Gemini chat's two
+    # forms are one session, and Goose's database holds the export's session again.
+    assert summary(first) == {
+        "files": 35, "transcripts": 21, "skipped": 14,
+        "sessions_new": sessions + 8 - 2, "sessions_grown": 0,
+        "sessions_already_imported": 2, "sessions_refused": 0,
+    }  # fmt: skip
+    by_file = {Path(f["file"]).relative_to(DATA).as_posix(): f for f in first["files"]}
+    assert by_file["cline/tasks/1763448130250/ui_messages.json"]["skipped"].startswith(
+        "not a transcript of a known format (a JSON list of 2 items)"
+    )
+    assert [s["session_id"] for s in by_file["goose/sessions.db"]["sessions"]] == [
+        "20251118_2", "20251118_3"
+    ]  # fmt: skip
+    with SQLiteEventStore(dest) as store:
+        held = store.count()
+        assert len(store.sessions()) == summary(first)["sessions_new"]
+    again = cli(str(DATA), str(dest))
+    assert f"{DATA} into {dest}: 35 files, 21 transcripts, 14 skipped" in again.stdout
+    assert "already imported          22" in again.stdout
+    assert "new                       0" in again.stdout
+    with SQLiteEventStore(dest) as store:
+        assert store.count() == held
+
+
+def test_one_bad_file_is_refused_and_the_rest_imported(tmp_path: Path) -> None:
+    folder = tmp_path / "sessions"
+    shutil.copytree(DATA / "codex", folder / "2025" / "11" / "18")
+    shutil.copy(DATA / "mcp" / "traffic-bare.jsonl", folder / "traffic.jsonl")
+    damaged = folder / "goose" / "20251118_154210.jsonl"
+    damaged.parent.mkdir(parents=True)
+    lines = (DATA / "goose" / damaged.name).read_text(encoding="utf-8").splitlines(keepends=True)
+    lines[5] = "{not json\n"  # a tool's response cut short, in the middle of the file
+    damaged.write_text("".join(lines), encoding="utf-8")
+    (folder / "notes.md").write_text("# my notes\n", encoding="utf-8")
+    (folder / "picture.png").write_bytes(b"\x89PNG")
+    dest = tmp_path / "out.sqlite"
+    result = cli(str(folder), str(dest), status=1)
+    assert "refused (nothing written for these):" in result.stdout
+    assert f"  {damaged}: line 6: invalid JSON" in result.stdout
+    assert f"  {folder / 'notes.md'}: not a transcript of a known format (Markdown" in result.stdout
+    assert "picture.png" not in result.stdout  # no transcript's name: never read
+    document = json.loads(cli(str(folder), str(dest), "--json", status=1).stdout)
+    assert summary(document)["sessions_already_imported"] == 2
+    assert summary(document)["sessions_refused"] == 1
+    lenient = json.loads(cli(str(folder), str(dest), "--json", "--lenient").stdout)
+    new = [s for f in lenient["files"] for s in f["sessions"] if not s["already_imported"]]
+    assert len(new) == 1 and new[0]["skipped_lines"][0]["where"] == "line 6"
+    assert new[0]["invocations"] == 13 and new[0]["in_flight"] == 2  # its result was on line 6
+
+
+def test_a_session_name_for_a_folder_is_refused(tmp_path: Path) -> None:
+    result = cli(str(DATA / "mcp"), str(tmp_path / "x.sqlite"), "--session", "one", status=1)
+    assert result.stderr.strip() == (
+        "correx-tools import-transcript: error: --session names one session, "
+        "and a folder holds many"
+    )
+    assert not (tmp_path / "x.sqlite").exists()
+
+
+def test_the_store_inside_the_folder_is_never_read_as_a_transcript(tmp_path: Path) -> None:
+    folder = tmp_path / "here"
+    shutil.copytree(DATA / "goose", folder)
+    dest = folder / "imported.jsonl"
+    cli(str(folder), str(dest))
+    assert dest not in transcript_files(folder, exclude=[dest])
+    again = json.loads(cli(str(folder), str(dest), "--json").stdout)
+    assert str(dest) not in [f["file"] for f in again["files"]]
+    assert summary(again)["sessions_new"] == 0
+
+
+def fingerprint(folder: Path) -> dict[str, str]:
+    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(folder.iterdir())}
+
+
+def test_goose_database_every_session_or_one_and_not_a_byte_written(tmp_path: Path) -> None:
+    goose = tmp_path / "goose"
+    goose.mkdir()
+    shutil.copy(DATA / "goose" / "sessions.db", goose / "sessions.db")
+    goose.chmod(0o555)  # a folder nothing can be created in: no journal, no -wal, no -shm
+    try:
+        before = fingerprint(goose)
+        every = json.loads(
+            cli(str(goose / "sessions.db"), str(tmp_path / "a.sqlite"), "--json").stdout
+        )
+        assert summary(every)["sessions_new"] == 2
+        one = json.loads(
+            cli(str(goose / "sessions.db"), str(tmp_path / "b.sqlite"), "--session", "20251118_3",
+                "--json").stdout
+        )  # fmt: skip
+        assert one["session_id"] == "20251118_3" and one["invocations"] == 13
+        missing = cli(str(goose / "sessions.db"), str(tmp_path / "c.sqlite"), "--session", "nope",
+                      status=1)  # fmt: skip
+        assert "no session 'nope' in it (sessions: 20251118_2, 20251118_3)" in missing.stderr
+        assert fingerprint(goose) == before
+    finally:
+        goose.chmod(0o755)
+
+
+def test_goose_database_with_a_write_ahead_log_gives_its_newest_messages(tmp_path: Path) -> None:
+    database = tmp_path / "sessions.db"
+    writer = make_goose_database(database, wal=True)  # Goose still running: the log is its
+    try:
+        wal = database.with_name("sessions.db-wal")
+        assert wal.stat().st_size > 0
+        before = fingerprint(tmp_path)
+        store = InMemoryEventStore()
+        done = import_folder(tmp_path, store)
+        [file] = done.files
+        assert [s.invocations for s in file.imported] == [13, 13]
+        assert fingerprint(tmp_path) == before
+    finally:
+        writer.close()
+
+
+def test_a_folder_imports_into_postgresql(postgres_dsn: str, postgres_schema: str) -> None:
+    with PostgresEventStore(postgres_dsn, schema=postgres_schema) as store:
+        done = import_folder(DATA / "cline", store)
+        assert done.count("new") == 2 and done.count("skipped") == 3
+        assert set(store.sessions()) == {"1763448130250", "1763448130251"}
+        again = import_folder(DATA / "cline", store)
+        assert again.count("already") == 2 and again.count("new") == 0

@@ -1,0 +1,132 @@
+"""Transcripts that are not what their format says: every reader answers with a
+`TranscriptError` naming the file and what is wrong, never an exception, and a
+session is written whole or not at all.
+
+Each example takes a sample, puts an arbitrary JSON value somewhere in it (a
+record, a field, a list item), and imports the result.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from returns.result import Success
+
+from correx_tools import EventReplayer, InMemoryEventStore, ToolProjector
+from correx_tools.shell.transcripts.calls import TranscriptError
+from correx_tools.shell.transcripts.importing import import_transcripts
+
+from .transcript_samples import samples
+
+JSON_SAMPLES = [s for s in samples() if s.path.suffix in (".json", ".jsonl")]
+AIDER = [s for s in samples() if s.format == "aider"]
+
+WORDS = ["success", "error", "tool_use", "toolRequest", "tools/call", "function_call", "2.0"]
+values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=20) | st.sampled_from(WORDS),
+    lambda inner: st.lists(inner, max_size=3)
+    | st.dictionaries(st.text(max_size=8), inner, max_size=3),
+    max_leaves=8,
+)  # fmt: skip
+
+
+def paths(value: Any, at: tuple[Any, ...] = (), depth: int = 0) -> list[tuple[Any, ...]]:
+    """Every place in a JSON value (to a depth), as the keys and indexes that lead there."""
+    found = [at]
+    if depth < 6:
+        children = (
+            value.items()
+            if isinstance(value, dict)
+            else enumerate(value)
+            if isinstance(value, list)
+            else []
+        )
+        for key, child in children:
+            found += paths(child, (*at, key), depth + 1)
+    return found
+
+
+def replaced(value: Any, at: tuple[Any, ...], new: Any) -> Any:
+    if not at:
+        return new
+    copy = dict(value) if isinstance(value, dict) else list(value)
+    copy[at[0]] = replaced(value[at[0]], at[1:], new)
+    return copy
+
+
+def imported_whole_or_not_at_all(path: Path) -> None:
+    store = InMemoryEventStore()
+    results = import_transcripts(path, store)
+    for result in results:
+        if isinstance(result, Success):
+            done = result.unwrap()
+            replay = EventReplayer(store).replay(done.session_id, ToolProjector()).unwrap()
+            assert len(replay.state) == done.invocations
+        else:
+            error = result.failure()
+            assert isinstance(error, TranscriptError) and str(error).startswith(str(path))
+    if not any(isinstance(result, Success) for result in results):
+        assert store.sessions() == ()
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data(), index=st.integers(0, len(JSON_SAMPLES) - 1), new=values)
+def test_any_value_anywhere_in_a_json_sample_is_imported_or_named(
+    data: st.DataObject, index: int, new: Any
+) -> None:
+    sample = JSON_SAMPLES[index]
+    text = sample.path.read_text(encoding="utf-8")
+    lines = sample.path.suffix == ".jsonl"
+    document = (
+        [json.loads(line) for line in text.splitlines() if line.strip()]
+        if lines
+        else json.loads(text)
+    )
+    at = data.draw(st.sampled_from(paths(document)))
+    changed = replaced(document, at, new)
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / sample.path.name
+        if lines and isinstance(changed, list):
+            path.write_text(
+                "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in changed), encoding="utf-8"
+            )
+        else:
+            path.write_text(json.dumps(changed, ensure_ascii=False), encoding="utf-8")
+        imported_whole_or_not_at_all(path)
+
+
+AIDER_LINES = ["#### /run make", "#### fix it", "> Applied edit to src/greek.rs", "```", "```rust",
+               "<<<<<<< SEARCH", "=======", ">>>>>>> REPLACE", "src/greek.rs", "> ",
+               "> Run shell command? (Y)es/(N)o [Yes]: ", "> Skipping edits to README.md",
+               "# aider chat started at 2025-13-40 99:99:99",
+               "# aider chat started at 2025-11-18 15:42:10",
+               "> # 1 SEARCH/REPLACE block failed to match!", "---", "<div>",
+               "plain words"]  # fmt: skip
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    sample=st.sampled_from(AIDER),
+    edits=st.lists(
+        st.tuples(st.floats(0, 1), st.sampled_from(AIDER_LINES) | st.text(max_size=30)), max_size=6
+    ),
+    cut=st.floats(0, 1),
+)
+def test_any_lines_in_an_aider_history_are_imported_or_named(
+    sample: Any, edits: list[tuple[float, str]], cut: float
+) -> None:
+    lines = sample.path.read_text(encoding="utf-8").split("\n")
+    for where, line in edits:
+        lines.insert(int(where * len(lines)), line)
+    text = "\n".join(lines)
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "repo" / ".aider.chat.history.md"
+        path.parent.mkdir()
+        path.write_text(text[: int(len(text) * cut)], encoding="utf-8")
+        imported_whole_or_not_at_all(path)
