@@ -13,7 +13,7 @@ from returns.result import Success
 
 from ...core.lifecycle.record import ToolInvocationRecord
 from ...core.lifecycle.status import ToolInvocationStatus
-from ...core.tools.ids import InvocationId
+from ...core.tools.ids import InvocationId, SessionId
 from ..replay.documents import (
     by_status,
     diff_document,
@@ -24,6 +24,8 @@ from ..replay.documents import (
     state_document,
 )
 from ..replay.view import SessionView
+from ..stores.port import EventStore
+from ..transcripts.description import session_description
 from .errors import CliError
 from .loading import answered, in_range, repository_for
 from .render import changes_table, emit, record_detail, records_table, table
@@ -41,28 +43,61 @@ def cmd_sessions(args: argparse.Namespace) -> int:
     for session in store.sessions():
         with repository.view(session) as view:
             summary = answered(view.summary(), session, lenient=True)
-        rows.append(session_row(summary))
+        rows.append({**session_row(summary), "transcript": _transcript(store, session)})
     emit(
         args,
         {"source": args.source, "sessions": rows},
-        lambda: table(
-            SESSION_COLUMNS,
-            [
-                (
-                    r["session_id"],
-                    r["events"],
-                    r["invocations"],
-                    r["statuses"]["completed"],
-                    r["statuses"]["failed"],
-                    r["statuses"]["rejected"],
-                    r["statuses"]["requested"] + r["statuses"]["started"],
-                    r["refused_events"],
-                )
-                for r in rows
-            ],
+        lambda: _imported(
+            rows,
+            table(
+                SESSION_COLUMNS,
+                [
+                    (
+                        r["session_id"],
+                        r["events"],
+                        r["invocations"],
+                        r["statuses"]["completed"],
+                        r["statuses"]["failed"],
+                        r["statuses"]["rejected"],
+                        r["statuses"]["requested"] + r["statuses"]["started"],
+                        r["refused_events"],
+                    )
+                    for r in rows
+                ],
+            ),
         ),
     )
     return 0
+
+
+def _transcript(store: EventStore, session: SessionId) -> dict[str, str | None] | None:
+    """What an imported session says of itself: its transcript's format, the agent's own
+    session id, its start and working directory (``None`` for a session not imported)."""
+    found = session_description(store, session)
+    if found is None:
+        return None
+    about = found.about
+    return {
+        "format": found.format,
+        "agent_session_id": about.agent_session_id,
+        "started_at": iso_time(about.started_at),
+        "cwd": about.cwd,
+        "title": about.title,
+    }
+
+
+def _imported(rows: list[dict[str, Any]], counts: str) -> str:
+    """The sessions' table, then where the imported ones came from."""
+    imported = [r for r in rows if r["transcript"] is not None]
+    if not imported:
+        return counts
+    columns = ("session", "format", "agent's session id", "started", "working directory")
+    described = [
+        (r["session_id"], t["format"], t["agent_session_id"], t["started_at"], t["cwd"])
+        for r in imported
+        for t in [r["transcript"]]
+    ]
+    return f"{counts}\n\nimported from transcripts:\n{table(columns, described)}"
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
