@@ -13,6 +13,7 @@ A subagent's file (``isSidechain``, ``agentId``) is a session of its own.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
@@ -43,7 +44,7 @@ def looks_like(records: list[tuple[int, Any]]) -> bool:
     )
 
 
-def read(records: list[tuple[int, Any]], name: str) -> Transcript:
+def read(records: Iterable[tuple[int, Any]], name: str) -> Transcript:
     """The calls of a Claude Code session file (its records, with their line numbers)."""
     calls: dict[str, Call] = {}
     session: str | None = None

@@ -20,6 +20,7 @@ never calls. A ``compacted`` record's ``replacement_history`` is not imported.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
@@ -56,7 +57,7 @@ def looks_like(records: list[tuple[int, Any]]) -> bool:
     )
 
 
-def read(records: list[tuple[int, Any]], name: str) -> Transcript:
+def read(records: Iterable[tuple[int, Any]], name: str) -> Transcript:
     """The calls of a rollout file (its records, with their line numbers)."""
     calls = Pairing()
     about = About()

@@ -18,6 +18,7 @@ it, failed when a running call was cancelled; any other status in flight.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -83,11 +84,12 @@ class _Message:
                 self.seen[call_id] = (known[0], index, outcome)
 
 
-def read_lines(records: list[tuple[int, Any]], name: str) -> Transcript:
+def read_lines(records: Iterable[tuple[int, Any]], name: str) -> Transcript:
     """The calls of a ``.jsonl`` chat: its records replayed, rewinds and all."""
-    header = records[0][1]
+    rows = iter(records)
+    _, header = next(rows)
     messages: dict[str, _Message] = {}
-    for index, (line, record) in enumerate(records[1:], start=1):
+    for index, (line, record) in enumerate(rows, start=1):
         where = f"line {line}"
         must_be(record, dict, where, "a record")
         if "$rewindTo" in record:

@@ -18,6 +18,7 @@ its ``sessions.db`` (`goose_db`). In a message's content:
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
@@ -75,10 +76,11 @@ def read_export(document: dict[str, Any], name: str) -> Transcript:
     return read_messages(messages, session or name, about)
 
 
-def read_legacy(records: list[tuple[int, Any]], name: str) -> Transcript:
+def read_legacy(records: Iterable[tuple[int, Any]], name: str) -> Transcript:
     """The calls of an older session file: its first line describes it, each next a message."""
-    header = records[0][1]
-    messages = [(f"line {line}", message) for line, message in records[1:]]
+    rows = iter(records)
+    _, header = next(rows)
+    messages = ((f"line {line}", message) for line, message in rows)
     # Only what the first line says (it records no start): a file that grows keeps it.
     about = About(
         agent_session_id=name,
@@ -88,7 +90,7 @@ def read_legacy(records: list[tuple[int, Any]], name: str) -> Transcript:
     return read_messages(messages, name, about)
 
 
-def read_messages(messages: list[tuple[str, Any]], name: str, about: About) -> Transcript:
+def read_messages(messages: Iterable[tuple[str, Any]], name: str, about: About) -> Transcript:
     """The calls of a session's messages (each with where it is)."""
     calls = Pairing()
     for index, (where, message) in enumerate(messages):

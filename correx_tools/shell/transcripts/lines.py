@@ -9,7 +9,8 @@ leaves each such line out and lists it (``skipped``). Lines are split at
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Iterator
+from itertools import islice
 from typing import Any, final
 
 from ..stores.codec.strict_json import EnvelopeError, loads_strict
@@ -18,39 +19,59 @@ from .calls import Unreadable
 LENIENT_HINT = "; --lenient imports the other lines and lists the ones it leaves out"
 
 
-@final
-@dataclass(frozen=True, slots=True)
-class Lines:
-    """The JSON values of a file's lines, with their line numbers, and what was left out."""
+Record = tuple[int, Any]
+"""A line's number and its JSON value."""
 
-    records: list[tuple[int, Any]]
-    incomplete_tail: str = ""
-    skipped: tuple[tuple[str, str], ...] = ()
+
+@final
+class Lines:
+    """The JSON values of a file's lines, with their line numbers, and what was left out.
+
+    The first `LOOK_AHEAD` are read at once (``head``: what tells the formats apart);
+    the others as the reader iterates, so a file of a million lines is never held
+    parsed all at once. ``incomplete_tail`` and ``skipped`` are known once it has.
+    """
+
+    LOOK_AHEAD = 200
+
+    def __init__(self, text: str, *, lenient: bool = False) -> None:
+        self.incomplete_tail = ""
+        self.skipped: list[tuple[str, str]] = []
+        self._lenient = lenient
+        self._rest = self._records(text)
+        self.head: list[Record] = list(islice(self._rest, self.LOOK_AHEAD))
+
+    def __iter__(self) -> Iterator[Record]:
+        yield from self.head
+        yield from self._rest
+
+    def _records(self, text: str) -> Iterator[Record]:
+        number, start, size = 0, 0, len(text)
+        while start < size:
+            end = text.find("\n", start)
+            last = end < 0
+            line = text[start:] if last else text[start:end]
+            number += 1
+            start = size if last else end + 1
+            if not line or line.isspace():
+                continue
+            try:
+                yield number, loads_strict(line)
+            except EnvelopeError as error:
+                if last:  # no newline after it: still being written
+                    self.incomplete_tail = f"line {number}"
+                elif self._lenient:
+                    self.skipped.append((f"line {number}", str(error)))
+                else:
+                    raise Unreadable(f"line {number}", f"{error}{LENIENT_HINT}") from None
 
 
 def json_lines(text: str, *, lenient: bool = False) -> Lines:
     """Each non-blank line's JSON value (see the module docstring for what is left out)."""
-    lines = text.split("\n")
-    last = len(lines)
-    records: list[tuple[int, Any]] = []
-    skipped: list[tuple[str, str]] = []
-    tail = ""
-    for number, line in enumerate(lines, start=1):
-        if not line or line.isspace():
-            continue
-        try:
-            records.append((number, loads_strict(line)))
-        except EnvelopeError as error:
-            if number == last:  # no newline after it: still being written
-                tail = f"line {number}"
-            elif lenient:
-                skipped.append((f"line {number}", str(error)))
-            else:
-                raise Unreadable(f"line {number}", f"{error}{LENIENT_HINT}") from None
-    return Lines(records, tail, tuple(skipped))
+    return Lines(text, lenient=lenient)
 
 
-def first_record(records: list[tuple[int, Any]]) -> dict[str, Any] | None:
+def first_record(records: list[Record]) -> dict[str, Any] | None:
     """The first record of a JSON Lines file, when it is an object (most formats are
     recognised by it)."""
     first = records[0][1] if records else None

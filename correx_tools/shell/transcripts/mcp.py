@@ -17,6 +17,7 @@ Bare traffic has no times: they are derived, one second a line.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -78,7 +79,7 @@ def looks_like(records: list[tuple[int, Any]]) -> bool:
     return seen_method
 
 
-def read(records: list[tuple[int, Any]], name: str) -> Transcript:
+def read(records: Iterable[tuple[int, Any]], name: str) -> Transcript:
     """The calls of a traffic log."""
     pending: dict[tuple[str, object], list[_Open]] = {}
     by_token: dict[object, Call] = {}

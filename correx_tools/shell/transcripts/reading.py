@@ -155,8 +155,9 @@ def _parsed(text: str, format: str, name: str, lenient: bool) -> Transcript:
             raise _mismatch(format, _shape(document, None, problem))
         return _markdown(text, name)
     if document is not None:
-        readers = [(reader, document) for reader in DOCUMENT_READERS]
-        readers += [(reader, [(1, document)]) for reader in LINE_READERS]  # a file of one line
+        readers = [(reader, document, document) for reader in DOCUMENT_READERS]
+        one = [(1, document)]  # a JSON Lines file of one line
+        readers += [(reader, one, one) for reader in LINE_READERS]
         return _read(readers, format, name, _shape(document, None, None))
     lines = _lines(text, lenient)
     if lines is None:  # not even its first line is JSON
@@ -166,14 +167,20 @@ def _parsed(text: str, format: str, name: str, lenient: bool) -> Transcript:
         if format == "auto":
             raise Unrecognised(f"not a transcript of a known format ({shape})", ", ".join(FORMATS))
         raise _mismatch(format, shape)
-    found = _read([(reader, lines.records) for reader in LINE_READERS], format, name,
-                  _shape(None, lines.records, problem))  # fmt: skip
-    return dataclasses.replace(found, incomplete_tail=lines.incomplete_tail, skipped=lines.skipped)
+    found = _read([(reader, lines.head, lines) for reader in LINE_READERS], format, name,
+                  _shape(None, lines.head, problem))  # fmt: skip
+    return dataclasses.replace(
+        found, incomplete_tail=lines.incomplete_tail, skipped=tuple(lines.skipped)
+    )
 
 
-def _read(candidates: list[tuple[Reader, Any]], format: str, name: str, shape: str) -> Transcript:
-    for reader, value in candidates:
-        if format in ("auto", reader.format) and reader.looks_like(value):
+def _read(
+    candidates: list[tuple[Reader, Any, Any]], format: str, name: str, shape: str
+) -> Transcript:
+    """The transcript the first reader that recognises its ``probe`` reads (a document, or
+    a file's first lines) from its ``value`` (the document, or all the lines)."""
+    for reader, probe, value in candidates:
+        if format in ("auto", reader.format) and reader.looks_like(probe):
             return reader.read(value, name)
     if format == "auto":
         raise Unrecognised(f"not a transcript of a known format ({shape})", ", ".join(FORMATS))

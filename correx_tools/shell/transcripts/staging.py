@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
+from functools import cache
 from typing import Any
 
 from returns.result import Success
@@ -37,6 +38,7 @@ from ...core.lifecycle.events import (
 from ...core.lifecycle.state import ToolState
 from ...core.replay.fold import fold_events
 from ...core.replay.projection import ToolProjector
+from ...core.tools.capability import ToolCapability
 from ...core.tools.ids import InvocationId, SessionId
 from ...core.tools.request import ToolRequest
 from .calls import ORIGIN, Call, Ending, Position, Transcript, Unreadable
@@ -71,10 +73,14 @@ def stage(
         StoredEvent(session_id=session_id, sequence=number, recorded_at=at, event=event)
         for number, (_, at, event, _) in enumerate(staged, start=1)
     ]
+    calls = [call for *_, call in staged]
+    # Let the staging tuples go before the fold: on a large transcript they are millions of
+    # objects the collector would otherwise walk again and again while the fold allocates.
+    staged.clear()
     folded = fold_events(ToolProjector(), events)
     if not isinstance(folded, Success):
         refused = folded.failure()
-        culprit = staged[refused.sequence - 1][3]
+        culprit = calls[refused.sequence - 1]
         raise Unreadable(culprit.where if culprit is not None else "", refused.message)
     return events, folded.unwrap().state
 
@@ -112,6 +118,12 @@ def _call_events(
         staged.append(((end.position, 2), at, event, call))
 
 
+@cache
+def _named(capabilities: frozenset[ToolCapability]) -> str:
+    """Capabilities as the receipt's metadata writes them (a policy gives few sets)."""
+    return ",".join(sorted(c.value for c in capabilities))
+
+
 def _end_event(
     transcript: Transcript, call: Call, invocation: InvocationId, capabilities: Any
 ) -> object:
@@ -130,7 +142,7 @@ def _end_event(
         **end.metadata,
     }
     if capabilities:
-        metadata["capabilities"] = ",".join(sorted(c.value for c in capabilities))
+        metadata["capabilities"] = _named(capabilities)
     return ToolExecutionCompletedEvent(
         invocation_id=invocation,
         receipt=ToolReceipt(output=end.output, exit_code=end.exit_code, metadata=metadata),
