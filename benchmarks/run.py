@@ -36,7 +36,7 @@ from .stored import (
     sqlite_session,
 )
 from .table import Row, machine, render, timed
-from .transcripts import transcript_rows
+from .transcripts import format_rows, transcript_rows
 
 
 def stored_rows(
@@ -107,5 +107,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         rows += stored_rows(large, repeat, Path(directory), 20 if args.quick else 200)
         rows += parallel_rows(large_n, Path(directory))
         rows += transcript_rows(300 if args.quick else 100_000, Path(directory))
+        small_lines, large_lines = (300, 3_000) if args.quick else (10_000, 1_000_000)
+        rows += format_rows(small_lines, large_lines, Path(directory))
     print(render(rows))
     return 0

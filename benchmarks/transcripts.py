@@ -1,16 +1,27 @@
-"""Rows for importing a transcript: a Claude Code session file of many tool calls."""
+"""Rows for importing a transcript: a Claude Code session file of many tool calls, and a
+file of each other format the importer reads (`transcript_files`), at two sizes."""
 
 from __future__ import annotations
 
 import json
+import sqlite3
+from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
 
 from correx_tools import InMemoryEventStore, SQLiteEventStore, import_transcript
+from correx_tools.shell.transcripts.importing import import_transcripts
 
 from .baselines import raw_jsonl_loop
 from .sessions import START
 from .table import Row, at_most, rate, timed
+from .transcript_files import WRITERS
+
+TARGET = 25.0
+"""The transcript target: an import within 25x json.loads of the same file."""
+GROWTH = 1.5
+"""How much that ratio may grow from the small file to the large one and still be called
+linear: the collector walks a heap that grows with the file, so it does grow a little."""
 
 
 def claude_code_file(path: Path, calls: int) -> Path:
@@ -73,3 +84,69 @@ def transcript_rows(calls: int, directory: Path) -> list[Row]:
             None,
         ),
     ]
+
+
+def format_rows(small: int, large: int, directory: Path) -> list[Row]:
+    """Each other format's import into memory at ``large`` lines against json.loads of the
+    same file, and how that ratio grows from ``small`` lines."""
+    rows: list[Row] = []
+    for name, (file_name, write) in WRITERS.items():
+        ratios = {}
+        for lines in (small, large):
+            path = write(directory / file_name, lines)
+            floor, floor_text = _floor(path)
+            raw = timed(floor, 3)
+            counted: list[int] = []
+            repeat = 3 if lines == small else 1  # a large file is minutes: once is enough
+            ours = timed(lambda path=path, counted=counted: counted.append(_import(path)), repeat)
+            ratios[lines] = ours / raw
+            path.unlink()
+        rows.append(
+            at_most(
+                f"import-transcript ({name}), into memory",
+                f"{large:,} lines",
+                rate(counted[-1], ours),
+                f"{raw:.2f} s {floor_text}",
+                ratio=ratios[large],
+                limit=TARGET,
+            )
+        )
+        rows.append(
+            at_most(
+                f"import-transcript ({name}), growth of the ratio",
+                f"{small:,} -> {large:,} lines",
+                f"{ratios[small]:.1f}x -> {ratios[large]:.1f}x",
+                "json.loads of each file",
+                ratio=ratios[large] / ratios[small],
+                limit=GROWTH,
+            )
+        )
+    return rows
+
+
+def _import(path: Path) -> int:
+    """Import every session of the file into a new in-memory store; the events written."""
+    return sum(result.unwrap().events for result in import_transcripts(path, InMemoryEventStore()))
+
+
+def _floor(path: Path) -> tuple[Callable[[], object], str]:
+    """The floor for reading the file, and how the table says it."""
+    if path.suffix == ".jsonl":
+        return (lambda: raw_jsonl_loop(path)), "reading the lines + json.loads"
+    if path.suffix == ".json":
+        return (lambda: json.loads(path.read_bytes())), "json.loads of the file"
+    if path.suffix == ".db":
+        return (lambda: _rows_loop(path)), "reading the rows + json.loads"
+    # Markdown holds no JSON: the floor is json.loads of the same lines as JSON strings.
+    encoded = [json.dumps(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    return (lambda: [json.loads(line) for line in encoded]), "json.loads of its lines as strings"
+
+
+def _rows_loop(path: Path) -> int:
+    """The floor for a Goose database: each message row's content through json.loads."""
+    connection = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro&immutable=1", uri=True)
+    try:
+        rows = connection.execute("SELECT content_json FROM messages ORDER BY id")
+        return sum(1 for (text,) in rows if json.loads(text) is not None)
+    finally:
+        connection.close()

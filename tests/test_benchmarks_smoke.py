@@ -9,6 +9,7 @@ from pathlib import Path
 
 from benchmarks.baselines import eventsourcing_replay
 from benchmarks.sessions import session
+from benchmarks.transcript_files import WRITERS
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -57,6 +58,9 @@ def test_the_benchmarks_run_and_print_every_row(postgres_dsn: str) -> None:
     rows.append("JSONL full replay to the final state")
     rows.append("import-transcript (Claude Code), into memory")
     rows.append("import-transcript (Claude Code), into SQLite")
+    for name in WRITERS:
+        rows.append(f"import-transcript ({name}), into memory")
+        rows.append(f"import-transcript ({name}), growth of the ratio")
     for row in rows:
         assert row in table, row
     assert "Traceback" not in result.stderr
