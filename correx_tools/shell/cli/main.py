@@ -148,8 +148,9 @@ def build_parser() -> argparse.ArgumentParser:
     transcript = command(
         "import-transcript",
         cmd_import_transcript,
-        "import a transcript another agent wrote (Claude Code, OpenHands, SWE-agent, "
-        "OpenAI or Anthropic messages) as a session",
+        "import the transcripts other agents wrote (Claude Code, Codex, Gemini CLI, Cline, "
+        "Goose, OpenCode, Aider, MCP, OpenHands, SWE-agent, ...): a file, or a folder of them, "
+        "each as a session",
     )
     add_transcript_arguments(transcript)
     tools = command(
