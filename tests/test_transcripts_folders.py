@@ -20,6 +20,7 @@ from typing import Any
 from correx_tools import InMemoryEventStore, PostgresEventStore, SQLiteEventStore
 from correx_tools.shell.transcripts.folders import import_folder, transcript_files
 
+from .test_terminal import on_terminal
 from .transcript_samples import DATA, make_goose_database, samples
 
 
@@ -163,3 +164,11 @@ def test_a_folder_imports_into_postgresql(postgres_dsn: str, postgres_schema: st
         assert set(store.sessions()) == {"1763448130250", "1763448130251"}
         again = import_folder(DATA / "cline", store)
         assert again.count("already") == 2 and again.count("new") == 0
+
+
+def test_a_folder_on_a_terminal_draws_one_bar_then_the_summary(tmp_path: Path) -> None:
+    output = on_terminal("import-transcript", str(DATA), str(tmp_path / "t.sqlite"), cwd=tmp_path)
+    assert output.count("importing transcripts (bytes)") >= 1
+    bar_ends = output.rindex("importing transcripts (bytes)")
+    assert bar_ends < output.index("already imported")  # the summary comes after the bar
+    assert f"{DATA} into {tmp_path / 't.sqlite'}: 35 files" in output

@@ -94,6 +94,11 @@ def test_any_cut_imports_exactly_its_complete_lines_and_the_grown_file_adds_the_
             assert {s: list(store.read(s)) for s in store.sessions()} == held
         else:
             assert list(store.read(whole.session_id)) == list(fresh.read(whole.session_id))
+            # And once more: nothing new, nothing written.
+            held = {s: list(store.read(s)) for s in store.sessions()}
+            again = import_transcript(live, store).unwrap()
+            assert again.already_imported and again.events == 0
+            assert {s: list(store.read(s)) for s in store.sessions()} == held
 
 
 def test_a_rewound_gemini_chat_is_refused_and_says_what_it_needs(tmp_path: Path) -> None:
