@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from correx_tools import InMemoryEventStore, PostgresEventStore, SQLiteEventStore
 from correx_tools.shell.transcripts.folders import import_folder, transcript_files
@@ -78,12 +81,14 @@ def test_one_bad_file_is_refused_and_the_rest_imported(tmp_path: Path) -> None:
     damaged.write_text("".join(lines), encoding="utf-8")
     (folder / "notes.md").write_text("# my notes\n", encoding="utf-8")
     (folder / "picture.png").write_bytes(b"\x89PNG")
+    (folder / "proxy.log").write_bytes(b"\x00\xff binary, not a transcript\n")
     dest = tmp_path / "out.sqlite"
     result = cli(str(folder), str(dest), status=1)
     assert "refused (nothing written for these):" in result.stdout
     assert f"  {damaged}: line 6: invalid JSON" in result.stdout
     assert f"  {folder / 'notes.md'}: not a transcript of a known format (Markdown" in result.stdout
     assert "picture.png" not in result.stdout  # no transcript's name: never read
+    assert f"  {folder / 'proxy.log'}: not UTF-8 text (byte 1)" in result.stdout
     document = json.loads(cli(str(folder), str(dest), "--json", status=1).stdout)
     assert summary(document)["sessions_already_imported"] == 2
     assert summary(document)["sessions_refused"] == 1
@@ -107,7 +112,7 @@ def test_the_store_inside_the_folder_is_never_read_as_a_transcript(tmp_path: Pat
     shutil.copytree(DATA / "goose", folder)
     dest = folder / "imported.jsonl"
     cli(str(folder), str(dest))
-    assert dest not in transcript_files(folder, exclude=[dest])
+    assert dest not in transcript_files(folder, exclude=[dest])[0]
     again = json.loads(cli(str(folder), str(dest), "--json").stdout)
     assert str(dest) not in [f["file"] for f in again["files"]]
     assert summary(again)["sessions_new"] == 0
@@ -172,3 +177,28 @@ def test_a_folder_on_a_terminal_draws_one_bar_then_the_summary(tmp_path: Path) -
     bar_ends = output.rindex("importing transcripts (bytes)")
     assert bar_ends < output.index("already imported")  # the summary comes after the bar
     assert f"{DATA} into {tmp_path / 't.sqlite'}: 35 files" in output
+
+
+def test_a_folder_that_cannot_be_read_is_refused_with_its_reason(tmp_path: Path) -> None:
+    paths, unreadable = transcript_files(tmp_path / "gone")
+    assert paths == []
+    [folder] = unreadable
+    assert folder.path == tmp_path / "gone"
+    assert folder.refused[0].message == "cannot read this folder (No such file or directory)"
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads a folder whatever its mode")
+def test_an_unreadable_subfolder_never_stops_the_rest(tmp_path: Path) -> None:
+    shutil.copytree(DATA / "mcp", tmp_path / "logs" / "mcp")
+    locked = tmp_path / "logs" / "locked"
+    locked.mkdir()
+    locked.chmod(0)
+    try:
+        result = json.loads(cli(str(tmp_path / "logs"), str(tmp_path / "o.sqlite"), "--json",
+                                status=1).stdout)  # fmt: skip
+    finally:
+        locked.chmod(0o755)
+    assert summary(result)["sessions_new"] == 2
+    assert [f["refused"][0]["message"] for f in result["files"] if f["refused"]] == [
+        "cannot read this folder (Permission denied)"
+    ]

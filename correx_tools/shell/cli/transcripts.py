@@ -163,10 +163,12 @@ def _session_json(done: TranscriptImport) -> dict[str, Any]:
 def _many(args: argparse.Namespace, store: EventStore, fresh: bool) -> int:
     """A folder, or a file of many sessions: each session on its own, then a summary."""
     root = Path(args.path)
-    paths = transcript_files(root, exclude=_store_files(args.dest)) if root.is_dir() else [root]
+    paths, unreadable = (
+        transcript_files(root, exclude=_store_files(args.dest)) if root.is_dir() else ([root], [])
+    )
     with Progress("importing transcripts (bytes)", sum(map(file_size, paths)), sys.stderr) as bar:
         done = import_files(paths, store, format=args.format, lenient=args.lenient,
-                            progress=bar.advance)  # fmt: skip
+                            progress=bar.advance).with_files(unreadable)  # fmt: skip
     if not any(s.events for f in done.files for s in f.imported):
         _forget(store, args.dest, fresh)
     for file in done.files:

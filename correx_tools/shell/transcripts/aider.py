@@ -111,8 +111,10 @@ def read(text: str, name: str) -> Transcript:
             if reader.text:
                 _reply(reader)
             reader.output.append((number, line[1:].strip()))
-        elif line.startswith("#"):
-            reader.text.append((number, raw))  # a heading of the reply's own
+        elif line.startswith("#"):  # a heading of the reply's own
+            if reader.output:
+                _outcomes(reader)
+            reader.text.append((number, raw))
     _flush(reader)
     return Transcript(FORMAT, name, tuple(reader.calls), about=About(started_at=started))
 

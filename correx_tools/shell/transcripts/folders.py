@@ -47,6 +47,10 @@ class FolderImport:
 
     files: tuple[FileImport, ...] = field(default=())
 
+    def with_files(self, more: Iterable[FileImport]) -> FolderImport:
+        """These files and ``more``, in path order."""
+        return FolderImport(tuple(sorted((*self.files, *more), key=lambda file: file.path)))
+
     def count(self, what: str) -> int:
         """``new``, ``grown``, ``already`` or ``refused`` sessions; ``transcripts`` or
         ``skipped`` files."""
@@ -61,18 +65,32 @@ class FolderImport:
         }[what]
 
 
-def transcript_files(root: Path, exclude: Iterable[Path] = ()) -> list[Path]:
+def transcript_files(
+    root: Path, exclude: Iterable[Path] = ()
+) -> tuple[list[Path], list[FileImport]]:
     """The files under ``root`` that may be transcripts, in path order (``exclude``: files
-    never to read, such as the store being written)."""
+    never to read, such as the store being written), and the folders that could not be
+    read, each refused with the reason (what they hold was not imported)."""
     left_out = {path.resolve() for path in exclude}
     found = []
-    for folder, folders, names in os.walk(root):
+    unreadable: list[FileImport] = []
+
+    def refuse(error: OSError) -> None:
+        where = str(error.filename or root)
+        reason = f"cannot read this folder ({error.strerror or error})"
+        unreadable.append(
+            FileImport(
+                Path(where), refused=(TranscriptError(source=where, where="", message=reason),)
+            )
+        )
+
+    for folder, folders, names in os.walk(root, onerror=refuse):
         folders[:] = sorted(name for name in folders if name not in _NOT_SEARCHED)
         for name in names:
             path = Path(folder) / name
             if path.suffix in SUFFIXES and path.resolve() not in left_out:
                 found.append(path)
-    return sorted(found)
+    return sorted(found), unreadable
 
 
 def import_folder(
@@ -85,8 +103,9 @@ def import_folder(
     exclude: Iterable[Path] = (),
 ) -> FolderImport:
     """Import every transcript under ``root`` (see the module docstring)."""
-    paths = transcript_files(root, exclude)
-    return import_files(paths, store, format=format, policy=policy, lenient=lenient)
+    paths, unreadable = transcript_files(root, exclude)
+    done = import_files(paths, store, format=format, policy=policy, lenient=lenient)
+    return done.with_files(unreadable)
 
 
 def import_files(

@@ -94,9 +94,11 @@ EXPECTED = {
 }
 """What each format looks like, for the message that says a file is not one."""
 
-_NEWLINE = b"\n"
 FORMATS = tuple(EXPECTED)
 """Every format this package reads (``auto`` recognises each)."""
+
+
+_NEWLINE = b"\n"
 
 
 def load(
@@ -142,8 +144,8 @@ def _decoded(data: bytes) -> tuple[str, str]:
         return data.decode("utf-8"), ""
     except UnicodeDecodeError as error:
         end = data.rfind(b"\n") + 1
-        if error.start < end:
-            raise Unreadable("", f"not UTF-8 text (byte {error.start})") from None
+        if error.start < end:  # every transcript is UTF-8 text: this is none
+            raise Unrecognised(f"not UTF-8 text (byte {error.start})") from None
         return data[:end].decode("utf-8"), f"line {data.count(_NEWLINE) + 1}"
 
 
