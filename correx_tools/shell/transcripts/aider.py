@@ -71,6 +71,7 @@ class _Reader:
     output: list[tuple[int, str]] = field(default_factory=list)
 
     def at(self, line: int) -> datetime:
+        """The derived time of ``line``: a second a line after its run's header."""
         return self.run_at + timedelta(seconds=line - self.run_line)
 
 

@@ -73,6 +73,8 @@ class _Message:
     """Each call's first index, the index where its current outcome first appeared, and it."""
 
     def update(self, record: dict[str, Any], index: int, where: str) -> None:
+        """Take this copy of the message (record ``index``); note where each call's
+        outcome first appeared."""
         self.record, self.where = record, where
         for number, entry in enumerate(_tool_calls(record, where)):
             call_id = must_be(entry.get("id"), str, f"{where}: toolCalls[{number}]", "an id")
