@@ -13,6 +13,8 @@ from collections.abc import Iterator
 from itertools import islice
 from typing import Any, final
 
+# The readers' one way to the stores' strict JSON (no NaN, no duplicate key): what every
+# stored event is read with, so an imported value always reads back as itself.
 from ..stores.codec.strict_json import EnvelopeError, loads_strict
 from .calls import Unreadable
 
@@ -84,6 +86,14 @@ def strict_value(text: str, where: str) -> Any:
         return loads_strict(text)
     except EnvelopeError as error:
         raise Unreadable(where, str(error)) from None
+
+
+def json_document(text: str) -> tuple[Any, str | None]:
+    """``text`` as one strict JSON document, or ``None`` and why it is not one."""
+    try:
+        return loads_strict(text), None
+    except EnvelopeError as error:
+        return None, str(error)
 
 
 def is_json(text: str) -> bool:

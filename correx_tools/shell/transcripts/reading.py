@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, final
 
-from ..stores.codec.strict_json import EnvelopeError, loads_strict
 from . import (
     aider,
     claude_code,
@@ -34,7 +33,7 @@ from . import (
     swe_agent,
 )
 from .calls import Transcript, Unreadable, Unrecognised
-from .lines import Lines, json_lines
+from .lines import Lines, json_document, json_lines
 
 
 @final
@@ -150,7 +149,7 @@ def _decoded(data: bytes) -> tuple[str, str]:
 
 
 def _parsed(text: str, format: str, name: str, lenient: bool) -> Transcript:
-    document, problem = _document(text)
+    document, problem = json_document(text)
     markdown = document is None and not text.lstrip().startswith(("{", "["))
     if format == aider.FORMAT or (format == "auto" and markdown and aider.looks_like(text)):
         if not markdown:
@@ -203,14 +202,6 @@ def _markdown(text: str, name: str) -> Transcript:
 def markdown_like(text: str) -> bool:
     """Whether text opens as Markdown does (a heading, front matter)."""
     return text.lstrip().startswith(("#", "---"))
-
-
-def _document(text: str) -> tuple[Any, str | None]:
-    """The file as one JSON document, or ``None`` and why it is not one."""
-    try:
-        return loads_strict(text), None
-    except EnvelopeError as error:
-        return None, str(error)
 
 
 def _lines(text: str, lenient: bool) -> Lines | None:
