@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -65,25 +65,18 @@ def looks_like_document(document: Any) -> bool:
 
 @dataclass(slots=True)
 class _Message:
-    record: dict[str, Any]
-    where: str
+    """A message as its latest copy has it: its calls, each placed where it first appeared,
+    its outcome where that outcome first appeared (the raw copies are let go: a chat's
+    every message is held to its end, for a rewind may yet drop it)."""
+
     first: int
     """The index of the record where the message first appeared: its place."""
-    seen: dict[str, tuple[int, int, Any]] = field(default_factory=dict)
-    """Each call's first index, the index where its current outcome first appeared, and it."""
+    calls: list[Call] = field(default_factory=list)
 
     def update(self, record: dict[str, Any], index: int, where: str) -> None:
-        """Take this copy of the message (record ``index``); note where each call's
-        outcome first appeared."""
-        self.record, self.where = record, where
-        for number, entry in enumerate(_tool_calls(record, where)):
-            call_id = must_be(entry.get("id"), str, f"{where}: toolCalls[{number}]", "an id")
-            outcome = (entry.get("status"), entry.get("result"))
-            known = self.seen.get(call_id)
-            if known is None:
-                self.seen[call_id] = (index, index, outcome)
-            elif known[2] != outcome:
-                self.seen[call_id] = (known[0], index, outcome)
+        """Take this copy of the message (record ``index``)."""
+        earlier = {call.call_id: call for call in self.calls}
+        self.calls = _calls(record, where, index, earlier)
 
 
 def read_lines(records: Iterable[tuple[int, Any]], name: str) -> Transcript:
@@ -109,11 +102,7 @@ def read_lines(records: Iterable[tuple[int, Any]], name: str) -> Transcript:
                 _add_all(messages, kept, listed, index, where)
         else:
             _add(messages, record, index, where)
-    calls = [
-        call
-        for message in messages.values()
-        for call in _calls(message.record, message.where, message.seen)
-    ]
+    calls = [call for message in messages.values() for call in message.calls]
     return Transcript(FORMAT, _session(header, name), tuple(calls), about=_about(header, "line 1"))
 
 
@@ -123,8 +112,7 @@ def read_document(document: dict[str, Any], name: str) -> Transcript:
     for index, message in enumerate(document["messages"]):
         where = f"$.messages[{index}]"
         must_be(message, dict, where, "a message")
-        seen = {str(entry.get("id")): (index, index, None) for entry in _tool_calls(message, where)}
-        calls.extend(_calls(message, where, seen))
+        calls.extend(_calls(message, where, index, {}))
     return Transcript(FORMAT, _session(document, name), tuple(calls), about=_about(document, "$"))
 
 
@@ -132,7 +120,7 @@ def _add(messages: dict[str, _Message], record: dict[str, Any], index: int, wher
     key = must_be(record.get("id"), str, where, "a message's id")
     known = messages.get(key)
     if known is None:
-        messages[key] = known = _Message(record, where, index)
+        messages[key] = known = _Message(index)
     known.update(record, index, where)
 
 
@@ -147,7 +135,7 @@ def _add_all(
         at = f"{where}: $set.messages[{number}]"
         must_be(record, dict, at, "a message")
         key = must_be(record.get("id"), str, at, "a message's id")
-        messages[key] = kept.get(key) or _Message(record, at, index)
+        messages[key] = kept.get(key) or _Message(index)
         messages[key].update(record, index, at)
 
 
@@ -168,26 +156,30 @@ def _tool_calls(message: dict[str, Any], where: str) -> list[dict[str, Any]]:
     return entries  # type: ignore[no-any-return]
 
 
-def _calls(
-    message: dict[str, Any], where: str, seen: dict[str, tuple[int, int, Any]]
-) -> list[Call]:
+def _calls(message: dict[str, Any], where: str, index: int, earlier: dict[str, Call]) -> list[Call]:
+    """The calls of one copy of a message (record ``index``), ``earlier`` those of the copy
+    before it: a call keeps its first place, and an outcome that did not change its own."""
     calls = []
     requested_at = utc_time(message.get("timestamp"), f"{where}: timestamp")
     for number, entry in enumerate(_tool_calls(message, where)):
         at_call = f"{where}: toolCalls[{number}]"
         call_id = must_be(entry.get("id"), str, at_call, "a tool call's id")
-        first, last, _ = seen.get(call_id, (0, 0, None))
+        before = earlier.get(call_id)
         call = Call(
             call_id=call_id,
             tool_name=must_be(entry.get("name"), str, at_call, "a tool call's name"),
             arguments=must_be(entry.get("args", {}), dict, at_call, "a tool call's args"),
             requested_at=requested_at,
-            position=(first, number),
+            position=(index, number) if before is None else before.position,
             where=at_call,
         )
         done = entry.get("timestamp")
         at = utc_time(done, f"{at_call}.timestamp") if done else requested_at
-        call.end = _end(entry, at, (last, number), {"call_id": call_id})
+        end = _end(entry, at, (index, number), {"call_id": call_id})
+        previous = None if before is None else before.end
+        if previous and end and replace(end, position=previous.position) == previous:
+            end = previous  # the same outcome again: it keeps the place it first had
+        call.end = end
         calls.append(call)
     return calls
 
