@@ -7,7 +7,7 @@
 * a call that ran and errored, or was interrupted after it began, **failed**;
 * a call with no outcome by the end of the file stays in flight (no `End`).
 
-Each reader decides which of these its records say; these helpers build the
+Each reader decides which of these its records say; the functions here build the
 `End` and read the times and exit codes the formats write.
 """
 
