@@ -13,7 +13,7 @@ from returns.result import Success
 
 from ...core.lifecycle.record import ToolInvocationRecord
 from ...core.lifecycle.status import ToolInvocationStatus
-from ...core.tools.ids import InvocationId, SessionId
+from ...core.tools.ids import InvocationId
 from ..replay.documents import (
     by_status,
     diff_document,
@@ -24,8 +24,7 @@ from ..replay.documents import (
     state_document,
 )
 from ..replay.view import SessionView
-from ..stores.port import EventStore
-from ..transcripts.description import session_description
+from ..transcripts.description import description_json, session_description
 from .errors import CliError
 from .loading import answered, in_range, repository_for
 from .render import changes_table, emit, record_detail, records_table, table
@@ -43,7 +42,8 @@ def cmd_sessions(args: argparse.Namespace) -> int:
     for session in store.sessions():
         with repository.view(session) as view:
             summary = answered(view.summary(), session, lenient=True)
-        rows.append({**session_row(summary), "transcript": _transcript(store, session)})
+        transcript = description_json(session_description(store, session))
+        rows.append(session_row(summary, transcript=transcript))
     emit(
         args,
         {"source": args.source, "sessions": rows},
@@ -68,22 +68,6 @@ def cmd_sessions(args: argparse.Namespace) -> int:
         ),
     )
     return 0
-
-
-def _transcript(store: EventStore, session: SessionId) -> dict[str, str | None] | None:
-    """What an imported session says of itself: its transcript's format, the agent's own
-    session id, its start and working directory (``None`` for a session not imported)."""
-    found = session_description(store, session)
-    if found is None:
-        return None
-    about = found.about
-    return {
-        "format": found.format,
-        "agent_session_id": about.agent_session_id,
-        "started_at": iso_time(about.started_at),
-        "cwd": about.cwd,
-        "title": about.title,
-    }
 
 
 def _imported(rows: list[dict[str, Any]], counts: str) -> str:

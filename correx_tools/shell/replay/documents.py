@@ -42,6 +42,10 @@ class _Shown:
         """A name or an id: secrets masked, never cut."""
         return value if self._redaction is None else self._redaction.text(value)
 
+    def strings(self, values: Mapping[str, str | None]) -> dict[str, str | None]:
+        """Each string of ``values`` as shown (``None`` stays ``None``)."""
+        return {key: None if value is None else self.text(value) for key, value in values.items()}
+
     def message(self, value: str) -> str:
         """A reason or an error: secrets masked, a long one cut."""
         return value if self._redaction is None else self._redaction.short_text(value)
@@ -81,14 +85,26 @@ def by_status(counts: Mapping[ToolInvocationStatus, int]) -> dict[str, int]:
     return {status.value: counts[status] for status in ToolInvocationStatus}
 
 
-def session_row(summary: SessionSummary, redaction: Redaction | None = None) -> dict[str, Any]:
-    """One session of ``sessions --json``: its events, invocations and counts."""
+def session_row(
+    summary: SessionSummary,
+    redaction: Redaction | None = None,
+    *,
+    transcript: Mapping[str, str | None] | None = None,
+) -> dict[str, Any]:
+    """One session of ``sessions --json``: its events, invocations and counts, and where it
+    was imported from (``transcript``: its description, ``None`` for one not imported)."""
+    shown = _Shown(redaction)
     return {
-        "session_id": _Shown(redaction).text(summary.session_id),
+        "session_id": shown.text(summary.session_id),
         "events": summary.sequence,
         "invocations": summary.invocations,
         "statuses": by_status(summary.counts),
         "refused_events": summary.refused,
+        "transcript": None
+        if transcript is None
+        else {
+            key: None if value is None else shown.text(value) for key, value in transcript.items()
+        },
     }
 
 

@@ -19,11 +19,13 @@ from typing import Any, final
 
 from returns.result import Success
 
+from ...core.lifecycle.events import StoredEvent
 from ...core.report.redaction import Redaction
 from ...core.tools.ids import SessionId
 from ..replay.documents import iso_time, session_row
 from ..replay.repository import DefaultToolRepository
 from ..stores.port import EventStore, SequencedStore, StoreReadError
+from ..transcripts.description import described, description_json
 from .refs import ref_of
 
 SORTS: dict[str, Callable[[dict[str, Any]], Any]] = {
@@ -80,9 +82,12 @@ class Catalog:
             return kept
         summary = self._repository.summary(session_id, at=last)
         assert isinstance(summary, Success)  # a lenient repository answers
-        row = session_row(summary.unwrap(), self._redaction)
+        first, final = self._ends(session_id, last)
+        transcript = description_json(described(() if first is None else (first,)))
+        row = session_row(summary.unwrap(), self._redaction, transcript=transcript)
         row["ref"] = ref_of(session_id, self._redaction)
-        row["first_time"], row["last_time"] = self._times(session_id, last)
+        row["first_time"] = None if first is None else iso_time(first.recorded_at)
+        row["last_time"] = None if final is None else iso_time(final.recorded_at)
         with self._lock:
             self._rows[session_id] = row
         return row
@@ -90,15 +95,15 @@ class Catalog:
     def _shown(self, session_id: str) -> str:
         return session_id if self._redaction is None else self._redaction.text(session_id)
 
-    def _times(self, session_id: SessionId, last: int) -> tuple[str | None, str | None]:
+    def _ends(
+        self, session_id: SessionId, last: int
+    ) -> tuple[StoredEvent | None, StoredEvent | None]:
+        """The session's first and last events (the first may describe where it came from)."""
         if last == 0:
             return None, None
         first = next(iter(self._store.read(session_id)), None)
         final = next(iter(self._store.read(session_id, after=last - 1)), None)
-        return (
-            None if first is None else iso_time(first.recorded_at),
-            None if final is None else iso_time(final.recorded_at),
-        )
+        return first, final
 
     def page(
         self, text: str, sort: str, offset: int, limit: int

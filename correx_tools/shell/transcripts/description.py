@@ -15,6 +15,7 @@ from typing import Any, final
 
 from ...core.lifecycle.events import OpaqueEvent, StoredEvent
 from ...core.tools.ids import SessionId
+from ..stores.codec.envelope import format_timestamp
 from ..stores.port import EventStore
 from .calls import About, Unreadable, utc_time
 
@@ -46,6 +47,20 @@ class Described:
 
     format: str
     about: About
+
+
+def description_json(found: Described | None) -> dict[str, str | None] | None:
+    """A session's description as ``sessions --json`` shows it (``None``: not imported)."""
+    if found is None:
+        return None
+    about = found.about
+    return {
+        "format": found.format,
+        "agent_session_id": about.agent_session_id,
+        "started_at": None if about.started_at is None else format_timestamp(about.started_at),
+        "cwd": about.cwd,
+        "title": about.title,
+    }
 
 
 def session_description(store: EventStore, session: SessionId) -> Described | None:
