@@ -31,6 +31,7 @@ from correx_tools import (
 )
 from correx_tools.shell.replay.questions import ByFolding, FromIndex
 from correx_tools.shell.stores.port import EventStore
+from correx_tools.shell.stores.sql.layout import LAYOUT
 
 from .strategies import requested, started
 from .test_cli import fails, run, run_json
@@ -102,7 +103,7 @@ def test_a_legacy_file_reads_as_it_is_and_refuses_writing_until_upgraded(legacy_
     with pytest.raises(StoreLayoutError, match=r"older release \(layout 1\).*correx-tools reindex"):
         SQLiteEventStore(legacy_file)
     upgraded = SQLiteEventStore(legacy_file, upgrade=True)
-    assert upgraded.layout == 2
+    assert upgraded.layout == LAYOUT
     for session in (A, B):
         assert way_of_answering(upgraded, session) is FromIndex
         assert repository_answers(upgraded, session) == expected[session]
@@ -136,7 +137,7 @@ def test_a_legacy_postgres_schema_is_upgraded_the_same_way(
     with pytest.raises(StoreLayoutError, match="correx-tools reindex"):
         PostgresEventStore(postgres_dsn, schema=legacy_schema)
     upgraded = PostgresEventStore(postgres_dsn, schema=legacy_schema, upgrade=True)
-    assert upgraded.layout == 2
+    assert upgraded.layout == LAYOUT
     for session in (A, B):
         assert way_of_answering(upgraded, session) is FromIndex
         assert repository_answers(upgraded, session) == expected[session]

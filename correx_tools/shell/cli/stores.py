@@ -156,21 +156,38 @@ def cmd_reindex(args: argparse.Namespace) -> int:
     with Progress("indexing", None, sys.stderr) as bar:
         # Opening an older layout with upgrade=True upgrades and indexes it in one transaction.
         store = open_store(args.source, upgrade=True, progress=bar.update)
-        if not (isinstance(store, IndexedStore) and isinstance(store, SequencedStore)):
+        if not isinstance(store, IndexedStore):
             raise CliError(f"{args.source}: keeps no index to rebuild")
-        indexed = (
-            sum(map(store.last_sequence, store.sessions()))
-            if older
-            else store.reindex(progress=bar.update)
-        )
+        done = store.upgraded if older and store.upgraded else store.reindex(progress=bar.update)
     seconds = time.perf_counter() - started
-    sessions = len(store.sessions())
     source = redact(args.source)
     verb = "upgraded and indexed" if older else "indexed"
-    document = {"source": source, "upgraded": older, "events": indexed, "sessions": sessions}
-    emit(
-        args,
-        {**document, "seconds": round(seconds, 3)},
-        lambda: f"{source}: {verb} {indexed:,} events in {sessions} sessions in {seconds:.2f} s",
-    )
-    return 0
+    document = {
+        "source": source,
+        "upgraded": older,
+        "events": done.events,
+        "sessions": done.sessions,
+        "damaged": dict(done.damaged),
+        "seconds": round(seconds, 3),
+    }
+
+    def text() -> str:
+        lines = [
+            f"{source}: {verb} {done.events:,} events in {plural(done.sessions, 'session')} "
+            f"in {seconds:.2f} s"
+        ]
+        lines.extend(f"not indexed: {why}" for why in done.damaged.values())
+        if done.damaged:
+            lines.append(
+                f"{plural(len(done.damaged), 'session')} kept the index it had: its events do "
+                "not hold together (correx-tools verify names each fault)"
+            )
+        return "\n".join(lines)
+
+    emit(args, document, text)
+    return 1 if done.damaged else 0
+
+
+def plural(count: int, noun: str) -> str:
+    """``1 session``, ``2 sessions``, ``1,234 sessions``."""
+    return f"{count:,} {noun}{'' if count == 1 else 's'}"

@@ -9,6 +9,8 @@ Error hierarchy:
         kind GAP                    an import that would leave a gap or overwrite
         kind BUSY                   the store stayed locked; retriable
         kind UNAVAILABLE            the database server could not be reached; retriable
+        kind DAMAGED                the session's stored events do not hold together (a gap):
+                                    nothing more is written to it; see correx-tools verify
     StoreReadError (an exception)   a stored event could not be decoded while reading
     StoreLayoutError (an exception) a file or database that is not an event store (as it is)
     StaleIndex (an exception)       a time-travel index that does not match its events
@@ -17,7 +19,7 @@ Error hierarchy:
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import datetime
@@ -43,18 +45,21 @@ class AppendErrorKind(enum.Enum):
     GAP = "gap"
     BUSY = "busy"
     UNAVAILABLE = "unavailable"
+    DAMAGED = "damaged"
 
 
 @final
 @error_value
 @dataclass(frozen=True, slots=True, kw_only=True)
 class AppendError(CorrexError):
-    """An append that wrote nothing, and why; ``other_session`` for a duplicate id."""
+    """An append that wrote nothing, and why; ``invocation_id`` and ``other_session`` for a
+    duplicate id."""
 
     kind: AppendErrorKind
     session_id: str
     message: str
     other_session: str | None = None
+    invocation_id: str | None = None
 
     def __str__(self) -> str:
         return self.message
@@ -160,6 +165,18 @@ class SessionIndex(Protocol):
         ...
 
 
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Reindexed:
+    """What rebuilding a store's index did: the events indexed, the sessions rebuilt, and the
+    sessions whose events do not hold together (a gap, an event that cannot be decoded),
+    each with why: their index is left as it was, and their events are never changed."""
+
+    events: int
+    sessions: int
+    damaged: Mapping[str, str]
+
+
 @runtime_checkable
 class IndexedStore(Protocol):
     """A store that keeps a time-travel index beside its events (SQLite, PostgreSQL).
@@ -174,6 +191,12 @@ class IndexedStore(Protocol):
         until it is upgraded (``correx-tools reindex``)."""
         ...
 
+    @property
+    def upgraded(self) -> Reindexed | None:
+        """What upgrading it in place did, when it was opened with ``upgrade=True`` and
+        needed it (``None`` otherwise)."""
+        ...
+
     def session_index(self, session_id: SessionId) -> AbstractContextManager[SessionIndex | None]:
         """The session's index, or ``None`` where there is none to trust (answer by folding)."""
         ...
@@ -182,8 +205,9 @@ class IndexedStore(Protocol):
         """Mark the session's index stale, to be rebuilt before it is trusted again."""
         ...
 
-    def reindex(self, progress: Callable[[int, int], None] | None = None) -> int:
-        """Rebuild the whole index from the events; how many events were indexed."""
+    def reindex(self, progress: Callable[[int, int], None] | None = None) -> Reindexed:
+        """Rebuild every session's index from its events (what was done, and the sessions
+        whose events stopped it: their index is left as it was)."""
         ...
 
 

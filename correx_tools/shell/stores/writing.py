@@ -89,6 +89,7 @@ def duplicate(session_id: str, invocation_id: str, other: str) -> AppendError:
         kind=AppendErrorKind.DUPLICATE_INVOCATION,
         session_id=session_id,
         other_session=other,
+        invocation_id=invocation_id,
         message=f"invocation {invocation_id!r} was already requested in session {other!r}",
     )
 

@@ -20,8 +20,8 @@ from ....core.replay.stored_index import TIER_OF_CODE
 from ....core.tools.ids import SessionId
 from ....core.tools.request import lazy_request
 from ..port import AppendError, StoreReadError
-from ..sql.indexing import KIND_COMPLETED, KIND_FAILED, KIND_REQUESTED, KIND_STARTED
 from ..writing import encode_payload, invalid_event
+from .columns import KIND_COMPLETED, KIND_FAILED, KIND_REQUESTED, KIND_STARTED
 from .encoding import EncodedEvent, encoded_time
 from .envelope import decode_payload, parse_timestamp
 from .strict_json import EnvelopeError, encode_utf8, loads_strict
@@ -87,10 +87,10 @@ def decode_row(
 def decode_indexed_rows(
     where: str,
     session_id: SessionId,
-    rows: list[tuple[int, Any, str, int, str, int | None, str | None, str | None, int | None]],
+    rows: Iterable[tuple[Any, ...]],
 ) -> Iterator[StoredEvent]:
-    """Rows ``(sequence, recorded_at, type, version, data, kind, invocation_id, label, code)``
-    as stored events.
+    """Rows ``(sequence, recorded_at, type, version, data, kind, invocation_id, label, code,
+    effect, chain)`` as stored events (the last two are the index's own, checked before).
 
     A tool event is built from its typed columns, its payloads (arguments,
     output, metadata) decoded from ``data`` only when first used: the store
@@ -99,27 +99,27 @@ def decode_indexed_rows(
     One loop for a batch of rows (a replay decodes a million): no call per row.
     """
     stored = checked_stored_event
-    for sequence, recorded_at, type_tag, version, data, kind, invocation, label, code in rows:
+    for sequence, recorded_at, type_tag, version, data, kind, invocation, label, code, _, _ in rows:
         if not kind:
             yield decode_row(where, session_id, (sequence, recorded_at, type_tag, version, data))
             continue
         when = recorded_at if type(recorded_at) is not str else _from_iso(recorded_at)
         event: object
         if kind == KIND_STARTED:
-            event = checked_started(invocation)  # type: ignore[arg-type]
+            event = checked_started(invocation)
         elif kind == KIND_REQUESTED:
             event = checked_requested(
-                invocation,  # type: ignore[arg-type]
-                label,  # type: ignore[arg-type]
-                TIER_OF_CODE[code],  # type: ignore[index]
-                lazy_request(label, data, _ARGUMENTS),  # type: ignore[arg-type]
+                invocation,
+                label,
+                TIER_OF_CODE[code],
+                lazy_request(label, data, _ARGUMENTS),
             )
         elif kind == KIND_COMPLETED:
-            event = checked_completed(invocation, lazy_receipt(code, data))  # type: ignore[arg-type]
+            event = checked_completed(invocation, lazy_receipt(code, data))
         elif kind == KIND_FAILED:
-            event = checked_failed(invocation, label, code == 1)  # type: ignore[arg-type]
+            event = checked_failed(invocation, label, code == 1)
         else:
-            event = checked_rejected(invocation, label)  # type: ignore[arg-type]
+            event = checked_rejected(invocation, label)
         yield stored(session_id, sequence, when, event)
 
 

@@ -45,8 +45,19 @@ class PostgresDialect:
             "heads": prefix + "session_heads",
             "checkpoints": prefix + "checkpoints",
             "sessions": prefix + "sessions",
+            "settings": prefix + "settings",
             "session": "session_key",
             "invocation": "invocation_key",
+            # The layout's words (`correx_tools.shell.stores.sql.layout`):
+            "key": "BYTEA",
+            "id": "BYTEA",
+            "time": "TIMESTAMPTZ",
+            "small": "SMALLINT",
+            "big": "BIGINT",
+            "bool": "BOOLEAN",
+            "false": "false",
+            "without_rowid": "",
+            "index_prefix": "correx_",
         }
         self.where = f"postgresql table {schema}.correx_events"
         self._spelled: dict[str, str] = {}

@@ -9,11 +9,10 @@ Tables (in the schema given, ``public`` by default):
 * ``correx_invocations(invocation_key, invocation_id, session_key, sequence)``:
   invocation ids are unique across sessions.
 
-Layout 2 (this release) adds the time-travel index (`indexing`): typed and
-derived columns on the events and invocations, ``correx_session_heads``,
-``correx_checkpoints`` and ``correx_settings`` (which records the layout), and
-triggers that mark a session's index stale when its events change other than by
-this store's appends. A schema of layout 1 (release 0.2.0) opens read-only and
+Later layouts add the time-travel index, written once for every database
+(`correx_tools.shell.stores.sql.layout`), ``correx_settings`` recording the
+layout, and triggers that mark a session's index stale when its events change
+other than by this store's appends. A schema of layout 1 (release 0.2.0) opens read-only and
 is answered by folding; to write to it, it is upgraded in one transaction
 (``correx-tools reindex URL``). Ids are kept as their UTF-8 bytes (``BYTEA``) and
 looked up by their SHA-256 digest (the ``*_key`` columns): see `postgres`.
@@ -25,9 +24,10 @@ import hashlib
 import re
 from typing import Any
 
+from ..sql.dialect import Dialect
+from ..sql.layout import LAYOUT, index_statements
+
 SCHEMA_NAME = re.compile(r"[a-z_][a-z0-9_]{0,62}")
-LAYOUT = 2
-"""The layout this release writes."""
 
 CHANNEL = "correx_events"
 """The channel every commit notifies, with the hex digest of its session id."""
@@ -57,53 +57,7 @@ _TABLES_1 = (
     )""",
 )
 
-# What layout 2 adds to layout 1's tables; every added column is derived (NULL until indexed).
-_ADDED = (
-    """ALTER TABLE {schema}.correx_events
-        ADD COLUMN IF NOT EXISTS kind SMALLINT,
-        ADD COLUMN IF NOT EXISTS invocation_id BYTEA,
-        ADD COLUMN IF NOT EXISTS label BYTEA,
-        ADD COLUMN IF NOT EXISTS code BIGINT,
-        ADD COLUMN IF NOT EXISTS effect SMALLINT,
-        ADD COLUMN IF NOT EXISTS chain BIGINT""",
-    """ALTER TABLE {schema}.correx_invocations
-        ADD COLUMN IF NOT EXISTS status SMALLINT,
-        ADD COLUMN IF NOT EXISTS requested_at TIMESTAMPTZ,
-        ADD COLUMN IF NOT EXISTS started_seq BIGINT,
-        ADD COLUMN IF NOT EXISTS ended_seq BIGINT,
-        ADD COLUMN IF NOT EXISTS tool_name BYTEA,
-        ADD COLUMN IF NOT EXISTS tier SMALLINT,
-        ADD COLUMN IF NOT EXISTS started_at TIMESTAMPTZ,
-        ADD COLUMN IF NOT EXISTS completed_at TIMESTAMPTZ,
-        ADD COLUMN IF NOT EXISTS end_label BYTEA,
-        ADD COLUMN IF NOT EXISTS end_code BIGINT""",
-    """CREATE TABLE IF NOT EXISTS {schema}.correx_session_heads (
-        session_key     BYTEA  PRIMARY KEY,
-        indexed_through BIGINT NOT NULL,
-        requested BIGINT NOT NULL, started BIGINT NOT NULL, completed BIGINT NOT NULL,
-        failed    BIGINT NOT NULL, rejected BIGINT NOT NULL, refused BIGINT NOT NULL,
-        chain     BIGINT NOT NULL,
-        stale     BOOLEAN NOT NULL DEFAULT false
-    )""",
-    """CREATE TABLE IF NOT EXISTS {schema}.correx_checkpoints (
-        session_key BYTEA  NOT NULL,
-        sequence    BIGINT NOT NULL,
-        requested BIGINT NOT NULL, started BIGINT NOT NULL, completed BIGINT NOT NULL,
-        failed    BIGINT NOT NULL, rejected BIGINT NOT NULL, refused BIGINT NOT NULL,
-        chain       BIGINT NOT NULL,
-        seal        BIGINT NOT NULL,
-        PRIMARY KEY (session_key, sequence)
-    )""",
-    """CREATE TABLE IF NOT EXISTS {schema}.correx_settings (
-        name  TEXT   PRIMARY KEY,
-        value BIGINT NOT NULL
-    )""",
-    """CREATE INDEX IF NOT EXISTS correx_invocations_by_session
-        ON {schema}.correx_invocations (session_key, sequence)""",
-    """CREATE INDEX IF NOT EXISTS correx_invocations_open
-        ON {schema}.correx_invocations (session_key, sequence) WHERE ended_seq IS NULL""",
-    """CREATE INDEX IF NOT EXISTS correx_events_refused
-        ON {schema}.correx_events (session_key, sequence) WHERE effect < 0""",
+_TRIGGERS = (
     # Whatever changes a session's events other than this store's own appends makes its
     # index stale, to be rebuilt before it is trusted again.
     """CREATE OR REPLACE FUNCTION {schema}.correx_mark_stale() RETURNS trigger
@@ -156,7 +110,8 @@ def lock_schema(connection: Any, schema: str) -> None:
 
 
 def layout_of(connection: Any, schema: str) -> int | None:
-    """The schema's layout: 2, 1, 0 when it holds no tables, ``None`` for the text-id layout."""
+    """The schema's layout: 3, 2, 1; 0 when it holds no tables, ``None`` for the text-id
+    layout."""
     columns = {
         (table, column)
         for table, column in connection.execute(
@@ -181,15 +136,18 @@ def layout_of(connection: Any, schema: str) -> int | None:
     return 1 if row is None else int(row[0])
 
 
-def create(connection: Any, schema: str, interval: int) -> None:
-    """The tables of layout 2, in the caller's transaction."""
-    _run(connection, schema, _TABLES_1 + _ADDED)
-    _record(connection, schema, interval)
+def create(connection: Any, d: Dialect, schema: str, interval: int) -> None:
+    """The tables of this release's layout, in the caller's transaction."""
+    _run(connection, schema, _TABLES_1)
+    upgrade(connection, d, schema, interval, since=1)
 
 
-def upgrade(connection: Any, schema: str, interval: int) -> None:
-    """Layout 1's tables made layout 2's, every session's index still to be built."""
-    _run(connection, schema, _ADDED)
+def upgrade(connection: Any, d: Dialect, schema: str, interval: int, *, since: int) -> None:
+    """The tables of layout ``since`` made this release's, every session's index still to be
+    built (`correx_tools.shell.stores.sql.rebuilding`)."""
+    for statement in index_statements(since):
+        connection.execute(d.sql(statement))
+    _run(connection, schema, _TRIGGERS)
     _record(connection, schema, interval)
 
 

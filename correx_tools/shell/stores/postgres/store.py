@@ -22,13 +22,14 @@ from ....core.lifecycle.events import StoredEvent
 from ....core.tools.ids import SessionId
 from ..addresses import StoreAddress, redact_dsn
 from ..port import StoreLayoutError
-from ..sql.index import clear_all, rebuild_all
 from ..sql.indexing import CHECKPOINT_INTERVAL
+from ..sql.layout import LAYOUT
+from ..sql.rebuilding import rebuild_all
 from ..sql.store import SqlEventStore
 from .connection import Link, require_psycopg
 from .dialect import PostgresDatabase
 from .follow import follow_notified
-from .layout import LAYOUT, SCHEMA_NAME, create, layout_of, lock_schema, stored_interval, upgrade
+from .layout import SCHEMA_NAME, create, layout_of, lock_schema, stored_interval, upgrade
 
 
 @final
@@ -106,8 +107,9 @@ class PostgresEventStore(SqlEventStore):
                     f"schema {self.schema!r} holds correx tables of an earlier layout "
                     "(ids as text, version 0.1); use a new schema (see docs/deployment.md)"
                 )
+            dialect = self._postgres.dialect
             if layout == 0:
-                create(cursor, self.schema, self.checkpoint_interval)
+                create(cursor, dialect, self.schema, self.checkpoint_interval)
             elif layout < LAYOUT:
                 if not self._upgrade:
                     raise StoreLayoutError(
@@ -115,10 +117,9 @@ class PostgresEventStore(SqlEventStore):
                         f"(layout {layout}); upgrade it in place with: "
                         f"correx-tools reindex {self.name}"
                     )
-                upgrade(cursor, self.schema, self.checkpoint_interval)
-                clear_all(self._postgres.dialect, cursor)
-                rebuild_all(
-                    self._postgres.dialect, cursor, self.checkpoint_interval, self._progress
+                upgrade(cursor, dialect, self.schema, self.checkpoint_interval, since=layout)
+                self._upgraded = rebuild_all(
+                    dialect, cursor, self.checkpoint_interval, self._progress
                 )
         self.layout = LAYOUT
 

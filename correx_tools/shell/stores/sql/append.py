@@ -2,9 +2,11 @@
 
 For each session in turn, inside the transaction: hold the session against
 other writers and check that the events continue it (`check_continues`),
-claim the invocation ids they request (unique across sessions), write the
-events with their index (`index.index_and_write`), and move the session on.
-Anything refused rolls the whole transaction back: all or nothing.
+write the events with their index (`index_and_write`: their typed columns,
+effects and chain, the rows of the invocations they request — claiming those
+ids, unique across sessions — or move on, the checkpoints and the head), and
+move the session on. Anything refused rolls the whole transaction back: all or
+nothing.
 """
 
 from __future__ import annotations
@@ -13,13 +15,27 @@ from collections.abc import Sequence
 
 from returns.result import Failure, Result, Success
 
-from ....core.lifecycle.events import StoredEvent
+from ....core.lifecycle.events import (
+    TOOL_EVENT_TYPES,
+    StoredEvent,
+    ToolInvocationRequestedEvent,
+)
 from ..codec.encoding import EncodedEvent
-from ..port import AppendError, AppendErrorKind
-from ..writing import Refused, check_continues, conflict, duplicate, requested_ids
+from ..port import AppendError, AppendErrorKind, StaleIndex
+from ..writing import Refused, check_continues, conflict, duplicate
 from .dialect import Cursor, Database, Dialect, ReadFault, WriteFault
-from .index import index_and_write, last_sequence
-from .indexing import claimed_columns
+from .index import (
+    last_sequence,
+    load_head,
+    load_images,
+    move_images,
+    save_head,
+    states,
+    write_checkpoints,
+    write_images,
+)
+from .indexing import IndexedGroup, index_group
+from .rebuilding import DamagedEvents, rebuild
 
 
 def write_groups(
@@ -46,12 +62,19 @@ def write_groups(
                 if problem is not None:
                     raise Refused(problem)
                 if events:
-                    claim_ids(d, cursor, session_id, events)
                     index_and_write(d, cursor, session_id, events, envelopes, interval=interval)
                     d.advance_session(cursor, session_id, events[-1].sequence)
             d.after_write(cursor, [session_id for session_id, _ in groups])
     except Refused as refused:
         return Failure(refused.error)
+    except DamagedEvents as damage:
+        return Failure(
+            AppendError(
+                kind=AppendErrorKind.DAMAGED,
+                session_id=damage.session_id,
+                message=f"{damage}; nothing was written (correx-tools verify names every fault)",
+            )
+        )
     except WriteFault as fault:
         session_id = groups[0][0] if groups else ""
         if fault.kind is AppendErrorKind.CONFLICT:
@@ -84,53 +107,68 @@ def _nothing_to_write(
     return Success(0)
 
 
-def claim_ids(d: Dialect, cursor: Cursor, session_id: str, events: list[StoredEvent]) -> None:
-    """Claim the ids ``events`` request, unique across sessions; a used one is `Refused`.
+def index_and_write(
+    d: Dialect,
+    cursor: Cursor,
+    session_id: str,
+    events: list[StoredEvent],
+    encoded: list[EncodedEvent],
+    *,
+    interval: int,
+) -> None:
+    """Write one session's events with their index, in the caller's transaction.
 
-    Every claim is inserted unless its id is taken already, then the owners of
-    the ids are read back: an id owned by another session, or by another event
-    of this one, was used before.
+    A session whose index does not reach its last event, or does not match it
+    (written by an older release, or changed outside this store), has it
+    rebuilt first (`rebuild`).
     """
-    claims: dict[object, tuple[str, StoredEvent]] = {}
-    for invocation, stored in requested_ids(events):
-        key = d.invocation_key(invocation)
-        if key in claims:
-            raise Refused(duplicate(session_id, invocation, session_id))
-        claims[key] = (invocation, stored)
-    if not claims:
-        return
-    session_key = d.session_key(session_id)
+    head = load_head(d, cursor, session_id)
+    if head is None:
+        head = rebuild(d, cursor, session_id, interval)
+    requested_here: set[str] = set()
+    for stored in events:
+        if isinstance(stored.event, ToolInvocationRequestedEvent):
+            invocation = stored.event.invocation_id
+            if invocation in requested_here:
+                raise Refused(duplicate(session_id, invocation, session_id))
+            requested_here.add(invocation)
+    touched = {
+        s.event.invocation_id
+        for s in events
+        if isinstance(s.event, TOOL_EVENT_TYPES) and s.event.invocation_id not in requested_here
+    }
+    try:
+        known = load_images(d, cursor, session_id, touched)
+    except StaleIndex:
+        head = rebuild(d, cursor, session_id, interval)
+        known = load_images(d, cursor, session_id, touched)
+    group = index_group(
+        session_id, events, encoded, head=head, lookup=states(known, session_id),
+        interval=interval,
+    )  # fmt: skip
+    write_events(d, cursor, session_id, events, group)
+    data = {row.sequence: row.encoded.data for row in group.events}
+    new, changed = move_images(group.changes, data, known)
+    write_images(d, cursor, session_id, new.values(), changed.values())
+    write_checkpoints(d, cursor, session_id, group.checkpoints)
+    save_head(d, cursor, session_id, group.head)
+
+
+def write_events(
+    d: Dialect, cursor: Cursor, session_id: str, events: list[StoredEvent], group: IndexedGroup
+) -> None:
+    """Insert a group's events with their typed columns, effects and chains."""
+    key, text, time = d.session_key(session_id), d.text_value, d.time_value
     cursor.executemany(
         d.sql(
-            f"INSERT INTO {{invocations}} ({d.claim_columns}, {{session}}, sequence, status, "
-            f"requested_at, tool_name, tier) VALUES ({', '.join('?' * _claim_width(d))}, "
-            "?, ?, 1, ?, ?, ?) ON CONFLICT ({invocation}) DO NOTHING"
+            "INSERT INTO {events} ({session}, sequence, recorded_at, type, version, data, kind, "
+            "invocation_id, label, code, effect, chain) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
         ),
         [
-            (
-                *d.claim_ids(invocation),
-                session_key,
-                stored.sequence,
-                d.time_value(stored.recorded_at),
-                d.text_value(tool),
-                tier,
-            )
-            for invocation, stored in claims.values()
-            for tool, tier, _ in (claimed_columns(stored.event),)
+            (key, row.sequence, time(stored.recorded_at, row.encoded.recorded_at),
+             row.encoded.type, row.encoded.version, row.encoded.data, row.columns.kind,
+             text(row.columns.invocation_id), text(row.columns.label), row.columns.code,
+             row.effect, row.chain)
+            for stored, row in zip(events, group.events, strict=True)
         ],
-    )
-    for fragment, keys in d.key_sets(list(claims)):
-        owners = cursor.execute(
-            d.sql("SELECT {invocation}, {session}, sequence FROM {invocations} WHERE {invocation} ")
-            + fragment,
-            keys,
-        ).fetchall()
-        for key, owner, sequence in owners:
-            invocation, stored = claims[key]
-            if (owner, sequence) != (session_key, stored.sequence):
-                other = d.session_name(cursor, owner)
-                raise Refused(duplicate(session_id, invocation, other))
-
-
-def _claim_width(d: Dialect) -> int:
-    return len(d.claim_columns.split(","))
+    )  # fmt: skip

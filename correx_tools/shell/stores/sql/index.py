@@ -1,24 +1,25 @@
 """The time-travel index of a database store: written with the events, and rebuilt.
 
-What the index holds and why is in `indexing`; the rule it rests on is in
-`correx_tools.core.replay.stored_index`. This module is its SQL, written once
-for every database (`dialect`), run in the caller's transaction.
+What the index holds and why is in `indexing`; an invocation's row is in
+`images`; the rule it rests on is in `correx_tools.core.replay.stored_index`.
+This module is its SQL, written once for every database (`dialect`), run in
+the caller's transaction.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
+from typing import Any
 
-from ....core.lifecycle.events import REQUESTED_TYPE, StoredEvent
-from ....core.replay.stored_index import STATUS_CODES, STATUS_OF_CODE, InvocationState
-from ....core.tools.ids import SessionId
-from ..codec.encoding import EncodedEvent
-from ..codec.rows import decode_row
+from ....core.replay.stored_index import STATUS_CODES, STATUS_OF_CODE, EntryChange
+from ....core.replay.stored_index import InvocationState as State
+from ..port import StaleIndex
+from ..writing import Refused, duplicate
 from .dialect import Cursor, Dialect
-from .indexing import Head, IndexedGroup, claimed_columns, index_group, typed_columns
+from .images import Image, payload_crc
+from .indexing import Checkpoint, Head, head_seal
 
-REBUILD_BATCH = 5_000
-"""Events read, decoded and indexed at a time by a rebuild."""
+# -- the session's head ------------------------------------------------------------
 
 
 def last_sequence(d: Dialect, cursor: Cursor, session_id: str) -> int:
@@ -40,44 +41,48 @@ def chain_at(d: Dialect, cursor: Cursor, session_id: str, sequence: int) -> int 
 
 
 def load_head(d: Dialect, cursor: Cursor, session_id: str) -> Head | None:
-    """The session's index head, if it is there, fresh and reaches the session's last event."""
+    """The session's index head, if it is there, sealed, fresh, and reaches (with the same
+    chain) the session's last event; ``None`` otherwise (the index is to be rebuilt)."""
     row = cursor.execute(
         d.sql(
             "SELECT indexed_through, requested, started, completed, failed, rejected, refused, "
-            "chain, stale FROM {heads} WHERE {session} = ?"
+            "chain, stale, seal FROM {heads} WHERE {session} = ?"
         ),
         (d.session_key(session_id),),
     ).fetchone()
     last = last_sequence(d, cursor, session_id)
     if row is None:
         return Head() if last == 0 else None
-    through, *counts, chain, stale = row
-    if stale or through != last:
+    through, *counts, chain, stale, seal = row
+    head = Head(through, list(counts), chain)
+    if stale or through != last or seal != head_seal(session_id, head):
         return None
     if through and chain_at(d, cursor, session_id, through) != chain:
         return None
-    return Head(through, list(counts), chain)
+    return head
 
 
 def save_head(d: Dialect, cursor: Cursor, session_id: str, head: Head) -> None:
-    """Write the session's head (fresh: it was just computed)."""
+    """Write the session's head (fresh: it was just computed), sealed."""
     cursor.execute(
         d.sql(
             "INSERT INTO {heads} ({session}, indexed_through, requested, started, completed, "
-            "failed, rejected, refused, chain, stale) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+            "failed, rejected, refused, chain, stale, seal) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
             "ON CONFLICT ({session}) DO UPDATE SET indexed_through = excluded.indexed_through, "
             "requested = excluded.requested, started = excluded.started, "
             "completed = excluded.completed, failed = excluded.failed, "
             "rejected = excluded.rejected, refused = excluded.refused, chain = excluded.chain, "
-            "stale = excluded.stale"
+            "stale = excluded.stale, seal = excluded.seal"
         ),
-        (d.session_key(session_id), head.indexed_through, *head.counts, head.chain, False),
-    )
+        (d.session_key(session_id), head.indexed_through, *head.counts, head.chain, False,
+         head_seal(session_id, head)),
+    )  # fmt: skip
 
 
 def marked_fresh(d: Dialect, cursor: Cursor, session_id: str) -> bool:
     """Whether the session's head is there and not marked stale: its events' typed columns
-    can be read instead of their JSON."""
+    can be read instead of their JSON (each checked against its chain as it is read)."""
     row = cursor.execute(
         d.sql("SELECT stale FROM {heads} WHERE {session} = ?"), (d.session_key(session_id),)
     ).fetchone()
@@ -92,121 +97,144 @@ def mark_stale(d: Dialect, cursor: Cursor, session_id: str) -> None:
     )
 
 
-def invocation_states(
+# -- the invocations' rows ---------------------------------------------------------
+
+_IMAGE_QUERY = (
+    "SELECT i.{invocation}, i.{session}, i.invocation_id, i.sequence, i.status, "
+    "i.requested_at, i.started_seq, i.started_at, i.ended_seq, i.completed_at, i.tool_name, "
+    "i.tier, i.end_label, i.end_code, i.seal, r.data, e.data FROM {invocations} i "
+    "JOIN {events} r ON r.{session} = i.{session} AND r.sequence = i.sequence "
+    "LEFT JOIN {events} e ON i.status = 3 AND e.{session} = i.{session} "
+    "AND e.sequence = i.ended_seq WHERE i.{invocation} "
+)
+
+
+def load_images(
     d: Dialect, cursor: Cursor, session_id: str, ids: Iterable[str]
-) -> Mapping[str, InvocationState]:
-    """The state of each of ``ids`` that this session requested (its status, request time)."""
+) -> dict[str, Image]:
+    """The rows of those of ``ids`` this session requested, each checked against its seal
+    (`StaleIndex` when one does not match: the session's index is to be rebuilt)."""
     by_key = {d.invocation_key(invocation): invocation for invocation in ids}
-    mine = d.session_key(session_id)
-    found: dict[str, InvocationState] = {}
+    mine, text, when = d.session_key(session_id), d.text, d.when
+    found: dict[str, Image] = {}
     for fragment, keys in d.key_sets(list(by_key)):
-        query = d.sql(
-            "SELECT {invocation}, {session}, status, requested_at FROM {invocations} "
-            "WHERE {invocation} "
-        )
-        for key, session, status, requested_at in cursor.execute(query + fragment, keys):
-            if status is not None and session == mine:
-                found[by_key[key]] = InvocationState(
-                    session_id, STATUS_OF_CODE[status], d.when(requested_at)
-                )
+        for row in cursor.execute(d.sql(_IMAGE_QUERY) + fragment, keys):
+            (key, session, _, sequence, status, requested, started_seq, started,
+             ended_seq, completed, tool, tier, label, code, seal, r_data, e_data) = row  # fmt: skip
+            if session != mine or status is None:
+                continue
+            invocation = by_key[key]
+            image = Image(
+                invocation,
+                sequence,
+                requested_at=when(requested),
+                tool_name=text(tool) or "",
+                tier=tier,
+                request_crc=payload_crc(r_data),
+            )
+            image.status, image.started_seq, image.ended_seq = status, started_seq, ended_seq
+            image.started_at = None if started is None else when(started)
+            image.completed_at = None if completed is None else when(completed)
+            image.end_label, image.end_code = text(label), code
+            image.end_crc = payload_crc(e_data) if status == 3 else 0
+            if seal != image.seal(session_id):
+                raise StaleIndex(f"the index row of invocation {invocation!r} does not match")
+            found[invocation] = image
     return found
 
 
-# -- writing -----------------------------------------------------------------------
-
-
-def index_and_write(
-    d: Dialect,
-    cursor: Cursor,
-    session_id: str,
-    events: list[StoredEvent],
-    encoded: list[EncodedEvent],
-    *,
-    interval: int,
+def write_images(
+    d: Dialect, cursor: Cursor, session_id: str, new: Iterable[Image], changed: Iterable[Image]
 ) -> None:
-    """Write one session's events with their index, in the caller's transaction.
+    """Insert the rows of invocations first requested here, then move changed ones on.
 
-    A session whose index does not reach its last event (written by an older
-    release, or changed outside this store) has it rebuilt first.
+    Ids are unique across sessions: every new row is inserted unless its id is
+    taken already, then the owners of the ids are read back; an id owned by
+    another session, or by another event of this one, is `Refused`.
     """
-    head = load_head(d, cursor, session_id)
-    if head is None:
-        head = rebuild(d, cursor, session_id, interval)
-    group = index_group(
-        session_id,
-        events,
-        encoded,
-        head=head,
-        lookup=lambda ids: invocation_states(d, cursor, session_id, ids),
-        interval=interval,
-    )
-    key, text, time = d.session_key(session_id), d.text_value, d.time_value
-    cursor.executemany(
-        d.sql(
-            "INSERT INTO {events} ({session}, sequence, recorded_at, type, version, data, kind, "
-            "invocation_id, label, code, effect, chain) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-        ),
-        [
-            (
-                key,
-                row.sequence,
-                time(stored.recorded_at, row.encoded.recorded_at),
-                row.encoded.type,
-                row.encoded.version,
-                row.encoded.data,
-                row.columns.kind,
-                text(row.columns.invocation_id),
-                text(row.columns.label),
-                row.columns.code,
-                row.effect,
-                row.chain,
-            )
-            for stored, row in zip(events, group.events, strict=True)
-        ],
-    )
-    apply_changes(d, cursor, session_id, group)
-    save_head(d, cursor, session_id, group.head)
-
-
-def apply_changes(d: Dialect, cursor: Cursor, session_id: str, group: IndexedGroup) -> None:
-    """Move the invocations' entries on over a group's changes, and write its checkpoints."""
-    time, text, ikey = d.time_value, d.text_value, d.invocation_key
-    started = [
-        (c.sequence, time(c.recorded_at), ikey(c.invocation_id))
-        for c in group.changes
-        if c.kind == 2
-    ]
-    ended = []
-    for change in group.changes:
-        if change.kind == 3:
-            columns = typed_columns(change.event)
-            ended.append(
-                (
-                    STATUS_CODES[change.status],
-                    change.sequence,
-                    time(change.recorded_at),
-                    text(columns.label),
-                    columns.code,
-                    ikey(change.invocation_id),
-                )
-            )
-    if started:
+    key = d.session_key(session_id)
+    fresh = {d.invocation_key(image.invocation_id): image for image in new}
+    if fresh:
         cursor.executemany(
             d.sql(
-                "UPDATE {invocations} SET status = 2, started_seq = ?, started_at = ? "
-                "WHERE {invocation} = ?"
+                f"INSERT INTO {{invocations}} ({d.claim_columns}, {{session}}, sequence, status, "
+                "requested_at, started_seq, started_at, ended_seq, completed_at, tool_name, "
+                f"tier, end_label, end_code, seal) VALUES ({_marks(d)}, "
+                "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT ({invocation}) DO NOTHING"
             ),
-            started,
+            [
+                (*d.claim_ids(i.invocation_id), key, *_columns(d, i), i.seal(session_id))
+                for i in fresh.values()
+            ],
         )
-    if ended:
+        query = d.sql(
+            "SELECT {invocation}, {session}, sequence FROM {invocations} WHERE {invocation} "
+        )
+        for fragment, keys in d.key_sets(list(fresh)):
+            for owned, owner, sequence in cursor.execute(query + fragment, keys):
+                image = fresh[owned]
+                if (owner, sequence) != (key, image.sequence):
+                    other = d.session_name(cursor, owner)
+                    raise Refused(duplicate(session_id, image.invocation_id, other))
+    rows = [(*_columns(d, i)[1:], i.seal(session_id), d.invocation_key(i.invocation_id))
+            for i in changed]  # fmt: skip
+    if rows:
         cursor.executemany(
             d.sql(
-                "UPDATE {invocations} SET status = ?, ended_seq = ?, completed_at = ?, "
-                "end_label = ?, end_code = ? WHERE {invocation} = ?"
+                "UPDATE {invocations} SET status = ?, requested_at = ?, started_seq = ?, "
+                "started_at = ?, ended_seq = ?, completed_at = ?, tool_name = ?, tier = ?, "
+                "end_label = ?, end_code = ?, seal = ? WHERE {invocation} = ?"
             ),
-            ended,
+            rows,
         )
-    if group.checkpoints:
+
+
+def _marks(d: Dialect) -> str:
+    return ", ".join("?" * len(d.claim_columns.split(",")))
+
+
+def _columns(d: Dialect, image: Image) -> tuple[Any, ...]:
+    """An image's columns from ``sequence`` to ``end_code``, as the database keeps them."""
+    time, text = d.time_value, d.text_value
+    return (
+        image.sequence,
+        image.status,
+        time(image.requested_at),
+        image.started_seq,
+        None if image.started_at is None else time(image.started_at),
+        image.ended_seq,
+        None if image.completed_at is None else time(image.completed_at),
+        text(image.tool_name),
+        image.tier,
+        text(image.end_label),
+        image.end_code,
+    )
+
+
+def move_images(
+    changes: Iterable[EntryChange], data: Mapping[int, str], known: Mapping[str, Image]
+) -> tuple[dict[str, Image], dict[str, Image]]:
+    """The rows ``changes`` make or move on: those requested here, and those of ``known``
+    (requested earlier) that changed. ``data`` is each event's JSON by its sequence."""
+    new: dict[str, Image] = {}
+    changed: dict[str, Image] = {}
+    for change in changes:
+        invocation = change.invocation_id
+        if change.kind == 1:
+            new[invocation] = Image.requested(change, data[change.sequence])
+            continue
+        image = new.get(invocation)
+        if image is None:
+            image = changed[invocation] = known[invocation]
+        image.advance(change, STATUS_CODES[change.status], data[change.sequence])
+    return new, changed
+
+
+def write_checkpoints(
+    d: Dialect, cursor: Cursor, session_id: str, checkpoints: list[Checkpoint]
+) -> None:
+    """Write (or write again) a group's checkpoints."""
+    if checkpoints:
         key = d.session_key(session_id)
         cursor.executemany(
             d.sql(
@@ -218,133 +246,20 @@ def apply_changes(d: Dialect, cursor: Cursor, session_id: str, group: IndexedGro
                 "rejected = excluded.rejected, refused = excluded.refused, "
                 "chain = excluded.chain, seal = excluded.seal"
             ),
-            [(key, c.sequence, *c.counts, c.chain, c.seal) for c in group.checkpoints],
+            [(key, c.sequence, *c.counts, c.chain, c.seal) for c in checkpoints],
         )
 
 
-# -- rebuilding --------------------------------------------------------------------
+def states(
+    images: Mapping[str, Image], session_id: str
+) -> Callable[[Iterable[str]], dict[str, State]]:
+    """A lookup for `index_group`: the state of each of the ids that ``images`` holds."""
 
+    def lookup(ids: Iterable[str]) -> dict[str, State]:
+        return {
+            i: State(session_id, STATUS_OF_CODE[images[i].status], images[i].requested_at)
+            for i in ids
+            if i in images
+        }
 
-def clear_all(d: Dialect, cursor: Cursor) -> None:
-    """Drop every session's index (the events stay), for a rebuild in the same transaction."""
-    cursor.execute(d.sql("DELETE FROM {heads}"))
-    cursor.execute(d.sql("DELETE FROM {checkpoints}"))
-    cursor.execute(
-        d.sql(
-            "UPDATE {events} SET kind = NULL, invocation_id = NULL, label = NULL, code = NULL, "
-            "effect = NULL, chain = NULL"
-        )
-    )
-
-
-def rebuild_all(
-    d: Dialect, cursor: Cursor, interval: int, progress: Callable[[int, int], None] | None
-) -> int:
-    """Index every session again from its events, in the caller's transaction; how many
-    events were indexed. ``progress(done, total)`` is told as they are."""
-    total = int(cursor.execute(d.sql("SELECT COUNT(*) FROM {events}")).fetchone()[0])
-    done = 0
-
-    def advance(count: int) -> None:
-        nonlocal done
-        done += count
-        if progress is not None:
-            progress(done, total)
-
-    for session_id in d.sessions(cursor):
-        rebuild(d, cursor, session_id, interval, advance)
-    return total
-
-
-def rebuild(
-    d: Dialect,
-    cursor: Cursor,
-    session_id: str,
-    interval: int,
-    progress: Callable[[int], None] | None = None,
-) -> Head:
-    """Index one session again from its events alone, in the caller's transaction.
-
-    Every event is decoded in full (strictly) on the way: a damaged one stops
-    the rebuild with a `StoreReadError` naming it.
-    """
-    from ..codec.encoding import encode_event  # noqa: PLC0415 - only a rebuild re-encodes
-
-    key = d.session_key(session_id)
-    cursor.execute(d.sql("DELETE FROM {checkpoints} WHERE {session} = ?"), (key,))
-    cursor.execute(d.sql("DELETE FROM {heads} WHERE {session} = ?"), (key,))
-    cursor.execute(
-        d.sql(
-            "UPDATE {invocations} SET status = NULL, requested_at = NULL, started_seq = NULL, "
-            "ended_seq = NULL, tool_name = NULL, tier = NULL, started_at = NULL, "
-            "completed_at = NULL, end_label = NULL, end_code = NULL WHERE {session} = ?"
-        ),
-        (key,),
-    )
-    head, after, text = Head(), 0, d.text_value
-    while True:
-        rows = cursor.execute(
-            d.sql(
-                "SELECT sequence, recorded_at, type, version, data FROM {events} "
-                "WHERE {session} = ? AND sequence > ? ORDER BY sequence LIMIT ?"
-            ),
-            (key, after, REBUILD_BATCH),
-        ).fetchall()
-        if not rows:
-            break
-        events = [decode_row(d.where, SessionId(session_id), row) for row in rows]
-        encoded = [encode_event(stored) for stored in events]
-        requests = [
-            (
-                d.time_value(stored.recorded_at, envelope.recorded_at),
-                text(tool),
-                tier,
-                d.invocation_key(invocation),
-                key,
-                stored.sequence,
-            )
-            for stored, envelope in zip(events, encoded, strict=True)
-            if envelope.type == REQUESTED_TYPE
-            for tool, tier, invocation in (claimed_columns(stored.event),)
-        ]
-        if requests:
-            cursor.executemany(
-                d.sql(
-                    "UPDATE {invocations} SET status = 1, requested_at = ?, tool_name = ?, "
-                    "tier = ? WHERE {invocation} = ? AND {session} = ? AND sequence = ?"
-                ),
-                requests,
-            )
-        group = index_group(
-            session_id,
-            events,
-            encoded,
-            head=head,
-            lookup=lambda ids: invocation_states(d, cursor, session_id, ids),
-            interval=interval,
-        )
-        cursor.executemany(
-            d.sql(
-                "UPDATE {events} SET kind = ?, invocation_id = ?, label = ?, code = ?, "
-                "effect = ?, chain = ? WHERE {session} = ? AND sequence = ?"
-            ),
-            [
-                (
-                    row.columns.kind,
-                    text(row.columns.invocation_id),
-                    text(row.columns.label),
-                    row.columns.code,
-                    row.effect,
-                    row.chain,
-                    key,
-                    row.sequence,
-                )
-                for row in group.events
-            ],
-        )
-        apply_changes(d, cursor, session_id, group)
-        head, after = group.head, rows[-1][0]
-        if progress is not None:
-            progress(len(rows))
-    save_head(d, cursor, session_id, head)
-    return head
+    return lookup

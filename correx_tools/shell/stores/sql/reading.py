@@ -14,14 +14,16 @@ from ....core.replay.stored_index import Counts, InvocationEntry, count_delta
 from ....core.tools.ids import SessionId
 from ..codec.rows import decode_row
 from ..port import StaleIndex
+from .chains import CHAINED_COLUMNS, ChainBroken, checked_rows
 from .dialect import Cursor, Dialect
+from .entries import entry_of
 from .index import chain_at
-from .indexing import entry_of, seal_of
+from .indexing import EMPTY_CHAIN, checkpoint_seal
 
 _ENTRY_QUERY = """
 SELECT i.invocation_id, i.sequence, i.requested_at, i.tool_name, i.tier, r.data, r.kind,
        r.invocation_id, i.started_seq, i.started_at, i.ended_seq, i.completed_at, i.status,
-       i.end_label, i.end_code, e.data, e.kind, e.invocation_id
+       i.end_label, i.end_code, e.data, e.kind, e.invocation_id, i.seal
 FROM (
     SELECT * FROM {{invocations}} i
     WHERE {session_test} = ? AND {where}
@@ -35,7 +37,7 @@ ORDER BY i.sequence {order}
 # The invocations are chosen (and limited) before the joins: joined first, a planner
 # may merge the whole session's events to keep the last twenty calls before a point.
 
-_TEXT_COLUMNS = (0, 3, 7, 13, 17)
+_TEXT_COLUMNS = (0, 3, 7, 13, 17)  # the seal, last, is a number
 """The entry query's ids and labels (kept as bytes where a database cannot keep NULs)."""
 
 _ALL = 1 << 62
@@ -63,7 +65,8 @@ class SqlSessionIndex:
         self.last_sequence = last
 
     def counts_at(self, sequence: int) -> Counts:
-        """Counters right after ``sequence``: the checkpoint before it, moved on by the effects."""
+        """Counters right after ``sequence``: the checkpoint before it, moved on by the effects
+        of the events after it, each checked against its chain."""
         d, cursor, session = self._d, self._cursor, self._session
         row = cursor.execute(
             d.sql(
@@ -74,24 +77,50 @@ class SqlSessionIndex:
             (self._key, sequence),
         ).fetchone()
         counts: Counts = [0] * 6
-        start = 0
+        start, chain = 0, EMPTY_CHAIN
         if row is not None:
             start, *stored, chain, seal = row
             counts = list(stored)
-            if seal != seal_of(session, start, counts, chain) or chain != chain_at(
+            if seal != checkpoint_seal(session, start, counts, chain) or chain != chain_at(
                 d, cursor, session, start
             ):
                 raise StaleIndex(f"the checkpoint at sequence {start} does not match its events")
-        for (effect,) in cursor.execute(
-            d.sql(
-                "SELECT effect FROM {events} WHERE {session} = ? AND sequence > ? AND sequence <= ?"
-            ),
-            (self._key, start, sequence),
-        ):
-            if effect is None:
-                raise StaleIndex("an event in between was written without the index")
-            count_delta(counts, effect)
+        for _ in self._checked(start, chain, sequence, counts):
+            pass
         return counts
+
+    def _checked(
+        self, after: int, chain: int, through: int, counts: Counts | None = None
+    ) -> Iterator[tuple[Any, ...]]:
+        """The rows of the events in ``(after, through]`` (``chain``: the chain at ``after``),
+        each checked against its chain; ``counts`` moved on by their effects. A `StaleIndex`
+        if one does not match, or one is missing."""
+        rows = self._cursor.execute(
+            self._d.sql(
+                f"SELECT {CHAINED_COLUMNS} FROM {{events}} WHERE {{session}} = ? "
+                "AND sequence > ? AND sequence <= ? ORDER BY sequence"
+            ),
+            (self._key, after, through),
+        )
+        seen = after
+        try:
+            for row in checked_rows(self._d, rows, after, chain):
+                if counts is not None:
+                    count_delta(counts, row[9])
+                seen = row[0]
+                yield row
+        except ChainBroken as broken:
+            raise StaleIndex(f"the index does not match the events at {broken}") from None
+        if seen != through:
+            raise StaleIndex(f"the event at sequence {seen + 1} is missing from the index")
+
+    def _chain_at(self, sequence: int) -> int:
+        if sequence == 0:
+            return EMPTY_CHAIN
+        chain = chain_at(self._d, self._cursor, self._session, sequence)
+        if chain is None:
+            raise StaleIndex(f"the event at sequence {sequence} is missing from the index")
+        return chain
 
     def _query(self, where: str, *, newest: int | None, by_key: bool = False) -> str:
         # Looked up by key, the session is only checked: were its index walked, a lookup
@@ -112,7 +141,7 @@ class SqlSessionIndex:
             for column in _TEXT_COLUMNS:
                 values[column] = self._d.text(values[column])
             row = values
-        return entry_of(row, self._d.when)
+        return entry_of(self._session, row, self._d.when)
 
     def _entries(
         self, where: str, parameters: tuple[Any, ...], *, newest: int | None = None
@@ -131,9 +160,26 @@ class SqlSessionIndex:
         return self._entries("i.sequence <= ?", (through,), newest=last)
 
     def entry(self, invocation_id: str) -> InvocationEntry | None:
-        """The entry of one invocation of this session, if it was requested here."""
+        """The entry of one invocation of this session, if it was requested here.
+
+        An id with no row is looked for among the session's events (a scan: a
+        question about an id never requested is rare): one the events request
+        means a row is missing, a `StaleIndex`.
+        """
         found = self._by_keys([self._d.invocation_key(invocation_id)])
-        return found[0] if found else None
+        if found:
+            return found[0]
+        d = self._d
+        requested = self._cursor.execute(
+            d.sql(
+                "SELECT 1 FROM {events} WHERE {session} = ? AND kind = 1 AND invocation_id = ? "
+                "LIMIT 1"
+            ),
+            (self._key, d.text_value(invocation_id)),
+        ).fetchone()
+        if requested is not None:
+            raise StaleIndex(f"the index row of invocation {invocation_id!r} is missing")
+        return None
 
     def _by_keys(self, keys: list[object]) -> list[InvocationEntry]:
         found: list[InvocationEntry] = []
@@ -150,18 +196,10 @@ class SqlSessionIndex:
         return found
 
     def changed(self, a: int, b: int) -> list[InvocationEntry]:
-        """The entries with an applied event in ``(a, b]``, in request order."""
+        """The entries with an applied event in ``(a, b]``, in request order (the events in
+        between checked against their chain)."""
+        ids = {row[6] for row in self._checked(a, self._chain_at(a), b) if row[9] > 0}
         d = self._d
-        ids = {
-            d.text(row[0])
-            for row in self._cursor.execute(
-                d.sql(
-                    "SELECT DISTINCT invocation_id FROM {events} WHERE {session} = ? "
-                    "AND sequence > ? AND sequence <= ? AND effect > 0"
-                ),
-                (self._key, a, b),
-            )
-        }
         return self._by_keys([d.invocation_key(i) for i in ids if i is not None])
 
     def open_entries(self, through: int, count: int | None = None) -> list[InvocationEntry]:
@@ -175,8 +213,11 @@ class SqlSessionIndex:
         if count == 0:
             return []
         if through >= self.last_sequence:
-            return self._entries("i.ended_seq IS NULL", ())
-        found: list[InvocationEntry] = []
+            found = self._entries("i.ended_seq IS NULL", ())
+            if count is not None and len(found) != count:
+                raise StaleIndex(f"{count} invocations are open, but {len(found)} rows say so")
+            return found
+        found = []
         below, page = through + 1, _OPEN_PAGE
         while True:
             rows = self._cursor.execute(
@@ -190,6 +231,8 @@ class SqlSessionIndex:
                         found.reverse()
                         return found
             if len(rows) < page:
+                if count is not None:
+                    raise StaleIndex(f"{count} invocations are open, but {len(found)} rows say so")
                 found.reverse()
                 return found
             below, page = rows[-1][1], min(page * 4, _OPEN_PAGE_MAX)
@@ -197,43 +240,52 @@ class SqlSessionIndex:
     def refused(
         self, *, through: int, limit: int | None = None
     ) -> list[tuple[StoredEvent, InvocationEntry | None]]:
-        """The events the lifecycle refused by ``through``, each with its invocation's entry."""
+        """The events the lifecycle refused by ``through``, each with its invocation's entry
+        (each checked against its chain, from the chain of the event before it)."""
         d = self._d
         rows = self._cursor.execute(
             d.sql(
-                "SELECT sequence, recorded_at, type, version, data FROM {events} "
-                "WHERE {session} = ? AND effect < 0 AND sequence <= ? ORDER BY sequence LIMIT ?"
+                f"SELECT p.chain, {_prefixed('e.', CHAINED_COLUMNS)} FROM {{events}} e "
+                "LEFT JOIN {events} p ON p.{session} = e.{session} AND p.sequence = e.sequence - 1 "
+                "WHERE e.{session} = ? AND e.effect < 0 AND e.sequence <= ? "
+                "ORDER BY e.sequence LIMIT ?"
             ),
             (self._key, through, _ALL if limit is None else limit),
         ).fetchall()
         found = []
-        for row in rows:
-            stored = decode_row(d.where, SessionId(self._session), row)
-            invocation = getattr(stored.event, "invocation_id", None)
+        for previous, *row in rows:
+            sequence = row[0]
+            chain = EMPTY_CHAIN if sequence == 1 else previous
+            try:
+                (checked,) = checked_rows(d, [tuple(row)], sequence - 1, chain)
+            except ChainBroken as broken:
+                raise StaleIndex(f"the index does not match the events at {broken}") from None
+            stored = decode_row(d.where, SessionId(self._session), checked[:5])
+            invocation = checked[6]
             found.append((stored, None if invocation is None else self.entry(invocation)))
         return found
+
+
+def _prefixed(prefix: str, columns: str) -> str:
+    return ", ".join(prefix + column for column in columns.split(", "))
 
 
 def _by_request(entry: InvocationEntry) -> int:
     return entry.requested_seq
 
 
-def events(d: Dialect, cursor: Cursor, session_id: str, after: int, limit: int, *,
-           indexed: bool) -> Iterator[tuple[Any, ...]]:  # fmt: skip
+def events(
+    d: Dialect, cursor: Cursor, session_id: str, after: int, limit: int, *, indexed: bool
+) -> list[tuple[Any, ...]]:
     """One batch of a session's event rows after ``after``: ``(sequence, recorded_at, type,
-    version, data)``, and with ``indexed`` its typed columns too (ids and labels as text)."""
-    columns = ", kind, invocation_id, label, code" if indexed else ""
-    rows = cursor.execute(
+    version, data)``, and with ``indexed`` every column a checked read needs
+    (`chains.CHAINED_COLUMNS`)."""
+    columns = CHAINED_COLUMNS if indexed else "sequence, recorded_at, type, version, data"
+    rows: list[tuple[Any, ...]] = cursor.execute(
         d.sql(
-            f"SELECT sequence, recorded_at, type, version, data{columns} FROM {{events}} "
+            f"SELECT {columns} FROM {{events}} "
             "WHERE {session} = ? AND sequence > ? ORDER BY sequence LIMIT ?"
         ),
         (d.session_key(session_id), after, limit),
     ).fetchall()
-    if not indexed or not d.texts_as_bytes:
-        return iter(rows)
-    text = d.text
-    return (
-        (sequence, at, type_tag, version, data, kind, text(invocation), text(label), code)
-        for sequence, at, type_tag, version, data, kind, invocation, label, code in rows
-    )
+    return rows

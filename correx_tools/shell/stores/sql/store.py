@@ -16,20 +16,15 @@ from ....core.lifecycle.events import StoredEvent
 from ....core.replay.errors import EventDecodeError
 from ....core.tools.ids import SessionId
 from ..codec.rows import decode_indexed_rows, decode_row, encode_rows
-from ..port import AppendError, SessionIndex, StoreReadError
+from ..port import AppendError, Reindexed, SessionIndex, StoreReadError
 from ..writing import BatchWritingStore
 from .append import write_groups
+from .chains import ChainBroken, checked_rows
 from .dialect import Database, ReadFault, WriteFault
-from .index import (
-    clear_all,
-    last_sequence,
-    load_head,
-    mark_stale,
-    marked_fresh,
-    rebuild,
-    rebuild_all,
-)
+from .index import chain_at, last_sequence, load_head, mark_stale, marked_fresh
+from .indexing import EMPTY_CHAIN
 from .reading import SqlSessionIndex, events
+from .rebuilding import DamagedEvents, rebuild, rebuild_all
 
 
 class SqlEventStore(BatchWritingStore):
@@ -44,6 +39,7 @@ class SqlEventStore(BatchWritingStore):
 
     _database: Database
     _layout: int
+    _upgraded: Reindexed | None = None
     _read_batch: int = 5_000
     name: str
     read_only: bool
@@ -53,6 +49,13 @@ class SqlEventStore(BatchWritingStore):
     @property
     def _indexed(self) -> bool:
         return self.layout >= self._layout
+
+    @property
+    def upgraded(self) -> Reindexed | None:
+        """What upgrading the store in place did, when it was opened with ``upgrade=True``
+        and needed it (``None`` otherwise): a session whose events stopped its rebuild
+        keeps no index, and is answered by folding."""
+        return self._upgraded
 
     @property
     def needs_upgrade(self) -> bool:
@@ -81,16 +84,17 @@ class SqlEventStore(BatchWritingStore):
             interval=self.checkpoint_interval,
         )
 
-    def reindex(self, progress: Callable[[int, int], None] | None = None) -> int:
-        """Drop the time-travel index and rebuild it from the events, in one transaction.
+    def reindex(self, progress: Callable[[int, int], None] | None = None) -> Reindexed:
+        """Rebuild every session's time-travel index from its events, in one transaction.
 
-        ``progress(done, total)`` is called as events are indexed. Returns how
-        many events were indexed.
+        ``progress(done, total)`` is called as events are indexed. A session
+        whose events do not hold together (a gap, an event that cannot be
+        decoded) keeps the index it had and is named in the result's
+        ``damaged``; its events are never changed.
         """
         self._refuse_writes()
         with self._database.writing() as cursor:
             self._hold_layout(cursor)
-            clear_all(self._database.dialect, cursor)
             return rebuild_all(self._database.dialect, cursor, self.checkpoint_interval, progress)
 
     def _hold_layout(self, cursor: object) -> None:
@@ -123,27 +127,44 @@ class SqlEventStore(BatchWritingStore):
         full.
         """
         d, last = self._database.dialect, after
+        chain: int | None = EMPTY_CHAIN
         try:
             with self._database.query() as cursor:
                 indexed = self._indexed and marked_fresh(d, cursor, session_id)
+                if indexed and after:
+                    chain = chain_at(d, cursor, session_id, after)
         except ReadFault as fault:
             raise self._unavailable(fault, last + 1) from None
+        if chain is None:
+            indexed, chain = False, EMPTY_CHAIN
         while True:
             # One batch per call: other threads may use the connection in between.
             try:
                 with self._database.query() as cursor:
-                    rows = list(events(d, cursor, session_id, last, self._read_batch,
-                                       indexed=indexed))  # fmt: skip
+                    rows = events(d, cursor, session_id, last, self._read_batch, indexed=indexed)
             except ReadFault as fault:
                 raise self._unavailable(fault, last + 1) from None
             if indexed:
-                yield from decode_indexed_rows(d.where, session_id, rows)
+                try:
+                    for stored in decode_indexed_rows(
+                        d.where, session_id, checked_rows(d, rows, last, chain)
+                    ):
+                        last = stored.sequence
+                        yield stored
+                except ChainBroken:
+                    # The index does not match the events from here on: the rest is read
+                    # from the events' own JSON (which name any fault themselves).
+                    indexed = False
+                    continue
+                if rows:
+                    chain = rows[-1][-1]
             else:
                 for row in rows:
                     yield decode_row(d.where, session_id, row)
+                if rows:
+                    last = rows[-1][0]
             if len(rows) < self._read_batch:
                 return
-            last = rows[-1][0]
 
     @contextmanager
     def session_index(self, session_id: SessionId) -> Iterator[SessionIndex | None]:
@@ -173,8 +194,10 @@ class SqlEventStore(BatchWritingStore):
                 with self._database.writing() as cursor:
                     d.lock_session(cursor, session_id)
                     rebuild(d, cursor, session_id, self.checkpoint_interval)
-            except WriteFault:
-                pass  # not now (the database is busy, or gone): it stays stale, unused
+            except (WriteFault, DamagedEvents, StoreReadError):
+                # Not now (the database is busy or gone), or not at all (its events are
+                # damaged): it stays stale and unused, and questions fold the events.
+                pass
 
     def sessions(self) -> tuple[SessionId, ...]:
         """Every session with at least one event, sorted."""

@@ -29,8 +29,19 @@ _NAMES = {
     "invocations": "invocations",
     "heads": "session_heads",
     "checkpoints": "checkpoints",
+    "settings": "store_settings",
     "session": "session_id",
     "invocation": "invocation_id",
+    # The layout's words (`correx_tools.shell.stores.sql.layout`):
+    "key": "TEXT",
+    "id": "TEXT",
+    "time": "TEXT",
+    "small": "INTEGER",
+    "big": "INTEGER",
+    "bool": "INTEGER",
+    "false": "0",
+    "without_rowid": " WITHOUT ROWID",
+    "index_prefix": "",
 }
 
 

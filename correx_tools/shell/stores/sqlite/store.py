@@ -17,11 +17,12 @@ from typing import final
 
 from ..addresses import StoreAddress
 from ..port import StoreLayoutError
-from ..sql.index import clear_all, rebuild_all
 from ..sql.indexing import CHECKPOINT_INTERVAL
+from ..sql.layout import LAYOUT
+from ..sql.rebuilding import rebuild_all
 from ..sql.store import SqlEventStore
 from .dialect import SQLiteDatabase
-from .layout import LAYOUT, create, layout_of, stored_interval, upgrade
+from .layout import create, layout_of, stored_interval, upgrade
 
 BUSY_TIMEOUT_SECONDS = 30.0
 
@@ -121,17 +122,17 @@ class SQLiteEventStore(SqlEventStore):
         progress: Callable[[int, int], None] | None,
     ) -> None:
         layout = layout_of(cursor)
+        dialect = self._sqlite.dialect
         if layout == 0:
-            create(cursor, interval)
+            create(cursor, dialect, interval)
         elif layout is not None and layout < LAYOUT:
             if not upgrade_it:
                 raise StoreLayoutError(
                     f"{self.path}: written by an older release (layout {layout}); upgrade it "
                     f"in place with: correx-tools reindex {self.path}"
                 )
-            upgrade(cursor, interval)
-            clear_all(self._database.dialect, cursor)
-            rebuild_all(self._database.dialect, cursor, interval, progress)
+            upgrade(cursor, dialect, interval, since=layout)
+            self._upgraded = rebuild_all(dialect, cursor, interval, progress)
 
     @property
     def address(self) -> StoreAddress:

@@ -1,0 +1,57 @@
+"""Checking a run of stored events against their chain, as they are read.
+
+Each event's ``chain`` is a CRC-32 of the event as stored and of its derived
+columns, continuing the chain of the event before it (`indexing.chain_of`). A
+reader that recomputes it over the rows it reads, from a chain it trusts,
+catches a changed payload or typed column, a missing or an inserted event, a
+row moved from elsewhere: anything but a forger who recomputes every chain
+after the change (for that, ``correx-tools verify`` compares the whole index
+with a fresh fold of the events).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from ..codec.envelope import format_timestamp
+from .dialect import Dialect
+from .indexing import chain_of
+
+CHAINED_COLUMNS = (
+    "sequence, recorded_at, type, version, data, kind, invocation_id, label, code, effect, chain"
+)
+"""The columns a checked read selects, in the order `checked_rows` takes them."""
+
+Row = tuple[Any, ...]
+
+
+class ChainBroken(Exception):
+    """A stored event that does not continue the chain before it; ``sequence`` says which."""
+
+    def __init__(self, sequence: int) -> None:
+        super().__init__(f"sequence {sequence} does not match the chain of the events before it")
+        self.sequence = sequence
+
+
+def checked_rows(d: Dialect, rows: Iterable[Row], after: int, chain: int) -> Iterator[Row]:
+    """``rows`` (read in sequence order after ``after``, whose chain is ``chain``), each with
+    its ids and labels as text, once it is found to continue the chain; `ChainBroken` at
+    the first that does not (its predecessors were all yielded)."""
+    text = d.text if d.texts_as_bytes else None
+    expected = after + 1
+    for row in rows:
+        sequence, at, type_tag, version, data, kind, invocation, label, code, effect, stored = row
+        if text is not None:
+            invocation, label = text(invocation), text(label)
+        if kind is None or sequence != expected:
+            raise ChainBroken(expected)
+        chain = chain_of(
+            chain,
+            (sequence, at if type(at) is str else format_timestamp(at), type_tag, version, data,
+             kind, invocation, label, code, effect),
+        )  # fmt: skip
+        if chain != stored:
+            raise ChainBroken(sequence)
+        expected += 1
+        yield sequence, at, type_tag, version, data, kind, invocation, label, code, effect, stored

@@ -1,0 +1,139 @@
+"""One invocation's row in a database store's index, and the seal that vouches for it.
+
+The row (its *image*) holds the sequences and fields of the invocation's
+request, start and end, so that its entry is read in one lookup. It is
+derived data, and its ``seal`` — a CRC-32 over every column of the row, the
+session, and the JSON of the request (and of the completion) it was built
+from — is checked each time the row is read (`entries.entry_of`): a stray
+``UPDATE`` of a column, a row moved to another session, or an event's payload
+changed beside it no longer matches, and the question is answered from the
+events instead.
+"""
+
+from __future__ import annotations
+
+import zlib
+from datetime import UTC, datetime, timedelta
+from typing import final
+
+from ....core.replay.stored_index import EntryChange
+from ..codec.columns import typed_columns
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MICROSECOND = timedelta(microseconds=1)
+
+
+def micros(moment: datetime | None) -> int | None:
+    """A moment as whole microseconds since 1970 (exact, whatever way a database kept it)."""
+    return None if moment is None else (moment - _EPOCH) // _MICROSECOND
+
+
+def payload_crc(data: str | None) -> int:
+    """The CRC-32 of an event's JSON as stored (0 for none)."""
+    return 0 if data is None else zlib.crc32(data.encode("utf-8"))
+
+
+SealedColumns = tuple[
+    str, int, int, datetime, int | None, datetime | None, int | None, datetime | None,
+    str, int, str | None, int | None, int, int,
+]  # fmt: skip
+"""An invocation row's columns in the order its seal takes them: the invocation's id, its
+request's sequence, its status, its request time, its start's sequence and time, its end's
+sequence and time, its tool and tier, the end's label and code, and the `payload_crc` of
+the Requested event's JSON and of the Completed event's (0 unless it completed)."""
+
+
+def seal_of_row(session_id: str, columns: SealedColumns) -> int:
+    """The seal of an invocation's row: a CRC-32 over its columns and what it was built from."""
+    (invocation_id, sequence, status, requested_at, started_seq, started_at, ended_seq,
+     completed_at, tool, tier, end_label, end_code, request_crc, end_crc) = columns  # fmt: skip
+    text = (
+        f"{session_id}\x1f{invocation_id}\x1f{sequence}\x1f{status}\x1f{micros(requested_at)}"
+        f"\x1f{started_seq}\x1f{micros(started_at)}\x1f{ended_seq}\x1f{micros(completed_at)}"
+        f"\x1f{tool}\x1f{tier}\x1f{end_label}\x1f{end_code}\x1f{request_crc}\x1f{end_crc}"
+    )
+    return zlib.crc32(text.encode("utf-8"))
+
+
+@final
+class Image:
+    """One invocation's row as it will be written: built at its request, moved on by its
+    start and end (`advance`), sealed when written (`seal`)."""
+
+    __slots__ = (
+        "completed_at",
+        "end_code",
+        "end_crc",
+        "end_label",
+        "ended_seq",
+        "invocation_id",
+        "request_crc",
+        "requested_at",
+        "sequence",
+        "started_at",
+        "started_seq",
+        "status",
+        "tier",
+        "tool_name",
+    )
+
+    def __init__(
+        self,
+        invocation_id: str,
+        sequence: int,
+        *,
+        requested_at: datetime,
+        tool_name: str,
+        tier: int,
+        request_crc: int,
+    ) -> None:
+        self.invocation_id = invocation_id
+        self.sequence = sequence
+        self.requested_at = requested_at
+        self.tool_name = tool_name
+        self.tier = tier
+        self.request_crc = request_crc
+        self.status = 1
+        self.started_seq: int | None = None
+        self.started_at: datetime | None = None
+        self.ended_seq: int | None = None
+        self.completed_at: datetime | None = None
+        self.end_label: str | None = None
+        self.end_code: int | None = None
+        self.end_crc = 0
+
+    @classmethod
+    def requested(cls, change: EntryChange, data: str) -> Image:
+        """The row of an invocation just requested by ``change`` (its event's JSON ``data``)."""
+        columns = typed_columns(change.event)
+        assert columns.label is not None  # a Requested event has a tool
+        assert columns.code is not None  # and a tier
+        return cls(
+            change.invocation_id,
+            change.sequence,
+            requested_at=change.recorded_at,
+            tool_name=columns.label,
+            tier=columns.code,
+            request_crc=payload_crc(data),
+        )
+
+    def advance(self, change: EntryChange, status: int, data: str) -> None:
+        """Move the row on over its start or end (``status``: the status code it reaches;
+        ``data``: the event's JSON)."""
+        if change.kind == 2:
+            self.status, self.started_seq, self.started_at = 2, change.sequence, change.recorded_at
+            return
+        columns = typed_columns(change.event)
+        self.status, self.ended_seq, self.completed_at = status, change.sequence, change.recorded_at
+        self.end_label, self.end_code = columns.label, columns.code
+        self.end_crc = payload_crc(data) if status == 3 else 0
+
+    def seal(self, session_id: str) -> int:
+        """The seal of this row in ``session_id``."""
+        return seal_of_row(
+            session_id,
+            (self.invocation_id, self.sequence, self.status, self.requested_at,
+             self.started_seq, self.started_at, self.ended_seq, self.completed_at,
+             self.tool_name, self.tier, self.end_label, self.end_code, self.request_crc,
+             self.end_crc),
+        )  # fmt: skip

@@ -1,0 +1,99 @@
+"""The time-travel index's tables and columns, written once for every database.
+
+Layout 1 (release 0.2.0) kept the events and the invocation ids only; layout
+2 added the index: typed and derived columns on the events and the
+invocations, the sessions' heads, the checkpoints and the store's settings;
+layout 3 (this release) seals every invocation row and head, and its events'
+chains cover their derived columns too, so an index of layout 2 is rebuilt on
+upgrade. A database's own layout module (`sqlite.layout`, `postgres.layout`)
+keeps the events' and invocations' tables, its triggers and how it records its
+layout; what the index adds is here, in the engine's spelling (`dialect`:
+braced table names and column types).
+"""
+
+from __future__ import annotations
+
+LAYOUT = 3
+"""The layout this release writes."""
+
+INDEX_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
+    "events": (
+        ("kind", "small"),
+        ("invocation_id", "id"),
+        ("label", "id"),
+        ("code", "big"),
+        ("effect", "small"),
+        ("chain", "big"),
+    ),
+    "invocations": (
+        ("status", "small"),
+        ("requested_at", "time"),
+        ("started_seq", "big"),
+        ("ended_seq", "big"),
+        ("tool_name", "id"),
+        ("tier", "small"),
+        ("started_at", "time"),
+        ("completed_at", "time"),
+        ("end_label", "id"),
+        ("end_code", "big"),
+    ),
+}
+"""What layout 2 adds to layout 1's tables: every column derived (NULL until indexed), by
+table, with its type (``small``, ``big``, ``id`` for ids and labels, ``time``)."""
+
+SEAL_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
+    "invocations": (("seal", "big"),),
+    "heads": (("seal", "big"),),
+}
+"""What layout 3 adds to layout 2's tables."""
+
+INDEX_TABLES = (
+    """CREATE TABLE IF NOT EXISTS {heads} (
+        {session}       {key}   PRIMARY KEY,
+        indexed_through {big}   NOT NULL,
+        requested {big} NOT NULL, started {big} NOT NULL, completed {big} NOT NULL,
+        failed    {big} NOT NULL, rejected {big} NOT NULL, refused {big} NOT NULL,
+        chain     {big} NOT NULL,
+        stale     {bool} NOT NULL DEFAULT {false}
+    )""",
+    """CREATE TABLE IF NOT EXISTS {checkpoints} (
+        {session} {key} NOT NULL,
+        sequence  {big} NOT NULL,
+        requested {big} NOT NULL, started {big} NOT NULL, completed {big} NOT NULL,
+        failed    {big} NOT NULL, rejected {big} NOT NULL, refused {big} NOT NULL,
+        chain     {big} NOT NULL,
+        seal      {big} NOT NULL,
+        PRIMARY KEY ({session}, sequence)
+    ){without_rowid}""",
+    """CREATE TABLE IF NOT EXISTS {settings} (
+        name  TEXT  PRIMARY KEY,
+        value {big} NOT NULL
+    )""",
+    "CREATE INDEX IF NOT EXISTS {index_prefix}invocations_by_session "
+    "ON {invocations} ({session}, sequence)",
+    "CREATE INDEX IF NOT EXISTS {index_prefix}invocations_open "
+    "ON {invocations} ({session}, sequence) WHERE ended_seq IS NULL",
+    "CREATE INDEX IF NOT EXISTS {index_prefix}events_refused "
+    "ON {events} ({session}, sequence) WHERE effect < 0",
+)
+"""The index's own tables and indexes (layout 2 on), in the engine's spelling."""
+
+
+def index_statements(since: int) -> list[str]:
+    """What brings a store of layout ``since`` (1 or 2; 1 for a new store, whose layout-1
+    tables were just made) to `LAYOUT`, in the engine's spelling: the columns each layout
+    adds, then the index's tables. Its index is still to be built (or rebuilt)."""
+    statements: list[str] = []
+    if since < 2:
+        statements += _adding(INDEX_COLUMNS)
+        statements += INDEX_TABLES
+    statements += _adding(SEAL_COLUMNS)
+    return statements
+
+
+def _adding(columns: dict[str, tuple[tuple[str, str], ...]]) -> list[str]:
+    return [
+        f"ALTER TABLE {{{table}}} ADD COLUMN {name} {{{type_name}}}"
+        for table, added in columns.items()
+        for name, type_name in added
+    ]

@@ -1,0 +1,176 @@
+"""Rebuilding a session's index from its events alone, and every session's.
+
+A rebuild drops what the session's index holds — its head, checkpoints and
+invocation rows — and builds it again from the events, read in order and
+decoded in full (strictly). It never changes an event, and it never builds an
+index over events that do not hold together: a gap in the numbering, an event
+that cannot be decoded, or an invocation id another session requested too
+stops it with `DamagedEvents` (or the `StoreReadError` naming the event), and
+the caller rolls the session's part back, so its old index stays as evidence
+and every reader keeps answering from the events themselves (which name the
+fault).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from ....core.replay.stored_index import InvocationState
+from ....core.tools.ids import SessionId
+from ..codec.encoding import EncodedEvent
+from ..codec.envelope import format_timestamp
+from ..codec.rows import decode_row
+from ..port import Reindexed, StoreReadError
+from ..writing import Refused
+from .dialect import Cursor, Dialect
+from .images import Image
+from .index import (
+    load_images,
+    move_images,
+    save_head,
+    states,
+    write_checkpoints,
+    write_images,
+)
+from .indexing import Head, index_group
+
+REBUILD_BATCH = 5_000
+"""Events read, decoded and indexed at a time by a rebuild."""
+
+
+class DamagedEvents(Exception):
+    """A session whose events themselves do not hold together, so no index is built for it.
+
+    ``sequence`` is the first sequence at fault; the message says what is wrong.
+    """
+
+    def __init__(self, session_id: str, sequence: int, message: str) -> None:
+        super().__init__(f"session {session_id!r}, sequence {sequence}: {message}")
+        self.session_id = session_id
+        self.sequence = sequence
+
+
+def rebuild_all(
+    d: Dialect, cursor: Cursor, interval: int, progress: Callable[[int, int], None] | None
+) -> Reindexed:
+    """Rebuild every session's index, in the caller's transaction, one savepoint each: a
+    session whose events are damaged keeps the index it had. ``progress(done, total)`` is
+    told as events are indexed."""
+    total = int(cursor.execute(d.sql("SELECT COUNT(*) FROM {events}")).fetchone()[0])
+    done, sessions, damaged = 0, 0, {}
+
+    def advance(count: int) -> None:
+        nonlocal done
+        done += count
+        if progress is not None:
+            progress(done, total)
+
+    for session_id in d.sessions(cursor):
+        cursor.execute("SAVEPOINT correx_rebuild")
+        try:
+            rebuild(d, cursor, session_id, interval, advance)
+        except (DamagedEvents, StoreReadError) as damage:
+            cursor.execute("ROLLBACK TO SAVEPOINT correx_rebuild")
+            damaged[session_id] = str(damage if isinstance(damage, DamagedEvents) else damage.error)
+        else:
+            sessions += 1
+        cursor.execute("RELEASE SAVEPOINT correx_rebuild")
+    return Reindexed(events=done, sessions=sessions, damaged=damaged)
+
+
+def rebuild(
+    d: Dialect,
+    cursor: Cursor,
+    session_id: str,
+    interval: int,
+    progress: Callable[[int], None] | None = None,
+) -> Head:
+    """Index one session again from its events alone, in the caller's transaction.
+
+    `DamagedEvents` for a gap or an id requested in another session too;
+    `StoreReadError` for an event that cannot be decoded. Either leaves the
+    transaction to be rolled back by the caller.
+    """
+    key = d.session_key(session_id)
+    for table in ("checkpoints", "heads", "invocations"):
+        cursor.execute(d.sql(f"DELETE FROM {{{table}}} WHERE {{session}} = ?"), (key,))
+    head, after = Head(), 0
+    open_images: dict[str, Image] = {}
+
+    def lookup(ids: Iterable[str]) -> dict[str, InvocationState]:
+        wanted = list(ids)
+        found = states(open_images, session_id)(wanted)
+        # Invocations that ended in an earlier batch were written: read back from the store.
+        closed = load_images(d, cursor, session_id, [i for i in wanted if i not in found])
+        return found | states(closed, session_id)(closed)
+
+    while True:
+        rows = cursor.execute(
+            d.sql(
+                "SELECT position, sequence, recorded_at, type, version, data FROM {events} "
+                "WHERE {session} = ? AND sequence > ? ORDER BY sequence LIMIT ?"
+            ),
+            (key, after, REBUILD_BATCH),
+        ).fetchall()
+        if not rows:
+            break
+        for expected, row in enumerate(rows, start=after + 1):
+            if row[1] != expected:
+                raise DamagedEvents(
+                    session_id,
+                    expected,
+                    f"the event is missing (the next one stored is {row[1]}); "
+                    "no index is built over a gap",
+                )
+        events = [decode_row(d.where, SessionId(session_id), row[1:]) for row in rows]
+        encoded = [
+            EncodedEvent(t, v, data, at if isinstance(at, str) else format_timestamp(at))
+            for _, _, at, t, v, data in rows
+        ]
+        group = index_group(
+            session_id, events, encoded, head=head, lookup=lookup, interval=interval
+        )
+        text = d.text_value
+        cursor.executemany(
+            d.sql(
+                "UPDATE {events} SET kind = ?, invocation_id = ?, label = ?, code = ?, "
+                "effect = ?, chain = ? WHERE position = ?"
+            ),
+            [
+                (
+                    r.columns.kind,
+                    text(r.columns.invocation_id),
+                    text(r.columns.label),
+                    r.columns.code,
+                    r.effect,
+                    r.chain,
+                    row[0],
+                )
+                for r, row in zip(group.events, rows, strict=True)
+            ],
+        )
+        data = {row.sequence: row.encoded.data for row in group.events}
+        new, _ = move_images(group.changes, data, open_images)
+        open_images.update(new)
+        ended = [image for image in open_images.values() if image.ended_seq is not None]
+        _write(d, cursor, session_id, ended)
+        for image in ended:
+            del open_images[image.invocation_id]
+        write_checkpoints(d, cursor, session_id, group.checkpoints)
+        head, after = group.head, rows[-1][1]
+        if progress is not None:
+            progress(len(rows))
+    _write(d, cursor, session_id, open_images.values())
+    save_head(d, cursor, session_id, head)
+    return head
+
+
+def _write(d: Dialect, cursor: Cursor, session_id: str, images: Iterable[Image]) -> None:
+    """Insert rebuilt rows: an id another session holds is damage, not a refusal."""
+    written = list(images)
+    try:
+        write_images(d, cursor, session_id, written, ())
+    except Refused as refused:
+        taken = refused.error.invocation_id
+        sequence = next((i.sequence for i in written if i.invocation_id == taken), 0)
+        raise DamagedEvents(session_id, sequence, refused.error.message) from None
