@@ -29,6 +29,7 @@ from .stores import cmd_import, cmd_init_db, cmd_reindex, cmd_replay_all
 from .tools import add_tools_arguments, cmd_tools, cmd_validate
 from .transcripts import add_arguments as add_transcript_arguments
 from .transcripts import cmd_import_transcript
+from .verify import add_verify_arguments, cmd_verify
 
 # -- subcommands ---------------------------------------------------------------
 
@@ -122,13 +123,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--lenient", action="store_true", help="skip events the lifecycle refuses"
     )
     _looking_closer(command, source_help)
-    reindex = command(
-        "reindex",
-        cmd_reindex,
-        "rebuild the time-travel index of a SQLite file or PostgreSQL schema from its events "
-        "(upgrading one written by an older release)",
-    )
-    reindex.add_argument("source", metavar="SOURCE", help="a SQLite file or a postgresql:// URL")
+    _keeping(command, source_help)
     validate = command(
         "validate", cmd_validate, "validate a tool request against a file of tool definitions"
     )
@@ -158,6 +153,27 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_tools_arguments(tools)
     return parser
+
+
+def _keeping(
+    command: Callable[[str, Callable[[argparse.Namespace], int], str], argparse.ArgumentParser],
+    source_help: str,
+) -> None:
+    """The commands that keep a store's index true to its events: ``reindex``, ``verify``."""
+    reindex = command(
+        "reindex",
+        cmd_reindex,
+        "rebuild the time-travel index of a SQLite file or PostgreSQL schema from its events "
+        "(upgrading one written by an older release)",
+    )
+    reindex.add_argument("source", metavar="SOURCE", help="a SQLite file or a postgresql:// URL")
+    verify = command(
+        "verify",
+        cmd_verify,
+        "check a store end to end: each session's events, and every index row against a "
+        "fresh fold of them (--repair rebuilds a damaged index; events are never changed)",
+    )
+    add_verify_arguments(verify, source_help)
 
 
 def _looking_closer(

@@ -38,7 +38,7 @@ from ...core.replay.stored_index import (
 from ...core.replay.summary import SessionSummary, summarize
 from ...core.replay.timeline import RecordChange, Timeline
 from ...core.tools.ids import InvocationId, SessionId
-from ..stores.port import SessionIndex
+from ..stores.port import SessionIndex, StaleIndex
 from .replayer import EventReplayer
 
 History = tuple[tuple[int, ToolInvocationRecord], ...]
@@ -148,8 +148,31 @@ class FromIndex:
         problem = self._check(sequence)
         if problem is not None:
             return Failure(problem)
-        records = [record_at(entry, sequence) for entry in self._index.entries(through=sequence)]
+        entries = self._counted(self._index.entries(through=sequence), sequence)
+        records = [record_at(entry, sequence) for entry in entries]
         return Success(ToolState.of_records(r for r in records if r is not None))
+
+    def _counted(
+        self, entries: list[InvocationEntry], sequence: int, last: int | None = None
+    ) -> list[InvocationEntry]:
+        """``entries`` (requested by ``sequence``; the last ``last`` of them), once their
+        number is the one the events give: a missing row is a `StaleIndex`.
+
+        All of them are counted against the index's counters; the last few against
+        the requests applied since the first of them (a short span of events).
+        """
+        if last is None:
+            requested = sum(self._index.counts_at(sequence)[:5])
+        elif entries:
+            requested = self._index.requests_between(entries[0].requested_seq - 1, sequence)
+        else:
+            requested = min(last, sum(self._index.counts_at(sequence)[:5]))
+        if len(entries) != requested:
+            raise StaleIndex(
+                f"{requested} invocations were requested there, "
+                f"but the index has rows for {len(entries)}"
+            )
+        return entries
 
     def history(self, invocation_id: InvocationId) -> Result[History, ReplayError]:
         """The versions of one invocation's record: at its request, start and end."""
@@ -204,7 +227,7 @@ class FromIndex:
         problem = self._check(sequence)
         if problem is not None:
             return Failure(problem)
-        entries = self._index.entries(through=sequence, last=count)
+        entries = self._counted(self._index.entries(through=sequence, last=count), sequence, count)
         return Success(tuple(r for e in entries if (r := record_at(e, sequence)) is not None))
 
     def refused(self, sequence: int, limit: int | None) -> Refusals:
@@ -220,7 +243,7 @@ class FromIndex:
         problem = self._check(last)
         if problem is not None:
             return Failure(problem)
-        entries = tuple(self._index.entries(through=last))
+        entries = tuple(self._counted(self._index.entries(through=last), last))
         return Success(SessionEntries(last, entries, self.refused(last, None)))
 
     def entries_before(self, through: int, count: int) -> list[InvocationEntry]:

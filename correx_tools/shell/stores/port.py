@@ -145,6 +145,10 @@ class SessionIndex(Protocol):
         """
         ...
 
+    def requests_between(self, a: int, b: int) -> int:
+        """How many invocations were requested by the events in ``(a, b]``."""
+        ...
+
     def entry(self, invocation_id: str) -> InvocationEntry | None:
         """The entry of one invocation of this session, if it was requested here."""
         ...
@@ -163,6 +167,52 @@ class SessionIndex(Protocol):
     ) -> list[tuple[StoredEvent, InvocationEntry | None]]:
         """The events the lifecycle refused by ``through``, each with its invocation's entry."""
         ...
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Fault:
+    """One thing wrong with a stored session, found by checking it end to end.
+
+    ``in_events`` is true for damage to the events themselves (a gap, an event
+    changed after it was written, one that cannot be read): nothing repairs
+    that. Otherwise the derived index is at fault, and rebuilding it from the
+    events repairs it. ``sequence`` is the first sequence at fault, where one is;
+    ``session_id`` is empty for damage that belongs to no one session (a line of
+    a JSONL log that cannot be read names its line in the message).
+    """
+
+    session_id: str
+    sequence: int | None
+    in_events: bool
+    message: str
+
+    def __str__(self) -> str:
+        where = f"session {self.session_id!r}" if self.session_id else "the store"
+        if self.sequence is not None and self.session_id:
+            where += f", sequence {self.sequence}"
+        return f"{where}: {self.message}"
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SessionCheck:
+    """What checking one session found: how much was checked, and each fault."""
+
+    session_id: str
+    events: int
+    invocations: int
+    faults: tuple[Fault, ...]
+
+    @property
+    def intact(self) -> bool:
+        """Whether nothing is wrong."""
+        return not self.faults
+
+    @property
+    def repairable(self) -> bool:
+        """Whether every fault is the index's (rebuilding it from the events repairs them)."""
+        return not any(fault.in_events for fault in self.faults)
 
 
 @final
@@ -203,6 +253,16 @@ class IndexedStore(Protocol):
 
     def distrust_index(self, session_id: SessionId) -> None:
         """Mark the session's index stale, to be rebuilt before it is trusted again."""
+        ...
+
+    def verify_session(self, session_id: SessionId) -> SessionCheck:
+        """Check the session's events, and every row of its index against a fresh fold of
+        them, in one read snapshot (it writes nothing)."""
+        ...
+
+    def repair_index(self, session_id: SessionId) -> None:
+        """Rebuild the session's index from its events, in one transaction of its own (a
+        `StoreReadError` or an error naming the fault when its events are damaged)."""
         ...
 
     def reindex(self, progress: Callable[[int, int], None] | None = None) -> Reindexed:

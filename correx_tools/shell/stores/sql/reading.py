@@ -159,6 +159,17 @@ class SqlSessionIndex:
         """
         return self._entries("i.sequence <= ?", (through,), newest=last)
 
+    def requests_between(self, a: int, b: int) -> int:
+        """How many invocations were requested by the events in ``(a, b]`` (their effects)."""
+        row = self._cursor.execute(
+            self._d.sql(
+                "SELECT COUNT(*) FROM {events} WHERE {session} = ? AND sequence > ? "
+                "AND sequence <= ? AND effect = 1"
+            ),
+            (self._key, a, b),
+        ).fetchone()
+        return int(row[0])
+
     def entry(self, invocation_id: str) -> InvocationEntry | None:
         """The entry of one invocation of this session, if it was requested here.
 

@@ -16,7 +16,14 @@ from ....core.lifecycle.events import StoredEvent
 from ....core.replay.errors import EventDecodeError
 from ....core.tools.ids import SessionId
 from ..codec.rows import decode_indexed_rows, decode_row, encode_rows
-from ..port import AppendError, Reindexed, SessionIndex, StoreReadError
+from ..port import (
+    AppendError,
+    Reindexed,
+    SessionCheck,
+    SessionIndex,
+    StoreLayoutError,
+    StoreReadError,
+)
 from ..writing import BatchWritingStore
 from .append import write_groups
 from .chains import ChainBroken, checked_rows
@@ -25,6 +32,7 @@ from .index import chain_at, last_sequence, load_head, mark_stale, marked_fresh
 from .indexing import EMPTY_CHAIN
 from .reading import SqlSessionIndex, events
 from .rebuilding import DamagedEvents, rebuild, rebuild_all
+from .verifying import verify_session
 
 
 class SqlEventStore(BatchWritingStore):
@@ -99,6 +107,32 @@ class SqlEventStore(BatchWritingStore):
 
     def _hold_layout(self, cursor: object) -> None:
         """Keep other processes from changing the layout for this transaction (if they could)."""
+
+    def verify_session(self, session_id: SessionId) -> SessionCheck:
+        """Check the session's events, and every row of its index against a fresh fold of
+        them, in one read snapshot (`verifying`); it writes nothing."""
+        if not self._indexed:
+            raise StoreLayoutError(
+                f"{self.name}: written by an older release and keeps no index to check; "
+                f"upgrade it with: correx-tools reindex {self.name}"
+            )
+        try:
+            with self._database.snapshot() as cursor:
+                return verify_session(
+                    self._database.dialect, cursor, session_id, self.checkpoint_interval
+                )
+        except ReadFault as fault:
+            raise self._unavailable(fault, 0) from None
+
+    def repair_index(self, session_id: SessionId) -> None:
+        """Rebuild the session's index from its events, in one transaction of its own;
+        `DamagedEvents` (or the `StoreReadError` naming the event) when its events are
+        damaged, the old index then left as it was."""
+        self._refuse_writes()
+        d = self._database.dialect
+        with self._database.writing() as cursor:
+            d.lock_session(cursor, session_id)
+            rebuild(d, cursor, session_id, self.checkpoint_interval)
 
     def distrust_index(self, session_id: SessionId) -> None:
         """Mark the session's index stale (a query found it not matching its events): a

@@ -1,0 +1,115 @@
+"""``correx-tools verify``: check a store end to end, and repair a damaged index."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from ...core.tools.ids import SessionId
+from ..stores.port import IndexedStore, SessionCheck, StoreReadError
+from ..stores.verifying import verify_store
+from .errors import CliError
+from .render import emit
+from .sources import close_store, find_session, open_store, redact
+from .terminal import Progress
+
+
+def add_verify_arguments(parser: argparse.ArgumentParser, source_help: str) -> None:
+    """The arguments of ``correx-tools verify``."""
+    parser.add_argument("source", metavar="SOURCE", help=source_help)
+    parser.add_argument("session", metavar="SESSION", nargs="?", help="check only this session")
+    parser.add_argument(
+        "--repair",
+        action="store_true",
+        help="rebuild the index of each session whose index (not its events) is damaged",
+    )
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    store = open_store(args.source, upgrade=args.repair)
+    try:
+        sessions = (
+            (find_session(store, args.session, args.source),) if args.session else store.sessions()
+        )
+        with Progress("verifying sessions", len(sessions), sys.stderr) as bar:
+            checks = []
+            for check in verify_store(store, sessions):
+                checks.append(check)
+                bar.update(len(checks), len(sessions))
+        repaired: list[str] = []
+        if args.repair:
+            checks, repaired = _repair(store, checks)
+    except StoreReadError as error:
+        raise CliError(f"{redact(args.source)}: {error.error}") from None
+    finally:
+        close_store(store)
+    faults = [fault for check in checks for fault in check.faults]
+    document: dict[str, Any] = {
+        "source": redact(args.source),
+        "intact": not faults,
+        "sessions": [_check_json(check) for check in checks],
+        "repaired": repaired,
+    }
+    emit(args, document, lambda: _text(checks, repaired, repair=args.repair))
+    return 0 if not faults else 1
+
+
+def _repair(store: object, checks: list[SessionCheck]) -> tuple[list[SessionCheck], list[str]]:
+    """Rebuild each damaged index whose events are intact; check those sessions again."""
+    if not isinstance(store, IndexedStore):
+        raise CliError("this store keeps no index to repair, and events are never repaired")
+    repaired: list[str] = []
+    after: list[SessionCheck] = []
+    for check in checks:
+        if check.intact or not check.repairable:
+            after.append(check)
+            continue
+        session = SessionId(check.session_id)
+        store.repair_index(session)
+        repaired.append(session)
+        after.append(store.verify_session(session))
+    return after, repaired
+
+
+def _check_json(check: SessionCheck) -> dict[str, Any]:
+    return {
+        "session_id": check.session_id,
+        "events": check.events,
+        "invocations": check.invocations,
+        "faults": [
+            {"sequence": f.sequence, "in_events": f.in_events, "message": f.message}
+            for f in check.faults
+        ],
+    }
+
+
+def _text(checks: list[SessionCheck], repaired: list[str], *, repair: bool) -> str:
+    lines = [f"rebuilt the index of session {session!r} from its events" for session in repaired]
+    faults = [fault for check in checks for fault in check.faults]
+    lines += [str(fault) for fault in faults]
+    events = sum(check.events for check in checks)
+    invocations = sum(check.invocations for check in checks)
+    sessions = sum(1 for check in checks if check.session_id)
+    counted = (
+        f"{sessions:,} session{'' if sessions == 1 else 's'}, {events:,} event"
+        f"{'' if events == 1 else 's'}, {invocations:,} invocation{'' if invocations == 1 else 's'}"
+    )
+    if not faults:
+        lines.append(f"checked {counted}: intact")
+        return "\n".join(lines)
+    damaged = {fault.session_id for fault in faults}
+    lines.append(
+        f"checked {counted}: {len(faults):,} fault{'' if len(faults) == 1 else 's'} "
+        f"in {len(damaged):,} session{'' if len(damaged) == 1 else 's'}"
+    )
+    if any(fault.in_events for fault in faults):
+        lines.append(
+            "the events themselves are damaged where marked above: nothing repairs events "
+            "(their index is left as it was, as evidence)"
+            if repair
+            else "where the events themselves are damaged, nothing repairs them"
+        )
+    elif not repair:
+        lines.append("only the index is damaged: correx-tools verify SOURCE --repair rebuilds it")
+    return "\n".join(lines)

@@ -1,0 +1,266 @@
+"""Checking a database session end to end: its events, and every index row against a
+fresh fold of them.
+
+One pass over the session's events, in order, in one read snapshot, each
+decoded in full: their numbering (no gap), and what the index should hold for
+each — typed columns, effect, chain (computed by the writer's own code,
+`indexing.index_group`, fed by this pass) — against what it holds; the
+checkpoints and the head against the counters and chains at their sequences;
+then every invocation row against the row the events make (`images`), by its
+seal. Memory is bounded by the session's invocations, not its events: an
+invocation that has ended is kept only as its expected seal and status.
+
+A stored chain that does not match tells two kinds of damage apart. If the
+next event's stored chain still continues from it, it is the chain the event
+was written with, and the event's own content changed since: damage to the
+*events*, which nothing repairs (the index, and the chain in it, stay as the
+evidence). Otherwise the index is damaged, and rebuilding it from the events
+repairs it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from typing import Any
+
+from ....core.replay.stored_index import STATUS_OF_CODE, InvocationState
+from ....core.tools.ids import SessionId
+from ..codec.encoding import EncodedEvent
+from ..codec.envelope import format_timestamp
+from ..codec.rows import decode_row
+from ..port import Fault, SessionCheck, StoreReadError
+from .chains import CHAINED_COLUMNS
+from .dialect import Cursor, Dialect
+from .images import Image, payload_crc, seal_of_row
+from .index import move_images
+from .indexing import EMPTY_CHAIN, Head, IndexedEvent, chain_of, checkpoint_seal, index_group
+from .rebuilding import REBUILD_BATCH
+
+Row = tuple[Any, ...]
+_LONG_AGO = datetime(1, 1, 1, tzinfo=UTC)
+
+
+def verify_session(d: Dialect, cursor: Cursor, session_id: str, interval: int) -> SessionCheck:
+    """Check one session's events and index, in the caller's read snapshot."""
+    check = _Check(d, cursor, session_id, interval)
+    head = check.events()
+    if head is not None:
+        check.head(head)
+        check.rows()
+    return SessionCheck(
+        session_id=session_id,
+        events=check.seen,
+        invocations=len(check.requested),
+        faults=tuple(check.faults),
+    )
+
+
+class _Check:
+    """One session's check: what its events say its index should hold, and what it holds."""
+
+    def __init__(self, d: Dialect, cursor: Cursor, session_id: str, interval: int) -> None:
+        self.d, self.cursor, self.session, self.interval = d, cursor, session_id, interval
+        self.key = d.session_key(session_id)
+        self.faults: list[Fault] = []
+        self.seen = 0
+        self.requested: list[str] = []
+        self.open: dict[str, Image] = {}
+        self.ended: dict[str, tuple[int, int]] = {}  # id -> (expected seal, status code)
+        # The counters and chain each checkpoint should hold, by its sequence.
+        self.checkpoints: dict[int, tuple[tuple[int, ...], int]] = {}
+
+    def fault(self, sequence: int | None, message: str, *, in_events: bool = False) -> None:
+        self.faults.append(
+            Fault(session_id=self.session, sequence=sequence, in_events=in_events, message=message)
+        )
+
+    def _lookup(self, ids: Iterable[str]) -> dict[str, InvocationState]:
+        found: dict[str, InvocationState] = {}
+        for invocation in ids:
+            image = self.open.get(invocation)
+            if image is not None:
+                status, at = image.status, image.requested_at
+            elif invocation in self.ended:
+                # An ended invocation refuses every event whatever its time: any will do.
+                status, at = self.ended[invocation][1], _LONG_AGO
+            else:
+                continue
+            found[invocation] = InvocationState(self.session, STATUS_OF_CODE[status], at)
+        return found
+
+    def events(self) -> Head | None:
+        """The pass over the events; the head they make (``None`` if they are damaged)."""
+        d, head, after, previous = self.d, Head(), 0, EMPTY_CHAIN
+        while True:
+            rows: list[Row] = self.cursor.execute(
+                d.sql(
+                    f"SELECT {CHAINED_COLUMNS} FROM {{events}} WHERE {{session}} = ? "
+                    "AND sequence > ? ORDER BY sequence LIMIT ?"
+                ),
+                (self.key, after, REBUILD_BATCH),
+            ).fetchall()
+            if not rows:
+                return head
+            for expected, row in enumerate(rows, start=after + 1):
+                if row[0] != expected:
+                    self.fault(expected, "the event is missing: a gap", in_events=True)
+                    return None
+            try:
+                events = [decode_row(d.where, SessionId(self.session), row[:5]) for row in rows]
+            except StoreReadError as error:
+                self.fault(error.sequence, f"cannot be read: {error.error}", in_events=True)
+                return None
+            encoded = [
+                EncodedEvent(t, v, data, at if type(at) is str else format_timestamp(at))
+                for _, at, t, v, data, *_ in rows
+            ]
+            group = index_group(
+                self.session, events, encoded, head=head, lookup=self._lookup,
+                interval=self.interval,
+            )  # fmt: skip
+            for index, (indexed, row) in enumerate(zip(group.events, rows, strict=True)):
+                following = rows[index + 1] if index + 1 < len(rows) else None
+                previous = self._event(indexed, row, previous, following)
+            if any(fault.in_events for fault in self.faults):
+                return None
+            for point in group.checkpoints:
+                self.checkpoints[point.sequence] = (point.counts, point.chain)
+            self._images(group.changes, group.events)
+            head, after = group.head, rows[-1][0]
+            self.seen = after
+
+    def _event(self, indexed: IndexedEvent, row: Row, previous: int, following: Row | None) -> int:
+        """One event's index columns against what its content makes of them; the stored
+        chain (the next event's is checked from it)."""
+        d = self.d
+        kind, invocation, label, code, effect, stored = row[5:11]
+        if d.texts_as_bytes:
+            invocation, label = d.text(invocation), d.text(label)
+        sequence, encoded = indexed.sequence, indexed.encoded
+        content = (sequence, encoded.recorded_at, encoded.type, encoded.version, encoded.data)
+        as_stored = (kind, invocation, label, code, effect)
+        if kind is None or stored is None:
+            self.fault(sequence, "written without its index (an older release, or by hand)")
+            return indexed.chain
+        if as_stored != (*indexed.columns, indexed.effect):
+            self.fault(sequence, "its typed columns or effect do not match its JSON")
+        if stored == chain_of(previous, (*content, *indexed.columns, indexed.effect)):
+            return int(stored)
+        if stored == chain_of(previous, (*content, *as_stored)):
+            return int(stored)  # the columns' fault, reported just above
+        if following is not None and self._continues(stored, following):
+            self.fault(
+                sequence,
+                "the event changed after it was written (its chain vouches for other content)",
+                in_events=True,
+            )
+        else:
+            self.fault(sequence, "its chain does not match the events (the index is damaged)")
+        return int(stored)
+
+    def _continues(self, chain: int, row: Row) -> bool:
+        """Whether ``row``'s stored chain was made from ``chain``."""
+        d = self.d
+        kind, invocation, label, code, effect, stored = row[5:11]
+        if d.texts_as_bytes:
+            invocation, label = d.text(invocation), d.text(label)
+        at = row[1] if type(row[1]) is str else format_timestamp(row[1])
+        fields = (row[0], at, row[2], row[3], row[4], kind, invocation, label, code, effect)
+        return kind is not None and stored == chain_of(chain, fields)
+
+    def _images(self, changes: Any, events: list[IndexedEvent]) -> None:
+        """Move the expected rows on; an ended one is kept only as its seal and status."""
+        data = {row.sequence: row.encoded.data for row in events}
+        new, _ = move_images(changes, data, self.open)
+        self.requested += new
+        self.open.update(new)
+        for invocation in [i for i, image in self.open.items() if image.ended_seq is not None]:
+            image = self.open.pop(invocation)
+            self.ended[invocation] = (image.seal(self.session), image.status)
+
+    def head(self, head: Head) -> None:
+        """The checkpoints and the head against the counters and chains the events make."""
+        d = self.d
+        stored = {
+            row[0]: row
+            for row in self.cursor.execute(
+                d.sql(
+                    "SELECT sequence, requested, started, completed, failed, rejected, refused, "
+                    "chain, seal FROM {checkpoints} WHERE {session} = ?"
+                ),
+                (self.key,),
+            )
+        }
+        expected = self.checkpoints
+        for sequence in sorted(set(stored) | set(expected)):
+            row, counts = stored.get(sequence), expected.get(sequence)
+            if row is None:
+                self.fault(sequence, f"the checkpoint at sequence {sequence} is missing")
+            elif counts is None:
+                self.fault(sequence, f"the checkpoint at sequence {sequence} covers no event")
+            elif (tuple(row[1:7]), row[7]) != counts or row[8] != checkpoint_seal(
+                self.session, sequence, list(row[1:7]), row[7]
+            ):
+                self.fault(sequence, f"the checkpoint at sequence {sequence} does not match")
+        row = self.cursor.execute(
+            d.sql(
+                "SELECT indexed_through, requested, started, completed, failed, rejected, "
+                "refused, chain, stale, seal FROM {heads} WHERE {session} = ?"
+            ),
+            (self.key,),
+        ).fetchone()
+        if row is None:
+            self.fault(None, "the session's head is missing")
+            return
+        through, *counts, chain, stale, seal = row
+        if (through, counts, chain) != (head.indexed_through, head.counts, head.chain):
+            self.fault(through, "the session's head does not match its events")
+        elif seal != checkpoint_seal(self.session, through, counts, chain):
+            self.fault(through, "the session's head does not match its seal")
+        elif stale:
+            self.fault(through, "the index is marked stale (events changed outside this store)")
+
+    def rows(self) -> None:
+        """Every invocation row against the row the events make, by its seal."""
+        d, text, when = self.d, self.d.text, self.d.when
+        expected = {i: (image.seal(self.session), image.status) for i, image in self.open.items()}
+        expected |= self.ended
+        query = d.sql(
+            "SELECT i.invocation_id, i.sequence, i.status, i.requested_at, i.started_seq, "
+            "i.started_at, i.ended_seq, i.completed_at, i.tool_name, i.tier, i.end_label, "
+            "i.end_code, i.seal, r.data, e.data FROM {invocations} i "
+            "LEFT JOIN {events} r ON r.{session} = i.{session} AND r.sequence = i.sequence "
+            "LEFT JOIN {events} e ON i.status = 3 AND e.{session} = i.{session} "
+            "AND e.sequence = i.ended_seq WHERE i.{session} = ?"
+        )
+        for row in self.cursor.execute(query, (self.key,)):
+            (invocation, sequence, status, requested, started_seq, started, ended_seq,
+             completed, tool, tier, label, code, seal, r_data, e_data) = row  # fmt: skip
+            invocation, tool, label = text(invocation) or "", text(tool), text(label)
+            made = expected.pop(invocation, None)
+            if made is None:
+                self.fault(sequence, f"the index row of invocation {invocation!r} is not requested")
+                continue
+            columns: Any = (
+                invocation, sequence, status, None if requested is None else when(requested),
+                started_seq, None if started is None else when(started), ended_seq,
+                None if completed is None else when(completed), tool, tier, label, code,
+                payload_crc(r_data), payload_crc(e_data) if status == 3 else 0,
+            )  # fmt: skip
+            if seal != made[0] or seal_of_row(self.session, columns) != made[0]:
+                self.fault(sequence, f"the index row of invocation {invocation!r} does not match")
+        for invocation in expected:
+            owner = self.cursor.execute(
+                d.sql("SELECT {session} FROM {invocations} WHERE {invocation} = ?"),
+                (d.invocation_key(invocation),),
+            ).fetchone()
+            if owner is None:
+                self.fault(None, f"the index row of invocation {invocation!r} is missing")
+            else:
+                other = d.session_name(self.cursor, owner[0])
+                self.fault(
+                    None,
+                    f"invocation {invocation!r} is requested here and in session {other!r}",
+                    in_events=True,
+                )

@@ -1,0 +1,125 @@
+"""Checking a whole store end to end, as ``correx-tools verify`` does.
+
+A store that keeps an index checks each session itself, the events and every
+index row against a fresh fold of them (`IndexedStore.verify_session`). Any
+other store — a JSONL log, memory, a database of an older layout read as it is
+— is read event by event: every line's checksum (the log's reader checks it),
+the numbering of each session (no gap, no repeat), and invocation ids used
+once across the store. Nothing here writes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+from ...core.lifecycle.events import StoredEvent, ToolInvocationRequestedEvent
+from ...core.tools.ids import SessionId
+from .jsonl import JsonlEventLog
+from .port import EventStore, Fault, IndexedStore, SessionCheck, StoreReadError
+
+
+def verify_store(store: EventStore, sessions: Iterable[SessionId]) -> Iterator[SessionCheck]:
+    """Check each of ``sessions`` of ``store``, one at a time (streamed: memory is bounded by a
+    session's invocations, not its events)."""
+    if isinstance(store, IndexedStore) and not store.needs_upgrade:
+        for session in sessions:
+            yield store.verify_session(session)
+        return
+    wanted = list(sessions)
+    owners: dict[str, str] = {}
+    if isinstance(store, JsonlEventLog) and len(wanted) > 1:
+        yield from _whole_log(store, set(wanted), owners)
+        return
+    for session in wanted:
+        yield _check_events(session, _read(store, session), owners)
+
+
+def _read(store: EventStore, session: SessionId) -> Iterator[StoredEvent | StoreReadError]:
+    try:
+        yield from store.read(session)
+    except StoreReadError as error:
+        yield error
+
+
+def _whole_log(
+    log: JsonlEventLog, wanted: set[SessionId], owners: dict[str, str]
+) -> Iterator[SessionCheck]:
+    """A log read once for every session (reading it per session would read it n times)."""
+    checks = {session: _Numbering(session, owners) for session in sorted(wanted)}
+    damaged: StoreReadError | None = None
+    try:
+        for stored in log.events():
+            numbering = checks.get(SessionId(stored.session_id))
+            if numbering is not None:
+                numbering.take(stored)
+    except StoreReadError as error:
+        damaged = error
+    for numbering in checks.values():
+        yield numbering.check()
+    if damaged is not None:
+        # Which session a damaged line belonged to cannot be told: it is the log's fault.
+        whole = _Numbering("", owners)
+        whole.broken(damaged)
+        yield whole.check()
+
+
+def _check_events(
+    session: SessionId, events: Iterable[StoredEvent | StoreReadError], owners: dict[str, str]
+) -> SessionCheck:
+    numbering = _Numbering(session, owners)
+    for item in events:
+        if isinstance(item, StoreReadError):
+            numbering.broken(item)
+            break
+        numbering.take(item)
+    return numbering.check()
+
+
+class _Numbering:
+    """One session's events as they come: numbered from 1 without a gap or a repeat, and
+    each invocation id requested once in the whole store (``owners``)."""
+
+    def __init__(self, session: str, owners: dict[str, str]) -> None:
+        self.session, self.owners = session, owners
+        self.last = self.invocations = 0
+        self.faults: list[Fault] = []
+        self.here: set[str] = set()
+
+    def _fault(self, sequence: int | None, message: str) -> None:
+        self.faults.append(
+            Fault(session_id=self.session, sequence=sequence, in_events=True, message=message)
+        )
+
+    def take(self, stored: StoredEvent) -> None:
+        if self.faults:
+            return
+        if stored.sequence != self.last + 1:
+            if stored.sequence <= self.last:
+                self._fault(stored.sequence, "the sequence is stored twice")
+            else:
+                self._fault(self.last + 1, "the event is missing: a gap")
+            return
+        self.last = stored.sequence
+        event = stored.event
+        if isinstance(event, ToolInvocationRequestedEvent):
+            self.invocations += 1
+            other = self.owners.setdefault(event.invocation_id, self.session)
+            if other != self.session or event.invocation_id in self.here:
+                where = "here" if other == self.session else f"in session {other!r}"
+                self._fault(
+                    stored.sequence,
+                    f"invocation {event.invocation_id!r} was requested {where} before",
+                )
+            self.here.add(event.invocation_id)
+
+    def broken(self, error: StoreReadError) -> None:
+        if not self.faults:
+            self._fault(error.sequence or self.last + 1, f"cannot be read: {error.error}")
+
+    def check(self) -> SessionCheck:
+        return SessionCheck(
+            session_id=self.session,
+            events=self.last,
+            invocations=self.invocations,
+            faults=tuple(self.faults),
+        )
