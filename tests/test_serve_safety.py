@@ -159,11 +159,6 @@ def test_the_store_file_is_unchanged_by_a_session_of_use(
     assert after["copy.sqlite"] == before["copy.sqlite"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a read-only SQLite open still leaves -wal and -shm side files beside the store; "
-    "the stores' read-only opening is being changed to leave none",
-)
 def test_a_session_of_use_leaves_no_file_behind(
     used: tuple[dict[str, str], dict[str, str]],
 ) -> None:

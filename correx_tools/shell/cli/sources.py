@@ -48,12 +48,6 @@ def close_store(store: EventStore) -> None:
         store.close()
 
 
-def remove_new_store(path: Path) -> None:
-    """Delete a store file this command created and failed to fill (SQLite's side files too)."""
-    for leftover in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
-        leftover.unlink(missing_ok=True)
-
-
 def redact(url: str) -> str:
     """A database URL fit to print: its password masked."""
     return redact_dsn(url)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from pathlib import Path
+from collections.abc import Iterator
 from typing import Any
 
 from returns.result import Success
@@ -15,45 +15,56 @@ from ...core.lifecycle.state import ToolState
 from ...core.replay.fold import Replay
 from ...core.replay.projection import ToolProjector
 from ..replay.parallel import replay_all
-from ..stores.addresses import POSTGRES_SCHEMES, address_of
+from ..stores.addresses import address_of
 from ..stores.jsonl import JsonlEventLog
 from ..stores.port import IndexedStore, SequencedStore, StoreReadError
 from .errors import CliError
 from .render import emit, table
-from .sources import close_store, open_store, redact, remove_new_store
-from .terminal import Progress, status
+from .sources import close_store, open_store, redact
+from .staging import writing_to
+from .terminal import Progress
 
 
 def cmd_import(args: argparse.Namespace) -> int:
     source = open_store(args.source)
-    fresh = not args.dest.startswith(POSTGRES_SCHEMES) and not Path(args.dest).exists()
-    events: list[StoredEvent] = []
-    copied: dict[str, int] = {}
     sessions = source.sessions()
     total = sum(map(source.last_sequence, sessions)) if isinstance(source, SequencedStore) else None
-    with Progress(f"reading {args.source}", total, sys.stderr) as bar:
+    copied: dict[str, int] = {}
+
+    def events(bar: Progress) -> Iterator[StoredEvent]:
+        # Streamed: read, decoded from each event's own JSON, and written as they come.
         for session in sessions:
-            try:
-                before = len(events)
-                events.extend(bar.wrap(iter(source.read(session)), close=False))
-            except StoreReadError as error:
-                raise CliError(f"{args.source}: {error.error}") from None
-            copied[session] = len(events) - before
-    destination = open_store(args.dest, create=True)
-    # One import_events call: every session lands in one transaction, or none does.
-    with status(f"writing {len(events):,} events to {redact(args.dest)}", sys.stderr):
-        result = destination.import_events(events)
-    if not isinstance(result, Success):
-        close_store(destination)
-        if fresh:
-            remove_new_store(Path(args.dest))
-        raise CliError(f"{args.dest}: {result.failure().message}; nothing was imported")
-    total = result.unwrap()
+            read = (
+                source.read_decoded(session)
+                if isinstance(source, IndexedStore)
+                else source.read(session)
+            )
+            copied[session] = 0
+            for event in bar.wrap(iter(read), close=False):
+                copied[session] += 1
+                yield event
+
+    try:
+        with (
+            Progress(f"copying {args.source}", total, sys.stderr) as bar,
+            writing_to(args.dest) as staging,
+        ):
+            # One import_events call: every session lands in one transaction, or none does.
+            result = staging.store.import_events(events(bar))
+            if not isinstance(result, Success):
+                staging.discard()
+                raise CliError(f"{args.dest}: {result.failure().message}; nothing was imported")
+    except StoreReadError as error:
+        raise CliError(f"{args.source}: {error.error}; nothing was imported") from None
+    finally:
+        close_store(source)
+    count = result.unwrap()
     emit(
         args,
-        {"source": args.source, "dest": args.dest, "sessions": copied, "events": total},
+        {"source": args.source, "dest": args.dest, "sessions": copied, "events": count},
         lambda: (
-            f"copied {total} events in {len(copied)} sessions from {args.source} to {args.dest}"
+            f"copied {count:,} events in {plural(len(copied), 'session')} from {args.source} "
+            f"to {args.dest}"
         ),
     )
     return 0

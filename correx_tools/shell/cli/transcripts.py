@@ -16,7 +16,6 @@ from typing import Any
 from returns.result import Success
 
 from ..stores.addresses import POSTGRES_SCHEMES
-from ..stores.port import EventStore
 from ..transcripts.calls import TranscriptError
 from ..transcripts.folders import (
     FileImport,
@@ -30,7 +29,8 @@ from ..transcripts.importing import TranscriptImport, import_bytes, import_trans
 from ..transcripts.reading import FORMATS
 from .errors import CliError
 from .render import emit, table
-from .sources import close_store, open_store, read_file, redact, remove_new_store
+from .sources import read_file, redact
+from .staging import Staging, writing_to
 from .terminal import Progress
 
 
@@ -70,22 +70,19 @@ def cmd_import_transcript(args: argparse.Namespace) -> int:
         raise CliError("--session names one session, and a folder holds many")
     if args.path != "-" and not folder and not Path(args.path).is_file():
         raise CliError(f"{args.path}: no such file or folder")
-    fresh = not args.dest.startswith(POSTGRES_SCHEMES) and not Path(args.dest).exists()
-    store = open_store(args.dest, create=True)
-    try:
+    with writing_to(args.dest) as staging:
         if folder or (not args.session and _database(args.path)):
-            return _many(args, store, fresh)
-        return _one(args, store, fresh)
-    finally:
-        close_store(store)
+            return _many(args, staging)
+        return _one(args, staging)
 
 
 def _database(path: str) -> bool:
     return path != "-" and is_database(Path(path))
 
 
-def _one(args: argparse.Namespace, store: EventStore, fresh: bool) -> int:
+def _one(args: argparse.Namespace, staging: Staging) -> int:
     source = "standard input" if args.path == "-" else args.path
+    store = staging.store
     with Progress("converting calls", None, sys.stderr) as bar:
         if args.path == "-":
             result = import_bytes(
@@ -98,7 +95,7 @@ def _one(args: argparse.Namespace, store: EventStore, fresh: bool) -> int:
                 progress=bar.update, lenient=args.lenient, single=True,
             )[0]  # fmt: skip
     if not isinstance(result, Success):
-        _forget(store, args.dest, fresh)
+        staging.discard()
         raise CliError(f"{result.failure()}; nothing was imported")
     done = result.unwrap()
     _say_incomplete(source, done)
@@ -160,8 +157,9 @@ def _session_json(done: TranscriptImport) -> dict[str, Any]:
     }
 
 
-def _many(args: argparse.Namespace, store: EventStore, fresh: bool) -> int:
+def _many(args: argparse.Namespace, staging: Staging) -> int:
     """A folder, or a file of many sessions: each session on its own, then a summary."""
+    store = staging.store
     root = Path(args.path)
     paths, unreadable = (
         transcript_files(root, exclude=_store_files(args.dest)) if root.is_dir() else ([root], [])
@@ -170,7 +168,7 @@ def _many(args: argparse.Namespace, store: EventStore, fresh: bool) -> int:
         done = import_files(paths, store, format=args.format, lenient=args.lenient,
                             progress=bar.advance).with_files(unreadable)  # fmt: skip
     if not any(s.events for f in done.files for s in f.imported):
-        _forget(store, args.dest, fresh)
+        staging.discard()
     for file in done.files:
         for session in file.imported:
             _say_incomplete(str(file.path), session)
@@ -240,10 +238,3 @@ def _many_text(path: str, dest: str, done: FolderImport) -> str:
         lines.append("skipped:")
         lines.extend(f"  {file.path}: {file.skipped}" for file in skipped)
     return "\n".join(lines)
-
-
-def _forget(store: EventStore, dest: str, fresh: bool) -> None:
-    """Remove a store file this command created and wrote nothing into."""
-    if fresh:
-        close_store(store)
-        remove_new_store(Path(dest))

@@ -110,6 +110,27 @@ def _complete_without_newline(raw: bytes) -> tuple[StoredEvent, int] | None:
     return None
 
 
+def _append(handle: BinaryIO, payload: bytes) -> None:
+    """Write ``payload`` at the end of the log and make it durable, or leave none of it.
+
+    The bytes go straight to the file, not through a buffer that would keep a
+    failed part to write later: a write cut short (a full disk) is cut back to
+    where it began, durably, before the error is raised.
+    """
+    descriptor = handle.fileno()
+    handle.flush()
+    start = os.lseek(descriptor, 0, os.SEEK_END)
+    rest = memoryview(payload)
+    try:
+        while rest:
+            rest = rest[os.write(descriptor, rest) :]
+        os.fsync(descriptor)
+    except OSError:
+        os.ftruncate(descriptor, start)
+        os.fsync(descriptor)
+        raise
+
+
 def _ends_in_newline(handle: BinaryIO) -> bool:
     """Whether the file is empty or its last byte is a newline."""
     size = os.fstat(handle.fileno()).st_size
@@ -235,11 +256,8 @@ class JsonlEventLog(BatchWritingStore):
                 problem = self._check(groups, expected)
                 if problem is not None:
                     return Failure(problem)
-                handle.seek(0, os.SEEK_END)
                 payload = b"".join(lines)
-                handle.write(payload)
-                handle.flush()
-                os.fsync(handle.fileno())
+                _append(handle, payload)
                 self._index.offset += len(payload)
                 self._index.line += len(lines)
                 for session_id, events in groups:

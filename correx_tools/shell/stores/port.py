@@ -255,6 +255,11 @@ class IndexedStore(Protocol):
         """Mark the session's index stale, to be rebuilt before it is trusted again."""
         ...
 
+    def read_decoded(self, session_id: SessionId, *, after: int = 0) -> Iterator[StoredEvent]:
+        """The session's events, each decoded in full from its own JSON whatever its index
+        says: what a copy of the store is made from."""
+        ...
+
     def verify_session(self, session_id: SessionId) -> SessionCheck:
         """Check the session's events, and every row of its index against a fresh fold of
         them, in one read snapshot (it writes nothing)."""

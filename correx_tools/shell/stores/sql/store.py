@@ -152,19 +152,30 @@ class SqlEventStore(BatchWritingStore):
             sequence=sequence,
         )
 
+    def read_decoded(self, session_id: SessionId, *, after: int = 0) -> Iterator[StoredEvent]:
+        """The session's events, each decoded in full from its own JSON (never from the typed
+        columns beside it): what a copy of the store is made from."""
+        return self._read(session_id, after, trust_columns=False)
+
     def read(self, session_id: SessionId, *, after: int = 0) -> Iterator[StoredEvent]:
         """The session's events after ``after``, in sequence order, read in batches.
 
         Tool events are built from their typed columns, their payloads decoded
-        when first used, while the session's index is fresh; otherwise (an older
-        layout, or events changed outside this store) every event is decoded in
-        full.
+        when first used, while the session's index is fresh, each row checked
+        against its chain as it is read; from the first that does not match (and
+        for an older layout, or events changed outside this store) every event is
+        decoded in full from its own JSON.
         """
+        return self._read(session_id, after, trust_columns=True)
+
+    def _read(
+        self, session_id: SessionId, after: int, *, trust_columns: bool
+    ) -> Iterator[StoredEvent]:
         d, last = self._database.dialect, after
         chain: int | None = EMPTY_CHAIN
         try:
             with self._database.query() as cursor:
-                indexed = self._indexed and marked_fresh(d, cursor, session_id)
+                indexed = trust_columns and self._indexed and marked_fresh(d, cursor, session_id)
                 if indexed and after:
                     chain = chain_at(d, cursor, session_id, after)
         except ReadFault as fault:

@@ -143,15 +143,56 @@ class SQLiteDialect:
 
 @final
 class SQLiteDatabase:
-    """One SQLite connection shared by the store's threads, one call at a time."""
+    """One SQLite connection shared by the store's threads, one call at a time.
 
-    def __init__(self, connection: sqlite3.Connection, path: Path) -> None:
+    Opened for reading (`reading`), it writes nothing and creates nothing beside
+    the file: while no writer holds the file (no write-ahead log or rollback
+    journal beside it) it is opened *immutable*, so SQLite neither locks it nor
+    makes its shared-memory file; as soon as a writer appears (its log does), the
+    connection is opened again read-only on the writer's log, so what the writer
+    commits is seen and never a half-written page.
+    """
+
+    def __init__(
+        self, connection: sqlite3.Connection, path: Path, *, reader_timeout: float | None = None
+    ) -> None:
         self._dialect = SQLiteDialect(path)
         self.connection = connection
         # Re-entrant: a read inside a snapshot (a view that falls back to folding) runs
         # in the snapshot's own transaction, on the same thread.
         self.lock = threading.RLock()
         self._path = path
+        self._reader_timeout = reader_timeout
+        self._immutable = False
+        self._seen: tuple[int, int, int] | None = None
+
+    @classmethod
+    def reading(cls, path: Path, timeout: float) -> SQLiteDatabase:
+        """The file opened to read only (see the class's docstring)."""
+        database = cls(_read_only_connection(path, timeout, immutable=True), path,
+                       reader_timeout=timeout)  # fmt: skip
+        database._reopen()
+        return database
+
+    def _reopen(self) -> None:
+        """Open the connection again, as the file is held now (reading only)."""
+        assert self._reader_timeout is not None
+        self.connection.close()
+        self._seen = _looks(self._path)
+        self._immutable = not _writer_beside(self._path)
+        self.connection = _read_only_connection(
+            self._path, self._reader_timeout, immutable=self._immutable
+        )
+
+    def _fresh(self) -> None:
+        """Before each read, a reader opened immutable looks at the file (two ``stat``): a
+        writer beside it, or a file changed since (a writer came and went), opens it again."""
+        if (
+            self._immutable
+            and not self.connection.in_transaction
+            and (_writer_beside(self._path) or _looks(self._path) != self._seen)
+        ):
+            self._reopen()
 
     @property
     def dialect(self) -> SQLiteDialect:
@@ -187,6 +228,7 @@ class SQLiteDatabase:
     def snapshot(self) -> Iterator[sqlite3.Cursor]:
         """``BEGIN`` ... ``COMMIT``: the reads in between see one state of the file."""
         with self.lock:
+            self._fresh()
             cursor = self.connection.cursor()
             cursor.execute("BEGIN")
             try:
@@ -199,9 +241,34 @@ class SQLiteDatabase:
     def query(self) -> Iterator[sqlite3.Cursor]:
         """A cursor under the connection's lock."""
         with self.lock:
+            self._fresh()
             yield self.connection.cursor()
 
     def close(self) -> None:
         """Close the connection."""
         with self.lock:
             self.connection.close()
+
+
+def _looks(path: Path) -> tuple[int, int, int]:
+    """What tells that a file was written: its inode, size and time of change."""
+    status = path.stat()
+    return status.st_ino, status.st_size, status.st_mtime_ns
+
+
+def _writer_beside(path: Path) -> bool:
+    """Whether a writer's log or journal lies beside the file (a writer holds it, or left it)."""
+    return any(path.with_name(path.name + side).exists() for side in ("-wal", "-journal"))
+
+
+def _read_only_connection(path: Path, timeout: float, *, immutable: bool) -> sqlite3.Connection:
+    """A connection that SQLite itself keeps from writing (``mode=ro``); ``immutable``:
+    nor from locking the file or making any file beside it."""
+    flags = "?mode=ro&immutable=1" if immutable else "?mode=ro"
+    return sqlite3.connect(
+        path.resolve().as_uri() + flags,
+        uri=True,
+        timeout=timeout,
+        isolation_level=None,
+        check_same_thread=False,
+    )

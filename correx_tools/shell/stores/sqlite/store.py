@@ -25,6 +25,7 @@ from .dialect import SQLiteDatabase
 from .layout import create, layout_of, stored_interval, upgrade
 
 BUSY_TIMEOUT_SECONDS = 30.0
+READ_TIMEOUT_SECONDS = 5.0
 
 
 @final
@@ -67,19 +68,15 @@ class SQLiteEventStore(SqlEventStore):
         if read_only:
             if not self.path.is_file():
                 raise StoreLayoutError(f"{self.path}: no such file")
-            # mode=ro: SQLite itself refuses every write, and creates no file.
-            connection = sqlite3.connect(
-                self.path.resolve().as_uri() + "?mode=ro",
-                uri=True,
-                timeout=busy_timeout,
-                isolation_level=None,
-                check_same_thread=False,
-            )
+            # A reader waits for a writer's lock a short while, then says so in one line.
+            timeout = min(busy_timeout, READ_TIMEOUT_SECONDS)
+            self._database = self._sqlite = SQLiteDatabase.reading(self.path, timeout)
         else:
             connection = sqlite3.connect(
                 self.path, timeout=busy_timeout, isolation_level=None, check_same_thread=False
             )
-        self._database = self._sqlite = SQLiteDatabase(connection, self.path)
+            self._database = self._sqlite = SQLiteDatabase(connection, self.path)
+        connection = self._sqlite.connection
         try:
             self.layout = self._open(upgrade, checkpoint_interval, progress)
             self.checkpoint_interval = (

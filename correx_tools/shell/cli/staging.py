@@ -1,0 +1,125 @@
+"""Writing into DEST, whole or not at all, without ever removing what another process made.
+
+A command that fills a store (``import``, ``import-transcript``) writes into an
+existing DEST in its own transactions, and leaves it as it was when it fails.
+A DEST that does not exist yet is made beside it under a temporary name, filled,
+closed, then linked into place — a hard link, which never replaces a file — so
+a half-filled store never carries DEST's name, and a failed import removes only
+the temporary file it made. When another process made DEST meanwhile (two
+imports racing into one new file), what was staged is copied into that DEST in
+one transaction instead, or refused: nothing the other process wrote is lost.
+A disk that fills up is said in one line naming the file, and leaves nothing.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import final
+
+from returns.result import Success
+
+from ..stores.addresses import POSTGRES_SCHEMES
+from ..stores.port import EventStore, IndexedStore
+from .errors import CliError
+from .sources import close_store, open_store, redact
+
+_FULL = {errno.ENOSPC, errno.EFBIG, errno.EDQUOT}
+
+
+@final
+class Staging:
+    """The store a command writes into, and whether to keep what it wrote."""
+
+    def __init__(self, store: EventStore) -> None:
+        self.store = store
+        self.kept = True
+
+    def discard(self) -> None:
+        """Keep nothing of what was written (a new DEST is not made)."""
+        self.kept = False
+
+
+@contextmanager
+def writing_to(dest: str) -> Iterator[Staging]:
+    """The store to fill for ``dest`` (see the module's docstring); a `CliError` for a disk
+    that filled up."""
+    if dest.startswith(POSTGRES_SCHEMES) or Path(dest).exists():
+        staging = Staging(open_store(dest, create=True))
+        try:
+            with _full_disk(dest):
+                yield staging
+        finally:
+            close_store(staging.store)
+        return
+    path = Path(dest)
+    staged = path.with_name(f".{path.stem}.{os.getpid()}.partial{path.suffix}")
+    staging = Staging(open_store(str(staged), create=True))
+    try:
+        with _full_disk(dest):
+            yield staging
+    finally:
+        close_store(staging.store)
+        if not staging.kept:
+            _remove(staged)
+    if staging.kept:
+        try:
+            _publish(staged, path)
+        finally:
+            _remove(staged)
+
+
+def _publish(staged: Path, dest: Path) -> None:
+    """Give the staged store DEST's name, unless DEST appeared meanwhile: then copy into it."""
+    try:
+        os.link(staged, dest)
+        return
+    except FileExistsError:
+        pass
+    target = open_store(str(dest), create=True)
+    source = open_store(str(staged))
+    try:
+        events = (
+            event
+            for session in source.sessions()
+            for event in (
+                source.read_decoded(session)
+                if isinstance(source, IndexedStore)
+                else source.read(session)
+            )
+        )
+        with _full_disk(str(dest)):
+            copied = target.import_events(events)
+    finally:
+        close_store(source)
+        close_store(target)
+    if not isinstance(copied, Success):
+        raise CliError(
+            f"{dest}: another process made it meanwhile, and what this one wrote cannot join "
+            f"it ({copied.failure().message}); nothing was imported"
+        )
+
+
+@contextmanager
+def _full_disk(dest: str) -> Iterator[None]:
+    """A disk that fills up while writing ``dest``, said in one line."""
+    try:
+        yield
+    except sqlite3.OperationalError as error:
+        if "full" not in str(error):
+            raise
+        raise CliError(f"{redact(dest)}: the disk is full; nothing was written") from None
+    except OSError as error:
+        if error.errno not in _FULL:
+            raise
+        raise CliError(f"{redact(dest)}: the disk is full; nothing was written") from None
+
+
+def _remove(staged: Path) -> None:
+    """The staged file and whatever SQLite left beside it."""
+    for side in ("", "-wal", "-shm", "-journal"):
+        staged.with_name(staged.name + side).unlink(missing_ok=True)
