@@ -49,28 +49,26 @@ def writing_to(dest: str) -> Iterator[Staging]:
     """The store to fill for ``dest`` (see the module's docstring); a `CliError` for a disk
     that filled up."""
     if dest.startswith(POSTGRES_SCHEMES) or Path(dest).exists():
-        staging = Staging(open_store(dest, create=True))
-        try:
-            with _full_disk(dest):
+        with _full_disk(dest):
+            staging = Staging(open_store(dest, create=True))
+            try:
                 yield staging
-        finally:
-            close_store(staging.store)
+            finally:
+                close_store(staging.store)
         return
     path = Path(dest)
     staged = path.with_name(f".{path.stem}.{os.getpid()}.partial{path.suffix}")
-    staging = Staging(open_store(str(staged), create=True))
     try:
         with _full_disk(dest):
-            yield staging
+            staging = Staging(open_store(str(staged), create=True))
+            try:
+                yield staging
+            finally:
+                close_store(staging.store)
+            if staging.kept:
+                _publish(staged, path)
     finally:
-        close_store(staging.store)
-        if not staging.kept:
-            _remove(staged)
-    if staging.kept:
-        try:
-            _publish(staged, path)
-        finally:
-            _remove(staged)
+        _remove(staged)
 
 
 def _publish(staged: Path, dest: Path) -> None:
@@ -110,13 +108,17 @@ def _full_disk(dest: str) -> Iterator[None]:
     try:
         yield
     except sqlite3.OperationalError as error:
-        if "full" not in str(error):
+        # SQLite says "full" when it sees the disk fill, "disk I/O error" when a write of
+        # its log is refused part way.
+        if "full" not in str(error) and "disk I/O" not in str(error):
             raise
-        raise CliError(f"{redact(dest)}: the disk is full; nothing was written") from None
+        raise CliError(f"{redact(dest)}: the disk is full ({error}); nothing was written") from None
     except OSError as error:
         if error.errno not in _FULL:
             raise
-        raise CliError(f"{redact(dest)}: the disk is full; nothing was written") from None
+        raise CliError(
+            f"{redact(dest)}: the disk is full ({error.strerror}); nothing was written"
+        ) from None
 
 
 def _remove(staged: Path) -> None:

@@ -29,14 +29,10 @@ def add_verify_arguments(parser: argparse.ArgumentParser, source_help: str) -> N
 def cmd_verify(args: argparse.Namespace) -> int:
     store = open_store(args.source, upgrade=args.repair)
     try:
-        sessions = (
-            (find_session(store, args.session, args.source),) if args.session else store.sessions()
-        )
-        with Progress("verifying sessions", len(sessions), sys.stderr) as bar:
-            checks = []
-            for check in verify_store(store, sessions):
-                checks.append(check)
-                bar.update(len(checks), len(sessions))
+        sessions = (find_session(store, args.session, args.source),) if args.session else None
+        total = None if sessions is None else len(sessions)
+        with Progress("verifying sessions", total, sys.stderr) as bar:
+            checks = list(bar.wrap(verify_store(store, sessions), every=1))
         repaired: list[str] = []
         if args.repair:
             checks, repaired = _repair(store, checks)
@@ -98,10 +94,13 @@ def _text(checks: list[SessionCheck], repaired: list[str], *, repair: bool) -> s
     if not faults:
         lines.append(f"checked {counted}: intact")
         return "\n".join(lines)
-    damaged = {fault.session_id for fault in faults}
+    damaged = {fault.session_id for fault in faults if fault.session_id}
+    where = [f"{len(damaged):,} session{'' if len(damaged) == 1 else 's'}"] if damaged else []
+    if any(not fault.session_id for fault in faults):
+        where.append("the store itself")
     lines.append(
         f"checked {counted}: {len(faults):,} fault{'' if len(faults) == 1 else 's'} "
-        f"in {len(damaged):,} session{'' if len(damaged) == 1 else 's'}"
+        f"in {' and '.join(where)}"
     )
     if any(fault.in_events for fault in faults):
         lines.append(

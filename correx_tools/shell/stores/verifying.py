@@ -18,19 +18,22 @@ from .jsonl import JsonlEventLog
 from .port import EventStore, Fault, IndexedStore, SessionCheck, StoreReadError
 
 
-def verify_store(store: EventStore, sessions: Iterable[SessionId]) -> Iterator[SessionCheck]:
-    """Check each of ``sessions`` of ``store``, one at a time (streamed: memory is bounded by a
-    session's invocations, not its events)."""
+def verify_store(
+    store: EventStore, sessions: Iterable[SessionId] | None = None
+) -> Iterator[SessionCheck]:
+    """Check each of ``sessions`` of ``store`` (every session, if ``None``), one at a time
+    (streamed: memory is bounded by a session's invocations, not its events)."""
     if isinstance(store, IndexedStore) and not store.needs_upgrade:
-        for session in sessions:
+        for session in store.sessions() if sessions is None else sessions:
             yield store.verify_session(session)
         return
-    wanted = list(sessions)
     owners: dict[str, str] = {}
-    if isinstance(store, JsonlEventLog) and len(wanted) > 1:
-        yield from _whole_log(store, set(wanted), owners)
+    if isinstance(store, JsonlEventLog):
+        # Read once for every session (reading it per session would read it n times); a
+        # line that cannot be read is found even before the sessions are known.
+        yield from _whole_log(store, None if sessions is None else set(sessions), owners)
         return
-    for session in wanted:
+    for session in store.sessions() if sessions is None else sessions:
         yield _check_events(session, _read(store, session), owners)
 
 
@@ -42,20 +45,24 @@ def _read(store: EventStore, session: SessionId) -> Iterator[StoredEvent | Store
 
 
 def _whole_log(
-    log: JsonlEventLog, wanted: set[SessionId], owners: dict[str, str]
+    log: JsonlEventLog, wanted: set[SessionId] | None, owners: dict[str, str]
 ) -> Iterator[SessionCheck]:
-    """A log read once for every session (reading it per session would read it n times)."""
-    checks = {session: _Numbering(session, owners) for session in sorted(wanted)}
+    """A log read once for every session it holds (or the ``wanted`` ones)."""
+    checks: dict[str, _Numbering] = {}
     damaged: StoreReadError | None = None
     try:
         for stored in log.events():
-            numbering = checks.get(SessionId(stored.session_id))
-            if numbering is not None:
-                numbering.take(stored)
+            session = stored.session_id
+            if wanted is not None and session not in wanted:
+                continue
+            numbering = checks.get(session)
+            if numbering is None:
+                numbering = checks[session] = _Numbering(session, owners)
+            numbering.take(stored)
     except StoreReadError as error:
         damaged = error
-    for numbering in checks.values():
-        yield numbering.check()
+    for name in sorted(checks):
+        yield checks[name].check()
     if damaged is not None:
         # Which session a damaged line belonged to cannot be told: it is the log's fault.
         whole = _Numbering("", owners)

@@ -211,7 +211,10 @@ class SqlSessionIndex:
         between checked against their chain)."""
         ids = {row[6] for row in self._checked(a, self._chain_at(a), b) if row[9] > 0}
         d = self._d
-        return self._by_keys([d.invocation_key(i) for i in ids if i is not None])
+        found = self._by_keys([d.invocation_key(i) for i in ids if i is not None])
+        if len(found) != len(ids):
+            raise StaleIndex(f"{len(ids)} invocations changed, but the index has {len(found)} rows")
+        return found
 
     def open_entries(self, through: int, count: int | None = None) -> list[InvocationEntry]:
         """The entries still open right after ``through`` (requested or started), in order;

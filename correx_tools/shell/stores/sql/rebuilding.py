@@ -26,6 +26,7 @@ from .dialect import Cursor, Dialect
 from .images import Image
 from .index import (
     load_images,
+    mark_stale,
     move_images,
     save_head,
     states,
@@ -71,6 +72,9 @@ def rebuild_all(
             rebuild(d, cursor, session_id, interval, advance)
         except (DamagedEvents, StoreReadError) as damage:
             cursor.execute("ROLLBACK TO SAVEPOINT correx_rebuild")
+            # Its index stays as evidence, but no read may answer from it any more: marked
+            # stale, every question folds the events, and the fold names the damage.
+            mark_stale(d, cursor, session_id)
             damaged[session_id] = str(damage if isinstance(damage, DamagedEvents) else damage.error)
         else:
             sessions += 1
