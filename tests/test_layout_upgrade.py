@@ -40,18 +40,25 @@ DATA = Path(__file__).parent / "data"
 A, B = SessionId("legacy-session-a"), SessionId("legacy-session-b")
 
 
+@pytest.fixture(params=[1, 2])
+def old_layout(request: pytest.FixtureRequest) -> int:
+    """Each older layout a store may have been written in (see tests/data/layout-v*.md)."""
+    layout: int = request.param
+    return layout
+
+
 @pytest.fixture
-def legacy_file(tmp_path: Path) -> Path:
+def legacy_file(tmp_path: Path, old_layout: int) -> Path:
     path = tmp_path / "legacy.sqlite"
-    shutil.copy(DATA / "layout-v1.sqlite", path)
+    shutil.copy(DATA / f"layout-v{old_layout}.sqlite", path)
     return path
 
 
 @pytest.fixture
-def legacy_schema(postgres_dsn: str) -> Iterator[str]:
-    """The release-0.2.0 dump loaded into a schema of this test's own."""
+def legacy_schema(postgres_dsn: str, old_layout: int) -> Iterator[str]:
+    """A dump of an older layout loaded into a schema of this test's own."""
     schema = f"legacy_{uuid.uuid4().hex[:12]}"
-    dump = (DATA / "layout-v1-postgres.sql").read_text(encoding="utf-8")
+    dump = (DATA / f"layout-v{old_layout}-postgres.sql").read_text(encoding="utf-8")
     statements = "\n".join(line for line in dump.splitlines() if not line.startswith("\\"))
     statements = re.sub(r"\blegacy\.", f"{schema}.", statements)
     statements = statements.replace("CREATE SCHEMA legacy;", f"CREATE SCHEMA {schema};")
@@ -92,15 +99,19 @@ def way_of_answering(store: EventStore, session: SessionId) -> type:
         return type(questions)
 
 
-def test_a_legacy_file_reads_as_it_is_and_refuses_writing_until_upgraded(legacy_file: Path) -> None:
+def test_a_legacy_file_reads_as_it_is_and_refuses_writing_until_upgraded(
+    legacy_file: Path, old_layout: int
+) -> None:
     read_only = SQLiteEventStore(legacy_file, read_only=True)
-    assert read_only.layout == 1
+    assert read_only.layout == old_layout
     assert read_only.sessions() == (A, B)
     assert way_of_answering(read_only, A) is ByFolding
     expected = {session: fold_answers(read_only, session) for session in (A, B)}
     assert {s: repository_answers(read_only, s) for s in (A, B)} == expected
     read_only.close()
-    with pytest.raises(StoreLayoutError, match=r"older release \(layout 1\).*correx-tools reindex"):
+    with pytest.raises(
+        StoreLayoutError, match=rf"older release \(layout {old_layout}\).*correx-tools reindex"
+    ):
         SQLiteEventStore(legacy_file)
     upgraded = SQLiteEventStore(legacy_file, upgrade=True)
     assert upgraded.layout == LAYOUT
@@ -127,10 +138,10 @@ def test_the_command_upgrades_a_legacy_file_in_place(legacy_file: Path) -> None:
 
 
 def test_a_legacy_postgres_schema_is_upgraded_the_same_way(
-    postgres_dsn: str, legacy_schema: str
+    postgres_dsn: str, legacy_schema: str, old_layout: int
 ) -> None:
     read_only = PostgresEventStore(postgres_dsn, schema=legacy_schema, read_only=True)
-    assert read_only.layout == 1
+    assert read_only.layout == old_layout
     assert way_of_answering(read_only, A) is ByFolding
     expected = {session: fold_answers(read_only, session) for session in (A, B)}
     read_only.close()
