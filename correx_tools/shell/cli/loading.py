@@ -16,6 +16,7 @@ from returns.result import Result, Success
 
 from ...core.lifecycle.events import StoredEvent
 from ...core.lifecycle.state import ToolState
+from ...core.lifecycle.transitions import TransitionError
 from ...core.replay.errors import ReplayError
 from ...core.replay.fold import Replay
 from ...core.replay.projection import ToolProjector
@@ -69,10 +70,16 @@ def repository_for(store: EventStore, source: str, *, lenient: bool) -> DefaultT
 
 
 def answered(result: Result[T, ReplayError], session: SessionId, *, lenient: bool) -> T:
-    """The answer, or a one-line error (with the hint that lenient mode skips refusals)."""
+    """The answer, or a one-line error with what to do next: for an event the lifecycle
+    refused, that lenient mode skips it; for events that do not hold together (a gap, one
+    that cannot be read), that ``verify`` checks the store."""
     if not isinstance(result, Success):
-        hint = "" if lenient else " (--lenient skips events the lifecycle refuses)"
-        raise CliError(f"session {session!r}: {result.failure().message}{hint}")
+        error = result.failure()
+        if isinstance(error.cause, TransitionError):
+            hint = "" if lenient else " (--lenient skips events the lifecycle refuses)"
+        else:
+            hint = " (the events themselves are damaged: correx-tools verify checks the store)"
+        raise CliError(f"session {session!r}: {error.message}{hint}")
     value: T = result.unwrap()
     return value
 
