@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import datetime
 from typing import Any, TypeVar
@@ -82,6 +83,33 @@ def decode_row(
         raise StoreReadError(
             EventDecodeError(source=place, line=None, message=str(error)), sequence=sequence
         ) from None
+
+
+def decode_written_row(
+    where: str, session_id: SessionId, row: tuple[int, datetime | str, str, int, str]
+) -> StoredEvent:
+    """A row this library wrote, as a stored event: its JSON parsed without the strict
+    reader's checks and its payload values decoded when first used.
+
+    For a caller that then holds the row to the chain the index keeps for it
+    (`correx_tools.shell.stores.sql.chains`), which vouches that its text is
+    what this library checked and wrote, and reads it again with `decode_row`
+    when the chain does not match. Anything that does not even parse is a
+    `StoreReadError`, as there.
+    """
+    sequence, recorded_at, type_tag, version, data = row
+    try:
+        body = json.loads(data)
+        if not isinstance(body, dict):
+            raise EnvelopeError("data must be a JSON object")
+        return checked_stored_event(
+            session_id,
+            sequence,
+            utc(recorded_at) if isinstance(recorded_at, datetime) else _from_iso(recorded_at),
+            decode_payload(type_tag, version, body, text=data),
+        )
+    except (EnvelopeError, ValueError, TypeError):
+        return decode_row(where, session_id, row)  # it words the error
 
 
 def decode_indexed_rows(

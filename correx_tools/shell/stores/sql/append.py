@@ -147,8 +147,7 @@ def index_and_write(
         interval=interval,
     )  # fmt: skip
     write_events(d, cursor, session_id, events, group)
-    data = {row.sequence: row.encoded.data for row in group.events}
-    new, changed = move_images(group.changes, data, known)
+    new, changed = move_images(group.changes, group.events, known)
     write_images(d, cursor, session_id, new.values(), changed.values())
     write_checkpoints(d, cursor, session_id, group.checkpoints)
     save_head(d, cursor, session_id, group.head)

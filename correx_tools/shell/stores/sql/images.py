@@ -17,7 +17,7 @@ from datetime import UTC, datetime, timedelta
 from typing import final
 
 from ....core.replay.stored_index import EntryChange
-from ..codec.columns import typed_columns
+from ..codec.columns import TypedColumns
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MICROSECOND = timedelta(microseconds=1)
@@ -103,9 +103,9 @@ class Image:
         self.end_crc = 0
 
     @classmethod
-    def requested(cls, change: EntryChange, data: str) -> Image:
-        """The row of an invocation just requested by ``change`` (its event's JSON ``data``)."""
-        columns = typed_columns(change.event)
+    def requested(cls, change: EntryChange, columns: TypedColumns, data: str) -> Image:
+        """The row of an invocation just requested by ``change`` (its event's typed
+        ``columns`` and JSON ``data``)."""
         assert columns.label is not None  # a Requested event has a tool
         assert columns.code is not None  # and a tier
         return cls(
@@ -117,13 +117,12 @@ class Image:
             request_crc=payload_crc(data),
         )
 
-    def advance(self, change: EntryChange, status: int, data: str) -> None:
+    def advance(self, change: EntryChange, status: int, columns: TypedColumns, data: str) -> None:
         """Move the row on over its start or end (``status``: the status code it reaches;
-        ``data``: the event's JSON)."""
+        the event's typed ``columns`` and JSON ``data``)."""
         if change.kind == 2:
             self.status, self.started_seq, self.started_at = 2, change.sequence, change.recorded_at
             return
-        columns = typed_columns(change.event)
         self.status, self.ended_seq, self.completed_at = status, change.sequence, change.recorded_at
         self.end_label, self.end_code = columns.label, columns.code
         self.end_crc = payload_crc(data) if status == 3 else 0

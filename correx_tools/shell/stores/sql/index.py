@@ -8,7 +8,7 @@ the caller's transaction.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from ....core.replay.stored_index import STATUS_CODES, STATUS_OF_CODE, EntryChange
@@ -17,7 +17,7 @@ from ..port import StaleIndex
 from ..writing import Refused, duplicate
 from .dialect import Cursor, Dialect
 from .images import Image, payload_crc
-from .indexing import Checkpoint, Head, head_seal
+from .indexing import Checkpoint, Head, IndexedEvent, head_seal
 
 # -- the session's head ------------------------------------------------------------
 
@@ -212,21 +212,23 @@ def _columns(d: Dialect, image: Image) -> tuple[Any, ...]:
 
 
 def move_images(
-    changes: Iterable[EntryChange], data: Mapping[int, str], known: Mapping[str, Image]
+    changes: Iterable[EntryChange], events: Sequence[IndexedEvent], known: Mapping[str, Image]
 ) -> tuple[dict[str, Image], dict[str, Image]]:
     """The rows ``changes`` make or move on: those requested here, and those of ``known``
-    (requested earlier) that changed. ``data`` is each event's JSON by its sequence."""
+    (requested earlier) that changed. ``events`` are the indexed events the changes came
+    from, in sequence order."""
+    first = events[0].sequence if events else 0
     new: dict[str, Image] = {}
     changed: dict[str, Image] = {}
     for change in changes:
-        invocation = change.invocation_id
+        invocation, event = change.invocation_id, events[change.sequence - first]
         if change.kind == 1:
-            new[invocation] = Image.requested(change, data[change.sequence])
+            new[invocation] = Image.requested(change, event.columns, event.encoded.data)
             continue
         image = new.get(invocation)
         if image is None:
             image = changed[invocation] = known[invocation]
-        image.advance(change, STATUS_CODES[change.status], data[change.sequence])
+        image.advance(change, STATUS_CODES[change.status], event.columns, event.encoded.data)
     return new, changed
 
 

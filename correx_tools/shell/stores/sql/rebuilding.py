@@ -19,7 +19,7 @@ from ....core.replay.stored_index import InvocationState
 from ....core.tools.ids import SessionId
 from ..codec.encoding import EncodedEvent
 from ..codec.envelope import format_timestamp
-from ..codec.rows import decode_row
+from ..codec.rows import decode_row, decode_written_row
 from ..port import Reindexed, StoreReadError
 from ..writing import Refused
 from .dialect import Cursor, Dialect
@@ -111,8 +111,8 @@ def rebuild(
     while True:
         rows = cursor.execute(
             d.sql(
-                "SELECT position, sequence, recorded_at, type, version, data FROM {events} "
-                "WHERE {session} = ? AND sequence > ? ORDER BY sequence LIMIT ?"
+                "SELECT position, sequence, recorded_at, type, version, data, chain "
+                "FROM {events} WHERE {session} = ? AND sequence > ? ORDER BY sequence LIMIT ?"
             ),
             (key, after, REBUILD_BATCH),
         ).fetchall()
@@ -126,14 +126,20 @@ def rebuild(
                     f"the event is missing (the next one stored is {row[1]}); "
                     "no index is built over a gap",
                 )
-        events = [decode_row(d.where, SessionId(session_id), row[1:]) for row in rows]
+        session = SessionId(session_id)
+        events = [decode_written_row(d.where, session, row[1:6]) for row in rows]
         encoded = [
             EncodedEvent(t, v, data, at if isinstance(at, str) else format_timestamp(at))
-            for _, _, at, t, v, data in rows
+            for _, _, at, t, v, data, _ in rows
         ]
         group = index_group(
             session_id, events, encoded, head=head, lookup=lookup, interval=interval
         )
+        for indexed, row in zip(group.events, rows, strict=True):
+            if indexed.chain != row[6]:
+                # Not the row its chain vouched for: read it again by the strict rules
+                # (a StoreReadError names it when they refuse it).
+                decode_row(d.where, session, row[1:6])
         text = d.text_value
         cursor.executemany(
             d.sql(
@@ -153,8 +159,7 @@ def rebuild(
                 for r, row in zip(group.events, rows, strict=True)
             ],
         )
-        data = {row.sequence: row.encoded.data for row in group.events}
-        new, _ = move_images(group.changes, data, open_images)
+        new, _ = move_images(group.changes, group.events, open_images)
         open_images.update(new)
         ended = [image for image in open_images.values() if image.ended_seq is not None]
         _write(d, cursor, session_id, ended)
