@@ -42,6 +42,7 @@ from .core.replay.projection import Projection as Projection
 from .core.replay.projection import ToolProjector as ToolProjector
 from .core.replay.retention import Retention as Retention
 from .core.replay.retention import RetentionKind as RetentionKind
+from .core.replay.summary import DiffSummary as DiffSummary
 from .core.replay.summary import SessionSummary as SessionSummary
 from .core.replay.timeline import RecordChange as RecordChange
 from .core.replay.timeline import Timeline as Timeline
@@ -77,6 +78,8 @@ from .core.tools.result_messages import to_openai_result as to_openai_result
 from .core.tools.schema.compiled import CompiledSchema as CompiledSchema
 from .core.tools.schema.compiled import SchemaError as SchemaError
 from .core.tools.schema.compiled import compile_schema as compile_schema
+from .core.tools.short_ids import UnresolvedId as UnresolvedId
+from .core.tools.short_ids import short_invocation_id as short_invocation_id
 from .core.tools.spec import ToolSpec as ToolSpec
 from .core.tools.tier import Tier as Tier
 from .core.tools.tool import FileAffectingTool as FileAffectingTool
@@ -134,6 +137,7 @@ __all__ = [
     "CorrexError",
     "DefaultToolReducer",
     "DefaultToolRepository",
+    "DiffSummary",
     "DuplicateInvocation",
     "Durations",
     "EventDecodeError",
@@ -202,6 +206,7 @@ __all__ = [
     "TranscriptImport",
     "TransitionError",
     "TransitionErrorKind",
+    "UnresolvedId",
     "Valid",
     "ValidationLimits",
     "ValidationResult",
@@ -220,6 +225,7 @@ __all__ = [
     "portable_name",
     "replay_all",
     "session_id",
+    "short_invocation_id",
     "stuck",
     "thaw_json",
     "to_anthropic_result",

@@ -39,7 +39,8 @@ from correx_tools import (
     fold_events,
 )
 from correx_tools.core.replay.stored_index import history_of
-from correx_tools.core.replay.summary import summarize
+from correx_tools.core.replay.summary import summarize, summarize_changes
+from correx_tools.core.tools.short_ids import resolve_name, short_invocation_id, starting_in
 from correx_tools.shell.replay.questions import FromIndex
 from correx_tools.shell.stores.port import EventStore
 
@@ -162,13 +163,42 @@ def check_every_answer(store: EventStore) -> None:
             else:
                 assert asked.failure() == strictly.failure()
             for a in range(0, k + 1, 3):
-                assert lenient.diff(session, a, k).unwrap() == timeline.diff(a, k)
+                changes = timeline.diff(a, k)
+                assert lenient.diff(session, a, k).unwrap() == changes
+                for limit in (0, 1, 2):
+                    assert lenient.diff(session, a, k, limit).unwrap() == changes[:limit]
+                assert lenient.diff_summary(session, a, k).unwrap() == (
+                    summarize_changes(a, k, changes)
+                )
         for invocation in {getattr(e.event, "invocation_id", "none") for e in events}:
             assert lenient.history(session, InvocationId(invocation)).unwrap() == (
                 timeline.history(InvocationId(invocation))
             )
         assert lenient.get(session).unwrap() == replay.state
+        memory = InMemoryEventStore()
+        memory.import_events(events).unwrap()
+        folding = DefaultToolRepository(EventReplayer(memory), strict=False)
+        ids = [r.invocation_id for r in replay.state.records()]
+        check_names(lenient, session, ids)
+        check_names(folding, session, ids)
+        for a, b in ((0, last), (last // 2, last)):
+            changes = timeline.diff(a, b)
+            assert folding.diff_summary(session, a, b).unwrap() == summarize_changes(a, b, changes)
+            assert folding.diff(session, a, b, 1).unwrap() == changes[:1]
         check_entries(store, session, events, timeline, replay.quarantined)
+
+
+def check_names(
+    repository: DefaultToolRepository, session: SessionId, ids: list[InvocationId]
+) -> None:
+    """Every id, the part after the session's prefix and every prefix of them names what
+    the rule names over a plain sorted list of the session's ids."""
+    model = starting_in(sorted(ids))
+    for invocation in ids:
+        for name in {invocation, short_invocation_id(session, invocation)}:
+            for cut in range(len(name) + 1):
+                expected = resolve_name(name[:cut], model, kind="invocation", session_id=session)
+                assert repository.resolve_invocation(session, name[:cut]) == expected
 
 
 def check_entries(

@@ -1,4 +1,5 @@
-"""A session at a glance: how far it goes, its invocations by status, what is in flight."""
+"""A session at a glance: how far it goes, its invocations by status, what is in flight; and
+what changed between two of its points, counted."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from ..lifecycle.record import ToolInvocationRecord
 from ..lifecycle.state import ToolState
 from ..lifecycle.status import ToolInvocationStatus
 from ..tools.ids import InvocationId, SessionId
+from .timeline import RecordChange
 
 
 @final
@@ -56,4 +58,61 @@ def summarize(
         counts=status_counts(records),
         refused=refused,
         in_flight=tuple(r.invocation_id for r in records if not r.status.is_terminal),
+    )
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DiffSummary:
+    """What changed in a session from right after ``a`` to right after ``b``, counted.
+
+    ``added`` invocations were requested in between, ``changed`` ones were
+    requested by ``a`` and started or ended in between; ``counts`` has the
+    status each of them has at ``b`` (every status, zero included), and
+    ``tools`` how many of them each tool has, added and changed. Nothing that
+    stayed as it was is counted.
+    """
+
+    a: int
+    b: int
+    added: int
+    changed: int
+    counts: PMap[ToolInvocationStatus, int]
+    tools: PMap[str, tuple[int, int]]
+
+    @property
+    def total(self) -> int:
+        """The invocations added or changed."""
+        return self.added + self.changed
+
+    @property
+    def finished(self) -> int:
+        """The invocations that ended in between (each was added or changed)."""
+        return sum(n for status, n in self.counts.items() if status.is_terminal)
+
+    @classmethod
+    def of(
+        cls, a: int, b: int, groups: Iterable[tuple[str, bool, ToolInvocationStatus, int]]
+    ) -> DiffSummary:
+        """Counted from ``(tool, added, status at b, how many)`` groups.
+
+        >>> s = DiffSummary.of(0, 9, [("read", True, ToolInvocationStatus.FAILED, 2)])
+        >>> s.added, s.changed, s.finished, dict(s.tools)
+        (2, 0, 2, {'read': (2, 0)})
+        """
+        counts = dict.fromkeys(ToolInvocationStatus, 0)
+        tools: dict[str, tuple[int, int]] = {}
+        added = changed = 0
+        for tool, new, status, count in groups:
+            counts[status] += count
+            before = tools.get(tool, (0, 0))
+            tools[tool] = (before[0] + count, before[1]) if new else (before[0], before[1] + count)
+            added, changed = (added + count, changed) if new else (added, changed + count)
+        return cls(a=a, b=b, added=added, changed=changed, counts=pmap(counts), tools=pmap(tools))
+
+
+def summarize_changes(a: int, b: int, changes: Iterable[RecordChange]) -> DiffSummary:
+    """The summary of the changes a fold's ``Timeline.diff(a, b)`` gives."""
+    return DiffSummary.of(
+        a, b, ((c.after.tool_name, c.before is None, c.after.status, 1) for c in changes)
     )

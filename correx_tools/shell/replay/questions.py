@@ -12,8 +12,8 @@ first ``k`` events does, when the lifecycle refused one of them.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
-from typing import Any, NamedTuple, Protocol, final
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any, NamedTuple, Protocol, TypeVar, final
 
 from pyrsistent import pmap
 from returns.result import Failure, Result, Success
@@ -35,13 +35,17 @@ from ...core.replay.stored_index import (
     record_at,
     refusal_of,
 )
-from ...core.replay.summary import SessionSummary, summarize
+from ...core.replay.summary import DiffSummary, SessionSummary, summarize, summarize_changes
 from ...core.replay.timeline import RecordChange, Timeline
 from ...core.tools.ids import InvocationId, SessionId
+from ...core.tools.short_ids import starting_in
 from ..stores.port import SessionIndex, StaleIndex
+from .diffs import changes_between, count_changes
 from .replayer import EventReplayer
 
+T = TypeVar("T")
 History = tuple[tuple[int, ToolInvocationRecord], ...]
+Changes = tuple[RecordChange, ...]
 Refusals = tuple[tuple[StoredEvent, TransitionError], ...]
 
 
@@ -69,8 +73,12 @@ class Questions(Protocol):
         """Each version of one invocation's record, with the sequence that made it."""
         ...
 
-    def diff(self, a: int, b: int) -> Result[tuple[RecordChange, ...], ReplayError]:
-        """The records added or changed from ``a`` to ``b``."""
+    def diff(self, a: int, b: int, limit: int | None = None) -> Result[Changes, ReplayError]:
+        """The records added or changed from ``a`` to ``b`` (the first ``limit`` of them)."""
+        ...
+
+    def diff_summary(self, a: int, b: int) -> Result[DiffSummary, ReplayError]:
+        """The changes from ``a`` to ``b``, counted."""
         ...
 
     def summary(self, sequence: int) -> Result[SessionSummary, ReplayError]:
@@ -102,6 +110,14 @@ class Questions(Protocol):
     def changed_entries(self, a: int, b: int) -> list[InvocationEntry]:
         """The entries with an applied event in ``(a, b]``, in request order, each as it is
         now (events after ``b`` included)."""
+        ...
+
+    def ids_starting(self, prefixes: Sequence[str], count: int) -> list[list[str]]:
+        """For each prefix, the first ``count`` invocation ids beginning with it, in order."""
+        ...
+
+    def ids_present(self, ids: Sequence[str]) -> set[str]:
+        """Those of ``ids`` that are invocation ids of the session."""
         ...
 
 
@@ -182,22 +198,17 @@ class FromIndex:
         entry = self._index.entry(invocation_id)
         return Success(() if entry is None else history_of(entry))
 
-    def diff(self, a: int, b: int) -> Result[tuple[RecordChange, ...], ReplayError]:
-        """The records with an applied event in ``(a, b]``, before and after."""
-        problem = self._check(b)
-        if problem is not None:
-            return Failure(problem)
-        changes = []
-        for entry in self._index.changed(a, b):
-            after = record_at(entry, b)
-            assert after is not None  # the entry changed by b, so it was requested by then
-            assert changed_between(entry, a, b)
-            changes.append(
-                RecordChange(
-                    invocation_id=entry.invocation_id, before=record_at(entry, a), after=after
-                )
-            )
-        return Success(tuple(changes))
+    def diff(self, a: int, b: int, limit: int | None = None) -> Result[Changes, ReplayError]:
+        """The records changed in ``(a, b]`` (the first ``limit``), read as `diffs` says."""
+        return self._unless_refused(b, lambda: changes_between(self._index, a, b, limit))
+
+    def diff_summary(self, a: int, b: int) -> Result[DiffSummary, ReplayError]:
+        """The records changed in ``(a, b]``, counted as `diffs` says."""
+        return self._unless_refused(b, lambda: count_changes(self._index, a, b))
+
+    def _unless_refused(self, sequence: int, answer: Callable[[], T]) -> Result[T, ReplayError]:
+        problem = self._check(sequence)
+        return Success(answer()) if problem is None else Failure(problem)
 
     def summary(self, sequence: int) -> Result[SessionSummary, ReplayError]:
         """From the counters at the checkpoint before ``sequence`` and the open entries."""
@@ -258,6 +269,14 @@ class FromIndex:
         """The index's entries with an applied event in ``(a, b]``."""
         return self._index.changed(a, b)
 
+    def ids_starting(self, prefixes: Sequence[str], count: int) -> list[list[str]]:
+        """A range of the index's ids for each prefix."""
+        return self._index.ids_starting(prefixes, count)
+
+    def ids_present(self, ids: Sequence[str]) -> set[str]:
+        """By the index's key."""
+        return self._index.ids_present(ids)
+
 
 @final
 class ByFolding:
@@ -296,9 +315,13 @@ class ByFolding:
         """``Timeline.history`` of a fold of the session."""
         return self._timeline(None).map(lambda timeline: timeline.history(invocation_id))
 
-    def diff(self, a: int, b: int) -> Result[tuple[RecordChange, ...], ReplayError]:
+    def diff(self, a: int, b: int, limit: int | None = None) -> Result[Changes, ReplayError]:
         """``Timeline.diff`` of a fold of the first ``b`` events."""
-        return self._timeline(b).map(lambda timeline: timeline.diff(a, b))
+        return self._timeline(b).map(lambda timeline: timeline.diff(a, b)[:limit])
+
+    def diff_summary(self, a: int, b: int) -> Result[DiffSummary, ReplayError]:
+        """The changes of a fold of the first ``b`` events, counted."""
+        return self.diff(a, b).map(lambda changes: summarize_changes(a, b, changes))
 
     def summary(self, sequence: int) -> Result[SessionSummary, ReplayError]:
         """The summary of a fold of the first ``sequence`` events."""
@@ -355,6 +378,15 @@ class ByFolding:
     def changed_entries(self, a: int, b: int) -> list[InvocationEntry]:
         """From one pass over the events."""
         return [entry for entry in self._all_entries() if changed_between(entry, a, b)]
+
+    def ids_present(self, ids: Sequence[str]) -> set[str]:
+        """From one pass over the events."""
+        return {str(entry.invocation_id) for entry in self._all_entries()} & set(ids)
+
+    def ids_starting(self, prefixes: Sequence[str], count: int) -> list[list[str]]:
+        """From one pass over the events, every prefix at once."""
+        ids = sorted(entry.invocation_id for entry in self._all_entries())
+        return [list(found) for found in starting_in(ids)(prefixes, count)]
 
 
 def _timeline_of(replay: Replay[ToolState]) -> Timeline[ToolState]:

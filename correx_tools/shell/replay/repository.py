@@ -24,10 +24,11 @@ from ...core.replay.errors import ReplayError
 from ...core.replay.projection import ToolProjector
 from ...core.replay.retention import Retention
 from ...core.replay.stored_index import InvocationEntry
-from ...core.replay.summary import SessionSummary
+from ...core.replay.summary import DiffSummary, SessionSummary
 from ...core.replay.timeline import RecordChange, Timeline
 from ...core.tools.errors import CorrexError, error_value
 from ...core.tools.ids import InvocationId, SessionId
+from ...core.tools.short_ids import UnresolvedId, resolve_name, starting_in
 from ..stores.port import IndexedStore
 from .questions import ByFolding, FromIndex, History, Questions, Refusals, SessionEntries
 from .replayer import EventReplayer
@@ -118,6 +119,21 @@ class DefaultToolRepository:
                 # Only now: the snapshot is over, and marking the index stale writes.
                 store.distrust_index(session_id)
 
+    def resolve_session(self, name: str) -> Result[SessionId, UnresolvedId]:
+        """The session ``name`` names: its id, or a prefix of exactly one session's id (an id
+        given whole wins); otherwise an `UnresolvedId` naming the first few it could mean."""
+        sessions = self.replayer.store.sessions()
+        return resolve_name(name, starting_in(sessions)).map(SessionId)
+
+    def resolve_invocation(
+        self, session_id: SessionId, name: str
+    ) -> Result[InvocationId, UnresolvedId]:
+        """The invocation of the session ``name`` names: its id, its id without the session's
+        own prefix (``call-00005`` in ``run-1``), or a prefix of exactly one of those, looked
+        up in the store's index where it keeps one (see `SessionView.resolve`)."""
+        with self.view(session_id) as view:
+            return view.resolve(name)
+
     def last_sequence(self, session_id: SessionId) -> int:
         """The session's last sequence (0 for a session with no events)."""
         with self.view(session_id) as view:
@@ -137,13 +153,24 @@ class DefaultToolRepository:
             return view.history(invocation_id)
 
     def diff(
-        self, session_id: SessionId, a: int, b: int
+        self, session_id: SessionId, a: int, b: int, limit: int | None = None
     ) -> Result[tuple[RecordChange, ...], ReplayError]:
-        """The records added or changed from right after ``a`` to right after ``b``."""
+        """The records added or changed from right after ``a`` to right after ``b``, in
+        request order (only the first ``limit`` when given)."""
         if a > b:
             raise ValueError(f"diff goes forward: sequence a={a} is after b={b}")
         with self.view(session_id) as view:
-            return view.diff(a, b)
+            return view.diff(a, b, limit)
+
+    def diff_summary(
+        self, session_id: SessionId, a: int, b: int
+    ) -> Result[DiffSummary, ReplayError]:
+        """The records added or changed from right after ``a`` to right after ``b``, counted
+        by status and by tool (from the store's index where it keeps one, at any range)."""
+        if a > b:
+            raise ValueError(f"diff goes forward: sequence a={a} is after b={b}")
+        with self.view(session_id) as view:
+            return view.diff_summary(a, b)
 
     def summary(
         self, session_id: SessionId, at: int | None = None

@@ -20,9 +20,10 @@ from ...core.lifecycle.record import ToolInvocationRecord
 from ...core.lifecycle.state import ToolState
 from ...core.replay.errors import ReplayError
 from ...core.replay.stored_index import InvocationEntry
-from ...core.replay.summary import SessionSummary
+from ...core.replay.summary import DiffSummary, SessionSummary
 from ...core.replay.timeline import RecordChange
 from ...core.tools.ids import InvocationId, SessionId
+from ...core.tools.short_ids import UnresolvedId, resolve_name
 from ..stores.port import StaleIndex
 from .questions import FromIndex, History, Questions, Refusals, SessionEntries
 
@@ -70,11 +71,25 @@ class SessionView:
         invocation was never requested in this session)."""
         return self._ask(lambda questions: questions.history(invocation_id), None)
 
-    def diff(self, a: int, b: int) -> Result[tuple[RecordChange, ...], ReplayError]:
-        """The records added or changed from right after ``a`` to right after ``b``."""
+    def diff(
+        self, a: int, b: int, limit: int | None = None
+    ) -> Result[tuple[RecordChange, ...], ReplayError]:
+        """The records added or changed from right after ``a`` to right after ``b``, in
+        request order; only the first ``limit`` of them when given (`diff_summary` counts
+        them all)."""
         if a > b:
             raise ValueError(f"diff goes forward: sequence a={a} is after b={b}")
-        return self._ask(lambda questions: questions.diff(a, b), (a, b))
+        if limit is not None and limit < 0:
+            raise ValueError(f"limit must be >= 0, got {limit}")
+        return self._ask(lambda questions: questions.diff(a, b, limit), (a, b))
+
+    def diff_summary(self, a: int, b: int) -> Result[DiffSummary, ReplayError]:
+        """The records added or changed from right after ``a`` to right after ``b``, counted
+        (by status at ``b`` and by tool) without reading them one by one where the store
+        keeps an index."""
+        if a > b:
+            raise ValueError(f"diff goes forward: sequence a={a} is after b={b}")
+        return self._ask(lambda questions: questions.diff_summary(a, b), (a, b))
 
     def summary(self, at: int | None = None) -> Result[SessionSummary, ReplayError]:
         """Counts by status, the invocations in flight and the refused events, right after
@@ -116,6 +131,28 @@ class SessionView:
         if a > b:
             raise ValueError(f"changes go forward: sequence a={a} is after b={b}")
         return self._ask(lambda questions: questions.changed_entries(a, b), (a, b))
+
+    def resolve(self, name: str) -> Result[InvocationId, UnresolvedId]:
+        """The invocation of this session that ``name`` names: its id, its id without the
+        session's own prefix (``call-00005``), or a prefix of exactly one of those; an id
+        given whole wins (see `short_ids`)."""
+
+        def starting(prefixes: Sequence[str], count: int) -> list[list[str]]:
+            return self._ask(lambda questions: questions.ids_starting(prefixes, count), None)
+
+        def present(ids: Sequence[str]) -> set[str]:
+            return self._ask(lambda questions: questions.ids_present(ids), None)
+
+        # An index looks whole ids up by key (a prefix, on PostgreSQL, walks the session's
+        # rows); a fold reads every id either way, so it is asked once.
+        found = resolve_name(
+            name,
+            starting,
+            kind="invocation",
+            session_id=self.session_id,
+            present=present if self.indexed else None,
+        )
+        return found.map(InvocationId)
 
     def _point(self, at: int | None) -> int:
         return self.last_sequence if at is None else at

@@ -28,11 +28,12 @@ from typing import Protocol, final, runtime_checkable
 from returns.result import Result
 
 from ...core.lifecycle.events import StoredEvent
+from ...core.lifecycle.status import ToolInvocationStatus
 from ...core.replay.errors import EventDecodeError
 from ...core.replay.stored_index import Counts, InvocationEntry
 from ...core.tools.errors import CorrexError, error_value
 from ...core.tools.ids import SessionId
-from .addresses import StoreAddress
+from .addresses import StoreAddress, redact_dsn
 
 
 @final
@@ -138,10 +139,13 @@ class SessionIndex(Protocol):
         """Invocations by status right after ``sequence`` (`Counts`), then refused events."""
         ...
 
-    def entries(self, *, through: int, last: int | None = None) -> list[InvocationEntry]:
-        """The entries of the invocations requested by ``through``, in request order.
+    def entries(
+        self, *, through: int, last: int | None = None, after: int = 0, first: int | None = None
+    ) -> list[InvocationEntry]:
+        """The entries of the invocations requested after ``after`` and by ``through``, in
+        request order.
 
-        With ``last``, only the last ``last`` of them.
+        With ``last``, only the last ``last`` of them; with ``first``, the first.
         """
         ...
 
@@ -155,6 +159,18 @@ class SessionIndex(Protocol):
 
     def changed(self, a: int, b: int) -> list[InvocationEntry]:
         """The entries with an applied event in ``(a, b]``, in request order."""
+        ...
+
+    def added_counts(self, a: int, b: int) -> list[tuple[str, ToolInvocationStatus, int]]:
+        """The invocations requested in ``(a, b]``, counted by tool and status right after ``b``."""
+        ...
+
+    def ids_starting(self, prefixes: Sequence[str], count: int) -> list[list[str]]:
+        """For each prefix, the first ``count`` invocation ids beginning with it, in order."""
+        ...
+
+    def ids_present(self, ids: Sequence[str]) -> set[str]:
+        """Those of ``ids`` that are invocation ids of this session (by the id index)."""
         ...
 
     def open_entries(self, through: int, count: int | None = None) -> list[InvocationEntry]:
@@ -302,3 +318,10 @@ class LocatedStore(Protocol):
     def address(self) -> StoreAddress:
         """What opens this store again, in another process."""
         ...
+
+
+def store_name(store: object) -> str:
+    """How a message names a store: its file or URL (a password masked), never its ``repr``."""
+    if isinstance(store, LocatedStore):
+        return redact_dsn(store.address.location)
+    return f"the {type(store).__name__}"

@@ -10,7 +10,8 @@ from collections.abc import Iterator, Sequence
 from typing import Any, final
 
 from ....core.lifecycle.events import StoredEvent
-from ....core.replay.stored_index import Counts, InvocationEntry, count_delta
+from ....core.lifecycle.status import ToolInvocationStatus
+from ....core.replay.stored_index import STATUS_OF_CODE, Counts, InvocationEntry, count_delta
 from ....core.tools.ids import SessionId
 from ..codec.rows import decode_row
 from ..port import StaleIndex
@@ -122,16 +123,19 @@ class SqlSessionIndex:
             raise StaleIndex(f"the event at sequence {sequence} is missing from the index")
         return chain
 
-    def _query(self, where: str, *, newest: int | None, by_key: bool = False) -> str:
+    def _query(
+        self, where: str, *, newest: int | None, by_key: bool = False, first: int | None = None
+    ) -> str:
         # Looked up by key, the session is only checked: were its index walked, a lookup
         # of one invocation would read the whole session's.
         session = "i.{session}"
+        limit = first if newest is None else newest
         return self._d.sql(
             _ENTRY_QUERY.format(
                 session_test=self._d.unindexed(session) if by_key else session,
                 where=where,
                 order="ASC" if newest is None else "DESC",
-                limit="" if newest is None else f"LIMIT {int(newest)}",
+                limit="" if limit is None else f"LIMIT {int(limit)}",
             )
         )
 
@@ -144,20 +148,33 @@ class SqlSessionIndex:
         return entry_of(self._session, row, self._d.when)
 
     def _entries(
-        self, where: str, parameters: tuple[Any, ...], *, newest: int | None = None
+        self,
+        where: str,
+        parameters: tuple[Any, ...],
+        *,
+        newest: int | None = None,
+        first: int | None = None,
     ) -> list[InvocationEntry]:
-        rows = self._cursor.execute(self._query(where, newest=newest), (self._key, *parameters))
+        query = self._query(where, newest=newest, first=first)
+        rows = self._cursor.execute(query, (self._key, *parameters))
         found = [self._entry(row) for row in rows]
         if newest is not None:
             found.reverse()
         return found
 
-    def entries(self, *, through: int, last: int | None = None) -> list[InvocationEntry]:
-        """The entries of the invocations requested by ``through``, in request order.
+    def entries(
+        self, *, through: int, last: int | None = None, after: int = 0, first: int | None = None
+    ) -> list[InvocationEntry]:
+        """The entries of the invocations requested after ``after`` and by ``through``, in
+        request order.
 
-        With ``last``, only the last ``last`` of them.
+        With ``last``, only the last ``last`` of them; with ``first``, the first.
         """
-        return self._entries("i.sequence <= ?", (through,), newest=last)
+        if after:
+            return self._entries(
+                "i.sequence > ? AND i.sequence <= ?", (after, through), newest=last, first=first
+            )
+        return self._entries("i.sequence <= ?", (through,), newest=last, first=first)
 
     def requests_between(self, a: int, b: int) -> int:
         """How many invocations were requested by the events in ``(a, b]`` (their effects)."""
@@ -204,6 +221,59 @@ class SqlSessionIndex:
                 )
             )
         found.sort(key=_by_request)
+        return found
+
+    def added_counts(self, a: int, b: int) -> list[tuple[str, ToolInvocationStatus, int]]:
+        """The invocations requested in ``(a, b]``, counted by tool and by their status right
+        after ``b``: one aggregate over a range of the session's invocations."""
+        d = self._d
+        rows = self._cursor.execute(
+            d.sql(
+                "SELECT tool_name, CASE WHEN ended_seq <= ? THEN status "
+                "WHEN started_seq <= ? THEN 2 ELSE 1 END, COUNT(*) FROM {invocations} "
+                "WHERE {session} = ? AND sequence > ? AND sequence <= ? GROUP BY 1, 2"
+            ),
+            (b, b, self._key, a, b),
+        ).fetchall()
+        return [(d.text(tool) or "", STATUS_OF_CODE[code], count) for tool, code, count in rows]
+
+    def ids_present(self, ids: Sequence[str]) -> set[str]:
+        """Those of ``ids`` that are invocation ids of this session: looked up by key."""
+        d, found = self._d, set[str | None]()
+        query = d.sql(
+            "SELECT invocation_id FROM {invocations} WHERE "
+            + d.unindexed("{session}")
+            + " = ? AND {invocation} <keys>"
+        )
+        for fragment, parameters in d.key_sets([d.invocation_key(i) for i in ids]):
+            # Spelled in the database's own way already: added after `sql`.
+            rows = self._cursor.execute(query.replace("<keys>", fragment), (self._key, *parameters))
+            found.update(d.text(row[0]) for row in rows)
+        return {i for i in found if i is not None}
+
+    def ids_starting(self, prefixes: Sequence[str], count: int) -> list[list[str]]:
+        """For each prefix, the first ``count`` ids of the session's invocations that begin
+        with it, in code point order: a range of the invocations' id index, however large
+        the session."""
+        d = self._d
+        found = []
+        for prefix in prefixes:
+            end = prefix_end(prefix)
+            # The session is only checked: walked by its own index, a short prefix would
+            # read every invocation of the session.
+            query = d.sql(
+                "SELECT invocation_id FROM {invocations} WHERE "
+                + d.unindexed("{session}")
+                + " = ? AND invocation_id >= ?"
+                + ("" if end is None else " AND invocation_id < ?")
+                + " ORDER BY invocation_id LIMIT ?"
+            )
+            bounds = (prefix,) if end is None else (prefix, end)
+            rows = self._cursor.execute(
+                query, (self._key, *map(d.text_value, bounds), count)
+            ).fetchall()
+            ids = (d.text(row[0]) for row in rows)
+            found.append([i for i in ids if i is not None and i.startswith(prefix)])
         return found
 
     def changed(self, a: int, b: int) -> list[InvocationEntry]:
@@ -282,6 +352,19 @@ class SqlSessionIndex:
 
 def _prefixed(prefix: str, columns: str) -> str:
     return ", ".join(prefix + column for column in columns.split(", "))
+
+
+def prefix_end(prefix: str) -> str | None:
+    """The least text after every text that begins with ``prefix``, in code point order
+    (which is the order of their UTF-8 bytes, so of both databases' keys); ``None`` when
+    nothing is (a prefix of U+10FFFF only)."""
+    chars = list(prefix)
+    while chars:
+        last = ord(chars.pop())
+        if last < 0x10FFFF:
+            after = 0xE000 if last + 1 == 0xD800 else last + 1  # no text holds a surrogate
+            return "".join(chars) + chr(after)
+    return None
 
 
 def _by_request(entry: InvocationEntry) -> int:
