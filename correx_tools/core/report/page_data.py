@@ -208,7 +208,7 @@ def _detail(
         else {
             "exit_code": receipt.exit_code,
             "output": redaction.value(thaw_json(receipt.output)),
-            "metadata": redaction.value(dict(receipt.metadata)),
+            "metadata": redaction.value(thaw_json(receipt.metadata)),
         },
         "reason": None if record.reason is None else redaction.short_text(record.reason),
         "recoverable": record.recoverable,

@@ -74,8 +74,10 @@ def _rebuild(
             )
             continue
         if isinstance(node, dict | PMap):
+            # A PMap's order is its keys' hashes', which change with PYTHONHASHSEED.
+            pairs = sorted(node.items()) if type(node) is PMap else node.items()
             done[id(node)] = make_object(
-                {k: done[id(v)] if _is_container(v) else v for k, v in node.items()}
+                {k: done[id(v)] if _is_container(v) else v for k, v in pairs}
             )
         else:
             done[id(node)] = make_array([done[id(v)] if _is_container(v) else v for v in node])
@@ -120,6 +122,8 @@ def thaw_json(value: object) -> Any:
 
     Iterative, like `freeze_json`: a value nested thousands deep thaws
     without a ``RecursionError`` (the limits that refuse it run afterwards).
+    A frozen object's keys come out in code point order, whatever the hash
+    seed, so what is printed from a thawed value is the same from run to run.
 
     >>> thaw_json(freeze_json({"n": [1, 2]}))
     {'n': [1, 2]}
@@ -130,7 +134,7 @@ def thaw_json(value: object) -> Any:
     if kind is PMap:
         # The common shape of arguments: one object of scalars and lists of scalars.
         plain: dict[str, Any] = {}
-        for key, item in value.items():  # type: ignore[attr-defined]
+        for key, item in sorted(value.items()):  # type: ignore[attr-defined]
             if type(item) in _SCALARS:
                 plain[key] = item
             elif type(item) is _PVECTOR and all(type(inner) in _SCALARS for inner in item):

@@ -75,7 +75,7 @@ def record_json(record: ToolInvocationRecord, redaction: Redaction | None = None
         else {
             "output": shown.value(thaw_json(receipt.output)),
             "exit_code": receipt.exit_code,
-            "metadata": shown.value(dict(receipt.metadata)),
+            "metadata": shown.value(thaw_json(receipt.metadata)),
         },
     }
 

@@ -21,7 +21,7 @@ from returns.result import Failure, Result, Success
 from ...core.lifecycle.events import StoredEvent
 from ...core.lifecycle.status import ToolInvocationStatus
 from ...core.tools.ids import SessionId
-from ..stores.port import EventStore, StoreReadError
+from ..stores.port import EventStore, StoreReadError, store_name
 from .calls import Transcript, TranscriptError, Unreadable
 from .goose_db import is_database
 from .policy import Policy, default_policy
@@ -159,7 +159,9 @@ def write(
         if held < len(events):
             written = store.import_events(events[held:])
             if not isinstance(written, Success):
-                raise Unreadable("", f"{store!r} refused the session: {written.failure()}")
+                raise Unreadable(
+                    "", f"{store_name(store)} refused the session: {written.failure()}"
+                )
     except Unreadable as error:
         return Failure(TranscriptError(source=source, where=error.where, message=error.message))
     except StoreReadError as error:
