@@ -104,8 +104,8 @@ def test_the_demo_says_which_sessions_carry_planted_faults(
     directory, output = two_session_demo
     table = output.split("\n\n", 1)[0]
     assert "planted faults" in table
-    assert "demo-run01-session-1  7462    none (replays strictly)\n" in table
-    assert "demo-run01-session-2  7455    " in table and not table.endswith("strictly)")
+    assert "demo-run01-session-1   7,462  none (replays strictly)\n" in table
+    assert "demo-run01-session-2   7,455  " in table and not table.endswith("strictly)")
     # The clean session replays strictly: no --lenient needed.
     done = run("replay", "demo.sqlite", "demo-run01-session-1", cwd=directory)
     assert done.returncode == 0, done.stderr

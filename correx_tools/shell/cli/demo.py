@@ -28,7 +28,8 @@ from ..transcripts.importing import import_bytes
 from .demo_session import Step, agent_session
 from .errors import CliError
 from .loading import TIMELINE_STRIDE, replay_session
-from .render import changes_table, emit, status_counts, table
+from .readable import counted
+from .render import changes_table, emit, shown_id, status_counts, table
 from .sources import open_store
 from .terminal import Progress
 
@@ -68,21 +69,22 @@ def cmd_demo(args: argparse.Namespace) -> int:
     clean = [session for session, count in planted.items() if count == 0]
     document["planted_faults"] = planted
     lines = [
-        f"wrote {document['events']:,} events in {len(written)} sessions to {path} "
-        f"in {write_seconds:.1f} s",
+        f"wrote {counted(document['events'], 'event')} in {counted(len(written), 'session')} "
+        f"to {path} in {write_seconds:.1f} s",
         table(
             ["session", "events", "planted faults"],
             [
                 (s, n, planted[s] if planted[s] else "none (replays strictly)")
                 for s, n in written.items()
             ],
+            squeeze=("session",),
         ),
         "",
-        f"replayed {focus}: {replay.last_sequence:,} events in {replay_seconds:.2f} s "
+        f"replayed {focus}: {counted(replay.last_sequence, 'event')} in {replay_seconds:.2f} s "
         f"({replay.last_sequence / max(replay_seconds, 1e-9):,.0f} events/s)",
-        "invocations by status: " + ", ".join(f"{n} {s}" for s, n in document["statuses"].items()),
-        f"{len(replay.quarantined)} illegal events refused by the lifecycle and skipped:",
-        *(f"  {err}" for _, err in replay.quarantined[:5]),
+        "invocations by status: "
+        + ", ".join(f"{n:,} {s}" for s, n in document["statuses"].items() if n),
+        *_refused_lines(replay),
     ]
     if failed is not None:
         event = timeline.event(failed)
@@ -94,7 +96,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
             f"({format_timestamp(event.recorded_at)})",
         ]
         if record is not None:
-            lines.append(f"  {record.invocation_id} ({record.tool_name}): {record.reason}")
+            lines.append(
+                f"  {shown_id(focus, record.invocation_id)} ({record.tool_name}): {record.reason}"
+            )
             document["failure_history"] = [
                 {"sequence": s, "status": r.status.value}
                 for s, r in timeline.history(record.invocation_id)
@@ -106,17 +110,18 @@ def cmd_demo(args: argparse.Namespace) -> int:
                 )
             )
         lines.append(
-            f"  just before it (sequence {failed - 1}): {len(before)} invocations, "
-            + ", ".join(f"{n} {s}" for s, n in status_counts(before).items() if n)
+            f"  just before it (sequence {failed - 1}): {counted(len(before), 'invocation')}, "
+            + ", ".join(f"{n:,} {s}" for s, n in status_counts(before).items() if n)
         )
         end = min(failed + 20, len(timeline))
         changes = timeline.diff(failed - 1, end)
         document["diff"] = {"a": failed - 1, "b": end, "changes": len(changes)}
+        were = "was" if len(changes) == 1 else "were"
         lines.append(
-            f"  from sequence {failed - 1} to {end}, {len(changes)} invocations "
-            "were added or changed:"
+            f"  from sequence {failed - 1} to {end}, {counted(len(changes), 'invocation')} "
+            f"{were} added or changed:"
         )
-        lines.append("    " + changes_table(changes).replace("\n", "\n    "))
+        lines.append("    " + changes_table(changes, focus).replace("\n", "\n    "))
     real, real_lines, real_hints = _real_session(store, path)
     document["transcript"] = real
     lines += real_lines
@@ -128,6 +133,17 @@ def cmd_demo(args: argparse.Namespace) -> int:
     ]
     emit(args, document, lambda: "\n".join(lines))
     return 0
+
+
+def _refused_lines(replay: Replay[ToolState]) -> list[str]:
+    """The illegal events the replay skipped (the first five), or that there were none."""
+    refused = replay.quarantined
+    if not refused:
+        return ["no illegal events: the session replays strictly"]
+    return [
+        f"{counted(len(refused), 'illegal event')} refused by the lifecycle and skipped:",
+        *(f"  {err}" for _, err in refused[:5]),
+    ]
 
 
 def _hints(
@@ -232,13 +248,13 @@ def _real_session(
         if record.status is ToolInvocationStatus.FAILED
         for versions in [repository.history(session, record.invocation_id).unwrap()]
     ]
-    counts = ", ".join(f"{n} {s}" for s, n in imported.statuses.items() if n)
+    counts = ", ".join(f"{n:,} {s}" for s, n in imported.statuses.items() if n)
     lines = [
         "",
         f"a real session: a Claude Code subagent's transcript ({BUNDLED}, MIT licensed; "
         "see correx_tools/shell/cli/data/PROVENANCE.txt)",
         f"  {'already in the file as' if imported.already_imported else 'imported as'} "
-        f"session {session}: {imported.invocations} invocations ({counts})",
+        f"session {session}: {counted(imported.invocations, 'invocation')} ({counts})",
     ]
     document: dict[str, Any] = {"session_id": session, "statuses": dict(imported.statuses)}
     hints = [f"  correx-tools replay {path} {session}    # the real session"]

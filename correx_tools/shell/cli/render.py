@@ -4,34 +4,102 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import sys
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from datetime import datetime
 
 from ...core.lifecycle.record import ToolInvocationRecord
 from ...core.lifecycle.state import ToolState
 from ...core.lifecycle.status import ToolInvocationStatus
 from ...core.replay.timeline import RecordChange
+from ...core.tools.short_ids import short_invocation_id
+from .readable import cut_middle
 from .terminal import rich_table
 
+FLOOR = 10
+"""The narrowest a squeezed column is cut to (its header permitting): both ends still show."""
 
-def table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
+
+def table(
+    headers: Sequence[str], rows: Sequence[Sequence[object]], *, squeeze: Collection[str] = ()
+) -> str:
     """A table: drawn with ``rich`` when standard output is a terminal, else plain text with
-    columns padded to fit (stable for scripts)."""
-    if sys.stdout.isatty():
-        return rich_table(headers, rows)
-    return plain_table(headers, rows)
+    columns padded to fit (stable for scripts).
 
-
-def plain_table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
-    """A plain text table, columns padded to fit."""
-    cells = [[str(h) for h in headers]] + [
-        ["-" if c is None else str(c) for c in row] for row in rows
+    A whole number is a count: shown with thousands separators, its column
+    right-aligned (give a sequence, which is typed back, as text). A cell is one
+    line. On a terminal, where the table would be wider than it, the columns
+    named in ``squeeze`` (ids, reasons) are cut in the middle with an ellipsis,
+    the widest first, and nothing wraps; plain text keeps every cell whole, for
+    ``grep``. ``--json`` has the full text too.
+    """
+    cells = [[_cell(cell) for cell in row] for row in rows]
+    counts = [
+        bool(rows) and all(_is_count(row[i]) or row[i] is None for row in rows)
+        for i in range(len(headers))
     ]
+    if not sys.stdout.isatty():
+        return plain_table(headers, cells, right=counts)
+    room = shutil.get_terminal_size((120, 24)).columns - 2 * (len(headers) - 1)
+    widths = fit(headers, cells, [h in squeeze for h in headers], room)
+    cells = [[cut_middle(cell, width) for cell, width in zip(row, widths, strict=True)]
+             for row in cells]  # fmt: skip
+    return rich_table(headers, cells, right=counts)
+
+
+def _is_count(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+_ONE_LINE = str.maketrans(dict.fromkeys("\n\r\t\x0b\x0c", " "))
+
+
+def _cell(value: object) -> str:
+    if value is None:
+        return "-"
+    return f"{value:,}" if _is_count(value) else str(value).translate(_ONE_LINE)
+
+
+def fit(
+    headers: Sequence[str], cells: Sequence[Sequence[str]], squeezed: Sequence[bool], room: int
+) -> list[int]:
+    """Each column's width: as wide as its widest cell, the squeezed ones narrowed, widest
+    first, until the columns take ``room`` at most (none below its header or `FLOOR`)."""
+    natural = [max([len(h), *(len(row[i]) for row in cells)]) for i, h in enumerate(headers)]
+    floors = [min(w, max(len(h), FLOOR)) for w, h in zip(natural, headers, strict=True)]
+    left = room - sum(w for w, s in zip(natural, squeezed, strict=True) if not s)
+
+    def used(level: int) -> int:
+        return sum(
+            min(w, max(level, f))
+            for w, f, s in zip(natural, floors, squeezed, strict=True)
+            if s
+        )  # fmt: skip
+
+    low, high = 0, max(natural, default=0)
+    while low < high:  # the widest level at which the squeezed columns fit
+        middle = (low + high + 1) // 2
+        low, high = (middle, high) if used(middle) <= left else (low, middle - 1)
+    return [
+        min(w, max(low, f)) if s else w
+        for w, f, s in zip(natural, floors, squeezed, strict=True)
+    ]  # fmt: skip
+
+
+def plain_table(
+    headers: Sequence[str], rows: Sequence[Sequence[str]], *, right: Sequence[bool] = ()
+) -> str:
+    """A plain text table, columns padded to fit (``right``: the columns aligned right)."""
+    cells = [list(headers), *(list(row) for row in rows)]
     widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
+    aligned = list(right) or [False] * len(headers)
     lines = [
-        "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
+        "  ".join(
+            cell.rjust(width) if r else cell.ljust(width)
+            for cell, width, r in zip(row, widths, aligned, strict=True)
+        ).rstrip()
         for row in cells
     ]
     lines.insert(1, "  ".join("-" * width for width in widths))
@@ -55,12 +123,13 @@ def status_counts(state: ToolState) -> dict[str, int]:
     return {status.value: counts.get(status.value, 0) for status in ToolInvocationStatus}
 
 
-def records_table(records: Sequence[ToolInvocationRecord]) -> str:
+def records_table(records: Sequence[ToolInvocationRecord], session: str | None = None) -> str:
+    """The records, one a row; in a session the text names, ids without its prefix."""
     return table(
         ["invocation", "tool", "status", "requested", "completed", "detail"],
         [
             (
-                r.invocation_id,
+                shown_id(session, r.invocation_id),
                 r.tool_name,
                 r.status.name,
                 _short_time(r.requested_at),
@@ -69,22 +138,31 @@ def records_table(records: Sequence[ToolInvocationRecord]) -> str:
             )
             for r in records
         ],
+        squeeze=("invocation", "tool", "detail"),
     )
 
 
-def changes_table(changes: Sequence[RecordChange]) -> str:
+def changes_table(changes: Sequence[RecordChange], session: str | None = None) -> str:
+    """The changes, one a row; in a session the text names, ids without its prefix."""
     return table(
         ["invocation", "tool", "before", "after"],
         [
             (
-                c.invocation_id,
+                shown_id(session, c.invocation_id),
                 c.after.tool_name,
                 "(new)" if c.before is None else c.before.status.name,
                 c.after.status.name,
             )
             for c in changes
         ],
+        squeeze=("invocation", "tool"),
     )
+
+
+def shown_id(session: str | None, invocation: str) -> str:
+    """An invocation's id in text that names its session already: without the session's own
+    prefix (`short_invocation_id`), which the commands take back."""
+    return invocation if session is None else short_invocation_id(session, invocation)
 
 
 def emit(args: argparse.Namespace, document: object, text: Callable[[], str]) -> None:

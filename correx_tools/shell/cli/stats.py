@@ -8,6 +8,7 @@ from datetime import timedelta
 from ...core.replay.analytics import Percentiles, durations, in_flight, tool_stats
 from ..replay.documents import stats_document
 from .loading import session_at
+from .readable import counted, duration
 from .render import emit, table
 
 
@@ -30,9 +31,9 @@ def cmd_stats(args: argparse.Namespace) -> int:
             (
                 row.tool_name,
                 row.calls,
-                f"{row.completed} ({row.completed_rate:.0%})",
-                f"{row.failed} ({row.failed_rate:.0%})",
-                f"{row.rejected} ({row.rejected_rate:.0%})",
+                f"{row.completed:,} ({row.completed_rate:.0%})",
+                f"{row.failed:,} ({row.failed_rate:.0%})",
+                f"{row.rejected:,} ({row.rejected_rate:.0%})",
                 row.in_flight,
                 _spread(row.queued),
                 _spread(row.ran),
@@ -40,8 +41,9 @@ def cmd_stats(args: argparse.Namespace) -> int:
             for row in stats
         ]
         lines = [
-            f"session {session} at sequence {at}: {sum(r.calls for r in stats)} invocations "
-            f"of {len(stats)} tools, {len(flying)} in flight",
+            f"session {session} at sequence {at}: "
+            f"{counted(sum(r.calls for r in stats), 'invocation')} of "
+            f"{counted(len(stats), 'tool')}, {f'{len(flying):,}' if flying else 'none'} in flight",
             table(
                 [
                     "tool",
@@ -54,6 +56,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
                     "ran p50/p95/max",
                 ],
                 rows,
+                squeeze=("tool",),
             ),
         ]
         return "\n".join(lines)
@@ -73,11 +76,8 @@ def add_stats_arguments(parser: argparse.ArgumentParser, source_help: str) -> No
 def _spread(spread: Percentiles) -> str:
     if spread.max is None:
         return "-"
-    return "/".join(_short(value) for value in spread)
+    return " / ".join(_short(value) for value in spread)
 
 
-def _short(duration: timedelta | None) -> str:
-    if duration is None:
-        return "-"
-    seconds = duration.total_seconds()
-    return f"{seconds * 1000:.0f}ms" if seconds < 1 else f"{seconds:.1f}s"
+def _short(span: timedelta | None) -> str:
+    return "-" if span is None else duration(span)

@@ -19,6 +19,7 @@ from ..stores.addresses import address_of
 from ..stores.jsonl import JsonlEventLog
 from ..stores.port import IndexedStore, SequencedStore, StoreReadError
 from .errors import CliError
+from .readable import counted
 from .render import emit, table
 from .sources import close_store, open_store, redact
 from .staging import writing_to
@@ -63,8 +64,8 @@ def cmd_import(args: argparse.Namespace) -> int:
         args,
         {"source": args.source, "dest": args.dest, "sessions": copied, "events": count},
         lambda: (
-            f"copied {count:,} events in {plural(len(copied), 'session')} from {args.source} "
-            f"to {args.dest}"
+            f"copied {counted(count, 'event')} in {counted(len(copied), 'session')} "
+            f"from {args.source} to {args.dest}"
         ),
     )
     return 0
@@ -128,8 +129,9 @@ def cmd_replay_all(args: argparse.Namespace) -> int:
         args,
         document,
         lambda: (
-            f"replayed {len(rows) - len(outcome.failures)} of {len(rows)} sessions "
-            f"({events:,} events) with {args.workers} workers in {seconds:.2f} s\n"
+            f"replayed {len(rows) - len(outcome.failures):,} of {counted(len(rows), 'session')} "
+            f"({counted(events, 'event')}) with {counted(args.workers, 'worker')} "
+            f"in {seconds:.2f} s\n"
             + table(
                 ["session", "events", "invocations", "refused", "error"],
                 [
@@ -142,6 +144,7 @@ def cmd_replay_all(args: argparse.Namespace) -> int:
                     )
                     for r in rows
                 ],
+                squeeze=("session", "error"),
             )
         ),
     )
@@ -184,21 +187,16 @@ def cmd_reindex(args: argparse.Namespace) -> int:
 
     def text() -> str:
         lines = [
-            f"{source}: {verb} {done.events:,} events in {plural(done.sessions, 'session')} "
-            f"in {seconds:.2f} s"
+            f"{source}: {verb} {counted(done.events, 'event')} "
+            f"in {counted(done.sessions, 'session')} in {seconds:.2f} s"
         ]
         lines.extend(f"not indexed: {why}" for why in done.damaged.values())
         if done.damaged:
             lines.append(
-                f"{plural(len(done.damaged), 'session')} kept the index it had: its events do "
+                f"{counted(len(done.damaged), 'session')} kept the index it had: its events do "
                 "not hold together (correx-tools verify names each fault)"
             )
         return "\n".join(lines)
 
     emit(args, document, text)
     return 1 if done.damaged else 0
-
-
-def plural(count: int, noun: str) -> str:
-    """``1 session``, ``2 sessions``, ``1,234 sessions``."""
-    return f"{count:,} {noun}{'' if count == 1 else 's'}"

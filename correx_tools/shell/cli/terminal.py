@@ -134,16 +134,29 @@ def status(label: str, stream: TextIO) -> Iterator[None]:
         yield
 
 
-def rich_table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
-    """A table drawn for a terminal (colour unless ``NO_COLOR``), as a string to print."""
+def rich_table(
+    headers: Sequence[str], rows: Sequence[Sequence[str]], *, right: Sequence[bool] = ()
+) -> str:
+    """A table drawn for a terminal (colour unless ``NO_COLOR``), as a string to print; no
+    cell wraps (`render.table` has cut the long ones to fit)."""
     from rich import box  # noqa: PLC0415
     from rich.console import Console  # noqa: PLC0415
     from rich.markup import escape  # noqa: PLC0415
     from rich.table import Table  # noqa: PLC0415
 
-    drawn = Table(*headers, box=box.SIMPLE_HEAD, header_style="bold", pad_edge=False)
-    for row in rows:
-        cells = ["-" if cell is None else str(cell) for cell in row]
+    # Two spaces between columns and none at the edges, as in plain text (`render.table`
+    # fits the columns to the terminal on that count).
+    drawn = Table(
+        box=box.SIMPLE_HEAD,
+        header_style="bold",
+        pad_edge=False,
+        show_edge=False,
+        collapse_padding=True,
+    )
+    aligned = list(right) or [False] * len(headers)
+    for header, r in zip(headers, aligned, strict=True):
+        drawn.add_column(header, justify="right" if r else "left", no_wrap=True)
+    for cells in rows:
         drawn.add_row(
             *(
                 f"[{_STATUS_STYLES[c.lower()]}]{escape(c)}[/]"

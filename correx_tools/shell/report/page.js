@@ -15,7 +15,11 @@ var CX = (function () {
   function head(names) { var tr = el("tr"); names.forEach(function (n) { tr.appendChild(el("th", n)); }); return tr; }
   function fill(table, names, rows) { table.replaceChildren(head(names)); rows.forEach(function (r) { table.appendChild(r); }); }
   function fmtNum(n) { return n.toLocaleString("en-US"); }
-  function dur(us) { if (us == null || us < 0) return "–"; if (us < 1000) return us + " µs"; if (us < 1e6) return (us / 1000).toFixed(1) + " ms"; if (us < 6e7) return (us / 1e6).toFixed(2) + " s"; return (us / 6e7).toFixed(1) + " min"; }
+  // A duration as a person says it (4 h 6 min, 2 d 3 h, 850 ms): the command's own rule
+  // (shell/cli/readable.py), held to it by a test.
+  function two(n, per, big, small) { var r = n % per; return (n - r) / per + " " + big + (r ? " " + r + " " + small : ""); }
+  var WAYS = [[1, 1000, function (n) { return n + " µs"; }], [1000, 1000, function (n) { return n + " ms"; }], [1e5, 600, function (n) { return Math.floor(n / 10) + "." + n % 10 + " s"; }], [1e6, 3600, function (n) { return two(n, 60, "min", "s"); }], [6e7, 1440, function (n) { return two(n, 60, "h", "min"); }], [3.6e9, Infinity, function (n) { return two(n, 24, "d", "h"); }]];
+  function dur(us) { if (us == null || us < 0) return "–"; us = Math.round(us); if (us === 0) return "0 s"; for (var i = 0; ; i++) { var w = WAYS[i], n = Math.floor((us + Math.floor(w[0] / 2)) / w[0]); if (n < w[1]) return w[2](n); } }
   function clock(origin, us) { var d = new Date((origin + us) / 1000); return d.toISOString().replace("T", " ").replace("Z", " UTC"); }
   function chip(prefix, status, n) { var c = el("span", null, "chip"); c.id = prefix ? prefix + status : ""; if (prefix === "count-") c.setAttribute("data-testid", "count-" + status); c.appendChild(el("span", null, "dot " + status)); c.appendChild(document.createTextNode(status + " ")); c.appendChild(el("b", fmtNum(n))); return c; }
   function short(name) { return name.length > 20 ? name.slice(0, 19) + "…" : name; }
