@@ -28,11 +28,12 @@ COLOUR = re.compile(r"\x1b\[[0-9;]*(?:3[0-7]|38;[25];[0-9;]+|9[0-7])m")
 ESCAPE = re.compile(r"\x1b\[")
 
 
-def on_terminal(*args: str, cwd: Path, no_color: bool = False) -> str:
-    """Run the command with stdout and stderr on a new 120-column pseudo-terminal."""
+def on_terminal(*args: str, cwd: Path, no_color: bool = False, columns: int = 120) -> str:
+    """Run the command with stdout and stderr on a new pseudo-terminal, 120 columns wide
+    unless told otherwise."""
     primary, secondary = pty.openpty()
-    fcntl.ioctl(secondary, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
-    env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "TERM")}
+    fcntl.ioctl(secondary, termios.TIOCSWINSZ, struct.pack("HHHH", 40, columns, 0, 0))
+    env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "TERM", "COLUMNS")}
     env["TERM"] = "xterm-256color"
     if no_color:
         env["NO_COLOR"] = "1"

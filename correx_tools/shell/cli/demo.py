@@ -169,7 +169,7 @@ def _hints(
         ended = timeline.event(failed).event
         invocation = getattr(ended, "invocation_id", None)
         if invocation is not None:
-            hints.append(f"  correx-tools history {path} {focus} {invocation}")
+            hints.append(f"  correx-tools history {path} {focus} {shown_id(focus, invocation)}")
     if clean:
         hints.append(f"  correx-tools replay {path} {clean[0]}    # no planted faults: strict")
     hints.append(f"  correx-tools report {path} {focus}{lenient}    # the session in the browser")
@@ -264,7 +264,9 @@ def _real_session(
         lines.append(
             f"  its first failure, at sequence {sequence}: {record.tool_name}: {record.reason}"
         )
-        hints.append(f"  correx-tools history {path} {session} {record.invocation_id}")
+        hints.append(
+            f"  correx-tools history {path} {session} {shown_id(session, record.invocation_id)}"
+        )
     return document, lines, hints
 
 

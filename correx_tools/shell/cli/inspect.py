@@ -7,30 +7,31 @@ they read only what they show, so they answer at once on large sessions.
 from __future__ import annotations
 
 import argparse
+from collections.abc import Mapping
 from typing import Any
-
-from returns.result import Success
 
 from ...core.lifecycle.record import ToolInvocationRecord
 from ...core.lifecycle.status import ToolInvocationStatus
-from ...core.tools.ids import InvocationId
+from ...core.replay.summary import DiffSummary
 from ..replay.documents import (
     by_status,
     diff_document,
+    diff_summary_document,
     history_document,
     iso_time,
     refused_about,
     session_row,
     state_document,
 )
-from ..replay.view import SessionView
 from ..transcripts.description import description_json, session_description
 from .errors import CliError
-from .loading import answered, in_range, repository_for
-from .render import changes_table, emit, record_detail, records_table, table
-from .sources import find_session, open_store
+from .loading import answered, find_invocation, find_session, in_range, repository_for
+from .readable import counted
+from .render import changes_table, emit, record_detail, records_table, shown_id, table
+from .sources import open_store
 
 REFUSED_SHOWN = 10
+TOOLS_SHOWN = 10
 SESSION_COLUMNS = ("session", "events", "invocations", "completed", "failed", "rejected",
                    "open", "refused")  # fmt: skip
 
@@ -64,6 +65,7 @@ def cmd_sessions(args: argparse.Namespace) -> int:
                     )
                     for r in rows
                 ],
+                squeeze=("session",),
             ),
         ),
     )
@@ -81,7 +83,8 @@ def _imported(rows: list[dict[str, Any]], counts: str) -> str:
         for r in imported
         for t in [r["transcript"]]
     ]
-    return f"{counts}\n\nimported from transcripts:\n{table(columns, described)}"
+    drawn = table(columns, described, squeeze=(columns[0], columns[2], columns[4]))
+    return f"{counts}\n\nimported from transcripts:\n{drawn}"
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
@@ -98,31 +101,37 @@ def cmd_replay(args: argparse.Namespace) -> int:
             if everything
             else answered(view.latest(args.limit, at), session, lenient=True)
         )
-    statuses = by_status(summary.counts)
     document = state_document(session, at, summary, records, refused)
 
     def text() -> str:
-        counts = ", ".join(f"{n} {s}" for s, n in statuses.items() if n)
         lines = [
             f"session {session} at sequence {at}: "
-            f"{summary.invocations} invocations ({counts or 'none'})"
+            + invocations_by_status(summary.invocations, summary.counts)
         ]
         if summary.refused:
             lines.append(
-                f"{summary.refused} events refused by the lifecycle and skipped (--lenient)"
+                f"{counted(summary.refused, 'event')} refused by the lifecycle and skipped "
+                "(--lenient)"
                 + (f"; the first {len(refused)}:" if len(refused) < summary.refused else ":")
             )
             lines.extend(f"  {err}" for _, err in refused)
         if len(records) < summary.invocations:
             lines.append(
-                f"the last {len(records)} of {summary.invocations} invocations "
+                f"the last {len(records):,} of {counted(summary.invocations, 'invocation')} "
                 "(--limit 0 shows all):"
             )
-        lines.append(records_table(records))
+        lines.append(records_table(records, session))
         return "\n".join(lines)
 
     emit(args, document, text)
     return 0
+
+
+def invocations_by_status(total: int, counts: Mapping[ToolInvocationStatus, int]) -> str:
+    """``2,500 invocations (2,257 completed, 194 failed, 49 rejected)``: the statuses that
+    have any, in the lifecycle's order."""
+    shown = ", ".join(f"{n:,} {s}" for s, n in by_status(counts).items() if n)
+    return counted(total, "invocation") + (f" ({shown})" if shown else "")
 
 
 def cmd_history(args: argparse.Namespace) -> int:
@@ -130,42 +139,28 @@ def cmd_history(args: argparse.Namespace) -> int:
     session = find_session(store, args.session, args.source)
     repository = repository_for(store, args.source, lenient=True)
     with repository.view(session) as view:
-        history = answered(view.history(InvocationId(args.invocation)), session, lenient=True)
-        if not history:
-            raise CliError(
-                f"invocation {args.invocation!r} was never requested in session {session!r}"
-                + _full_id_hint(view, args.invocation)
-            )
-        refused = refused_about(view.refused(), args.invocation)
+        invocation = find_invocation(view, args.invocation)
+        history = answered(view.history(invocation), session, lenient=True)
+        refused = refused_about(view.refused(), invocation)
     rows = [
-        (sequence, iso_time(_made_at(record)), record.status.name, record_detail(record))
+        (str(sequence), iso_time(_made_at(record)), record.status.name, record_detail(record))
         for sequence, record in history
     ]
 
     def text() -> str:
         first = history[0][1]
         lines = [
-            f"{args.invocation} ({first.tool_name}, tier {first.tier.value}) in session {session}",
-            table(["sequence", "recorded at", "status", "detail"], rows),
+            f"{shown_id(session, invocation)} ({first.tool_name}, tier {first.tier.value}) "
+            f"in session {session}",
+            table(["sequence", "recorded at", "status", "detail"], rows, squeeze=("detail",)),
         ]
         if refused:
-            noun = "event" if len(refused) == 1 else "events"
-            lines.append(f"{len(refused)} {noun} about it refused by the lifecycle:")
+            lines.append(f"{counted(len(refused), 'event')} about it refused by the lifecycle:")
             lines.extend(f"  {error}" for _, error in refused)
         return "\n".join(lines)
 
-    emit(args, history_document(session, args.invocation, history, refused), text)
+    emit(args, history_document(session, invocation, history, refused), text)
     return 0
-
-
-def _full_id_hint(view: SessionView, given: str) -> str:
-    """A hint naming the full id when ``given`` is the end of one (``call-00005``)."""
-    session = view.session_id
-    for candidate in (f"{session}/{given}", f"{session}-{given}", f"{session}:{given}"):
-        found = view.history(InvocationId(candidate))
-        if isinstance(found, Success) and found.unwrap():
-            return f"; did you mean {candidate!r}?"
-    return ""
 
 
 def _made_at(record: ToolInvocationRecord) -> Any:
@@ -185,13 +180,45 @@ def cmd_diff(args: argparse.Namespace) -> int:
         a, b = in_range(view, args.a, "A"), in_range(view, args.b, "B")
         if a > b:
             raise CliError(f"A={a} is after B={b}: diff goes forward in time")
-        changes = answered(view.diff(a, b), session, lenient=True)
-    emit(
-        args,
-        diff_document(session, a, b, changes),
-        lambda: (
-            f"{len(changes)} invocations added or changed from sequence {a} to {b}\n"
-            + changes_table(changes)
-        ),
+        counts = answered(view.diff_summary(a, b), session, lenient=True)
+        limit = None if args.limit == 0 else args.limit
+        changes = () if args.summary else answered(view.diff(a, b, limit), session, lenient=True)
+    heading = (
+        f"session {session} from sequence {a} to {b}: "
+        f"{counted(counts.total, 'invocation')} added or changed"
     )
+    if args.summary:
+        emit(args, diff_summary_document(session, counts), lambda: summary_text(heading, counts))
+        return 0
+    document = diff_document(session, a, b, changes)
+    document.update(total=counts.total, limit=limit)
+
+    def text() -> str:
+        lines = [heading + (":" if changes else "")]
+        if len(changes) < counts.total:
+            lines[0] = (
+                f"{heading}; the first {len(changes):,} (--limit 0 shows all, "
+                "--summary counts them):"
+            )
+        if changes:
+            lines.append(changes_table(changes, session))
+        return "\n".join(lines)
+
+    emit(args, document, text)
     return 0
+
+
+def summary_text(heading: str, counts: DiffSummary) -> str:
+    """``diff --summary``: the counts in a few lines, the busiest tools first."""
+    statuses = ", ".join(f"{n:,} {s}" for s, n in by_status(counts.counts).items() if n)
+    tools = sorted(counts.tools.items(), key=lambda item: (-sum(item[1]), item[0]))
+    named = ", ".join(f"{tool} {sum(n):,}" for tool, n in tools[:TOOLS_SHOWN])
+    if len(tools) > TOOLS_SHOWN:
+        named += f" and {counted(len(tools) - TOOLS_SHOWN, 'more tool')}"
+    lines = [
+        heading,
+        f"  {counts.added:,} added, {counts.changed:,} changed, {counts.finished:,} finished",
+    ]
+    if statuses:
+        lines += [f"  by status at {counts.b}: {statuses}", f"  by tool: {named}"]
+    return "\n".join(lines)

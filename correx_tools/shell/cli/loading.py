@@ -22,16 +22,21 @@ from ...core.replay.fold import Replay
 from ...core.replay.projection import ToolProjector
 from ...core.replay.retention import Retention
 from ...core.replay.timeline import Timeline
-from ...core.tools.ids import SessionId
+from ...core.tools.ids import InvocationId, SessionId
 from ..replay.replayer import EventReplayer
 from ..replay.repository import DefaultToolRepository
 from ..replay.view import SessionView
 from ..stores.port import EventStore, IndexedStore
 from .errors import CliError
-from .sources import find_session, open_store
+from .sources import open_store
 from .terminal import Progress
 
 TIMELINE_STRIDE = 256
+SESSION_HELP = "a session's id, or the start of exactly one (as git takes a commit's)"
+INVOCATION_HELP = (
+    "an invocation's id, or its id without the session's own prefix (call-00005), or the "
+    "start of exactly one of those"
+)
 T = TypeVar("T")
 
 
@@ -67,6 +72,30 @@ def repository_for(store: EventStore, source: str, *, lenient: bool) -> DefaultT
             file=sys.stderr,
         )
     return DefaultToolRepository(replayer_for(store), strict=not lenient)
+
+
+def find_session(store: EventStore, name: str, source: str) -> SessionId:
+    """The session ``name`` names in the store (its id, or the start of exactly one), or a
+    one-line error: the first few it could mean, or the sessions there are."""
+    found = DefaultToolRepository(EventReplayer(store)).resolve_session(name)
+    if isinstance(found, Success):
+        session: SessionId = found.unwrap()
+        return session
+    error = found.failure()
+    if error.ambiguous:
+        raise CliError(f"{source}: {error}")
+    known = ", ".join(store.sessions()[:5]) or "none"
+    raise CliError(f"{source}: no session {name!r} (sessions: {known})")
+
+
+def find_invocation(view: SessionView, name: str) -> InvocationId:
+    """The invocation ``name`` names in the view's session (its id, its id without the
+    session's own prefix, or a prefix of exactly one of them), or a one-line error."""
+    found = view.resolve(name)
+    if not isinstance(found, Success):
+        raise CliError(str(found.failure()))
+    invocation: InvocationId = found.unwrap()
+    return invocation
 
 
 def answered(result: Result[T, ReplayError], session: SessionId, *, lenient: bool) -> T:

@@ -22,6 +22,7 @@ from .demo import cmd_demo
 from .errors import CliError
 from .export import add_export_arguments, cmd_export
 from .inspect import cmd_diff, cmd_history, cmd_replay, cmd_sessions
+from .loading import INVOCATION_HELP, SESSION_HELP
 from .report import add_report_arguments, cmd_report
 from .serve import add_serve_arguments, cmd_serve
 from .stats import add_stats_arguments, cmd_stats
@@ -76,35 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
         "sessions", cmd_sessions, "list the sessions of a store with their invocation counts"
     )
     sessions.add_argument("source", metavar="SOURCE", help=source_help)
-    replay = command("replay", cmd_replay, "replay a session and show its invocations")
-    replay.add_argument("source", metavar="SOURCE", help=source_help)
-    replay.add_argument("session", metavar="SESSION")
-    replay.add_argument(
-        "--at",
-        type=int,
-        metavar="SEQ",
-        help="the state right after this sequence (0: before any event)",
-    )
-    replay.add_argument(
-        "--lenient",
-        action="store_true",
-        help="skip events the lifecycle refuses instead of stopping",
-    )
-    replay.add_argument(
-        "--limit",
-        type=_count,
-        default=20,
-        help="show the last N invocations (0: all; default: %(default)s)",
-    )
-    history = command("history", cmd_history, "every version of one invocation's record")
-    history.add_argument("source", metavar="SOURCE", help=source_help)
-    history.add_argument("session", metavar="SESSION")
-    history.add_argument("invocation", metavar="INVOCATION")
-    diff = command("diff", cmd_diff, "the invocations added or changed between two sequences")
-    diff.add_argument("source", metavar="SOURCE", help=source_help)
-    diff.add_argument("session", metavar="SESSION")
-    diff.add_argument("a", type=int, metavar="A")
-    diff.add_argument("b", type=int, metavar="B")
+    _one_session(command, source_help)
     copy = command(
         "import", cmd_import, "copy every session of SOURCE into DEST (created if missing)"
     )
@@ -174,6 +147,53 @@ def _keeping(
         "fresh fold of them (--repair rebuilds a damaged index; events are never changed)",
     )
     add_verify_arguments(verify, source_help)
+
+
+def _one_session(
+    command: Callable[[str, Callable[[argparse.Namespace], int], str], argparse.ArgumentParser],
+    source_help: str,
+) -> None:
+    """The commands that look at one session: ``replay``, ``history``, ``diff``."""
+    replay = command("replay", cmd_replay, "replay a session and show its invocations")
+    replay.add_argument("source", metavar="SOURCE", help=source_help)
+    replay.add_argument("session", metavar="SESSION", help=SESSION_HELP)
+    replay.add_argument(
+        "--at",
+        type=int,
+        metavar="SEQ",
+        help="the state right after this sequence (0: before any event)",
+    )
+    replay.add_argument(
+        "--lenient",
+        action="store_true",
+        help="skip events the lifecycle refuses instead of stopping",
+    )
+    replay.add_argument(
+        "--limit",
+        type=_count,
+        default=20,
+        help="show the last N invocations (0: all; default: %(default)s)",
+    )
+    history = command("history", cmd_history, "every version of one invocation's record")
+    history.add_argument("source", metavar="SOURCE", help=source_help)
+    history.add_argument("session", metavar="SESSION", help=SESSION_HELP)
+    history.add_argument("invocation", metavar="INVOCATION", help=INVOCATION_HELP)
+    diff = command("diff", cmd_diff, "the invocations added or changed between two sequences")
+    diff.add_argument("source", metavar="SOURCE", help=source_help)
+    diff.add_argument("session", metavar="SESSION", help=SESSION_HELP)
+    diff.add_argument("a", type=int, metavar="A")
+    diff.add_argument("b", type=int, metavar="B")
+    diff.add_argument(
+        "--summary",
+        action="store_true",
+        help="only count them: added, changed, finished, by status and by tool",
+    )
+    diff.add_argument(
+        "--limit",
+        type=_count,
+        default=50,
+        help="show the first N of them, and how many there are (0: all; default: %(default)s)",
+    )
 
 
 def _looking_closer(

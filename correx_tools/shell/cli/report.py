@@ -9,9 +9,9 @@ from pathlib import Path
 from ...core.report.redaction import Redaction
 from ..report.page import report_data, write_report
 from .errors import CliError
-from .loading import answered, repository_for
+from .loading import SESSION_HELP, answered, find_session, repository_for
 from .render import emit
-from .sources import find_session, open_store
+from .sources import open_store
 
 
 def cmd_report(args: argparse.Namespace) -> int:
@@ -60,7 +60,7 @@ def default_name(session: str) -> str:
 def add_report_arguments(parser: argparse.ArgumentParser, source_help: str) -> None:
     """The arguments of ``correx-tools report``."""
     parser.add_argument("source", metavar="SOURCE", help=source_help)
-    parser.add_argument("session", metavar="SESSION")
+    parser.add_argument("session", metavar="SESSION", help=SESSION_HELP)
     parser.add_argument(
         "-o", "--output", metavar="FILE", help="the page to write (default: report-SESSION.html)"
     )

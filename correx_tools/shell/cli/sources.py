@@ -7,7 +7,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ...core.tools.ids import SessionId
 from ..stores.addresses import redact_dsn
 from ..stores.codec.strict_json import EnvelopeError, loads_strict
 from ..stores.opening import open_source
@@ -51,14 +50,6 @@ def close_store(store: EventStore) -> None:
 def redact(url: str) -> str:
     """A database URL fit to print: its password masked."""
     return redact_dsn(url)
-
-
-def find_session(store: EventStore, name: str, source: str) -> SessionId:
-    session = SessionId(name)
-    if session not in store.sessions():
-        known = ", ".join(store.sessions()[:5]) or "none"
-        raise CliError(f"{source}: no session {name!r} (sessions: {known})")
-    return session
 
 
 # -- progress ------------------------------------------------------------------

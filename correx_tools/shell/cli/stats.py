@@ -7,7 +7,7 @@ from datetime import timedelta
 
 from ...core.replay.analytics import Percentiles, durations, in_flight, tool_stats
 from ..replay.documents import stats_document
-from .loading import session_at
+from .loading import SESSION_HELP, session_at
 from .readable import counted, duration
 from .render import emit, table
 
@@ -68,7 +68,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
 def add_stats_arguments(parser: argparse.ArgumentParser, source_help: str) -> None:
     """The arguments of ``correx-tools stats``."""
     parser.add_argument("source", metavar="SOURCE", help=source_help)
-    parser.add_argument("session", metavar="SESSION")
+    parser.add_argument("session", metavar="SESSION", help=SESSION_HELP)
     parser.add_argument("--at", type=int, metavar="SEQ", help="the state right after this sequence")
     parser.add_argument("--lenient", action="store_true", help="skip events the lifecycle refuses")
 

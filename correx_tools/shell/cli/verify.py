@@ -10,8 +10,9 @@ from ...core.tools.ids import SessionId
 from ..stores.port import IndexedStore, SessionCheck, StoreReadError
 from ..stores.verifying import verify_store
 from .errors import CliError
+from .loading import find_session
 from .render import emit
-from .sources import close_store, find_session, open_store, redact
+from .sources import close_store, open_store, redact
 from .terminal import Progress
 
 

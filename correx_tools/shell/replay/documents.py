@@ -18,7 +18,7 @@ from ...core.lifecycle.record import ToolInvocationRecord
 from ...core.lifecycle.status import ToolInvocationStatus
 from ...core.lifecycle.transitions import TransitionError
 from ...core.replay.analytics import Percentiles, ToolStats
-from ...core.replay.summary import SessionSummary
+from ...core.replay.summary import DiffSummary, SessionSummary
 from ...core.replay.timeline import RecordChange
 from ...core.report.redaction import Redaction
 from ...core.tools.json_values import thaw_json
@@ -184,6 +184,28 @@ def diff_document(
         "a": a,
         "b": b,
         "changes": [change_json(c, redaction) for c in changes],
+    }
+
+
+def diff_summary_document(
+    session_id: str, summary: DiffSummary, *, redaction: Redaction | None = None
+) -> dict[str, Any]:
+    """``diff --summary --json``: the invocations added or changed from right after ``a`` to
+    ``b``, counted: by status at ``b``, and by tool (in code point order)."""
+    shown = _Shown(redaction)
+    return {
+        "session_id": shown.text(session_id),
+        "a": summary.a,
+        "b": summary.b,
+        "total": summary.total,
+        "added": summary.added,
+        "changed": summary.changed,
+        "finished": summary.finished,
+        "statuses": by_status(summary.counts),
+        "tools": [
+            {"tool_name": shown.text(tool), "added": added, "changed": changed}
+            for tool, (added, changed) in sorted(summary.tools.items())
+        ],
     }
 
 

@@ -11,13 +11,15 @@ from __future__ import annotations
 
 import os
 import threading
-from typing import final
+from collections.abc import Iterable, Sequence
+from typing import Literal, final
 
 from returns.result import Failure, Result, Success
 
 from ...core.replay.errors import ReplayError
 from ...core.report.redaction import Redaction
 from ...core.tools.ids import InvocationId, SessionId
+from ...core.tools.short_ids import resolve_name, starting_in
 from ..replay.replayer import EventReplayer
 from ..replay.repository import DefaultToolRepository
 from ..stores.port import ClosableStore, EventStore, IndexedStore, SequencedStore
@@ -58,9 +60,13 @@ class Debugger:
         return ref_of(value, self.redaction)
 
     def session(self, ref: str) -> SessionId:
-        """The session a ref names; 404 for none, 409 for one whose index cannot be used."""
+        """The session a ref names (its id, its digest, or the start of exactly one shown id);
+        404 for none, or several, 409 for one whose index cannot be used."""
         found = resolve(ref, self.catalog.ids(), self.redaction) if is_digest(ref) else ref
         session = SessionId(found) if found else None
+        if session is not None and not is_digest(ref) and not self._exists(session):
+            named = self._named(ref, self._shown_ids(self.catalog.ids(fresh=True)), None)
+            session = None if named is None else SessionId(named)
         if session is None or not self._exists(session):
             raise ApiError(404, f"{self.source}: no session {self.shown(ref)!r}")
         if self.keeps_index and not self.loose.indexed(session):
@@ -111,14 +117,37 @@ class Debugger:
             raise ApiError(409, f"{self.source}: {error}") from None
 
     def invocation(self, columns: SessionColumns, ref: str) -> InvocationId:
-        """The invocation a ref names (a digest is looked up among the session's ids)."""
+        """The invocation a ref names: its id, its digest (looked up among the session's ids),
+        or a shorter name of exactly one id the page shows as it is (see `short_ids`)."""
         if not is_digest(ref):
-            return InvocationId(ref)
+            if columns.position_of(ref) >= 0:
+                return InvocationId(ref)
+            ids = columns.derived("shown ids", lambda c: self._shown_ids(i for _, i in c.ids()))
+            named = self._named(ref, ids, columns.session_id)
+            return InvocationId(ref if named is None else named)
         found = columns.derived("refs", self._digests).get(ref)
         if found is None:
             shown = self.shown(columns.session_id)
             raise ApiError(404, f"no invocation {ref!r} in session {shown!r}")
         return InvocationId(found)
+
+    def _shown_ids(self, ids: Iterable[str]) -> list[str]:
+        """The ids the page shows as they are, sorted: a shorter name is looked up among
+        these only, so that no prefix finds out what the redaction masks."""
+        return sorted(i for i in ids if self.redaction is None or self.ref(i) == i)
+
+    def _named(self, name: str, shown: Sequence[str], session: str | None) -> str | None:
+        """The one id of ``shown`` that ``name`` is short for; ``None`` for none, a 404
+        naming the first few when several."""
+        kind: Literal["session", "invocation"] = "session" if session is None else "invocation"
+        found = resolve_name(name, starting_in(shown), kind=kind, session_id=session)
+        if isinstance(found, Success):
+            named: str = found.unwrap()
+            return named
+        error = found.failure()
+        if error.ambiguous:
+            raise ApiError(404, f"{self.source}: {error}" if session is None else str(error))
+        return None
 
     def _digests(self, columns: SessionColumns) -> dict[str, str]:
         """The ids the redaction masks, by their refs (looked through once per columns)."""
