@@ -11,7 +11,7 @@ nothing.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 from returns.result import Failure, Result, Success
 
@@ -21,11 +21,11 @@ from ....core.lifecycle.events import (
     ToolInvocationRequestedEvent,
 )
 from ..codec.encoding import EncodedEvent
+from ..codec.rows import encode_rows
 from ..port import AppendError, AppendErrorKind, StaleIndex
 from ..writing import Refused, check_continues, conflict, duplicate
-from .dialect import Cursor, Database, Dialect, ReadFault, WriteFault
+from .dialect import Cursor, Database, Dialect, WriteFault
 from .index import (
-    last_sequence,
     load_head,
     load_images,
     move_images,
@@ -37,34 +37,49 @@ from .index import (
 from .indexing import IndexedGroup, index_group
 from .rebuilding import DamagedEvents, rebuild
 
+IMPORT_RUN = 5_000
+"""At most this many events of one session are encoded and indexed at a time by an import:
+an import of any size holds a few thousand events in memory, not all of them."""
+
+Group = tuple[str, Sequence[StoredEvent]]
+
 
 def write_groups(
     database: Database,
-    groups: list[tuple[str, list[StoredEvent]]],
-    encoded: Sequence[EncodedEvent],
+    groups: Iterable[Group],
     *,
     expected: int | None,
     interval: int,
 ) -> Result[int, AppendError]:
-    """Write each session's events (``encoded`` holds their envelopes, in order) in one
-    transaction; the number written, or why none were."""
-    if not encoded:
-        return _nothing_to_write(database, groups, expected)
-    d = database.dialect
+    """Write each session's events in one transaction: the number written, or why none were.
+
+    ``groups`` may be a stream: each group is encoded (by the rule every store
+    writes by), checked and indexed as it comes, and only then is the next one
+    read, so an import's memory is bounded by a group. An append is one group,
+    found at ``expected``; an import's groups each continue their session.
+    """
+    d, written = database.dialect, 0
+    sessions: dict[str, None] = {}  # the sessions written, in order
     try:
         with database.writing() as cursor:
-            start = 0
             for session_id, events in groups:
-                envelopes = list(encoded[start : start + len(events)])
-                start += len(events)
+                encoded = encode_rows([(session_id, events)], _envelope)
+                if isinstance(encoded, AppendError):
+                    raise Refused(encoded)
                 last = d.lock_session(cursor, session_id)
                 problem = check_continues(session_id, last, events, expected)
                 if problem is not None:
                     raise Refused(problem)
+                sessions[session_id] = None
                 if events:
-                    index_and_write(d, cursor, session_id, events, envelopes, interval=interval)
+                    index_and_write(d, cursor, session_id, list(events), encoded, interval=interval)
                     d.advance_session(cursor, session_id, events[-1].sequence)
-            d.after_write(cursor, [session_id for session_id, _ in groups])
+                    written += len(events)
+            if not written:
+                raise _Nothing
+            d.after_write(cursor, sessions)
+    except _Nothing:
+        return Success(0)
     except Refused as refused:
         return Failure(refused.error)
     except DamagedEvents as damage:
@@ -76,35 +91,32 @@ def write_groups(
             )
         )
     except WriteFault as fault:
-        session_id = groups[0][0] if groups else ""
+        session_id = next(iter(sessions), "")
         if fault.kind is AppendErrorKind.CONFLICT:
             # Another writer committed the same sequence between our check and our write.
             return Failure(conflict(session_id, -1 if expected is None else expected, -1))
         return Failure(AppendError(kind=fault.kind, session_id=session_id, message=fault.message))
-    return Success(len(encoded))
+    return Success(written)
 
 
-def _nothing_to_write(
-    database: Database, groups: list[tuple[str, list[StoredEvent]]], expected: int | None
-) -> Result[int, AppendError]:
-    """An append of no events: still a conflict when the session has moved on."""
-    if expected is None:
-        return Success(0)
-    for session_id, _ in groups:
-        try:
-            with database.query() as cursor:
-                last = last_sequence(database.dialect, cursor, session_id)
-        except ReadFault as fault:
-            return Failure(
-                AppendError(
-                    kind=AppendErrorKind.UNAVAILABLE,
-                    session_id=session_id,
-                    message=f"the database is unavailable: {fault.reason}",
-                )
-            )
-        if last != expected:
-            return Failure(conflict(session_id, expected, last))
-    return Success(0)
+def runs(stored_events: Iterable[StoredEvent], size: int = IMPORT_RUN) -> Iterator[Group]:
+    """The events as they come, cut into runs of one session, at most ``size`` long."""
+    run: list[StoredEvent] = []
+    for stored in stored_events:
+        if run and (stored.session_id != run[0].session_id or len(run) == size):
+            yield run[0].session_id, run
+            run = []
+        run.append(stored)
+    if run:
+        yield run[0].session_id, run
+
+
+class _Nothing(Exception):
+    """Rolls back a transaction that wrote no event (it left nothing to keep)."""
+
+
+def _envelope(_session: str, _stored: StoredEvent, envelope: EncodedEvent) -> EncodedEvent:
+    return envelope
 
 
 def index_and_write(

@@ -7,15 +7,16 @@ add only how their database is opened, laid out and upgraded.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from typing import Any
 
-from returns.result import Failure, Result
+from returns.result import Result
 
 from ....core.lifecycle.events import StoredEvent
 from ....core.replay.errors import EventDecodeError
 from ....core.tools.ids import SessionId
-from ..codec.rows import decode_indexed_rows, decode_row, encode_rows
+from ..codec.rows import decode_indexed_rows, decode_row, decode_written_row
 from ..port import (
     AppendError,
     Reindexed,
@@ -25,7 +26,7 @@ from ..port import (
     StoreReadError,
 )
 from ..writing import BatchWritingStore
-from .append import write_groups
+from .append import runs, write_groups
 from .chains import ChainBroken, checked_rows
 from .dialect import Database, ReadFault, WriteFault
 from .index import chain_at, last_sequence, load_head, mark_stale, marked_fresh
@@ -81,15 +82,20 @@ class SqlEventStore(BatchWritingStore):
         self, groups: list[tuple[str, list[StoredEvent]]], *, expected: int | None
     ) -> Result[int, AppendError]:
         self._refuse_writes()
-        encoded = encode_rows(groups, lambda _session, _stored, envelope: envelope)
-        if isinstance(encoded, AppendError):
-            return Failure(encoded)
         return write_groups(
-            self._database,
-            groups,
-            encoded,
-            expected=expected,
-            interval=self.checkpoint_interval,
+            self._database, groups, expected=expected, interval=self.checkpoint_interval
+        )
+
+    def import_events(self, stored_events: Iterable[StoredEvent]) -> Result[int, AppendError]:
+        """Copy already-numbered events, keeping sequences and times; all or none.
+
+        Streamed in one transaction: the events are encoded, checked and indexed
+        a run of a few thousand at a time as they come, so an import of any size
+        holds only a run in memory.
+        """
+        self._refuse_writes()
+        return write_groups(
+            self._database, runs(stored_events), expected=None, interval=self.checkpoint_interval
         )
 
     def reindex(self, progress: Callable[[int, int], None] | None = None) -> Reindexed:
@@ -175,7 +181,7 @@ class SqlEventStore(BatchWritingStore):
         chain: int | None = EMPTY_CHAIN
         try:
             with self._database.query() as cursor:
-                indexed = trust_columns and self._indexed and marked_fresh(d, cursor, session_id)
+                indexed = self._indexed and marked_fresh(d, cursor, session_id)
                 if indexed and after:
                     chain = chain_at(d, cursor, session_id, after)
         except ReadFault as fault:
@@ -191,14 +197,12 @@ class SqlEventStore(BatchWritingStore):
                 raise self._unavailable(fault, last + 1) from None
             if indexed:
                 try:
-                    for stored in decode_indexed_rows(
-                        d.where, session_id, checked_rows(d, rows, last, chain)
-                    ):
+                    for stored in self._vouched(session_id, rows, last, chain, trust_columns):
                         last = stored.sequence
                         yield stored
                 except ChainBroken:
                     # The index does not match the events from here on: the rest is read
-                    # from the events' own JSON (which name any fault themselves).
+                    # from the events' own JSON by the strict rules (which name any fault).
                     indexed = False
                     continue
                 if rows:
@@ -210,6 +214,18 @@ class SqlEventStore(BatchWritingStore):
                     last = rows[-1][0]
             if len(rows) < self._read_batch:
                 return
+
+    def _vouched(
+        self, session_id: SessionId, rows: list[Any], after: int, chain: int, columns: bool
+    ) -> Iterator[StoredEvent]:
+        """The events of rows each found to continue the chain: built from their typed
+        columns (``columns``), or from their own JSON, read without the strict reader's
+        hooks (the chain vouches that it is what this library checked and wrote)."""
+        d = self._database.dialect
+        checked = checked_rows(d, rows, after, chain)
+        if columns:
+            return decode_indexed_rows(d.where, session_id, checked)
+        return (decode_written_row(d.where, session_id, row[:5]) for row in checked)
 
     @contextmanager
     def session_index(self, session_id: SessionId) -> Iterator[SessionIndex | None]:
