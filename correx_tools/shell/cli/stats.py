@@ -3,27 +3,26 @@
 from __future__ import annotations
 
 import argparse
-from datetime import timedelta
+from collections.abc import Iterable
+from datetime import datetime, timedelta
 
-from ...core.replay.analytics import Percentiles, durations, in_flight, tool_stats
+from ...core.lifecycle.status import ToolInvocationStatus
+from ...core.replay.analytics import Percentiles, ToolStats, ToolStatsBuilder
+from ...core.replay.outline import InvocationOutline
 from ..replay.documents import stats_document
-from .loading import session_at
+from .loading import answered
 from .render import emit, table
+from .streaming import streamed_session
+
+InFlight = tuple[str, str, ToolInvocationStatus, timedelta | None]
+"""A call in flight as ``stats`` shows it: id, tool, status, how long it queued."""
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
-    _, session, at, state = session_at(args)
-    stats = tool_stats(state)
-    flying = in_flight(state)
-    document = stats_document(
-        session,
-        at,
-        stats,
-        (
-            (record.invocation_id, record.tool_name, record.status, durations(record).queued)
-            for record in flying
-        ),
-    )
+    with streamed_session(args) as (_, session, at, view):
+        outlines = answered(view.outlines(at), session, lenient=args.lenient)
+        stats, flying = session_stats(outlines)
+    document = stats_document(session, at, stats, flying)
 
     def text() -> str:
         rows = [
@@ -60,6 +59,25 @@ def cmd_stats(args: argparse.Namespace) -> int:
 
     emit(args, document, text)
     return 0
+
+
+def session_stats(
+    outlines: Iterable[InvocationOutline],
+) -> tuple[tuple[ToolStats, ...], list[InFlight]]:
+    """`tool_stats` and the calls in flight (oldest request first, as `in_flight` orders
+    them) of the invocations ``outlines`` gives, in one pass."""
+    builder = ToolStatsBuilder()
+    flying: list[tuple[datetime, str, InFlight]] = []
+    open_ = (ToolInvocationStatus.REQUESTED, ToolInvocationStatus.STARTED)
+    for o in outlines:
+        builder.add(o.tool_name, o.status, o.requested_at, o.started_at, o.completed_at)
+        if o.status in open_:
+            queued = None if o.started_at is None else o.started_at - o.requested_at
+            flying.append(
+                (o.requested_at, o.invocation_id, (o.invocation_id, o.tool_name, o.status, queued))
+            )
+    flying.sort(key=lambda item: (item[0], item[1]))
+    return builder.stats(), [item[2] for item in flying]
 
 
 def add_stats_arguments(parser: argparse.ArgumentParser, source_help: str) -> None:
