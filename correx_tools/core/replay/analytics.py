@@ -156,14 +156,26 @@ class ToolStatsBuilder:
         completed_at: datetime | None,
     ) -> None:
         """Count one invocation (its fields as its record has them)."""
+        queued = ran = None
+        if started_at is not None:
+            queued = (started_at - requested_at) // _MICROSECOND
+            if completed_at is not None:
+                ran = (completed_at - started_at) // _MICROSECOND
+        self.add_micros(tool_name, status, queued, ran)
+
+    def add_micros(
+        self, tool_name: str, status: ToolInvocationStatus, queued: int | None, ran: int | None
+    ) -> None:
+        """Count one invocation whose durations (`Durations` ``queued`` and ``ran``) are
+        known already, in microseconds."""
         tool = self._tools.get(tool_name)
         if tool is None:
             tool = self._tools[tool_name] = ([0] * 5, array("q"), array("q"))
         tool[0][_POSITION[status]] += 1
-        if started_at is not None:
-            tool[1].append((started_at - requested_at) // _MICROSECOND)
-            if completed_at is not None:
-                tool[2].append((completed_at - started_at) // _MICROSECOND)
+        if queued is not None:
+            tool[1].append(queued)
+        if ran is not None:
+            tool[2].append(ran)
 
     def stats(self) -> tuple[ToolStats, ...]:
         """Each tool's `ToolStats`, by tool name."""
