@@ -156,12 +156,14 @@ class ToolStatsBuilder:
         completed_at: datetime | None,
     ) -> None:
         """Count one invocation (its fields as its record has them)."""
-        queued = ran = None
+        tool = self._tools.get(tool_name)
+        if tool is None:
+            tool = self._tools[tool_name] = ([0] * 5, array("q"), array("q"))
+        tool[0][_POSITION[status]] += 1
         if started_at is not None:
-            queued = (started_at - requested_at) // _MICROSECOND
+            tool[1].append((started_at - requested_at) // _MICROSECOND)
             if completed_at is not None:
-                ran = (completed_at - started_at) // _MICROSECOND
-        self.add_micros(tool_name, status, queued, ran)
+                tool[2].append((completed_at - started_at) // _MICROSECOND)
 
     def add_micros(
         self, tool_name: str, status: ToolInvocationStatus, queued: int | None, ran: int | None

@@ -16,6 +16,7 @@ from .streaming import streamed_session
 
 InFlight = tuple[str, str, ToolInvocationStatus, timedelta | None]
 """A call in flight as ``stats`` shows it: id, tool, status, how long it queued."""
+_IN_FLIGHT = frozenset({ToolInvocationStatus.REQUESTED, ToolInvocationStatus.STARTED})
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
@@ -67,15 +68,14 @@ def session_stats(
     """`tool_stats` and the calls in flight (oldest request first, as `in_flight` orders
     them) of the invocations ``outlines`` gives, in one pass."""
     builder = ToolStatsBuilder()
+    add = builder.add
     flying: list[tuple[datetime, str, InFlight]] = []
-    open_ = (ToolInvocationStatus.REQUESTED, ToolInvocationStatus.STARTED)
-    for o in outlines:
-        builder.add(o.tool_name, o.status, o.requested_at, o.started_at, o.completed_at)
-        if o.status in open_:
-            queued = None if o.started_at is None else o.started_at - o.requested_at
-            flying.append(
-                (o.requested_at, o.invocation_id, (o.invocation_id, o.tool_name, o.status, queued))
-            )
+    for (invocation, tool, _, _, requested_at, _, started_at, _, ended_at, status,
+         _) in outlines:  # fmt: skip
+        add(tool, status, requested_at, started_at, ended_at)
+        if status in _IN_FLIGHT:
+            queued = None if started_at is None else started_at - requested_at
+            flying.append((requested_at, invocation, (invocation, tool, status, queued)))
     flying.sort(key=lambda item: (item[0], item[1]))
     return builder.stats(), [item[2] for item in flying]
 
