@@ -118,8 +118,9 @@ class PageBuilder:
         self._details: tuple[list[tuple[int, str]], list[tuple[int, str]]] = ([], [])
         self._stats = ToolStatsBuilder()
 
-    def add(self, call: InvocationOutline) -> None:
-        """One more invocation, the next in request order, as it stands at the end."""
+    def add(self, call: InvocationOutline) -> bool:
+        """One more invocation, the next in request order, as it stands at the end; whether
+        its details may be embedded (keep its entry for `document` then)."""
         # Written for speed (a million-event session has a third of a million calls): the
         # columns and the counts' moves are inlined, each time is turned into microseconds
         # once, and the tool's durations come from the columns' own numbers.
@@ -143,8 +144,6 @@ class PageBuilder:
         rt.append(requested - self._at[1])
         self._at[0], self._at[1] = requested_seq, requested
         queued = ran = None
-        move = self._move
-        move(requested_seq, 0, 1)
         if started_seq is None:
             ss.append(0)
             qt.append(-1)
@@ -153,7 +152,6 @@ class PageBuilder:
             queued = started - requested
             ss.append(started_seq - requested_seq)
             qt.append(queued)
-            move(started_seq, 1, 2)
         if ended_seq is None:
             es.append(0)
             run.append(-1)
@@ -165,12 +163,38 @@ class PageBuilder:
             else:
                 ran = ended - started
                 run.append(ran)
-            move(ended_seq, 1 if started_seq is None else 2, status)
+        self._moves(requested_seq, started_seq, ended_seq, status)
         # The details worth opening: failed, rejected and in flight first, then the rest.
+        self._stats.add_micros(call.tool_name, call.status, queued, ran)
         worth = self._details[status == _COMPLETED]
         if len(worth) < self._limits.details:
             worth.append((len(self._ids) - 1, call.invocation_id))
-        self._stats.add_micros(call.tool_name, call.status, queued, ran)
+            return True
+        return False
+
+    def _moves(
+        self, requested_seq: int, started_seq: int | None, ended_seq: int | None, status: int
+    ) -> None:
+        """The changes of one invocation's request, start and end (`_move`), in one call."""
+        every, checkpoints = self._every, self._checkpoints
+        slots = len(checkpoints)
+        slot = -(-requested_seq // every)
+        if slot < slots:
+            checkpoints[slot][0] += 1
+        before = 1
+        if started_seq is not None:
+            slot = -(-started_seq // every)
+            if slot < slots:
+                delta = checkpoints[slot]
+                delta[0] -= 1
+                delta[1] += 1
+            before = 2
+        if ended_seq is not None:
+            slot = -(-ended_seq // every)
+            if slot < slots:
+                delta = checkpoints[slot]
+                delta[before - 1] -= 1
+                delta[status - 1] += 1
 
     def _move(self, sequence: int, before: int, after: int) -> None:
         """One change of the counts by status (five) and of refused events: it lands in the

@@ -17,9 +17,11 @@ from typing import Any, BinaryIO
 from returns.result import Failure, Result, Success
 
 from ...core.replay.errors import ReplayError
+from ...core.replay.outline import outline_of
+from ...core.replay.stored_index import InvocationEntry
 from ...core.report.page_data import LIMITS, PageBuilder, PageLimits, page_data, plain
 from ...core.report.redaction import DEFAULT, Redaction
-from ...core.tools.ids import InvocationId, SessionId
+from ...core.tools.ids import SessionId
 from ..replay.repository import DefaultToolRepository
 from ..replay.view import SessionView
 
@@ -46,7 +48,7 @@ def page_document(
     view: SessionView, *, redaction: Redaction = DEFAULT, limits: PageLimits = LIMITS
 ) -> Result[dict[str, Any], ReplayError]:
     """The page's document for the view's session, its columns as arrays (`write_page` and
-    ``plain`` take it): the invocations streamed, then the details' entries looked up."""
+    ``plain`` take it): the invocations streamed, the details' entries kept on the way."""
     if not view.indexed:
         # Without an index the session is one pass over its events, which gives the entries
         # whole: a stream would read the events once for the length and again for them.
@@ -54,16 +56,16 @@ def page_document(
             lambda whole: page_data(view.session_id, *whole, redaction=redaction, limits=limits)
         )
     last = view.last_sequence
-    outlines = view.outlines(last)
-    if not isinstance(outlines, Success):
-        return Failure(outlines.failure())
+    entries = view.entries_through(last)
+    if not isinstance(entries, Success):
+        return Failure(entries.failure())
     builder = PageBuilder(view.session_id, last, redaction=redaction, limits=limits)
-    for outline in outlines.unwrap():
-        builder.add(outline)
-    wanted = builder.wanted()
-    found = view.entries_by_id([InvocationId(invocation) for _, invocation in wanted])
-    entries = {position: entry for (position, _), entry in zip(wanted, found, strict=True) if entry}
-    return Success(builder.document(view.refused(last, None), entries))
+    kept: dict[int, InvocationEntry] = {}  # the details' candidates, a few thousand at most
+    for position, entry in enumerate(entries.unwrap()):
+        if builder.add(outline_of(entry)):
+            kept[position] = entry
+    chosen = {position: kept[position] for position, _ in builder.wanted()}
+    return Success(builder.document(view.refused(last, None), chosen))
 
 
 def _template() -> tuple[str, str]:
@@ -98,9 +100,9 @@ def write_page(out: BinaryIO, data: dict[str, Any]) -> int:
 
 
 def _json_slices(value: Any) -> Iterator[str]:
-    """``json.dumps(value)`` (compact, not ASCII-escaped) in pieces: objects member by
-    member, long arrays a slice at a time."""
-    if isinstance(value, dict):
+    """``json.dumps(value)`` (compact, not ASCII-escaped) in pieces: the objects that hold
+    a column member by member, long arrays a slice at a time, the rest whole."""
+    if isinstance(value, dict) and _holds_columns(value):
         yield "{"
         for number, (key, member) in enumerate(value.items()):
             yield ("," if number else "") + _dumps(str(key)) + ":"
@@ -117,3 +119,13 @@ def _json_slices(value: Any) -> Iterator[str]:
         yield "[" + ",".join(map(str, value)) + "]"
     else:
         yield _dumps(value)
+
+
+def _holds_columns(value: dict[str, Any]) -> bool:
+    """Whether an object holds an array or a long list, itself or in an object it holds."""
+    return any(
+        isinstance(member, array)
+        or (isinstance(member, list) and len(member) > _SLICE)
+        or (isinstance(member, dict) and _holds_columns(member))
+        for member in value.values()
+    )
