@@ -87,7 +87,7 @@ def span_json(trace_hex: str, span: Span) -> str:
 
 def attributes_json(values: Mapping[str, AttributeValue]) -> str:
     """OTLP ``KeyValue``s as JSON text: each value as the ``AnyValue`` of its type."""
-    return "[" + ",".join(_pair(key, value) for key, value in values.items()) + "]"
+    return "[" + ",".join(map(_pair, values.keys(), values.values())) + "]"
 
 
 def _pair(key: str, value: AttributeValue) -> str:
