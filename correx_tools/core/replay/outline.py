@@ -1,12 +1,10 @@
-"""An invocation as its index row holds it: sequences, times, status and ending, no payloads.
+"""An invocation without its payloads: sequences, times, status and ending.
 
 Counting calls (``stats``), drawing a report's columns and writing a trace's
-spans need only these fields of each invocation. Read without the request's
-arguments or the receipt's output, a million-event session's invocations go
-by at the speed of the index's rows, one page at a time. `outline_at` is
-`record_at <correx_tools.core.replay.stored_index.record_at>` for an outline,
-and `outline_of` the outline of an entry (how a store without an index gives
-them).
+spans need only these fields of each invocation, whose request's arguments and
+receipt's output stay unread. `outline_of` is the outline of an entry, and
+`outline_at` is `record_at <correx_tools.core.replay.stored_index.record_at>`
+for an outline: the invocation as it stood at an earlier point.
 """
 
 from __future__ import annotations

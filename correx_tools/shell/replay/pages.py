@@ -7,7 +7,6 @@ before it has been consumed, inside the view's one read snapshot.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Protocol, TypeVar
 
 from returns.result import Result
 
@@ -25,19 +24,9 @@ PAGE = 2_000
 """Invocations read at a time."""
 
 
-class Requested(Protocol):
-    """Anything in request order: an entry, an outline."""
-
-    @property
-    def requested_seq(self) -> int:
-        """The sequence of the invocation's request."""
-        ...
-
-
-T = TypeVar("T", bound=Requested)
-
-
-def paged(read: Callable[[int, int], Sequence[T]], after: int) -> Iterator[T]:
+def paged(
+    read: Callable[[int, int], Sequence[InvocationEntry]], after: int
+) -> Iterator[InvocationEntry]:
     """Everything ``read(after, count)`` gives, page after page, until a page comes short."""
     while True:
         page = read(after, PAGE)

@@ -24,11 +24,12 @@ from ...core.replay.summary import SessionSummary
 from ...core.replay.timeline import RecordChange
 from ...core.tools.ids import InvocationId, SessionId
 from ..stores.port import StaleIndex
-from .pages import Entries, Outlines, Requested, outlines_at
+from .pages import Entries, Outlines, outlines_at
 from .questions import FromIndex, History, Questions, Refusals, SessionEntries
 
 T = TypeVar("T")
-R = TypeVar("R", bound=Requested)
+Ask = Callable[[Questions, int], Entries]
+"""A stream's question: the entries after a request's sequence, of these questions."""
 
 
 class StreamFailed(Exception):
@@ -141,17 +142,11 @@ class SessionView:
         k = self._point(at)
         return self._stream(lambda questions, after: questions.entries_through(k, after), k)
 
-    def _stream(
-        self,
-        ask: Callable[[Questions, int], Result[Iterator[R], ReplayError]],
-        k: int,
-    ) -> Result[Iterator[R], ReplayError]:
+    def _stream(self, ask: Ask, k: int) -> Entries:
         first = self._ask(lambda questions: ask(questions, 0), k)
         return first.map(lambda items: self._resumed(items, ask))
 
-    def _resumed(
-        self, items: Iterator[R], ask: Callable[[Questions, int], Result[Iterator[R], ReplayError]]
-    ) -> Iterator[R]:
+    def _resumed(self, items: Iterator[InvocationEntry], ask: Ask) -> Iterator[InvocationEntry]:
         """``items``; an index found stale part way is left for a fold, which goes on after
         the last invocation given (`StreamFailed` if the fold refuses the session)."""
         after = 0
