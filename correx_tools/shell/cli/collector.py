@@ -19,7 +19,7 @@ from ..export.otel_sdk import DEFAULT_ENDPOINT, ENDPOINT, TRACES_ENDPOINT, otlp_
 from ..export.otlp import OtelMissing
 from .errors import CliError
 
-ANSWER_SECONDS = 3.0
+ANSWER_SECONDS = 2.0
 """How long a collector has to answer the first, empty request."""
 
 
