@@ -175,7 +175,9 @@ def test_reindex_drops_the_index_and_builds_the_same_one(sqlite_store: SQLiteEve
     tables = ["events", "invocations", "session_heads", "checkpoints"]
     before = {table: snapshot(table) for table in tables}
     seen: list[tuple[int, int]] = []
-    assert sqlite_store.reindex(progress=lambda done, total: seen.append((done, total))).events == 37
+    assert (
+        sqlite_store.reindex(progress=lambda done, total: seen.append((done, total))).events == 37
+    )
     assert {table: snapshot(table) for table in tables} == before
     assert seen[-1] == (37, 37)
 
