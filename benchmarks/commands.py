@@ -106,28 +106,6 @@ REPORT_MEGABYTES = 25
 """The report of a 1M-event session stays under this size."""
 
 
-def report_row(stored: StoredSession, raw_seconds: float, repeat: int) -> Row:
-    """``correx-tools report``: build time against the raw loop, the file's size, and the
-    time Chromium takes to show it (when Chromium and Playwright are here)."""
-    page = Path(stored.source).with_name(f"report-{stored.kind}-{stored.events}.html")
-    start_up, _ = measured(["--version"], repeat)
-    seconds, peak = measured(["report", stored.source, stored.session_id, "-o", str(page)], repeat)
-    build = max(seconds - start_up, 0.0)
-    megabytes = page.stat().st_size / 1e6
-    shown = first_paint(page)
-    page.unlink()
-    return Row(
-        f"{stored.kind}: correx-tools report",
-        f"{stored.events:,}",
-        f"{build:.2f} s over start-up, {megabytes:.1f} MB file, peak {peak:,.0f} MB; "
-        f"{'ready in Chromium in ' + format(shown, '.2f') + ' s' if shown else 'no Chromium'}",
-        f"{raw_seconds:.2f} s raw loop",
-        build / raw_seconds,
-        f"file <= {REPORT_MEGABYTES} MB",
-        megabytes <= REPORT_MEGABYTES,
-    )
-
-
 def first_paint(page: Path) -> float | None:
     """Seconds from opening ``page`` in headless Chromium to its script having drawn it."""
     chromium = shutil.which("chromium")

@@ -14,7 +14,8 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
-from .commands import command_rows, report_row
+from .bulk import bulk_rows
+from .commands import command_rows
 from .folds import (
     fold_rows,
     gc_row,
@@ -60,16 +61,17 @@ def stored_rows(
             if stored.kind != "JSONL":  # the targets name the stores with an index
                 rows += command_rows(stored, raw, repeat)
             if stored.kind == "SQLite":
-                rows.append(report_row(stored, raw, repeat))
+                rows += bulk_rows(stored, raw, repeat)
                 rows += serve_rows(stored, questions)
     return rows
 
 
-def small_report_rows(events: Sequence[object], repeat: int, directory: Path) -> list[Row]:
-    """The report of the small session (the large one's is among the stored rows)."""
+def small_bulk_rows(events: Sequence[object], repeat: int, directory: Path) -> list[Row]:
+    """``stats``, ``report`` and ``export`` of the small session (the large one's are among
+    the stored rows)."""
     (directory / "small").mkdir()
     stored, _ = sqlite_session(events, directory / "small")  # type: ignore[arg-type]
-    return [report_row(stored, timed(stored.raw, repeat), repeat)]
+    return bulk_rows(stored, timed(stored.raw, repeat), repeat)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -103,7 +105,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     rows.append(growth_row(small, large, repeat))
     rows.append(gc_row(large))
     with tempfile.TemporaryDirectory() as directory:
-        rows += small_report_rows(small, repeat, Path(directory))
+        rows += small_bulk_rows(small, repeat, Path(directory))
         rows += stored_rows(large, repeat, Path(directory), 20 if args.quick else 200)
         rows += parallel_rows(large_n, Path(directory))
         rows += transcript_rows(300 if args.quick else 100_000, Path(directory))

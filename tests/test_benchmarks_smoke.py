@@ -54,6 +54,10 @@ def test_the_benchmarks_run_and_print_every_row(postgres_dsn: str) -> None:
         f"SQLite: serve API, {kind}" for kind in ("state", "history", "diff", "stats", "scrub")
     ]
     rows += ["SQLite: correx-tools serve, ready", "SQLite: serve, resident memory"]
+    rows += [
+        f"SQLite: correx-tools {command}"
+        for command in ("stats --json", "report", "export --to otlp-json -o")
+    ]
     rows.append("SQLite: serve, first paint of a session page")
     rows.append("JSONL full replay to the final state")
     rows.append("import-transcript (Claude Code), into memory")

@@ -8,9 +8,12 @@ with OpenTelemetry's own protobuf definitions.
 from __future__ import annotations
 
 import http.server
+import os
+import socket
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, ClassVar
@@ -21,20 +24,32 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from opentelemetry.trace.status import StatusCode
 
 from correx_tools import SQLiteEventStore, ToolProjector, fold_events
-from correx_tools.core.replay.spans import session_trace
+from correx_tools.core.replay.spans import session_spans, trace_id_of
 from correx_tools.shell.export.otel_sdk import send
 
-from .test_export import export, parsed, session_file
+from .test_export import all_spans, export, session_file
+
+OTEL_VARIABLES = ("OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
 
 
-def command(*args: str) -> subprocess.CompletedProcess[str]:
+def command(*args: str, **environment: str) -> subprocess.CompletedProcess[str]:
+    variables = {k: v for k, v in os.environ.items() if k not in OTEL_VARIABLES}
     return subprocess.run(
         [sys.executable, "-m", "correx_tools", "export", *args],
         capture_output=True,
         text=True,
         timeout=120,
         check=False,
+        env={**variables, **environment},
     )
+
+
+def closed_port() -> int:
+    """A loopback port nothing listens on (bound, then closed, so no one else took it)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+    return port
 
 
 def test_the_sdk_gets_the_same_spans_as_the_otlp_json_file(tmp_path: Path) -> None:
@@ -42,11 +57,11 @@ def test_the_sdk_gets_the_same_spans_as_the_otlp_json_file(tmp_path: Path) -> No
     with SQLiteEventStore(path) as store:
         events = list(store.read(next(iter(store.sessions()))))
     replay = fold_events(ToolProjector(), events).unwrap()
-    trace = session_trace("session-1", replay.state, events[-1].recorded_at)
+    trace = session_spans("session-1", replay.state.records(), events[-1].recorded_at)
     exporter = InMemorySpanExporter()
-    send(trace, exporter, batch=2)
+    assert send(trace_id_of("session-1"), trace, exporter, batch=2) == 5
     spans = exporter.get_finished_spans()
-    written = parsed(export(str(path), "session-1")).resource_spans[0].scope_spans[0].spans
+    written = all_spans(export(str(path), "session-1"))
     assert [span.name for span in spans] == [span.name for span in written]
     for ours, file in zip(spans, written, strict=True):
         assert ours.context.trace_id.to_bytes(16, "big") == file.trace_id
@@ -109,24 +124,57 @@ def test_the_command_sends_the_trace_to_a_collector(tmp_path: Path, collector: s
         for scope in resource.scope_spans
         for span in scope.spans
     ]
-    written = parsed(export(str(path), "session-1")).resource_spans[0].scope_spans[0].spans
+    written = all_spans(export(str(path), "session-1"))
     assert [(s.name, s.span_id, s.parent_span_id) for s in received] == [
         (s.name, s.span_id, s.parent_span_id) for s in written
     ]
 
 
-def test_a_collector_that_is_not_there_is_one_clear_line(tmp_path: Path) -> None:
+def test_the_environment_may_name_the_collector(tmp_path: Path, collector: str) -> None:
     path = session_file(tmp_path / "s.sqlite")
-    done = command(
-        str(path), "session-1", "--to", "otlp", "--endpoint", "http://127.0.0.1:9/v1/traces",
-        "--timeout", "1",
-    )  # fmt: skip
+    base = collector.removesuffix("/v1/traces")
+    done = command(str(path), "session-1", "--to", "otlp", OTEL_EXPORTER_OTLP_ENDPOINT=base)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == f"sent 5 spans of trace {trace_id_of('session-1').hex()} to {collector}\n"
+    assert done.stderr == ""
+
+
+def test_a_collector_that_is_not_there_fails_fast_in_a_few_lines(tmp_path: Path) -> None:
+    path = session_file(tmp_path / "s.sqlite")
+    endpoint = f"http://127.0.0.1:{closed_port()}/v1/traces"
+    started = time.perf_counter()
+    done = command(str(path), "session-1", "--to", "otlp", "--endpoint", endpoint)
+    assert time.perf_counter() - started < 5
     assert done.returncode == 1 and "Traceback" not in done.stderr
-    assert (
-        done.stderr.strip()
-        .splitlines()[-1]
-        .startswith("correx-tools export: error: http://127.0.0.1:9/v1/traces:")
+    lines = done.stderr.splitlines()
+    assert len(lines) <= 3
+    assert lines[0].startswith(f"correx-tools export: error: {endpoint}: ")
+    assert "--endpoint URL" in done.stderr and "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT" in done.stderr
+    assert "retry" not in done.stderr.lower() and "environment names" not in done.stderr
+    again = command(
+        str(path), "session-1", "--to", "otlp", OTEL_EXPORTER_OTLP_TRACES_ENDPOINT=endpoint
     )
+    assert again.returncode == 1 and again.stderr.startswith(
+        f"correx-tools export: error: {endpoint}"
+    )
+
+
+def test_no_endpoint_named_is_the_opentelemetry_default_and_says_so(tmp_path: Path) -> None:
+    path = session_file(tmp_path / "s.sqlite")
+    with socket.socket() as taken:
+        try:
+            taken.bind(("127.0.0.1", 4318))
+        except OSError:
+            pytest.skip("something listens on localhost:4318 here")
+    started = time.perf_counter()
+    done = command(str(path), "session-1", "--to", "otlp")
+    assert time.perf_counter() - started < 5
+    assert done.returncode == 1
+    lines = done.stderr.splitlines()
+    assert len(lines) <= 3 and "Traceback" not in done.stderr
+    assert "no endpoint named" in lines[0] and "http://localhost:4318/v1/traces" in lines[0]
+    assert lines[1].startswith("correx-tools export: error: http://localhost:4318/v1/traces: ")
+    assert "environment names" not in done.stderr
 
 
 def test_options_for_the_other_target_are_refused(tmp_path: Path) -> None:

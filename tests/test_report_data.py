@@ -8,18 +8,24 @@ it must give the counts, the open invocations and the changes a fold gives.
 
 from __future__ import annotations
 
+import io
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from correx_tools import ToolProjector, fold_events
+from correx_tools import DefaultToolRepository, EventReplayer, ToolProjector, fold_events
 from correx_tools.core.replay.stored_index import entries_of
-from correx_tools.core.report.page_data import STATUSES, PageLimits, page_data
+from correx_tools.core.report.page_data import STATUSES, PageLimits, page_data, plain
 from correx_tools.core.report.redaction import MASK, Redaction
+from correx_tools.shell.replay import pages
+from correx_tools.shell.report import page
 
 from .strategies import completed, failed, requested, sessions, started, stored
+from .test_questions import store_with, written
 
 
 class Page:
@@ -147,3 +153,36 @@ def test_every_string_from_the_session_is_redacted() -> None:
 def test_an_empty_session_has_an_empty_page() -> None:
     data = document([])
     assert data["invocations"]["ids"] == [] and data["checkpoints"]["counts"] == [[0] * 6]
+
+
+@settings(max_examples=25, deadline=None)
+@given(written(), st.integers(1, 4), st.integers(1, 3))
+def test_the_page_streamed_from_the_index_is_the_page_of_the_whole_entries(
+    batches: list[Any], slice_items: int, details: int
+) -> None:
+    limits = PageLimits(checkpoints=3, details=details, refused=2)
+    with (
+        store_with(batches, interval=2) as store,
+        _patched(pages, "PAGE", 2),
+        _patched(page, "_SLICE", slice_items),
+    ):
+        for session in store.sessions():
+            repository = DefaultToolRepository(EventReplayer(store), strict=False)
+            whole = page_data(session, *repository.entries(session).unwrap(), limits=limits)
+            with repository.view(session) as view:
+                assert view.indexed
+                streamed = page.page_document(view, limits=limits).unwrap()
+            assert plain(streamed) == whole
+            out = io.BytesIO()
+            assert page.write_page(out, streamed) == len(out.getvalue())
+            assert out.getvalue() == page.report_html(whole).encode("utf-8")
+
+
+@contextmanager
+def _patched(module: Any, name: str, value: object) -> Iterator[None]:
+    before = getattr(module, name)
+    setattr(module, name, value)
+    try:
+        yield
+    finally:
+        setattr(module, name, before)

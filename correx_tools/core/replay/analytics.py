@@ -13,15 +13,17 @@ the ⌈p·n/100⌉-th of them, always one of the measured values.
 from __future__ import annotations
 
 import math
+from array import array
 from collections.abc import Iterable, Sequence
 from datetime import datetime, timedelta
-from typing import NamedTuple
+from typing import NamedTuple, TypeVar, final
 
 from ..lifecycle.record import ToolInvocationRecord
 from ..lifecycle.state import ToolState
 from ..lifecycle.status import ToolInvocationStatus
 
 _IN_FLIGHT = (ToolInvocationStatus.REQUESTED, ToolInvocationStatus.STARTED)
+R = TypeVar("R", int, timedelta)
 
 
 class Durations(NamedTuple):
@@ -119,29 +121,100 @@ def percentiles(values: Iterable[timedelta]) -> Percentiles:
 
 def tool_stats(state: ToolState) -> tuple[ToolStats, ...]:
     """Per-tool statistics of every invocation in ``state``, by tool name."""
-    by_tool: dict[str, list[ToolInvocationRecord]] = {}
+    builder = ToolStatsBuilder()
     for record in state.records():
-        by_tool.setdefault(record.tool_name, []).append(record)
-    return tuple(_stats(name, by_tool[name]) for name in sorted(by_tool))
+        builder.add(
+            record.tool_name,
+            record.status,
+            record.requested_at,
+            record.started_at,
+            record.completed_at,
+        )
+    return builder.stats()
 
 
-def _stats(name: str, records: Sequence[ToolInvocationRecord]) -> ToolStats:
-    counts = dict.fromkeys(ToolInvocationStatus, 0)
-    for record in records:
-        counts[record.status] += 1
-    measured = [durations(record) for record in records]
-    return ToolStats(
-        tool_name=name,
-        calls=len(records),
-        completed=counts[ToolInvocationStatus.COMPLETED],
-        failed=counts[ToolInvocationStatus.FAILED],
-        rejected=counts[ToolInvocationStatus.REJECTED],
-        in_flight=sum(counts[status] for status in _IN_FLIGHT),
-        queued=percentiles(d.queued for d in measured if d.queued is not None),
-        ran=percentiles(d.ran for d in measured if d.ran is not None),
+@final
+class ToolStatsBuilder:
+    """`tool_stats` one invocation at a time, for a session too large to hold as records.
+
+    Each call keeps its tool's counters and its durations as microseconds
+    (eight bytes each); `stats` gives what `tool_stats` gives for the same
+    invocations, in any order.
+    """
+
+    __slots__ = ("_tools",)
+
+    def __init__(self) -> None:
+        self._tools: dict[str, tuple[list[int], array[int], array[int]]] = {}
+
+    def add(
+        self,
+        tool_name: str,
+        status: ToolInvocationStatus,
+        requested_at: datetime,
+        started_at: datetime | None,
+        completed_at: datetime | None,
+    ) -> None:
+        """Count one invocation (its fields as its record has them)."""
+        tool = self._tools.get(tool_name)
+        if tool is None:
+            tool = self._tools[tool_name] = ([0] * 5, array("q"), array("q"))
+        tool[0][_POSITION[status]] += 1
+        if started_at is not None:
+            tool[1].append((started_at - requested_at) // _MICROSECOND)
+            if completed_at is not None:
+                tool[2].append((completed_at - started_at) // _MICROSECOND)
+
+    def add_micros(
+        self, tool_name: str, status: ToolInvocationStatus, queued: int | None, ran: int | None
+    ) -> None:
+        """Count one invocation whose durations (`Durations` ``queued`` and ``ran``) are
+        known already, in microseconds."""
+        tool = self._tools.get(tool_name)
+        if tool is None:
+            tool = self._tools[tool_name] = ([0] * 5, array("q"), array("q"))
+        tool[0][_POSITION[status]] += 1
+        if queued is not None:
+            tool[1].append(queued)
+        if ran is not None:
+            tool[2].append(ran)
+
+    def stats(self) -> tuple[ToolStats, ...]:
+        """Each tool's `ToolStats`, by tool name."""
+        rows = []
+        for name in sorted(self._tools):
+            counts, queued, ran = self._tools[name]
+            requested, started, completed, failed, rejected = counts
+            rows.append(
+                ToolStats(
+                    tool_name=name,
+                    calls=sum(counts),
+                    completed=completed,
+                    failed=failed,
+                    rejected=rejected,
+                    in_flight=requested + started,
+                    queued=_micro_percentiles(queued),
+                    ran=_micro_percentiles(ran),
+                )
+            )
+        return tuple(rows)
+
+
+_MICROSECOND = timedelta(microseconds=1)
+_POSITION = {status: position for position, status in enumerate(ToolInvocationStatus)}
+
+
+def _micro_percentiles(values: array[int]) -> Percentiles:
+    """`percentiles` of durations kept as microseconds (a duration is a whole number of them,
+    so the order, and so each rank, is the same)."""
+    ordered = sorted(values)
+    if not ordered:
+        return Percentiles(None, None, None)
+    return Percentiles(
+        *(timedelta(microseconds=v) for v in (_rank(ordered, 50), _rank(ordered, 95), ordered[-1]))
     )
 
 
-def _rank(ordered: Sequence[timedelta], percent: int) -> timedelta:
+def _rank(ordered: Sequence[R], percent: int) -> R:
     """The nearest-rank ``percent``-th percentile of sorted, non-empty ``ordered``."""
     return ordered[max(1, math.ceil(percent * len(ordered) / 100)) - 1]

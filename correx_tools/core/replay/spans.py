@@ -1,29 +1,40 @@
 """A session as a trace: one span per tool invocation under one span for the session.
 
 The spans follow OpenTelemetry's GenAI semantic conventions for tool
-execution: each is named ``execute_tool {tool}`` and carries
-``gen_ai.operation.name = execute_tool``, ``gen_ai.tool.name``,
-``gen_ai.tool.call.id`` and the session as ``gen_ai.conversation.id``; a
-failed or rejected call has ``error.type`` and an error status with its
-reason. A span starts when its call was requested and ends when the call
-ended; a call still in flight ends where the trace was observed (the last
-event), marked by ``correx.invocation.status``.
+execution (``docs/interop.md`` names the version): each is named
+``execute_tool {tool}`` and carries ``gen_ai.operation.name = execute_tool``,
+``gen_ai.tool.name``, ``gen_ai.tool.call.id``, ``gen_ai.tool.type`` and the
+session as ``gen_ai.conversation.id``; a failed or rejected call has
+``error.type`` and an error status with its reason. A span starts when its
+call was requested and ends when the call ended; a call still in flight ends
+where the trace was observed (the last event), marked by
+``correx.invocation.status``. Arguments and results are the caller's to add
+(``extra``), and only on request: they may hold what a trace must not.
 
-Trace and span ids are derived from the session and invocation ids, so
-exporting a session twice gives the same trace. This module is pure: the
-encoding into OTLP lives in the shell.
+Spans come one invocation at a time (`session_spans`), in the order they are
+given, and the session's own span last, once every call is known: nothing
+holds a whole session's spans. Trace and span ids are derived from the
+session and invocation ids, so exporting a session twice gives the same
+trace. This module is pure: the encoding into OTLP lives in the shell.
 """
 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from datetime import datetime
-from typing import NamedTuple
+from functools import lru_cache
+from typing import Any, NamedTuple, Protocol
 
-from ..lifecycle.state import ToolState
 from ..lifecycle.status import ToolInvocationStatus
+from ..tools.tier import Tier
 
 AttributeValue = str | bool | int | float
+
+TOOL_TYPE = "function"
+"""``gen_ai.tool.type`` of every call: a tool the agent names with JSON arguments and its
+own side runs (the conventions' ``function``; ``extension`` and ``datastore`` are tools
+a model's provider runs, which a session here never records)."""
 
 
 class Span(NamedTuple):
@@ -38,67 +49,146 @@ class Span(NamedTuple):
     error: str | None
 
 
-class SessionTrace(NamedTuple):
-    """A session's trace: its id, the session's span, and a span per invocation."""
+class Call(Protocol):
+    """What a span needs of an invocation (a record and an outline both have it)."""
 
-    trace_id: bytes
-    session: Span
-    invocations: tuple[Span, ...]
+    @property
+    def invocation_id(self) -> str:
+        """The invocation's id."""
+        ...
+
+    @property
+    def tool_name(self) -> str:
+        """The tool called."""
+        ...
+
+    @property
+    def tier(self) -> Tier:
+        """The call's tier."""
+        ...
+
+    @property
+    def status(self) -> ToolInvocationStatus:
+        """Its status where the trace is observed."""
+        ...
+
+    @property
+    def requested_at(self) -> datetime:
+        """When it was requested."""
+        ...
+
+    @property
+    def completed_at(self) -> datetime | None:
+        """When it ended, if it has."""
+        ...
+
+    @property
+    def reason(self) -> str | None:
+        """Why it failed or was rejected."""
+        ...
 
 
+_STATUS_NAMES = {status: status.value for status in ToolInvocationStatus}
+_TIER_NAMES = {tier: tier.value for tier in Tier}
 _ERRORS = {
     ToolInvocationStatus.FAILED: "tool_failed",
     ToolInvocationStatus.REJECTED: "tool_rejected",
 }
 
 
-def session_trace(session_id: str, state: ToolState, observed_at: datetime) -> SessionTrace:
-    """The trace of ``state``, a state of ``session_id`` as it was at ``observed_at``.
+def trace_id_of(session_id: str) -> bytes:
+    """The session's trace id (16 bytes), the same on every export."""
+    return _digest("trace", session_id)[:16]
+
+
+def invocation_span(
+    session_id: str,
+    call: Call,
+    observed_at: datetime,
+    extra: Mapping[str, AttributeValue] | None = None,
+) -> Span:
+    """The ``execute_tool`` span of one call, under the session's span; ``extra`` adds
+    attributes (the opt-in arguments and result)."""
+    ended = call.completed_at
+    attributes: dict[str, AttributeValue] = {
+        "gen_ai.operation.name": "execute_tool",
+        "gen_ai.tool.name": call.tool_name,
+        "gen_ai.tool.call.id": call.invocation_id,
+        "gen_ai.tool.type": TOOL_TYPE,
+        "gen_ai.conversation.id": session_id,
+        "correx.invocation.status": _STATUS_NAMES[call.status],
+        "correx.tier": _TIER_NAMES[call.tier],
+    }
+    error = _ERRORS.get(call.status)
+    if error is not None:
+        attributes["error.type"] = error
+    if extra:
+        attributes.update(extra)
+    return Span(
+        span_id=_invocation_span_id(session_id, call.invocation_id),
+        parent_span_id=_session_span_id(session_id),
+        name=f"execute_tool {call.tool_name}",
+        start=call.requested_at,
+        end=max(call.requested_at, ended if ended is not None else observed_at),
+        attributes=attributes,
+        error=(call.reason or error) if error is not None else None,
+    )
+
+
+def session_spans(
+    session_id: str,
+    calls: Iterable[Call],
+    observed_at: datetime,
+    extra: Callable[[Call], Mapping[str, AttributeValue]] | None = None,
+) -> Iterator[Span]:
+    """A span per call of ``calls`` (the session as it was at ``observed_at``), in their
+    order, then the session's span, which covers them all.
 
     >>> from datetime import UTC
-    >>> trace = session_trace("s", ToolState.empty(), datetime(2026, 1, 1, tzinfo=UTC))
-    >>> len(trace.trace_id), len(trace.session.span_id), trace.invocations
-    (16, 8, ())
+    >>> (root,) = session_spans("s", [], datetime(2026, 1, 1, tzinfo=UTC))
+    >>> root.name, root.parent_span_id, root.attributes["correx.invocations"]
+    ('session s', None, 0)
     """
-    trace_id = _digest("trace", session_id)[:16]
-    root_id = _digest("session", session_id)[:8]
-    spans = []
-    for record in sorted(state.records(), key=lambda r: (r.requested_at, r.invocation_id)):
-        ended = record.completed_at
-        attributes: dict[str, AttributeValue] = {
-            "gen_ai.operation.name": "execute_tool",
-            "gen_ai.tool.name": record.tool_name,
-            "gen_ai.tool.call.id": record.invocation_id,
-            "gen_ai.conversation.id": session_id,
-            "correx.invocation.status": record.status.value,
-            "correx.tier": record.tier.value,
-        }
-        error = _ERRORS.get(record.status)
-        if error is not None:
-            attributes["error.type"] = error
-        spans.append(
-            Span(
-                span_id=_digest("invocation", session_id, record.invocation_id)[:8],
-                parent_span_id=root_id,
-                name=f"execute_tool {record.tool_name}",
-                start=record.requested_at,
-                end=max(record.requested_at, ended if ended is not None else observed_at),
-                attributes=attributes,
-                error=(record.reason or error) if error is not None else None,
-            )
+    start: datetime | None = None
+    end: datetime | None = None
+    count = 0
+    for call in calls:
+        span = invocation_span(
+            session_id, call, observed_at, None if extra is None else extra(call)
         )
-    start = min((span.start for span in spans), default=observed_at)
-    end = max((span.end for span in spans), default=observed_at)
-    root = Span(
-        span_id=root_id,
+        start = span.start if start is None else min(start, span.start)
+        end = span.end if end is None else max(end, span.end)
+        count += 1
+        yield span
+    first = observed_at if start is None else start
+    yield Span(
+        span_id=_session_span_id(session_id),
         parent_span_id=None,
         name=f"session {session_id}",
-        start=start,
-        end=max(end, observed_at, start),
-        attributes={"gen_ai.conversation.id": session_id, "correx.invocations": len(spans)},
+        start=first,
+        end=max(observed_at if end is None else end, observed_at, first),
+        attributes={"gen_ai.conversation.id": session_id, "correx.invocations": count},
         error=None,
     )
-    return SessionTrace(trace_id=trace_id, session=root, invocations=tuple(spans))
+
+
+@lru_cache(maxsize=16)
+def _session_span_id(session_id: str) -> bytes:
+    return _digest("session", session_id)[:8]
+
+
+def _invocation_span_id(session_id: str, invocation_id: str) -> bytes:
+    """``_digest("invocation", session_id, invocation_id)[:8]``, the session's part hashed
+    once (a session has a third of a million calls)."""
+    hasher = _invocation_hasher(session_id).copy()
+    hasher.update(invocation_id.encode("utf-8"))
+    digest: bytes = hasher.digest()
+    return digest[:8]
+
+
+@lru_cache(maxsize=16)
+def _invocation_hasher(session_id: str) -> Any:
+    return hashlib.sha256("\x00".join(("correx-tools", "invocation", session_id, "")).encode())
 
 
 def _digest(kind: str, *parts: str) -> bytes:

@@ -22,16 +22,17 @@ nothing is written into the page unmasked.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from array import array
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, final
 
 from ..lifecycle.events import StoredEvent
 from ..lifecycle.record import ToolInvocationRecord
-from ..lifecycle.state import ToolState
 from ..lifecycle.status import ToolInvocationStatus
 from ..lifecycle.transitions import TransitionError
-from ..replay.analytics import Percentiles, tool_stats
+from ..replay.analytics import Percentiles, ToolStatsBuilder
+from ..replay.outline import InvocationOutline, outline_of
 from ..replay.stored_index import STATUS_CODES, InvocationEntry, record_at
 from ..tools.json_values import thaw_json
 from .redaction import DEFAULT, Redaction
@@ -72,128 +73,211 @@ def page_data(
     limits: PageLimits = LIMITS,
 ) -> dict[str, Any]:
     """The page's document for one session: ``entries`` in request order (as
-    `SessionEntries` gives them) and the refused events."""
-    tools: dict[str, int] = {}
-    columns = invocation_columns(entries, redaction, tools)
-    origin = _micros(entries[0].requested_at) if entries else 0
-    final = [record_at(entry, last_sequence) for entry in entries]
-    records = [record for record in final if record is not None]
-    every = max(1, -(-last_sequence // limits.checkpoints))
-    return {
-        "format": FORMAT,
-        "session": redaction.text(session_id),
-        "last": last_sequence,
-        "origin": origin,
-        "statuses": STATUSES,
-        "tools": [redaction.text(name) for name in tools],
-        "invocations": columns,
-        "checkpoints": {
-            "every": every,
-            "counts": checkpoints(entries, refused, last_sequence, every),
-        },
-        "refused": {
-            "total": len(refused),
-            "sequences": [stored.sequence for stored, _ in refused],
-            "shown": [
-                _refusal(stored, error, redaction) for stored, error in refused[: limits.refused]
-            ],
-        },
-        "details": details(records, entries, redaction, limits),
-        "stats": [_stats_row(row, redaction) for row in tool_stats(ToolState.of_records(records))],
-    }
+    `SessionEntries` gives them) and the refused events; every value plain JSON."""
+    builder = PageBuilder(session_id, last_sequence, redaction=redaction, limits=limits)
+    for entry in entries:
+        builder.add(outline_of(entry))
+    chosen = {position: entries[position] for position, _ in builder.wanted()}
+    return plain(builder.document(refused, chosen))
 
 
-def invocation_columns(
-    entries: Sequence[InvocationEntry], redaction: Redaction, tools: dict[str, int]
-) -> dict[str, list[Any]]:
-    """The invocations as columns (see the module's docstring); ``tools`` gets each tool's
-    number as it is first seen. Times are microseconds after the first request."""
-    origin = entries[0].requested_at if entries else _EPOCH
-    requested = [(e.requested_at - origin) // _MICROSECOND for e in entries]
-    started = [
-        None if e.started_at is None else (e.started_at - origin) // _MICROSECOND for e in entries
-    ]
-    ended = [
-        None if e.completed_at is None else (e.completed_at - origin) // _MICROSECOND
-        for e in entries
-    ]
-    return {
-        "ids": [redaction.text(e.invocation_id) for e in entries],
-        "tool": [tools.setdefault(e.tool_name, len(tools)) for e in entries],
-        "status": [STATUS_CODES[e.status] for e in entries],
-        "rs": _differences([e.requested_seq for e in entries]),
-        "ss": [_after(e.started_seq, e.requested_seq) for e in entries],
-        "es": [_after(e.ended_seq, e.requested_seq) for e in entries],
-        "rt": _differences(requested),
-        "qt": [-1 if s is None else s - r for r, s in zip(requested, started, strict=True)],
-        "run": [
-            -1 if x is None else x - (r if s is None else s)
-            for r, s, x in zip(requested, started, ended, strict=True)
-        ],
-    }
+@final
+class PageBuilder:
+    """The page's document built one invocation at a time, in request order.
 
+    `add` each invocation's outline as it stands at the end (a session's whole
+    stream of them, read a page at a time); `wanted` then names the invocations
+    whose details the page embeds, and `document` takes their entries and the
+    refused events. The columns are kept as arrays of 64-bit integers (the ids
+    as text): about 70 bytes an invocation. `plain` makes them lists;
+    ``json.dumps`` of the plain document is the page's data.
+    """
 
-def _differences(values: list[int]) -> list[int]:
-    """Each value less the one before it (the first less 0): short numbers for the page."""
-    return [b - a for a, b in zip([0, *values], values, strict=False)]
+    __slots__ = ("_arrays", "_at", "_checkpoints", "_details", "_every", "_ids", "_last",
+                 "_limits", "_origin", "_redaction", "_session", "_stats", "_tools")  # fmt: skip
 
+    def __init__(
+        self,
+        session_id: str,
+        last_sequence: int,
+        *,
+        redaction: Redaction = DEFAULT,
+        limits: PageLimits = LIMITS,
+    ) -> None:
+        self._session = session_id
+        self._last = last_sequence
+        self._redaction = redaction
+        self._limits = limits
+        self._every = max(1, -(-last_sequence // limits.checkpoints))
+        self._checkpoints = [[0] * 6 for _ in range(last_sequence // self._every + 1)]
+        self._tools: dict[str, int] = {}
+        self._ids: list[str] = []
+        self._arrays = tuple(array("q") for _ in _COLUMNS)
+        self._origin: datetime | None = None
+        self._at = [0, 0]  # the request sequence and time (after the origin) of the last one
+        self._details: tuple[list[tuple[int, str]], list[tuple[int, str]]] = ([], [])
+        self._stats = ToolStatsBuilder()
 
-def checkpoints(
-    entries: Sequence[InvocationEntry],
-    refused: Sequence[tuple[StoredEvent, TransitionError]],
-    last_sequence: int,
-    every: int,
-) -> list[list[int]]:
-    """The counts by status (five) and of refused events after sequences 0, ``every``,
-    ``2 * every``, ...: each event's change lands in the first checkpoint at or after it."""
-    slots = last_sequence // every + 1
-    deltas = [[0] * 6 for _ in range(slots)]
+    def add(self, call: InvocationOutline) -> bool:
+        """One more invocation, the next in request order, as it stands at the end; whether
+        its details may be embedded (keep its entry for `document` then)."""
+        # Written for speed (a million-event session has a third of a million calls): the
+        # columns and the counts' moves are inlined, each time is turned into microseconds
+        # once, and the tool's durations come from the columns' own numbers.
+        origin = self._origin
+        if origin is None:
+            origin = self._origin = call.requested_at
+        tool, status_column, rs, ss, es, rt, qt, run = self._arrays
+        requested_seq, started_seq, ended_seq = (
+            call.requested_seq,
+            call.started_seq,
+            call.ended_seq,
+        )
+        requested = (call.requested_at - origin) // _MICROSECOND
+        started_at, ended_at = call.started_at, call.completed_at
+        status = STATUS_CODES[call.status]
+        self._ids.append(self._redaction.text(call.invocation_id))
+        tools = self._tools
+        tool.append(tools.setdefault(call.tool_name, len(tools)))
+        status_column.append(status)
+        rs.append(requested_seq - self._at[0])
+        rt.append(requested - self._at[1])
+        self._at[0], self._at[1] = requested_seq, requested
+        queued = ran = None
+        if started_seq is None:
+            ss.append(0)
+            qt.append(-1)
+        else:
+            started = (started_at - origin) // _MICROSECOND  # type: ignore[operator]
+            queued = started - requested
+            ss.append(started_seq - requested_seq)
+            qt.append(queued)
+        if ended_seq is None:
+            es.append(0)
+            run.append(-1)
+        else:
+            ended = (ended_at - origin) // _MICROSECOND  # type: ignore[operator]
+            es.append(ended_seq - requested_seq)
+            if queued is None:
+                run.append(ended - requested)
+            else:
+                ran = ended - started
+                run.append(ran)
+        self._moves(requested_seq, started_seq, ended_seq, status)
+        # The details worth opening: failed, rejected and in flight first, then the rest.
+        self._stats.add_micros(call.tool_name, call.status, queued, ran)
+        worth = self._details[status == _COMPLETED]
+        if len(worth) < self._limits.details:
+            worth.append((len(self._ids) - 1, call.invocation_id))
+            return True
+        return False
 
-    def move(sequence: int, before: int, after: int) -> None:
-        slot = -(-sequence // every)
-        if slot >= slots:
+    def _moves(
+        self, requested_seq: int, started_seq: int | None, ended_seq: int | None, status: int
+    ) -> None:
+        """The changes of one invocation's request, start and end (`_move`), in one call."""
+        every, checkpoints = self._every, self._checkpoints
+        slots = len(checkpoints)
+        slot = -(-requested_seq // every)
+        if slot < slots:
+            checkpoints[slot][0] += 1
+        before = 1
+        if started_seq is not None:
+            slot = -(-started_seq // every)
+            if slot < slots:
+                delta = checkpoints[slot]
+                delta[0] -= 1
+                delta[1] += 1
+            before = 2
+        if ended_seq is not None:
+            slot = -(-ended_seq // every)
+            if slot < slots:
+                delta = checkpoints[slot]
+                delta[before - 1] -= 1
+                delta[status - 1] += 1
+
+    def _move(self, sequence: int, before: int, after: int) -> None:
+        """One change of the counts by status (five) and of refused events: it lands in the
+        first checkpoint at or after its sequence."""
+        slot = -(-sequence // self._every)
+        if slot >= len(self._checkpoints):
             return  # after the last checkpoint: the page steps to it from there
-        delta = deltas[slot]
+        delta = self._checkpoints[slot]
         if before:
             delta[before - 1] -= 1
         delta[after - 1] += 1
 
-    for entry in entries:
-        final = STATUS_CODES[entry.status]
-        move(entry.requested_seq, 0, 1)
-        if entry.started_seq is not None:
-            move(entry.started_seq, 1, 2)
-        if entry.ended_seq is not None:
-            move(entry.ended_seq, 1 if entry.started_seq is None else 2, final)
-    for stored, _ in refused:
-        move(stored.sequence, 0, 6)
-    running = [0] * 6
-    out = []
-    for delta in deltas:
-        running = [a + b for a, b in zip(running, delta, strict=True)]
-        out.append(running)
-    return out
+    def wanted(self) -> list[tuple[int, str]]:
+        """``(position, invocation id)`` of the invocations whose details the page may embed,
+        in the order they are taken (up to the limits' count and size)."""
+        unfinished, completed = self._details
+        return (unfinished + completed)[: self._limits.details]
+
+    def document(
+        self,
+        refused: Sequence[tuple[StoredEvent, TransitionError]],
+        entries: Mapping[int, InvocationEntry],
+    ) -> dict[str, Any]:
+        """The page's document: ``entries`` by position are those `wanted` named (each as it
+        is at the end); its columns are arrays (`plain` makes them lists)."""
+        redaction, limits = self._redaction, self._limits
+        for stored, _ in refused:
+            self._move(stored.sequence, 0, 6)
+        running = [0] * 6
+        counts = []
+        for delta in self._checkpoints:
+            running = [a + b for a, b in zip(running, delta, strict=True)]
+            counts.append(running)
+        return {
+            "format": FORMAT,
+            "session": redaction.text(self._session),
+            "last": self._last,
+            "origin": 0 if self._origin is None else _micros(self._origin),
+            "statuses": STATUSES,
+            "tools": [redaction.text(name) for name in self._tools],
+            "invocations": {"ids": self._ids, **dict(zip(_COLUMNS, self._arrays, strict=True))},
+            "checkpoints": {"every": self._every, "counts": counts},
+            "refused": {
+                "total": len(refused),
+                "sequences": [stored.sequence for stored, _ in refused],
+                "shown": [
+                    _refusal(stored, error, redaction)
+                    for stored, error in refused[: limits.refused]
+                ],
+            },
+            "details": self._embedded(entries),
+            "stats": [_stats_row(row, redaction) for row in self._stats.stats()],
+        }
+
+    def _embedded(self, entries: Mapping[int, InvocationEntry]) -> dict[str, Any]:
+        """The details, by position, in the order `wanted` gives, until the size is reached."""
+        chosen: dict[str, Any] = {}
+        size = 0
+        for position, _ in self.wanted():
+            entry = entries.get(position)
+            record = None if entry is None else record_at(entry, self._last)
+            if entry is None or record is None:
+                continue  # not there to embed (the store changed under us): left out
+            detail = _detail(record, entry, self._redaction)
+            size += len(json.dumps(detail, ensure_ascii=False))
+            if size > self._limits.details_bytes:
+                break
+            chosen[str(position)] = detail
+        return chosen
 
 
-def details(
-    records: Sequence[ToolInvocationRecord],
-    entries: Sequence[InvocationEntry],
-    redaction: Redaction,
-    limits: PageLimits,
-) -> dict[str, Any]:
-    """The embedded details, by position in ``entries``: the ones worth opening first."""
-    worth = [i for i, r in enumerate(records) if r.status is not ToolInvocationStatus.COMPLETED]
-    worth += [i for i, r in enumerate(records) if r.status is ToolInvocationStatus.COMPLETED]
-    chosen: dict[str, Any] = {}
-    size = 0
-    for position in worth[: limits.details]:
-        record, entry = records[position], entries[position]
-        detail = _detail(record, entry, redaction)
-        size += len(json.dumps(detail, ensure_ascii=False))
-        if size > limits.details_bytes:
-            break
-        chosen[str(position)] = detail
-    return chosen
+_COLUMNS = ("tool", "status", "rs", "ss", "es", "rt", "qt", "run")
+"""The invocation columns after ``ids``, in the document's order."""
+_COMPLETED = STATUS_CODES[ToolInvocationStatus.COMPLETED]
+
+
+def plain(document: dict[str, Any]) -> dict[str, Any]:
+    """``document`` with its arrays made lists: plain JSON values throughout."""
+    columns = document["invocations"]
+    return {
+        **document,
+        "invocations": {name: list(values) for name, values in columns.items()},
+    }
 
 
 def _detail(

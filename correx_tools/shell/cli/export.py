@@ -1,67 +1,135 @@
-"""``correx-tools export``: a session as OpenTelemetry trace data (OTLP/JSON)."""
+"""``correx-tools export``: a session as OpenTelemetry trace data, streamed.
+
+``--to otlp-json`` writes OTLP/JSON Lines (one export request of at most a
+thousand spans a line) to stdout or, whole or not at all, to ``-o FILE``;
+``--to otlp`` sends the same spans through the SDK's OTLP/HTTP exporter. The
+session's invocations are read a page at a time and each span goes out as it
+is made: nothing holds the whole session.
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
 import sys
+from collections.abc import Iterator, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
-from ...core.replay.spans import SessionTrace, session_trace
-from ..export.otel_sdk import otlp_http_exporter, send
-from ..export.otlp import OtelMissing, otlp_json
+from ...core.lifecycle.record import ToolInvocationRecord
+from ...core.lifecycle.status import ToolInvocationStatus
+from ...core.replay.spans import AttributeValue, Call, Span, session_spans, trace_id_of
+from ...core.replay.stored_index import record_at
+from ...core.report.redaction import Redaction
+from ...core.tools.json_values import thaw_json
+from ..export.otel_sdk import traces_endpoint
+from ..export.otlp import otlp_lines
+from ..stores.port import EventStore
+from .collector import send_to_collector
 from .errors import CliError
-from .loading import session_at
+from .loading import answered
+from .output import size_text, whole_file
 from .render import emit
+from .report import add_redact_argument
+from .streaming import Streamed, streamed_session
+
+ARGUMENTS, RESULT = "gen_ai.tool.call.arguments", "gen_ai.tool.call.result"
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    store, session, at, state = session_at(args)
-    # The trace is observed at the event it stops at: calls in flight end there.
-    observed = next(iter(store.read(session, after=at - 1)), None) if at > 0 else None
-    observed_at = observed.recorded_at if observed is not None else datetime(1970, 1, 1, tzinfo=UTC)
-    trace = session_trace(session, state, observed_at)
-    if args.to == "otlp":
-        return _send(args, trace)
-    if args.endpoint is not None:
+    if args.to == "otlp" and args.output is not None:
+        raise CliError("--to otlp sends to a collector (--endpoint); -o is for --to otlp-json")
+    if args.to == "otlp-json" and args.endpoint is not None:
         raise CliError("--endpoint is for --to otlp; --to otlp-json writes a file")
     try:
-        document = otlp_json(trace)
-    except OtelMissing as missing:
-        raise CliError(str(missing)) from None
-    text = json.dumps(document, ensure_ascii=False, indent=None if args.json else 2)
-    if args.output is None or args.output == "-":
-        sys.stdout.write(text + "\n")
-    else:
-        try:
-            Path(args.output).write_text(text + "\n", encoding="utf-8")
-        except OSError as error:
-            raise CliError(f"{args.output}: {error.strerror or error}") from None
+        redaction = Redaction.with_patterns(args.redact)
+    except ValueError as error:
+        raise CliError(str(error)) from None
+    if args.redact and not args.with_content:
+        raise CliError("--redact masks the arguments and results --with-content adds")
+    with streamed_session(args) as streamed:
+        spans = _spans(args, streamed, redaction)
+        trace_id = trace_id_of(streamed.session)
+        if args.to == "otlp":
+            endpoint, named_by = traces_endpoint(args.endpoint)
+            sent = send_to_collector(trace_id, spans, endpoint, named_by, args.timeout)
+            emit(
+                args,
+                {"endpoint": endpoint, "spans": sent, "trace_id": trace_id.hex()},
+                lambda: f"sent {sent:,} spans of trace {trace_id.hex()} to {endpoint}",
+            )
+            return 0
+        if args.output is None or args.output == "-":
+            for line in otlp_lines(trace_id, spans):
+                sys.stdout.write(line + "\n")
+            return 0
+        _write(args, Path(args.output), trace_id, spans)
     return 0
 
 
-def _send(args: argparse.Namespace, trace: SessionTrace) -> int:
-    """``--to otlp``: the spans through the SDK's OTLP/HTTP exporter to a collector."""
-    if args.output is not None:
-        raise CliError("--to otlp sends to a collector (--endpoint); -o is for --to otlp-json")
-    try:
-        send(trace, otlp_http_exporter(args.endpoint, args.timeout))
-    except OtelMissing as missing:
-        raise CliError(str(missing)) from None
-    except OSError as error:
-        where = args.endpoint or "the OTLP endpoint the environment names"
-        raise CliError(f"{where}: {error}") from None
-    spans = 1 + len(trace.invocations)
+def _write(args: argparse.Namespace, path: Path, trace_id: bytes, spans: Iterator[Span]) -> None:
+    """The lines to ``path``, whole or not at all, and one line saying what was written."""
+    counted = _Counted(spans)
+    size = 0
+    with whole_file(path) as out:
+        for line in otlp_lines(trace_id, counted):
+            data = (line + "\n").encode("utf-8")
+            out.write(data)
+            size += len(data)
     emit(
         args,
-        {"endpoint": args.endpoint, "spans": spans, "trace_id": trace.trace_id.hex()},
-        lambda: (
-            f"sent {spans:,} spans of trace {trace.trace_id.hex()} to "
-            f"{args.endpoint or 'the OTLP endpoint the environment names'}"
-        ),
+        {"path": str(path), "spans": counted.count, "bytes": size, "trace_id": trace_id.hex()},
+        lambda: f"wrote {path} ({counted.count:,} spans, {size_text(size)})",
     )
-    return 0
+
+
+class _Counted:
+    """The spans, counted as they go by."""
+
+    def __init__(self, spans: Iterator[Span]) -> None:
+        self.spans = spans
+        self.count = 0
+
+    def __iter__(self) -> Iterator[Span]:
+        for span in self.spans:
+            self.count += 1
+            yield span
+
+
+def _spans(args: argparse.Namespace, streamed: Streamed, redaction: Redaction) -> Iterator[Span]:
+    """The session's spans as they stood at ``--at``: its calls' outlines, or with
+    ``--with-content`` their records, arguments and results added (redacted)."""
+    store, session, at, view = streamed
+    observed_at = _observed_at(store, session, at)
+    if not args.with_content:
+        outlines = answered(view.outlines(at), session, lenient=args.lenient)
+        return session_spans(session, outlines, observed_at)
+    entries = answered(view.entries_through(at), session, lenient=args.lenient)
+    records = (record for entry in entries if (record := record_at(entry, at)) is not None)
+
+    def content(call: Call) -> Mapping[str, AttributeValue]:
+        record: ToolInvocationRecord = call  # type: ignore[assignment]  # records go in
+        added = {ARGUMENTS: _json(redaction.value(thaw_json(record.request.arguments)))}
+        if record.status is ToolInvocationStatus.COMPLETED and record.receipt is not None:
+            added[RESULT] = _json(redaction.value(thaw_json(record.receipt.output)))
+        return added
+
+    return session_spans(session, records, observed_at, content)
+
+
+def _json(value: Any) -> str:
+    # A JSON string, as the conventions allow where a structured value cannot go (the SDK's
+    # span attributes take no maps), the same in the file and through the SDK.
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _observed_at(store: EventStore, session: str, at: int) -> datetime:
+    """When the trace is observed: the event it stops at (calls in flight end there)."""
+    if at == 0:
+        return datetime(1970, 1, 1, tzinfo=UTC)
+    observed = next(iter(store.read(session, after=at - 1)), None)  # type: ignore[arg-type]
+    return observed.recorded_at if observed is not None else datetime(1970, 1, 1, tzinfo=UTC)
 
 
 def add_export_arguments(parser: argparse.ArgumentParser, source_help: str) -> None:
@@ -72,23 +140,37 @@ def add_export_arguments(parser: argparse.ArgumentParser, source_help: str) -> N
         "--to",
         choices=("otlp-json", "otlp"),
         default="otlp-json",
-        help="otlp-json: OTLP/JSON trace data to a file or stdout; otlp: send the spans to a "
-        "collector through the OpenTelemetry SDK's OTLP/HTTP exporter (default: %(default)s)",
+        help="otlp-json: OTLP/JSON Lines, one export request of at most 1,000 spans a line, to "
+        "-o FILE or stdout; otlp: send the spans to a collector through the OpenTelemetry "
+        "SDK's OTLP/HTTP exporter (default: %(default)s)",
     )
     parser.add_argument(
         "--endpoint",
         metavar="URL",
         help="with --to otlp: the collector's traces URL, such as "
         "http://localhost:4318/v1/traces (default: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, "
-        "OTEL_EXPORTER_OTLP_ENDPOINT, or the SDK's localhost default)",
+        "OTEL_EXPORTER_OTLP_ENDPOINT + /v1/traces, or OpenTelemetry's http://localhost:4318)",
     )
     parser.add_argument(
         "--timeout",
         type=float,
         default=10.0,
         metavar="SECONDS",
-        help="with --to otlp: how long to wait for the collector (default: %(default)s)",
+        help="with --to otlp: how long to wait for the collector to take a batch "
+        "(default: %(default)s); a collector that does not answer at all fails sooner",
     )
-    parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE (default: stdout)")
+    parser.add_argument(
+        "-o",
+        "--output",
+        metavar="FILE",
+        help="write to FILE, whole or not at all (default: stdout)",
+    )
     parser.add_argument("--at", type=int, metavar="SEQ", help="the session as it was at SEQ")
     parser.add_argument("--lenient", action="store_true", help="skip events the lifecycle refuses")
+    parser.add_argument(
+        "--with-content",
+        action="store_true",
+        help=f"add each call's arguments ({ARGUMENTS}) and a completed call's result ({RESULT}) "
+        "as JSON, masked and cut as the report does; off by default: they may hold secrets",
+    )
+    add_redact_argument(parser)

@@ -7,11 +7,12 @@ import re
 from pathlib import Path
 
 from ...core.report.redaction import Redaction
-from ..report.page import report_data, write_report
+from ..report.page import page_document, write_page
 from .errors import CliError
-from .loading import SESSION_HELP, answered, find_session, repository_for
+from .loading import SESSION_HELP, answered
+from .output import whole_file
 from .render import emit
-from .sources import open_store
+from .streaming import streamed_session
 
 
 def cmd_report(args: argparse.Namespace) -> int:
@@ -19,18 +20,12 @@ def cmd_report(args: argparse.Namespace) -> int:
         redaction = Redaction.with_patterns(args.redact)
     except ValueError as error:
         raise CliError(str(error)) from None
-    store = open_store(args.source)
-    session = find_session(store, args.session, args.source)
-    repository = repository_for(store, args.source, lenient=args.lenient)
-    data = answered(
-        report_data(repository, session, redaction=redaction), session, lenient=args.lenient
-    )
+    with streamed_session(args) as (_, session, _, view):
+        data = answered(page_document(view, redaction=redaction), session, lenient=args.lenient)
     # The default name is redacted too: a file name travels with the file.
     path = Path(args.output) if args.output else Path(default_name(redaction.text(session)))
-    try:
-        size = write_report(path, data)
-    except OSError as error:
-        raise CliError(f"{path}: {error.strerror or error}") from None
+    with whole_file(path) as out:
+        size = write_page(out, data)
     invocations = len(data["invocations"]["ids"])
     document = {
         "path": str(path),

@@ -3,28 +3,28 @@
 from __future__ import annotations
 
 import argparse
-from datetime import timedelta
+from collections.abc import Iterable
+from datetime import datetime, timedelta
 
-from ...core.replay.analytics import Percentiles, durations, in_flight, tool_stats
+from ...core.lifecycle.status import ToolInvocationStatus
+from ...core.replay.analytics import Percentiles, ToolStats, ToolStatsBuilder
+from ...core.replay.outline import InvocationOutline
 from ..replay.documents import stats_document
-from .loading import SESSION_HELP, session_at
+from .loading import SESSION_HELP, answered
 from .readable import counted, duration
 from .render import emit, table
+from .streaming import streamed_session
+
+InFlight = tuple[str, str, ToolInvocationStatus, timedelta | None]
+"""A call in flight as ``stats`` shows it: id, tool, status, how long it queued."""
+_IN_FLIGHT = frozenset({ToolInvocationStatus.REQUESTED, ToolInvocationStatus.STARTED})
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
-    _, session, at, state = session_at(args)
-    stats = tool_stats(state)
-    flying = in_flight(state)
-    document = stats_document(
-        session,
-        at,
-        stats,
-        (
-            (record.invocation_id, record.tool_name, record.status, durations(record).queued)
-            for record in flying
-        ),
-    )
+    with streamed_session(args) as (_, session, at, view):
+        outlines = answered(view.outlines(at), session, lenient=args.lenient)
+        stats, flying = session_stats(outlines)
+    document = stats_document(session, at, stats, flying)
 
     def text() -> str:
         rows = [
@@ -63,6 +63,24 @@ def cmd_stats(args: argparse.Namespace) -> int:
 
     emit(args, document, text)
     return 0
+
+
+def session_stats(
+    outlines: Iterable[InvocationOutline],
+) -> tuple[tuple[ToolStats, ...], list[InFlight]]:
+    """`tool_stats` and the calls in flight (oldest request first, as `in_flight` orders
+    them) of the invocations ``outlines`` gives, in one pass."""
+    builder = ToolStatsBuilder()
+    add = builder.add
+    flying: list[tuple[datetime, str, InFlight]] = []
+    for (invocation, tool, _, _, requested_at, _, started_at, _, ended_at, status,
+         _) in outlines:  # fmt: skip
+        add(tool, status, requested_at, started_at, ended_at)
+        if status in _IN_FLIGHT:
+            queued = None if started_at is None else started_at - requested_at
+            flying.append((requested_at, invocation, (invocation, tool, status, queued)))
+    flying.sort(key=lambda item: (item[0], item[1]))
+    return builder.stats(), [item[2] for item in flying]
 
 
 def add_stats_arguments(parser: argparse.ArgumentParser, source_help: str) -> None:

@@ -1,44 +1,85 @@
 """A session's trace sent through the OpenTelemetry SDK: to a collector, or any exporter.
 
 The spans are built as the SDK's own finished spans (``ReadableSpan``) with the
-ids and times of `session_trace`, then handed to a
-``SpanExporter``: the SDK's OTLP/HTTP exporter for ``correx-tools export --to
-otlp``, or whichever exporter a program passes (its in-memory one in the tests).
-The SDK and its exporter come with the ``otel`` extra.
+ids and times of `session_spans <correx_tools.core.replay.spans.session_spans>`,
+then handed to a ``SpanExporter`` a batch at a time as they come: the SDK's
+OTLP/HTTP exporter for ``correx-tools export --to otlp``, or whichever
+exporter a program passes (its in-memory one in the tests). The SDK and its
+exporter come with the ``otel`` extra.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import os
+from collections.abc import Iterable
 from typing import Any
 
 from ..._version import __version__
-from ...core.replay.spans import SessionTrace, Span
-from .otlp import OtelMissing, nanos
+from ...core.replay.spans import Span
+from .otlp import SCOPE_NAME, SERVICE_NAME, OtelMissing, nanos
 
-SERVICE_NAME = "correx-tools"
+BATCH = 512
+"""Spans per export: the SDK's own batch processor's default."""
+
+DEFAULT_ENDPOINT = "http://localhost:4318/v1/traces"
+"""Where OpenTelemetry sends traces when nothing names another place."""
+
+TRACES_ENDPOINT = "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"
+ENDPOINT = "OTEL_EXPORTER_OTLP_ENDPOINT"
 
 
-def sdk_spans(trace: SessionTrace) -> list[Any]:
-    """``trace`` as the SDK's finished spans (``opentelemetry.sdk.trace.ReadableSpan``),
-    the session's first."""
+def send(trace_id: bytes, spans: Iterable[Span], exporter: Any, batch: int = BATCH) -> int:
+    """Hand ``spans`` of the trace ``trace_id`` to ``exporter`` (a ``SpanExporter``) ``batch``
+    at a time as they come, then shut it down; how many were sent. An ``OSError`` if it
+    reports a failure."""
     try:
-        from opentelemetry.sdk.resources import Resource  # noqa: PLC0415
-        from opentelemetry.sdk.trace import ReadableSpan  # noqa: PLC0415
-        from opentelemetry.sdk.util.instrumentation import InstrumentationScope  # noqa: PLC0415
-        from opentelemetry.trace import SpanContext, SpanKind, TraceFlags  # noqa: PLC0415
-        from opentelemetry.trace.status import Status, StatusCode  # noqa: PLC0415
+        from opentelemetry.sdk.trace.export import SpanExportResult  # noqa: PLC0415
     except ImportError as missing:
         raise OtelMissing(
             "sending to a collector needs the OpenTelemetry SDK: pip install 'correx-tools[otel]'"
         ) from missing
-    trace_id = int.from_bytes(trace.trace_id, "big")
+    build = _builder(trace_id)
+    sent = 0
+    chunk: list[Any] = []
+
+    def flush() -> None:
+        nonlocal sent, chunk
+        if exporter.export(chunk) is not SpanExportResult.SUCCESS:
+            raise OSError(
+                f"spans {sent + 1:,}..{sent + len(chunk):,} were not delivered "
+                "(the exporter gave up)"
+            )
+        sent += len(chunk)
+        chunk = []
+
+    try:
+        for span in spans:
+            chunk.append(build(span))
+            if len(chunk) == batch:
+                flush()
+        if chunk:
+            flush()
+    finally:
+        exporter.shutdown()
+    return sent
+
+
+def _builder(trace_id: bytes) -> Any:
+    """A function from our `Span` to the SDK's ``ReadableSpan`` in trace ``trace_id``."""
+    from opentelemetry.sdk.resources import Resource  # noqa: PLC0415
+    from opentelemetry.sdk.trace import ReadableSpan  # noqa: PLC0415
+    from opentelemetry.sdk.util.instrumentation import InstrumentationScope  # noqa: PLC0415
+    from opentelemetry.trace import SpanContext, SpanKind, TraceFlags  # noqa: PLC0415
+    from opentelemetry.trace.status import Status, StatusCode  # noqa: PLC0415
+
+    trace = int.from_bytes(trace_id, "big")
     resource = Resource.create({"service.name": SERVICE_NAME})
-    scope = InstrumentationScope("correx_tools", __version__)
+    scope = InstrumentationScope(SCOPE_NAME, __version__)
+    unset = Status(StatusCode.UNSET)
 
     def context(span_id: bytes) -> Any:
         return SpanContext(
-            trace_id, int.from_bytes(span_id, "big"), is_remote=False, trace_flags=TraceFlags(1)
+            trace, int.from_bytes(span_id, "big"), is_remote=False, trace_flags=TraceFlags(1)
         )
 
     def built(item: Span) -> Any:
@@ -49,39 +90,31 @@ def sdk_spans(trace: SessionTrace) -> list[Any]:
             resource=resource,
             attributes=dict(item.attributes),
             kind=SpanKind.INTERNAL,
-            status=Status(StatusCode.ERROR, item.error)
-            if item.error is not None
-            else Status(StatusCode.UNSET),
+            status=unset if item.error is None else Status(StatusCode.ERROR, item.error),
             start_time=nanos(item.start),
             end_time=nanos(item.end),
             instrumentation_scope=scope,
         )
 
-    return [built(trace.session), *map(built, trace.invocations)]
+    return built
 
 
-def send(trace: SessionTrace, exporter: Any, batch: int = 512) -> None:
-    """Hand ``trace``'s spans to ``exporter`` (a ``SpanExporter``) ``batch`` at a time; an
-    ``OSError`` if it reports a failure."""
-    from opentelemetry.sdk.trace.export import SpanExportResult  # noqa: PLC0415
-
-    spans: Sequence[Any] = sdk_spans(trace)
-    try:
-        for start in range(0, len(spans), batch):
-            chunk = spans[start : start + batch]
-            if exporter.export(chunk) is not SpanExportResult.SUCCESS:
-                raise OSError(
-                    f"spans {start + 1}..{start + len(chunk)} of {len(spans)} were not delivered "
-                    "(the exporter gave up)"
-                )
-    finally:
-        exporter.shutdown()
+def traces_endpoint(named: str | None) -> tuple[str, str | None]:
+    """The traces URL to send to, and what named it (``None``: nobody did, so it is the
+    OpenTelemetry default): ``named`` (``--endpoint``), else the environment's
+    ``OTEL_EXPORTER_OTLP_TRACES_ENDPOINT``, else ``OTEL_EXPORTER_OTLP_ENDPOINT`` with
+    ``/v1/traces`` added, as the SDK reads them."""
+    if named:
+        return named, "--endpoint"
+    if traces := os.environ.get(TRACES_ENDPOINT):
+        return traces, TRACES_ENDPOINT
+    if base := os.environ.get(ENDPOINT):
+        return f"{base.removesuffix('/')}/v1/traces", ENDPOINT
+    return DEFAULT_ENDPOINT, None
 
 
-def otlp_http_exporter(endpoint: str | None, timeout: float) -> Any:
-    """The SDK's OTLP/HTTP (protobuf) span exporter for ``endpoint`` (``None``: the SDK's
-    default, which reads ``OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`` and
-    ``OTEL_EXPORTER_OTLP_ENDPOINT``)."""
+def otlp_http_exporter(endpoint: str, timeout: float) -> Any:
+    """The SDK's OTLP/HTTP (protobuf) span exporter for the traces URL ``endpoint``."""
     try:
         from opentelemetry.exporter.otlp.proto.http.trace_exporter import (  # noqa: PLC0415
             OTLPSpanExporter,

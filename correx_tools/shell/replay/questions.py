@@ -41,6 +41,7 @@ from ...core.tools.ids import InvocationId, SessionId
 from ...core.tools.short_ids import starting_in
 from ..stores.port import SessionIndex, StaleIndex
 from .diffs import changes_between, count_changes
+from .pages import Entries, index_entries
 from .replayer import EventReplayer
 
 T = TypeVar("T")
@@ -101,6 +102,10 @@ class Questions(Protocol):
 
     def entries_before(self, through: int, count: int) -> list[InvocationEntry]:
         """The entries of the last ``count`` invocations requested by ``through``, in order."""
+        ...
+
+    def entries_through(self, sequence: int, after: int) -> Entries:
+        """Entries requested in ``(after, sequence]``, as they are now; read as consumed."""
         ...
 
     def entries_by_id(self, ids: Sequence[str]) -> list[InvocationEntry | None]:
@@ -261,6 +266,13 @@ class FromIndex:
         """Read walking back from ``through``: only the rows asked for."""
         return self._index.entries(through=through, last=count) if count > 0 else []
 
+    def entries_through(self, sequence: int, after: int) -> Entries:
+        """From the index, a page at a time (`index_entries`)."""
+        problem = self._check(sequence)
+        if problem is not None:
+            return Failure(problem)
+        return Success(index_entries(self._index, sequence, after))
+
     def entries_by_id(self, ids: Sequence[str]) -> list[InvocationEntry | None]:
         """Each entry by its primary key."""
         return [self._index.entry(invocation) for invocation in ids]
@@ -282,7 +294,7 @@ class FromIndex:
 class ByFolding:
     """Answers from a fold of the session's events (one fold per answer, nothing kept)."""
 
-    __slots__ = ("_replayer", "_session", "_strict")
+    __slots__ = ("_replayer", "_session", "_strict", "_whole")
 
     STRIDE = 256
     """The checkpoint stride of the timelines folded for history and diff."""
@@ -291,6 +303,7 @@ class ByFolding:
         self._session = session_id
         self._replayer = replayer
         self._strict = strict
+        self._whole: tuple[list[InvocationEntry], Refusals] | None = None
 
     def _fold(
         self, until: int | None, retention: Retention | None = None
@@ -365,6 +378,20 @@ class ByFolding:
     def _all_entries(self) -> list[InvocationEntry]:
         return entries_of(self._replayer.events(self._session))[0]
 
+    def _whole_session(self) -> tuple[list[InvocationEntry], Refusals]:
+        # One pass over the events, kept for the view's life (a stream, then some by id).
+        if self._whole is None:
+            entries, refused = entries_of(self._replayer.events(self._session))
+            self._whole = (entries, tuple(refused))
+        return self._whole
+
+    def entries_through(self, sequence: int, after: int) -> Entries:
+        """From one pass over the events (`entries_of`)."""
+        entries, refused = self._whole_session()
+        if self._strict and refused and refused[0][0].sequence <= sequence:
+            return Failure(_refusal_error(*refused[0]))
+        return Success(e for e in entries if after < e.requested_seq <= sequence)
+
     def entries_before(self, through: int, count: int) -> list[InvocationEntry]:
         """From one pass over the events."""
         found = [entry for entry in self._all_entries() if entry.requested_seq <= through]
@@ -372,7 +399,7 @@ class ByFolding:
 
     def entries_by_id(self, ids: Sequence[str]) -> list[InvocationEntry | None]:
         """From one pass over the events."""
-        known: dict[str, InvocationEntry] = {e.invocation_id: e for e in self._all_entries()}
+        known: dict[str, InvocationEntry] = {e.invocation_id: e for e in self._whole_session()[0]}
         return [known.get(invocation) for invocation in ids]
 
     def changed_entries(self, a: int, b: int) -> list[InvocationEntry]:

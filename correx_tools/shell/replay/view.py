@@ -11,10 +11,10 @@ is distrusted once the snapshot has ended.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import TypeVar, final
 
-from returns.result import Result
+from returns.result import Result, Success
 
 from ...core.lifecycle.record import ToolInvocationRecord
 from ...core.lifecycle.state import ToolState
@@ -25,9 +25,21 @@ from ...core.replay.timeline import RecordChange
 from ...core.tools.ids import InvocationId, SessionId
 from ...core.tools.short_ids import UnresolvedId, resolve_name
 from ..stores.port import StaleIndex
+from .pages import Entries, Outlines, outlines_at
 from .questions import FromIndex, History, Questions, Refusals, SessionEntries
 
 T = TypeVar("T")
+Ask = Callable[[Questions, int], Entries]
+"""A stream's question: the entries after a request's sequence, of these questions."""
+
+
+class StreamFailed(Exception):
+    """A stream whose index was found stale part way, and whose fold then failed (strict
+    mode): ``error`` is why, as the answer would have said had it come first."""
+
+    def __init__(self, error: ReplayError) -> None:
+        super().__init__(str(error))
+        self.error = error
 
 
 @final
@@ -153,6 +165,43 @@ class SessionView:
             present=present if self.indexed else None,
         )
         return found.map(InvocationId)
+
+    def outlines(self, at: int | None = None) -> Outlines:
+        """The outline of each invocation requested by ``at`` (the last event unless given),
+        as it stood then, in request order: read a page at a time as the iterator is
+        consumed, inside the view."""
+        k = self._point(at)
+        return self.entries_through(k).map(lambda entries: outlines_at(entries, k))
+
+    def entries_through(self, at: int | None = None) -> Entries:
+        """The entry of each invocation requested by ``at`` (the last event unless given),
+        as it is now, in request order, read as `outlines` is."""
+        k = self._point(at)
+        return self._stream(lambda questions, after: questions.entries_through(k, after), k)
+
+    def _stream(self, ask: Ask, k: int) -> Entries:
+        first = self._ask(lambda questions: ask(questions, 0), k)
+        return first.map(lambda items: self._resumed(items, ask))
+
+    def _resumed(self, items: Iterator[InvocationEntry], ask: Ask) -> Iterator[InvocationEntry]:
+        """``items``; an index found stale part way is left for a fold, which goes on after
+        the last invocation given (`StreamFailed` if the fold refuses the session)."""
+        after = 0
+        while True:
+            try:
+                for item in items:
+                    after = item.requested_seq
+                    yield item
+                return
+            except StaleIndex:
+                if self.stale:
+                    raise
+                self.stale = True
+                self._questions = self._fallback()
+                resumed = ask(self._questions, after)
+                if not isinstance(resumed, Success):
+                    raise StreamFailed(resumed.failure()) from None
+                items = resumed.unwrap()
 
     def _point(self, at: int | None) -> int:
         return self.last_sequence if at is None else at

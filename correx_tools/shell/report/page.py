@@ -1,21 +1,34 @@
-"""Building a session's report page: ask the repository, redact, embed, write one file."""
+"""Building a session's report page: stream the invocations, redact, embed, write one file.
+
+The page's data is built one invocation at a time from the view's streamed
+outlines (`PageBuilder`), and written into the page a slice at a time: the
+bytes are those of `report_html` for the same document, without the whole
+document ever being one string.
+"""
 
 from __future__ import annotations
 
 import json
+from array import array
+from collections.abc import Iterator
 from importlib import resources
-from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from returns.result import Failure, Result, Success
 
 from ...core.replay.errors import ReplayError
-from ...core.report.page_data import LIMITS, PageLimits, page_data
+from ...core.replay.outline import outline_of
+from ...core.replay.stored_index import InvocationEntry
+from ...core.report.page_data import LIMITS, PageBuilder, PageLimits, page_data, plain
 from ...core.report.redaction import DEFAULT, Redaction
 from ...core.tools.ids import SessionId
 from ..replay.repository import DefaultToolRepository
+from ..replay.view import SessionView
 
 _PLACEHOLDER = "__DATA__"
+_SLICE = 4_096
+"""Items of a long column written at a time."""
+_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
 def report_data(
@@ -25,41 +38,94 @@ def report_data(
     redaction: Redaction = DEFAULT,
     limits: PageLimits = LIMITS,
 ) -> Result[dict[str, Any], ReplayError]:
-    """The page's document for ``session_id``, from the store's index when it keeps one."""
-    answer = repository.entries(session_id)
-    if not isinstance(answer, Success):
-        return Failure(answer.failure())
-    last, entries, refused = answer.unwrap()
-    return Success(
-        page_data(session_id, last, entries, refused, redaction=redaction, limits=limits)
-    )
+    """The page's document for ``session_id`` as plain JSON values, from the store's index
+    when it keeps one."""
+    with repository.view(session_id) as view:
+        return page_document(view, redaction=redaction, limits=limits).map(plain)
 
 
-def report_html(data: dict[str, Any]) -> str:
-    """The page with ``data`` embedded: one file that loads nothing from elsewhere.
+def page_document(
+    view: SessionView, *, redaction: Redaction = DEFAULT, limits: PageLimits = LIMITS
+) -> Result[dict[str, Any], ReplayError]:
+    """The page's document for the view's session, its columns as arrays (`write_page` and
+    ``plain`` take it): the invocations streamed, the details' entries kept on the way."""
+    if not view.indexed:
+        # Without an index the session is one pass over its events, which gives the entries
+        # whole: a stream would read the events once for the length and again for them.
+        return view.entries().map(
+            lambda whole: page_data(view.session_id, *whole, redaction=redaction, limits=limits)
+        )
+    last = view.last_sequence
+    entries = view.entries_through(last)
+    if not isinstance(entries, Success):
+        return Failure(entries.failure())
+    builder = PageBuilder(view.session_id, last, redaction=redaction, limits=limits)
+    kept: dict[int, InvocationEntry] = {}  # the details' candidates, a few thousand at most
+    for position, entry in enumerate(entries.unwrap()):
+        if builder.add(outline_of(entry)):
+            kept[position] = entry
+    chosen = {position: kept[position] for position, _ in builder.wanted()}
+    return Success(builder.document(view.refused(last, None), chosen))
 
-    Its styles and its drawing script are the files ``correx-tools serve`` serves
-    (``report.css``, ``page.js``), written into the page here, before the data.
-    """
+
+def _template() -> tuple[str, str]:
+    """The page before and after its data. Its styles and its drawing script are the files
+    ``correx-tools serve`` serves (``report.css``, ``page.js``), written into the page."""
     files = resources.files(__package__)
     template = files.joinpath("report.html").read_text(encoding="utf-8")
     template = template.replace("__STYLE__", files.joinpath("report.css").read_text("utf-8"), 1)
     template = template.replace("__PAGE_SCRIPT__", files.joinpath("page.js").read_text("utf-8"), 1)
-    # Inside <script> only "</" could end the element early; \u003c keeps every "<" inert.
-    embedded = json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c")
     before, placeholder, after = template.partition(_PLACEHOLDER)
     assert placeholder, "the report template has lost its data placeholder"
-    return before + embedded + after
+    return before, after
 
 
-def write_report(path: Path, data: dict[str, Any]) -> int:
-    """Write the page to ``path`` whole (a reader never sees half a page); its size in bytes."""
-    encoded = report_html(data).encode("utf-8")
-    partial = path.with_name(f".{path.name}.partial")
-    try:
-        partial.write_bytes(encoded)
-        partial.replace(path)
-    except OSError:
-        partial.unlink(missing_ok=True)
-        raise
-    return len(encoded)
+def report_html(data: dict[str, Any]) -> str:
+    """The page with ``data`` embedded: one file that loads nothing from elsewhere."""
+    before, after = _template()
+    # Inside <script> only "</" could end the element early; \u003c keeps every "<" inert.
+    return before + _dumps(data).replace("<", "\\u003c") + after
+
+
+def write_page(out: BinaryIO, data: dict[str, Any]) -> int:
+    """Write the page with ``data`` (plain, or with array columns) to ``out`` a slice at a
+    time: the bytes of `report_html` of its plain form. Its size in bytes."""
+    before, after = _template()
+    size = 0
+    for text in (before, *(c.replace("<", "\\u003c") for c in _json_slices(data)), after):
+        encoded = text.encode("utf-8")
+        out.write(encoded)
+        size += len(encoded)
+    return size
+
+
+def _json_slices(value: Any) -> Iterator[str]:
+    """``json.dumps(value)`` (compact, not ASCII-escaped) in pieces: the objects that hold
+    a column member by member, long arrays a slice at a time, the rest whole."""
+    if isinstance(value, dict) and _holds_columns(value):
+        yield "{"
+        for number, (key, member) in enumerate(value.items()):
+            yield ("," if number else "") + _dumps(str(key)) + ":"
+            yield from _json_slices(member)
+        yield "}"
+    elif isinstance(value, array | list) and len(value) > _SLICE:
+        yield "["
+        for start in range(0, len(value), _SLICE):
+            piece = value[start : start + _SLICE]
+            text = ",".join(map(str, piece)) if isinstance(piece, array) else _dumps(piece)[1:-1]
+            yield ("," if start else "") + text
+        yield "]"
+    elif isinstance(value, array):
+        yield "[" + ",".join(map(str, value)) + "]"
+    else:
+        yield _dumps(value)
+
+
+def _holds_columns(value: dict[str, Any]) -> bool:
+    """Whether an object holds an array or a long list, itself or in an object it holds."""
+    return any(
+        isinstance(member, array)
+        or (isinstance(member, list) and len(member) > _SLICE)
+        or (isinstance(member, dict) and _holds_columns(member))
+        for member in value.values()
+    )

@@ -153,6 +153,16 @@ class SessionIndex(Protocol):
         """How many invocations were requested by the events in ``(a, b]``."""
         ...
 
+    def entries_after(self, after: int, *, through: int, count: int) -> list[InvocationEntry]:
+        """At most ``count`` entries of the invocations requested in ``(after, through]``, in
+        request order (a whole session read a page at a time)."""
+        ...
+
+    def rows_through(self, through: int) -> int:
+        """How many invocation rows the index holds for the invocations requested by
+        ``through``."""
+        ...
+
     def entry(self, invocation_id: str) -> InvocationEntry | None:
         """The entry of one invocation of this session, if it was requested here."""
         ...

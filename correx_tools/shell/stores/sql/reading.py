@@ -38,6 +38,20 @@ ORDER BY i.sequence {order}
 # The invocations are chosen (and limited) before the joins: joined first, a planner
 # may merge the whole session's events to keep the last twenty calls before a point.
 
+_PAGE_QUERY = """
+SELECT i.invocation_id, i.sequence, i.requested_at, i.tool_name, i.tier, r.data, r.kind,
+       r.invocation_id, i.started_seq, i.started_at, i.ended_seq, i.completed_at, i.status,
+       i.end_label, i.end_code, e.data, e.kind, e.invocation_id, i.seal
+FROM {invocations} i
+JOIN {events} r ON r.{session} = i.{session} AND r.sequence = i.sequence
+LEFT JOIN {events} e ON i.status = 3 AND e.{session} = i.{session} AND e.sequence = i.ended_seq
+WHERE i.{session} = ? AND i.sequence > ? AND i.sequence <= ?
+ORDER BY i.sequence LIMIT ?
+"""
+# The entry query's columns, for the next page of a session in request order: walking the
+# invocations' index forward, each joined as it comes, stops at the page's end (the entry
+# query's subquery, which the walks back need, costs a copy and a sort of every page).
+
 _TEXT_COLUMNS = (0, 3, 7, 13, 17)  # the seal, last, is a number
 """The entry query's ids and labels (kept as bytes where a database cannot keep NULs)."""
 
@@ -184,6 +198,23 @@ class SqlSessionIndex:
                 "AND sequence <= ? AND effect = 1"
             ),
             (self._key, a, b),
+        ).fetchone()
+        return int(row[0])
+
+    def entries_after(self, after: int, *, through: int, count: int) -> list[InvocationEntry]:
+        """At most ``count`` entries of the invocations requested in ``(after, through]``, in
+        request order: a whole session read a page at a time."""
+        rows = self._cursor.execute(
+            self._d.sql(_PAGE_QUERY), (self._key, after, through, count)
+        ).fetchall()
+        return [self._entry(row) for row in rows]
+
+    def rows_through(self, through: int) -> int:
+        """How many invocation rows the index holds for the invocations requested by
+        ``through`` (the counters say how many there should be)."""
+        row = self._cursor.execute(
+            self._d.sql("SELECT COUNT(*) FROM {invocations} WHERE {session} = ? AND sequence <= ?"),
+            (self._key, through),
         ).fetchone()
         return int(row[0])
 
