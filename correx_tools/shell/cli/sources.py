@@ -13,6 +13,7 @@ from ..stores.codec.strict_json import EnvelopeError, loads_strict
 from ..stores.opening import open_source
 from ..stores.port import ClosableStore, EventStore, StoreLayoutError
 from .errors import CliError
+from .transcript_sources import opened_transcripts
 
 # -- opening sources -----------------------------------------------------------
 
@@ -27,8 +28,14 @@ def open_store(
     """The store a SOURCE or DEST argument names (see `open_source`), or a one-line error.
 
     Without ``create`` (or ``upgrade``) the store is opened read-only: reading
-    commands write nothing and create nothing (no file, no table).
+    commands write nothing and create nothing (no file, no table); a SOURCE that
+    is a transcript or a folder of them is read through its cache
+    (`transcript_sources`).
     """
+    if not (create or upgrade):
+        transcripts = opened_transcripts(source)
+        if transcripts is not None:
+            return transcripts
     try:
         return open_source(source, create=create, upgrade=upgrade, progress=progress)
     except StoreLayoutError as error:
