@@ -321,7 +321,7 @@ def checked_look(cache: TranscriptCache, label: str) -> Look:
         if row is not None and row.state == "refused" and not row.sessions:
             _drop(cache)
             raise CliError(f"{source}: {row.reason}")
-    elif not found.files and all(root.is_dir() for root in cache.roots) and not _serving():
+    elif not found.files and all(root.is_dir() for root in cache.roots):
         raise CliError(f"{label}: a folder with no transcripts in it; {expected()}")
     tell(found)
     return found
@@ -333,11 +333,6 @@ def _drop(cache: TranscriptCache) -> None:
         cache.close()
         for end in ("", "-wal", "-shm", "-journal", ".lock"):
             cache.path.with_name(cache.path.name + end).unlink(missing_ok=True)
-
-
-def _serving() -> bool:
-    """Whether the command is ``serve`` (a folder that is empty now may fill while it runs)."""
-    return _options().command.endswith(" serve")
 
 
 def look_once(cache: TranscriptCache, label: str) -> Look:
