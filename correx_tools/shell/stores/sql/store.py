@@ -49,6 +49,9 @@ class SqlEventStore(BatchWritingStore):
     _layout: int
     _upgraded: Reindexed | None = None
     _read_batch: int = 5_000
+    _first_batch: int = 100
+    """Rows of a read's first batch: a reader that wants a session's first event (its
+    description, for ``sessions``) is not made to fetch thousands."""
     name: str
     read_only: bool
     layout: int
@@ -160,7 +163,7 @@ class SqlEventStore(BatchWritingStore):
         layout, or events changed outside this store) every event is decoded in
         full.
         """
-        d, last = self._database.dialect, after
+        d, last, batch = self._database.dialect, after, self._first_batch
         chain: int | None = EMPTY_CHAIN
         try:
             with self._database.query() as cursor:
@@ -175,7 +178,7 @@ class SqlEventStore(BatchWritingStore):
             # One batch per call: other threads may use the connection in between.
             try:
                 with self._database.query() as cursor:
-                    rows = events(d, cursor, session_id, last, self._read_batch, indexed=indexed)
+                    rows = events(d, cursor, session_id, last, batch, indexed=indexed)
             except ReadFault as fault:
                 raise self._unavailable(fault, last + 1) from None
             if indexed:
@@ -197,8 +200,9 @@ class SqlEventStore(BatchWritingStore):
                     yield decode_row(d.where, session_id, row)
                 if rows:
                     last = rows[-1][0]
-            if len(rows) < self._read_batch:
+            if len(rows) < batch:
                 return
+            batch = self._read_batch
 
     @contextmanager
     def session_index(self, session_id: SessionId) -> Iterator[SessionIndex | None]:
