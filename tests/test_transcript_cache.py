@@ -18,6 +18,7 @@ from returns.result import Success
 
 from correx_tools import InMemoryEventStore, SQLiteEventStore
 from correx_tools.core.tools.ids import SessionId
+from correx_tools.shell.stores.verifying import verify_store
 from correx_tools.shell.transcripts.cache import CacheError, TranscriptCache
 from correx_tools.shell.transcripts.importing import import_transcripts
 from correx_tools.shell.transcripts.manifest import Manifest
@@ -124,6 +125,9 @@ def test_the_cache_is_what_a_fresh_import_gives_after_any_appends_rewrites_and_d
                     # gave last; one that reads is exactly its import.
                     if given:
                         assert cached.get(session) == given[session], other
+                # And the cache is a store like any other: every index row checks out.
+                checks = list(verify_store(cache.store, cache.store.sessions()))
+                assert all(check.intact for check in checks), checks
         finally:
             cache.close()
 

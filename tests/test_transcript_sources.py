@@ -215,3 +215,20 @@ def test_a_damaged_transcript_given_alone_is_one_line_naming_the_line(tmp_path: 
     path = tmp_path / "rollout.jsonl"
     path.write_bytes(b"".join(lines[:5]) + b"{not json\n" + b"".join(lines[5:]))
     fails("sessions", str(path), words="line 6")
+
+
+def test_a_question_about_a_large_jsonl_log_says_once_how_to_copy_it_into_sqlite(
+    tmp_path: Path,
+) -> None:
+    run("demo", "--db", str(tmp_path / "demo.sqlite"), "--sessions", "1", "--invocations", "5000")
+    log = tmp_path / "run.jsonl"
+    run("import", str(tmp_path / "demo.sqlite"), str(log))
+    assert log.stat().st_size > 4_000_000
+    said = run("sessions", str(log)).stderr.splitlines()
+    assert len(said) == 1 and "keeps no index" in said[0]
+    assert f"correx-tools import {log} {log.with_suffix('.sqlite')}" in said[0]
+    assert run("import", str(log), str(tmp_path / "copy.sqlite")).stderr == ""  # the copy itself
+    small = tmp_path / "small.jsonl"
+    run("import", str(tmp_path / "copy.sqlite"), str(small))
+    small.write_bytes(b"".join(small.read_bytes().splitlines(keepends=True)[:50]))
+    assert run("sessions", str(small)).stderr == ""

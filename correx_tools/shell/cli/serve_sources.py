@@ -21,7 +21,7 @@ from ..transcripts.cache import Look
 from ..transcripts.folders import transcript_files
 from ..transcripts.following import Follower
 from .errors import CliError
-from .sources import open_store
+from .sources import note_unindexed, open_store
 from .transcript_sources import (
     checked_look,
     command_name,
@@ -44,7 +44,9 @@ class Served:
 def served(source: str | None) -> Served:
     """What ``serve`` answers from for SOURCE (``None``: every agent's folder)."""
     if source is not None and not is_transcript_source(source):
-        return Served(open_store(source), redact_dsn(source))
+        store = open_store(source)
+        note_unindexed(store, source)
+        return Served(store, redact_dsn(source))
     if source is None:
         folders = _agents()
         roots = [folder.path for folder in folders]
