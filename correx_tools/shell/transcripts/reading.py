@@ -121,6 +121,10 @@ def load(
         # A task's folder is named by the task's id.
         about = dataclasses.replace(transcript.about, agent_session_id=path.parent.name)
         transcript = dataclasses.replace(transcript, about=about)
+    if transcript.format == gemini.FORMAT and transcript.about.parent_session == gemini.SUBAGENT:
+        # A subagent's chat is kept in a folder named by the session that started it.
+        about = dataclasses.replace(transcript.about, parent_session=path.parent.name or None)
+        transcript = dataclasses.replace(transcript, about=about)
     return [transcript]
 
 
