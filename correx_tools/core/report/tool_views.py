@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import json
 import shlex
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ..lifecycle.record import ToolInvocationRecord
 from ..lifecycle.status import ToolInvocationStatus
+from ..replay.stored_index import InvocationEntry, record_at
 from ..tools.json_values import thaw_json
 from .edits import edit_of
 from .redaction import Redaction
@@ -52,6 +53,23 @@ def tool_view(record: ToolInvocationRecord, redaction: Redaction | None) -> dict
             shell: dict[str, Any] = masked.value(_shell(record, command))
             return shell
     return None
+
+
+def views_of(
+    entries: Sequence[InvocationEntry],
+    last: int,
+    positions: Iterable[str],
+    redaction: Redaction | None,
+) -> dict[str, dict[str, Any]]:
+    """The views of the calls at ``positions`` (the report's details, by position in
+    ``entries``), each as it stands at ``last``: what the report adds for its views."""
+    views = {}
+    for key in positions:
+        record = record_at(entries[int(key)], last)
+        view = None if record is None else tool_view(record, redaction)
+        if view is not None:
+            views[key] = view
+    return views
 
 
 def subagent_of(record: ToolInvocationRecord) -> str | None:

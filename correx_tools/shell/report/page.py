@@ -12,6 +12,7 @@ from returns.result import Failure, Result, Success
 from ...core.replay.errors import ReplayError
 from ...core.report.page_data import LIMITS, PageLimits, page_data
 from ...core.report.redaction import DEFAULT, Redaction
+from ...core.report.tool_views import views_of
 from ...core.tools.ids import SessionId
 from ..replay.repository import DefaultToolRepository
 
@@ -30,9 +31,10 @@ def report_data(
     if not isinstance(answer, Success):
         return Failure(answer.failure())
     last, entries, refused = answer.unwrap()
-    return Success(
-        page_data(session_id, last, entries, refused, redaction=redaction, limits=limits)
-    )
+    data = page_data(session_id, last, entries, refused, redaction=redaction, limits=limits)
+    # The views per tool of the calls the page holds in full: their own piece of the data.
+    data["views"] = views_of(entries, last, data["details"], redaction)
+    return Success(data)
 
 
 def report_html(data: dict[str, Any]) -> str:
