@@ -232,3 +232,15 @@ def test_a_question_about_a_large_jsonl_log_says_once_how_to_copy_it_into_sqlite
     run("import", str(tmp_path / "copy.sqlite"), str(small))
     small.write_bytes(b"".join(small.read_bytes().splitlines(keepends=True)[:50]))
     assert run("sessions", str(small)).stderr == ""
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads a folder whatever its mode")
+def test_a_folder_that_cannot_be_read_is_one_line(tmp_path: Path) -> None:
+    folder = tmp_path / "locked"
+    folder.mkdir()
+    shutil.copy(CODEX, folder / CODEX.name)
+    folder.chmod(0)
+    try:
+        fails("sessions", str(folder), words="cannot read this folder")
+    finally:
+        folder.chmod(0o755)

@@ -322,6 +322,9 @@ def checked_look(cache: TranscriptCache, label: str) -> Look:
             _drop(cache)
             raise CliError(f"{source}: {row.reason}")
     elif not found.files and all(root.is_dir() for root in cache.roots):
+        if found.refused:  # the folder itself could not be read: that says more
+            folder, reason = found.refused[0]
+            raise CliError(f"{folder}: {reason}")
         raise CliError(f"{label}: a folder with no transcripts in it; {expected()}")
     tell(found)
     return found
