@@ -244,3 +244,20 @@ def test_a_folder_that_cannot_be_read_is_one_line(tmp_path: Path) -> None:
         fails("sessions", str(folder), words="cannot read this folder")
     finally:
         folder.chmod(0o755)
+
+
+def test_a_cache_an_older_release_wrote_is_made_again(tmp_path: Path) -> None:
+    env = {"XDG_CACHE_HOME": str(tmp_path / "cache")}
+    run("sessions", str(CODEX), env=env)
+    [cached] = (tmp_path / "cache" / "correx-tools" / "sources").glob("*.sqlite")
+    shutil.copy(ROOT / "tests" / "data" / "layout-v2.sqlite", cached)  # release 0.2's successor
+    connection = sqlite3.connect(cached)
+    connection.execute(
+        "CREATE TABLE correx_transcript_files (path TEXT PRIMARY KEY, stamp TEXT NOT NULL, "
+        "sessions TEXT NOT NULL, shared TEXT NOT NULL, state TEXT NOT NULL, reason TEXT NOT NULL)"
+    )
+    connection.commit()
+    connection.close()
+    result = run("sessions", str(CODEX), "--json", env=env)
+    assert [row["session_id"] for row in json.loads(result.stdout)["sessions"]] == [CODEX_SESSION]
+    assert "written by an older release" in result.stderr and "making it again" in result.stderr

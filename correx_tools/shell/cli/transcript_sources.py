@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..stores.addresses import POSTGRES_SCHEMES
-from ..stores.port import EventStore
+from ..stores.port import EventStore, StoreLayoutError
 from ..stores.sqlite import SQLiteEventStore
 from ..transcripts.cache import CacheError, Look, TranscriptCache, Watcher
 from ..transcripts.goose_db import HEADER
@@ -197,6 +197,9 @@ def open_cache(roots: Sequence[Path], label: str) -> TranscriptCache:
             raise CliError(str(error)) from None
         # Ours, and damaged (what else could be at that path): it is derived data.
         return _again(chosen, roots, "it is not a cache any more", options)
+    except StoreLayoutError:
+        # A cache an older release wrote: derived data, made again rather than upgraded.
+        return _again(chosen, roots, "it was written by an older release", options)
     except sqlite3.DatabaseError as error:
         if options.cache is None and not isinstance(error, sqlite3.OperationalError):
             return _again(chosen, roots, _why(error), options)

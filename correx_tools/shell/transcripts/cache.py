@@ -46,8 +46,10 @@ from .policy import default_policy
 from .reading import default_name, load
 from .staging import stage
 
-BATCH_EVENTS = 50_000
-"""Events written in one transaction when many files are read at once."""
+BATCH_EVENTS = 5_000
+"""Events written in one transaction when many small files are read at once. More held at
+once costs more than the transactions it saves: a batch of 50,000 took 40% more time, the
+collector walking the events held (measured on 1 MB Claude Code files)."""
 
 
 class CacheError(Exception):
