@@ -12,6 +12,7 @@ again on the next turn; it never stops the server.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 
 from .cache import Look, TranscriptCache
@@ -56,8 +57,13 @@ class Follower:
         """Follow the files from a thread of its own."""
 
         def follow() -> None:
-            while not self._stop.wait(self.interval):
+            pause = self.interval
+            while not self._stop.wait(pause):
+                started = time.monotonic()
                 self.turn()
+                # A folder so large that a look takes long is looked at less often: the
+                # follower never takes more than a third of a core.
+                pause = max(self.interval, 2 * (time.monotonic() - started))
 
         self._thread = threading.Thread(target=follow, name="correx-follow", daemon=True)
         self._thread.start()
