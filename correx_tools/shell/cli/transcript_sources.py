@@ -134,20 +134,25 @@ def is_transcript_source(source: str) -> bool:
     if not head.strip():
         return False  # an empty log, or an empty SQLite file: the store's opener says
     if head.startswith(HEADER):
-        return not _has_events_table(path)  # a Goose sessions.db, or no store at all
+        # Goose's sessions.db is a transcript; any other SQLite file is for the store's opener
+        # to take, or to say in one line what it holds instead.
+        tables = _tables(path)
+        return "events" not in tables and {"sessions", "messages"} <= tables
     return not _ENVELOPE.match(head)
 
 
-def _has_events_table(path: Path) -> bool:
+def _tables(path: Path) -> set[str]:
+    """The tables of a SQLite file, read without writing anything beside it (none when it
+    cannot be read: the store's opener says why)."""
     try:
         connection = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro&immutable=1", uri=True)
     except sqlite3.Error:
-        return True  # the store's opener says what is wrong with it
+        return set()
     try:
         listed = connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
-        return "events" in {name for (name,) in listed}
+        return {name for (name,) in listed}
     except sqlite3.DatabaseError:
-        return True
+        return set()
     finally:
         connection.close()
 
@@ -324,11 +329,13 @@ def checked_look(cache: TranscriptCache, label: str) -> Look:
         if row is not None and row.state == "refused" and not row.sessions:
             _drop(cache)
             raise CliError(f"{source}: {row.reason}")
-    elif not found.files and all(root.is_dir() for root in cache.roots):
-        if found.refused:  # the folder itself could not be read: that says more
+    elif not cache.store.sessions() and all(root.is_dir() for root in cache.roots):
+        _drop(cache)
+        if not found.files and found.refused:  # the folder could not be read: that says more
             folder, reason = found.refused[0]
             raise CliError(f"{folder}: {reason}")
-        raise CliError(f"{label}: a folder with no transcripts in it; {expected()}")
+        looked = f" ({found.files:,} files, none a transcript it could read)" if found.files else ""
+        raise CliError(f"{label}: a folder with no transcripts in it{looked}; {expected()}")
     tell(found)
     return found
 
