@@ -28,6 +28,7 @@ from .folds import (
 )
 from .serve import serve_rows
 from .sessions import session, thirds
+from .sources import source_rows
 from .stored import (
     jsonl_session,
     parallel_rows,
@@ -111,5 +112,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         rows += transcript_rows(300 if args.quick else 100_000, Path(directory))
         small_lines, large_lines = (300, 3_000) if args.quick else (10_000, 1_000_000)
         rows += format_rows(small_lines, large_lines, Path(directory))
+        files, size = (20, 50_000) if args.quick else (1_000, 1_000_000)
+        rows += source_rows(files, size, Path(directory))
     print(render(rows))
     return 0

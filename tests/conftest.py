@@ -35,6 +35,13 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.ge
 ROOT = Path(__file__).resolve().parent.parent
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _caches_of_the_run(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Caches of transcripts (a transcript given as SOURCE) go to a folder of the run's own,
+    never the user's cache folder: the commands the tests run inherit it."""
+    os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("cache-home"))
+
+
 @pytest.fixture(scope="session")
 def postgres_dsn() -> Iterator[str]:
     """A reachable PostgreSQL server: ``CORREX_TEST_POSTGRES_DSN``, or one started here.

@@ -65,6 +65,12 @@ def test_the_benchmarks_run_and_print_every_row(postgres_dsn: str) -> None:
     for name in WRITERS:
         rows.append(f"import-transcript ({name}), into memory")
         rows.append(f"import-transcript ({name}), growth of the ratio")
+    rows += [
+        "transcripts as SOURCE: first open (cache filled)",
+        "transcripts as SOURCE: second open, nothing changed (replay --at 1)",
+        "transcripts as SOURCE: sessions FOLDER, nothing changed",
+        "serve: 1,000 lines appended to a live file reach the page",
+    ]
     for row in rows:
         assert row in table, row
     assert "Traceback" not in result.stderr

@@ -197,7 +197,7 @@ def test_validate_reports_violations_with_paths(tmp_path: Path) -> None:
         (["history", "{db}", "{session}", "nobody"], "never requested"),
         (["diff", "{db}", "{session}", "9", "3"], "forward"),
         (["sessions", "postgresql://user:secret@127.0.0.1:1/db"], "cannot use the database"),
-        (["sessions", "{notdb}"], "not a SQLite event store"),
+        (["sessions", "{notdb}"], "neither an event store nor a transcript of a known format"),
         (["validate", "{notdb}", "{{}}"], "tool definitions"),
     ],
 )

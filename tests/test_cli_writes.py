@@ -145,7 +145,7 @@ def test_files_that_are_not_utf8_directories_and_missing_folders_are_one_line(
     fails("tools", str(latin), "--to", "mcp", words="not UTF-8")
     fails("validate", str(latin), '{"tool_name": "x", "arguments": {}}', words="not UTF-8")
     fails("tools", str(tmp_path), "--to", "mcp", words="is a directory, not a file")
-    fails("sessions", str(tmp_path), words="is a directory")
+    fails("sessions", str(tmp_path), words="a folder with no transcripts in it")
     source = tmp_path / "source.sqlite"
     two_sessions(source)
     fails(

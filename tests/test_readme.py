@@ -24,7 +24,9 @@ def test_the_readme_starts_with_the_demo_the_debugger_and_the_tests() -> None:
     assert blocks[1].startswith(f"{setup} -e . && .venv/bin/correx-tools demo\n")
     serve = ".venv/bin/pip install -e '.[serve]' && .venv/bin/correx-tools serve correx-demo.sqlite"
     assert blocks[2].startswith(serve)
-    assert blocks[3].startswith(f"{setup} -e '.[dev]' && .venv/bin/python -m pytest\n")
+    # Right after the demo's debugger: the same debugger over an agent's own folder.
+    assert blocks[3].startswith(".venv/bin/correx-tools serve ~/.claude/projects\n")
+    assert blocks[4].startswith(f"{setup} -e '.[dev]' && .venv/bin/python -m pytest\n")
 
 
 def test_the_quickstart_example_runs_and_shows_time_travel() -> None:

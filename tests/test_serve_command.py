@@ -98,8 +98,8 @@ def test_a_port_in_use_is_one_line(store: Path) -> None:
     ("source", "words"),
     [
         ("missing.sqlite", "missing.sqlite: no such file"),
-        (".", ".: is a directory, not an event store"),
-        ("notes.txt", "notes.txt: not a SQLite event store"),
+        (".", ".: a folder with no transcripts in it"),
+        ("notes.txt", "notes.txt: neither an event store nor a transcript of a known format"),
     ],
 )
 def test_a_source_that_is_no_store_is_one_line(tmp_path: Path, source: str, words: str) -> None:

@@ -28,7 +28,7 @@ from ..replay.repository import DefaultToolRepository
 from ..replay.view import SessionView
 from ..stores.port import EventStore, IndexedStore
 from .errors import CliError
-from .sources import open_store
+from .sources import note_unindexed, open_store
 from .terminal import Progress
 
 TIMELINE_STRIDE = 256
@@ -71,6 +71,7 @@ def repository_for(store: EventStore, source: str, *, lenient: bool) -> DefaultT
             f"answering by folding (run correx-tools reindex {source} to upgrade it)",
             file=sys.stderr,
         )
+    note_unindexed(store, source)
     return DefaultToolRepository(replayer_for(store), strict=not lenient)
 
 

@@ -28,6 +28,7 @@ from .serve import add_serve_arguments, cmd_serve
 from .stats import add_stats_arguments, cmd_stats
 from .stores import cmd_import, cmd_init_db, cmd_reindex, cmd_replay_all
 from .tools import add_tools_arguments, cmd_tools, cmd_validate
+from .transcript_sources import STORE_HELP, add_cache_arguments, source_scope
 from .transcripts import add_arguments as add_transcript_arguments
 from .transcripts import cmd_import_transcript
 from .verify import add_verify_arguments, cmd_verify
@@ -53,9 +54,10 @@ def build_parser() -> argparse.ArgumentParser:
         sub = commands.add_parser(name, help=help_text, description=help_text)
         sub.add_argument("--json", action="store_true", help="print one JSON document on stdout")
         sub.set_defaults(handler=handler)
+        add_cache_arguments(sub, name)
         return sub
 
-    source_help = "a SQLite file, a .jsonl log or a postgresql:// URL"
+    source_help = f"{STORE_HELP}; or an agent's transcript, or a folder of them"
     demo = command(
         "demo",
         cmd_demo,
@@ -82,9 +84,9 @@ def build_parser() -> argparse.ArgumentParser:
         "import", cmd_import, "copy every session of SOURCE into DEST (created if missing)"
     )
     copy.add_argument("source", metavar="SOURCE", help=source_help)
-    copy.add_argument("dest", metavar="DEST", help=source_help)
+    copy.add_argument("dest", metavar="DEST", help=STORE_HELP)
     init_db = command("init-db", cmd_init_db, "create the tables of a store (idempotent)")
-    init_db.add_argument("source", metavar="SOURCE", help=source_help)
+    init_db.add_argument("source", metavar="SOURCE", help=STORE_HELP)
     everything = command(
         "replay-all", cmd_replay_all, "replay every session of a store in parallel processes"
     )
@@ -256,7 +258,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command; returns the exit status."""
     args = build_parser().parse_args(argv)
     try:
-        status: int = args.handler(args)
+        with source_scope(args):
+            status: int = args.handler(args)
     except CliError as error:
         print(f"correx-tools {args.command}: error: {error}", file=sys.stderr)
         return 1

@@ -18,10 +18,10 @@ import threading
 import webbrowser
 
 from ...core.report.redaction import Redaction
-from ..stores.addresses import redact_dsn
 from .errors import CliError
 from .report import add_redact_argument
-from .sources import close_store, open_store
+from .serve_sources import served
+from .sources import close_store
 
 DEFAULT_PORT = 8765
 
@@ -63,11 +63,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from ..serve.debugger import Debugger  # noqa: PLC0415 - the optional extra
     from ..serve.server import ListenError, listen, serve  # noqa: PLC0415
 
-    store = open_store(args.source)
+    opened = served(args.source)
+    store = opened.store
     try:
         sock = listen(args.host, args.port)
     except ListenError as error:
         close_store(store)
+        if opened.follower is not None:
+            opened.follower.stop()
         raise CliError(str(error)) from None
     if args.no_redact:
         print(
@@ -78,7 +81,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     token = None if args.no_token else secrets.token_urlsafe(24)
     port = sock.getsockname()[1]
     url = url_of(args.host, port, token)
-    source = redact_dsn(args.source)
+    source = opened.label
 
     def ready() -> None:
         if args.json:
@@ -90,7 +93,13 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     # The source as the server names it in its answers: a database password masked.
     debugger = Debugger(store, source, lenient=args.lenient, redaction=redaction)
-    serve(debugger, sock, host=args.host, token=token, ready=ready)
+    if opened.follower is not None:
+        opened.follower.start()  # transcripts: followed as their agents write them
+    try:
+        serve(debugger, sock, host=args.host, token=token, ready=ready)
+    finally:
+        if opened.follower is not None:
+            opened.follower.stop()
     return 0
 
 
@@ -106,7 +115,13 @@ def _port(text: str) -> int:
 
 def add_serve_arguments(parser: argparse.ArgumentParser, source_help: str) -> None:
     """The arguments of ``correx-tools serve``."""
-    parser.add_argument("source", metavar="SOURCE", help=source_help)
+    parser.add_argument(
+        "source",
+        metavar="SOURCE",
+        nargs="?",
+        help=f"{source_help}, followed as agents write them (default: every agent's folder "
+        "found on this machine)",
+    )
     parser.add_argument(
         "--host", default="127.0.0.1", help="the address to listen on (default: %(default)s)"
     )

@@ -9,9 +9,11 @@ from typing import Any
 
 from ..stores.addresses import redact_dsn
 from ..stores.codec.strict_json import EnvelopeError, loads_strict
+from ..stores.jsonl import JsonlEventLog
 from ..stores.opening import open_source
 from ..stores.port import ClosableStore, EventStore, StoreLayoutError
 from .errors import CliError
+from .transcript_sources import opened_transcripts
 
 # -- opening sources -----------------------------------------------------------
 
@@ -26,8 +28,14 @@ def open_store(
     """The store a SOURCE or DEST argument names (see `open_source`), or a one-line error.
 
     Without ``create`` (or ``upgrade``) the store is opened read-only: reading
-    commands write nothing and create nothing (no file, no table).
+    commands write nothing and create nothing (no file, no table); a SOURCE that
+    is a transcript or a folder of them is read through its cache
+    (`transcript_sources`).
     """
+    if not (create or upgrade):
+        transcripts = opened_transcripts(source)
+        if transcripts is not None:
+            return transcripts
     try:
         return open_source(source, create=create, upgrade=upgrade, progress=progress)
     except StoreLayoutError as error:
@@ -39,6 +47,29 @@ def open_store(
         # A database that cannot be reached or used: psycopg's own first line says why.
         reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
         raise CliError(f"{redact(source)}: cannot use the database: {reason}") from None
+
+
+LARGE_LOG_BYTES = 4_000_000
+"""A JSONL log past this size takes seconds to read through: the command says so, once."""
+
+
+def note_unindexed(store: EventStore, source: str) -> None:
+    """One line on stderr when ``store`` is a large JSONL log: it keeps no index, so every
+    question reads it whole; ``import`` copies it into SQLite once."""
+    if not isinstance(store, JsonlEventLog):
+        return
+    try:
+        size = store.path.stat().st_size
+    except OSError:
+        return
+    if size > LARGE_LOG_BYTES:
+        copy = Path(source).with_suffix(".sqlite")
+        print(
+            f"note: {source} is a JSONL log of {size / 1e6:,.0f} MB and "
+            "keeps no index, so each question reads it whole; copy it into SQLite once with: "
+            f"correx-tools import {source} {copy}",
+            file=sys.stderr,
+        )
 
 
 def close_store(store: EventStore) -> None:

@@ -90,5 +90,41 @@ var CX = (function () {
     };
   }
 
-  return { txt: txt, $: $, el: el, sv: sv, row: row, head: head, fill: fill, fmtNum: fmtNum, dur: dur, clock: clock, chip: chip, drawTimeline: drawTimeline };
+  // -- views per tool ------------------------------------------------------------------------------
+  // A view (core/report/tool_views.py): {kind: "edit", files: [{path, hunks: [{old, new, lines:
+  // [[op, text]]}], whole, cut, deleted}]} or {kind: "shell", command, output, cut, exit_code,
+  // status, ran}. Every text is set as text; a line is a block of its own.
+  function line(pre, text, cls) { pre.appendChild(el("span", text, cls)); }
+  function toolView(v) {
+    var box = el("div", null, "tool-view " + v.kind);
+    if (v.kind === "edit") {
+      box.setAttribute("data-testid", "edit-diff");
+      v.files.forEach(function (f) {
+        box.appendChild(el("div", f.path + (f.whole ? " · written whole (what it held before is not in the transcript)" : f.deleted ? " · deleted" : ""), "diff-path"));
+        var pre = el("pre", null, "diff");
+        f.hunks.forEach(function (h, k) {
+          if (h.old != null || k) line(pre, "@@" + (h.old != null ? " -" + h.old : "") + (h.new != null ? " +" + h.new : "") + " @@", "diff-hunk");
+          h.lines.forEach(function (l) { line(pre, l[0] + l[1], l[0] === "+" ? "diff-add" : l[0] === "-" ? "diff-del" : "diff-ctx"); });
+        });
+        if (f.cut) line(pre, "… longer than a view holds: the arguments have it whole", "diff-hunk");
+        box.appendChild(pre);
+      });
+    } else if (v.kind === "shell") {
+      box.setAttribute("data-testid", "shell-output");
+      box.appendChild(el("div", "$ " + v.command, "shell-command"));
+      var out = el("pre", v.output == null ? (v.ran ? "(no output recorded)" : "(it did not run)") : v.output + (v.cut ? "\n… and " + fmtNum(v.cut) + " more characters" : ""), "terminal");
+      box.appendChild(out);
+      var code = v.exit_code == null ? (v.ran ? v.status + " · exit code not recorded" : v.status) : "exit " + v.exit_code;
+      box.appendChild(el("div", code, "exit-code " + (v.exit_code ? "nonzero" : v.exit_code === 0 ? "zero" : "none")));
+    }
+    return box;
+  }
+  // A link to a subagent's session (or from it, to the call that started it): an anchor where the
+  // page can open it, otherwise its name and how to open it.
+  function subagentLink(text, href) {
+    var a = el(href ? "a" : "span", text, "subagent-link"); if (href) a.href = href;
+    a.setAttribute("data-testid", "subagent-link"); return a;
+  }
+
+  return { txt: txt, $: $, el: el, sv: sv, row: row, head: head, fill: fill, fmtNum: fmtNum, dur: dur, clock: clock, chip: chip, drawTimeline: drawTimeline, toolView: toolView, subagentLink: subagentLink };
 })();

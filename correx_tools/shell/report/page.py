@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from array import array
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from importlib import resources
 from typing import Any, BinaryIO
 
@@ -21,6 +21,7 @@ from ...core.replay.outline import outline_of
 from ...core.replay.stored_index import InvocationEntry
 from ...core.report.page_data import LIMITS, PageBuilder, PageLimits, page_data, plain
 from ...core.report.redaction import DEFAULT, Redaction
+from ...core.report.tool_views import views_of
 from ...core.tools.ids import SessionId
 from ..replay.repository import DefaultToolRepository
 from ..replay.view import SessionView
@@ -52,9 +53,12 @@ def page_document(
     if not view.indexed:
         # Without an index the session is one pass over its events, which gives the entries
         # whole: a stream would read the events once for the length and again for them.
-        return view.entries().map(
-            lambda whole: page_data(view.session_id, *whole, redaction=redaction, limits=limits)
-        )
+        whole = view.entries()
+        if not isinstance(whole, Success):
+            return Failure(whole.failure())
+        last, every, refused = whole.unwrap()
+        data = page_data(view.session_id, last, every, refused, redaction=redaction, limits=limits)
+        return Success(_with_views(data, dict(enumerate(every)), last, redaction))
     last = view.last_sequence
     entries = view.entries_through(last)
     if not isinstance(entries, Success):
@@ -65,7 +69,19 @@ def page_document(
         if builder.add(outline_of(entry)):
             kept[position] = entry
     chosen = {position: kept[position] for position, _ in builder.wanted()}
-    return Success(builder.document(view.refused(last, None), chosen))
+    data = builder.document(view.refused(last, None), chosen)
+    return Success(_with_views(data, chosen, last, redaction))
+
+
+def _with_views(
+    data: dict[str, Any],
+    entries: Mapping[int, InvocationEntry],
+    last: int,
+    redaction: Redaction,
+) -> dict[str, Any]:
+    """``data`` with the views per tool of the calls it holds in full (its details)."""
+    data["views"] = views_of(entries, last, data["details"], redaction)
+    return data
 
 
 def _template() -> tuple[str, str]:

@@ -28,8 +28,9 @@ from starlette.routing import Route
 
 from ...core.tools.ids import SessionId
 from ..stores.port import StoreReadError
-from . import answers, scrubber, search
+from . import answers, scrubber, search, views
 from .debugger import Debugger
+from .everywhere import search_everywhere
 from .params import ApiError
 
 POLL_SECONDS = 0.5
@@ -65,6 +66,9 @@ ENDPOINTS = [
     "GET /api/v1/sessions/{session}/search?q=&tool=&status=&id=&at=&after=&limit=",
     "GET /api/v1/sessions/{session}/refused?offset=&limit=",
     "GET /api/v1/sessions/{session}/stream (server-sent events: head)",
+    "GET /api/v1/sessions/{session}/invocations/{invocation}/view",
+    "GET /api/v1/sessions/{session}/family",
+    "GET /api/v1/search?q=&tool=&status=&after=&limit=",
 ]
 
 
@@ -150,6 +154,8 @@ async def _api(
             return JSONResponse({"version": 1, "endpoints": ENDPOINTS})
         case ["sessions"]:
             return JSONResponse(await run_in_threadpool(answers.sessions, debugger, query))
+        case ["search"]:
+            return JSONResponse(await run_in_threadpool(search_everywhere, debugger, query))
         case ["sessions", ref]:
             session = await run_in_threadpool(debugger.session, ref)
             return JSONResponse(await run_in_threadpool(answers.overview, debugger, session))
@@ -163,6 +169,12 @@ async def _api(
             return JSONResponse(
                 await run_in_threadpool(answers.history, debugger, session, invocation)
             )
+        case ["sessions", ref, "invocations", invocation, "view"]:
+            session = await run_in_threadpool(debugger.session, ref)
+            return JSONResponse(await run_in_threadpool(views.view, debugger, session, invocation))
+        case ["sessions", ref, "family"]:
+            session = await run_in_threadpool(debugger.session, ref)
+            return JSONResponse(await run_in_threadpool(views.family, debugger, session))
         case ["sessions", ref, question] if question in _SESSION_QUESTIONS:
             session = await run_in_threadpool(debugger.session, ref)
             answer = _SESSION_QUESTIONS[question]

@@ -27,6 +27,7 @@ from .catalog import Catalog
 from .columns import SessionColumns
 from .params import ApiError
 from .refs import is_digest, ref_of, resolve
+from .relations import Relations
 from .shelf import ColumnShelf
 
 
@@ -43,6 +44,7 @@ class Debugger:
         self.loose = DefaultToolRepository(replayer, strict=False)
         self.shelf = ColumnShelf(self.loose)
         self.catalog = Catalog(store, self.loose, redaction)
+        self.relations = Relations(store, self.loose)
         self.keeps_index = isinstance(store, IndexedStore)
         self._lock = threading.Lock()
         self._counted: dict[str, tuple[tuple[int, int], int]] = {}

@@ -72,6 +72,8 @@ class About:
     cwd: str | None = None
     """The working directory the agent ran in."""
     title: str | None = None
+    parent_session: str | None = None
+    """For a subagent's session: the session of the agent that started it."""
 
 
 @final

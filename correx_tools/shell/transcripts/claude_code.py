@@ -8,7 +8,10 @@
   exit code N when it is an error whose text starts ``Exit code N`` (the command
   ran and exited so), failed when it is any other error, completed otherwise.
 
-A subagent's file (``isSidechain``, ``agentId``) is a session of its own.
+A subagent's file (``isSidechain``, ``agentId``) is a session of its own,
+``<session>/agent-<agentId>``, whose description names the session that
+started it; the ``Task`` call that started it names it in its receipt's
+metadata (``subagent_session``, from the result's ``toolUseResult.agentId``).
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
+from ...core.report.tool_views import SUBAGENT_SESSION
 from .calls import About, Call, Transcript, Unreadable, must_be, utc_time
 from .messages import result_end
 
@@ -70,7 +74,8 @@ def read(records: Iterable[tuple[int, Any]], name: str) -> Transcript:
             _started(record, index, where, calls)
         elif kind == "user":
             _results(record, index, where, calls)
-    about = About(agent_session_id=session, started_at=started, cwd=cwd)
+    parent = session.rpartition("/agent-")[0] if session and "/agent-" in session else None
+    about = About(agent_session_id=session, started_at=started, cwd=cwd, parent_session=parent)
     return Transcript(FORMAT, session or name, tuple(calls.values()), about=about)
 
 
@@ -134,4 +139,19 @@ def _results(record: dict[str, Any], index: int, where: str, calls: dict[str, Ca
                 f"a second tool_result for {call_id} (the first is on {call.end.metadata['line']})",
             )
         at = utc_time(record.get("timestamp"), where)
-        call.end = result_end(block, at, (index, number), {"tool_use_id": call_id, "line": where})
+        metadata = {"tool_use_id": call_id, "line": where}
+        started = _subagent(record)
+        if started is not None:
+            metadata[SUBAGENT_SESSION] = started
+        call.end = result_end(block, at, (index, number), metadata)
+
+
+def _subagent(record: dict[str, Any]) -> str | None:
+    """The session of the subagent a ``Task`` result says it ran (its ``agentId``): the
+    subagent's file is that session."""
+    result = record.get("toolUseResult")
+    agent = result.get("agentId") if isinstance(result, dict) else None
+    session = record.get("sessionId")
+    if isinstance(agent, str) and agent and isinstance(session, str) and session:
+        return f"{session}/agent-{agent}"
+    return None

@@ -32,11 +32,12 @@ def description_event(format: str, about: About) -> OpaqueEvent:
         "started_at": None if about.started_at is None else about.started_at.isoformat(),
         "cwd": about.cwd,
         "title": about.title,
+        "parent_session_id": about.parent_session,
     }
     return OpaqueEvent(
         type=DESCRIBED,
         version=VERSION,
-        data={key: value for key, value in data.items() if value is not None},
+        data={key: value for key, value in data.items() if value},
     )
 
 
@@ -100,6 +101,7 @@ def described(events: Iterable[StoredEvent]) -> Described | None:
         return Described(
             text("format") or "unknown",
             About(agent_session_id=text("agent_session_id"), started_at=at,
-                  cwd=text("cwd"), title=text("title")),
+                  cwd=text("cwd"), title=text("title"),
+                  parent_session=text("parent_session_id")),
         )  # fmt: skip
     return None

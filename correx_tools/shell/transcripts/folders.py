@@ -72,6 +72,7 @@ def transcript_files(
     never to read, such as the store being written), and the folders that could not be
     read, each refused with the reason (what they hold was not imported)."""
     left_out = {path.resolve() for path in exclude}
+    left_out_names = {path.name for path in left_out}  # only a file so named is resolved
     found = []
     unreadable: list[FileImport] = []
 
@@ -88,7 +89,9 @@ def transcript_files(
         folders[:] = sorted(name for name in folders if name not in _NOT_SEARCHED)
         for name in names:
             path = Path(folder) / name
-            if path.suffix in SUFFIXES and path.resolve() not in left_out:
+            if path.suffix in SUFFIXES and (
+                name not in left_out_names or path.resolve() not in left_out
+            ):
                 found.append(path)
     return sorted(found), unreadable
 

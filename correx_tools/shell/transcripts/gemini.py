@@ -1,5 +1,9 @@
 """Gemini CLI chats (``~/.gemini/tmp/<project>/chats/session-*.jsonl``, or the older ``.json``).
 
+A subagent's chat (``kind: "subagent"``) is kept in a folder named by the
+session that started it, ``chats/<parent session>/<its id>.jsonl``; its
+description names that session.
+
 The ``.jsonl`` form: the first line is the session (``sessionId``,
 ``projectHash``, ``startTime``), each later line a message record, a
 ``{"$rewindTo": id}`` (that message and every one after it are dropped: their
@@ -40,6 +44,8 @@ _REJECTED_ERRORS = (
     "denied by policy",
 )
 _DENIED = "User denied execution"
+SUBAGENT = ""
+"""A chat's parent session while only its folder knows it (``chats/<parent>/<id>.jsonl``)."""
 
 
 def looks_like_lines(records: list[tuple[int, Any]]) -> bool:
@@ -234,4 +240,7 @@ def _about(header: Any, where: str) -> About:
     return About(
         agent_session_id=session if isinstance(session, str) and session else None,
         started_at=utc_time(started, f"{where}: startTime") if started else None,
+        # A subagent's chat is kept in a folder named by its parent's session: the file's
+        # reader (`reading.load`) names the parent.
+        parent_session=SUBAGENT if header.get("kind") == "subagent" else None,
     )

@@ -101,18 +101,29 @@ _NEWLINE = b"\n"
 
 
 def load(
-    path: Path, format: str, name: str, *, lenient: bool = False, session: str | None = None
+    path: Path,
+    format: str,
+    name: str,
+    *,
+    lenient: bool = False,
+    session: str | None = None,
+    data: bytes | None = None,
 ) -> list[Transcript]:
     """The transcripts in the file at ``path``: one, or a Goose database's every session
-    (only ``session``'s when it is given)."""
-    if goose_db.is_database(path):
+    (only ``session``'s when it is given). ``data`` is the file's bytes, when they were
+    read already."""
+    if data is None and goose_db.is_database(path):
         if format not in ("auto", goose.FORMAT):
             raise _mismatch(format, "a SQLite database")
         return goose_db.read_database(path, session)
-    transcript = parse(path.read_bytes(), format, name, lenient=lenient)
+    transcript = parse(path.read_bytes() if data is None else data, format, name, lenient=lenient)
     if transcript.format == cline.FORMAT and path.name == "api_conversation_history.json":
         # A task's folder is named by the task's id.
         about = dataclasses.replace(transcript.about, agent_session_id=path.parent.name)
+        transcript = dataclasses.replace(transcript, about=about)
+    if transcript.format == gemini.FORMAT and transcript.about.parent_session == gemini.SUBAGENT:
+        # A subagent's chat is kept in a folder named by the session that started it.
+        about = dataclasses.replace(transcript.about, parent_session=path.parent.name or None)
         transcript = dataclasses.replace(transcript, about=about)
     return [transcript]
 

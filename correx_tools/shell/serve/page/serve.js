@@ -40,6 +40,7 @@
     $("sessions-next").onclick = function () { list.offset += list.limit; listUrl(); loadSessions(); };
     loadSessions();
     listTimer = setInterval(loadSessions, 5000);
+    everywhere();
   }
   function listUrl() {
     var q = new URLSearchParams(); if (list.q) q.set("q", list.q); if (list.sort !== "session") q.set("sort", list.sort); if (list.offset) q.set("offset", list.offset);
@@ -66,6 +67,34 @@
     }).catch(showError);
   }
 
+  // -- every session: one search over them all, a page at a time ---------------------------------
+  var found = null;
+  function everywhere() {
+    STATUSES.forEach(function (s) { $("everywhere-status").appendChild(el("option", s)); });
+    $("everywhere-run").onclick = searchEverywhere;
+    $("everywhere-text").onkeydown = function (ev) { if (ev.key === "Enter") searchEverywhere(); };
+    $("everywhere-more").onclick = moreEverywhere;
+  }
+  function searchEverywhere() {
+    found = { q: $("everywhere-text").value, tool: $("everywhere-tool").value, status: $("everywhere-status").value, after: "", count: 0 };
+    $("everywhere-results").replaceChildren(CX.head(["session", "invocation", "tool", "status", "at seq", "found in"])); moreEverywhere();
+  }
+  function moreEverywhere() {
+    var f = found;
+    api("/search", { q: f.q, tool: f.tool, status: f.status, after: f.after, limit: 50 }).then(function (d) {
+      var table = $("everywhere-results");
+      d.matches.forEach(function (m) {
+        var s = el("a", m.session_id); s.href = "/sessions/" + enc(m.session_ref);
+        var a = el("a", m.invocation_id, "hit"); a.href = m.href; a.setAttribute("data-testid", "search-hit");
+        table.appendChild(row([s, a, m.tool_name, m.status, m.at, m.where.join(", ")], "match"));
+      });
+      f.count += d.matches.length; f.after = d.next || "";
+      table.setAttribute("data-found", f.count);
+      $("everywhere-summary").textContent = fmtNum(f.count) + " found · " + fmtNum(d.searched) + " of " + fmtNum(d.sessions) + " sessions searched" + (d.skipped.length ? " · " + d.skipped.length + " could not be searched" : "");
+      $("everywhere-more").hidden = d.next == null;
+    }).catch(showError);
+  }
+
   // -- one session: where the page is ------------------------------------------------------------
   var S = { ref: null, last: 0, at: null, shown: null, follow: false, view: null, model: null, now: null, selected: null, diff: null, search: null };
   function sessionUrl(replace) {
@@ -81,7 +110,7 @@
   function sessionView(ref) {
     $("session-view").hidden = false; S.ref = ref;
     api("/sessions/" + enc(ref)).then(function (o) {
-      showOverview(o); S.last = o.last_sequence; setLast();
+      showOverview(o); S.last = o.last_sequence; setLast(); loadFamily();
       STATUSES.forEach(function (s) { $("search-status").appendChild(el("option", s)); });
       wire(); applyAddress(true); stream();
     }).catch(function (error) { showError(error); $("session").textContent = CX.txt(ref); document.body.setAttribute("data-ready", "1"); });
@@ -92,6 +121,22 @@
     var box = $("final-counts"); box.replaceChildren();
     STATUSES.forEach(function (s) { box.appendChild(CX.chip("final-", s, o.statuses[s])); });
     if (o.refused_events) { box.appendChild(CX.chip("final-", "refused", o.refused_events)); loadRefused(); }
+  }
+  // A subagent's session links to the call that started it, and a session to the subagents it started.
+  function loadFamily() {
+    api("/sessions/" + enc(S.ref) + "/family").then(function (f) {
+      var box = $("family"); box.replaceChildren();
+      if (f.parent) {
+        var to = f.parent.invocation_ref ? "/sessions/" + enc(f.parent.ref) + "?at=" + f.parent.sequence + "&invocation=" + enc(f.parent.invocation_ref) : "/sessions/" + enc(f.parent.ref);
+        box.appendChild(document.createTextNode("A subagent's session, started by "));
+        box.appendChild(CX.subagentLink(f.parent.invocation_id ? "call " + f.parent.invocation_id : "session " + f.parent.session_id, f.parent.present ? to : null));
+        box.appendChild(document.createTextNode(f.parent.invocation_id ? " of session " + CX.txt(f.parent.session_id) : ""));
+      }
+      if (f.children.length) {
+        box.appendChild(document.createTextNode((f.parent ? " · " : "") + "Started subagents: "));
+        f.children.forEach(function (c, k) { if (k) box.appendChild(document.createTextNode(", ")); box.appendChild(CX.subagentLink(c.session_id, "/sessions/" + enc(c.ref))); });
+      }
+    }).catch(function () { /* a session without a family says nothing */ });
   }
   function setLast() { $("last").textContent = S.last; $("scrubber").max = S.last; $("seq").max = S.last; }
   function applyAddress(first) {
@@ -207,7 +252,7 @@
   function pick(ref) { openInvocation(ref, "push"); }
   function openInvocation(ref, how) {
     S.selected = ref; draw(); if (how) sessionUrl(how === "replace");
-    api("/sessions/" + enc(S.ref) + "/invocations/" + enc(ref) + "/history").then(showHistory).catch(function (error) {
+    api("/sessions/" + enc(S.ref) + "/invocations/" + enc(ref) + "/history").then(function (h) { showHistory(h); showView(ref); }).catch(function (error) {
       $("invocation").replaceChildren(el("p", error.message, "muted"));
       if (!how) sticky = error.message;
       showError(error);
@@ -225,10 +270,26 @@
       return row([a, r.status, madeAt(r), r.reason != null ? r.reason : r.receipt ? "exit " + r.receipt.exit_code : ""], "version");
     }));
     box.appendChild(el("h3", "Versions")); box.appendChild(vt);
+    var shown = el("div"); shown.id = "tool-view"; box.appendChild(shown);
     box.appendChild(el("h3", "Arguments")); box.appendChild(el("pre", JSON.stringify(last.arguments, null, 2)));
     if (last.reason != null) { box.appendChild(el("h3", "Reason" + (last.recoverable === true ? " (recoverable)" : last.recoverable === false ? " (not recoverable)" : ""))); box.appendChild(el("pre", last.reason)); }
     if (last.receipt) { box.appendChild(el("h3", "Receipt · exit " + last.receipt.exit_code)); box.appendChild(el("pre", JSON.stringify({ output: last.receipt.output, metadata: last.receipt.metadata }, null, 2))); }
     if (h.refused.length) { box.appendChild(el("h3", "Refused events about it")); h.refused.forEach(function (r) { box.appendChild(el("p", r.sequence + ": " + r.error)); }); }
+  }
+
+  // How the call reads best (an edit's diff, a shell call's terminal), and the subagent it started.
+  function showView(ref) {
+    api("/sessions/" + enc(S.ref) + "/invocations/" + enc(ref) + "/view").then(function (d) {
+      var box = $("tool-view"); if (!box || S.selected !== ref) return;
+      box.replaceChildren();
+      if (d.subagent) {
+        var p = el("p", "Started a subagent: ");
+        p.appendChild(CX.subagentLink(d.subagent.session_id, d.subagent.present ? "/sessions/" + enc(d.subagent.ref) : null));
+        if (!d.subagent.present) p.appendChild(document.createTextNode(" (not in this source)"));
+        box.appendChild(p);
+      }
+      if (d.view) { box.appendChild(el("h3", d.view.kind === "edit" ? "What it changed" : "Terminal")); box.appendChild(CX.toolView(d.view)); }
+    }).catch(function () { /* the arguments and output are shown as they are */ });
   }
 
   // -- diff and search ------------------------------------------------------------------------------

@@ -50,6 +50,9 @@ class SqlEventStore(BatchWritingStore):
     _layout: int
     _upgraded: Reindexed | None = None
     _read_batch: int = 5_000
+    _first_batch: int = 100
+    """Rows of a read's first batch: a reader that wants a session's first event (its
+    description, for ``sessions``) is not made to fetch thousands."""
     name: str
     read_only: bool
     layout: int
@@ -177,7 +180,7 @@ class SqlEventStore(BatchWritingStore):
     def _read(
         self, session_id: SessionId, after: int, *, trust_columns: bool
     ) -> Iterator[StoredEvent]:
-        d, last = self._database.dialect, after
+        d, last, batch = self._database.dialect, after, self._first_batch
         chain: int | None = EMPTY_CHAIN
         try:
             with self._database.query() as cursor:
@@ -192,7 +195,7 @@ class SqlEventStore(BatchWritingStore):
             # One batch per call: other threads may use the connection in between.
             try:
                 with self._database.query() as cursor:
-                    rows = events(d, cursor, session_id, last, self._read_batch, indexed=indexed)
+                    rows = events(d, cursor, session_id, last, batch, indexed=indexed)
             except ReadFault as fault:
                 raise self._unavailable(fault, last + 1) from None
             if indexed:
@@ -212,8 +215,9 @@ class SqlEventStore(BatchWritingStore):
                     yield decode_row(d.where, session_id, row)
                 if rows:
                     last = rows[-1][0]
-            if len(rows) < self._read_batch:
+            if len(rows) < batch:
                 return
+            batch = self._read_batch
 
     def _vouched(
         self, session_id: SessionId, rows: list[Any], after: int, chain: int, columns: bool

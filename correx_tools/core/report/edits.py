@@ -1,0 +1,191 @@
+"""What an edit call changed, read from its arguments: each file, the text it replaced and the
+text it put there, as the line diff the pages show.
+
+Every agent spells an edit its own way, and each spelling is read here:
+
+* a pair of strings, the old and the new: Claude Code's ``Edit`` (``old_string``,
+  ``new_string``), Gemini CLI's ``replace``, OpenHands' and Goose's
+  ``str_replace`` (``old_str``, ``new_str``), OpenCode's ``edit`` (``oldString``,
+  ``newString``), an MCP server's ``edit_file`` (``old_text``/``oldText``);
+* a list of such pairs (``edits``): Claude Code's ``MultiEdit``, Aider's edit
+  blocks (``search``, ``replace``), an MCP server's ``edit_file``;
+* SEARCH/REPLACE blocks in one string: Cline's ``replace_in_file`` (``diff``);
+* a patch: Codex's ``apply_patch`` (``*** Begin Patch`` … ``*** End Patch``);
+* a whole file written: ``Write``, ``write_to_file``, ``write_file``,
+  ``write``, a ``create`` command (every line added: the transcript does not
+  hold what the file held before).
+
+The result is plain data: each file's path and its hunks, each hunk the line
+numbers it starts at on either side (where the call says them: not in a
+patch) and its lines, each ``[" ", text]``, ``["-", text]`` or ``["+", text]``.
+It is pure: no file is read.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+Line = list[str]
+"""``[op, text]``: op is ``" "`` (kept), ``"-"`` (removed) or ``"+"`` (added)."""
+Hunk = dict[str, Any]
+"""``{"old": n, "new": n, "lines": [line, ...]}``: where it starts on each side (from 1;
+``None`` where unknown), and its lines."""
+
+MAX_LINES = 2_000
+"""Lines of either side read for a diff: past that a side is cut (and the view says so)."""
+CONTEXT = 3
+
+_PATHS = ("file_path", "path", "filePath", "filepath", "target_file", "file", "absolute_path")
+_PAIRS = (
+    ("old_string", "new_string"),
+    ("old_str", "new_str"),
+    ("oldString", "newString"),
+    ("old_text", "new_text"),
+    ("oldText", "newText"),
+    ("search", "replace"),
+)
+_CONTENT = ("content", "file_text", "fileText", "text")
+_WRITES = frozenset({"Write", "write_to_file", "write_file", "write", "create_file", "create"})
+_WRITE_COMMANDS = frozenset({"create", "write"})
+_BLOCK = re.compile(
+    r"^(?:-{3,} SEARCH|<{3,} SEARCH)\n(.*?)\n?^={3,}\n(.*?)\n?^(?:\+{3,} REPLACE|>{3,} REPLACE)",
+    re.MULTILINE | re.DOTALL,
+)
+
+
+def edit_of(tool_name: str, arguments: Mapping[str, Any]) -> list[dict[str, Any]] | None:
+    """The files an edit call changed, each ``{"path", "hunks": [hunk, ...], "whole", "cut"}``
+    (``whole``: the file written whole; ``cut``: a side was longer than `MAX_LINES`);
+    ``None`` when the call is no edit this module reads."""
+    path = _first_text(arguments, _PATHS)
+    patch = _patch_text(arguments)
+    if patch is not None:
+        return list(_patched(patch)) or None
+    pairs = list(_pairs(arguments))
+    if pairs and path is not None:
+        hunks: list[Hunk] = []
+        cut = False
+        for old, new in pairs:
+            more, shortened = diff_lines(old, new)
+            hunks += more
+            cut = cut or shortened
+        return [{"path": path, "hunks": hunks, "whole": False, "cut": cut}]
+    blocks = arguments.get("diff")
+    if isinstance(blocks, str) and path is not None and _BLOCK.search(blocks):
+        hunks, cut = [], False
+        for found in _BLOCK.finditer(blocks):
+            more, shortened = diff_lines(found.group(1), found.group(2))
+            hunks += more
+            cut = cut or shortened
+        return [{"path": path, "hunks": hunks, "whole": False, "cut": cut}]
+    content = _first_text(arguments, _CONTENT)
+    command = arguments.get("command")
+    writes = tool_name in _WRITES or (isinstance(command, str) and command in _WRITE_COMMANDS)
+    if writes and content is not None and path is not None:
+        added, cut = _cut_lines(content)
+        return [{"path": path, "hunks": [_added(added)], "whole": True, "cut": cut}]
+    if command == "insert" and path is not None and isinstance(arguments.get("new_str"), str):
+        added, cut = _cut_lines(arguments["new_str"])
+        return [{"path": path, "hunks": [_added(added)], "whole": False, "cut": cut}]
+    return None
+
+
+def diff_lines(old: str, new: str) -> tuple[list[Hunk], bool]:
+    """The line diff from ``old`` to ``new`` as hunks of ``CONTEXT`` kept lines around each
+    change, and whether a side was cut at `MAX_LINES`."""
+    before, cut_before = _cut_lines(old)
+    after, cut_after = _cut_lines(new)
+    matcher = difflib.SequenceMatcher(None, before, after, autojunk=False)
+    hunks: list[Hunk] = []
+    for group in matcher.get_grouped_opcodes(CONTEXT):
+        lines: list[Line] = []
+        for tag, i1, i2, j1, j2 in group:
+            if tag == "equal":
+                lines += [[" ", line] for line in before[i1:i2]]
+                continue
+            lines += [["-", line] for line in before[i1:i2]]
+            lines += [["+", line] for line in after[j1:j2]]
+        hunks.append({"old": group[0][1] + 1, "new": group[0][3] + 1, "lines": lines})
+    return hunks, cut_before or cut_after
+
+
+def _added(lines: list[str]) -> Hunk:
+    return {"old": None, "new": 1, "lines": [["+", line] for line in lines]}
+
+
+def _cut_lines(text: str) -> tuple[list[str], bool]:
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()  # a last newline ends the last line; it is no line of its own
+    return lines[:MAX_LINES], len(lines) > MAX_LINES
+
+
+def _first_text(arguments: Mapping[str, Any], keys: tuple[str, ...]) -> str | None:
+    for key in keys:
+        value = arguments.get(key)
+        if isinstance(value, str):
+            return value
+    return None
+
+
+def _pairs(arguments: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
+    """The (old, new) texts of an edit: one pair, or a list of them under ``edits``."""
+    for old, new in _PAIRS:
+        if isinstance(arguments.get(old), str) and isinstance(arguments.get(new), str):
+            yield arguments[old], arguments[new]
+            return
+    edits = arguments.get("edits")
+    if isinstance(edits, list):
+        for edit in edits:
+            if isinstance(edit, Mapping):
+                yield from _pairs(edit)
+
+
+def _patch_text(arguments: Mapping[str, Any]) -> str | None:
+    """A Codex patch, wherever the call holds it (``input``, ``patch``, or a shell command's
+    heredoc)."""
+    for key in ("input", "patch", "command"):
+        value = arguments.get(key)
+        if isinstance(value, list):
+            value = "\n".join(part for part in value if isinstance(part, str))
+        if isinstance(value, str) and "*** Begin Patch" in value:
+            return value
+    return None
+
+
+def _patched(patch: str) -> Iterator[dict[str, Any]]:
+    """Each file a Codex patch adds, deletes or updates, with its lines as the patch gives
+    them (it holds its own context)."""
+    current: dict[str, Any] | None = None
+    count = 0
+    for line in patch.split("\n"):
+        header = re.match(r"\*\*\* (Add|Delete|Update) File: (.+)", line)
+        if header:
+            if current is not None:
+                yield current
+            current = {"path": header.group(2).strip(), "hunks": [_hunk()], "whole": False,
+                       "cut": False, "deleted": header.group(1) == "Delete"}  # fmt: skip
+            count = 0
+            continue
+        if current is None or line.startswith("*** "):
+            continue  # Begin Patch, End Patch, End of File, Move to
+        if line.startswith("@@"):
+            if current["hunks"][-1]["lines"]:
+                current["hunks"].append(_hunk())
+            continue
+        if line[:1] in (" ", "-", "+"):
+            count += 1
+            if count > MAX_LINES:
+                current["cut"] = True
+                continue
+            current["hunks"][-1]["lines"].append([line[0], line[1:]])
+    if current is not None:
+        yield current
+
+
+def _hunk() -> Hunk:
+    """A hunk of a patch: the patch says no line numbers (its context finds the place)."""
+    return {"old": None, "new": None, "lines": []}

@@ -1,0 +1,150 @@
+"""How a tool call reads best, by what the tool did: an edit as a diff, a shell call as its
+terminal, a subagent's call as a link to the subagent's session.
+
+`tool_view` gives the pages plain data to draw (`core.report.edits` reads the
+edits): ``{"kind": "edit", "files": [...]}``, ``{"kind": "shell", "command",
+"output", "exit_code", "status"}`` or ``None`` for a call read best as its
+arguments and output. Every string in it is masked by the redaction the page
+uses, as everything else the page shows; the page sets each as text.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from ..lifecycle.record import ToolInvocationRecord
+from ..lifecycle.status import ToolInvocationStatus
+from ..replay.stored_index import InvocationEntry, record_at
+from ..tools.json_values import thaw_json
+from .edits import edit_of
+from .redaction import Redaction
+
+MAX_OUTPUT = 200_000
+"""Characters of a shell call's output a view holds (the rest is counted)."""
+
+SHELL_TOOLS = frozenset(
+    {
+        "Bash", "bash", "shell", "shell_command", "local_shell", "run_shell_command",
+        "execute_bash", "execute_command", "developer__shell", "run_command", "exec_command",
+        "run_terminal_cmd", "terminal",
+    }
+)  # fmt: skip
+"""Tools that run a command in a shell, by the name each agent gives it."""
+
+SUBAGENT_SESSION = "subagent_session"
+"""The receipt metadata that names the session a call started (a subagent's)."""
+
+
+def tool_view(record: ToolInvocationRecord, redaction: Redaction | None) -> dict[str, Any] | None:
+    """The view of one call as it stands in ``record`` (see the module docstring)."""
+    arguments = thaw_json(record.request.arguments)
+    if not isinstance(arguments, Mapping):
+        return None
+    masked = _Masked(redaction)
+    files = edit_of(record.tool_name, arguments)
+    if files is not None:
+        return {"kind": "edit", "files": masked.value(files)}
+    if record.tool_name in SHELL_TOOLS or record.tool_name.endswith("__shell"):
+        command = command_of(arguments)
+        if command is not None:
+            shell: dict[str, Any] = masked.value(_shell(record, command))
+            return shell
+    return None
+
+
+def views_of(
+    entries: Mapping[int, InvocationEntry],
+    last: int,
+    positions: Iterable[str],
+    redaction: Redaction | None,
+) -> dict[str, dict[str, Any]]:
+    """The views of the calls at ``positions`` (the report's details, by position in
+    ``entries``), each as it stands at ``last``: what the report adds for its views."""
+    views = {}
+    for key in positions:
+        record = record_at(entries[int(key)], last)
+        view = None if record is None else tool_view(record, redaction)
+        if view is not None:
+            views[key] = view
+    return views
+
+
+def subagent_of(record: ToolInvocationRecord) -> str | None:
+    """The session a call started, when its receipt names one (a subagent's)."""
+    receipt = record.receipt
+    if receipt is None:
+        return None
+    named = receipt.metadata.get(SUBAGENT_SESSION)
+    return named if isinstance(named, str) and named else None
+
+
+def command_of(arguments: Mapping[str, Any]) -> str | None:
+    """The command line a shell call ran, as a person would type it."""
+    command = arguments.get("command", arguments.get("cmd"))
+    if isinstance(command, str):
+        return command
+    if isinstance(command, list) and command and all(isinstance(p, str) for p in command):
+        if len(command) == 3 and command[1] in ("-lc", "-c") and command[0].endswith("sh"):
+            return str(command[2])  # bash -lc "…": the script is what was typed
+        return shlex.join(command)
+    return None
+
+
+def _shell(record: ToolInvocationRecord, command: str) -> dict[str, Any]:
+    receipt = record.receipt
+    status = record.status
+    if receipt is not None:
+        output: str | None = _text(thaw_json(receipt.output))
+        known = receipt.metadata.get("exit_code_known") != "false"
+        exit_code = receipt.exit_code if known else None
+    else:
+        output = record.reason
+        exit_code = None
+    cut = 0
+    if output is not None and len(output) > MAX_OUTPUT:
+        output, cut = output[:MAX_OUTPUT], len(output) - MAX_OUTPUT
+    return {
+        "kind": "shell",
+        "command": command,
+        "output": output,
+        "cut": cut,
+        "exit_code": exit_code,
+        "status": status.value,
+        "ran": status not in (ToolInvocationStatus.REQUESTED, ToolInvocationStatus.REJECTED),
+    }
+
+
+def _text(output: Any) -> str | None:
+    """A call's output as the terminal showed it."""
+    if output is None or isinstance(output, str):
+        return output
+    if isinstance(output, Mapping):
+        parts = [output.get(k) for k in ("output", "stdout", "stderr", "content", "text")]
+        texts = [part for part in parts if isinstance(part, str) and part]
+        if texts:
+            return "\n".join(texts)
+    if isinstance(output, list) and all(isinstance(part, str) for part in output):
+        return "\n".join(output)
+    return json.dumps(output, ensure_ascii=False, indent=2)
+
+
+class _Masked:
+    """Every string of a view masked as the page masks (never cut: the view has its own
+    limits)."""
+
+    def __init__(self, redaction: Redaction | None) -> None:
+        self.redaction = redaction
+
+    def value(self, value: Any) -> Any:
+        if self.redaction is None:
+            return value
+        if isinstance(value, str):
+            return self.redaction.text(value)
+        if isinstance(value, Mapping):
+            return {key: self.value(member) for key, member in value.items()}
+        if isinstance(value, list):
+            return [self.value(item) for item in value]
+        return value

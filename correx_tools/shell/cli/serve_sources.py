@@ -1,0 +1,89 @@
+"""What ``serve`` serves: a store, or transcripts followed as agents write them.
+
+``serve SOURCE`` over a store serves it as it is. Over a transcript or a
+folder of them, it serves the cache of the files
+(`transcript_sources`) and follows them: a `Follower` brings the cache in
+step every half second, and says in one line what the user should know (a
+file that is gone, one that is not a transcript). With no SOURCE it serves
+the folders of every agent found on this machine, a line for each.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..stores.addresses import redact_dsn
+from ..stores.port import EventStore
+from ..stores.sqlite import SQLiteEventStore
+from ..transcripts.agents import AgentFolder, agent_folders, candidate_folders
+from ..transcripts.cache import Look
+from ..transcripts.folders import transcript_files
+from ..transcripts.following import Follower
+from .errors import CliError
+from .sources import note_unindexed, open_store
+from .transcript_sources import (
+    checked_look,
+    command_name,
+    is_transcript_source,
+    note,
+    open_cache,
+    tell,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Served:
+    """The store the server answers from, how it names it, and who follows its files."""
+
+    store: EventStore
+    label: str
+    follower: Follower | None = None
+
+
+def served(source: str | None) -> Served:
+    """What ``serve`` answers from for SOURCE (``None``: every agent's folder)."""
+    if source is not None and not is_transcript_source(source):
+        store = open_store(source)
+        note_unindexed(store, source)
+        return Served(store, redact_dsn(source))
+    if source is None:
+        folders = _agents()
+        roots = [folder.path for folder in folders]
+        label = "the agents' folders"
+    else:
+        roots, label = [Path(source)], source
+    cache = open_cache(roots, label)
+    try:
+        checked_look(cache, label)
+    except BaseException:
+        cache.close()
+        raise
+    command = command_name()
+
+    def told(look: Look) -> None:
+        tell(look, command)
+        for file, session in look.removed:
+            note(f"{file} is gone, or no longer gives session {session}: it is no longer served",
+                 command)  # fmt: skip
+
+    def failed(why: str) -> None:
+        note(f"following {label}: {why}", command)
+
+    follower = Follower(cache, told=told, failed=failed)
+    return Served(SQLiteEventStore(cache.path, read_only=True), label, follower)
+
+
+def _agents() -> list[AgentFolder]:
+    """Every agent's folder on this machine, each said in one line; none is an error."""
+    folders = agent_folders()
+    if not folders:
+        looked = ", ".join(str(folder.path) for folder in candidate_folders()[:4])
+        raise CliError(
+            f"no SOURCE given, and no agent's folder found on this machine (looked in {looked}, "
+            "...); give a store, a transcript or a folder of them"
+        )
+    for folder in folders:
+        files, _ = transcript_files(folder.path)
+        note(f"{folder.agent}: {folder.path} ({len(files):,} files)")
+    return folders

@@ -1,0 +1,95 @@
+"""Search across every session of the source: the page's one search box over them all.
+
+``GET /api/v1/search?q=&tool=&status=&after=&limit=`` walks the sessions in
+order, searching each as a session's own search does (`search`: by tool,
+status and text in the arguments, outputs and reasons, as the page shows
+them, at the session's last event), and answers with what it found within
+its time budget. Each hit names its session and sequence and is a deep link
+into the page; ``next`` is where the following page starts (``null`` once
+every session was searched), so a rare text over many sessions is many quick
+pages, never a stall.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from typing import Any
+from urllib.parse import quote, urlencode
+
+from ...core.tools.ids import SessionId
+from ..stores.port import StoreReadError
+from .debugger import Debugger
+from .params import ApiError, whole
+from .search import BUDGET_SECONDS, search
+
+DEFAULT_LIMIT = 50
+MAX_LIMIT = 200
+
+
+def search_everywhere(debugger: Debugger, query: Mapping[str, str]) -> dict[str, Any]:
+    """One page of the calls of every session that match every filter given."""
+    limit = whole(query, "limit", DEFAULT_LIMIT)
+    if not 1 <= limit <= MAX_LIMIT:
+        raise ApiError(400, f"limit={limit} is not between 1 and {MAX_LIMIT}")
+    session_at, after = _cursor(query.get("after") or "")
+    filters = {name: query[name] for name in ("q", "tool", "status") if query.get(name)}
+    sessions = debugger.catalog.ids()
+    deadline = time.monotonic() + BUDGET_SECONDS
+    matches: list[dict[str, Any]] = []
+    skipped: list[str] = []
+    while session_at < len(sessions) and len(matches) < limit and time.monotonic() < deadline:
+        session = SessionId(sessions[session_at])
+        try:
+            found = search(
+                debugger,
+                session,
+                {**filters, "after": str(after), "limit": str(limit - len(matches))},
+            )
+        except (ApiError, StoreReadError):
+            # One session that cannot answer (a stale index, a damaged row) is passed by; its
+            # own page says what is wrong with it.
+            skipped.append(debugger.shown(session))
+            session_at, after = session_at + 1, -1
+            continue
+        matches += [_hit(debugger, session, match) for match in found["matches"]]
+        if found["next"] is None:
+            session_at, after = session_at + 1, -1
+        else:
+            after = found["next"]
+    done = session_at >= len(sessions)
+    return {
+        "matches": matches,
+        "next": None if done else f"{session_at}:{after}",
+        "sessions": len(sessions),
+        "searched": session_at,
+        "skipped": skipped,
+        "limit": limit,
+    }  # fmt: skip
+
+
+def _cursor(text: str) -> tuple[int, int]:
+    """``session index:position`` where the page starts (nothing: the beginning)."""
+    if not text:
+        return 0, -1
+    index, _, position = text.partition(":")
+    try:
+        return int(index), int(position)
+    except ValueError:
+        raise ApiError(400, f"after={text!r} is not where a page of the search ends") from None
+
+
+def _hit(debugger: Debugger, session: SessionId, match: dict[str, Any]) -> dict[str, Any]:
+    """A match of a session's search, named by its session and a deep link to it."""
+    at = match["ended_seq"] if match["ended_seq"] is not None else match["requested_seq"]
+    session_ref = debugger.ref(session)
+    address = f"/sessions/{quote(session_ref, safe='')}?" + urlencode(
+        {"at": at, "invocation": match["ref"]}
+    )
+    return {
+        **match,
+        "session_id": debugger.shown(session),
+        "session_ref": session_ref,
+        "at": at,
+        "href": address,
+    }

@@ -1,0 +1,232 @@
+"""Views per tool, subagent links and the search over every session, in Chromium.
+
+A real ``correx-tools serve`` over a folder laid out as agents lay theirs out
+(Claude Code's session and its subagent's file, a Codex rollout, a hostile
+session written here); the page is driven in Chromium and what it shows is
+held to the transcripts: the text an edit replaced, the command a shell call
+ran and its exit code, the subagent's session and the call that started it,
+each hit of a search a link to its session at its sequence.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import pytest
+
+from .browsing import Opened, module_browser
+from .serving import ROOT, Served
+from .transcript_samples import DATA
+
+playwright = pytest.importorskip("playwright.sync_api")
+browser = module_browser()
+
+PARENT = "4d5611e5-241a-462a-8d15-5122611a9569"
+CHILD = f"{PARENT}/agent-a2898e3"
+TASK = f"{PARENT}/toolu_017pLRuPHYTX5t99EnLyV53m"
+CODEX = "019a95d1-3c7e-7b22-a4f0-6e1d2c9b8a53"
+SECRET = "sk-ant-api03-" + "Q" * 40
+HOSTILE = '<img src=x onerror="document.title=1">\u202edlrow'
+
+
+def hostile_session(path: Path) -> Path:
+    """A Claude Code session whose edit plants a secret and whose command is markup."""
+    base = {"sessionId": "hostile", "cwd": "/w", "version": "2.1.39", "uuid": "u"}
+
+    def record(kind: str, at: str, content: list[dict[str, Any]]) -> str:
+        message = {"role": "assistant" if kind == "assistant" else "user", "content": content}
+        return json.dumps({**base, "type": kind, "timestamp": at, "message": message})
+
+    lines = [
+        record("assistant", "2026-01-01T00:00:00Z", [{"type": "tool_use", "id": "t1",
+               "name": "Edit", "input": {"file_path": "/w/.env", "old_string": "KEY=\n",
+                                         "new_string": f"KEY={SECRET}\n"}}]),
+        record("user", "2026-01-01T00:00:01Z", [{"type": "tool_result", "tool_use_id": "t1",
+               "content": "ok"}]),
+        record("assistant", "2026-01-01T00:00:02Z", [{"type": "tool_use", "id": "t2",
+               "name": "Bash", "input": {"command": f"echo '{HOSTILE}'"}}]),
+        record("user", "2026-01-01T00:00:03Z", [{"type": "tool_result", "tool_use_id": "t2",
+               "content": HOSTILE}]),
+    ]  # fmt: skip
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("views") / "agents"
+    project = root / "claude" / "-home-me-spotter"
+    (project / PARENT / "subagents").mkdir(parents=True)
+    shutil.copy(DATA.parent / "subagents" / f"{PARENT}.jsonl", project / f"{PARENT}.jsonl")
+    shutil.copy(
+        DATA / "claude-code" / "session_4d5611e5_subagent_a2898e3.jsonl",
+        project / PARENT / "subagents" / "agent-a2898e3.jsonl",
+    )
+    codex = next((DATA / "codex").glob("rollout-*.jsonl"))
+    (root / "codex").mkdir()
+    shutil.copy(codex, root / "codex" / codex.name)
+    hostile_session(project / "hostile.jsonl")
+    return root
+
+
+@pytest.fixture(scope="module")
+def served(folder: Path) -> Iterator[Served]:
+    server = Served(folder, "--no-cache")
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def open_page(browser: Any, served: Served) -> Iterator[Callable[[str], Opened]]:
+    pages: list[Opened] = []
+
+    def opener(path: str) -> Opened:
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        opened = Opened(page)
+        separator = "&" if "?" in path else "?"
+        page.goto(f"{served.base}{path}{separator}token={served.token}")
+        page.wait_for_selector("body[data-ready]", timeout=30_000)
+        pages.append(opened)
+        return opened
+
+    yield opener
+    for opened in pages:
+        assert opened.errors == []
+        assert all(url.startswith(served.base) for url in opened.requests), opened.requests
+        opened.page.close()
+
+
+def at(session: str, invocation: str) -> str:
+    return f"/sessions/{quote(session, safe='')}?invocation={quote(invocation, safe='')}"
+
+
+def found(served: Served, **query: str) -> list[dict[str, Any]]:
+    return served.answer("/api/v1/search", **query)["matches"]
+
+
+def test_an_edit_shows_the_text_it_replaced_as_a_diff(
+    served: Served, open_page: Callable[[str], Opened]
+) -> None:
+    patch = next(
+        m
+        for m in found(served, q="Update File", tool="apply_patch", status="completed")
+        if m["session_id"] == CODEX
+    )
+    page = open_page(at(CODEX, patch["ref"])).page
+    diff = page.wait_for_selector("[data-testid=edit-diff]", timeout=10_000)
+    assert "src/greek.rs" in diff.inner_text()
+    removed = [e.inner_text() for e in diff.query_selector_all(".diff-del")]
+    added = [e.inner_text() for e in diff.query_selector_all(".diff-add")]
+    assert removed == ["-        'η' | 'Η' => \"i\".into(),"]  # noqa: RUF001 - Greek eta
+    assert added == ["+        'η' | 'Η' | 'ή' | 'Ή' => \"i\".into(),"]  # noqa: RUF001
+
+
+def test_a_shell_call_shows_its_command_its_output_and_its_exit_code(
+    served: Served, open_page: Callable[[str], Opened]
+) -> None:
+    make = next(
+        m
+        for m in found(served, q="make test", tool="shell_command", status="completed")
+        if m["session_id"] == CODEX
+        and "Exit code: 2" in json.dumps(served.answer(
+            f"/api/v1/sessions/{CODEX}/invocations/{quote(m['ref'], safe='')}/history"))
+    )  # fmt: skip
+    page = open_page(at(CODEX, make["ref"])).page
+    shell = page.wait_for_selector("[data-testid=shell-output]", timeout=10_000)
+    assert shell.query_selector(".shell-command").inner_text() == "$ make test"
+    assert "FAILED" in shell.query_selector("pre.terminal").inner_text()
+    assert shell.query_selector(".exit-code").inner_text() == "exit 2"
+
+
+def test_a_subagent_is_linked_both_ways_from_the_call_that_started_it(
+    open_page: Callable[[str], Opened],
+) -> None:
+    page = open_page(at(PARENT, TASK)).page
+    forward = page.wait_for_selector("#tool-view [data-testid=subagent-link]", timeout=10_000)
+    assert forward.inner_text() == CHILD
+    forward.click()
+    page.wait_for_url(f"**/sessions/{quote(CHILD, safe='')}*", timeout=10_000)
+    back = page.wait_for_selector("#family [data-testid=subagent-link]", timeout=10_000)
+    assert back.inner_text() == f"call {TASK}"
+    back.click()
+    page.wait_for_selector(f"#invocation[data-invocation='{TASK}']", timeout=10_000)
+    assert "at=16" in page.url  # the sequence at which the Task ended
+    children = page.wait_for_selector("#family [data-testid=subagent-link]", timeout=10_000)
+    assert children.inner_text() == CHILD
+
+
+def test_search_runs_across_every_session_and_each_hit_opens_where_it_is(
+    served: Served, open_page: Callable[[str], Opened]
+) -> None:
+    opened = open_page("/")
+    page = opened.page
+    page.fill("#everywhere-text", "spotter")
+    page.click("#everywhere-run")
+    page.wait_for_selector("[data-testid=search-hit]", timeout=10_000)
+    hits = page.query_selector_all("#everywhere-results tr.match")
+    sessions = {hit.query_selector("td").inner_text() for hit in hits}
+    assert {PARENT, CHILD} <= sessions
+    api = found(served, q="spotter", limit="50")
+    assert len(hits) == len(api)
+    first = page.query_selector("[data-testid=search-hit]")
+    first.click()
+    page.wait_for_selector("#invocation[data-invocation]", timeout=10_000)
+    assert page.get_attribute("#invocation", "data-invocation") == api[0]["invocation_id"]
+    assert page.inner_text("[data-testid=sequence]") == str(api[0]["at"])
+
+
+def test_a_search_across_sessions_is_paged_and_the_pages_add_up(served: Served) -> None:
+    everything = found(served, tool="Bash", limit="200")
+    pages, after = [], ""
+    while True:
+        answer = served.answer("/api/v1/search", tool="Bash", limit=3, after=after)
+        pages += answer["matches"]
+        if answer["next"] is None:
+            break
+        after = answer["next"]
+    assert [(m["session_id"], m["ref"]) for m in pages] == [
+        (m["session_id"], m["ref"]) for m in everything
+    ]
+    assert {m["session_id"] for m in everything} >= {CHILD, "hostile"}
+
+
+def test_what_a_transcript_holds_is_text_and_its_secrets_are_masked(
+    open_page: Callable[[str], Opened],
+) -> None:
+    opened = open_page(at("hostile", "hostile/t1"))
+    diff = opened.page.wait_for_selector("[data-testid=edit-diff]", timeout=10_000)
+    assert SECRET not in diff.inner_text() and "KEY=" in diff.inner_text()
+    opened.page.goto(opened.page.url.replace("hostile%2Ft1", "hostile%2Ft2"))
+    shell = opened.page.wait_for_selector("[data-testid=shell-output]", timeout=10_000)
+    assert shell.query_selector("img") is None
+    assert "[U+202E]" in shell.inner_text() and "onerror" in shell.inner_text()
+    assert opened.page.title() != "1"
+
+
+def test_the_report_shows_the_same_views(tmp_path: Path, browser: Any) -> None:
+    codex = next((DATA / "codex").glob("rollout-*.jsonl"))
+    out = tmp_path / "page.html"
+    subprocess.run(
+        [sys.executable, "-m", "correx_tools", "report", str(codex), CODEX, "-o", str(out),
+         "--no-cache"],
+        check=True, capture_output=True, cwd=ROOT, timeout=120,
+    )  # fmt: skip
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    opened = Opened(page)
+    page.goto(out.as_uri())
+    shells, edits = [], 0
+    for failure in page.query_selector_all("tr.failure"):  # the failed and rejected calls
+        failure.click()
+        shells += [e.inner_text() for e in page.query_selector_all("#invocation .shell-command")]
+        edits += len(page.query_selector_all("#invocation [data-testid=edit-diff]"))
+    assert "$ cargo bench --bench throughput" in shells  # it failed: why, in its terminal
+    assert edits == 1  # the patch that failed to apply still shows what it meant to change
+    assert opened.errors == []
+    page.close()
