@@ -23,7 +23,8 @@ from correx_tools import (
     SQLiteEventStore,
     ToolProjector,
 )
-from correx_tools.shell.replay.questions import ByFolding, FromIndex
+from correx_tools.shell.replay.by_folding import ByFolding
+from correx_tools.shell.replay.questions import FromIndex
 from correx_tools.shell.stores.codec.encoding import encode_event
 from correx_tools.shell.stores.port import EventStore
 

@@ -29,7 +29,8 @@ from correx_tools import (
     ToolProjector,
     fold_events,
 )
-from correx_tools.shell.replay.questions import ByFolding, FromIndex
+from correx_tools.shell.replay.by_folding import ByFolding
+from correx_tools.shell.replay.questions import FromIndex
 from correx_tools.shell.stores.port import EventStore
 from correx_tools.shell.stores.sql.layout import LAYOUT
 

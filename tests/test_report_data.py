@@ -20,7 +20,8 @@ from hypothesis import strategies as st
 from correx_tools import DefaultToolRepository, EventReplayer, ToolProjector, fold_events
 from correx_tools.core.replay.stored_index import entries_of
 from correx_tools.core.report.page_data import STATUSES, PageLimits, page_data, plain
-from correx_tools.core.report.redaction import MASK, Redaction
+from correx_tools.core.report.redaction import DEFAULT, MASK, Redaction
+from correx_tools.core.report.tool_views import views_of
 from correx_tools.shell.replay import pages
 from correx_tools.shell.report import page
 
@@ -168,7 +169,9 @@ def test_the_page_streamed_from_the_index_is_the_page_of_the_whole_entries(
     ):
         for session in store.sessions():
             repository = DefaultToolRepository(EventReplayer(store), strict=False)
-            whole = page_data(session, *repository.entries(session).unwrap(), limits=limits)
+            last, entries, refused = repository.entries(session).unwrap()
+            whole = page_data(session, last, entries, refused, limits=limits)
+            whole["views"] = views_of(dict(enumerate(entries)), last, whole["details"], DEFAULT)
             with repository.view(session) as view:
                 assert view.indexed
                 streamed = page.page_document(view, limits=limits).unwrap()

@@ -32,8 +32,13 @@ from correx_tools import (
     UnresolvedId,
     short_invocation_id,
 )
-from correx_tools.core.tools.short_ids import SEPARATORS, SHOWN, resolve_name, starting_in
-from correx_tools.shell.stores.sql.reading import prefix_end
+from correx_tools.core.tools.short_ids import (
+    SEPARATORS,
+    SHOWN,
+    prefix_end,
+    resolve_name,
+    starting_in,
+)
 
 from .strategies import requested
 

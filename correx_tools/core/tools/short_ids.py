@@ -177,3 +177,16 @@ def _first(ids: Sequence[str], prefix: str, count: int) -> list[str]:
             break
         found.append(ids[index])
     return found
+
+
+def prefix_end(prefix: str) -> str | None:
+    """The least text after every text that begins with ``prefix``, in code point order
+    (which is the order of their UTF-8 bytes, so of both databases' keys); ``None`` when
+    nothing is (a prefix of U+10FFFF only)."""
+    chars = list(prefix)
+    while chars:
+        last = ord(chars.pop())
+        if last < 0x10FFFF:
+            after = 0xE000 if last + 1 == 0xD800 else last + 1  # no text holds a surrogate
+            return "".join(chars) + chr(after)
+    return None

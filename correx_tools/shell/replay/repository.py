@@ -30,7 +30,8 @@ from ...core.tools.errors import CorrexError, error_value
 from ...core.tools.ids import InvocationId, SessionId
 from ...core.tools.short_ids import UnresolvedId, resolve_name, starting_in
 from ..stores.port import IndexedStore
-from .questions import ByFolding, FromIndex, History, Questions, Refusals, SessionEntries
+from .by_folding import ByFolding
+from .questions import FromIndex, History, Questions, Refusals, SessionEntries
 from .replayer import EventReplayer
 from .view import SessionView
 

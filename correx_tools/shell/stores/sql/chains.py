@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from ..codec.envelope import format_timestamp
-from .dialect import Dialect
+from .dialect import Cursor, Dialect
 from .indexing import chain_of
 
 CHAINED_COLUMNS = (
@@ -55,3 +55,20 @@ def checked_rows(d: Dialect, rows: Iterable[Row], after: int, chain: int) -> Ite
             raise ChainBroken(sequence)
         expected += 1
         yield sequence, at, type_tag, version, data, kind, invocation, label, code, effect, stored
+
+
+def events(
+    d: Dialect, cursor: Cursor, session_id: str, after: int, limit: int, *, indexed: bool
+) -> list[tuple[Any, ...]]:
+    """One batch of a session's event rows after ``after``: ``(sequence, recorded_at, type,
+    version, data)``, and with ``indexed`` every column a checked read needs
+    (`CHAINED_COLUMNS`)."""
+    columns = CHAINED_COLUMNS if indexed else "sequence, recorded_at, type, version, data"
+    rows: list[tuple[Any, ...]] = cursor.execute(
+        d.sql(
+            f"SELECT {columns} FROM {{events}} "
+            "WHERE {session} = ? AND sequence > ? ORDER BY sequence LIMIT ?"
+        ),
+        (d.session_key(session_id), after, limit),
+    ).fetchall()
+    return rows

@@ -13,6 +13,7 @@ from ....core.lifecycle.events import StoredEvent
 from ....core.lifecycle.status import ToolInvocationStatus
 from ....core.replay.stored_index import STATUS_OF_CODE, Counts, InvocationEntry, count_delta
 from ....core.tools.ids import SessionId
+from ....core.tools.short_ids import prefix_end
 from ..codec.rows import decode_row
 from ..port import StaleIndex
 from .chains import CHAINED_COLUMNS, ChainBroken, checked_rows
@@ -385,35 +386,5 @@ def _prefixed(prefix: str, columns: str) -> str:
     return ", ".join(prefix + column for column in columns.split(", "))
 
 
-def prefix_end(prefix: str) -> str | None:
-    """The least text after every text that begins with ``prefix``, in code point order
-    (which is the order of their UTF-8 bytes, so of both databases' keys); ``None`` when
-    nothing is (a prefix of U+10FFFF only)."""
-    chars = list(prefix)
-    while chars:
-        last = ord(chars.pop())
-        if last < 0x10FFFF:
-            after = 0xE000 if last + 1 == 0xD800 else last + 1  # no text holds a surrogate
-            return "".join(chars) + chr(after)
-    return None
-
-
 def _by_request(entry: InvocationEntry) -> int:
     return entry.requested_seq
-
-
-def events(
-    d: Dialect, cursor: Cursor, session_id: str, after: int, limit: int, *, indexed: bool
-) -> list[tuple[Any, ...]]:
-    """One batch of a session's event rows after ``after``: ``(sequence, recorded_at, type,
-    version, data)``, and with ``indexed`` every column a checked read needs
-    (`chains.CHAINED_COLUMNS`)."""
-    columns = CHAINED_COLUMNS if indexed else "sequence, recorded_at, type, version, data"
-    rows: list[tuple[Any, ...]] = cursor.execute(
-        d.sql(
-            f"SELECT {columns} FROM {{events}} "
-            "WHERE {session} = ? AND sequence > ? ORDER BY sequence LIMIT ?"
-        ),
-        (d.session_key(session_id), after, limit),
-    ).fetchall()
-    return rows

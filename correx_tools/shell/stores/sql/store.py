@@ -27,11 +27,11 @@ from ..port import (
 )
 from ..writing import BatchWritingStore
 from .append import runs, write_groups
-from .chains import ChainBroken, checked_rows
+from .chains import ChainBroken, checked_rows, events
 from .dialect import Database, ReadFault, WriteFault
 from .index import chain_at, last_sequence, load_head, mark_stale, marked_fresh
 from .indexing import EMPTY_CHAIN
-from .reading import SqlSessionIndex, events
+from .reading import SqlSessionIndex
 from .rebuilding import DamagedEvents, rebuild, rebuild_all
 from .verifying import verify_session
 
