@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from benchmarks.baselines import eventsourcing_replay
 from benchmarks.sessions import session
 from benchmarks.transcript_files import WRITERS
@@ -14,6 +16,7 @@ from benchmarks.transcript_files import WRITERS
 ROOT = Path(__file__).resolve().parent.parent
 
 
+@pytest.mark.slow  # the whole script, every row: half a minute
 def test_the_benchmarks_run_and_print_every_row(postgres_dsn: str) -> None:
     result = subprocess.run(
         [sys.executable, "-m", "benchmarks", "--quick"],

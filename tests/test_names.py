@@ -74,8 +74,15 @@ PAIRS = [
 ]  # fmt: skip
 
 
-def test_a_short_name_prints_exactly_what_the_full_id_prints(sources: list[str]) -> None:
-    for source in sources:
+# SQLite in the quick run; the JSONL log and PostgreSQL (the same command, twice as many
+# seconds) with the slow tests.
+@pytest.mark.parametrize(
+    "kind",
+    [0, pytest.param(1, marks=pytest.mark.slow), pytest.param(2, marks=pytest.mark.slow)],
+    ids=["sqlite", "jsonl", "postgres"],
+)
+def test_a_short_name_prints_exactly_what_the_full_id_prints(sources: list[str], kind: int) -> None:
+    for source in sources[kind : kind + 1]:
         for short, full in PAIRS:
             for json_flag in (["--json"], []):
                 named = run(*[a.replace("{s}", source) for a in short], *json_flag)
