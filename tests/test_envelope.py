@@ -3,24 +3,29 @@
 from __future__ import annotations
 
 import json
+import pickle
 import re
 from collections import OrderedDict
+from dataclasses import replace
 from datetime import UTC, datetime
 
 import pytest
 from hypothesis import given
+from hypothesis import strategies as st
 
 from correx_tools import (
     OpaqueEvent,
     SessionId,
     StoredEvent,
     Tier,
+    ToolExecutionCompletedEvent,
     ToolInvocationRequestedEvent,
 )
 from correx_tools.shell.stores.codec import envelope
-from correx_tools.shell.stores.codec.encoding import encode_line
+from correx_tools.shell.stores.codec.encoding import encode_event, encode_line
 from correx_tools.shell.stores.codec.envelope import decode_payload
 from correx_tools.shell.stores.codec.lines import decode_line
+from correx_tools.shell.stores.codec.rows import decode_written_row
 from correx_tools.shell.stores.codec.strict_json import EnvelopeError, loads_strict
 
 from .strategies import EPOCH, completed, failed, rejected, requested, sessions, started
@@ -68,6 +73,35 @@ def test_every_event_round_trips(events: list[StoredEvent]) -> None:
         if isinstance(event.event, dict):
             continue  # plain dicts are not events a store accepts
         assert decode_line(encode_line(event)) == event
+
+
+@given(sessions(), st.text(min_size=1, max_size=8))
+def test_an_event_read_back_encodes_as_the_same_event_built_from_values(
+    events: list[StoredEvent], other_id: str
+) -> None:
+    """An event read from a store keeps its payload text undecoded; encoding it again takes
+    that text only when it is exactly what its values encode to, changed fields or not."""
+    for written in events:
+        if isinstance(written.event, dict):
+            continue
+        encoded = encode_event(written)
+        row = (written.sequence, encoded.recorded_at, encoded.type, encoded.version, encoded.data)
+        read = decode_written_row("test", written.session_id, row)
+        assert encode_event(read) == encoded
+        # The same event with values decoded (pickle rebuilds it from values).
+        assert encode_event(pickle.loads(pickle.dumps(read))) == encoded
+        event = read.event
+        if isinstance(event, ToolInvocationRequestedEvent | ToolExecutionCompletedEvent):
+            # An undecoded payload under another id: the text no longer spells the event.
+            moved = replace(
+                read,
+                event=replace(
+                    decode_written_row("test", written.session_id, row).event,
+                    invocation_id=other_id,
+                ),
+            )
+            by_values = replace(written, event=replace(written.event, invocation_id=other_id))
+            assert encode_event(moved) == encode_event(by_values)
 
 
 def test_unknown_types_become_opaque_and_encode_back_byte_identical() -> None:

@@ -21,7 +21,7 @@ from ..tools.json_values import (
     freeze_object,
     lone_surrogate_at,
     string_map,
-    value_at,
+    values_at,
 )
 from ..tools.request import ToolRequest
 from ..tools.tier import Tier
@@ -97,8 +97,9 @@ class ToolReceipt:
         _set_receipt_source(self, None)
 
     def _decode(self, text: str) -> None:
-        _set_output(self, value_at(text, _OUTPUT))
-        _set_metadata(self, string_map(value_at(text, _METADATA, _NO_METADATA)))
+        output, metadata = values_at(text, (_OUTPUT, _METADATA), (None, _NO_METADATA))
+        _set_output(self, output)
+        _set_metadata(self, string_map(metadata))
         _set_receipt_source(self, None)
 
     @property
@@ -161,6 +162,12 @@ def checked_receipt(output: Any, exit_code: int, metadata: PMap[str, str]) -> To
     _set_metadata(receipt, metadata)
     _set_receipt_source(receipt, None)
     return receipt
+
+
+def undecoded_text(receipt: ToolReceipt) -> str | None:
+    """The Completed event's data text while the receipt's output and metadata are not
+    decoded yet (`lazy_receipt`); ``None`` once they are, or for a receipt built from values."""
+    return receipt._source
 
 
 def lazy_receipt(exit_code: int, text: str) -> ToolReceipt:

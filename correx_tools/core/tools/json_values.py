@@ -152,6 +152,31 @@ def _same(value: Any) -> Any:
     return value
 
 
+def values_at(
+    text: str, paths: tuple[tuple[str, ...], ...], defaults: tuple[object, ...]
+) -> tuple[Any, ...]:
+    """The frozen JSON value at each of ``paths`` in JSON ``text``, parsed once; the path's
+    default where a key is missing (see `value_at`).
+
+    >>> values_at('{"a":{"b":[1],"c":2}}', (("a", "b"), ("a", "d")), (None, 0))
+    (pvector([1]), 0)
+    """
+    root: Any = json.loads(text)
+    found = []
+    for keys, default in zip(paths, defaults, strict=True):
+        node = root
+        for key in keys:
+            if not isinstance(node, dict) or key not in node:
+                node = _MISSING
+                break
+            node = node[key]
+        found.append(default if node is _MISSING else freeze_json(node))
+    return tuple(found)
+
+
+_MISSING = object()
+
+
 def value_at(text: str, keys: tuple[str, ...], default: object = None) -> Any:
     """The frozen JSON value at ``keys`` in JSON ``text``; ``default`` where a key is missing.
 

@@ -112,3 +112,9 @@ def lazy_request(tool_name: str, text: str, keys: tuple[str, ...]) -> ToolReques
     _set_arguments(request, _NO_ARGUMENTS)
     _set_source(request, (text, keys))
     return request
+
+
+def undecoded_source(request: ToolRequest) -> tuple[str, tuple[str, ...]] | None:
+    """The store's text and the keys of the arguments in it, while the arguments are not
+    decoded yet (`lazy_request`); ``None`` once they are, or for a request built from values."""
+    return request._source

@@ -19,9 +19,19 @@ from collections.abc import Callable
 from datetime import UTC
 from typing import Any, NamedTuple, final
 
-from ....core.lifecycle.events import StoredEvent
+from ....core.lifecycle.events import (
+    StoredEvent,
+    ToolExecutionCompletedEvent,
+    ToolInvocationRequestedEvent,
+    undecoded_text,
+)
+from ....core.tools.request import undecoded_source
 from .envelope import (
+    ARGUMENTS_AT,
+    COMPLETED,
+    CURRENT_VERSION,
     MAX_EVENT_BYTES,
+    REQUESTED,
     decode_payload,
     event_payload,
     format_timestamp,
@@ -57,15 +67,26 @@ def encode_event(stored: StoredEvent, recorded_at: str | None = None) -> Encoded
     ...
     ValueError: note: data has the key 1, not a string: it would read back as '1'
     """
-    type_tag, version, data = event_payload(stored.event)
-    try:
-        text = canonical_json(data)
-    except (TypeError, ValueError, RecursionError):
-        raise ValueError(f"{type_tag}: {_unstorable(data)}") from None
+    as_read = _as_read(stored.event)
+    if as_read is None:
+        type_tag, version, data = event_payload(stored.event)
+        try:
+            text = canonical_json(data)
+        except (TypeError, ValueError, RecursionError):
+            raise ValueError(f"{type_tag}: {_unstorable(data)}") from None
+    else:
+        (type_tag, text), version = as_read, CURRENT_VERSION
     when = encoded_time(stored) if recorded_at is None else recorded_at
     size = line_size(type_tag, version, text, stored.session_id, stored.sequence)
     if size > MAX_EVENT_BYTES:
         raise ValueError(f"{type_tag} event is {size} bytes, over the limit of {MAX_EVENT_BYTES}")
+    if as_read is None:
+        _check_reads_back(type_tag, version, data, text)
+    return EncodedEvent(type_tag, version, text, when)
+
+
+def _check_reads_back(type_tag: str, version: int, data: dict[str, Any], text: str) -> None:
+    """A ``ValueError`` naming the field when ``text`` would not read back as ``data``."""
     try:
         # Text json.dumps wrote holds no NaN and no duplicate key: the reader's strict
         # parse would give what the plain one gives.
@@ -78,7 +99,50 @@ def encode_event(stored: StoredEvent, recorded_at: str | None = None) -> Encoded
     # passes them reads back equal too: each decoder builds its event from exactly
     # the fields event_payload wrote (tests/test_envelope.py holds the round trip).
     decode_payload(type_tag, version, body, text=text)  # payloads need not be built again
-    return EncodedEvent(type_tag, version, text, when)
+
+
+def _as_read(event: object) -> tuple[str, str] | None:
+    """``(type, data text)`` of a tool event read from a store whose payload values are not
+    decoded yet, when its text is the canonical JSON this event encodes to; else ``None``.
+
+    An import copies events read from a store: their arguments, outputs and
+    metadata still wait, undecoded, in the text the store wrote after checking
+    it (`lazy_request`, `lazy_receipt`). That text is canonical JSON of exactly
+    the envelope's fields, in sorted order, so when the fields the event holds
+    outside the text (its id, names, tier, exit code) are the ones the text
+    spells around the undecoded values, the text is what `encode_event` would
+    write, and it need not be built, parsed and checked again. A quote after a
+    comma or a colon cannot be inside a JSON string, so the spelled parts match
+    only where the fields are.
+    """
+    if isinstance(event, ToolInvocationRequestedEvent):
+        requested = event
+        source = undecoded_source(requested.request)
+        if source is None or source[1] != ARGUMENTS_AT:
+            return None
+        text = source[0]
+        head = f'{{"invocation_id":{json_string(requested.invocation_id)},"request":{{"arguments":'
+        tail = (
+            f',"tool_name":{json_string(requested.request.tool_name)}}},'
+            f'"tier":{json_string(requested.tier.value)},'
+            f'"tool_name":{json_string(requested.tool_name)}}}'
+        )
+        return (REQUESTED, text) if text.startswith(head) and text.endswith(tail) else None
+    if isinstance(event, ToolExecutionCompletedEvent):
+        completed = event
+        written = undecoded_text(completed.receipt)
+        if written is None:
+            return None
+        head = (
+            f'{{"invocation_id":{json_string(completed.invocation_id)},'
+            f'"receipt":{{"exit_code":{completed.receipt.exit_code},"metadata":'
+        )
+        whole = written.startswith(head) and written.endswith("}}") and _OUTPUT in written
+        return (COMPLETED, written) if whole else None
+    return None
+
+
+_OUTPUT = '},"output":'  # metadata is a flat object of strings: its end, then output
 
 
 def encoded_time(stored: StoredEvent) -> str:

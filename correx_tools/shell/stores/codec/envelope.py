@@ -238,7 +238,7 @@ def _requested(data: Mapping[str, Any], text: str | None = None) -> object:
         _tier(data),
         checked_request(tool_name, freeze_object(arguments))
         if text is None or "arguments" not in request
-        else lazy_request(tool_name, text, _ARGUMENTS_AT),
+        else lazy_request(tool_name, text, ARGUMENTS_AT),
     )
 
 
@@ -292,7 +292,7 @@ _FIELDS: dict[str, frozenset[str]] = {
     REJECTED: frozenset({"invocation_id", "reason"}),
 }
 _REQUEST_FIELDS = frozenset({"tool_name", "arguments"})
-_ARGUMENTS_AT = ("request", "arguments")
+ARGUMENTS_AT = ("request", "arguments")
 _RECEIPT_FIELDS = frozenset({"output", "exit_code", "metadata"})
 _NO_ARGUMENTS: dict[str, Any] = {}
 _EMPTY_MAP: PMap[str, Any] = pmap()
