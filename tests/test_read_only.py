@@ -20,6 +20,7 @@ import pytest
 
 from correx_tools import JsonlEventLog, PostgresEventStore, SQLiteEventStore
 
+from .privileges import as_nobody
 from .test_cli import run, run_json
 
 SESSION = "demo-run01-session-1"
@@ -79,17 +80,6 @@ def test_every_reading_command_leaves_the_store_and_its_folder_as_they_were(
         assert snapshot(folder) == before, command
 
 
-def _as_nobody() -> list[str]:
-    """What runs a command as an unprivileged user, when these tests run as root (for whom
-    no permission bit applies); nothing otherwise."""
-    if os.geteuid() != 0:
-        return []
-    setpriv = shutil.which("setpriv")
-    if setpriv is None:
-        pytest.fail("setpriv is needed to run a command as another user")
-    return [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups"]
-
-
 def test_reading_commands_work_on_a_read_only_file_and_folder(shelf: Path) -> None:
     folder = shelf / "locked"
     folder.mkdir(exist_ok=True)
@@ -103,7 +93,7 @@ def test_reading_commands_work_on_a_read_only_file_and_folder(shelf: Path) -> No
     try:
         for command in readers(str(store), out):
             result = subprocess.run(
-                [*_as_nobody(), sys.executable, "-m", "correx_tools", *command],
+                [*as_nobody(), sys.executable, "-m", "correx_tools", *command],
                 capture_output=True,
                 text=True,
                 timeout=300,

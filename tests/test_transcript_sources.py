@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from .privileges import as_nobody, open_folder
 from .transcript_samples import DATA, samples
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -134,6 +135,18 @@ def test_replay_of_a_file_is_the_replay_of_its_import(tmp_path: Path) -> None:
         assert direct == as_json(*(a.format(store) for a in question)), question
 
 
+def test_verify_checks_a_folder_through_its_cache(samples_copy: Path, tmp_path: Path) -> None:
+    env = {"XDG_CACHE_HOME": str(tmp_path / "cache")}
+    listed = as_json("sessions", str(samples_copy), env=env)["sessions"]
+    checked = as_json("verify", str(samples_copy), env=env)
+    assert checked["intact"] is True and checked["repaired"] == []
+    assert [(row["session_id"], row["events"], row["faults"]) for row in checked["sessions"]] == [
+        (row["session_id"], row["events"], []) for row in listed
+    ]
+    one = as_json("verify", str(CODEX), CODEX_SESSION, "--no-cache")
+    assert [row["session_id"] for row in one["sessions"]] == [CODEX_SESSION] and one["intact"]
+
+
 def test_report_and_export_take_a_transcript(tmp_path: Path) -> None:
     page = tmp_path / "page.html"
     run("report", str(CODEX), CODEX_SESSION, "-o", str(page))
@@ -234,16 +247,24 @@ def test_a_question_about_a_large_jsonl_log_says_once_how_to_copy_it_into_sqlite
     assert run("sessions", str(small)).stderr == ""
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root reads a folder whatever its mode")
-def test_a_folder_that_cannot_be_read_is_one_line(tmp_path: Path) -> None:
-    folder = tmp_path / "locked"
+def test_a_folder_that_cannot_be_read_is_one_line() -> None:
+    # As a user without privileges: root reads a folder whatever its mode.
+    folder = open_folder() / "locked"
     folder.mkdir()
     shutil.copy(CODEX, folder / CODEX.name)
     folder.chmod(0)
     try:
-        fails("sessions", str(folder), words="cannot read this folder")
+        result = subprocess.run(
+            [*as_nobody(), sys.executable, "-m", "correx_tools", "sessions", str(folder),
+             "--no-cache"],
+            capture_output=True, text=True, timeout=300, check=False, cwd=ROOT,
+        )  # fmt: skip
     finally:
         folder.chmod(0o755)
+        shutil.rmtree(folder.parent)
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    [line] = result.stderr.strip().splitlines()
+    assert "cannot read this folder" in line and str(folder) in line
 
 
 def test_a_cache_an_older_release_wrote_is_made_again(tmp_path: Path) -> None:

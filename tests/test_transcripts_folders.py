@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -19,11 +18,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from correx_tools import InMemoryEventStore, PostgresEventStore, SQLiteEventStore
 from correx_tools.shell.transcripts.folders import import_folder, transcript_files
 
+from .privileges import as_nobody, open_folder
 from .test_terminal import on_terminal
 from .transcript_samples import DATA, make_goose_database, samples
 
@@ -188,18 +186,27 @@ def test_a_folder_that_cannot_be_read_is_refused_with_its_reason(tmp_path: Path)
     assert folder.refused[0].message == "cannot read this folder (No such file or directory)"
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root reads a folder whatever its mode")
-def test_an_unreadable_subfolder_never_stops_the_rest(tmp_path: Path) -> None:
-    shutil.copytree(DATA / "mcp", tmp_path / "logs" / "mcp")
-    locked = tmp_path / "logs" / "locked"
+def test_an_unreadable_subfolder_never_stops_the_rest() -> None:
+    # As a user without privileges: root reads a folder whatever its mode.
+    top = open_folder()
+    shutil.copytree(DATA / "mcp", top / "logs" / "mcp")
+    locked = top / "logs" / "locked"
     locked.mkdir()
     locked.chmod(0)
     try:
-        result = json.loads(cli(str(tmp_path / "logs"), str(tmp_path / "o.sqlite"), "--json",
-                                status=1).stdout)  # fmt: skip
+        done = subprocess.run(
+            [*as_nobody(), sys.executable, "-m", "correx_tools", "import-transcript",
+             str(top / "logs"), str(top / "o.sqlite"), "--json"],
+            capture_output=True, text=True, timeout=300, check=False,
+        )  # fmt: skip
     finally:
         locked.chmod(0o755)
-    assert summary(result)["sessions_new"] == 2
-    assert [f["refused"][0]["message"] for f in result["files"] if f["refused"]] == [
-        "cannot read this folder (Permission denied)"
-    ]
+    try:
+        assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+        result = json.loads(done.stdout)
+        assert summary(result)["sessions_new"] == 2
+        assert [f["refused"][0]["message"] for f in result["files"] if f["refused"]] == [
+            "cannot read this folder (Permission denied)"
+        ]
+    finally:
+        shutil.rmtree(top)
