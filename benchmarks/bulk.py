@@ -10,13 +10,23 @@ memory.
 
 from __future__ import annotations
 
+import shutil
+import statistics
+from collections.abc import Callable
 from pathlib import Path
 
-from .commands import REPORT_MEGABYTES, first_paint, measured
+from .commands import REPORT_MEGABYTES, first_paint, measured, run
 from .stored import StoredSession
 from .table import Row
 
-TARGETS = {"stats": (0.25, 100), "report": (1.0, 200), "export": (2.0, 200)}
+TARGETS = {
+    "stats": (0.25, 100),
+    "report": (1.0, 200),
+    "export": (2.0, 200),
+    "verify": (2.0, 200),
+    "reindex": (2.0, 200),
+    "import": (4.0, 200),
+}
 """Each command's most time (a multiple of the raw read) and most peak memory (MB)."""
 
 
@@ -62,4 +72,40 @@ def bulk_rows(stored: StoredSession, raw_seconds: float, repeat: int) -> list[Ro
                 met,
             )
         )
+    return rows
+
+
+def whole_store_rows(stored: StoredSession, raw_seconds: float, repeat: int) -> list[Row]:
+    """``verify``, ``reindex`` (of a copy) and ``import`` into a new SQLite file: the work
+    that reads, or writes, every event of the store."""
+    directory = Path(stored.source).parent
+    copy = directory / f"reindexed-{stored.events}.sqlite"
+    shutil.copy(stored.source, copy)
+    start_up, _ = measured(["--version"], repeat)
+    rows = []
+    commands: list[tuple[str, str, Callable[[int], list[str]]]] = [
+        ("verify", "verify", lambda _: ["verify", stored.source]),
+        ("reindex", "reindex", lambda _: ["reindex", str(copy)]),
+        ("import", "import into a new SQLite file",
+         lambda n: ["import", stored.source, str(directory / f"imported-{n}.sqlite")]),
+    ]  # fmt: skip
+    for command, label, arguments in commands:
+        runs = [run(arguments(n)) for n in range(repeat)]
+        seconds, peak = statistics.median(r[0] for r in runs), max(r[1] for r in runs)
+        over = max(seconds - start_up, 0.0)
+        ratio, megabytes = TARGETS[command]
+        rows.append(
+            Row(
+                f"{stored.kind}: correx-tools {label}",
+                f"{stored.events:,}",
+                f"{over:.2f} s over start-up, peak {peak:,.0f} MB",
+                f"{raw_seconds:.2f} s raw loop; start-up {start_up * 1000:,.0f} ms",
+                over / raw_seconds,
+                f"<= {ratio:g}x and <= {megabytes} MB",
+                over / raw_seconds <= ratio and peak <= megabytes,
+            )
+        )
+    copy.unlink()
+    for imported in directory.glob("imported-*.sqlite"):
+        imported.unlink()
     return rows

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
-from .bulk import bulk_rows
+from .bulk import bulk_rows, whole_store_rows
 from .commands import command_rows
 from .folds import (
     fold_rows,
@@ -63,6 +63,7 @@ def stored_rows(
                 rows += command_rows(stored, raw, repeat)
             if stored.kind == "SQLite":
                 rows += bulk_rows(stored, raw, repeat)
+                rows += whole_store_rows(stored, raw, repeat)
                 rows += serve_rows(stored, questions)
     return rows
 
@@ -72,7 +73,8 @@ def small_bulk_rows(events: Sequence[object], repeat: int, directory: Path) -> l
     the stored rows)."""
     (directory / "small").mkdir()
     stored, _ = sqlite_session(events, directory / "small")  # type: ignore[arg-type]
-    return bulk_rows(stored, timed(stored.raw, repeat), repeat)
+    raw = timed(stored.raw, repeat)
+    return bulk_rows(stored, raw, repeat) + whole_store_rows(stored, raw, repeat)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

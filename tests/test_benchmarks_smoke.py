@@ -59,7 +59,14 @@ def test_the_benchmarks_run_and_print_every_row(postgres_dsn: str) -> None:
     rows += ["SQLite: correx-tools serve, ready", "SQLite: serve, resident memory"]
     rows += [
         f"SQLite: correx-tools {command}"
-        for command in ("stats --json", "report", "export --to otlp-json -o")
+        for command in (
+            "stats --json",
+            "report",
+            "export --to otlp-json -o",
+            "verify",
+            "reindex",
+            "import into a new SQLite file",
+        )
     ]
     rows.append("SQLite: serve, first paint of a session page")
     rows.append("JSONL full replay to the final state")
