@@ -67,9 +67,6 @@ class TransitionError(CorrexError):
     event_type: str
     message: str
 
-    def __str__(self) -> str:
-        return self.message
-
 
 Outcome: TypeAlias = ToolInvocationStatus | TransitionErrorKind
 Row: TypeAlias = ToolInvocationStatus | None

@@ -37,9 +37,6 @@ class SequenceError(CorrexError):
     got: int
     message: str
 
-    def __str__(self) -> str:
-        return self.message
-
 
 @final
 @error_value
@@ -78,6 +75,3 @@ class ReplayError(CorrexError):
     sequence: int
     cause: ReplayCause
     message: str
-
-    def __str__(self) -> str:
-        return self.message

@@ -63,9 +63,6 @@ class RegistryError(CorrexError):
     tool_name: str
     message: str
 
-    def __str__(self) -> str:
-        return self.message
-
 
 @final
 class InMemoryToolRegistry:

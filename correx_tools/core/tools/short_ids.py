@@ -64,9 +64,6 @@ class UnresolvedId(CorrexError):
         """Whether several ids begin with the name (else none does)."""
         return len(self.candidates) > 1
 
-    def __str__(self) -> str:
-        return self.message
-
 
 def short_invocation_id(session_id: str, invocation_id: str) -> str:
     """The invocation's id without its session's own prefix, or whole if it has none.

@@ -51,6 +51,3 @@ class RecordError(CorrexError):
     invalid: Invalid | None = None
     append: AppendError | None = None
     recorded: tuple[StoredEvent, ...] = ()
-
-    def __str__(self) -> str:
-        return self.message

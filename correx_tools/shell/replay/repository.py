@@ -49,9 +49,6 @@ class DuplicateInvocation(CorrexError):
     second_session: SessionId
     message: str
 
-    def __str__(self) -> str:
-        return self.message
-
 
 @final
 class DefaultToolRepository:

@@ -62,9 +62,6 @@ class AppendError(CorrexError):
     other_session: str | None = None
     invocation_id: str | None = None
 
-    def __str__(self) -> str:
-        return self.message
-
 
 class StoreReadError(Exception):
     """A stored event that could not be decoded; ``error`` says where and what.

@@ -113,7 +113,10 @@ def _as_read(event: object) -> tuple[str, str] | None:
     spells around the undecoded values, the text is what `encode_event` would
     write, and it need not be built, parsed and checked again. A quote after a
     comma or a colon cannot be inside a JSON string, so the spelled parts match
-    only where the fields are.
+    only where the fields are. (A log line is trusted as its own layout when its
+    checksum holds; one written by hand with a valid checksum could carry
+    arguments spaced otherwise, which a copy then keeps: the same event, in
+    other bytes.)
     """
     if isinstance(event, ToolInvocationRequestedEvent):
         requested = event
