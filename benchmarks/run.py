@@ -30,6 +30,7 @@ from .serve import serve_rows
 from .sessions import session, thirds
 from .sources import source_rows
 from .stored import (
+    append_latency_row,
     jsonl_session,
     parallel_rows,
     postgres_database,
@@ -62,6 +63,7 @@ def stored_rows(
             if stored.kind != "JSONL":  # the targets name the stores with an index
                 rows += command_rows(stored, raw, repeat)
             if stored.kind == "SQLite":
+                rows.append(append_latency_row(stored))
                 rows += bulk_rows(stored, raw, repeat)
                 rows += whole_store_rows(stored, raw, repeat)
                 rows += serve_rows(stored, questions)

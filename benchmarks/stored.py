@@ -20,16 +20,19 @@ from correx_tools import (
     DefaultToolRepository,
     EventReplayer,
     EventStore,
+    InvocationId,
     JsonlEventLog,
     SessionId,
     SQLiteEventStore,
     StoredEvent,
+    Tier,
+    ToolInvocationRequestedEvent,
     ToolProjector,
     replay_all,
 )
 
 from .baselines import legacy_sqlite_append, raw_jsonl_loop, raw_postgres_loop, raw_sqlite_loop
-from .sessions import session
+from .sessions import REQUEST, session
 from .table import Row, at_most, rate, timed
 
 BATCH = 1_000
@@ -178,8 +181,46 @@ def postgres_session(events: Sequence[StoredEvent], url: str) -> tuple[StoredSes
     return stored, row
 
 
-REPLAY_LIMITS = {"SQLite": 1.0, "PostgreSQL": 1.0, "JSONL": 1.5}
-"""Full replay to the final state, as a multiple of the store's raw reading loop."""
+REPLAY_LIMITS = {"SQLite": 1.0, "PostgreSQL": 1.0, "JSONL": 4.0}
+"""Full replay to the final state, as a multiple of the store's raw reading loop. JSONL's
+is the bulk-work issue's settled target: a log keeps no index, and every question about it
+is a fold (``serve`` and ``import`` into SQLite are the answer for big logs)."""
+
+APPEND_P95_MS = 2.0
+"""One append at the head of a large session, at the 95th percentile (the bulk-work issue)."""
+
+
+def append_latency_row(stored: StoredSession, appends: int = 200) -> Row:
+    """``appends`` single-event appends, each a new call's request, at the head of a copy of
+    the stored SQLite session, each one its own durable transaction: their p95."""
+    copy = Path(stored.source).with_name("appended.sqlite")
+    copy.write_bytes(Path(stored.source).read_bytes())
+    times = []
+    with SQLiteEventStore(copy) as store:
+        last = stored.events
+        for number in range(appends):
+            event = ToolInvocationRequestedEvent(
+                invocation_id=InvocationId(f"appended-{number}"),
+                tool_name="read_file",
+                tier=Tier.AUTO,
+                request=REQUEST,
+            )
+            started = time.perf_counter()
+            store.append(stored.session_id, [event], expected_sequence=last).unwrap()
+            times.append(time.perf_counter() - started)
+            last += 1
+    copy.unlink()
+    times.sort()
+    p50, p95 = times[len(times) // 2] * 1000, times[int(len(times) * 0.95)] * 1000
+    return Row(
+        f"{stored.kind}: one append at the head",
+        f"{stored.events:,}",
+        f"p50 {p50:.2f} ms, p95 {p95:.2f} ms ({appends} appends)",
+        "-",
+        None,
+        f"p95 <= {APPEND_P95_MS:g} ms",
+        p95 <= APPEND_P95_MS,
+    )
 
 
 def replay_rows(stored: StoredSession, repeat: int) -> tuple[list[Row], float]:

@@ -72,7 +72,7 @@ def transcript_rows(calls: int, directory: Path) -> list[Row]:
             rate(events, in_memory),
             f"{raw:.2f} s reading the lines + json.loads",
             ratio=in_memory / raw,
-            limit=2.0,
+            limit=TARGET,
         ),
         Row(
             "import-transcript (Claude Code), into SQLite",

@@ -57,6 +57,7 @@ def test_the_benchmarks_run_and_print_every_row(postgres_dsn: str) -> None:
         f"SQLite: serve API, {kind}" for kind in ("state", "history", "diff", "stats", "scrub")
     ]
     rows += ["SQLite: correx-tools serve, ready", "SQLite: serve, resident memory"]
+    rows.append("SQLite: one append at the head")
     rows += [
         f"SQLite: correx-tools {command}"
         for command in (
