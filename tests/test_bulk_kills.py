@@ -103,9 +103,11 @@ def test_a_killed_import_leaves_no_copy_the_old_one_or_the_whole_one(tmp_path: P
         killed_at_random(into_existing, whole, rng)
         now = answers(existing)
         assert now == whole_copy or now[0] == empty
+        outcomes.add("existing whole" if now == whole_copy else "existing as it was")
         existing.unlink()
         for beside in tmp_path.glob("existing.sqlite-*"):
             beside.unlink()
-    assert outcomes  # each run ended one of the two ways held above
+    # Some kill came before the end of each kind of import (the draw is fixed by its seed).
+    assert {"none", "existing as it was"} <= outcomes
     # What a killed import may leave is its hidden staging file, never under the name asked for.
     assert all(p.name.startswith(".fresh.") for p in tmp_path.glob(".*"))

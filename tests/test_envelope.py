@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import pickle
 import re
+import zlib
 from collections import OrderedDict
 from dataclasses import replace
 from datetime import UTC, datetime
@@ -21,6 +22,7 @@ from correx_tools import (
     ToolExecutionCompletedEvent,
     ToolInvocationRequestedEvent,
 )
+from correx_tools.core.tools.request import undecoded_source
 from correx_tools.shell.stores.codec import envelope
 from correx_tools.shell.stores.codec.encoding import encode_event, encode_line
 from correx_tools.shell.stores.codec.envelope import decode_payload
@@ -102,6 +104,49 @@ def test_an_event_read_back_encodes_as_the_same_event_built_from_values(
             )
             by_values = replace(written, event=replace(written.event, invocation_id=other_id))
             assert encode_event(moved) == encode_event(by_values)
+
+
+def _own_layout_line(type_tag: str, data: str) -> bytes:
+    """A log line in this library's layout holding ``data`` as given, its checksum right."""
+    tail = (
+        f',"recorded_at":"2026-01-01T00:00:01.000000Z","sequence":1,"session_id":"s",'
+        f'"type":"{type_tag}","version":1}}'
+    )
+    body = ('{"data":' + data + tail).encode()
+    return b'{"crc32":%d,"data":' % zlib.crc32(body) + body[len('{"data":') :] + b"\n"
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        '{"y":1e400}',  # reads as inf: no store keeps it
+        '{"x":"\\ud800"}',  # a lone surrogate: not text
+        '{"b":1,"a":2}',  # keys out of order
+        '{"a": 1}',  # a space
+        '{"a":"\\u00e9","n":1.00}',  # an escape and a number spelled otherwise
+        '{"a":[1,{"b":null}]}',  # canonical already
+    ],
+)
+def test_a_hand_written_log_line_is_encoded_as_its_values_are(arguments: str) -> None:
+    """A line's checksum says nothing of its data's form: a copy of an event read from it
+    is refused, or written canonically, exactly as the same event built from values."""
+    data = (
+        '{"invocation_id":"i","request":{"arguments":' + arguments + ',"tool_name":"t"},'
+        '"tier":"auto","tool_name":"t"}'
+    )
+    read = decode_line(_own_layout_line("tool.invocation.requested", data))
+    assert isinstance(read.event, ToolInvocationRequestedEvent)
+    assert undecoded_source(read.event.request) is not None  # still the line's own text
+    try:
+        got: object = encode_event(read)
+    except ValueError as refused:
+        got = str(refused)
+    by_values = pickle.loads(pickle.dumps(read))  # decodes the arguments: after the above
+    try:
+        expected: object = encode_event(by_values)
+    except ValueError as refused:
+        expected = str(refused)
+    assert got == expected
 
 
 def test_unknown_types_become_opaque_and_encode_back_byte_identical() -> None:

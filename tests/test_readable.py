@@ -215,6 +215,7 @@ def test_an_error_names_the_store_never_an_objects_repr(tmp_path: Path) -> None:
 TIMES = re.compile(r'"(seconds|write_seconds|replay_seconds)": [0-9.e-]+')
 
 
+@pytest.mark.slow  # eighteen commands run twice, in fresh processes
 def test_json_is_the_same_bytes_whatever_the_hash_seed(
     demo: tuple[Path, str], tmp_path: Path
 ) -> None:

@@ -94,6 +94,7 @@ def test_a_lock_held_too_long_is_a_clear_retriable_error_that_writes_nothing(
         holder.execute("BEGIN IMMEDIATE")
         error = store.append(SHARED, [started("a"), completed("a")], expected_sequence=1).failure()
         assert error.kind is AppendErrorKind.BUSY
+        assert error.session_id == SHARED  # named, though no lock on it was taken
         assert "retry" in error.message
         assert str(path) in error.message
         holder.execute("ROLLBACK")

@@ -106,18 +106,24 @@ def _as_read(event: object) -> tuple[str, str] | None:
     decoded yet, when its text is the canonical JSON this event encodes to; else ``None``.
 
     An import copies events read from a store: their arguments, outputs and
-    metadata still wait, undecoded, in the text the store wrote after checking
-    it (`lazy_request`, `lazy_receipt`). That text is canonical JSON of exactly
-    the envelope's fields, in sorted order, so when the fields the event holds
-    outside the text (its id, names, tier, exit code) are the ones the text
-    spells around the undecoded values, the text is what `encode_event` would
-    write, and it need not be built, parsed and checked again. A quote after a
-    comma or a colon cannot be inside a JSON string, so the spelled parts match
-    only where the fields are. (A log line is trusted as its own layout when its
-    checksum holds; one written by hand with a valid checksum could carry
-    arguments spaced otherwise, which a copy then keeps: the same event, in
-    other bytes.)
+    metadata still wait, undecoded, in the text they were read from
+    (`lazy_request`, `lazy_receipt`). When that text spells, around the
+    undecoded values, the fields the event holds outside it (its id, names,
+    tier, exit code), and is canonical JSON that reads and writes back as
+    itself, it is exactly what `encode_event` would write: the values decoded
+    from it are the event's. A quote after a comma or a colon cannot be inside
+    a JSON string, so the spelled parts match only where the fields are. The
+    text is held to its canonical form here, not trusted: a log line's
+    checksum says nothing of it (a line written by hand may hold ``1e400``,
+    a lone surrogate, unsorted keys), and any of those takes the full path,
+    which refuses what no store can keep and writes the rest canonically.
     """
+    found = _spelled(event)
+    return found if found is not None and _is_canonical(found[1]) else None
+
+
+def _spelled(event: object) -> tuple[str, str] | None:
+    """``(type, text)`` of a tool event whose undecoded text spells its other fields."""
     if isinstance(event, ToolInvocationRequestedEvent):
         requested = event
         source = undecoded_source(requested.request)
@@ -146,6 +152,14 @@ def _as_read(event: object) -> tuple[str, str] | None:
 
 
 _OUTPUT = '},"output":'  # metadata is a flat object of strings: its end, then output
+
+
+def _is_canonical(text: str) -> bool:
+    """Whether ``text`` reads back as values a store keeps and writes again as itself."""
+    try:
+        return canonical_json(json.loads(text)) == text
+    except (ValueError, RecursionError):  # a number too large (inf), nesting too deep
+        return False
 
 
 def encoded_time(stored: StoredEvent) -> str:

@@ -12,6 +12,7 @@ nothing.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
+from itertools import chain
 
 from returns.result import Failure, Result, Success
 
@@ -60,9 +61,15 @@ def write_groups(
     """
     d, written = database.dialect, 0
     sessions: dict[str, None] = {}  # the sessions written, in order
+    # The first group is read before the transaction begins, so that a database too busy
+    # to begin one is named with the session it was to write.
+    stream = iter(groups)
+    first = next(stream, None)
+    current = "" if first is None else first[0]
     try:
         with database.writing() as cursor:
-            for session_id, events in groups:
+            for session_id, events in chain(() if first is None else (first,), stream):
+                current = session_id
                 encoded = encode_rows([(session_id, events)], _envelope)
                 if isinstance(encoded, AppendError):
                     raise Refused(encoded)
@@ -91,7 +98,7 @@ def write_groups(
             )
         )
     except WriteFault as fault:
-        session_id = next(iter(sessions), "")
+        session_id = current
         if fault.kind is AppendErrorKind.CONFLICT:
             # Another writer committed the same sequence between our check and our write.
             return Failure(conflict(session_id, -1 if expected is None else expected, -1))
