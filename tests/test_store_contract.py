@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sqlite3
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -14,6 +16,7 @@ from correx_tools import (
     InMemoryEventStore,
     OpaqueEvent,
     SessionId,
+    StoredEvent,
     ToolInvocationStatus,
     ToolProjector,
     fold_events,
@@ -139,6 +142,21 @@ def test_import_keeps_sequences_and_times_and_refuses_gaps(store: EventStore) ->
     gap = source.append(S2, [requested("z"), started("z")], expected_sequence=0).unwrap()
     assert store.import_events(gap[1:]).failure().kind is AppendErrorKind.GAP
     assert store.sessions() == (S1,)
+
+
+def test_a_source_that_fails_part_way_is_its_own_error_and_nothing_is_written(
+    store: EventStore,
+) -> None:
+    source = InMemoryEventStore()
+    source.append(S1, [requested(f"c{n}") for n in range(5)], expected_sequence=0).unwrap()
+
+    def locked_part_way() -> Iterator[StoredEvent]:
+        yield from list(source.read(S1))[:3]
+        raise sqlite3.OperationalError("database is locked")  # the source's, not the store's
+
+    with pytest.raises(sqlite3.OperationalError, match="database is locked"):
+        store.import_events(locked_part_way())
+    assert store.sessions() == ()
 
 
 def test_replaying_from_the_store_equals_the_pure_fold(store: EventStore) -> None:

@@ -107,15 +107,31 @@ def write_groups(
 
 
 def runs(stored_events: Iterable[StoredEvent], size: int = IMPORT_RUN) -> Iterator[Group]:
-    """The events as they come, cut into runs of one session, at most ``size`` long."""
+    """The events as they come, cut into runs of one session, at most ``size`` long.
+
+    The events are read inside the destination's transaction: anything reading
+    them raises comes out as a `SourceFailed`, so that a source's own fault (a
+    locked source file, say) is not taken for the destination's.
+    """
     run: list[StoredEvent] = []
-    for stored in stored_events:
-        if run and (stored.session_id != run[0].session_id or len(run) == size):
-            yield run[0].session_id, run
-            run = []
-        run.append(stored)
+    try:
+        for stored in stored_events:
+            if run and (stored.session_id != run[0].session_id or len(run) == size):
+                yield run[0].session_id, run
+                run = []
+            run.append(stored)
+    except Exception as error:
+        raise SourceFailed(error) from error
     if run:
         yield run[0].session_id, run
+
+
+class SourceFailed(Exception):
+    """Reading the events to import raised ``error`` (the import wrote nothing)."""
+
+    def __init__(self, error: Exception) -> None:
+        super().__init__(str(error))
+        self.error = error
 
 
 class _Nothing(Exception):

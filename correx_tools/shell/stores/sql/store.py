@@ -26,7 +26,7 @@ from ..port import (
     StoreReadError,
 )
 from ..writing import BatchWritingStore
-from .append import runs, write_groups
+from .append import SourceFailed, runs, write_groups
 from .chains import ChainBroken, checked_rows, events
 from .dialect import Database, ReadFault, WriteFault
 from .index import chain_at, last_sequence, load_head, mark_stale, marked_fresh
@@ -97,9 +97,15 @@ class SqlEventStore(BatchWritingStore):
         holds only a run in memory.
         """
         self._refuse_writes()
-        return write_groups(
-            self._database, runs(stored_events), expected=None, interval=self.checkpoint_interval
-        )
+        try:
+            return write_groups(
+                self._database,
+                runs(stored_events),
+                expected=None,
+                interval=self.checkpoint_interval,
+            )
+        except SourceFailed as failed:
+            raise failed.error from None  # the source's own error, as a read would raise it
 
     def reindex(self, progress: Callable[[int, int], None] | None = None) -> Reindexed:
         """Rebuild every session's time-travel index from its events, in one transaction.
