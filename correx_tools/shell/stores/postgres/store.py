@@ -24,7 +24,6 @@ from ..addresses import StoreAddress, redact_dsn
 from ..port import StoreLayoutError
 from ..sql.indexing import CHECKPOINT_INTERVAL
 from ..sql.layout import LAYOUT
-from ..sql.rebuilding import rebuild_all
 from ..sql.store import SqlEventStore
 from .connection import Link, require_psycopg
 from .dialect import PostgresDatabase
@@ -107,21 +106,25 @@ class PostgresEventStore(SqlEventStore):
                     f"schema {self.schema!r} holds correx tables of an earlier layout "
                     "(ids as text, version 0.1); use a new schema (see docs/deployment.md)"
                 )
-            dialect = self._postgres.dialect
-            if layout == 0:
-                create(cursor, dialect, self.schema, self.checkpoint_interval)
-            elif layout < LAYOUT:
-                if not self._upgrade:
-                    raise StoreLayoutError(
-                        f"{self.name}: schema {self.schema!r} was written by an older release "
-                        f"(layout {layout}); upgrade it in place with: "
-                        f"correx-tools reindex {self.name}"
-                    )
-                upgrade(cursor, dialect, self.schema, self.checkpoint_interval, since=layout)
-                self._upgraded = rebuild_all(
-                    dialect, cursor, self.checkpoint_interval, self._progress
-                )
+            dialect, schema, interval = (
+                self._postgres.dialect,
+                self.schema,
+                self.checkpoint_interval,
+            )
+            self._bring_to_layout(
+                cursor,
+                layout,
+                create=lambda: create(cursor, dialect, schema, interval),
+                upgrade=lambda since: upgrade(cursor, dialect, schema, interval, since=since),
+                allowed=self._upgrade,
+                interval=interval,
+                progress=self._progress,
+            )
         self.layout = LAYOUT
+
+    @property
+    def _what(self) -> str:
+        return f"{self.name}: schema {self.schema!r}"
 
     def _hold_layout(self, cursor: Any) -> None:
         """Other processes' creations and upgrades of the schema wait for this transaction."""

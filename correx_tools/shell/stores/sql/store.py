@@ -62,6 +62,36 @@ class SqlEventStore(BatchWritingStore):
     def _indexed(self) -> bool:
         return self.layout >= self._layout
 
+    def _bring_to_layout(
+        self,
+        cursor: Any,
+        layout: int,
+        *,
+        create: Callable[[], None],
+        upgrade: Callable[[int], None],
+        allowed: bool,
+        interval: int,
+        progress: Callable[[int, int], None] | None,
+    ) -> None:
+        """In the caller's write transaction: the tables of a new database created, those of
+        an older layout upgraded and every session's index rebuilt — or, unless
+        ``allowed``, a `StoreLayoutError` saying what to run."""
+        if layout == 0:
+            create()
+        elif layout < self._layout:
+            if not allowed:
+                raise StoreLayoutError(
+                    f"{self._what} was written by an older release (layout {layout}); "
+                    f"upgrade it in place with: correx-tools reindex {self.name}"
+                )
+            upgrade(layout)
+            self._upgraded = rebuild_all(self._database.dialect, cursor, interval, progress)
+
+    @property
+    def _what(self) -> str:
+        """The store as an error names it (its file, or its database and schema)."""
+        return self.name
+
     @property
     def upgraded(self) -> Reindexed | None:
         """What upgrading the store in place did, when it was opened with ``upgrade=True``

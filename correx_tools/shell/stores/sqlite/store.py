@@ -19,7 +19,6 @@ from ..addresses import StoreAddress
 from ..port import StoreLayoutError
 from ..sql.indexing import CHECKPOINT_INTERVAL
 from ..sql.layout import LAYOUT
-from ..sql.rebuilding import rebuild_all
 from ..sql.store import SqlEventStore
 from .dialect import SQLiteDatabase
 from .layout import create, layout_of, stored_interval, upgrade
@@ -119,17 +118,18 @@ class SQLiteEventStore(SqlEventStore):
         progress: Callable[[int, int], None] | None,
     ) -> None:
         layout = layout_of(cursor)
+        if layout is None:
+            return  # another kind of tables: refused before, by the caller
         dialect = self._sqlite.dialect
-        if layout == 0:
-            create(cursor, dialect, interval)
-        elif layout is not None and layout < LAYOUT:
-            if not upgrade_it:
-                raise StoreLayoutError(
-                    f"{self.path}: written by an older release (layout {layout}); upgrade it "
-                    f"in place with: correx-tools reindex {self.path}"
-                )
-            upgrade(cursor, dialect, interval, since=layout)
-            self._upgraded = rebuild_all(dialect, cursor, interval, progress)
+        self._bring_to_layout(
+            cursor,
+            layout,
+            create=lambda: create(cursor, dialect, interval),
+            upgrade=lambda since: upgrade(cursor, dialect, interval, since=since),
+            allowed=upgrade_it,
+            interval=interval,
+            progress=progress,
+        )
 
     @property
     def address(self) -> StoreAddress:
