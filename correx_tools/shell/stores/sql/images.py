@@ -18,6 +18,7 @@ from typing import final
 
 from ....core.replay.stored_index import EntryChange
 from ..codec.columns import TypedColumns
+from ..codec.encoding import EncodedEvent
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MICROSECOND = timedelta(microseconds=1)
@@ -62,6 +63,7 @@ class Image:
 
     __slots__ = (
         "completed_at",
+        "completed_text",
         "end_code",
         "end_crc",
         "end_label",
@@ -69,9 +71,11 @@ class Image:
         "invocation_id",
         "request_crc",
         "requested_at",
+        "requested_text",
         "sequence",
         "started_at",
         "started_seq",
+        "started_text",
         "status",
         "tier",
         "tool_name",
@@ -86,26 +90,32 @@ class Image:
         tool_name: str,
         tier: int,
         request_crc: int,
+        requested_text: str | None = None,
     ) -> None:
         self.invocation_id = invocation_id
         self.sequence = sequence
         self.requested_at = requested_at
+        # Each time's text as the event stored it, when known: SQLite keeps that text, and
+        # writing it as it is saves formatting the moment again.
+        self.requested_text = requested_text
         self.tool_name = tool_name
         self.tier = tier
         self.request_crc = request_crc
         self.status = 1
         self.started_seq: int | None = None
         self.started_at: datetime | None = None
+        self.started_text: str | None = None
         self.ended_seq: int | None = None
         self.completed_at: datetime | None = None
+        self.completed_text: str | None = None
         self.end_label: str | None = None
         self.end_code: int | None = None
         self.end_crc = 0
 
     @classmethod
-    def requested(cls, change: EntryChange, columns: TypedColumns, data: str) -> Image:
+    def requested(cls, change: EntryChange, columns: TypedColumns, event: EncodedEvent) -> Image:
         """The row of an invocation just requested by ``change`` (its event's typed
-        ``columns`` and JSON ``data``)."""
+        ``columns``, and the ``event`` as stored)."""
         assert columns.label is not None  # a Requested event has a tool
         assert columns.code is not None  # and a tier
         return cls(
@@ -114,18 +124,23 @@ class Image:
             requested_at=change.recorded_at,
             tool_name=columns.label,
             tier=columns.code,
-            request_crc=payload_crc(data),
+            request_crc=payload_crc(event.data),
+            requested_text=event.recorded_at,
         )
 
-    def advance(self, change: EntryChange, status: int, columns: TypedColumns, data: str) -> None:
+    def advance(
+        self, change: EntryChange, status: int, columns: TypedColumns, event: EncodedEvent
+    ) -> None:
         """Move the row on over its start or end (``status``: the status code it reaches;
-        the event's typed ``columns`` and JSON ``data``)."""
+        the event's typed ``columns``, and the ``event`` as stored)."""
         if change.kind == 2:
             self.status, self.started_seq, self.started_at = 2, change.sequence, change.recorded_at
+            self.started_text = event.recorded_at
             return
         self.status, self.ended_seq, self.completed_at = status, change.sequence, change.recorded_at
+        self.completed_text = event.recorded_at
         self.end_label, self.end_code = columns.label, columns.code
-        self.end_crc = payload_crc(data) if status == 3 else 0
+        self.end_crc = payload_crc(event.data) if status == 3 else 0
 
     def seal(self, session_id: str) -> int:
         """The seal of this row in ``session_id``."""

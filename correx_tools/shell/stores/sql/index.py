@@ -131,16 +131,23 @@ def load_images(
                 tool_name=text(tool) or "",
                 tier=tier,
                 request_crc=payload_crc(r_data),
+                requested_text=_text_of(requested),
             )
             image.status, image.started_seq, image.ended_seq = status, started_seq, ended_seq
             image.started_at = None if started is None else when(started)
             image.completed_at = None if completed is None else when(completed)
+            image.started_text, image.completed_text = _text_of(started), _text_of(completed)
             image.end_label, image.end_code = text(label), code
             image.end_crc = payload_crc(e_data) if status == 3 else 0
             if seal != image.seal(session_id):
                 raise StaleIndex(f"the index row of invocation {invocation!r} does not match")
             found[invocation] = image
     return found
+
+
+def _text_of(stored: object) -> str | None:
+    """A time's text as the database gave it back, if it keeps times as text."""
+    return stored if type(stored) is str else None
 
 
 def write_images(
@@ -199,11 +206,11 @@ def _columns(d: Dialect, image: Image) -> tuple[Any, ...]:
     return (
         image.sequence,
         image.status,
-        time(image.requested_at),
+        time(image.requested_at, image.requested_text),
         image.started_seq,
-        None if image.started_at is None else time(image.started_at),
+        None if image.started_at is None else time(image.started_at, image.started_text),
         image.ended_seq,
-        None if image.completed_at is None else time(image.completed_at),
+        None if image.completed_at is None else time(image.completed_at, image.completed_text),
         text(image.tool_name),
         image.tier,
         text(image.end_label),
@@ -223,12 +230,12 @@ def move_images(
     for change in changes:
         invocation, event = change.invocation_id, events[change.sequence - first]
         if change.kind == 1:
-            new[invocation] = Image.requested(change, event.columns, event.encoded.data)
+            new[invocation] = Image.requested(change, event.columns, event.encoded)
             continue
         image = new.get(invocation)
         if image is None:
             image = changed[invocation] = known[invocation]
-        image.advance(change, STATUS_CODES[change.status], event.columns, event.encoded.data)
+        image.advance(change, STATUS_CODES[change.status], event.columns, event.encoded)
     return new, changed
 
 
