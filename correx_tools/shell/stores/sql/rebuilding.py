@@ -14,6 +14,7 @@ fault).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from typing import Any
 
 from ....core.replay.stored_index import InvocationState
 from ....core.tools.ids import SessionId
@@ -33,7 +34,7 @@ from .index import (
     write_checkpoints,
     write_images,
 )
-from .indexing import Head, index_group
+from .indexing import Head, IndexedEvent, index_group
 
 REBUILD_BATCH = 5_000
 """Events read, decoded and indexed at a time by a rebuild."""
@@ -111,8 +112,9 @@ def rebuild(
     while True:
         rows = cursor.execute(
             d.sql(
-                "SELECT position, sequence, recorded_at, type, version, data, chain "
-                "FROM {events} WHERE {session} = ? AND sequence > ? ORDER BY sequence LIMIT ?"
+                "SELECT position, sequence, recorded_at, type, version, data, chain, "
+                "kind, invocation_id, label, code, effect FROM {events} "
+                "WHERE {session} = ? AND sequence > ? ORDER BY sequence LIMIT ?"
             ),
             (key, after, REBUILD_BATCH),
         ).fetchall()
@@ -130,7 +132,7 @@ def rebuild(
         events = [decode_written_row(d.where, session, row[1:6]) for row in rows]
         encoded = [
             EncodedEvent(t, v, data, at if isinstance(at, str) else format_timestamp(at))
-            for _, _, at, t, v, data, _ in rows
+            for _, _, at, t, v, data, *_ in rows
         ]
         group = index_group(
             session_id, events, encoded, head=head, lookup=lookup, interval=interval
@@ -140,25 +142,21 @@ def rebuild(
                 # Not the row its chain vouched for: read it again by the strict rules
                 # (a StoreReadError names it when they refuse it).
                 decode_row(d.where, session, row[1:6])
-        text = d.text_value
-        cursor.executemany(
-            d.sql(
-                "UPDATE {events} SET kind = ?, invocation_id = ?, label = ?, code = ?, "
-                "effect = ?, chain = ? WHERE position = ?"
-            ),
-            [
-                (
-                    r.columns.kind,
-                    text(r.columns.invocation_id),
-                    text(r.columns.label),
-                    r.columns.code,
-                    r.effect,
-                    r.chain,
-                    row[0],
-                )
-                for r, row in zip(group.events, rows, strict=True)
-            ],
-        )
+        # Only the rows whose index columns differ from what the events make are written:
+        # a rebuild of an intact index changes no event row at all.
+        changed = [
+            (*_index_columns(d, indexed), row[0])
+            for indexed, row in zip(group.events, rows, strict=True)
+            if (indexed.columns, indexed.effect, indexed.chain) != _as_stored(d, row)
+        ]
+        if changed:
+            cursor.executemany(
+                d.sql(
+                    "UPDATE {events} SET kind = ?, invocation_id = ?, label = ?, code = ?, "
+                    "effect = ?, chain = ? WHERE position = ?"
+                ),
+                changed,
+            )
         new, _ = move_images(group.changes, group.events, open_images)
         open_images.update(new)
         ended = [image for image in open_images.values() if image.ended_seq is not None]
@@ -172,6 +170,19 @@ def rebuild(
     _write(d, cursor, session_id, open_images.values())
     save_head(d, cursor, session_id, head)
     return head
+
+
+def _as_stored(d: Dialect, row: tuple[Any, ...]) -> tuple[Any, ...]:
+    """``(typed columns, effect, chain)`` as a rebuild's row holds them now."""
+    text = d.text
+    return (row[7], text(row[8]), text(row[9]), row[10]), row[11], row[6]
+
+
+def _index_columns(d: Dialect, indexed: IndexedEvent) -> tuple[Any, ...]:
+    """The index columns of an event as the database keeps them, in the order a rebuild
+    writes them."""
+    kind, invocation, label, code = indexed.columns
+    return kind, d.text_value(invocation), d.text_value(label), code, indexed.effect, indexed.chain
 
 
 def _write(d: Dialect, cursor: Cursor, session_id: str, images: Iterable[Image]) -> None:
