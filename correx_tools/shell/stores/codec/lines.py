@@ -29,9 +29,12 @@ from .envelope import decode_payload, from_envelope, parse_timestamp
 from .strict_json import loads_strict
 
 _HEAD = re.compile(rb'\{"crc32":(?:0|[1-9][0-9]{0,9}),"data":')
+# A JSON string's body, unrolled (runs of plain bytes between escapes) rather than
+# one alternation per byte: the same strings, matched far faster when they are long.
+_STRING = rb'"[^"\\]*(?:\\.[^"\\]*)*"'
 _TAIL = re.compile(
     rb',"recorded_at":"[^"\\]*","sequence":[1-9][0-9]*,'
-    rb'"session_id":"(?:[^"\\]|\\.)*","type":"(?:[^"\\]|\\.)*","version":(?:0|[1-9][0-9]*)\}\n?'
+    rb'"session_id":' + _STRING + rb',"type":' + _STRING + rb',"version":(?:0|[1-9][0-9]*)\}\n?'
 )
 _KEYS = frozenset({"crc32", "data", "recorded_at", "sequence", "session_id", "type", "version"})
 _DATA_KEY_CRC = zlib.crc32(b'{"data":')
