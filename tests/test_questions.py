@@ -232,9 +232,21 @@ def check_entries(
             assert strict.unwrap() == folded.unwrap()
 
 
-@settings()
+# The quick pass gives the SQLite comparison a hundred sessions (its longest test); the slow
+# pass gives it six hundred of its own.
+@settings(max_examples=100)
 @given(batches=written(), interval=st.integers(1, 5))
 def test_every_answer_from_a_sqlite_index_is_the_folds(
+    batches: list[list[StoredEvent]], interval: int
+) -> None:
+    with store_with(batches, interval) as store:
+        check_every_answer(store)
+
+
+@pytest.mark.slow
+@settings(max_examples=600)
+@given(batches=written(), interval=st.integers(1, 5))
+def test_every_answer_from_a_sqlite_index_is_the_folds_on_many_more_sessions(
     batches: list[list[StoredEvent]], interval: int
 ) -> None:
     with store_with(batches, interval) as store:
