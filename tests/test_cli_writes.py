@@ -10,7 +10,10 @@ file, never a traceback.
 from __future__ import annotations
 
 import hashlib
+import os
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -151,3 +154,40 @@ def test_files_that_are_not_utf8_directories_and_missing_folders_are_one_line(
     fails(
         "import", str(source), str(tmp_path / "no" / "such" / "dir.sqlite"), words="does not exist"
     )
+
+
+# -- what is said of an import never decides whether it is kept -------------------------
+
+TRANSCRIPT = Path(__file__).parent / "data/transcripts/claude-code/short_two_rejections.jsonl"
+
+
+def _import_with_stdout(dest: Path, stdout: int) -> subprocess.CompletedProcess[bytes]:
+    command = [sys.executable, "-m", "correx_tools", "import-transcript", str(TRANSCRIPT)]
+    return subprocess.run(
+        [*command, str(dest)], stdout=stdout, stderr=subprocess.PIPE, timeout=120, check=False
+    )
+
+
+def test_an_import_whose_reader_stopped_early_is_kept(tmp_path: Path) -> None:
+    dest = tmp_path / "new.sqlite"
+    reading, writing = os.pipe()
+    os.close(reading)  # the reader is gone before a word is said, as `| true` leaves it
+    try:
+        result = _import_with_stdout(dest, writing)
+    finally:
+        os.close(writing)
+    assert result.returncode == 0, result.stderr
+    assert b"Traceback" not in result.stderr
+    assert len(SQLiteEventStore(dest, read_only=True).sessions()) == 1
+
+
+def test_a_full_terminal_is_not_taken_for_a_full_dest(tmp_path: Path) -> None:
+    dest = tmp_path / "existing.sqlite"
+    run("init-db", str(dest))
+    with open("/dev/full", "wb") as full:  # every write to it fails: no space left
+        result = _import_with_stdout(dest, full.fileno())
+    assert result.returncode == 1
+    said = result.stderr.decode()
+    assert "Traceback" not in said and len(said.strip().splitlines()) == 1, said
+    assert str(dest) not in said and "nothing was written" not in said
+    assert len(SQLiteEventStore(dest, read_only=True).sessions()) == 1

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -72,15 +73,20 @@ def cmd_import_transcript(args: argparse.Namespace) -> int:
         raise CliError(f"{args.path}: no such file or folder")
     with writing_to(args.dest) as staging:
         if folder or (not args.session and _database(args.path)):
-            return _many(args, staging)
-        return _one(args, staging)
+            said = _many(args, staging)
+        else:
+            said = _one(args, staging)
+    # Said once DEST holds the import: a reader that stops early, or a full terminal, can
+    # neither undo it nor be taken for DEST's own fault.
+    return said()
 
 
 def _database(path: str) -> bool:
     return path != "-" and is_database(Path(path))
 
 
-def _one(args: argparse.Namespace, staging: Staging) -> int:
+def _one(args: argparse.Namespace, staging: Staging) -> Callable[[], int]:
+    """Import one session; what to say of it, and the exit status, once it is kept."""
     source = "standard input" if args.path == "-" else args.path
     store = staging.store
     with Progress("converting calls", None, sys.stderr) as bar:
@@ -98,14 +104,18 @@ def _one(args: argparse.Namespace, staging: Staging) -> int:
         staging.discard()
         raise CliError(f"{result.failure()}; nothing was imported")
     done = result.unwrap()
-    _say_incomplete(source, done)
     dest = redact(args.dest)
-    emit(
-        args,
-        {"file": source, "dest": dest, **_session_json(done)},
-        lambda: _one_text(source, dest, done),
-    )
-    return 0
+
+    def said() -> int:
+        _say_incomplete(source, done)
+        emit(
+            args,
+            {"file": source, "dest": dest, **_session_json(done)},
+            lambda: _one_text(source, dest, done),
+        )
+        return 0
+
+    return said
 
 
 def _one_text(source: str, dest: str, done: TranscriptImport) -> str:
@@ -157,8 +167,9 @@ def _session_json(done: TranscriptImport) -> dict[str, Any]:
     }
 
 
-def _many(args: argparse.Namespace, staging: Staging) -> int:
-    """A folder, or a file of many sessions: each session on its own, then a summary."""
+def _many(args: argparse.Namespace, staging: Staging) -> Callable[[], int]:
+    """A folder, or a file of many sessions: each session on its own; then (once kept)
+    a summary."""
     store = staging.store
     root = Path(args.path)
     paths, unreadable = (
@@ -169,12 +180,16 @@ def _many(args: argparse.Namespace, staging: Staging) -> int:
                             progress=bar.advance).with_files(unreadable)  # fmt: skip
     if not any(s.events for f in done.files for s in f.imported):
         staging.discard()
-    for file in done.files:
-        for session in file.imported:
-            _say_incomplete(str(file.path), session)
     dest = redact(args.dest)
-    emit(args, _many_json(args.path, dest, done), lambda: _many_text(args.path, dest, done))
-    return 1 if done.count("refused") else 0
+
+    def said() -> int:
+        for file in done.files:
+            for session in file.imported:
+                _say_incomplete(str(file.path), session)
+        emit(args, _many_json(args.path, dest, done), lambda: _many_text(args.path, dest, done))
+        return 1 if done.count("refused") else 0
+
+    return said
 
 
 def _store_files(dest: str) -> list[Path]:
