@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -95,6 +96,42 @@ def test_one_bad_file_is_refused_and_the_rest_imported(tmp_path: Path) -> None:
     new = [s for f in lenient["files"] for s in f["sessions"] if not s["already_imported"]]
     assert len(new) == 1 and new[0]["skipped_lines"][0]["where"] == "line 6"
     assert new[0]["invocations"] == 13 and new[0]["in_flight"] == 2  # its result was on line 6
+
+
+def test_pipes_devices_and_names_that_are_not_utf8_are_never_opened(tmp_path: Path) -> None:
+    folder = tmp_path / "sessions"
+    shutil.copytree(DATA / "codex", folder)
+    os.mkfifo(folder / "live.jsonl")  # opening it would wait for a writer forever
+    (folder / "endless.jsonl").symlink_to("/dev/zero")  # reading it would never end
+    oddly_named = folder / os.fsdecode(b"rollout-\xff.jsonl")
+    shutil.copy(next((DATA / "codex").glob("*.jsonl")), oddly_named)
+    document = json.loads(cli(str(folder), str(tmp_path / "out.sqlite"), "--json", status=1).stdout)
+    by_file = {f["file"]: f for f in document["files"]}
+    assert summary(document)["sessions_new"] == 1
+    for name in ("live.jsonl", "endless.jsonl"):
+        assert by_file[str(folder / name)]["skipped"].startswith("not a regular file")
+    refused = [f for f in document["files"] if f["refused"]]
+    assert [f["refused"][0]["message"] for f in refused] == [
+        "its name is not UTF-8 text; rename the file to read it"
+    ]
+    assert refused[0]["file"].endswith("rollout-\\xff.jsonl")
+    # Named on their own, as SOURCE or as the transcript to import: one line each.
+    for named in (folder / "live.jsonl", oddly_named):
+        for command in (["sessions", str(named)], ["import-transcript", str(named), "x.sqlite"]):
+            result = subprocess.run(
+                [sys.executable, "-m", "correx_tools", *command],
+                capture_output=True, text=True, timeout=60, check=False, cwd=tmp_path,
+            )  # fmt: skip
+            assert result.returncode == 1
+            assert len(result.stderr.splitlines()) == 1, result.stderr
+            assert "not a regular file" in result.stderr or "not UTF-8 text" in result.stderr
+    assert not (tmp_path / "x.sqlite").exists()
+    # The folder as SOURCE reads the rest.
+    listed = subprocess.run(
+        [sys.executable, "-m", "correx_tools", "sessions", str(folder), "--json"],
+        capture_output=True, text=True, timeout=120, check=True,
+    )  # fmt: skip
+    assert len(json.loads(listed.stdout)["sessions"]) == 1
 
 
 def test_a_session_name_for_a_folder_is_refused(tmp_path: Path) -> None:

@@ -7,11 +7,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..stores.addresses import redact_dsn
+from ..stores.addresses import POSTGRES_SCHEMES, redact_dsn
 from ..stores.codec.strict_json import EnvelopeError, loads_strict
 from ..stores.jsonl import JsonlEventLog
 from ..stores.opening import open_source
 from ..stores.port import ClosableStore, EventStore, StoreLayoutError
+from ..transcripts.folders import never_read
 from .errors import CliError
 from .transcript_sources import opened_transcripts
 
@@ -33,6 +34,7 @@ def open_store(
     (`transcript_sources`).
     """
     if not (create or upgrade):
+        refuse_never_read(source)
         transcripts = opened_transcripts(source)
         if transcripts is not None:
             return transcripts
@@ -47,6 +49,19 @@ def open_store(
         # A database that cannot be reached or used: psycopg's own first line says why.
         reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
         raise CliError(f"{redact(source)}: cannot use the database: {reason}") from None
+
+
+def refuse_never_read(source: str) -> None:
+    """A one-line error for a SOURCE file that is never opened: a pipe (reading it would
+    wait for a writer), a device, or a name that is not UTF-8 text (`never_read`)."""
+    path = Path(source)
+    if source.startswith(POSTGRES_SCHEMES) or path.is_dir():
+        return
+    passed_by = never_read(path)
+    if passed_by is not None:
+        where = passed_by.refused[0].source if passed_by.refused else source
+        reason = passed_by.refused[0].message if passed_by.refused else passed_by.skipped
+        raise CliError(f"{where}: {reason}")
 
 
 LARGE_LOG_BYTES = 4_000_000

@@ -23,6 +23,7 @@ from ..transcripts.folders import (
     FolderImport,
     file_size,
     import_files,
+    shown,
     transcript_files,
 )
 from ..transcripts.goose_db import is_database
@@ -30,7 +31,7 @@ from ..transcripts.importing import TranscriptImport, import_bytes, import_trans
 from ..transcripts.reading import FORMATS
 from .errors import CliError
 from .render import emit, table
-from .sources import read_file, redact
+from .sources import read_file, redact, refuse_never_read
 from .staging import Staging, writing_to
 from .terminal import Progress
 
@@ -69,8 +70,10 @@ def cmd_import_transcript(args: argparse.Namespace) -> int:
     folder = args.path != "-" and Path(args.path).is_dir()
     if folder and args.session:
         raise CliError("--session names one session, and a folder holds many")
-    if args.path != "-" and not folder and not Path(args.path).is_file():
-        raise CliError(f"{args.path}: no such file or folder")
+    if args.path != "-" and not folder:
+        refuse_never_read(args.path)
+        if not Path(args.path).is_file():
+            raise CliError(f"{args.path}: no such file or folder")
     with writing_to(args.dest) as staging:
         if folder or (not args.session and _database(args.path)):
             said = _many(args, staging)
@@ -219,7 +222,7 @@ def _many_json(path: str, dest: str, done: FolderImport) -> dict[str, Any]:
 
 def _file_json(file: FileImport) -> dict[str, Any]:
     return {
-        "file": str(file.path),
+        "file": shown(file.path),
         "sessions": [_session_json(session) for session in file.imported],
         "refused": [_refusal(error) for error in file.refused],
         "skipped": file.skipped or None,
@@ -251,5 +254,5 @@ def _many_text(path: str, dest: str, done: FolderImport) -> str:
     skipped = [file for file in done.files if file.skipped]
     if skipped:
         lines.append("skipped:")
-        lines.extend(f"  {file.path}: {file.skipped}" for file in skipped)
+        lines.extend(f"  {shown(file.path)}: {file.skipped}" for file in skipped)
     return "\n".join(lines)

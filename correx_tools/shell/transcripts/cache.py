@@ -39,7 +39,7 @@ from ...core.lifecycle.events import StoredEvent
 from ...core.tools.ids import SessionId
 from ..stores.sqlite import SQLiteEventStore
 from .calls import Unreadable, Unrecognised
-from .folders import file_size, transcript_files
+from .folders import FileImport, file_size, never_read, transcript_files
 from .goose_db import is_database
 from .manifest import FileRow, Manifest, foreign_store, stamp_of
 from .policy import default_policy
@@ -135,11 +135,15 @@ class TranscriptCache:
         unreadable: list[tuple[str, str]] = []
         for root in self.roots:
             if not root.is_dir():
-                found.append(root)
+                passed_by = never_read(root)
+                if passed_by is None:
+                    found.append(root)
+                else:  # named on its own: said, whether refused or skipped
+                    unreadable.append(_why(passed_by))
                 continue
             paths, refused = transcript_files(root, exclude=self._leftovers)
             found += paths
-            unreadable += [(str(f.path), f.refused[0].message) for f in refused if f.refused]
+            unreadable += [_why(file) for file in refused if file.refused]
         return found, unreadable
 
     @contextlib.contextmanager
@@ -163,6 +167,13 @@ class TranscriptCache:
             self._closed = True
             self._manifest.close()
             self.store.close()
+
+
+def _why(file: FileImport) -> tuple[str, str]:
+    """``(where, reason)`` of a file or folder never read."""
+    if file.refused:
+        return file.refused[0].source, file.refused[0].message
+    return str(file.path), file.skipped
 
 
 _SIDE_FILES = ("-wal", "-shm", "-journal", ".lock")

@@ -10,6 +10,7 @@ as they are, sessions whose file grew get the new events.
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -89,11 +90,41 @@ def transcript_files(
         folders[:] = sorted(name for name in folders if name not in _NOT_SEARCHED)
         for name in names:
             path = Path(folder) / name
-            if path.suffix in SUFFIXES and (
-                name not in left_out_names or path.resolve() not in left_out
+            if path.suffix not in SUFFIXES or (
+                name in left_out_names and path.resolve() in left_out
             ):
+                continue
+            passed_by = never_read(path)
+            if passed_by is None:
                 found.append(path)
+            else:
+                unreadable.append(passed_by)
     return sorted(found), unreadable
+
+
+def shown(path: Path) -> str:
+    """A path as text to print: bytes of its name that are not UTF-8 as ``\\xNN``."""
+    return os.fsencode(path).decode("utf-8", "backslashreplace")
+
+
+def never_read(path: Path) -> FileImport | None:
+    """A file that may be a transcript but is never opened, with why; ``None`` for one to
+    read. A name that is not UTF-8 text is refused (no store can keep it, and a session is
+    named after its file); something other than a regular file is skipped (opening a pipe
+    waits for a writer, a device never ends)."""
+    try:
+        str(path).encode("utf-8")
+    except UnicodeEncodeError:
+        reason = "its name is not UTF-8 text; rename the file to read it"
+        refusal = TranscriptError(source=shown(path), where="", message=reason)
+        return FileImport(path, refused=(refusal,))
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return None  # reading it says why (a dangling link, a file gone meanwhile)
+    if not stat.S_ISREG(mode):
+        return FileImport(path, skipped="not a regular file (a pipe, a socket or a device)")
+    return None
 
 
 def import_folder(
