@@ -13,6 +13,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from returns.result import Success
@@ -21,7 +22,7 @@ from correx_tools import EventReplayer, InMemoryEventStore, ToolProjector
 from correx_tools.shell.transcripts.calls import TranscriptError
 from correx_tools.shell.transcripts.importing import import_transcripts
 
-from .transcript_samples import samples
+from .transcript_samples import DATA, samples
 
 JSON_SAMPLES = [s for s in samples() if s.path.suffix in (".json", ".jsonl")]
 AIDER = [s for s in samples() if s.format == "aider"]
@@ -130,3 +131,66 @@ def test_any_lines_in_an_aider_history_are_imported_or_named(
         path.parent.mkdir()
         path.write_text(text[: int(len(text) * cut)], encoding="utf-8")
         imported_whole_or_not_at_all(path)
+
+
+def _json_lines(path: Path, change: Any) -> str:
+    """The sample's lines with ``change(records)`` applied to the parsed records."""
+    records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    change(records)
+    return "".join(json.dumps(record) + "\n" for record in records)
+
+
+def _document(path: Path, change: Any) -> str:
+    document = json.loads(path.read_text(encoding="utf-8"))
+    change(document)
+    return json.dumps(document)
+
+
+def _set(index: int, key: str, value: Any) -> Any:
+    return lambda items: items[index].__setitem__(key, value)
+
+
+# Each found by a fuzzer that put odd values into the samples: each raised a Python
+# exception (an overflow, an unhashable id) instead of naming the place.
+ODD_VALUES = {
+    "a time past the year 9999 in UTC": (
+        "claude-code/short_two_rejections.jsonl", _json_lines,
+        _set(1, "timestamp", "9999-12-31T23:59:59-05:00"), "outside the years 1 to 9999",
+    ),
+    "a time before the year 1 in UTC": (
+        "codex/rollout-2025-11-18T15-42-10-019a95d1-3c7e-7b22-a4f0-6e1d2c9b8a53.jsonl",
+        _json_lines, _set(4, "timestamp", "0001-01-01T00:00:00+05:00"),
+        "outside the years 1 to 9999",
+    ),
+    "an OpenHands observation caused by a list": (
+        "openhands/runtime_test_basic.json", _document, _set(2, "cause", [1]),
+        "$[2].cause: must be a number or a string, not a list",
+    ),
+    "an OpenHands action whose id is an object": (
+        "openhands/runtime_test_basic.json", _document, _set(1, "id", {"n": 1}),
+        "$[1].id: must be a number or a string, not a dict",
+    ),
+    "a chat's tool message with tool_call_ids true": (
+        "openai-chat/marshmallow-1867_history.json", _document, _set(3, "tool_call_ids", True),
+        "$[3].tool_call_ids: tool_call_ids must be a list",
+    ),
+    "a Gemini rewind to an object": (
+        "gemini-cli/session-2025-11-18T06-42-8c2d41e7.jsonl", _json_lines,
+        lambda records: records.insert(3, {"$rewindTo": {"id": "x"}}),
+        "line 4: $rewindTo: $rewindTo must be a non-empty string",
+    ),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", ODD_VALUES)
+def test_odd_values_found_by_fuzzing_are_named(case: str, tmp_path: Path) -> None:
+    sample, write, change, words = ODD_VALUES[case]
+    source = DATA / sample
+    path = tmp_path / source.name
+    path.write_text(write(source, change), encoding="utf-8")
+    store = InMemoryEventStore()
+    [result] = import_transcripts(path, store)
+    error = result.failure()
+    assert isinstance(error, TranscriptError)
+    assert words in str(error), str(error)
+    assert store.sessions() == ()

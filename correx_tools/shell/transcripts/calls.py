@@ -151,7 +151,10 @@ def utc_time(value: object, where: str) -> datetime:
         moment = datetime.fromisoformat(value)
     except ValueError:
         raise Unreadable(where, f"{value[:40]!r} is not an ISO 8601 time") from None
-    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+    try:
+        return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+    except OverflowError:  # 9999-12-31T23:59-05:00 is past the last moment in UTC
+        raise Unreadable(where, f"{value[:40]!r} lies outside the years 1 to 9999 in UTC") from None
 
 
 def step_time(step: int) -> datetime:

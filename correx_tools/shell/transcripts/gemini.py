@@ -94,7 +94,7 @@ def read_lines(records: Iterable[tuple[int, Any]], name: str) -> Transcript:
         where = f"line {line}"
         must_be(record, dict, where, "a record")
         if "$rewindTo" in record:
-            target = record["$rewindTo"]
+            target = must_be(record["$rewindTo"], str, f"{where}: $rewindTo", "$rewindTo")
             if target in messages:
                 ids = list(messages)
                 for dropped in ids[ids.index(target) :]:

@@ -135,6 +135,7 @@ def _openai(message: dict[str, Any], index: int, where: str, at: datetime, calls
             )
     elif role == "tool":
         ids = message.get("tool_call_ids") or [message.get("tool_call_id")]
+        must_be(ids, list, f"{where}.tool_call_ids", "tool_call_ids")
         for number, call_id in enumerate(ids):
             must_be(call_id, str, f"{where}.tool_call_id", "tool_call_id")
             call = calls.ended(call_id, where)

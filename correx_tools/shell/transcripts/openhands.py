@@ -76,7 +76,7 @@ def read(document: Any, name: str) -> Transcript:
                 if call.call_id in calls:
                     raise Unreadable(where, f"tool call {call.call_id} is requested twice")
                 calls[call.call_id] = call
-                by_action[event.get("id")] = call
+                by_action[_action_key(event.get("id"), f"{where}.id")] = call
         elif "observation" in event:
             _observe(event, index, where, by_action, calls)
     ordered = tuple(sorted(calls.values(), key=lambda c: c.position))
@@ -166,7 +166,7 @@ def _observe(
                 ),
             )
         return
-    call = by_action.get(cause)
+    call = by_action.get(_action_key(cause, f"{where}.cause"))
     if call is None:
         return  # the observation of a message or a recall: not a tool call's
     if call.end is not None:
@@ -197,3 +197,11 @@ def _observe(
         exit_code=exit_code if type(exit_code) is int else 0,
         metadata=metadata,
     )
+
+
+def _action_key(value: object, where: str) -> object:
+    """An action's ``id`` (or an observation's ``cause``): a number or a string, as
+    OpenHands writes them; anything else cannot name an action."""
+    if isinstance(value, (dict, list)):
+        raise Unreadable(where, f"must be a number or a string, not a {type(value).__name__}")
+    return value
