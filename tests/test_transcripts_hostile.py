@@ -194,3 +194,24 @@ def test_odd_values_found_by_fuzzing_are_named(case: str, tmp_path: Path) -> Non
     assert isinstance(error, TranscriptError)
     assert words in str(error), str(error)
     assert store.sessions() == ()
+
+
+def test_a_line_that_is_not_utf8_is_a_damaged_line_not_a_foreign_file(tmp_path: Path) -> None:
+    source = DATA / "goose" / "20251118_154210.jsonl"
+    lines = source.read_bytes().splitlines(keepends=True)
+    bad = next(
+        n for n, line in enumerate(lines) if n > 3 and b'"text"' in line and b"tool" not in line
+    )
+    lines[bad] = lines[bad].replace(b'"text"', b'"te\xffxt"', 1)  # one byte, mid-file
+    path = tmp_path / source.name
+    path.write_bytes(b"".join(lines))
+    [strict] = import_transcripts(path, InMemoryEventStore())
+    error = strict.failure()
+    assert isinstance(error, TranscriptError) and error.where == f"line {bad + 1}"
+    assert "not UTF-8 text" in error.message and "--lenient" in error.message
+    [lenient] = import_transcripts(path, InMemoryEventStore(), lenient=True)
+    assert [where for where, _ in lenient.unwrap().skipped] == [f"line {bad + 1}"]
+    # A first line that is not UTF-8 says the file is no transcript at all.
+    path.write_bytes(b"\xff" + b"".join(lines))
+    [foreign] = import_transcripts(path, InMemoryEventStore())
+    assert "not UTF-8 text (line 1, byte 0)" in str(foreign.failure())

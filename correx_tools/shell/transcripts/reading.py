@@ -33,7 +33,7 @@ from . import (
     swe_agent,
 )
 from .calls import Transcript, Unreadable, Unrecognised
-from .lines import Lines, json_document, json_lines
+from .lines import LENIENT_HINT, Lines, json_document, json_lines
 
 
 @final
@@ -140,23 +140,57 @@ def parse(data: bytes, format: str, name: str, *, lenient: bool = False) -> Tran
     """The transcript in ``data``, in ``format`` (or the one recognised, for ``"auto"``)."""
     if data.startswith(goose_db.HEADER):
         raise Unreadable("", "a SQLite database: give its path, not its bytes")
-    text, cut = _decoded(data)
+    text, cut, undecodable = _decoded(data, lenient)
     found = _parsed(text, format, name, lenient)
     if cut and not found.incomplete_tail:
         found = dataclasses.replace(found, incomplete_tail=cut)
+    if undecodable:
+        left_out = sorted((*undecodable, *found.skipped), key=lambda skip: _line_number(skip[0]))
+        found = dataclasses.replace(found, skipped=tuple(left_out))
     return found
 
 
-def _decoded(data: bytes) -> tuple[str, str]:
-    """The text of ``data``, and ``line N`` when its last line, still being written, was cut
-    inside a character (that line is left out)."""
+def _line_number(where: str) -> int:
+    """The number in ``line N`` (0 for a place named otherwise)."""
+    number = where.removeprefix("line ")
+    return int(number) if number.isdigit() else 0
+
+
+def _decoded(data: bytes, lenient: bool) -> tuple[str, str, list[tuple[str, str]]]:
+    """The text of ``data``; ``line N`` when its last line, still being written, was cut
+    inside a character (that line is left out); and, with ``lenient``, the other lines
+    that are not UTF-8 text, each left out (as an empty line) with why.
+
+    A file whose first line is not UTF-8 text is no transcript; one with a later line
+    that is not is a damaged transcript, refused naming the line (or, with
+    ``lenient``, read without it).
+    """
     try:
-        return data.decode("utf-8"), ""
+        return data.decode("utf-8"), "", []
     except UnicodeDecodeError as error:
-        end = data.rfind(b"\n") + 1
-        if error.start < end:  # every transcript is UTF-8 text: this is none
-            raise Unrecognised(f"not UTF-8 text (byte {error.start})") from None
-        return data[:end].decode("utf-8"), f"line {data.count(_NEWLINE) + 1}"
+        end = data.rfind(_NEWLINE) + 1
+        if error.start >= end:
+            return data[:end].decode("utf-8"), f"line {data.count(_NEWLINE) + 1}", []
+        line = data.count(_NEWLINE, 0, error.start) + 1
+        first = data.count(_NEWLINE, 0, len(data) - len(data.lstrip())) + 1
+        if line <= first:  # every transcript is UTF-8 text: this is none
+            raise Unrecognised(f"not UTF-8 text (line {line}, byte {error.start})") from None
+        if not lenient:
+            raise Unreadable(
+                f"line {line}", f"not UTF-8 text (byte {error.start}){LENIENT_HINT}"
+            ) from None
+    lines, undecodable, offset = [], [], 0
+    for number, raw in enumerate(data[:end].split(_NEWLINE)[:-1], start=1):
+        try:
+            lines.append(raw.decode("utf-8"))
+        except UnicodeDecodeError as bad:
+            lines.append("")
+            undecodable.append((f"line {number}", f"not UTF-8 text (byte {offset + bad.start})"))
+        offset += len(raw) + 1
+    text, cut, _ = _decoded(data[end:], lenient=False) if end < len(data) else ("", "", [])
+    if cut:
+        cut = f"line {len(lines) + 1}"
+    return "\n".join(lines) + "\n" + text, cut, undecodable
 
 
 def _parsed(text: str, format: str, name: str, lenient: bool) -> Transcript:
