@@ -54,7 +54,14 @@ def answers(store: Any) -> list[object]:
         repository.latest(S, 20, at=last // 2).unwrap(),
         repository.diff(S, 10, last).unwrap(),
         repository.history(S, CALL).unwrap(),  # type: ignore[arg-type]
+        resolved(repository),
     ]
+
+
+def resolved(repository: DefaultToolRepository) -> list[object]:
+    """What the command finds for an invocation's name: the id, or why not."""
+    with repository.view(S) as view:
+        return [str(view.resolve(name)) for name in (CALL, CALL[:-1], "never-such")]
 
 
 def folded(path: Path) -> list[object]:

@@ -229,16 +229,7 @@ class SqlSessionIndex:
         found = self._by_keys([self._d.invocation_key(invocation_id)])
         if found:
             return found[0]
-        d = self._d
-        requested = self._cursor.execute(
-            d.sql(
-                "SELECT 1 FROM {events} WHERE {session} = ? AND kind = 1 AND invocation_id = ? "
-                "LIMIT 1"
-            ),
-            (self._key, d.text_value(invocation_id)),
-        ).fetchone()
-        if requested is not None:
-            raise StaleIndex(f"the index row of invocation {invocation_id!r} is missing")
+        self._none_requested([invocation_id], whole=True)
         return None
 
     def _by_keys(self, keys: list[object]) -> list[InvocationEntry]:
@@ -306,7 +297,26 @@ class SqlSessionIndex:
             ).fetchall()
             ids = (d.text(row[0]) for row in rows)
             found.append([i for i in ids if i is not None and i.startswith(prefix)])
+        if not any(found):
+            self._none_requested(prefixes)
         return found
+
+    def _none_requested(self, names: Sequence[str], *, whole: bool = False) -> None:
+        """Nothing when no event of the session requests an id that begins with one of
+        ``names`` (or, ``whole``, is one); a `StaleIndex` when one does, for its row is
+        missing. A scan of the session's events, made only when no row was found."""
+        d = self._d
+        for name in names:
+            end = None if whole else prefix_end(name)
+            test = "= ?" if whole else ">= ?" if end is None else ">= ? AND invocation_id < ?"
+            query = d.sql(
+                "SELECT 1 FROM {events} WHERE {session} = ? AND kind = 1 AND invocation_id "
+                + test
+                + " LIMIT 1"
+            )
+            bounds = (name,) if end is None else (name, end)
+            if self._cursor.execute(query, (self._key, *map(d.text_value, bounds))).fetchone():
+                raise StaleIndex(f"the index row of an invocation requested as {name!r} is missing")
 
     def changed(self, a: int, b: int) -> list[InvocationEntry]:
         """The entries with an applied event in ``(a, b]``, in request order (the events in
