@@ -93,7 +93,7 @@ def test_the_index_answers_as_the_fold_when_nothing_changed(sqlite_store: SQLite
     assert answers(sqlite_store) == folded(sqlite_store)
 
 
-def test_an_event_edited_by_hand_marks_the_index_stale_and_it_is_rebuilt(
+def test_an_event_edited_by_hand_is_answered_from_the_events_and_never_vouched_for_unasked(
     sqlite_store: SQLiteEventStore,
 ) -> None:
     before = answers(sqlite_store)
@@ -110,7 +110,19 @@ def test_an_event_edited_by_hand_marks_the_index_stale_and_it_is_rebuilt(
     after = answers(sqlite_store)
     assert after != before
     assert after == folded(sqlite_store)
-    assert answered_from_index(sqlite_store)  # rebuilt, and trusted again
+    # Not rebuilt behind anyone's back: a new index would vouch for the edit, and the
+    # chain that names it (for verify) would be gone. Appends wait for the decision too.
+    assert not answered_from_index(sqlite_store)
+    refused = sqlite_store.reindex()
+    assert "sequence 3: the event changed after it was written" in refused.damaged[S]
+    assert not sqlite_store.verify_session(S).intact
+    last = sqlite_store.last_sequence(S)
+    appended = sqlite_store.append(S, [requested("later")], expected_sequence=last)
+    assert "changed after it was written" in appended.failure().message
+    # Said to be meant (a secret taken out, say), the edit is indexed and trusted.
+    accepted = sqlite_store.reindex(accept_edits=True)
+    assert accepted.damaged == {} and sqlite_store.verify_session(S).intact
+    assert answered_from_index(sqlite_store) and answers(sqlite_store) == after
 
 
 def test_events_appended_by_an_older_release_are_indexed_before_any_answer(

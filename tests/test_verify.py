@@ -174,6 +174,13 @@ def test_an_event_changed_after_it_was_written_is_named_and_never_repaired(
     assert "nothing repairs events" in repair.stdout
     assert index_of(path) == evidence  # the chain that names the change survives
     assert "sequence 1: the event changed" in run("verify", str(path), ok=False).stdout
+    # reindex will not make a new index vouch for the change either, unless told it was meant.
+    reindexed = run("reindex", str(path), ok=False)
+    assert reindexed.returncode == 1
+    assert "sequence 1: the event changed after it was written" in reindexed.stdout
+    assert index_of(path) == evidence
+    run("reindex", str(path), "--accept-edits")
+    assert run_json("verify", str(path))["intact"] is True
 
 
 def test_a_missing_event_is_a_gap_every_read_names_and_no_rebuild_hides(

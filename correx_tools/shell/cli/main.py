@@ -142,6 +142,13 @@ def _keeping(
         "(upgrading one written by an older release)",
     )
     reindex.add_argument("source", metavar="SOURCE", help="a SQLite file or a postgresql:// URL")
+    reindex.add_argument(
+        "--accept-edits",
+        action="store_true",
+        help="index events changed after they were written as they are now (after a "
+        "deliberate edit: the new index vouches for them); without it such a session keeps "
+        "its index, and verify names the change",
+    )
     verify = command(
         "verify",
         cmd_verify,
@@ -264,7 +271,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"correx-tools {args.command}: error: {error}", file=sys.stderr)
         return 1
     except StoreReadError as error:
-        print(f"correx-tools {args.command}: error: {error.error}", file=sys.stderr)
+        hint = "" if args.command == "verify" else " (correx-tools verify checks the store)"
+        print(f"correx-tools {args.command}: error: {error.error}{hint}", file=sys.stderr)
         return 1
     except BrokenPipeError:
         # The reader (``head``, say) stopped early: not an error. Point stdout at

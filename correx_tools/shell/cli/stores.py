@@ -172,7 +172,11 @@ def cmd_reindex(args: argparse.Namespace) -> int:
         store = open_store(args.source, upgrade=True, progress=bar.update)
         if not isinstance(store, IndexedStore):
             raise CliError(f"{args.source}: keeps no index to rebuild")
-        done = store.upgraded if older and store.upgraded else store.reindex(progress=bar.update)
+        done = (
+            store.upgraded
+            if older and store.upgraded
+            else store.reindex(progress=bar.update, accept_edits=args.accept_edits)
+        )
     seconds = time.perf_counter() - started
     source = redact(args.source)
     verb = "upgraded and indexed" if older else "indexed"

@@ -293,9 +293,12 @@ class IndexedStore(Protocol):
         `StoreReadError` or an error naming the fault when its events are damaged)."""
         ...
 
-    def reindex(self, progress: Callable[[int, int], None] | None = None) -> Reindexed:
+    def reindex(
+        self, progress: Callable[[int, int], None] | None = None, *, accept_edits: bool = False
+    ) -> Reindexed:
         """Rebuild every session's index from its events (what was done, and the sessions
-        whose events stopped it: their index is left as it was)."""
+        whose events stopped it: their index is left as it was); ``accept_edits`` indexes
+        events changed after they were written as they are now."""
         ...
 
 

@@ -57,6 +57,19 @@ def checked_rows(d: Dialect, rows: Iterable[Row], after: int, chain: int) -> Ite
         yield sequence, at, type_tag, version, data, kind, invocation, label, code, effect, stored
 
 
+def continues(d: Dialect, chain: int, row: Row) -> bool:
+    """Whether ``row`` (in `CHAINED_COLUMNS` order) was chained on from ``chain``: its stored
+    chain is the one its stored columns make after ``chain``. Said of the row after one
+    whose content does not make its own stored chain, it tells an event changed after it
+    was written (the chain goes on from what was written) from a damaged chain value."""
+    kind, invocation, label, code, effect, stored = row[5:11]
+    if d.texts_as_bytes:
+        invocation, label = d.text(invocation), d.text(label)
+    at = row[1] if type(row[1]) is str else format_timestamp(row[1])
+    fields = (row[0], at, row[2], row[3], row[4], kind, invocation, label, code, effect)
+    return kind is not None and stored == chain_of(chain, fields)
+
+
 def events(
     d: Dialect, cursor: Cursor, session_id: str, after: int, limit: int, *, indexed: bool
 ) -> list[tuple[Any, ...]]:

@@ -23,6 +23,8 @@ from ..codec.envelope import format_timestamp
 from ..codec.rows import decode_row, decode_written_row
 from ..port import Reindexed, StoreReadError
 from ..writing import Refused
+from . import chains
+from .chains import CHAINED_COLUMNS, continues
 from .dialect import Cursor, Dialect
 from .images import Image
 from .index import (
@@ -35,6 +37,11 @@ from .index import (
     write_images,
 )
 from .indexing import Head, IndexedEvent, index_group
+
+CHANGED = (
+    "the event changed after it was written (its chain vouches for other content); "
+    "no index is built over it, and the one it has stays as evidence"
+)
 
 REBUILD_BATCH = 5_000
 """Events read, decoded and indexed at a time by a rebuild."""
@@ -53,11 +60,16 @@ class DamagedEvents(Exception):
 
 
 def rebuild_all(
-    d: Dialect, cursor: Cursor, interval: int, progress: Callable[[int, int], None] | None
+    d: Dialect,
+    cursor: Cursor,
+    interval: int,
+    progress: Callable[[int, int], None] | None,
+    *,
+    accept_edits: bool = False,
 ) -> Reindexed:
     """Rebuild every session's index, in the caller's transaction, one savepoint each: a
     session whose events are damaged keeps the index it had. ``progress(done, total)`` is
-    told as events are indexed."""
+    told as events are indexed; ``accept_edits`` as for `rebuild`."""
     total = int(cursor.execute(d.sql("SELECT COUNT(*) FROM {events}")).fetchone()[0])
     done, sessions, damaged = 0, 0, {}
 
@@ -70,7 +82,7 @@ def rebuild_all(
     for session_id in d.sessions(cursor):
         cursor.execute("SAVEPOINT correx_rebuild")
         try:
-            rebuild(d, cursor, session_id, interval, advance)
+            rebuild(d, cursor, session_id, interval, advance, accept_edits=accept_edits)
         except (DamagedEvents, StoreReadError) as damage:
             cursor.execute("ROLLBACK TO SAVEPOINT correx_rebuild")
             # Its index stays as evidence, but no read may answer from it any more: marked
@@ -89,12 +101,16 @@ def rebuild(
     session_id: str,
     interval: int,
     progress: Callable[[int], None] | None = None,
+    *,
+    accept_edits: bool = False,
 ) -> Head:
     """Index one session again from its events alone, in the caller's transaction.
 
-    `DamagedEvents` for a gap or an id requested in another session too;
-    `StoreReadError` for an event that cannot be decoded. Either leaves the
-    transaction to be rolled back by the caller.
+    `DamagedEvents` for a gap, an id requested in another session too, or an
+    event changed after it was written (its chain goes on from other content:
+    a new index would vouch for the change) unless ``accept_edits`` says the
+    change was meant; `StoreReadError` for an event that cannot be decoded.
+    Each leaves the transaction to be rolled back by the caller.
     """
     key = d.session_key(session_id)
     for table in ("checkpoints", "heads", "invocations"):
@@ -112,8 +128,7 @@ def rebuild(
     while True:
         rows = cursor.execute(
             d.sql(
-                "SELECT position, sequence, recorded_at, type, version, data, chain, "
-                "kind, invocation_id, label, code, effect FROM {events} "
+                f"SELECT position, {CHAINED_COLUMNS} FROM {{events}} "
                 "WHERE {session} = ? AND sequence > ? ORDER BY sequence LIMIT ?"
             ),
             (key, after, REBUILD_BATCH),
@@ -137,11 +152,19 @@ def rebuild(
         group = index_group(
             session_id, events, encoded, head=head, lookup=lookup, interval=interval
         )
-        for indexed, row in zip(group.events, rows, strict=True):
-            if indexed.chain != row[6]:
+        for index, (indexed, row) in enumerate(zip(group.events, rows, strict=True)):
+            if indexed.chain != row[11]:
                 # Not the row its chain vouched for: read it again by the strict rules
-                # (a StoreReadError names it when they refuse it).
+                # (a StoreReadError names it when they refuse it), and refuse to build over
+                # it when the chain goes on from what was written: the event was changed.
                 decode_row(d.where, session, row[1:6])
+                following = rows[index + 1][1:] if index + 1 < len(rows) else None
+                if following is None:
+                    after_it = chains.events(d, cursor, session_id, row[1], 1, indexed=True)
+                    following = after_it[0] if after_it else None
+                changed = row[11] is not None and following and continues(d, row[11], following)
+                if changed and not accept_edits:
+                    raise DamagedEvents(session_id, row[1], CHANGED)
         # Only the rows whose index columns differ from what the events make are written:
         # a rebuild of an intact index changes no event row at all.
         changed = [
@@ -173,9 +196,10 @@ def rebuild(
 
 
 def _as_stored(d: Dialect, row: tuple[Any, ...]) -> tuple[Any, ...]:
-    """``(typed columns, effect, chain)`` as a rebuild's row holds them now."""
+    """``(typed columns, effect, chain)`` as a rebuild's row (its position, then
+    `CHAINED_COLUMNS`) holds them now."""
     text = d.text
-    return (row[7], text(row[8]), text(row[9]), row[10]), row[11], row[6]
+    return (row[6], text(row[7]), text(row[8]), row[9]), row[10], row[11]
 
 
 def _index_columns(d: Dialect, indexed: IndexedEvent) -> tuple[Any, ...]:

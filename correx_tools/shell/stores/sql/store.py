@@ -137,18 +137,29 @@ class SqlEventStore(BatchWritingStore):
         except SourceFailed as failed:
             raise failed.error from None  # the source's own error, as a read would raise it
 
-    def reindex(self, progress: Callable[[int, int], None] | None = None) -> Reindexed:
+    def reindex(
+        self, progress: Callable[[int, int], None] | None = None, *, accept_edits: bool = False
+    ) -> Reindexed:
         """Rebuild every session's time-travel index from its events, in one transaction.
 
         ``progress(done, total)`` is called as events are indexed. A session
         whose events do not hold together (a gap, an event that cannot be
-        decoded) keeps the index it had and is named in the result's
-        ``damaged``; its events are never changed.
+        decoded, an event changed after it was written) keeps the index it had
+        and is named in the result's ``damaged``; its events are never changed.
+        ``accept_edits`` indexes events changed after they were written as they
+        are now (after a deliberate edit, such as a secret taken out): the new
+        index then vouches for them.
         """
         self._refuse_writes()
         with self._database.writing() as cursor:
             self._hold_layout(cursor)
-            return rebuild_all(self._database.dialect, cursor, self.checkpoint_interval, progress)
+            return rebuild_all(
+                self._database.dialect,
+                cursor,
+                self.checkpoint_interval,
+                progress,
+                accept_edits=accept_edits,
+            )
 
     def _hold_layout(self, cursor: object) -> None:
         """Keep other processes from changing the layout for this transaction (if they could)."""

@@ -30,7 +30,7 @@ from ..codec.encoding import EncodedEvent
 from ..codec.envelope import format_timestamp
 from ..codec.rows import decode_row, decode_written_row
 from ..port import Fault, SessionCheck, StoreReadError
-from .chains import CHAINED_COLUMNS
+from .chains import CHAINED_COLUMNS, continues
 from .dialect import Cursor, Dialect
 from .images import Image, payload_crc, seal_of_row
 from .index import move_images
@@ -157,7 +157,7 @@ class _Check:
             return int(stored)
         if stored == chain_of(previous, (*content, *as_stored)):
             return int(stored)  # the columns' fault, reported just above
-        if following is not None and self._continues(stored, following):
+        if following is not None and continues(d, stored, following):
             self.fault(
                 sequence,
                 "the event changed after it was written (its chain vouches for other content)",
@@ -166,16 +166,6 @@ class _Check:
         else:
             self.fault(sequence, "its chain does not match the events (the index is damaged)")
         return int(stored)
-
-    def _continues(self, chain: int, row: Row) -> bool:
-        """Whether ``row``'s stored chain was made from ``chain``."""
-        d = self.d
-        kind, invocation, label, code, effect, stored = row[5:11]
-        if d.texts_as_bytes:
-            invocation, label = d.text(invocation), d.text(label)
-        at = row[1] if type(row[1]) is str else format_timestamp(row[1])
-        fields = (row[0], at, row[2], row[3], row[4], kind, invocation, label, code, effect)
-        return kind is not None and stored == chain_of(chain, fields)
 
     def _images(self, changes: Any, events: list[IndexedEvent]) -> None:
         """Move the expected rows on; an ended one is kept only as its seal and status."""
