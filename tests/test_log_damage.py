@@ -192,6 +192,10 @@ def test_an_exact_redelivered_line_is_skipped_in_both_modes(tmp_path: Path) -> N
         replay = result.unwrap()  # type: ignore[attr-defined]
         assert replay.last_sequence == 6
         assert replay.quarantined == ()
+    # Read once by the store itself, so every reader (stats, the debugger's columns)
+    # counts what the fold counts.
+    assert list(JsonlEventLog(path).read(S1)) == events
+    assert list(JsonlEventLog(path).read(S1, after=3)) == events[3:]
 
 
 @pytest.mark.parametrize(

@@ -207,16 +207,23 @@ class JsonlEventLog(BatchWritingStore):
         )
 
     def read(self, session_id: SessionId, *, after: int = 0) -> Iterator[StoredEvent]:
-        """The session's events after ``after``, in file order (a valid log is in sequence)."""
-        last = 0
+        """The session's events after ``after``, in file order (a valid log is in sequence).
+
+        A line that repeats the session's last event exactly (a delivery made twice) is
+        read once, as the fold takes it: every reader then counts the same events. Any
+        other line out of sequence is given as it is, for the fold to refuse by name.
+        """
+        last: StoredEvent | None = None
         try:
             for _, _, stored in self._records():
                 if stored.session_id == session_id:
-                    last = stored.sequence
+                    if last is not None and stored.sequence == last.sequence and stored == last:
+                        continue
+                    last = stored
                     if stored.sequence > after:
                         yield stored
         except StoreReadError as error:
-            error.sequence = last + 1
+            error.sequence = (0 if last is None else last.sequence) + 1
             raise
 
     def sessions(self) -> tuple[SessionId, ...]:
