@@ -355,3 +355,34 @@ def test_a_bad_address_says_what_is_wrong(served: Served, open_page: Callable[..
         # The browser logs the 404 it was answered with, and nothing else.
         assert all("status of 404" in error for error in opened.errors), opened.errors
         opened.errors.clear()
+
+
+def test_a_damaged_session_is_listed_as_damaged_beside_the_others(
+    tmp_path: Path, open_page: Callable[..., Opened]
+) -> None:
+    path = tmp_path / "damaged.sqlite"
+
+    def calls(name: str) -> list[object]:
+        a, b = f"{name}-a", f"{name}-b"
+        return [requested(a), started(a), completed(a), requested(b), started(b)]
+
+    with SQLiteEventStore(path) as written:
+        written.import_events(
+            [*stored(calls("fine"), session="fine"), *stored(calls("holed"), session="holed")]
+        ).unwrap()
+    subprocess.run(
+        [sys.executable, "-c", "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); "
+         "c.execute(\"DELETE FROM events WHERE session_id = 'holed' AND sequence = 2\"); "
+         "c.commit()", str(path)],
+        check=True,
+    )  # fmt: skip
+    server = Served(path, "--lenient")
+    try:
+        page = open_page(server).page
+        rows = page.locator("#sessions tr").all_inner_texts()
+        fine = next(row for row in rows if row.startswith("fine"))
+        holed = next(row for row in rows if row.startswith("holed"))
+        assert "\t2\t" in fine.replace(" ", "")  # its invocations are counted
+        assert "damaged:" in holed and "correx-tools verify" in holed
+    finally:
+        assert server.stop()[0] == 0

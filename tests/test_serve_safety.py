@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from correx_tools import SQLiteEventStore
+from correx_tools import JsonlEventLog, SQLiteEventStore
 
 from .serving import ROOT, Served
 from .strategies import SECRET, completed, planted_secrets, requested, started, stored
@@ -166,7 +166,7 @@ def test_a_session_of_use_leaves_no_file_behind(
     assert sorted(after) == sorted(before)
 
 
-def test_a_stale_index_names_reindex_instead_of_folding(store: Path, tmp_path: Path) -> None:
+def test_a_stale_index_names_verify_instead_of_folding(store: Path, tmp_path: Path) -> None:
     copy = tmp_path / "stale.sqlite"
     copy.write_bytes(store.read_bytes())
     with sqlite3.connect(copy) as connection:
@@ -174,7 +174,7 @@ def test_a_stale_index_names_reindex_instead_of_folding(store: Path, tmp_path: P
     server = Served(copy)
     try:
         status, body, _ = server.get(f"/api/v1/sessions/{SESSION}/state")
-        assert status == 409 and f"correx-tools reindex {copy}" in body["error"]
+        assert status == 409 and f"correx-tools verify {copy} says what" in body["error"]
         assert server.get(f"/sessions/{SESSION}")[0] == 409
         assert server.answer("/api/v1/sessions")["total"] == 2  # the list still shows it
     finally:
@@ -191,5 +191,68 @@ def test_a_store_of_an_older_release_names_reindex_too(tmp_path: Path) -> None:
         status, body, _ = server.get("/api/v1/sessions/legacy-session-a/scrub")
         assert status == 409 and "older release" in body["error"]
         assert f"correx-tools reindex {copy}" in body["error"]
+    finally:
+        assert server.stop()[0] == 0
+
+
+def _session_events(name: str, calls: int) -> list[object]:
+    return stored(
+        [e for i in range(calls) for e in (requested(f"{name}-{i}"), started(f"{name}-{i}"),
+                                            completed(f"{name}-{i}"))],
+        session=name,
+    )  # fmt: skip
+
+
+def test_damaged_events_are_named_never_a_500(tmp_path: Path) -> None:
+    path = tmp_path / "damaged.sqlite"
+    with SQLiteEventStore(path) as written:
+        written.import_events([*_session_events("good", 5), *_session_events("gap", 5)]).unwrap()
+    with sqlite3.connect(path) as connection:
+        connection.execute("DELETE FROM events WHERE session_id = 'gap' AND sequence = 4")
+    connection.close()
+    server = Served(path, "--lenient")
+    try:
+        rows = {row["session_id"]: row for row in server.answer("/api/v1/sessions")["sessions"]}
+        assert rows["good"]["damaged"] is None and rows["good"]["invocations"] == 5
+        assert rows["gap"]["invocations"] is None
+        assert "correx-tools verify" in rows["gap"]["damaged"]
+        for sort in ("-events", "invocations", "-open", "refused"):
+            assert server.get("/api/v1/sessions", {"sort": sort})[0] == 200
+        status, body, _ = server.get("/api/v1/sessions/gap/state")
+        assert status == 409 and "correx-tools verify" in body["error"]
+        for bad in ("--5", "²", "٣", "1e3", " 7"):
+            status, body, _ = server.get("/api/v1/sessions/good/state", {"at": bad})
+            assert status == 400 and "not a whole number" in body["error"], (bad, body)
+    finally:
+        assert server.stop()[0] == 0
+
+
+def test_a_log_line_that_cannot_be_read_is_a_409_naming_verify(tmp_path: Path) -> None:
+    log = tmp_path / "damaged.jsonl"
+    JsonlEventLog(log).import_events(_session_events("s", 3)).unwrap()
+    lines = log.read_bytes().splitlines(keepends=True)
+    log.write_bytes(b"".join([*lines[:2], lines[2].replace(b'"s-0"', b'"s-9"'), *lines[3:]]))
+    server = Served(log, "--lenient")
+    try:
+        status, body, _ = server.get("/api/v1/sessions/s/state")
+        assert status == 409 and "checksum" in body["error"]
+        assert "correx-tools verify" in body["error"]
+    finally:
+        assert server.stop()[0] == 0
+
+
+def test_a_log_line_written_twice_is_counted_once_everywhere(tmp_path: Path) -> None:
+    log = tmp_path / "twice.jsonl"
+    JsonlEventLog(log).import_events(_session_events("s", 3)).unwrap()
+    lines = log.read_bytes().splitlines(keepends=True)
+    log.write_bytes(b"".join([*lines[:5], lines[4], *lines[5:]]))  # a delivery made twice
+    server = Served(log, "--lenient")
+    try:
+        assert server.answer("/api/v1/sessions/s")["last_sequence"] == 9
+        for at in range(10):
+            scrub = server.answer("/api/v1/sessions/s/scrub", at=at)
+            assert all(count >= 0 for count in scrub["counts"].values()), scrub
+        state = server.answer("/api/v1/sessions/s/state", at=9)
+        assert [record["status"] for record in state["invocations"]] == ["completed"] * 3
     finally:
         assert server.stop()[0] == 0

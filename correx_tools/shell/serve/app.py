@@ -31,7 +31,7 @@ from ..stores.port import StoreReadError
 from . import answers, scrubber, search, views
 from .debugger import Debugger
 from .everywhere import search_everywhere
-from .params import ApiError
+from .params import VERIFY_HINT, ApiError
 
 POLL_SECONDS = 0.5
 """How often a stream looks at its session's last sequence."""
@@ -113,7 +113,8 @@ def build_app(debugger: Debugger, stopping: threading.Event) -> Starlette:
         except ApiError as error:
             return _error(error.status, error.message)
         except StoreReadError as error:
-            return _error(500, f"{debugger.source}: cannot read it: {error.error}")
+            # The store's data, not the server, is at fault: a conflict with what it holds.
+            return _error(409, f"{debugger.source}: cannot read it: {error.error}; {VERIFY_HINT}")
         except Exception as error:
             print(f"correx-tools serve: {type(error).__name__}: {error}", file=sys.stderr)
             return _error(500, f"internal error: {type(error).__name__}: {error}")

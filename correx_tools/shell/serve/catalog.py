@@ -20,23 +20,31 @@ from typing import Any, final
 from returns.result import Success
 
 from ...core.lifecycle.events import StoredEvent
+from ...core.lifecycle.status import ToolInvocationStatus
 from ...core.report.redaction import Redaction
 from ...core.tools.ids import SessionId
 from ..replay.documents import iso_time, session_row
 from ..replay.repository import DefaultToolRepository
 from ..stores.port import EventStore, SequencedStore, StoreReadError
 from ..transcripts.description import described, description_json
+from .params import VERIFY_HINT
 from .refs import ref_of
+
+
+def _count(*values: int | None) -> int:
+    """A sum of counts to sort by; a damaged session's, which has none, comes first."""
+    return -1 if None in values else sum(v for v in values if v is not None)
+
 
 SORTS: dict[str, Callable[[dict[str, Any]], Any]] = {
     "session": lambda row: row["session_id"],
     "events": lambda row: row["events"],
-    "invocations": lambda row: row["invocations"],
-    "completed": lambda row: row["statuses"]["completed"],
-    "failed": lambda row: row["statuses"]["failed"],
-    "rejected": lambda row: row["statuses"]["rejected"],
-    "open": lambda row: row["statuses"]["requested"] + row["statuses"]["started"],
-    "refused": lambda row: row["refused_events"],
+    "invocations": lambda row: _count(row["invocations"]),
+    "completed": lambda row: _count(row["statuses"]["completed"]),
+    "failed": lambda row: _count(row["statuses"]["failed"]),
+    "rejected": lambda row: _count(row["statuses"]["rejected"]),
+    "open": lambda row: _count(row["statuses"]["requested"], row["statuses"]["started"]),
+    "refused": lambda row: _count(row["refused_events"]),
     "first": lambda row: row["first_time"] or "",
     "last": lambda row: row["last_time"] or "",
 }
@@ -81,16 +89,37 @@ class Catalog:
         if kept is not None and kept["events"] == last:
             return kept
         summary = self._repository.summary(session_id, at=last)
-        assert isinstance(summary, Success)  # a lenient repository answers
-        first, final = self._ends(session_id, last)
-        transcript = description_json(described(() if first is None else (first,)))
-        row = session_row(summary.unwrap(), self._redaction, transcript=transcript)
+        if not isinstance(summary, Success):
+            # Even a lenient fold refuses events that do not hold together (a gap, one that
+            # cannot be read): the session is listed as damaged, the others as they are.
+            row = self._damaged_row(session_id, last, summary.failure().message)
+        else:
+            first, final = self._ends(session_id, last)
+            transcript = description_json(described(() if first is None else (first,)))
+            row = session_row(summary.unwrap(), self._redaction, transcript=transcript)
+            row["first_time"] = None if first is None else iso_time(first.recorded_at)
+            row["last_time"] = None if final is None else iso_time(final.recorded_at)
+            row["damaged"] = None
         row["ref"] = ref_of(session_id, self._redaction)
-        row["first_time"] = None if first is None else iso_time(first.recorded_at)
-        row["last_time"] = None if final is None else iso_time(final.recorded_at)
         with self._lock:
             self._rows[session_id] = row
         return row
+
+    def _damaged_row(self, session_id: SessionId, last: int, why: str) -> dict[str, Any]:
+        """The row of a session whose events do not hold together: what is known without
+        folding them (its last sequence), no counts, and why, naming ``verify``."""
+        shown = self._shown
+        return {
+            "session_id": shown(session_id),
+            "events": last,
+            "invocations": None,
+            "statuses": {status.value: None for status in ToolInvocationStatus},
+            "refused_events": None,
+            "transcript": None,
+            "first_time": None,
+            "last_time": None,
+            "damaged": f"{shown(why)} ({VERIFY_HINT})",
+        }
 
     def _shown(self, session_id: str) -> str:
         return session_id if self._redaction is None else self._redaction.text(session_id)

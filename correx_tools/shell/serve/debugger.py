@@ -72,13 +72,19 @@ class Debugger:
         if session is None or not self._exists(session):
             raise ApiError(404, f"{self.source}: no session {self.shown(ref)!r}")
         if self.keeps_index and not self.loose.indexed(session):
+            index = f"the time-travel index of session {self.shown(session)!r}"
+            if isinstance(self.store, IndexedStore) and self.store.needs_upgrade:
+                why = f"{index} was written by an older release"
+                fix = f"correx-tools reindex {self.source} upgrades it"
+            else:
+                # Not reindex at once: over events changed after they were written, it would
+                # build a new index that vouches for them, and the evidence would be gone.
+                why = f"{index} does not match its events"
+                fix = f"correx-tools verify {self.source} says what is wrong and what mends it"
             raise ApiError(
-                409,
-                f"{self.source}: the time-travel index of session {self.shown(session)!r} is "
-                "stale, or was written by an older release, and the server does not fold a "
-                f"session on every question: rebuild it with correx-tools reindex {self.source} "
-                "and start the server again",
-            )
+                409, f"{self.source}: {why}, and the server does not fold a session on every "
+                f"question: {fix}",
+            )  # fmt: skip
         return session
 
     def _exists(self, session: SessionId) -> bool:

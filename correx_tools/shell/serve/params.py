@@ -6,6 +6,7 @@ one line saying what is wrong and where, sent as ``{"error": "..."}``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import final
 
@@ -31,9 +32,17 @@ def whole(query: Mapping[str, str], name: str, default: int | None = None) -> in
         if default is None:
             raise ApiError(400, f"{name} is required (a whole number)")
         return default
-    if not text.strip().lstrip("-").isdigit() or len(text) > 19:
+    if _WHOLE.fullmatch(text) is None:
         raise ApiError(400, f"{name}={text!r} is not a whole number")
     return int(text)
+
+
+VERIFY_HINT = "correx-tools verify checks the store and names each fault"
+"""What an answer says when the store's own data is what went wrong."""
+
+# ASCII digits only, one sign at most (str.isdigit takes any script's digits, and
+# lstrip("-") took "--5"); eighteen digits at most, as no session is longer.
+_WHOLE = re.compile(r"-?[0-9]{1,18}")
 
 
 def sequence(query: Mapping[str, str], name: str, session: str, last: int, *,

@@ -124,7 +124,10 @@ WARMED = 8
 def _warm(debugger: Debugger, stopping: threading.Event) -> None:
     """Read the sessions' columns, and what is built from them, before anyone asks (a store
     of a few sessions: the usual one); a larger store reads each on first use."""
-    sessions = debugger.catalog.ids()
+    try:
+        sessions = debugger.catalog.ids()
+    except Exception:  # a store that cannot even be listed: each question says why
+        return
     if len(sessions) > WARMED:
         return
     for session in sessions:

@@ -58,6 +58,11 @@
       d.sessions.forEach(function (s) {
         var a = el("a", s.session_id); a.href = "/sessions/" + enc(s.ref);
         var st = s.statuses;
+        if (s.damaged) {  // its events do not hold together: no counts, and why
+          a.title = s.damaged;
+          table.appendChild(row([a, fmtNum(s.events), el("span", "damaged: " + s.damaged, "damaged"), "", "", "", "", "", "", ""]));
+          return;
+        }
         table.appendChild(row([a, fmtNum(s.events), fmtNum(s.invocations), fmtNum(st.completed), fmtNum(st.failed), fmtNum(st.rejected), fmtNum(st.requested + st.started), fmtNum(s.refused_events), s.first_time, s.last_time]));
       });
       table.setAttribute("data-total", d.total);
