@@ -220,6 +220,8 @@ def test_damaged_events_are_named_never_a_500(tmp_path: Path) -> None:
             assert server.get("/api/v1/sessions", {"sort": sort})[0] == 200
         status, body, _ = server.get("/api/v1/sessions/gap/state")
         assert status == 409 and "correx-tools verify" in body["error"]
+        searched = server.answer("/api/v1/search", q="gap-")
+        assert searched["matches"] == [] and searched["skipped"] == ["gap"]
         for bad in ("--5", "²", "٣", "1e3", " 7"):
             status, body, _ = server.get("/api/v1/sessions/good/state", {"at": bad})
             assert status == 400 and "not a whole number" in body["error"], (bad, body)

@@ -197,6 +197,14 @@ def test_a_search_across_sessions_is_paged_and_the_pages_add_up(served: Served) 
     assert {m["session_id"] for m in everything} >= {CHILD, "hostile"}
 
 
+def test_a_search_across_sessions_refuses_what_it_cannot_mean(served: Served) -> None:
+    for params in ({"status": "bogus"}, {"after": "-1:0"}, {"after": "99:0"},
+                   {"after": "٣:0"}, {"after": "0:-5"}):  # fmt: skip
+        status, body, _ = served.get("/api/v1/search", params)
+        assert status == 400, (params, body)
+    assert served.get("/api/v1/search", {"status": "failed"})[0] == 200
+
+
 def test_what_a_transcript_holds_is_text_and_its_secrets_are_masked(
     open_page: Callable[[str], Opened],
 ) -> None:

@@ -12,6 +12,7 @@ pages, never a stall.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Mapping
 from typing import Any
@@ -21,6 +22,7 @@ from ...core.tools.ids import SessionId
 from ..stores.port import StoreReadError
 from .debugger import Debugger
 from .params import ApiError, whole
+from .scrubber import STATUSES
 from .search import BUDGET_SECONDS, search
 
 DEFAULT_LIMIT = 50
@@ -32,15 +34,19 @@ def search_everywhere(debugger: Debugger, query: Mapping[str, str]) -> dict[str,
     limit = whole(query, "limit", DEFAULT_LIMIT)
     if not 1 <= limit <= MAX_LIMIT:
         raise ApiError(400, f"limit={limit} is not between 1 and {MAX_LIMIT}")
-    session_at, after = _cursor(query.get("after") or "")
     filters = {name: query[name] for name in ("q", "tool", "status") if query.get(name)}
+    status = filters.get("status")
+    if status is not None and status not in STATUSES:  # said once, not passed by per session
+        raise ApiError(400, f"status={status!r} is not one of {', '.join(STATUSES)}")
     sessions = debugger.catalog.ids()
+    session_at, after = _cursor(query.get("after") or "", len(sessions))
     deadline = time.monotonic() + BUDGET_SECONDS
     matches: list[dict[str, Any]] = []
     skipped: list[str] = []
     while session_at < len(sessions) and len(matches) < limit and time.monotonic() < deadline:
         session = SessionId(sessions[session_at])
         try:
+            debugger.session(session)  # an index that cannot be trusted answers nothing
             found = search(
                 debugger,
                 session,
@@ -68,15 +74,18 @@ def search_everywhere(debugger: Debugger, query: Mapping[str, str]) -> dict[str,
     }  # fmt: skip
 
 
-def _cursor(text: str) -> tuple[int, int]:
-    """``session index:position`` where the page starts (nothing: the beginning)."""
+def _cursor(text: str, sessions: int) -> tuple[int, int]:
+    """``session index:position`` where the page starts (nothing: the beginning), within the
+    ``sessions`` there are."""
     if not text:
         return 0, -1
-    index, _, position = text.partition(":")
-    try:
-        return int(index), int(position)
-    except ValueError:
-        raise ApiError(400, f"after={text!r} is not where a page of the search ends") from None
+    found = _CURSOR.fullmatch(text)
+    if found is None or int(found[1]) > sessions:
+        raise ApiError(400, f"after={text!r} is not where a page of the search ends")
+    return int(found[1]), int(found[2])
+
+
+_CURSOR = re.compile(r"([0-9]{1,9}):(-1|[0-9]{1,18})")
 
 
 def _hit(debugger: Debugger, session: SessionId, match: dict[str, Any]) -> dict[str, Any]:
