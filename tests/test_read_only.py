@@ -186,3 +186,36 @@ def test_postgres_reads_change_no_row(
     finally:
         with psycopg.connect(postgres_dsn, autocommit=True) as admin:
             admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def test_a_write_ahead_log_left_without_its_shared_memory_is_read_or_named(
+    tmp_path: Path,
+) -> None:
+    from correx_tools import SessionId  # noqa: PLC0415
+
+    from .strategies import requested, started  # noqa: PLC0415
+
+    writer = SQLiteEventStore(tmp_path / "live.sqlite")
+    writer.append(SessionId("x"), [requested("a"), started("a")], expected_sequence=0).unwrap()
+    left, empty = tmp_path / "left", tmp_path / "empty"
+    left.mkdir()
+    # A copy taken while the writer had it open: its last writes are only in its log.
+    shutil.copy(tmp_path / "live.sqlite", left / "w.sqlite")
+    shutil.copy(tmp_path / "live.sqlite-wal", left / "w.sqlite-wal")
+    writer.close()
+    empty.mkdir()
+    shutil.copy(tmp_path / "live.sqlite", empty / "w.sqlite")
+    (empty / "w.sqlite-wal").write_bytes(b"")
+    assert (left / "w.sqlite-wal").stat().st_size > 0
+    before = snapshot(left)
+    refused = run("sessions", str(left / "w.sqlite"), ok=False)
+    assert refused.returncode == 1 and len(refused.stderr.splitlines()) == 1
+    assert "holds writes that are not in the file yet" in refused.stderr
+    assert f"correx-tools init-db {left / 'w.sqlite'}" in refused.stderr
+    assert snapshot(left) == before  # no -shm made
+    run("init-db", str(left / "w.sqlite"))  # folds the log in
+    assert run_json("sessions", str(left / "w.sqlite"))["sessions"][0]["events"] == 2
+    # An empty log holds nothing to read: read at once, and nothing made beside it.
+    before = snapshot(empty)
+    assert run_json("sessions", str(empty / "w.sqlite"))["sessions"][0]["events"] == 2
+    assert snapshot(empty) == before

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, final
 
 from ..codec.envelope import format_timestamp
-from ..port import AppendErrorKind
+from ..port import AppendErrorKind, StoreLayoutError
 from ..sql.dialect import Cursor, WriteFault
 from ..sql.index import last_sequence
 
@@ -257,8 +257,28 @@ def _looks(path: Path) -> tuple[int, int, int]:
 
 
 def _writer_beside(path: Path) -> bool:
-    """Whether a writer's log or journal lies beside the file (a writer holds it, or left it)."""
-    return any(path.with_name(path.name + side).exists() for side in ("-wal", "-journal"))
+    """Whether a writer's log or journal lies beside the file (a writer holds it, or left
+    it): an empty write-ahead log with no shared memory beside it holds nothing to read.
+
+    A log that holds writes but has no shared-memory file beside it is one a writer left
+    (or holds in exclusive mode): reading it would make that file, so it is refused.
+    """
+    if path.with_name(path.name + "-journal").exists():
+        return True
+    try:
+        logged = path.with_name(path.name + "-wal").stat().st_size
+    except OSError:
+        return False
+    if path.with_name(path.name + "-shm").exists():
+        return True
+    if logged == 0:
+        return False
+    raise StoreLayoutError(
+        f"{path}: its write-ahead log ({path.name}-wal) holds writes that are not in the file "
+        f"yet, and no {path.name}-shm lies beside it (a writer stopped without closing it, "
+        "the file was copied without it, or a writer holds it alone): reading it would make "
+        f"that file; once no writer holds it, correx-tools init-db {path} folds the log in"
+    )
 
 
 def _read_only_connection(path: Path, timeout: float, *, immutable: bool) -> sqlite3.Connection:
