@@ -8,6 +8,7 @@ another site that resolves its own name to this machine would (DNS rebinding).
 from __future__ import annotations
 
 import hashlib
+import json
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
@@ -256,5 +257,23 @@ def test_a_log_line_written_twice_is_counted_once_everywhere(tmp_path: Path) -> 
             assert all(count >= 0 for count in scrub["counts"].values()), scrub
         state = server.answer("/api/v1/sessions/s/state", at=9)
         assert [record["status"] for record in state["invocations"]] == ["completed"] * 3
+    finally:
+        assert server.stop()[0] == 0
+
+
+def test_an_invocation_opened_is_whole_and_a_list_cuts_long_values(tmp_path: Path) -> None:
+    path = tmp_path / "long.sqlite"
+    output = "x" * 5_000 + f" OPENAI_API_KEY={SECRET}"
+    events = stored([requested("a"), started("a"), completed("a", output={"log": output})],
+                    session=SESSION)  # fmt: skip
+    with SQLiteEventStore(path) as written:
+        written.import_events(events).unwrap()
+    server = Served(path)
+    try:
+        history = server.get(f"/api/v1/sessions/{SESSION}/invocations/a/history")[1]
+        shown = json.dumps(history)
+        assert "x" * 5_000 in shown and SECRET not in shown  # whole, and still masked
+        state = json.dumps(server.answer(f"/api/v1/sessions/{SESSION}/state"))
+        assert "x" * 5_000 not in state and "[cut: " in state
     finally:
         assert server.stop()[0] == 0

@@ -107,7 +107,7 @@ def history(debugger: Debugger, session: SessionId, ref: str) -> dict[str, Any]:
             f"{debugger.shown(session)!r}",
         )
     refused = refused_about(debugger.loose.refused(session), invocation)
-    return history_document(session, invocation, versions, refused, redaction=debugger.redaction)
+    return history_document(session, invocation, versions, refused, redaction=debugger.whole)
 
 
 def changed(columns: SessionColumns, a: int, b: int) -> list[int]:

@@ -9,7 +9,9 @@ it: a refused event is shown, never a reason not to show the rest.
 
 from __future__ import annotations
 
+import dataclasses
 import os
+import sys
 import threading
 from collections.abc import Iterable, Sequence
 from typing import Literal, final
@@ -39,6 +41,13 @@ class Debugger:
         self, store: EventStore, source: str, *, lenient: bool, redaction: Redaction | None
     ) -> None:
         self.store, self.source, self.lenient, self.redaction = store, source, lenient, redaction
+        # One invocation opened is shown whole: masked as everything is, never cut (a list
+        # of many cuts each long value, to keep its answer small).
+        self.whole = (
+            None
+            if redaction is None
+            else dataclasses.replace(redaction, max_chars=sys.maxsize, max_items=sys.maxsize)
+        )
         replayer = EventReplayer(store)
         self.answers = DefaultToolRepository(replayer, strict=not lenient)
         self.loose = DefaultToolRepository(replayer, strict=False)
