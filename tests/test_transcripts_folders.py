@@ -88,7 +88,7 @@ def test_one_bad_file_is_refused_and_the_rest_imported(tmp_path: Path) -> None:
     assert f"  {damaged}: line 6: invalid JSON" in result.stdout
     assert f"  {folder / 'notes.md'}: not a transcript of a known format (Markdown" in result.stdout
     assert "picture.png" not in result.stdout  # no transcript's name: never read
-    assert f"  {folder / 'proxy.log'}: not UTF-8 text (byte 1)" in result.stdout
+    assert f"  {folder / 'proxy.log'}: not UTF-8 text (line 1, byte 1)" in result.stdout
     document = json.loads(cli(str(folder), str(dest), "--json", status=1).stdout)
     assert summary(document)["sessions_already_imported"] == 2
     assert summary(document)["sessions_refused"] == 1

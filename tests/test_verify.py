@@ -110,6 +110,10 @@ INDEX_DAMAGE: dict[str, tuple[str, ...]] = {
         f"UPDATE invocations SET tool_name = 'forged' WHERE invocation_id = '{CALL}'",
     ),
     "an invocation row deleted": (f"DELETE FROM invocations WHERE invocation_id = '{CALL}'",),
+    "an invocation row moved to another session": (
+        f"UPDATE invocations SET session_id = 'demo-run01-session-2' "
+        f"WHERE invocation_id = '{CALL}'",
+    ),
     "a checkpoint deleted": (f"DELETE FROM checkpoints WHERE session_id = '{S}'",),
     "a checkpoint's counts edited": (
         f"UPDATE checkpoints SET completed = completed + 1 WHERE session_id = '{S}'",
@@ -135,7 +139,9 @@ def test_a_damaged_index_is_named_read_around_and_repaired(
     assert result.returncode == 1
     faults = [line for line in result.stdout.splitlines() if line.startswith("session ")]
     assert faults, result.stdout
-    assert all(f"session {S!r}" in line for line in faults)
+    # Each names S (and, for a row moved away, the session it was moved to as well).
+    assert any(f"session {S!r}" in line for line in faults)
+    assert all(f"session {S!r}" in line or "demo-run01-session-2" in line for line in faults)
     assert "--repair rebuilds it" in result.stdout
 
     repaired = run("verify", str(path), "--repair")

@@ -63,9 +63,9 @@ def _repair(store: object, checks: list[SessionCheck]) -> tuple[list[SessionChec
             after.append(check)
             continue
         session = SessionId(check.session_id)
-        store.repair_index(session)
-        repaired.append(session)
-        after.append(store.verify_session(session))
+        if store.repair_index(session) is None:
+            repaired.append(session)
+        after.append(store.verify_session(session))  # says what still is wrong, if anything
     return after, repaired
 
 

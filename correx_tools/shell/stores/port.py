@@ -288,9 +288,10 @@ class IndexedStore(Protocol):
         them, in one read snapshot (it writes nothing)."""
         ...
 
-    def repair_index(self, session_id: SessionId) -> None:
-        """Rebuild the session's index from its events, in one transaction of its own (a
-        `StoreReadError` or an error naming the fault when its events are damaged)."""
+    def repair_index(self, session_id: SessionId) -> str | None:
+        """Rebuild the session's index from its events, in one transaction of its own:
+        ``None`` once rebuilt, or why not (its events are damaged; the old index is left
+        as it was)."""
         ...
 
     def reindex(

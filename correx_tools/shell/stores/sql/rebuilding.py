@@ -210,11 +210,36 @@ def _index_columns(d: Dialect, indexed: IndexedEvent) -> tuple[Any, ...]:
 
 
 def _write(d: Dialect, cursor: Cursor, session_id: str, images: Iterable[Image]) -> None:
-    """Insert rebuilt rows: an id another session holds is damage, not a refusal."""
+    """Insert rebuilt rows: an id another session's events request too is damage, not a
+    refusal; a row another session holds though its events never request the id (a row
+    moved by hand) is derived data gone astray, and is removed."""
     written = list(images)
-    try:
-        write_images(d, cursor, session_id, written, ())
-    except Refused as refused:
-        taken = refused.error.invocation_id
-        sequence = next((i.sequence for i in written if i.invocation_id == taken), 0)
-        raise DamagedEvents(session_id, sequence, refused.error.message) from None
+    for _ in range(len(written) + 1):
+        try:
+            write_images(d, cursor, session_id, written, ())
+            return
+        except Refused as refused:
+            taken, other = refused.error.invocation_id, refused.error.other_session
+            assert taken is not None  # a duplicate names the id
+            assert other is not None  # and the session that holds it
+            if other == session_id or _requested_in(d, cursor, other, taken):
+                sequence = next((i.sequence for i in written if i.invocation_id == taken), 0)
+                raise DamagedEvents(session_id, sequence, refused.error.message) from None
+            cursor.execute(
+                d.sql("DELETE FROM {invocations} WHERE {invocation} = ?"),
+                (d.invocation_key(taken),),
+            )
+
+
+def _requested_in(d: Dialect, cursor: Cursor, session_id: str, invocation_id: str) -> bool:
+    """Whether one of the session's events requests the invocation."""
+    return (
+        cursor.execute(
+            d.sql(
+                "SELECT 1 FROM {events} WHERE {session} = ? AND kind = 1 "
+                "AND invocation_id = ? LIMIT 1"
+            ),
+            (d.session_key(session_id), d.text_value(invocation_id)),
+        ).fetchone()
+        is not None
+    )

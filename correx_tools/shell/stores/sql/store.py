@@ -180,15 +180,22 @@ class SqlEventStore(BatchWritingStore):
         except ReadFault as fault:
             raise self._unavailable(fault, 0) from None
 
-    def repair_index(self, session_id: SessionId) -> None:
-        """Rebuild the session's index from its events, in one transaction of its own;
-        `DamagedEvents` (or the `StoreReadError` naming the event) when its events are
-        damaged, the old index then left as it was."""
+    def repair_index(self, session_id: SessionId) -> str | None:
+        """Rebuild the session's index from its events, in one transaction of its own:
+        ``None`` once rebuilt, or why not (its events are damaged: a gap, an event that
+        cannot be read or that changed after it was written; the old index is then left
+        as it was)."""
         self._refuse_writes()
         d = self._database.dialect
-        with self._database.writing() as cursor:
-            d.lock_session(cursor, session_id)
-            rebuild(d, cursor, session_id, self.checkpoint_interval)
+        try:
+            with self._database.writing() as cursor:
+                d.lock_session(cursor, session_id)
+                rebuild(d, cursor, session_id, self.checkpoint_interval)
+        except DamagedEvents as damage:
+            return str(damage)
+        except StoreReadError as error:
+            return str(error.error)
+        return None
 
     def distrust_index(self, session_id: SessionId) -> None:
         """Mark the session's index stale (a query found it not matching its events): a

@@ -254,8 +254,20 @@ class _Check:
             ).fetchone()
             if owner is None:
                 self.fault(None, f"the index row of invocation {invocation!r} is missing")
+                continue
+            other = d.session_name(self.cursor, owner[0])
+            requested_there = self.cursor.execute(
+                d.sql(
+                    "SELECT 1 FROM {events} WHERE {session} = ? AND kind = 1 "
+                    "AND invocation_id = ? LIMIT 1"
+                ),
+                (owner[0], d.text_value(invocation)),
+            ).fetchone()
+            if requested_there is None:  # the row moved, not the events: the index's fault
+                self.fault(
+                    None, f"the index row of invocation {invocation!r} is in session {other!r}"
+                )
             else:
-                other = d.session_name(self.cursor, owner[0])
                 self.fault(
                     None,
                     f"invocation {invocation!r} is requested here and in session {other!r}",
