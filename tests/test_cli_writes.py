@@ -191,3 +191,25 @@ def test_a_full_terminal_is_not_taken_for_a_full_dest(tmp_path: Path) -> None:
     assert "Traceback" not in said and len(said.strip().splitlines()) == 1, said
     assert str(dest) not in said and "nothing was written" not in said
     assert len(SQLiteEventStore(dest, read_only=True).sessions()) == 1
+
+
+def test_a_failed_import_leaves_an_empty_dest_empty_and_names_dest(tmp_path: Path) -> None:
+    dest = tmp_path / "empty.sqlite"
+    dest.touch()  # made ready by hand, or by another tool
+    damaged = tmp_path / "damaged.jsonl"
+    lines = TRANSCRIPT.read_text(encoding="utf-8").splitlines(keepends=True)
+    damaged.write_text("".join([*lines[:3], "{not json\n", *lines[3:]]), encoding="utf-8")
+    fails("import-transcript", str(damaged), str(dest), words="line 4: invalid JSON")
+    assert dest.stat().st_size == 0
+    run("import-transcript", str(TRANSCRIPT), str(dest))
+    assert len(SQLiteEventStore(dest, read_only=True).sessions()) == 1
+    # An event too large to keep is refused naming DEST, not the file staged for it.
+    lines = TRANSCRIPT.read_text(encoding="utf-8").splitlines(keepends=True)
+    huge = tmp_path / "huge.jsonl"
+    big = next(n for n, line in enumerate(lines) if '"tool_result"' in line)
+    lines[big] = lines[big].replace('"content":"', '"content":"' + "x" * 1_100_000, 1)
+    huge.write_text("".join(lines), encoding="utf-8")
+    new = tmp_path / "new.sqlite"
+    said = fails("import-transcript", str(huge), str(new), words="over the limit")
+    assert f"{new} refused the session" in said and ".partial" not in said
+    assert not new.exists()

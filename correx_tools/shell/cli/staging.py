@@ -35,22 +35,30 @@ _FULL = {errno.ENOSPC, errno.EFBIG, errno.EDQUOT}
 class Staging:
     """The store a command writes into, and whether to keep what it wrote."""
 
-    def __init__(self, store: EventStore) -> None:
+    def __init__(self, store: EventStore, dest: str, staged: Path | None = None) -> None:
         self.store = store
         self.kept = True
+        self._dest, self._staged = dest, staged
 
     def discard(self) -> None:
         """Keep nothing of what was written (a new DEST is not made)."""
         self.kept = False
+
+    def told(self, message: str) -> str:
+        """``message`` naming DEST where it names the file staged for it (a user never
+        heard of the hidden file a new DEST is filled in)."""
+        if self._staged is None:
+            return message
+        return message.replace(str(self._staged), redact(self._dest))
 
 
 @contextmanager
 def writing_to(dest: str) -> Iterator[Staging]:
     """The store to fill for ``dest`` (see the module's docstring); a `CliError` for a disk
     that filled up."""
-    if dest.startswith(POSTGRES_SCHEMES) or Path(dest).exists():
+    if dest.startswith(POSTGRES_SCHEMES) or _holds_something(Path(dest)):
         with _full_disk(dest):
-            staging = Staging(open_store(dest, create=True))
+            staging = Staging(open_store(dest, create=True), dest)
             try:
                 yield staging
             finally:
@@ -60,7 +68,7 @@ def writing_to(dest: str) -> Iterator[Staging]:
     staged = path.with_name(f".{path.stem}.{os.getpid()}.partial{path.suffix}")
     try:
         with _full_disk(dest):
-            staging = Staging(open_store(str(staged), create=True))
+            staging = Staging(open_store(str(staged), create=True), dest, staged)
             try:
                 yield staging
             finally:
@@ -69,6 +77,15 @@ def writing_to(dest: str) -> Iterator[Staging]:
                 _publish(staged, path)
     finally:
         _remove(staged)
+
+
+def _holds_something(dest: Path) -> bool:
+    """Whether DEST is there and not an empty file: an empty one is filled as a new DEST is
+    (staged beside it, then copied in), so that a failed import leaves it empty."""
+    try:
+        return dest.stat().st_size > 0 or dest.is_dir()
+    except OSError:
+        return False
 
 
 def _publish(staged: Path, dest: Path) -> None:

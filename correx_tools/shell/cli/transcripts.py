@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -105,7 +106,7 @@ def _one(args: argparse.Namespace, staging: Staging) -> Callable[[], int]:
             )[0]  # fmt: skip
     if not isinstance(result, Success):
         staging.discard()
-        raise CliError(f"{result.failure()}; nothing was imported")
+        raise CliError(f"{staging.told(str(result.failure()))}; nothing was imported")
     done = result.unwrap()
     dest = redact(args.dest)
 
@@ -181,6 +182,7 @@ def _many(args: argparse.Namespace, staging: Staging) -> Callable[[], int]:
     with Progress("importing transcripts (bytes)", sum(map(file_size, paths)), sys.stderr) as bar:
         done = import_files(paths, store, format=args.format, lenient=args.lenient,
                             progress=bar.advance).with_files(unreadable)  # fmt: skip
+    done = FolderImport(tuple(_told(file, staging) for file in done.files))
     if not any(s.events for f in done.files for s in f.imported):
         staging.discard()
     dest = redact(args.dest)
@@ -193,6 +195,14 @@ def _many(args: argparse.Namespace, staging: Staging) -> Callable[[], int]:
         return 1 if done.count("refused") else 0
 
     return said
+
+
+def _told(file: FileImport, staging: Staging) -> FileImport:
+    """The file's refusals naming DEST, not the file staged for it."""
+    if not file.refused:
+        return file
+    told = tuple(replace(error, message=staging.told(error.message)) for error in file.refused)
+    return replace(file, refused=told)
 
 
 def _store_files(dest: str) -> list[Path]:
