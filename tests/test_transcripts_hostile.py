@@ -215,3 +215,18 @@ def test_a_line_that_is_not_utf8_is_a_damaged_line_not_a_foreign_file(tmp_path: 
     path.write_bytes(b"\xff" + b"".join(lines))
     [foreign] = import_transcripts(path, InMemoryEventStore())
     assert "not UTF-8 text (line 1, byte 0)" in str(foreign.failure())
+
+
+def test_lenient_leaves_out_a_result_whose_call_was_on_a_damaged_line(tmp_path: Path) -> None:
+    source = next((DATA / "codex").glob("rollout-*.jsonl"))
+    lines = source.read_text(encoding="utf-8").splitlines(keepends=True)
+    call = next(n for n, line in enumerate(lines) if '"function_call"' in line)
+    lines[call] = lines[call][: len(lines[call]) // 2] + "\n"  # the call's line cut short
+    path = tmp_path / source.name
+    path.write_text("".join(lines), encoding="utf-8")
+    [strict] = import_transcripts(path, InMemoryEventStore())
+    assert strict.failure().where == f"line {call + 1}"
+    [lenient] = import_transcripts(path, InMemoryEventStore(), lenient=True)
+    left_out = lenient.unwrap().skipped
+    assert left_out[0][0] == f"line {call + 1}"
+    assert len(left_out) == 2 and "which no call before it asked for" in left_out[1][1]

@@ -24,6 +24,7 @@ from .render import emit, table
 from .sources import close_store, open_store, redact
 from .staging import writing_to
 from .terminal import Progress
+from .transcript_sources import refused_files
 
 
 def cmd_import(args: argparse.Namespace) -> int:
@@ -60,15 +61,19 @@ def cmd_import(args: argparse.Namespace) -> int:
     finally:
         close_store(source)
     count = result.unwrap()
+    refused = refused_files()
     emit(
         args,
-        {"source": args.source, "dest": args.dest, "sessions": copied, "events": count},
+        {"source": args.source, "dest": args.dest, "sessions": copied, "events": count,
+         "refused_files": refused},
         lambda: (
             f"copied {counted(count, 'event')} in {counted(len(copied), 'session')} "
             f"from {args.source} to {args.dest}"
+            + (f"; {counted(refused, 'file')} refused (listed above), not copied"
+               if refused else "")
         ),
-    )
-    return 0
+    )  # fmt: skip
+    return 1 if refused else 0
 
 
 def cmd_init_db(args: argparse.Namespace) -> int:

@@ -37,6 +37,7 @@ from ..stores.port import EventStore, StoreLayoutError
 from ..stores.sqlite import SQLiteEventStore
 from ..transcripts.cache import CacheError, Look, TranscriptCache, Watcher
 from ..transcripts.goose_db import HEADER
+from ..transcripts.lines import LENIENT_HINT
 from ..transcripts.reading import FORMATS
 from .errors import CliError
 from .terminal import Progress
@@ -57,6 +58,8 @@ class SourceOptions:
     no_cache: bool = False
     opened: list[EventStore] = field(default_factory=list)
     temporary: list[Path] = field(default_factory=list)
+    refused: int = 0
+    """Files of the transcripts opened that could not be read (each told on stderr)."""
 
 
 STORE_HELP = "a SQLite file, a .jsonl log or a postgresql:// URL"
@@ -109,6 +112,22 @@ def source_scope(args: argparse.Namespace) -> Iterator[SourceOptions]:
                 close()
         for folder in options.temporary:
             shutil.rmtree(folder, ignore_errors=True)
+
+
+def as_source(reason: str) -> str:
+    """A reader's reason as a command that opens transcripts as SOURCE says it: such a
+    command has no ``--lenient`` of its own, ``import-transcript`` has."""
+    return reason.replace(LENIENT_HINT, _SOURCE_LENIENT_HINT)
+
+
+_SOURCE_LENIENT_HINT = (
+    "; correx-tools import-transcript --lenient imports its other lines into a store"
+)
+
+
+def refused_files() -> int:
+    """How many files of the transcripts this command opened could not be read."""
+    return _options().refused
 
 
 def _options() -> SourceOptions:
@@ -295,7 +314,7 @@ def tell(look: Look, command: str | None = None) -> None:
     with the reason (the first few, then a count)."""
     for kind, found in (("skipped", look.skipped), ("refused", look.refused)):
         for file, reason in found[:SHOWN_AT_MOST]:
-            note(f"{kind} {file}: {reason}", command)
+            note(f"{kind} {file}: {as_source(reason)}", command)
         if len(found) > SHOWN_AT_MOST:
             note(f"... and {len(found) - SHOWN_AT_MOST:,} more files {kind}", command)
 
@@ -307,7 +326,7 @@ def opened_transcripts(source: str) -> EventStore | None:
         return None
     cache = open_cache([Path(source)], source)
     try:
-        checked_look(cache, source)
+        _options().refused += len(checked_look(cache, source).refused)
     finally:
         cache.close()
     store = SQLiteEventStore(cache.path, read_only=True)
@@ -328,7 +347,7 @@ def checked_look(cache: TranscriptCache, label: str) -> Look:
                            f"format ({_shape(row.reason)}); {expected()}")  # fmt: skip
         if row is not None and row.state == "refused" and not row.sessions:
             _drop(cache)
-            raise CliError(f"{source}: {row.reason}")
+            raise CliError(f"{source}: {as_source(row.reason)}")
     elif not cache.store.sessions() and all(root.is_dir() for root in cache.roots):
         _drop(cache)
         if not found.files and found.refused:  # the folder could not be read: that says more

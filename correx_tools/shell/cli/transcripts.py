@@ -183,6 +183,10 @@ def _many(args: argparse.Namespace, staging: Staging) -> Callable[[], int]:
         done = import_files(paths, store, format=args.format, lenient=args.lenient,
                             progress=bar.advance).with_files(unreadable)  # fmt: skip
     done = FolderImport(tuple(_told(file, staging) for file in done.files))
+    if not root.is_dir() and done.files and all(file.skipped for file in done.files):
+        # One file named, and no transcript: an error, as for any other file.
+        staging.discard()
+        raise CliError(f"{shown(root)}: {done.files[0].skipped}")
     if not any(s.events for f in done.files for s in f.imported):
         staging.discard()
     dest = redact(args.dest)

@@ -205,19 +205,52 @@ def _parsed(text: str, format: str, name: str, lenient: bool) -> Transcript:
         one = [(1, document)]  # a JSON Lines file of one line
         readers += [(reader, one, one) for reader in LINE_READERS]
         return _read(readers, format, name, _shape(document, None, None))
-    lines = _lines(text, lenient)
-    if lines is None:  # not even its first line is JSON
-        shape = (
-            "Markdown, not an Aider history" if markdown_like(text) else _shape(None, None, problem)
+    left_out: list[tuple[str, str]] = []
+    while True:
+        lines = _lines(text, lenient)
+        if lines is None:  # not even its first line is JSON
+            shape = (
+                "Markdown, not an Aider history"
+                if markdown_like(text)
+                else _shape(None, None, problem)
+            )
+            if format == "auto":
+                raise Unrecognised(
+                    f"not a transcript of a known format ({shape})", ", ".join(FORMATS)
+                )
+            raise _mismatch(format, shape)
+        try:
+            found = _read([(reader, lines.head, lines) for reader in LINE_READERS], format,
+                          name, _shape(None, lines.head, problem))  # fmt: skip
+        except Unrecognised:
+            raise
+        except Unreadable as unusable:
+            # With --lenient, a line the reader cannot use (a result whose call was on a
+            # damaged line, say) is left out and listed too, and the rest read again.
+            number = _line_number(unusable.where.partition(":")[0])
+            if not lenient or not number or len(left_out) >= LENIENT_LINES_AT_MOST:
+                raise
+            detail = unusable.where.partition(": ")[2]
+            left_out.append((f"line {number}", f"{detail}: {unusable.message}" if detail
+                             else unusable.message))  # fmt: skip
+            text = _without_line(text, number)
+            continue
+        skipped = sorted((*lines.skipped, *left_out), key=lambda skip: _line_number(skip[0]))
+        return dataclasses.replace(
+            found, incomplete_tail=lines.incomplete_tail, skipped=tuple(skipped)
         )
-        if format == "auto":
-            raise Unrecognised(f"not a transcript of a known format ({shape})", ", ".join(FORMATS))
-        raise _mismatch(format, shape)
-    found = _read([(reader, lines.head, lines) for reader in LINE_READERS], format, name,
-                  _shape(None, lines.head, problem))  # fmt: skip
-    return dataclasses.replace(
-        found, incomplete_tail=lines.incomplete_tail, skipped=tuple(lines.skipped)
-    )
+
+
+LENIENT_LINES_AT_MOST = 100
+"""Lines a lenient read leaves out because a reader cannot use them, before it refuses the
+file (each one left out means reading the file again)."""
+
+
+def _without_line(text: str, number: int) -> str:
+    """``text`` with line ``number`` emptied (the other lines keep their numbers)."""
+    lines = text.split("\n")
+    lines[number - 1] = ""
+    return "\n".join(lines)
 
 
 def _read(
