@@ -247,3 +247,27 @@ def test_an_unreadable_subfolder_never_stops_the_rest() -> None:
         ]
     finally:
         shutil.rmtree(top)
+
+
+def test_import_of_a_folder_with_a_refused_file_exits_1_and_one_database_is_an_error(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "sessions"
+    shutil.copytree(DATA / "codex", folder)
+    rollout = next(folder.glob("rollout-*.jsonl"))
+    lines = rollout.read_text(encoding="utf-8").splitlines(keepends=True)
+    (folder / "broken.jsonl").write_text("".join([*lines[:4], "{not json\n", *lines[5:]]))
+    result = subprocess.run(
+        [sys.executable, "-m", "correx_tools", "import", str(folder), str(tmp_path / "a.sqlite")],
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert result.returncode == 1, result.stderr
+    assert "1 file refused (listed above), not copied" in result.stdout
+    assert "; correx-tools import-transcript --lenient imports" in result.stderr
+    assert "; --lenient imports" not in result.stderr  # import has no --lenient of its own
+    # One SQLite file that holds no transcript is an error, not a summary with it skipped.
+    store = tmp_path / "store.sqlite"
+    SQLiteEventStore(store).close()
+    said = cli(str(store), str(tmp_path / "b.sqlite"), status=1).stderr
+    assert said.strip().endswith("a SQLite file, but not a Goose sessions.db"), said
+    assert not (tmp_path / "b.sqlite").exists()
