@@ -134,6 +134,14 @@ def test_pipes_devices_and_names_that_are_not_utf8_are_never_opened(tmp_path: Pa
     assert len(json.loads(listed.stdout)["sessions"]) == 1
 
 
+def test_a_store_made_inside_the_folder_never_reads_its_own_staged_file(tmp_path: Path) -> None:
+    folder = tmp_path / "sessions"
+    shutil.copytree(DATA / "codex", folder)
+    document = json.loads(cli(str(folder), str(folder / "all.db"), "--json").stdout)
+    assert summary(document)["files"] == 2  # the rollout and its expected.json, nothing else
+    assert all(".partial" not in f["file"] for f in document["files"])
+
+
 def test_a_session_name_for_a_folder_is_refused(tmp_path: Path) -> None:
     result = cli(str(DATA / "mcp"), str(tmp_path / "x.sqlite"), "--session", "one", status=1)
     assert result.stderr.strip() == (

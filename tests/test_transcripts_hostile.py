@@ -230,3 +230,15 @@ def test_lenient_leaves_out_a_result_whose_call_was_on_a_damaged_line(tmp_path: 
     left_out = lenient.unwrap().skipped
     assert left_out[0][0] == f"line {call + 1}"
     assert len(left_out) == 2 and "which no call before it asked for" in left_out[1][1]
+
+
+def test_a_byte_order_mark_is_read_past(tmp_path: Path) -> None:
+    for sample in ("claude-code/short_two_rejections.jsonl", "opencode/expected.json"):
+        source = DATA / sample
+        if source.name == "expected.json":
+            source = next(p for p in source.parent.glob("ses_*.json"))
+        path = tmp_path / source.name
+        path.write_bytes(b"\xef\xbb\xbf" + source.read_bytes())
+        [with_mark] = import_transcripts(path, InMemoryEventStore())
+        [without] = import_transcripts(source, InMemoryEventStore())
+        assert with_mark.unwrap().events == without.unwrap().events > 0

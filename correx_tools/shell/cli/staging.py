@@ -65,7 +65,7 @@ def writing_to(dest: str) -> Iterator[Staging]:
                 close_store(staging.store)
         return
     path = Path(dest)
-    staged = path.with_name(f".{path.stem}.{os.getpid()}.partial{path.suffix}")
+    staged = staged_path(path)
     try:
         with _full_disk(dest):
             staging = Staging(open_store(str(staged), create=True), dest, staged)
@@ -77,6 +77,11 @@ def writing_to(dest: str) -> Iterator[Staging]:
                 _publish(staged, path)
     finally:
         _remove(staged)
+
+
+def staged_path(dest: Path) -> Path:
+    """The hidden file this process fills for a new DEST, beside it."""
+    return dest.with_name(f".{dest.stem}.{os.getpid()}.partial{dest.suffix}")
 
 
 def _holds_something(dest: Path) -> bool:

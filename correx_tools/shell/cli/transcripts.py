@@ -33,7 +33,7 @@ from ..transcripts.reading import FORMATS
 from .errors import CliError
 from .render import emit, table
 from .sources import read_file, redact, refuse_never_read
-from .staging import Staging, writing_to
+from .staging import Staging, staged_path, writing_to
 from .terminal import Progress
 
 
@@ -213,8 +213,9 @@ def _store_files(dest: str) -> list[Path]:
     """The store's own files, which a folder's import must never read."""
     if dest.startswith(POSTGRES_SCHEMES):
         return []
-    path = Path(dest)
-    return [path, *(path.with_name(path.name + end) for end in ("-wal", "-shm", "-journal"))]
+    files = [Path(dest), staged_path(Path(dest))]  # DEST, and the file staged for it
+    ends = ("", "-wal", "-shm", "-journal")
+    return [path.with_name(path.name + end) for path in files for end in ends]
 
 
 def _many_json(path: str, dest: str, done: FolderImport) -> dict[str, Any]:

@@ -98,6 +98,7 @@ FORMATS = tuple(EXPECTED)
 
 
 _NEWLINE = b"\n"
+_BOM = b"\xef\xbb\xbf"
 
 
 def load(
@@ -140,6 +141,7 @@ def parse(data: bytes, format: str, name: str, *, lenient: bool = False) -> Tran
     """The transcript in ``data``, in ``format`` (or the one recognised, for ``"auto"``)."""
     if data.startswith(goose_db.HEADER):
         raise Unreadable("", "a SQLite database: give its path, not its bytes")
+    data = data.removeprefix(_BOM)  # some Windows editors and tools begin UTF-8 text so
     text, cut, undecodable = _decoded(data, lenient)
     found = _parsed(text, format, name, lenient)
     if cut and not found.incomplete_tail:
