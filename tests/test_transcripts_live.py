@@ -113,7 +113,7 @@ def test_a_rewound_gemini_chat_is_refused_and_says_what_it_needs(tmp_path: Path)
     live.write_text("".join(lines), encoding="utf-8")
     refused = import_transcript(live, store)
     assert isinstance(refused, Failure)
-    assert "import it under another session name (--session)" in refused.failure().message
+    assert "import-transcript FILE DEST --session NAME" in refused.failure().message
     assert list(store.read(first.session_id)) == held
     again = import_transcript(live, store, session="after-the-rewind").unwrap()
     assert again.invocations == 13 and not again.grown

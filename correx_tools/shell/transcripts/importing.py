@@ -197,8 +197,9 @@ def _held(store: EventStore, session_id: SessionId, events: list[StoredEvent]) -
                 "",
                 f"the store holds a different session named {session_id!r} (from sequence "
                 f"{stored.sequence} on, it is not what this transcript gives: the transcript "
-                "was rewritten, or is another one); import it under another session name "
-                "(--session), or into another store",
+                "was rewritten, or is another one); import the file on its own under another "
+                "session name (import-transcript FILE DEST --session NAME), or into another "
+                "store",
             )
         held += 1
     return held
