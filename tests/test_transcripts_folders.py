@@ -149,6 +149,10 @@ def test_a_session_name_for_a_folder_is_refused(tmp_path: Path) -> None:
         "and a folder holds many"
     )
     assert not (tmp_path / "x.sqlite").exists()
+    codex = next((DATA / "codex").glob("rollout-*.jsonl"))
+    empty = cli(str(codex), str(tmp_path / "x.sqlite"), "--session", " ", status=1)
+    assert "--session names the session: it cannot be empty" in empty.stderr
+    assert not (tmp_path / "x.sqlite").exists()
 
 
 def test_the_store_inside_the_folder_is_never_read_as_a_transcript(tmp_path: Path) -> None:

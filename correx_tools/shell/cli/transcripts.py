@@ -69,6 +69,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def cmd_import_transcript(args: argparse.Namespace) -> int:
     folder = args.path != "-" and Path(args.path).is_dir()
+    if args.session is not None and not args.session.strip():
+        raise CliError("--session names the session: it cannot be empty")
     if folder and args.session:
         raise CliError("--session names one session, and a folder holds many")
     if args.path != "-" and not folder:
