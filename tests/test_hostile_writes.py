@@ -35,7 +35,7 @@ from correx_tools import (
     ToolReceipt,
     ToolRequest,
 )
-from correx_tools.shell.stores.codec.encoding import encode_line
+from correx_tools.shell.stores.codec.encoding import MAX_NESTING, encode_line
 from correx_tools.shell.stores.codec.envelope import checksum
 from correx_tools.shell.stores.codec.lines import decode_line
 from correx_tools.shell.stores.codec.strict_json import EnvelopeError
@@ -195,6 +195,10 @@ REFUSED_BY_STORES: dict[str, tuple[object, str]] = {
         OpaqueEvent(type="note", version=1, data=deep(5000)),
         "nests deeper",
     ),
+    "data nested one level past the bound": (
+        OpaqueEvent(type="note", version=1, data=deep(MAX_NESTING)),  # with data's own level
+        f"nests deeper than {MAX_NESTING} levels",
+    ),
     "an output over the size limit": (
         ToolExecutionCompletedEvent(
             invocation_id=InvocationId("inv-big"), receipt=ToolReceipt(output="x" * (1 << 20))
@@ -310,3 +314,18 @@ def test_a_line_without_a_checksum_is_read_strictly_and_written_back_with_one(
     written = json.loads((tmp_path / "copy.jsonl").read_bytes())
     assert "crc32" in written
     assert decode_line((tmp_path / "copy.jsonl").read_bytes()) == event
+
+
+def test_data_as_deep_as_the_bound_reads_back_from_deep_in_a_callers_stack(
+    store: EventStore,
+) -> None:
+    event = OpaqueEvent(type="note", version=1, data=deep(MAX_NESTING - 1))
+    store.append(S1, [event], expected_sequence=0).unwrap()
+
+    def read_from(depth: int) -> list[object]:
+        if depth:
+            return read_from(depth - 1)
+        return [e.event for e in reopen(store).read(S1)]
+
+    read = read_from(400)  # a reader well inside its own calls; compared out here
+    assert read == [event]

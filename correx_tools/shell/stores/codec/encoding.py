@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import zlib
 from collections.abc import Callable
 from datetime import UTC
-from typing import Any, NamedTuple, final
+from typing import Any, Final, NamedTuple, final
 
 from ....core.lifecycle.events import (
     StoredEvent,
@@ -80,9 +81,41 @@ def encode_event(stored: StoredEvent, recorded_at: str | None = None) -> Encoded
     size = line_size(type_tag, version, text, stored.session_id, stored.sequence)
     if size > MAX_EVENT_BYTES:
         raise ValueError(f"{type_tag} event is {size} bytes, over the limit of {MAX_EVENT_BYTES}")
+    if nesting_of(text) > MAX_NESTING:
+        raise ValueError(
+            f"{type_tag}: data nests deeper than {MAX_NESTING} levels, which no store keeps"
+        )
     if as_read is None:
         _check_reads_back(type_tag, version, data, text)
     return EncodedEvent(type_tag, version, text, when)
+
+
+MAX_NESTING: Final = 100
+"""The deepest an event's JSON may nest (objects and arrays). A fixed bound, not whatever
+stack a writer has left: what a store takes must read back, and compare equal, from any
+reader, however deep in its own calls (a parse takes a level of the interpreter's stack
+per level, comparing frozen values several). Tool arguments are held to 64 levels by
+default (`correx_tools.core.tools.validation`)."""
+
+# A JSON string's body, unrolled; brackets inside strings are not nesting.
+_STRINGS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
+_BRACKETS = re.compile(r"[\[\]{}]")
+
+
+def nesting_of(text: str) -> int:
+    """How deep the JSON ``text`` nests, or a number no greater than `MAX_NESTING` when it
+    cannot be deeper: counted exactly only for a text with more brackets than that."""
+    opening = text.count("[") + text.count("{")
+    if opening <= MAX_NESTING:
+        return opening
+    depth = deepest = 0
+    for bracket in _BRACKETS.findall(_STRINGS.sub("", text)):
+        if bracket in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        else:
+            depth -= 1
+    return deepest
 
 
 def _check_reads_back(type_tag: str, version: int, data: dict[str, Any], text: str) -> None:

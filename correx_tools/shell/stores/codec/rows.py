@@ -108,7 +108,7 @@ def decode_written_row(
             utc(recorded_at) if isinstance(recorded_at, datetime) else _from_iso(recorded_at),
             decode_payload(type_tag, version, body, text=data),
         )
-    except (EnvelopeError, ValueError, TypeError):
+    except (EnvelopeError, ValueError, TypeError, RecursionError):
         return decode_row(where, session_id, row)  # it words the error
 
 
