@@ -272,6 +272,55 @@ def test_run_records_a_failure_and_an_executor_that_raises(store: EventStore) ->
     }
 
 
+class _Gives:
+    """An executor that gives what it was made with, or raises it."""
+
+    def __init__(self, outcome: object) -> None:
+        self.outcome = outcome
+
+    def execute(self, invocation_id: InvocationId, request: ToolRequest) -> object:
+        if isinstance(self.outcome, Exception):
+            raise self.outcome
+        if self.outcome == "success":
+            return ToolSuccess(invocation_id=invocation_id, output=self.output)
+        return self.outcome
+
+    output: object = None
+
+
+def _giving_output(output: object) -> _Gives:
+    executor = _Gives("success")
+    executor.output = output
+    return executor
+
+
+@pytest.mark.parametrize(
+    ("executor", "recorded_whole"),
+    [
+        # A command's stderr decoded as os.fsdecode does: an undecodable byte is a surrogate.
+        (_Gives(RuntimeError("command failed: bad byte \udcff")), True),
+        (_Gives(None), True),  # an executor that forgot to return
+        (_giving_output("x" * 2_000_000), False),  # over the size limit
+        (_giving_output({"mean": float("nan")}), False),  # no JSON number
+    ],
+)
+def test_run_never_leaves_a_started_call_behind(
+    store: EventStore, executor: _Gives, recorded_whole: bool
+) -> None:
+    result = recorder(store).run(InvocationId("c"), read("x"), executor)  # type: ignore[arg-type]
+    assert strict_statuses(store) == {"c": ToolInvocationStatus.FAILED}
+    ended = list(store.read(S))[-1].event
+    assert isinstance(ended, ToolExecutionFailedEvent)
+    if recorded_whole:  # the executor's failure, said in text every store keeps
+        assert isinstance(result.unwrap().outcome, ToolFailure)
+        assert "\udcff" not in ended.reason and len(ended.reason) < 5_000
+    else:  # the output could not be recorded: said, and the call ended as failed
+        error = result.failure()
+        assert [type(e.event) for e in error.recorded][-1] is ToolExecutionFailedEvent
+        assert ended.reason.startswith("what the tool returned could not be recorded")
+        assert ended.recoverable is False
+
+
 def test_run_never_executes_an_invalid_request(store: EventStore) -> None:
     class Counting(Echo):
         calls = 0
