@@ -13,7 +13,6 @@ landed, however many recorders share the session.
 from __future__ import annotations
 
 import random
-import re
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -45,6 +44,7 @@ from ...core.tools.tier import Tier
 from ...core.tools.validation import Invalid, validate_request
 from ..stores.port import AppendErrorKind, EventStore, StoreReadError
 from .errors import RecordError, RecordErrorKind
+from .outcomes import as_reason, executed
 
 
 @final
@@ -58,46 +58,6 @@ class RunRecord:
 
 def _with_recorded(error: RecordError, before: tuple[StoredEvent, ...]) -> RecordError:
     return replace(error, recorded=before + error.recorded)
-
-
-REASON_CHARS = 4_000
-"""A failure's reason made from an exception or an error is cut to this many characters."""
-
-
-def _executed(
-    executor: ToolExecutor, invocation_id: InvocationId, request: ToolRequest
-) -> ToolSuccess | ToolFailure:
-    """What the executor gave; any exception, or anything but a success or a failure, is a
-    recoverable failure saying so (a call that started must end in the history)."""
-    try:
-        # Typed as anything: an executor written in haste may return None.
-        outcome: object = executor.execute(invocation_id, request)
-    except Exception as error:
-        return ToolFailure(
-            invocation_id=invocation_id,
-            reason=_as_reason(f"{type(error).__name__}: {error}"),
-            recoverable=True,
-        )
-    if isinstance(outcome, ToolSuccess | ToolFailure):
-        return outcome
-    return ToolFailure(
-        invocation_id=invocation_id,
-        reason=f"the executor returned {type(outcome).__name__}, not a ToolSuccess or a "
-        "ToolFailure",
-        recoverable=False,
-    )
-
-
-_SURROGATES = re.compile("[\ud800-\udfff]")
-
-
-def _as_reason(text: str) -> str:
-    """Text every store keeps: a lone surrogate (an undecodable byte of a command's output,
-    as ``os.fsdecode`` gives it) replaced, and cut to `REASON_CHARS`."""
-    kept = _SURROGATES.sub("\ufffd", text)
-    if len(kept) <= REASON_CHARS:
-        return kept
-    return f"{kept[:REASON_CHARS]}… [cut: {len(kept):,} characters in all]"
 
 
 ATTEMPTS = 10
@@ -263,7 +223,7 @@ class SessionRecorder:
         started = self.start(invocation_id)
         if not isinstance(started, Success):
             return Failure(_with_recorded(started.failure(), (first,)))
-        outcome = _executed(executor, invocation_id, request)
+        outcome = executed(executor, invocation_id, request)
         ended = self._ended(invocation_id, outcome)
         steps = (first, started.unwrap())
         if not isinstance(ended, Success):
@@ -272,7 +232,7 @@ class SessionRecorder:
             why = ended.failure()
             failed = self.fail(
                 invocation_id,
-                _as_reason(f"what the tool returned could not be recorded: {why.message}"),
+                as_reason(f"what the tool returned could not be recorded: {why.message}"),
                 recoverable=False,
             )
             done = (*steps, failed.unwrap()) if isinstance(failed, Success) else steps
@@ -289,7 +249,7 @@ class SessionRecorder:
                 output=outcome.output, exit_code=outcome.exit_code, metadata=outcome.metadata
             )
         except (TypeError, ValueError) as error:  # a value no receipt can hold
-            reason = _as_reason(f"what the tool returned cannot be recorded: {error}")
+            reason = as_reason(f"what the tool returned cannot be recorded: {error}")
             return self.fail(invocation_id, reason, recoverable=False)
         return self.complete(invocation_id, receipt)
 
