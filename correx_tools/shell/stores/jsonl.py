@@ -11,6 +11,12 @@ Reading is strict: malformed JSON, a bad envelope or checksum, a line over
 An unterminated final line is a crash mid-write; it is reported as ``torn``
 so lenient replay may drop it, and the next append cuts it off first (the
 append that wrote it never returned success).
+
+A reader reads the file as it stood when no writer held it: it takes a shared
+``flock`` just long enough to learn the file's size (waiting at most
+`READ_WAIT_SECONDS` for a writer), then reads up to there. Every append ends
+whole (or is cut back) before its writer lets go, so a reader never sees half
+of one, nor the first lines of a batch without the rest.
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ from __future__ import annotations
 import fcntl
 import os
 import threading
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,14 +37,18 @@ from ...core.replay.errors import EventDecodeError
 from ...core.tools.ids import SessionId
 from .addresses import StoreAddress
 from .codec.encoding import envelope_line
-from .codec.envelope import MAX_EVENT_BYTES
 from .codec.lines import decode_line
 from .codec.rows import encode_rows
 from .codec.strict_json import EnvelopeError
-from .port import AppendError, StoreReadError
+from .log_lines import Upto, complete_without_newline, iter_lines
+from .port import AppendError, AppendErrorKind, StoreReadError
 from .writing import BatchWritingStore, check_import_run, conflict, duplicate, requested_ids
 
-_CHUNK = 1 << 16
+_HEAD_BYTES = 512
+"""How much of a log's beginning a writer keeps, to know the file again."""
+
+READ_WAIT_SECONDS = 5.0
+"""How long a reader waits for a writer to let go of the log before it says so."""
 
 
 @dataclass(slots=True)
@@ -46,68 +57,11 @@ class _Index:
 
     offset: int = 0
     line: int = 0
+    head: bytes = b""
+    """The file's first bytes as read: a log only grows, so other first bytes mean another
+    file under the same name (rotated, restored), read anew (an inode may be reused)."""
     last: dict[str, int] = field(default_factory=dict)
     invocations: dict[str, str] = field(default_factory=dict)
-
-
-def iter_lines(
-    handle: BinaryIO, path: Path, *, start_line: int = 0
-) -> Iterator[tuple[int, bytes, bool]]:
-    """``(line number, bytes, terminated)`` for each line, never holding one over the limit."""
-    number = start_line
-    buffer = b""
-    oversized = False
-    while True:
-        chunk = handle.read(_CHUNK)
-        if not chunk:
-            break
-        buffer += chunk
-        # Lines are cut from the buffer by position and the rest kept once per chunk:
-        # cutting the buffer after every line would copy it once per line.
-        start = 0
-        while True:
-            newline = buffer.find(b"\n", start)
-            if newline < 0:
-                break
-            number += 1
-            line, start = buffer[start : newline + 1], newline + 1
-            if oversized:
-                oversized = False
-                buffer = buffer[start:]
-                _raise_oversized(path, number)
-            yield number, line, True
-        buffer = buffer[start:]
-        if len(buffer) > MAX_EVENT_BYTES:
-            oversized = True
-            buffer = b""
-    if oversized:
-        _raise_oversized(path, number + 1)
-    if buffer:
-        yield number + 1, buffer, False
-
-
-def _raise_oversized(path: Path, line: int) -> NoReturn:
-    raise StoreReadError(
-        EventDecodeError(
-            source=str(path),
-            line=line,
-            message=f"line is over the limit of {MAX_EVENT_BYTES} bytes",
-        ),
-        sequence=0,
-    )
-
-
-def _complete_without_newline(raw: bytes) -> tuple[StoredEvent, int] | None:
-    """A final unterminated line that is a whole event: the event and its length in bytes."""
-    # Without the last byte first: a damaged newline that JSON would read as trailing
-    # whitespace must still be dropped and replaced, not kept inside the line.
-    for length in (len(raw) - 1, len(raw)):
-        if length > 0:
-            try:
-                return decode_line(raw[:length]), length
-            except (EnvelopeError, ValueError, TypeError):
-                continue
-    return None
 
 
 def _append(handle: BinaryIO, payload: bytes) -> None:
@@ -157,9 +111,11 @@ class JsonlEventLog(BatchWritingStore):
     # -- reading -------------------------------------------------------------
 
     def _records(
-        self, *, start: int = 0, start_line: int = 0
+        self, *, start: int = 0, start_line: int = 0, end: int | None = None
     ) -> Iterator[tuple[int, int, StoredEvent]]:
-        """``(line, end offset, event)`` of every complete line, from byte ``start``.
+        """``(line, end offset, event)`` of every complete line, from byte ``start`` to
+        ``end`` (a writer holding the lock knows it; a reader learns it from the file as
+        no writer holds it).
 
         A final line without its newline is still complete when it decodes, alone
         or without its last byte (a newline that was damaged): its checksum
@@ -169,10 +125,13 @@ class JsonlEventLog(BatchWritingStore):
         if not self.path.exists():
             return
         with self.path.open("rb") as handle:
+            if end is None:
+                end = self._committed(handle)
             handle.seek(start)
             offset = start
             last_by_session: dict[str, int] = {}
-            for number, raw, terminated in iter_lines(handle, self.path, start_line=start_line):
+            lines = iter_lines(Upto(handle, end), self.path, start_line=start_line)
+            for number, raw, terminated in lines:
                 if terminated:
                     offset += len(raw)
                     try:
@@ -180,7 +139,7 @@ class JsonlEventLog(BatchWritingStore):
                     except (EnvelopeError, ValueError, TypeError) as error:
                         self._raise(number, str(error), last_by_session)
                 else:
-                    kept = _complete_without_newline(raw)
+                    kept = complete_without_newline(raw)
                     if kept is None:
                         self._raise(
                             number,
@@ -193,6 +152,29 @@ class JsonlEventLog(BatchWritingStore):
                     offset += length
                 last_by_session[stored.session_id] = stored.sequence
                 yield number, offset, stored
+
+    def _committed(self, handle: BinaryIO) -> int:
+        """The file's size while no writer holds it: where the last whole append ends."""
+        deadline = time.monotonic() + READ_WAIT_SECONDS
+        while True:
+            try:
+                fcntl.flock(handle.fileno(), fcntl.LOCK_SH | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    raise StoreReadError(
+                        EventDecodeError(
+                            source=str(self.path),
+                            line=None,
+                            message=f"a writer held the log for over {READ_WAIT_SECONDS:g} s",
+                        ),
+                        sequence=0,
+                    ) from None
+                time.sleep(0.002)
+        try:
+            return os.fstat(handle.fileno()).st_size
+        finally:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
 
     def _raise(
         self, line: int, message: str, last: dict[str, int], *, torn: bool = False
@@ -259,12 +241,24 @@ class JsonlEventLog(BatchWritingStore):
         with self._lock, self.path.open("ab+") as handle:
             fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
             try:
-                self._catch_up(handle)
+                try:
+                    self._catch_up(handle)
+                except StoreReadError as damaged:  # a line other than a torn last one
+                    return Failure(
+                        AppendError(
+                            kind=AppendErrorKind.DAMAGED,
+                            session_id=groups[0][0] if groups else "",
+                            message=f"{damaged.error}; nothing was written (correx-tools "
+                            "verify names every fault)",
+                        )
+                    )
                 problem = self._check(groups, expected)
                 if problem is not None:
                     return Failure(problem)
                 payload = b"".join(lines)
                 _append(handle, payload)
+                if len(self._index.head) < _HEAD_BYTES:  # the file's first bytes, as written
+                    self._index.head += payload[: _HEAD_BYTES - len(self._index.head)]
                 self._index.offset += len(payload)
                 self._index.line += len(lines)
                 for session_id, events in groups:
@@ -280,11 +274,14 @@ class JsonlEventLog(BatchWritingStore):
     def _catch_up(self, handle: BinaryIO) -> None:
         """Read what other writers appended since our last look; cut a torn tail."""
         size = os.fstat(handle.fileno()).st_size
-        if size < self._index.offset:
-            self._index = _Index()  # the file was replaced: start over
+        head = os.pread(handle.fileno(), _HEAD_BYTES, 0)
+        known = self._index.head
+        if size < self._index.offset or head[: len(known)] != known:
+            self._index = _Index()  # another file, or one cut short: start over
         index = self._index
         try:
-            for number, offset, stored in self._records(start=index.offset, start_line=index.line):
+            records = self._records(start=index.offset, start_line=index.line, end=size)
+            for number, offset, stored in records:
                 index.offset, index.line = offset, number
                 index.last[stored.session_id] = stored.sequence
                 for invocation, _ in requested_ids((stored,)):
@@ -295,7 +292,9 @@ class JsonlEventLog(BatchWritingStore):
             # The append that wrote this never returned: drop the partial line.
             handle.truncate(index.offset)
             os.fsync(handle.fileno())
+            index.head = head[: index.offset]
             return
+        index.head = head[: index.offset]
         if not _ends_in_newline(handle):
             # The last line is a whole event whose newline is missing or damaged: give
             # it its newline back (the event's own bytes stay as they are).
@@ -304,6 +303,7 @@ class JsonlEventLog(BatchWritingStore):
             if index.offset:
                 handle.write(b"\n")
                 index.offset += 1
+                index.head = (index.head + b"\n")[:_HEAD_BYTES]
             handle.flush()
             os.fsync(handle.fileno())
 
