@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -213,3 +214,49 @@ def test_a_failed_import_leaves_an_empty_dest_empty_and_names_dest(tmp_path: Pat
     said = fails("import-transcript", str(huge), str(new), words="over the limit")
     assert f"{new} refused the session" in said and ".partial" not in said
     assert not new.exists()
+
+
+def test_write_commands_say_what_keeps_them_from_writing(tmp_path: Path) -> None:
+    from .privileges import as_nobody, open_folder  # noqa: PLC0415
+
+    folder = open_folder()
+    try:
+        source = folder / "source.sqlite"
+        two_sessions(source)
+        read_only = folder / "read-only.sqlite"
+        two_sessions(read_only)
+        locked = folder / "locked"
+        locked.mkdir()
+        for path in (source, read_only):
+            path.chmod(0o444)
+        locked.chmod(0o555)
+        said = {}
+        for name, command in {
+            "read-only reindex": ["reindex", str(read_only)],
+            "new SQLite in a locked folder": ["import", str(source), str(locked / "n.sqlite")],
+            "new log in a locked folder": ["import", str(source), str(locked / "n.jsonl")],
+        }.items():
+            result = subprocess.run(
+                [*as_nobody(), sys.executable, "-m", "correx_tools", *command],
+                capture_output=True, text=True, timeout=120, check=False,
+            )  # fmt: skip
+            assert result.returncode == 1, (name, result.stderr)
+            assert len(result.stderr.splitlines()) == 1, (name, result.stderr)
+            said[name] = result.stderr
+        assert "cannot be written by this user" in said["read-only reindex"]
+        for name in ("new SQLite in a locked folder", "new log in a locked folder"):
+            assert ".partial" not in said[name] and "not a SQLite event store" not in said[name]
+            assert "cannot be" in said[name] and f"{locked}/n." in said[name]
+        assert list(locked.iterdir()) == []
+    finally:
+        for path in folder.rglob("*"):
+            path.chmod(0o755)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_init_db_refuses_a_jsonl_file_that_is_no_event_log(tmp_path: Path) -> None:
+    chat = tmp_path / "chat.jsonl"
+    shutil.copy(TRANSCRIPT, chat)
+    before = digest(chat)
+    fails("init-db", str(chat), words="holds something other than an event log")
+    assert digest(chat) == before

@@ -17,7 +17,7 @@ import sys
 from collections.abc import Callable, Sequence
 
 from ..._version import __version__
-from ..stores.port import StoreReadError
+from ..stores.port import StoreLayoutError, StoreReadError
 from .demo import cmd_demo
 from .errors import CliError
 from .export import add_export_arguments, cmd_export
@@ -279,7 +279,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         # /dev/null so the interpreter's final flush does not complain either.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
-    except (OSError, sqlite3.Error) as error:
+    except (OSError, sqlite3.Error, StoreLayoutError) as error:
         print(f"correx-tools {args.command}: error: {error}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:

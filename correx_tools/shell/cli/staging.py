@@ -68,7 +68,7 @@ def writing_to(dest: str) -> Iterator[Staging]:
     staged = staged_path(path)
     try:
         with _full_disk(dest):
-            staging = Staging(open_store(str(staged), create=True), dest, staged)
+            staging = Staging(_opened(staged, dest), dest, staged)
             try:
                 yield staging
             finally:
@@ -77,6 +77,14 @@ def writing_to(dest: str) -> Iterator[Staging]:
                 _publish(staged, path)
     finally:
         _remove(staged)
+
+
+def _opened(staged: Path, dest: str) -> EventStore:
+    """The store staged for a new DEST; an error that names DEST, not the hidden file."""
+    try:
+        return open_store(str(staged), create=True)
+    except CliError as error:
+        raise CliError(str(error).replace(str(staged), redact(dest))) from None
 
 
 def staged_path(dest: Path) -> Path:
@@ -135,6 +143,10 @@ def _full_disk(dest: str) -> Iterator[None]:
         if "full" not in str(error) and "disk I/O" not in str(error):
             raise
         raise CliError(f"{redact(dest)}: the disk is full ({error}); nothing was written") from None
+    except PermissionError as error:
+        if str(error.filename) not in (dest, str(staged_path(Path(dest)))):
+            raise  # another file's (the source's): said as it is
+        raise CliError(f"{redact(dest)}: cannot be made there ({error.strerror})") from None
     except OSError as error:
         if error.errno not in _FULL:
             raise

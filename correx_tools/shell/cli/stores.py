@@ -79,6 +79,13 @@ def cmd_import(args: argparse.Namespace) -> int:
 def cmd_init_db(args: argparse.Namespace) -> int:
     store = open_store(args.source, create=True)
     if isinstance(store, JsonlEventLog):
+        try:
+            next(iter(store.events()), None)  # its first line says whether it is a log
+        except StoreReadError as error:
+            raise CliError(
+                f"{redact(args.source)}: holds something other than an event log "
+                f"({error.error.message}); init-db leaves it as it is"
+            ) from None
         store.path.touch()
     emit(
         args,

@@ -11,6 +11,7 @@ from .addresses import StoreAddress, address_of, redact_dsn
 from .jsonl import JsonlEventLog
 from .port import EventStore, StoreLayoutError
 from .sqlite import SQLiteEventStore
+from .sqlite.store import cannot_open
 
 
 def open_source(
@@ -62,9 +63,7 @@ def open_address(
                     address.location, read_only=read_only, upgrade=upgrade, progress=progress
                 )
             except sqlite3.DatabaseError as error:
-                raise StoreLayoutError(
-                    f"{address.location}: not a SQLite event store ({error})"
-                ) from None
+                raise StoreLayoutError(cannot_open(address.location, error)) from None
         case "jsonl":
             return JsonlEventLog(address.location)
         case "postgres":

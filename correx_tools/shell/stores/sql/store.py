@@ -151,15 +151,18 @@ class SqlEventStore(BatchWritingStore):
         index then vouches for them.
         """
         self._refuse_writes()
-        with self._database.writing() as cursor:
-            self._hold_layout(cursor)
-            return rebuild_all(
-                self._database.dialect,
-                cursor,
-                self.checkpoint_interval,
-                progress,
-                accept_edits=accept_edits,
-            )
+        try:
+            with self._database.writing() as cursor:
+                self._hold_layout(cursor)
+                return rebuild_all(
+                    self._database.dialect,
+                    cursor,
+                    self.checkpoint_interval,
+                    progress,
+                    accept_edits=accept_edits,
+                )
+        except WriteFault as fault:  # busy too long, gone, or not this user's to write
+            raise StoreLayoutError(fault.message or f"{self.name}: {fault.kind.value}") from None
 
     def _hold_layout(self, cursor: object) -> None:
         """Keep other processes from changing the layout for this transaction (if they could)."""
@@ -191,6 +194,8 @@ class SqlEventStore(BatchWritingStore):
             with self._database.writing() as cursor:
                 d.lock_session(cursor, session_id)
                 rebuild(d, cursor, session_id, self.checkpoint_interval)
+        except WriteFault as fault:
+            raise StoreLayoutError(fault.message or f"{self.name}: {fault.kind.value}") from None
         except DamagedEvents as damage:
             return str(damage)
         except StoreReadError as error:

@@ -217,6 +217,11 @@ class SQLiteDatabase:
             except sqlite3.IntegrityError:
                 raise WriteFault(AppendErrorKind.CONFLICT, "") from None
             except sqlite3.OperationalError as error:
+                if "readonly" in str(error):
+                    raise WriteFault(
+                        AppendErrorKind.UNAVAILABLE,
+                        f"{self._path}: cannot be written by this user ({error})",
+                    ) from None
                 if "locked" not in str(error) and "busy" not in str(error):
                     raise
                 raise WriteFault(

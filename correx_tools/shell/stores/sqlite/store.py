@@ -93,7 +93,7 @@ class SQLiteEventStore(SqlEventStore):
         try:
             layout = layout_of(connection)
         except sqlite3.DatabaseError as error:
-            raise StoreLayoutError(f"{self.path}: not a SQLite event store ({error})") from None
+            raise StoreLayoutError(cannot_open(self.path, error)) from None
         if layout is None or (layout == 0 and self.read_only):
             held = "no tables" if layout == 0 else "tables of another kind"
             raise StoreLayoutError(
@@ -139,3 +139,14 @@ class SQLiteEventStore(SqlEventStore):
     def close(self) -> None:
         """Close the connection."""
         self._sqlite.close()
+
+
+def cannot_open(path: object, error: sqlite3.DatabaseError) -> str:
+    """Why SQLite could not use ``path``, in words: a file this user may not write, a
+    folder where it cannot be made, or a file that is no SQLite database at all."""
+    said = str(error)
+    if "readonly" in said:
+        return f"{path}: cannot be written by this user ({said})"
+    if "unable to open" in said:
+        return f"{path}: cannot be opened or made there ({said})"
+    return f"{path}: not a SQLite event store ({said})"
