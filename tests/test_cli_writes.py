@@ -260,3 +260,10 @@ def test_init_db_refuses_a_jsonl_file_that_is_no_event_log(tmp_path: Path) -> No
     before = digest(chat)
     fails("init-db", str(chat), words="holds something other than an event log")
     assert digest(chat) == before
+
+
+def test_a_dest_that_names_a_folder_is_refused(tmp_path: Path) -> None:
+    source = tmp_path / "source.sqlite"
+    two_sessions(source)
+    fails("import", str(source), f"{tmp_path / 'out'}/", words="names a folder")
+    assert not (tmp_path / "out").exists()

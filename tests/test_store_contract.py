@@ -116,6 +116,7 @@ def test_read_after_returns_only_later_events(store: EventStore) -> None:
     store.append(S1, [requested("a"), started("a"), completed("a")], expected_sequence=0).unwrap()
     assert [e.sequence for e in store.read(S1, after=1)] == [2, 3]
     assert list(store.read(S1, after=3)) == []
+    assert list(store.read(S1, after=-1)) == list(store.read(S1))  # before the first: all
     assert list(store.read(SessionId("nobody"))) == []
 
 

@@ -56,6 +56,8 @@ class Staging:
 def writing_to(dest: str) -> Iterator[Staging]:
     """The store to fill for ``dest`` (see the module's docstring); a `CliError` for a disk
     that filled up."""
+    if dest.endswith(("/", os.sep)) and not dest.startswith(POSTGRES_SCHEMES):
+        raise CliError(f"{dest}: names a folder; DEST is a file (a .sqlite or .jsonl name)")
     if dest.startswith(POSTGRES_SCHEMES) or _holds_something(Path(dest)):
         with _full_disk(dest):
             staging = Staging(open_store(dest, create=True), dest)

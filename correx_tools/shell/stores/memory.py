@@ -67,7 +67,7 @@ class InMemoryEventStore(BatchWritingStore):
     def read(self, session_id: SessionId, *, after: int = 0) -> Iterator[StoredEvent]:
         """The session's events after ``after``, in sequence order."""
         with self._lock:
-            events = self._events.get(session_id, [])[after:]
+            events = self._events.get(session_id, [])[max(after, 0) :]
         return iter(events)
 
     def last_sequence(self, session_id: SessionId) -> int:
