@@ -233,7 +233,7 @@ def check_entries(
 
 
 # The quick pass gives the SQLite comparison a hundred sessions (its longest test); the slow
-# pass gives it six hundred of its own.
+# pass gives it four hundred of its own.
 @settings(max_examples=100)
 @given(batches=written(), interval=st.integers(1, 5))
 def test_every_answer_from_a_sqlite_index_is_the_folds(
@@ -244,7 +244,7 @@ def test_every_answer_from_a_sqlite_index_is_the_folds(
 
 
 @pytest.mark.slow
-@settings(max_examples=600)
+@settings(max_examples=400)
 @given(batches=written(), interval=st.integers(1, 5))
 def test_every_answer_from_a_sqlite_index_is_the_folds_on_many_more_sessions(
     batches: list[list[StoredEvent]], interval: int
