@@ -191,6 +191,7 @@ def test_a_full_terminal_is_not_taken_for_a_full_dest(tmp_path: Path) -> None:
     said = result.stderr.decode()
     assert "Traceback" not in said and len(said.strip().splitlines()) == 1, said
     assert str(dest) not in said and "nothing was written" not in said
+    assert "writing standard output: No space left on device" in said
     assert len(SQLiteEventStore(dest, read_only=True).sessions()) == 1
 
 
@@ -267,3 +268,16 @@ def test_a_dest_that_names_a_folder_is_refused(tmp_path: Path) -> None:
     two_sessions(source)
     fails("import", str(source), f"{tmp_path / 'out'}/", words="names a folder")
     assert not (tmp_path / "out").exists()
+
+
+def test_a_command_started_with_its_output_closed_says_so(tmp_path: Path) -> None:
+    store = tmp_path / "s.sqlite"
+    two_sessions(store)
+    for command in (["sessions", str(store)], ["stats", str(store), S1, "--json"]):
+        result = subprocess.run(
+            [sys.executable, "-m", "correx_tools", *command],
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, timeout=60,
+            check=False, close_fds=True, preexec_fn=lambda: os.close(1),
+        )  # fmt: skip
+        assert result.returncode == 1
+        assert result.stderr.strip().endswith("error: standard output is closed"), result.stderr

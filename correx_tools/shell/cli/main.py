@@ -264,6 +264,9 @@ def _whole(text: str) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command; returns the exit status."""
     args = build_parser().parse_args(argv)
+    if sys.stdout is None:  # started with its standard output closed (``>&-``)
+        print(f"correx-tools {args.command}: error: standard output is closed", file=sys.stderr)
+        return 1
     try:
         with source_scope(args):
             status: int = args.handler(args)

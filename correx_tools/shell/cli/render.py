@@ -15,6 +15,7 @@ from ...core.lifecycle.state import ToolState
 from ...core.lifecycle.status import ToolInvocationStatus
 from ...core.replay.timeline import RecordChange
 from ...core.tools.short_ids import short_invocation_id
+from .errors import CliError
 from .readable import cut_middle
 from .terminal import rich_table
 
@@ -166,7 +167,12 @@ def shown_id(session: str | None, invocation: str) -> str:
 
 
 def emit(args: argparse.Namespace, document: object, text: Callable[[], str]) -> None:
-    if args.json:
-        print(json.dumps(document, ensure_ascii=False, sort_keys=False))
-    else:
-        print(text())
+    """Print the command's answer: its document with ``--json``, else its text. Standard
+    output that cannot take it (a full device) is one line saying so."""
+    said = json.dumps(document, ensure_ascii=False, sort_keys=False) if args.json else text()
+    try:
+        print(said, flush=True)
+    except BrokenPipeError:
+        raise  # the reader stopped early: not an error (see main)
+    except OSError as error:
+        raise CliError(f"writing standard output: {error.strerror or error}") from None
