@@ -183,3 +183,63 @@ def test_options_for_the_other_target_are_refused(tmp_path: Path) -> None:
     assert out.returncode == 1 and "-o is for --to otlp-json" in out.stderr
     endpoint = command(str(path), "session-1", "--endpoint", "http://127.0.0.1:9/v1/traces")
     assert endpoint.returncode == 1 and "--endpoint is for --to otlp" in endpoint.stderr
+
+
+class Unwelcoming(http.server.BaseHTTPRequestHandler):
+    """A collector that refuses every request (401), or, after the first, answers a byte
+    a second (``slow``): neither may keep the command longer than its --timeout."""
+
+    protocol_version = "HTTP/1.1"
+    slow = False
+    seen = 0
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers["Content-Length"]))
+        type(self).seen += 1
+        if not self.slow:
+            self.send_response(401)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        self.send_response(200)
+        self.send_header("Content-Type", "application/x-protobuf")
+        self.send_header("Content-Length", "0" if self.seen == 1 else "60")
+        self.end_headers()
+        for _ in range(0 if self.seen == 1 else 60):
+            self.wfile.write(b"\0")
+            self.wfile.flush()
+            time.sleep(1)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@pytest.mark.parametrize("slow", [False, True])
+def test_a_collector_that_refuses_or_drips_is_named_within_the_timeout(
+    tmp_path: Path, slow: bool
+) -> None:
+    Unwelcoming.slow, Unwelcoming.seen = slow, 0
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Unwelcoming)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    endpoint = f"http://127.0.0.1:{server.server_address[1]}/v1/traces"
+    try:
+        path = session_file(tmp_path / "s.sqlite")
+        started = time.perf_counter()
+        options = ["--to", "otlp", "--endpoint", endpoint, "--timeout", "2"]
+        done = command(str(path), "session-1", *options)
+        assert time.perf_counter() - started < 15  # the batch's whole request, bounded
+        assert done.returncode == 1 and "Traceback" not in done.stderr
+        if slow:
+            assert "were not taken within 2 s" in done.stderr
+        else:
+            assert "401" in done.stderr  # the collector's own answer, not "no answer"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_a_timeout_that_is_no_time_is_refused(tmp_path: Path) -> None:
+    path = session_file(tmp_path / "s.sqlite")
+    for seconds in ("0", "-1", "nan", "inf"):
+        done = command(str(path), "session-1", "--to", "otlp", "--timeout", seconds)
+        assert done.returncode == 2 and "--timeout" in done.stderr, (seconds, done.stderr)

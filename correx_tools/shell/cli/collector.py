@@ -15,7 +15,14 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 
 from ...core.replay.spans import Span
-from ..export.otel_sdk import DEFAULT_ENDPOINT, ENDPOINT, TRACES_ENDPOINT, otlp_http_exporter, send
+from ..export.otel_sdk import (
+    DEFAULT_ENDPOINT,
+    ENDPOINT,
+    TRACES_ENDPOINT,
+    otlp_http_exporter,
+    send,
+    within,
+)
 from ..export.otlp import OtelMissing
 from .errors import CliError
 
@@ -35,19 +42,27 @@ def send_to_collector(
             file=sys.stderr,
         )
     how = f"name the collector's traces URL with --endpoint URL or {TRACES_ENDPOINT}=URL"
+    said: list[str] = []
     try:
-        with _exporter_quiet():
+        with _exporter_quiet(said):
             from opentelemetry.sdk.trace.export import SpanExportResult  # noqa: PLC0415
 
-            probe = otlp_http_exporter(endpoint, min(timeout, ANSWER_SECONDS))
-            answered = probe.export([]) is SpanExportResult.SUCCESS
+            wait = min(timeout, ANSWER_SECONDS)
+            probe = otlp_http_exporter(endpoint, wait)
+            answered = within(lambda: probe.export([]), wait + 1)
             probe.shutdown()
-            if not answered:
-                raise CliError(
-                    f"{endpoint}: no OTLP/HTTP collector answers there (an empty request got no "
-                    f"answer within {min(timeout, ANSWER_SECONDS):g} s)\n  {how}"
+            if answered is not SpanExportResult.SUCCESS:
+                # The exporter said why in its log (an HTTP status, a refused connection).
+                why = (
+                    f": {said[-1]}"
+                    if said
+                    else f" (an empty request got no answer within {wait:g} s)"
                 )
-            return send(trace_id, spans, otlp_http_exporter(endpoint, timeout))
+                raise CliError(
+                    f"{endpoint}: no OTLP/HTTP collector takes traces there{why}\n  {how}"
+                )
+            exporter = otlp_http_exporter(endpoint, timeout)
+            return send(trace_id, spans, exporter, deadline=timeout)
     except (OtelMissing, ImportError) as missing:
         raise CliError(
             str(missing)
@@ -56,14 +71,30 @@ def send_to_collector(
             "pip install 'correx-tools[otel]'"
         ) from None
     except OSError as error:
-        raise CliError(f"{endpoint}: {error}\n  {how}") from None
+        why = f" ({said[-1]})" if said else ""
+        raise CliError(f"{endpoint}: {error}{why}") from None
+
+
+class _Kept(logging.Handler):
+    """Keeps what the exporter logs (its only account of why it failed), first line each."""
+
+    def __init__(self, said: list[str]) -> None:
+        super().__init__(logging.DEBUG)
+        self.said = said
+
+    def emit(self, record: logging.LogRecord) -> None:
+        """Keep the record's first line."""
+        lines = record.getMessage().strip().splitlines()
+        if lines and record.levelno >= logging.WARNING:
+            self.said.append(lines[0][:300])
 
 
 @contextmanager
-def _exporter_quiet() -> Iterator[None]:
-    """The exporters' log lines (one per retry) kept back; as they were afterwards."""
+def _exporter_quiet(said: list[str]) -> Iterator[None]:
+    """The exporters' log lines (one per retry) kept back in ``said``; as they were
+    afterwards."""
     logger = logging.getLogger("opentelemetry.exporter")
-    quiet = logging.NullHandler()  # a handler, so that Python's last resort prints nothing
+    quiet = _Kept(said)  # a handler, so that Python's last resort prints nothing
     propagate = logger.propagate
     logger.addHandler(quiet)
     logger.propagate = False

@@ -153,7 +153,7 @@ def add_export_arguments(parser: argparse.ArgumentParser, source_help: str) -> N
     )
     parser.add_argument(
         "--timeout",
-        type=float,
+        type=_seconds,
         default=10.0,
         metavar="SECONDS",
         help="with --to otlp: how long to wait for the collector to take a batch "
@@ -174,3 +174,14 @@ def add_export_arguments(parser: argparse.ArgumentParser, source_help: str) -> N
         "as JSON, masked and cut as the report does; off by default: they may hold secrets",
     )
     add_redact_argument(parser)
+
+
+def _seconds(text: str) -> float:
+    """A time in seconds: a finite number above zero (argparse says so otherwise)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0 < value < 86_400:  # NaN compares false too
+        raise argparse.ArgumentTypeError(f"{text!r} is not between 0 and a day of seconds")
+    return value

@@ -11,12 +11,15 @@ exporter come with the ``otel`` extra.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
-from typing import Any
+import threading
+from collections.abc import Callable, Iterable
+from typing import Any, TypeVar
 
 from ..._version import __version__
 from ...core.replay.spans import Span
 from .otlp import SCOPE_NAME, SERVICE_NAME, OtelMissing, nanos
+
+T = TypeVar("T")
 
 BATCH = 512
 """Spans per export: the SDK's own batch processor's default."""
@@ -28,10 +31,18 @@ TRACES_ENDPOINT = "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"
 ENDPOINT = "OTEL_EXPORTER_OTLP_ENDPOINT"
 
 
-def send(trace_id: bytes, spans: Iterable[Span], exporter: Any, batch: int = BATCH) -> int:
+def send(
+    trace_id: bytes,
+    spans: Iterable[Span],
+    exporter: Any,
+    batch: int = BATCH,
+    *,
+    deadline: float | None = None,
+) -> int:
     """Hand ``spans`` of the trace ``trace_id`` to ``exporter`` (a ``SpanExporter``) ``batch``
     at a time as they come, then shut it down; how many were sent. An ``OSError`` if it
-    reports a failure."""
+    reports a failure, or if a batch is not taken within ``deadline`` seconds (whatever
+    the exporter's own timeouts, which bound each read, not the whole request)."""
     try:
         from opentelemetry.sdk.trace.export import SpanExportResult  # noqa: PLC0415
     except ImportError as missing:
@@ -44,11 +55,13 @@ def send(trace_id: bytes, spans: Iterable[Span], exporter: Any, batch: int = BAT
 
     def flush() -> None:
         nonlocal sent, chunk
-        if exporter.export(chunk) is not SpanExportResult.SUCCESS:
-            raise OSError(
-                f"spans {sent + 1:,}..{sent + len(chunk):,} were not delivered "
-                "(the exporter gave up)"
-            )
+        which = f"spans {sent + 1:,}..{sent + len(chunk):,}"
+        delivered = f"; {sent:,} delivered before" if sent else ""
+        result = within(lambda: exporter.export(chunk), deadline)
+        if result is None:
+            raise OSError(f"{which} were not taken within {deadline:g} s{delivered}")
+        if result is not SpanExportResult.SUCCESS:
+            raise OSError(f"{which} were not delivered (the exporter gave up){delivered}")
         sent += len(chunk)
         chunk = []
 
@@ -62,6 +75,28 @@ def send(trace_id: bytes, spans: Iterable[Span], exporter: Any, batch: int = BAT
     finally:
         exporter.shutdown()
     return sent
+
+
+def within(call: Callable[[], T], seconds: float | None) -> T | None:
+    """``call()``'s result, or ``None`` when it has not returned within ``seconds`` (it is
+    left to finish in a thread of its own, which does not keep the process alive)."""
+    if seconds is None:
+        return call()
+    results: list[T] = []
+    errors: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            results.append(call())
+        except BaseException as error:  # raised again in the caller's thread
+            errors.append(error)
+
+    worker = threading.Thread(target=run, name="correx-export", daemon=True)
+    worker.start()
+    worker.join(seconds)
+    if errors:
+        raise errors[0]
+    return results[0] if results else None
 
 
 def _builder(trace_id: bytes) -> Any:
