@@ -106,3 +106,19 @@ def test_off_a_terminal_there_is_no_bar_and_no_escape_code(log: Path) -> None:
     assert done.stderr == "" and not ESCAPE.search(done.stdout)
     header = done.stdout.splitlines()[2]
     assert header.split() == ["invocation", "tool", "status", "requested", "completed", "detail"]
+
+
+def test_what_a_session_holds_cannot_steer_the_terminal(tmp_path: Path) -> None:
+    hostile = "t\x1b[2J\x1b]0;owned\x07\u202ecod.exe\r"
+    path = tmp_path / "hostile.sqlite"
+    with SQLiteEventStore(path) as store:
+        store.import_events(
+            stored([requested("a", tool=hostile), started("a"), requested("b")], session="s")
+        ).unwrap()
+    plain = subprocess.run(
+        [sys.executable, "-m", "correx_tools", "replay", str(path), "s"],
+        capture_output=True, text=True, timeout=60, check=True,
+    )  # fmt: skip
+    for output in (on_terminal("replay", str(path), "s", cwd=tmp_path), plain.stdout):
+        assert "\x1b[2J" not in output and "\x07" not in output and "\u202e" not in output
+        assert "[U+001B][2J" in output and "[U+202E]" in output

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import shutil
 import sys
 from collections import Counter
@@ -56,11 +57,34 @@ def _is_count(value: object) -> bool:
 
 _ONE_LINE = str.maketrans(dict.fromkeys("\n\r\t\x0b\x0c", " "))
 
+# Control characters (an escape sequence that clears the screen or retitles the
+# terminal, a carriage return that hides what came before) and direction controls
+# (U+202E reverses what follows) are shown as what they are, as the report shows them.
+_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def visible(text: str, *, styled: bool = False) -> str:
+    """``text`` with its control and direction characters written as ``[U+XXXX]`` (a
+    newline and a tab stay): what a session holds cannot steer the terminal. ``styled``
+    keeps the colour sequences a drawn table holds (``ESC [ ... m``), and only those: a
+    colour cannot clear the screen, move the cursor or retitle the window."""
+    pattern = _STYLED_CONTROLS if styled else _CONTROLS
+    return pattern.sub(_shown, text)
+
+
+_STYLED_CONTROLS = re.compile(f"(\x1b\\[[0-9;]*m)|{_CONTROLS.pattern}")
+
+
+def _shown(found: re.Match[str]) -> str:
+    if found[1] if found.re is _STYLED_CONTROLS else None:
+        return found[0]  # a colour of the drawn table
+    return f"[U+{ord(found[0]):04X}]"
+
 
 def _cell(value: object) -> str:
     if value is None:
         return "-"
-    return f"{value:,}" if _is_count(value) else str(value).translate(_ONE_LINE)
+    return f"{value:,}" if _is_count(value) else visible(str(value).translate(_ONE_LINE))
 
 
 def fit(
@@ -170,6 +194,8 @@ def emit(args: argparse.Namespace, document: object, text: Callable[[], str]) ->
     """Print the command's answer: its document with ``--json``, else its text. Standard
     output that cannot take it (a full device) is one line saying so."""
     said = json.dumps(document, ensure_ascii=False, sort_keys=False) if args.json else text()
+    if not args.json:
+        said = visible(said, styled=sys.stdout.isatty())
     try:
         print(said, flush=True)
     except BrokenPipeError:
