@@ -49,7 +49,7 @@ def test_a_reader_beside_a_writer_sees_only_whole_batches(tmp_path: Path) -> Non
     finally:
         assert writer.wait(timeout=120) == 0
     assert sum(1 for _ in JsonlEventLog(path).read(S)) == 120
-    assert len(seen) > 2  # the reader did read while the writer wrote
+    assert len(seen) >= 2  # the reader did read while the writer wrote
 
 
 def test_a_writer_reads_anew_a_file_that_replaced_the_log(tmp_path: Path) -> None:

@@ -47,9 +47,12 @@ class Staging:
     def told(self, message: str) -> str:
         """``message`` naming DEST where it names the file staged for it (a user never
         heard of the hidden file a new DEST is filled in)."""
-        if self._staged is None:
-            return message
-        return message.replace(str(self._staged), redact(self._dest))
+        return message if self._staged is None else _as_dest(message, self._staged, self._dest)
+
+
+def _as_dest(message: str, staged: Path, dest: str) -> str:
+    """``message`` with the file staged for DEST named as DEST."""
+    return message.replace(str(staged), redact(dest))
 
 
 @contextmanager
@@ -86,7 +89,7 @@ def _opened(staged: Path, dest: str) -> EventStore:
     try:
         return open_store(str(staged), create=True)
     except CliError as error:
-        raise CliError(str(error).replace(str(staged), redact(dest))) from None
+        raise CliError(_as_dest(str(error), staged, dest)) from None
 
 
 def staged_path(dest: Path) -> Path:

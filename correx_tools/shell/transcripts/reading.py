@@ -147,9 +147,13 @@ def parse(data: bytes, format: str, name: str, *, lenient: bool = False) -> Tran
     if cut and not found.incomplete_tail:
         found = dataclasses.replace(found, incomplete_tail=cut)
     if undecodable:
-        left_out = sorted((*undecodable, *found.skipped), key=lambda skip: _line_number(skip[0]))
-        found = dataclasses.replace(found, skipped=tuple(left_out))
+        found = dataclasses.replace(found, skipped=_by_line(*undecodable, *found.skipped))
     return found
+
+
+def _by_line(*skipped: tuple[str, str]) -> tuple[tuple[str, str], ...]:
+    """Lines left out, each with why, in the order of the file."""
+    return tuple(sorted(skipped, key=lambda skip: _line_number(skip[0])))
 
 
 def _line_number(where: str) -> int:
@@ -237,9 +241,10 @@ def _parsed(text: str, format: str, name: str, lenient: bool) -> Transcript:
                              else unusable.message))  # fmt: skip
             text = _without_line(text, number)
             continue
-        skipped = sorted((*lines.skipped, *left_out), key=lambda skip: _line_number(skip[0]))
         return dataclasses.replace(
-            found, incomplete_tail=lines.incomplete_tail, skipped=tuple(skipped)
+            found,
+            incomplete_tail=lines.incomplete_tail,
+            skipped=_by_line(*lines.skipped, *left_out),
         )
 
 

@@ -106,21 +106,20 @@ class PostgresEventStore(SqlEventStore):
                     f"schema {self.schema!r} holds correx tables of an earlier layout "
                     "(ids as text, version 0.1); use a new schema (see docs/deployment.md)"
                 )
-            dialect, schema, interval = (
-                self._postgres.dialect,
-                self.schema,
-                self.checkpoint_interval,
-            )
             self._bring_to_layout(
                 cursor,
                 layout,
-                create=lambda: create(cursor, dialect, schema, interval),
-                upgrade=lambda since: upgrade(cursor, dialect, schema, interval, since=since),
                 allowed=self._upgrade,
-                interval=interval,
+                interval=self.checkpoint_interval,
                 progress=self._progress,
             )
         self.layout = LAYOUT
+
+    def _create_tables(self, cursor: Any, interval: int) -> None:
+        create(cursor, self._postgres.dialect, self.schema, interval)
+
+    def _upgrade_tables(self, cursor: Any, interval: int, *, since: int) -> None:
+        upgrade(cursor, self._postgres.dialect, self.schema, interval, since=since)
 
     @property
     def _what(self) -> str:

@@ -40,6 +40,18 @@ def chain_at(d: Dialect, cursor: Cursor, session_id: str, sequence: int) -> int 
     return None if row is None or row[0] is None else int(row[0])
 
 
+def requested_in(d: Dialect, cursor: Cursor, session_id: str, invocation_id: str) -> bool:
+    """Whether one of the session's events requests the invocation (a scan of its events:
+    asked only when an index row is missing or held elsewhere)."""
+    found = cursor.execute(
+        d.sql(
+            "SELECT 1 FROM {events} WHERE {session} = ? AND kind = 1 AND invocation_id = ? LIMIT 1"
+        ),
+        (d.session_key(session_id), d.text_value(invocation_id)),
+    ).fetchone()
+    return found is not None
+
+
 def load_head(d: Dialect, cursor: Cursor, session_id: str) -> Head | None:
     """The session's index head, if it is there, sealed, fresh, and reaches (with the same
     chain) the session's last event; ``None`` otherwise (the index is to be rebuilt)."""

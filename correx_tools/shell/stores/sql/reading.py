@@ -19,7 +19,7 @@ from ..port import StaleIndex
 from .chains import CHAINED_COLUMNS, ChainBroken, checked_rows
 from .dialect import Cursor, Dialect
 from .entries import entry_of
-from .index import chain_at
+from .index import chain_at, requested_in
 from .indexing import EMPTY_CHAIN, checkpoint_seal
 
 _ENTRY_QUERY = """
@@ -222,14 +222,13 @@ class SqlSessionIndex:
     def entry(self, invocation_id: str) -> InvocationEntry | None:
         """The entry of one invocation of this session, if it was requested here.
 
-        An id with no row is looked for among the session's events (a scan: a
-        question about an id never requested is rare): one the events request
-        means a row is missing, a `StaleIndex`.
-        """
+        An id with no row is looked for among the session's events (`requested_in`): one
+        the events request means a row is missing, a `StaleIndex`."""
         found = self._by_keys([self._d.invocation_key(invocation_id)])
         if found:
             return found[0]
-        self._none_requested([invocation_id], whole=True)
+        if requested_in(self._d, self._cursor, self._session, invocation_id):
+            raise StaleIndex(f"the index row of invocation {invocation_id!r} is missing")
         return None
 
     def _by_keys(self, keys: list[object]) -> list[InvocationEntry]:
@@ -301,22 +300,22 @@ class SqlSessionIndex:
             self._none_requested(prefixes)
         return found
 
-    def _none_requested(self, names: Sequence[str], *, whole: bool = False) -> None:
+    def _none_requested(self, prefixes: Sequence[str]) -> None:
         """Nothing when no event of the session requests an id that begins with one of
-        ``names`` (or, ``whole``, is one); a `StaleIndex` when one does, for its row is
-        missing. A scan of the session's events, made only when no row was found."""
+        ``prefixes``; a `StaleIndex` when one does, for its row is missing. A scan of the
+        session's events, made only when no row was found."""
         d = self._d
-        for name in names:
-            end = None if whole else prefix_end(name)
-            test = "= ?" if whole else ">= ?" if end is None else ">= ? AND invocation_id < ?"
+        for prefix in prefixes:
+            end = prefix_end(prefix)
+            test = ">= ?" if end is None else ">= ? AND invocation_id < ?"
             query = d.sql(
                 "SELECT 1 FROM {events} WHERE {session} = ? AND kind = 1 AND invocation_id "
                 + test
                 + " LIMIT 1"
             )
-            bounds = (name,) if end is None else (name, end)
+            bounds = (prefix,) if end is None else (prefix, end)
             if self._cursor.execute(query, (self._key, *map(d.text_value, bounds))).fetchone():
-                raise StaleIndex(f"the index row of an invocation requested as {name!r} is missing")
+                raise StaleIndex(f"the index row of an invocation named {prefix!r}... is missing")
 
     def changed(self, a: int, b: int) -> list[InvocationEntry]:
         """The entries with an applied event in ``(a, b]``, in request order (the events in

@@ -31,6 +31,7 @@ from .index import (
     load_images,
     mark_stale,
     move_images,
+    requested_in,
     save_head,
     states,
     write_checkpoints,
@@ -222,24 +223,10 @@ def _write(d: Dialect, cursor: Cursor, session_id: str, images: Iterable[Image])
             taken, other = refused.error.invocation_id, refused.error.other_session
             assert taken is not None  # a duplicate names the id
             assert other is not None  # and the session that holds it
-            if other == session_id or _requested_in(d, cursor, other, taken):
+            if other == session_id or requested_in(d, cursor, other, taken):
                 sequence = next((i.sequence for i in written if i.invocation_id == taken), 0)
                 raise DamagedEvents(session_id, sequence, refused.error.message) from None
             cursor.execute(
                 d.sql("DELETE FROM {invocations} WHERE {invocation} = ?"),
                 (d.invocation_key(taken),),
             )
-
-
-def _requested_in(d: Dialect, cursor: Cursor, session_id: str, invocation_id: str) -> bool:
-    """Whether one of the session's events requests the invocation."""
-    return (
-        cursor.execute(
-            d.sql(
-                "SELECT 1 FROM {events} WHERE {session} = ? AND kind = 1 "
-                "AND invocation_id = ? LIMIT 1"
-            ),
-            (d.session_key(session_id), d.text_value(invocation_id)),
-        ).fetchone()
-        is not None
-    )

@@ -67,8 +67,6 @@ class SqlEventStore(BatchWritingStore):
         cursor: Any,
         layout: int,
         *,
-        create: Callable[[], None],
-        upgrade: Callable[[int], None],
         allowed: bool,
         interval: int,
         progress: Callable[[int, int], None] | None,
@@ -77,15 +75,23 @@ class SqlEventStore(BatchWritingStore):
         an older layout upgraded and every session's index rebuilt — or, unless
         ``allowed``, a `StoreLayoutError` saying what to run."""
         if layout == 0:
-            create()
+            self._create_tables(cursor, interval)
         elif layout < self._layout:
             if not allowed:
                 raise StoreLayoutError(
                     f"{self._what} was written by an older release (layout {layout}); "
                     f"upgrade it in place with: correx-tools reindex {self.name}"
                 )
-            upgrade(layout)
+            self._upgrade_tables(cursor, interval, since=layout)
             self._upgraded = rebuild_all(self._database.dialect, cursor, interval, progress)
+
+    def _create_tables(self, cursor: Any, interval: int) -> None:
+        """The database's own DDL for the current layout (each store gives its own)."""
+        raise NotImplementedError
+
+    def _upgrade_tables(self, cursor: Any, interval: int, *, since: int) -> None:
+        """The database's own DDL from layout ``since`` to the current one."""
+        raise NotImplementedError
 
     @property
     def _what(self) -> str:
@@ -161,8 +167,8 @@ class SqlEventStore(BatchWritingStore):
                     progress,
                     accept_edits=accept_edits,
                 )
-        except WriteFault as fault:  # busy too long, gone, or not this user's to write
-            raise StoreLayoutError(fault.message or f"{self.name}: {fault.kind.value}") from None
+        except WriteFault as fault:
+            raise self._unwritable(fault) from None
 
     def _hold_layout(self, cursor: object) -> None:
         """Keep other processes from changing the layout for this transaction (if they could)."""
@@ -195,7 +201,7 @@ class SqlEventStore(BatchWritingStore):
                 d.lock_session(cursor, session_id)
                 rebuild(d, cursor, session_id, self.checkpoint_interval)
         except WriteFault as fault:
-            raise StoreLayoutError(fault.message or f"{self.name}: {fault.kind.value}") from None
+            raise self._unwritable(fault) from None
         except DamagedEvents as damage:
             return str(damage)
         except StoreReadError as error:
@@ -211,6 +217,11 @@ class SqlEventStore(BatchWritingStore):
             mark_stale(self._database.dialect, cursor, session_id)
 
     # -- reading -----------------------------------------------------------------
+
+    def _unwritable(self, fault: WriteFault) -> StoreLayoutError:
+        """A rebuild the database would not carry out (busy too long, gone, or not this
+        user's to write), as the error a command says in one line."""
+        return StoreLayoutError(fault.message or f"{self.name}: {fault.kind.value}")
 
     def _unavailable(self, fault: ReadFault, sequence: int) -> StoreReadError:
         return StoreReadError(

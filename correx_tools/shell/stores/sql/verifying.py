@@ -33,7 +33,7 @@ from ..port import Fault, SessionCheck, StoreReadError
 from .chains import CHAINED_COLUMNS, continues
 from .dialect import Cursor, Dialect
 from .images import Image, payload_crc, seal_of_row
-from .index import move_images
+from .index import move_images, requested_in
 from .indexing import EMPTY_CHAIN, Head, IndexedEvent, chain_of, checkpoint_seal, index_group
 from .rebuilding import REBUILD_BATCH
 
@@ -256,14 +256,8 @@ class _Check:
                 self.fault(None, f"the index row of invocation {invocation!r} is missing")
                 continue
             other = d.session_name(self.cursor, owner[0])
-            requested_there = self.cursor.execute(
-                d.sql(
-                    "SELECT 1 FROM {events} WHERE {session} = ? AND kind = 1 "
-                    "AND invocation_id = ? LIMIT 1"
-                ),
-                (owner[0], d.text_value(invocation)),
-            ).fetchone()
-            if requested_there is None:  # the row moved, not the events: the index's fault
+            if not requested_in(d, self.cursor, other, invocation):
+                # The row moved, not the events: the index's fault.
                 self.fault(
                     None, f"the index row of invocation {invocation!r} is in session {other!r}"
                 )

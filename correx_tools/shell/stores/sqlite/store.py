@@ -13,7 +13,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
-from typing import final
+from typing import Any, final
 
 from ..addresses import StoreAddress
 from ..port import StoreLayoutError
@@ -120,16 +120,15 @@ class SQLiteEventStore(SqlEventStore):
         layout = layout_of(cursor)
         if layout is None:
             return  # another kind of tables: refused before, by the caller
-        dialect = self._sqlite.dialect
         self._bring_to_layout(
-            cursor,
-            layout,
-            create=lambda: create(cursor, dialect, interval),
-            upgrade=lambda since: upgrade(cursor, dialect, interval, since=since),
-            allowed=upgrade_it,
-            interval=interval,
-            progress=progress,
+            cursor, layout, allowed=upgrade_it, interval=interval, progress=progress
         )
+
+    def _create_tables(self, cursor: Any, interval: int) -> None:
+        create(cursor, self._sqlite.dialect, interval)
+
+    def _upgrade_tables(self, cursor: Any, interval: int, *, since: int) -> None:
+        upgrade(cursor, self._sqlite.dialect, interval, since=since)
 
     @property
     def address(self) -> StoreAddress:
