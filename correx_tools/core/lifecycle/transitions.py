@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Mapping
-from dataclasses import dataclass
 from datetime import datetime
 from types import MappingProxyType
 from typing import TypeAlias, assert_never, final
@@ -52,7 +51,6 @@ class TransitionErrorKind(enum.Enum):
 
 @final
 @error_value
-@dataclass(frozen=True, slots=True, kw_only=True)
 class TransitionError(CorrexError):
     """A refused reducer step: what was refused, where in the stream, and why.
 

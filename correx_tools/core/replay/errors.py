@@ -11,7 +11,6 @@ Error hierarchy (all values, never raised):
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
 from typing import TypeAlias, final
 
 from ..tools.errors import CorrexError, error_value
@@ -28,7 +27,6 @@ class SequenceErrorKind(enum.Enum):
 
 @final
 @error_value
-@dataclass(frozen=True, slots=True, kw_only=True)
 class SequenceError(CorrexError):
     """An event that does not continue the stream: ``expected`` is the sequence due."""
 
@@ -40,7 +38,6 @@ class SequenceError(CorrexError):
 
 @final
 @error_value
-@dataclass(frozen=True, slots=True, kw_only=True)
 class EventDecodeError(CorrexError):
     """A stored event that could not be decoded: where it is and what is wrong.
 
@@ -64,7 +61,6 @@ ReplayCause: TypeAlias = object
 
 @final
 @error_value
-@dataclass(frozen=True, slots=True, kw_only=True)
 class ReplayError(CorrexError):
     """A replay that could not finish: the sequence it stopped at and why.
 

@@ -10,7 +10,7 @@ instead of a bare ``UnwrapFailedError``. The library never raises them itself.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, TypeVar
+from typing import Any, TypeVar, dataclass_transform
 
 E = TypeVar("E", bound="CorrexError")
 
@@ -54,16 +54,19 @@ class CorrexError(Exception):
         return _rebuild, (type(self), fields)
 
 
+@dataclass_transform(frozen_default=True, kw_only_default=True)
 def error_value(cls: type[E]) -> type[E]:
-    """Lets a frozen dataclass error take the interpreter's bookkeeping (see `CorrexError`).
+    """Declares an error value: ``cls`` as a frozen, slotted, keyword-only dataclass that
+    still takes the interpreter's bookkeeping (see `CorrexError`).
 
-    Applied above ``@dataclass(frozen=True, ...)``: it removes the dataclass's own
-    ``__setattr__`` and ``__delattr__``, which refuse every name, so the base's apply.
+    The dataclass's own ``__setattr__`` and ``__delattr__`` refuse every name; they are
+    removed, so the base's (which let the interpreter's own names through) apply.
     """
+    made = dataclasses.dataclass(frozen=True, slots=True, kw_only=True)(cls)
     for name in ("__setattr__", "__delattr__"):
-        if name in cls.__dict__:
-            delattr(cls, name)
-    return cls
+        if name in made.__dict__:
+            delattr(made, name)
+    return made
 
 
 def _is_dunder(name: str) -> bool:

@@ -10,7 +10,6 @@ on the way points out is a question about the file system, answered by
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import final
 
@@ -22,7 +21,6 @@ from .json_values import lone_surrogate_at
 
 @final
 @error_value
-@dataclass(frozen=True, slots=True, kw_only=True)
 class PathError(CorrexError):
     """A path refused for leaving the workspace (or for being no path at all)."""
 

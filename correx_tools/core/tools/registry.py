@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from typing import Protocol, final
 
 from pyrsistent import PMap, pmap
@@ -55,7 +54,6 @@ class RegistryErrorKind(enum.Enum):
 
 @final
 @error_value
-@dataclass(frozen=True, slots=True, kw_only=True)
 class RegistryError(CorrexError):
     """A tool the registry refused: which one, and why."""
 

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass
 from typing import Literal, final
 
 from returns.result import Failure, Result, Success
@@ -43,7 +42,6 @@ Present = Callable[[Sequence[str]], Collection[str]]
 
 @final
 @error_value
-@dataclass(frozen=True, slots=True, kw_only=True)
 class UnresolvedId(CorrexError):
     """A name that is no session's or invocation's id, nor the prefix of exactly one.
 

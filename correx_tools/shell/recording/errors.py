@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
 from typing import final
 
 from ...core.lifecycle.events import StoredEvent
@@ -34,7 +33,6 @@ class RecordErrorKind(enum.Enum):
 
 @final
 @error_value
-@dataclass(frozen=True, slots=True, kw_only=True)
 class RecordError(CorrexError):
     """An event a `SessionRecorder` did not record, and why.
 

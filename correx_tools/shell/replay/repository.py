@@ -12,7 +12,6 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from typing import TypeVar, final
 
 from returns.result import Failure, Result, Success
@@ -40,7 +39,6 @@ T = TypeVar("T")
 
 @final
 @error_value
-@dataclass(frozen=True, slots=True, kw_only=True)
 class DuplicateInvocation(CorrexError):
     """An invocation id requested in two sessions (or twice in one)."""
 

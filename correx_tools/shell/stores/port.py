@@ -51,7 +51,6 @@ class AppendErrorKind(enum.Enum):
 
 @final
 @error_value
-@dataclass(frozen=True, slots=True, kw_only=True)
 class AppendError(CorrexError):
     """An append that wrote nothing, and why; ``invocation_id`` and ``other_session`` for a
     duplicate id."""

@@ -94,7 +94,6 @@ class Transcript:
 
 @final
 @error_value
-@dataclass(frozen=True, slots=True, kw_only=True)
 class TranscriptError(CorrexError):
     """A transcript that could not be imported: the file, where in it, and what is wrong.
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any, NamedTuple, final
 
 from returns.result import Failure
@@ -34,7 +33,6 @@ PORTABLE_NAME_RULE = "1 to 64 of A-Z a-z 0-9 _ -"
 
 @final
 @error_value
-@dataclass(frozen=True, slots=True, kw_only=True)
 class FormatError(CorrexError):
     """A tool definition a format cannot read or express: which tool, where, and why.
 

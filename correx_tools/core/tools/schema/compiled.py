@@ -17,7 +17,6 @@ registration, refusing what could make validation unsafe or slow later:
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 from typing import Any, final
 
 import jsonschema
@@ -55,7 +54,6 @@ MAX_SCHEMA_DEPTH = 128
 
 @final
 @error_value
-@dataclass(frozen=True, slots=True, kw_only=True)
 class SchemaError(CorrexError):
     """Why a schema was refused, with the JSON path of the offending part."""
 
