@@ -25,7 +25,14 @@ from ..replay.documents import (
 )
 from ..transcripts.description import description_json, session_description
 from .errors import CliError
-from .loading import answered, find_invocation, find_session, in_range, repository_for
+from .loading import (
+    answered,
+    asked_at,
+    find_invocation,
+    in_range,
+    opened_session,
+    repository_for,
+)
 from .readable import counted
 from .render import changes_table, emit, record_detail, records_table, shown_id, table
 from .sources import open_store
@@ -88,11 +95,8 @@ def _imported(rows: list[dict[str, Any]], counts: str) -> str:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    store = open_store(args.source)
-    session = find_session(store, args.session, args.source)
-    repository = repository_for(store, args.source, lenient=args.lenient)
-    with repository.view(session) as view:
-        at = view.last_sequence if args.at is None else in_range(view, args.at, "--at")
+    with opened_session(args, lenient=args.lenient) as (_, session, view):
+        at = asked_at(args, view)
         summary = answered(view.summary(at), session, lenient=args.lenient)
         refused = view.refused(at, limit=None if args.json else REFUSED_SHOWN)
         everything = args.json or args.limit == 0
@@ -135,10 +139,7 @@ def invocations_by_status(total: int, counts: Mapping[ToolInvocationStatus, int]
 
 
 def cmd_history(args: argparse.Namespace) -> int:
-    store = open_store(args.source)
-    session = find_session(store, args.session, args.source)
-    repository = repository_for(store, args.source, lenient=True)
-    with repository.view(session) as view:
+    with opened_session(args, lenient=True) as (_, session, view):
         invocation = find_invocation(view, args.invocation)
         history = answered(view.history(invocation), session, lenient=True)
         refused = refused_about(view.refused(), invocation)
@@ -173,10 +174,7 @@ def _made_at(record: ToolInvocationRecord) -> Any:
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
-    store = open_store(args.source)
-    session = find_session(store, args.session, args.source)
-    repository = repository_for(store, args.source, lenient=True)
-    with repository.view(session) as view:
+    with opened_session(args, lenient=True) as (_, session, view):
         a, b = in_range(view, args.a, "A"), in_range(view, args.b, "B")
         if a > b:
             raise CliError(f"A={a} is after B={b}: diff goes forward in time")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import NamedTuple, TextIO, TypeVar
 
 from returns.result import Result, Success
@@ -124,6 +125,33 @@ def in_range(view: SessionView, value: int, name: str) -> int:
     return value
 
 
+class OpenedSession(NamedTuple):
+    """The store a command's SOURCE names, the session its SESSION names there, and one
+    view of that session (one snapshot: every answer of the command agrees)."""
+
+    store: EventStore
+    session: SessionId
+    view: SessionView
+
+
+@contextmanager
+def opened_session(args: argparse.Namespace, *, lenient: bool) -> Iterator[OpenedSession]:
+    """``args.session`` of ``args.source``, seen in one view (strict unless ``lenient``);
+    a one-line error for a source or session that is not there."""
+    store = open_store(args.source)
+    session = find_session(store, args.session, args.source)
+    repository = repository_for(store, args.source, lenient=lenient)
+    with repository.view(session) as view:
+        yield OpenedSession(store, session, view)
+
+
+def asked_at(args: argparse.Namespace, view: SessionView) -> int:
+    """The sequence ``--at`` asks for (the session's last without one), or a one-line error
+    for one outside the session."""
+    asked: int | None = getattr(args, "at", None)
+    return view.last_sequence if asked is None else in_range(view, asked, "--at")
+
+
 class SessionAt(NamedTuple):
     """A command's view of one session at one point: the store, the session, the
     sequence asked for (``--at``, or the last) and the state there."""
@@ -137,11 +165,8 @@ class SessionAt(NamedTuple):
 def session_at(args: argparse.Namespace) -> SessionAt:
     """The state of ``args.session`` in ``args.source`` at ``args.at`` (or its end),
     strict unless ``args.lenient``; a one-line error for anything missing."""
-    store = open_store(args.source)
-    session = find_session(store, args.session, args.source)
-    repository = repository_for(store, args.source, lenient=args.lenient)
-    with repository.view(session) as view:
-        at = view.last_sequence if args.at is None else in_range(view, args.at, "--at")
+    with opened_session(args, lenient=args.lenient) as (store, session, view):
+        at = asked_at(args, view)
         state = answered(view.at(at), session, lenient=args.lenient)
     return SessionAt(store, session, at, state)
 

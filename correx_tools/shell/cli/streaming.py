@@ -17,8 +17,7 @@ from returns.result import Failure
 from ...core.tools.ids import SessionId
 from ..replay.view import SessionView, StreamFailed
 from ..stores.port import EventStore
-from .loading import answered, find_session, in_range, repository_for
-from .sources import open_store
+from .loading import answered, asked_at, opened_session
 
 
 class Streamed(NamedTuple):
@@ -35,12 +34,8 @@ class Streamed(NamedTuple):
 def streamed_session(args: argparse.Namespace) -> Iterator[Streamed]:
     """``args.session`` of ``args.source`` seen in one view, strict unless ``args.lenient``;
     a one-line error for anything missing, or for a stream the fold refuses part way."""
-    store = open_store(args.source)
-    session = find_session(store, args.session, args.source)
-    repository = repository_for(store, args.source, lenient=args.lenient)
-    with repository.view(session) as view:
-        asked = getattr(args, "at", None)
-        at = view.last_sequence if asked is None else in_range(view, asked, "--at")
+    with opened_session(args, lenient=args.lenient) as (store, session, view):
+        at = asked_at(args, view)
         try:
             yield Streamed(store, session, at, view)
         except StreamFailed as failed:
