@@ -28,7 +28,7 @@ from datetime import datetime
 from typing import Any
 
 from .calls import About, Call, End, Position, Transcript, must_be, utc_time
-from .lines import first_record
+from .lines import first_record_has
 from .outcomes import completed, exit_code_in, failed, rejected
 
 FORMAT = "gemini-cli"
@@ -50,13 +50,7 @@ SUBAGENT = ""
 
 def looks_like_lines(records: list[tuple[int, Any]]) -> bool:
     """Whether JSON Lines records are a Gemini CLI chat."""
-    first = first_record(records)
-    return (
-        first is not None
-        and "sessionId" in first
-        and "projectHash" in first
-        and "type" not in first
-    )
+    return first_record_has(records, "sessionId", "projectHash", lacking="type")
 
 
 def looks_like_document(document: Any) -> bool:

@@ -23,7 +23,7 @@ from datetime import datetime
 from typing import Any
 
 from .calls import About, Call, End, Position, Transcript, must_be, text_of, utc_time
-from .lines import first_record
+from .lines import first_record_has
 from .outcomes import completed, epoch_time, failed, rejected
 from .pairing import Pairing
 
@@ -47,13 +47,7 @@ def looks_like_export(document: Any) -> bool:
 
 def looks_like_legacy(records: list[tuple[int, Any]]) -> bool:
     """Whether JSON Lines records are an older Goose session file."""
-    first = first_record(records)
-    return (
-        first is not None
-        and "working_dir" in first
-        and "description" in first
-        and "role" not in first
-    )
+    return first_record_has(records, "working_dir", "description", lacking="role")
 
 
 def read_export(document: dict[str, Any], name: str) -> Transcript:

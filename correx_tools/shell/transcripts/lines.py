@@ -80,6 +80,13 @@ def first_record(records: list[Record]) -> dict[str, Any] | None:
     return first if isinstance(first, dict) else None
 
 
+def first_record_has(records: list[Record], *keys: str, lacking: str) -> bool:
+    """Whether the first record is an object with each of ``keys`` and without ``lacking``
+    (the test of a format whose first record names itself by its members)."""
+    first = first_record(records)
+    return first is not None and all(key in first for key in keys) and lacking not in first
+
+
 def strict_value(text: str, where: str) -> Any:
     """``text`` as JSON, strictly (no NaN, no duplicate keys); an error names ``where``."""
     try:

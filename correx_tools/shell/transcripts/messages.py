@@ -21,7 +21,6 @@ from ..stores.codec.strict_json import EnvelopeError, loads_strict
 from .calls import (
     Call,
     End,
-    Ending,
     Position,
     Transcript,
     Unreadable,
@@ -139,13 +138,8 @@ def _openai(message: dict[str, Any], index: int, where: str, at: datetime, calls
         for number, call_id in enumerate(ids):
             must_be(call_id, str, f"{where}.tool_call_id", "tool_call_id")
             call = calls.ended(call_id, where)
-            call.end = End(
-                kind=Ending.COMPLETED,
-                at=at,
-                position=(index, number),
-                output=text_of(message.get("content")),
-                metadata={"tool_call_id": call_id},
-            )
+            output = text_of(message.get("content"))
+            call.end = completed(at, (index, number), output, {"tool_call_id": call_id})
 
 
 def _anthropic(

@@ -17,7 +17,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..stores.codec.strict_json import EnvelopeError, loads_strict
-from .calls import About, Call, End, Ending, Transcript, Unreadable, must_be, text_of, utc_time
+from .calls import About, Call, Transcript, Unreadable, must_be, text_of, utc_time
+from .outcomes import completed, rejected
 
 FORMAT = "openhands"
 # What OpenHands adds to an action's args beside the tool's own arguments.
@@ -157,13 +158,7 @@ def _observe(
                 requested_at=at,
                 position=(index,),
                 where=where,
-                end=End(
-                    kind=Ending.REJECTED,
-                    at=at,
-                    position=(index, 1),
-                    reason=reason,
-                    metadata={"event_id": str(event.get("id"))},
-                ),
+                end=rejected(at, (index, 1), reason, {"event_id": str(event.get("id"))}),
             )
         return
     call = by_action.get(_action_key(cause, f"{where}.cause"))
@@ -184,19 +179,11 @@ def _observe(
     )
     if kind == "user_rejected":
         reason = str(event.get("content") or "the user rejected the action")
-        call.end = End(
-            kind=Ending.REJECTED, at=at, position=(index,), metadata=metadata, reason=reason
-        )
+        call.end = rejected(at, (index,), reason, metadata)
         return
     exit_code = details.get("exit_code", 0)
-    call.end = End(
-        kind=Ending.COMPLETED,
-        at=at,
-        position=(index,),
-        output=text_of(event.get("content")),
-        exit_code=exit_code if type(exit_code) is int else 0,
-        metadata=metadata,
-    )
+    exit_code = exit_code if type(exit_code) is int else 0
+    call.end = completed(at, (index,), text_of(event.get("content")), metadata, exit_code)
 
 
 def _action_key(value: object, where: str) -> object:

@@ -40,24 +40,14 @@ def completed(
 
 def failed(at: datetime, position: Position, reason: str, metadata: dict[str, str]) -> End:
     """A call that ran and errored, or was stopped after it began."""
-    return End(
-        kind=Ending.FAILED,
-        at=at,
-        position=position,
-        reason=reason or "the tool reported an error",
-        metadata=metadata,
-    )
+    reason = reason or "the tool reported an error"
+    return End(kind=Ending.FAILED, at=at, position=position, reason=reason, metadata=metadata)
 
 
 def rejected(at: datetime, position: Position, reason: str, metadata: dict[str, str]) -> End:
     """A call refused before it ran."""
-    return End(
-        kind=Ending.REJECTED,
-        at=at,
-        position=position,
-        reason=reason or "rejected",
-        metadata=metadata,
-    )
+    reason = reason or "rejected"
+    return End(kind=Ending.REJECTED, at=at, position=position, reason=reason, metadata=metadata)
 
 
 def exit_code_in(text: str, pattern: re.Pattern[str]) -> int | None:

@@ -18,7 +18,8 @@ from datetime import timedelta
 from typing import Any
 
 from ..stores.codec.strict_json import EnvelopeError, loads_strict
-from .calls import ORIGIN, Call, End, Ending, Transcript, Unreadable, must_be, text_of, unique_id
+from .calls import ORIGIN, Call, Transcript, Unreadable, must_be, text_of, unique_id
+from .outcomes import completed
 
 FORMAT = "swe-agent"
 
@@ -58,12 +59,11 @@ def read(document: Any, name: str) -> Transcript:
                 requested_at=now,
                 position=(number,),
                 where=where,
-                end=End(
-                    kind=Ending.COMPLETED,
-                    at=ended,
-                    position=(number, 1),
-                    output=text_of(step.get("observation")),
-                    metadata={"step": str(number + 1), "exit_code_known": "false"},
+                end=completed(
+                    ended,
+                    (number, 1),
+                    text_of(step.get("observation")),
+                    {"step": str(number + 1), "exit_code_known": "false"},
                 ),
             )
         )
