@@ -235,11 +235,7 @@ def _walk_bounds(value: object, limits: ValidationLimits) -> Violation | None:
             )
         if isinstance(node, str):
             if len(node) > limits.max_string_length:
-                return Violation(
-                    path=path,
-                    message=f"string of {len(node)} characters is over the limit of "
-                    f"{limits.max_string_length}",
-                )
+                return _over(path, f"string of {len(node)} characters", limits.max_string_length)
             size += len(node) + 2
         elif node is None or isinstance(node, bool):
             size += 4
@@ -259,11 +255,7 @@ def _walk_bounds(value: object, limits: ValidationLimits) -> Violation | None:
             size += 8
         elif isinstance(node, Mapping):
             if len(node) > limits.max_items:
-                return Violation(
-                    path=path,
-                    message=f"object of {len(node)} members is over the limit of "
-                    f"{limits.max_items}",
-                )
+                return _over(path, f"object of {len(node)} members", limits.max_items)
             for key, item in node.items():
                 if not isinstance(key, str):
                     return Violation(path=path, message=f"object key {key!r} is not a string")
@@ -271,10 +263,7 @@ def _walk_bounds(value: object, limits: ValidationLimits) -> Violation | None:
                 stack.append((item, path + _member(key), depth + 1))
         elif isinstance(node, list | tuple | PVector):
             if len(node) > limits.max_items:
-                return Violation(
-                    path=path,
-                    message=f"array of {len(node)} items is over the limit of {limits.max_items}",
-                )
+                return _over(path, f"array of {len(node)} items", limits.max_items)
             size += 2
             stack.extend((item, f"{path}[{i}]", depth + 1) for i, item in enumerate(node))
         else:
@@ -285,6 +274,10 @@ def _walk_bounds(value: object, limits: ValidationLimits) -> Violation | None:
                 message=f"arguments are larger than the limit of {limits.max_total_size} bytes",
             )
     return None
+
+
+def _over(path: str, what: str, limit: int) -> Violation:
+    return Violation(path=path, message=f"{what} is over the limit of {limit}")
 
 
 def _invalid(violations: list[Violation]) -> Invalid:

@@ -30,20 +30,10 @@ def read_plain(
     reader = Reader(format_name, definition)
     if not isinstance(definition, Mapping):
         return reader.fail(path, "a tool definition must be an object")
-    name = reader.name("name", TOOL_NAME, PORTABLE_NAME_RULE)
-    description = reader.text("description")
-    schema = reader.schema(schema_key, required=False)
+    fields = _named(reader, schema_key, tier, capabilities)
     if reader.error is not None:
         return Failure(under(reader.error, path))
-    return Success(
-        ToolFields(
-            name=name,
-            description=description or "",
-            parameters=schema or {},
-            tier=tier,
-            capabilities=frozenset(capabilities),
-        )
-    )
+    return Success(fields)
 
 
 def read_own(
@@ -51,9 +41,7 @@ def read_own(
 ) -> Result[ToolFields, FormatError]:
     """This library's definition: ``parameters``, ``tier`` and ``capabilities`` by value."""
     reader = Reader("definition", definition)
-    name = reader.name("name", TOOL_NAME, PORTABLE_NAME_RULE)
-    description = reader.text("description")
-    schema = reader.schema("parameters", required=False)
+    fields = _named(reader, "parameters", tier, capabilities)
     if reader.error is not None:
         return Failure(reader.error)
     raw_tier = definition.get("tier", tier.value)
@@ -74,12 +62,18 @@ def read_own(
             return reader.fail(
                 f"$.capabilities[{index}]", f"{str(value)[:40]!r} is not a capability ({known})"
             )
-    return Success(
-        ToolFields(
-            name=name,
-            description=description or "",
-            parameters=schema or {},
-            tier=own_tier,
-            capabilities=frozenset(own),
-        )
+    return Success(fields._replace(tier=own_tier, capabilities=frozenset(own)))
+
+
+def _named(
+    reader: Reader, schema_key: str, tier: Tier, capabilities: Iterable[ToolCapability]
+) -> ToolFields:
+    """What every definition here names alike (name, description, a schema under
+    ``schema_key``), with ``tier`` and ``capabilities``; a problem is kept in ``reader``."""
+    return ToolFields(
+        name=reader.name("name", TOOL_NAME, PORTABLE_NAME_RULE),
+        description=reader.text("description") or "",
+        parameters=reader.schema(schema_key, required=False) or {},
+        tier=tier,
+        capabilities=frozenset(capabilities),
     )
