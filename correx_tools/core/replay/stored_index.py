@@ -24,20 +24,12 @@ from datetime import datetime
 from typing import Any, NamedTuple, final
 
 from ..lifecycle._engine.rows import (
-    COMPLETED_AT,
-    FIELDS,
     ID,
-    REASON,
-    RECEIPT,
-    RECOVERABLE,
-    REQUEST,
     REQUESTED_AT,
-    STARTED_AT,
     STATUS,
-    TIER,
-    TOOL,
     TOOL_EVENT_CLASSES,
     advance,
+    new_row,
     record_from_fields,
 )
 from ..lifecycle.events import (
@@ -157,7 +149,7 @@ def refusal_of(stored: StoredEvent, entry: InvocationEntry | None) -> Transition
     ``entry`` is the invocation's entry in the event's session (``None`` if it
     has none); the record it had just before the event decides, as in the fold.
     """
-    row: list[Any] = [None] * FIELDS
+    row: list[Any] = new_row()
     if entry is not None:
         before = record_at(entry, stored.sequence - 1)
         if before is not None:
@@ -185,7 +177,7 @@ def entries_of(
         if type(event) not in TOOL_EVENT_CLASSES:
             continue
         invocation: str = event.invocation_id  # type: ignore[attr-defined]
-        row = rows.get(invocation) or [None] * FIELDS
+        row = rows.get(invocation) or new_row()
         before = row[STATUS]
         problem = advance(row, stored, event)  # type: ignore[arg-type]  # a tool event
         if problem is not None:
@@ -201,10 +193,12 @@ def entries_of(
     entries = []
     for invocation, row in rows.items():
         requested_seq, started_seq, ended_seq = sequences[invocation]
-        fields = (row[ID], row[TOOL], row[TIER], row[REQUEST], requested_seq, row[REQUESTED_AT],
-                  started_seq, row[STARTED_AT], ended_seq, row[COMPLETED_AT], row[STATUS],
-                  row[RECEIPT], row[REASON], row[RECOVERABLE])  # fmt: skip
-        entries.append(InvocationEntry(*fields))
+        r = record_from_fields(row)
+        entries.append(InvocationEntry(
+            r.invocation_id, r.tool_name, r.tier, r.request, requested_seq, r.requested_at,
+            started_seq, r.started_at, ended_seq, r.completed_at, r.status, r.receipt, r.reason,
+            r.recoverable,
+        ))  # fmt: skip
     return entries, refused
 
 
@@ -274,7 +268,7 @@ class IndexWriter:
         }
         for invocation, state in self._lookup(wanted).items():
             if state.session_id == self._session:
-                row: list[Any] = [None] * FIELDS
+                row: list[Any] = new_row()
                 row[ID], row[STATUS], row[REQUESTED_AT] = (
                     invocation,
                     state.status,
@@ -290,7 +284,7 @@ class IndexWriter:
         invocation: str = event.invocation_id  # type: ignore[attr-defined]
         row = self._known.get(invocation)
         if row is None:
-            row = [None] * FIELDS
+            row = new_row()
         before = row[STATUS]
         refused = advance(row, stored, event)  # type: ignore[arg-type]  # a tool event
         counts = self._counts
