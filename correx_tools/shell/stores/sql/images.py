@@ -13,6 +13,7 @@ events instead.
 from __future__ import annotations
 
 import zlib
+from dataclasses import KW_ONLY, dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import final
 
@@ -57,60 +58,32 @@ def seal_of_row(session_id: str, columns: SealedColumns) -> int:
 
 
 @final
+@dataclass(slots=True)
 class Image:
     """One invocation's row as it will be written: built at its request, moved on by its
     start and end (`advance`), sealed when written (`seal`)."""
 
-    __slots__ = (
-        "completed_at",
-        "completed_text",
-        "end_code",
-        "end_crc",
-        "end_label",
-        "ended_seq",
-        "invocation_id",
-        "request_crc",
-        "requested_at",
-        "requested_text",
-        "sequence",
-        "started_at",
-        "started_seq",
-        "started_text",
-        "status",
-        "tier",
-        "tool_name",
-    )
-
-    def __init__(
-        self,
-        invocation_id: str,
-        sequence: int,
-        *,
-        requested_at: datetime,
-        tool_name: str,
-        tier: int,
-        request_crc: int,
-        requested_text: str | None = None,
-    ) -> None:
-        self.invocation_id = invocation_id
-        self.sequence = sequence
-        self.requested_at = requested_at
-        # Each time's text as the event stored it, when known: SQLite keeps that text, and
-        # writing it as it is saves formatting the moment again.
-        self.requested_text = requested_text
-        self.tool_name = tool_name
-        self.tier = tier
-        self.request_crc = request_crc
-        self.status = 1
-        self.started_seq: int | None = None
-        self.started_at: datetime | None = None
-        self.started_text: str | None = None
-        self.ended_seq: int | None = None
-        self.completed_at: datetime | None = None
-        self.completed_text: str | None = None
-        self.end_label: str | None = None
-        self.end_code: int | None = None
-        self.end_crc = 0
+    invocation_id: str
+    sequence: int
+    _: KW_ONLY
+    requested_at: datetime
+    tool_name: str
+    tier: int
+    request_crc: int
+    requested_text: str | None = None
+    """Each time's text as the event stored it, when known: SQLite keeps that text, and
+    writing it as it is saves formatting the moment again."""
+    # Moved on by the start and the end (`advance`):
+    status: int = field(default=1, init=False)
+    started_seq: int | None = field(default=None, init=False)
+    started_at: datetime | None = field(default=None, init=False)
+    started_text: str | None = field(default=None, init=False)
+    ended_seq: int | None = field(default=None, init=False)
+    completed_at: datetime | None = field(default=None, init=False)
+    completed_text: str | None = field(default=None, init=False)
+    end_label: str | None = field(default=None, init=False)
+    end_code: int | None = field(default=None, init=False)
+    end_crc: int = field(default=0, init=False)
 
     @classmethod
     def requested(cls, change: EntryChange, columns: TypedColumns, event: EncodedEvent) -> Image:
