@@ -263,3 +263,27 @@ def test_the_default_file_name_is_redacted_too(tmp_path: Path) -> None:
     run("report", str(path), session, cwd=tmp_path)
     (page,) = tmp_path.glob("report-*.html")
     assert SECRET not in page.name and "REDACTED" in page.name
+
+
+def test_dash_writes_the_page_to_standard_output(demo: Path) -> None:
+    written = report(demo, REAL)
+    piped = subprocess.run(
+        [sys.executable, "-m", "correx_tools", "report", str(demo), REAL, "-o", "-"],
+        capture_output=True,
+        cwd=demo.parent,
+        timeout=300,
+        check=True,
+    )
+    assert piped.stdout == written.read_bytes() and piped.stderr == b""
+    assert not (demo.parent / "-").exists()
+    both = run("report", str(demo), REAL, "-o", "-", "--json", cwd=demo.parent, ok=False)
+    assert both.returncode == 1 and "--json" in both.stderr
+
+
+@pytest.mark.parametrize("command", ["report", "export"])
+def test_an_empty_output_name_is_refused(demo: Path, command: str) -> None:
+    before = sorted(demo.parent.iterdir())
+    result = run(command, str(demo), REAL, "-o", "", cwd=demo.parent, ok=False)
+    assert result.returncode == 2
+    assert "argument -o/--output: an empty name" in result.stderr
+    assert sorted(demo.parent.iterdir()) == before

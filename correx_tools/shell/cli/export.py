@@ -29,7 +29,7 @@ from ..stores.port import EventStore
 from .collector import send_to_collector
 from .errors import CliError
 from .loading import answered
-from .output import size_text, whole_file
+from .output import STANDARD_OUTPUT, output_argument, size_text, whole_file
 from .render import emit
 from .report import add_redact_argument
 from .streaming import Streamed, streamed_session
@@ -60,7 +60,7 @@ def cmd_export(args: argparse.Namespace) -> int:
                 lambda: f"sent {sent:,} spans of trace {trace_id.hex()} to {endpoint}",
             )
             return 0
-        if args.output is None or args.output == "-":
+        if args.output is None or args.output == STANDARD_OUTPUT:
             for line in otlp_lines(trace_id, spans):
                 sys.stdout.write(line + "\n")
             return 0
@@ -163,7 +163,8 @@ def add_export_arguments(parser: argparse.ArgumentParser, source_help: str) -> N
         "-o",
         "--output",
         metavar="FILE",
-        help="write to FILE, whole or not at all (default: stdout)",
+        type=output_argument,
+        help="write to FILE, whole or not at all (default, or -: standard output)",
     )
     parser.add_argument("--at", type=int, metavar="SEQ", help="the session as it was at SEQ")
     parser.add_argument("--lenient", action="store_true", help="skip events the lifecycle refuses")

@@ -10,6 +10,7 @@ file under the name asked for.
 
 from __future__ import annotations
 
+import argparse
 import os
 import secrets
 import stat
@@ -19,6 +20,16 @@ from pathlib import Path
 from typing import BinaryIO
 
 from .errors import CliError
+
+STANDARD_OUTPUT = "-"
+"""What ``-o`` takes for standard output, as most commands do."""
+
+
+def output_argument(text: str) -> str:
+    """``-o FILE`` as the parser takes it: a file name, or ``-``; never an empty name."""
+    if not text:
+        raise argparse.ArgumentTypeError("an empty name: give a file, or - for standard output")
+    return text
 
 
 @contextmanager

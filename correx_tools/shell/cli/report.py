@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import argparse
 import re
+import sys
 from pathlib import Path
 
 from ...core.report.redaction import Redaction
 from ..report.page import page_document, write_page
 from .errors import CliError
 from .loading import SESSION_HELP, answered
-from .output import whole_file
+from .output import STANDARD_OUTPUT, output_argument, whole_file
 from .render import emit
 from .streaming import streamed_session
 
@@ -20,8 +21,14 @@ def cmd_report(args: argparse.Namespace) -> int:
         redaction = Redaction.with_patterns(args.redact)
     except ValueError as error:
         raise CliError(str(error)) from None
+    if args.output == STANDARD_OUTPUT and args.json:
+        raise CliError("-o - writes the page itself to standard output; --json describes a file")
     with streamed_session(args) as (_, session, _, view):
         data = answered(page_document(view, redaction=redaction), session, lenient=args.lenient)
+    if args.output == STANDARD_OUTPUT:  # the page alone, for a pipe
+        write_page(sys.stdout.buffer, data)
+        sys.stdout.flush()
+        return 0
     # The default name is redacted too: a file name travels with the file.
     path = Path(args.output) if args.output else Path(default_name(redaction.text(session)))
     with whole_file(path) as out:
@@ -57,7 +64,12 @@ def add_report_arguments(parser: argparse.ArgumentParser, source_help: str) -> N
     parser.add_argument("source", metavar="SOURCE", help=source_help)
     parser.add_argument("session", metavar="SESSION", help=SESSION_HELP)
     parser.add_argument(
-        "-o", "--output", metavar="FILE", help="the page to write (default: report-SESSION.html)"
+        "-o",
+        "--output",
+        metavar="FILE",
+        type=output_argument,
+        help="the page to write, whole or not at all (default: report-SESSION.html; - for "
+        "standard output)",
     )
     parser.add_argument("--lenient", action="store_true", help="skip events the lifecycle refuses")
     add_redact_argument(parser)
