@@ -67,6 +67,20 @@ def test_a_stale_expected_sequence_is_a_conflict_and_writes_nothing(store: Event
     )
 
 
+@pytest.mark.parametrize("expected", [-1, False, True, 1.0, "0", None])
+def test_an_expected_sequence_that_is_no_sequence_is_named_and_writes_nothing(
+    store: EventStore, expected: object
+) -> None:
+    store.append(S1, [requested("a")], expected_sequence=0).unwrap()
+    error = store.append(S1, [started("a")], expected_sequence=expected).failure()  # type: ignore[arg-type]
+    assert error.kind is AppendErrorKind.INVALID_EVENT
+    assert (
+        f"expected_sequence must be an int >= 0 (the session's last sequence), got {expected!r}"
+        in (error.message)
+    )
+    assert len(list(store.read(S1))) == 1
+
+
 def test_an_append_is_all_or_nothing(store: EventStore) -> None:
     store.append(S1, [requested("a")], expected_sequence=0).unwrap()
     # The third event of the batch reuses an id: the first two must not land either.

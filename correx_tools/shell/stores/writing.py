@@ -161,6 +161,12 @@ class BatchWritingStore:
     ) -> Result[tuple[StoredEvent, ...], AppendError]:
         """Append ``events`` after ``expected_sequence``, all or none."""
         try:
+            if type(expected_sequence) is not int or expected_sequence < 0:
+                # Not a bool, a float or a string: each would number the events wrongly.
+                raise ValueError(
+                    f"expected_sequence must be an int >= 0 (the session's last sequence), "
+                    f"got {expected_sequence!r:.40}"
+                )
             stored = number_events(session_id, events, expected_sequence, recorded_at or now_utc())
         except (TypeError, ValueError) as error:
             return Failure(
