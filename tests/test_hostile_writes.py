@@ -187,6 +187,10 @@ REFUSED_BY_STORES: dict[str, tuple[object, str]] = {
         OpaqueEvent(type="note", version=1, data={"x": [float("nan")]}),
         "data.x[0] is nan",
     ),
+    "an integer past Python's digit limit": (
+        requested("inv-huge", n={"deep": [0, 10**5000]}),
+        "data.request.arguments.n.deep[1] is an integer of more than",
+    ),
     "a set in the arguments": (
         requested("inv-set", paths={"a", "b"}),
         "data.request.arguments.paths holds a set",
