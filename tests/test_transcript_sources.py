@@ -201,7 +201,9 @@ def test_a_damaged_cache_of_our_own_is_made_again(tmp_path: Path) -> None:
         (b"hello, not a database\n" * 10, "notes.txt", "neither an event store nor a transcript"),
         (b"# My notes\n\nsome text\n", "notes.md", "(Markdown, not an Aider history)"),
         (b'{"a": 1}\n{"b": 2}\n', "log.jsonl", "JSON Lines whose first record has a"),
-        (b"", "empty.sqlite", "not a correx event store (it holds no tables)"),
+        (b"", "empty.sqlite", "an empty file, neither an event store nor a transcript"),
+        (b"", "empty.json", "an empty file, neither an event store nor a transcript"),
+        (b"  \n\n \n", "blank.jsonl", "a transcript of a known format (only blank lines)"),
     ],
 )
 def test_a_file_that_is_neither_a_store_nor_a_transcript_says_so_in_one_line(

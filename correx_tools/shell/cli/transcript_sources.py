@@ -151,7 +151,9 @@ def is_transcript_source(source: str) -> bool:
     except OSError:
         return False  # missing or unreadable: the store's opener says which, in one line
     if not head.strip():
-        return False  # an empty log, or an empty SQLite file: the store's opener says
+        # Empty: an empty log or SQLite file, for the store's opener to say. Blank lines
+        # alone no store writes: the transcripts' reader says what the file holds.
+        return bool(head) and len(head) < (1 << 12)
     if head.startswith(HEADER):
         # Goose's sessions.db is a transcript; any other SQLite file is for the store's opener
         # to take, or to say in one line what it holds instead.

@@ -200,6 +200,11 @@ def _decoded(data: bytes, lenient: bool) -> tuple[str, str, list[tuple[str, str]
 
 
 def _parsed(text: str, format: str, name: str, lenient: bool) -> Transcript:
+    if not text.strip():
+        blank = "only blank lines" if text else "an empty file"
+        if format == "auto":
+            raise Unrecognised(f"not a transcript of a known format ({blank})", ", ".join(FORMATS))
+        raise _mismatch(format, blank)
     document, problem = json_document(text)
     markdown = document is None and not text.lstrip().startswith(("{", "["))
     if format == aider.FORMAT or (format == "auto" and markdown and aider.looks_like(text)):

@@ -69,6 +69,8 @@ def loads_strict(text: str | bytes) -> Any:
     except UnicodeDecodeError as error:
         raise EnvelopeError(f"not UTF-8: {error.reason} at byte {error.start}") from None
     except json.JSONDecodeError as error:
+        if not text.strip():
+            raise EnvelopeError("invalid JSON: a blank line") from None
         raise EnvelopeError(f"invalid JSON: {str(error)[:200]}") from None
     except ValueError:  # int() refuses integers over Python's digit limit
         raise EnvelopeError(

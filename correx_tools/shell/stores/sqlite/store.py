@@ -10,6 +10,7 @@ this module opens the file and keeps its layout.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
@@ -94,6 +95,11 @@ class SQLiteEventStore(SqlEventStore):
             layout = layout_of(connection)
         except sqlite3.DatabaseError as error:
             raise StoreLayoutError(cannot_open(self.path, error)) from None
+        if layout == 0 and self.read_only and _is_empty(self.path):
+            raise StoreLayoutError(
+                f"{self.path}: an empty file, neither an event store nor a transcript "
+                f"(correx-tools init-db makes it a store)"
+            )
         if layout is None or (layout == 0 and self.read_only):
             held = "no tables" if layout == 0 else "tables of another kind"
             raise StoreLayoutError(
@@ -149,3 +155,10 @@ def cannot_open(path: object, error: sqlite3.DatabaseError) -> str:
     if "unable to open" in said:
         return f"{path}: cannot be opened or made there ({said})"
     return f"{path}: not a SQLite event store ({said})"
+
+
+def _is_empty(path: str | os.PathLike[str]) -> bool:
+    try:
+        return os.stat(path).st_size == 0
+    except OSError:
+        return False
