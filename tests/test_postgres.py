@@ -14,7 +14,15 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from correx_tools import AppendErrorKind, PostgresEventStore, SessionId, StoreReadError
+from correx_tools import (
+    AppendErrorKind,
+    DefaultToolRepository,
+    EventReplayer,
+    InvocationId,
+    PostgresEventStore,
+    SessionId,
+    StoreReadError,
+)
 from correx_tools.shell.stores.postgres.layout import id_key
 
 from .strategies import requested, started
@@ -261,6 +269,17 @@ def test_a_store_survives_a_server_crash_and_reconnects(own_server: tuple[str, s
     assert "unavailable" in str(reading.value) and "hunter2" not in str(reading.value)
     with pytest.raises(StoreReadError):
         store.last_sequence(session)
+    # The repository's questions answer as they would for a damaged file: a ReplayError.
+    repository = DefaultToolRepository(EventReplayer(store))
+    for answer in (
+        repository.get(session),
+        repository.summary(session),
+        repository.at(session, 1),
+        repository.latest(session, 5),
+        repository.history(session, InvocationId("a")),
+    ):
+        failure = answer.failure()
+        assert "unavailable" in failure.message and "hunter2" not in failure.message
     # Back up: the same store object reconnects on its next call.
     server("restart", directory)
     store.append(session, [started("a")], expected_sequence=1).unwrap()

@@ -33,6 +33,17 @@ class _Reading:
             self.error = error
 
 
+def unreadable(error: StoreReadError, sequence: int | None = None) -> ReplayError:
+    """The `ReplayError` of a store that could not be read at ``sequence`` (by default the
+    one ``error`` names): what a question answers when the store fails under it."""
+    at = error.sequence if sequence is None else sequence
+    return ReplayError(
+        sequence=at,
+        cause=error.error,
+        message=f"sequence {at}: cannot read the event after sequence {at - 1}: {error.error}",
+    )
+
+
 class ReadProgress(Protocol):
     """Shown the events of a session as they are read (a progress bar on a terminal, say)."""
 
@@ -114,13 +125,4 @@ class EventReplayer:
             return result
         if error.torn and not strict:
             return result
-        replay = result.unwrap()
-        sequence = replay.last_sequence + 1
-        return Failure(
-            ReplayError(
-                sequence=sequence,
-                cause=error.error,
-                message=f"sequence {sequence}: cannot read the event after sequence "
-                f"{replay.last_sequence}: {error.error}",
-            )
-        )
+        return Failure(unreadable(error, result.unwrap().last_sequence + 1))

@@ -10,7 +10,7 @@ folding the session otherwise (JSONL, memory); both give what a full fold's
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TypeVar, final
 
@@ -28,10 +28,10 @@ from ...core.replay.timeline import RecordChange, Timeline
 from ...core.tools.errors import CorrexError, error_value
 from ...core.tools.ids import InvocationId, SessionId
 from ...core.tools.short_ids import UnresolvedId, resolve_name, starting_in
-from ..stores.port import IndexedStore
+from ..stores.port import IndexedStore, StoreReadError
 from .by_folding import ByFolding
 from .questions import FromIndex, History, Questions, Refusals, SessionEntries
-from .replayer import EventReplayer
+from .replayer import EventReplayer, unreadable
 from .view import SessionView
 
 T = TypeVar("T")
@@ -74,7 +74,10 @@ class DefaultToolRepository:
         with self._lock:
             cached = self._cache.get(session_id)
         if cached is None:
-            cached = self._from_index(session_id)
+            try:
+                cached = self._from_index(session_id)
+            except StoreReadError as error:
+                return Failure(unreadable(error))
         state, after = cached if cached is not None else (ToolState.empty(), 0)
         result = self.replayer.replay(
             session_id, self._projector, strict=self._strict, initial=state, after=after
@@ -137,16 +140,14 @@ class DefaultToolRepository:
 
     def at(self, session_id: SessionId, sequence: int) -> Result[ToolState, ReplayError]:
         """The session's state right after event ``sequence`` (``0``: before any event)."""
-        with self.view(session_id) as view:
-            return view.at(sequence)
+        return self._asked(session_id, lambda view: view.at(sequence))
 
     def history(
         self, session_id: SessionId, invocation_id: InvocationId
     ) -> Result[History, ReplayError]:
         """Each version of one invocation's record with the sequence that made it (``()``: the
         invocation was never requested in this session)."""
-        with self.view(session_id) as view:
-            return view.history(invocation_id)
+        return self._asked(session_id, lambda view: view.history(invocation_id))
 
     def diff(
         self, session_id: SessionId, a: int, b: int, limit: int | None = None
@@ -155,8 +156,7 @@ class DefaultToolRepository:
         request order (only the first ``limit`` when given)."""
         if a > b:
             raise ValueError(f"diff goes forward: sequence a={a} is after b={b}")
-        with self.view(session_id) as view:
-            return view.diff(a, b, limit)
+        return self._asked(session_id, lambda view: view.diff(a, b, limit))
 
     def diff_summary(
         self, session_id: SessionId, a: int, b: int
@@ -165,16 +165,14 @@ class DefaultToolRepository:
         by status and by tool (from the store's index where it keeps one, at any range)."""
         if a > b:
             raise ValueError(f"diff goes forward: sequence a={a} is after b={b}")
-        with self.view(session_id) as view:
-            return view.diff_summary(a, b)
+        return self._asked(session_id, lambda view: view.diff_summary(a, b))
 
     def summary(
         self, session_id: SessionId, at: int | None = None
     ) -> Result[SessionSummary, ReplayError]:
         """Counts by status, the invocations in flight and the refused events, right after
         ``at`` (the session's last event unless given)."""
-        with self.view(session_id) as view:
-            return view.summary(at)
+        return self._asked(session_id, lambda view: view.summary(at))
 
     def latest(
         self, session_id: SessionId, count: int, at: int | None = None
@@ -183,8 +181,7 @@ class DefaultToolRepository:
         each as it stood then."""
         if count < 0:
             raise ValueError(f"count must be >= 0, got {count}")
-        with self.view(session_id) as view:
-            return view.latest(count, at)
+        return self._asked(session_id, lambda view: view.latest(count, at))
 
     def refused(
         self, session_id: SessionId, at: int | None = None, limit: int | None = None
@@ -196,8 +193,7 @@ class DefaultToolRepository:
     def entries(self, session_id: SessionId) -> Result[SessionEntries, ReplayError]:
         """Every invocation's entry (its request, start and end: sequences and fields) and
         every refused event of the whole session, from the store's index when it keeps one."""
-        with self.view(session_id) as view:
-            return view.entries()
+        return self._asked(session_id, lambda view: view.entries())
 
     def entries_before(
         self, session_id: SessionId, through: int, count: int
@@ -225,6 +221,17 @@ class DefaultToolRepository:
         (``False`` for a store that keeps none, or whose index is stale or too old)."""
         with self.view(session_id) as view:
             return view.indexed
+
+    def _asked(
+        self, session_id: SessionId, question: Callable[[SessionView], Result[T, ReplayError]]
+    ) -> Result[T, ReplayError]:
+        """``question`` asked of one view of the session; a store that cannot be read (a
+        database gone away, a file damaged under the index) is a `ReplayError` too."""
+        try:
+            with self.view(session_id) as view:
+                return question(view)
+        except StoreReadError as error:
+            return Failure(unreadable(error))
 
     def _folding(self, session_id: SessionId) -> Questions:
         return ByFolding(session_id, self.replayer, strict=self._strict)

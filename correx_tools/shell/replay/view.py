@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from typing import TypeVar, final
 
-from returns.result import Result, Success
+from returns.result import Failure, Result, Success
 
 from ...core.lifecycle.record import ToolInvocationRecord
 from ...core.lifecycle.state import ToolState
@@ -24,9 +24,10 @@ from ...core.replay.summary import DiffSummary, SessionSummary
 from ...core.replay.timeline import RecordChange
 from ...core.tools.ids import InvocationId, SessionId
 from ...core.tools.short_ids import UnresolvedId, resolve_name
-from ..stores.port import StaleIndex
+from ..stores.port import StaleIndex, StoreReadError
 from .pages import Entries, Outlines, outlines_at
 from .questions import FromIndex, History, Questions, Refusals, SessionEntries
+from .replayer import unreadable
 
 T = TypeVar("T")
 Ask = Callable[[Questions, int], Entries]
@@ -76,12 +77,12 @@ class SessionView:
 
     def at(self, sequence: int) -> Result[ToolState, ReplayError]:
         """The session's state right after event ``sequence`` (``0``: before any event)."""
-        return self._ask(lambda questions: questions.at(sequence), sequence)
+        return self._answer(lambda: self._ask(lambda questions: questions.at(sequence), sequence))
 
     def history(self, invocation_id: InvocationId) -> Result[History, ReplayError]:
         """Each version of one invocation's record with the sequence that made it (``()``: the
         invocation was never requested in this session)."""
-        return self._ask(lambda questions: questions.history(invocation_id), None)
+        return self._answer(lambda: self._ask(lambda q: q.history(invocation_id), None))
 
     def diff(
         self, a: int, b: int, limit: int | None = None
@@ -93,7 +94,7 @@ class SessionView:
             raise ValueError(f"diff goes forward: sequence a={a} is after b={b}")
         if limit is not None and limit < 0:
             raise ValueError(f"limit must be >= 0, got {limit}")
-        return self._ask(lambda questions: questions.diff(a, b, limit), (a, b))
+        return self._answer(lambda: self._ask(lambda q: q.diff(a, b, limit), (a, b)))
 
     def diff_summary(self, a: int, b: int) -> Result[DiffSummary, ReplayError]:
         """The records added or changed from right after ``a`` to right after ``b``, counted
@@ -101,13 +102,12 @@ class SessionView:
         keeps an index."""
         if a > b:
             raise ValueError(f"diff goes forward: sequence a={a} is after b={b}")
-        return self._ask(lambda questions: questions.diff_summary(a, b), (a, b))
+        return self._answer(lambda: self._ask(lambda q: q.diff_summary(a, b), (a, b)))
 
     def summary(self, at: int | None = None) -> Result[SessionSummary, ReplayError]:
         """Counts by status, the invocations in flight and the refused events, right after
         ``at`` (the session's last event unless given)."""
-        k = self._point(at)
-        return self._ask(lambda questions: questions.summary(k), k)
+        return self._answer(lambda: self._ask_at(lambda q, k: q.summary(k), at))
 
     def latest(
         self, count: int, at: int | None = None
@@ -116,17 +116,15 @@ class SessionView:
         each as it stood then."""
         if count < 0:
             raise ValueError(f"count must be >= 0, got {count}")
-        k = self._point(at)
-        return self._ask(lambda questions: questions.latest(count, k), k)
+        return self._answer(lambda: self._ask_at(lambda q, k: q.latest(count, k), at))
 
     def refused(self, at: int | None = None, limit: int | None = None) -> Refusals:
         """The events the lifecycle refused by ``at`` (at most ``limit``), each with why."""
-        k = self._point(at)
-        return self._ask(lambda questions: questions.refused(k, limit), k)
+        return self._ask_at(lambda questions, k: questions.refused(k, limit), at)
 
     def entries(self) -> Result[SessionEntries, ReplayError]:
         """Every invocation's entry and every refused event of the whole session."""
-        return self._ask(lambda questions: questions.entries(), None)
+        return self._answer(lambda: self._ask(lambda questions: questions.entries(), None))
 
     def entries_before(self, through: int, count: int) -> list[InvocationEntry]:
         """The entries of the last ``count`` invocations requested by ``through``, in request
@@ -202,6 +200,20 @@ class SessionView:
                 if not isinstance(resumed, Success):
                     raise StreamFailed(resumed.failure()) from None
                 items = resumed.unwrap()
+
+    def _ask_at(self, question: Callable[[Questions, int], T], at: int | None) -> T:
+        """``question`` about the point ``at`` (the session's last event unless given)."""
+        k = self._point(at)
+        return self._ask(lambda questions: question(questions, k), k)
+
+    @staticmethod
+    def _answer(answer: Callable[[], Result[T, ReplayError]]) -> Result[T, ReplayError]:
+        """``answer()``; a store that cannot be read under it is a `ReplayError` too, as a
+        fold's read is (`unreadable`)."""
+        try:
+            return answer()
+        except StoreReadError as error:
+            return Failure(unreadable(error))
 
     def _point(self, at: int | None) -> int:
         return self.last_sequence if at is None else at
