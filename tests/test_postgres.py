@@ -21,6 +21,7 @@ from correx_tools import (
     InvocationId,
     PostgresEventStore,
     SessionId,
+    StoreLayoutError,
     StoreReadError,
 )
 from correx_tools.shell.stores.postgres.layout import id_key
@@ -286,3 +287,31 @@ def test_a_store_survives_a_server_crash_and_reconnects(own_server: tuple[str, s
     assert [e.sequence for e in store.read(session)] == [1, 2]
     assert store.last_sequence(session) == 2
     store.close()
+
+
+def test_a_role_that_may_not_read_the_store_is_told_so(
+    postgres_dsn: str, postgres_schema: str
+) -> None:
+    import psycopg  # noqa: PLC0415 - only PostgreSQL tests need it
+    from psycopg.conninfo import conninfo_to_dict, make_conninfo  # noqa: PLC0415
+
+    role = f"r_{postgres_schema}"
+    owner = PostgresEventStore(postgres_dsn, schema=postgres_schema)
+    owner.append(SessionId("s"), [requested("a")], expected_sequence=0).unwrap()
+    owner.close()
+    reader = make_conninfo(**{**conninfo_to_dict(postgres_dsn), "user": role, "password": ""})
+    with psycopg.connect(postgres_dsn, autocommit=True) as admin:
+        admin.execute(f'CREATE ROLE "{role}" LOGIN')
+        try:
+            with pytest.raises(StoreLayoutError, match=r"it lacks USAGE on the schema\); GRANT"):
+                PostgresEventStore(reader, schema=postgres_schema, read_only=True)
+            admin.execute(f'GRANT USAGE ON SCHEMA "{postgres_schema}" TO "{role}"')
+            with pytest.raises(StoreLayoutError, match=r"it lacks SELECT on its tables\); GRANT"):
+                PostgresEventStore(reader, schema=postgres_schema, read_only=True)
+            admin.execute(f'GRANT SELECT ON ALL TABLES IN SCHEMA "{postgres_schema}" TO "{role}"')
+            granted = PostgresEventStore(reader, schema=postgres_schema, read_only=True)
+            assert [e.sequence for e in granted.read(SessionId("s"))] == [1]
+            granted.close()
+        finally:
+            admin.execute(f'DROP OWNED BY "{role}"')
+            admin.execute(f'DROP ROLE "{role}"')

@@ -136,6 +136,27 @@ def layout_of(connection: Any, schema: str) -> int | None:
     return 1 if row is None else int(row[0])
 
 
+def hidden_tables(connection: Any, schema: str) -> str | None:
+    """Why this role sees no tables of a store the schema does hold (the catalog lists
+    every table, the information schema only those the role may use); ``None`` when it
+    holds none."""
+    row = connection.execute(
+        "SELECT has_schema_privilege(n.oid, 'USAGE'), "
+        "bool_and(has_table_privilege(c.oid, 'SELECT')) "
+        "FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace "
+        "WHERE n.nspname = %s AND c.relname LIKE 'correx_%%' AND c.relkind = 'r' "
+        "GROUP BY n.oid",
+        (schema,),
+    ).fetchone()
+    if row is None:
+        return None
+    usage, select = row
+    if usage and select:
+        return None
+    missing = "SELECT on its tables" if usage else "USAGE on the schema"
+    return f"this role may not read it (it lacks {missing}); GRANT it, or connect as its owner"
+
+
 def create(connection: Any, d: Dialect, schema: str, interval: int) -> None:
     """The tables of this release's layout, in the caller's transaction."""
     _run(connection, schema, _TABLES_1)

@@ -28,7 +28,15 @@ from ..sql.store import SqlEventStore
 from .connection import Link, require_psycopg
 from .dialect import PostgresDatabase
 from .follow import follow_notified
-from .layout import SCHEMA_NAME, create, layout_of, lock_schema, stored_interval, upgrade
+from .layout import (
+    SCHEMA_NAME,
+    create,
+    hidden_tables,
+    layout_of,
+    lock_schema,
+    stored_interval,
+    upgrade,
+)
 
 
 @final
@@ -83,7 +91,12 @@ class PostgresEventStore(SqlEventStore):
 
     def _check_tables(self) -> None:
         """Refuse a schema without this store's tables, creating nothing."""
-        layout = layout_of(self._postgres.link.current, self.schema)
+        connection = self._postgres.link.current
+        layout = layout_of(connection, self.schema)
+        if not layout and (hidden := hidden_tables(connection, self.schema)) is not None:
+            raise StoreLayoutError(
+                f"{self.name}: schema {self.schema!r} holds a correx event store, but {hidden}"
+            )
         if not layout:
             raise StoreLayoutError(
                 f"{self.name}: schema {self.schema!r} holds no correx event store; "
