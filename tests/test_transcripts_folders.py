@@ -283,3 +283,15 @@ def test_import_of_a_folder_with_a_refused_file_exits_1_and_one_database_is_an_e
     said = cli(str(store), str(tmp_path / "b.sqlite"), status=1).stderr
     assert said.strip().endswith("a SQLite file, but not a Goose sessions.db"), said
     assert not (tmp_path / "b.sqlite").exists()
+
+
+def test_a_linked_file_is_read_and_a_linked_folder_is_not_searched(tmp_path: Path) -> None:
+    folder, elsewhere = tmp_path / "sessions", tmp_path / "elsewhere"
+    shutil.copytree(DATA / "codex", elsewhere)
+    folder.mkdir()
+    rollout = next(elsewhere.glob("*.jsonl"))
+    (folder / "linked.jsonl").symlink_to(rollout)
+    (folder / "loop").symlink_to(folder)  # a folder that links back above itself
+    (folder / "other").symlink_to(elsewhere)  # the same transcript again, under another name
+    found, unreadable = transcript_files(folder)
+    assert found == [folder / "linked.jsonl"] and unreadable == []
