@@ -85,7 +85,8 @@ def test_the_pages_say_durations_as_the_command_does() -> None:
 
     script = (DATA.parent.parent / "report" / "page.js").read_text("utf-8")
     values = [0, 1, 420, 999, 1_000, 999_499, 999_500, 12_440_000, 59_960_000, 252_000_000,
-              14_760_000_000, 183_600_000_000, 369_954_000_000, 86_399_999_999]  # fmt: skip
+              14_760_000_000, 183_600_000_000, 369_954_000_000, 86_399_999_999,
+              -1, -50_000_000, -252_000_000]  # fmt: skip
     with playwright.sync_playwright() as driver:
         browser = driver.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_FLAGS)
         try:

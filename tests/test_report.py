@@ -287,3 +287,25 @@ def test_an_empty_output_name_is_refused(demo: Path, command: str) -> None:
     assert result.returncode == 2
     assert "argument -o/--output: an empty name" in result.stderr
     assert sorted(demo.parent.iterdir()) == before
+
+
+def test_a_start_recorded_before_its_request_is_a_negative_wait_as_stats_says(
+    tmp_path: Path, open_report: Any
+) -> None:
+    # The lifecycle time-checks only an end against its request: a Started event stamped
+    # 50 s before its Requested one (two writers' clocks) is accepted.
+    path = tmp_path / "skew.sqlite"
+    events = [requested("a"), started("a"), completed("a"), requested("b")]
+    with SQLiteEventStore(path) as store:
+        store.import_events(stored(events, session="skew", times=[100, 50, 160, 170])).unwrap()
+    said = run("stats", str(path), "skew", cwd=tmp_path).stdout
+    assert "-50.0 s / -50.0 s / -50.0 s" in said and "1 min 50 s" in said
+    page = open_report(report(path, "skew")).page
+    title = page.text_content("#timeline rect.bar[data-index='0'] title")
+    assert "queued -50.0 s · ran 1 min 50 s · total 1 min" in title
+    in_flight = page.text_content("#timeline rect.bar[data-index='1'] title")
+    none = "\u2013"  # an en dash: no such time
+    assert f"queued {none} · ran {none} · total {none}" in in_flight
+    page.click("#timeline rect.bar[data-index='0']")
+    facts = page.inner_text("#invocation table")
+    assert "-50.0 s" in facts and "1 min 50 s" in facts

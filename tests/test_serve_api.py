@@ -26,7 +26,7 @@ from correx_tools import SessionId, SQLiteEventStore
 from correx_tools.shell.cli.main import main
 
 from .serving import ROOT, Served, demo_store, wait_for
-from .strategies import requested, started, stored
+from .strategies import completed, requested, started, stored
 
 REAL = "real-claude-code-subagent"
 GENERATED = "demo-run01-session-2"  # has events the lifecycle refused
@@ -237,6 +237,25 @@ def test_the_timeline_draws_every_call_once(lenient: Served) -> None:
         f"/api/v1/sessions/{GENERATED}/timeline", **{"from": 0, "to": whole["end"] // 2}
     )
     assert 0 < half["visible"] < 150 and buckets["to"] == whole["end"]
+
+
+def test_a_bar_whose_start_was_recorded_before_its_request_keeps_its_start(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "skew.sqlite"
+    events = [requested("a"), started("a"), completed("a"), requested("b")]
+    with SQLiteEventStore(path) as store:
+        store.import_events(stored(events, session="skew", times=[100, 50, 160, 170])).unwrap()
+    served = Served(path)
+    try:
+        bars = served.answer("/api/v1/sessions/skew/timeline")["bars"]
+    finally:
+        assert served.stop()[0] == 0
+    second = 1_000_000
+    skewed, waiting = bars
+    assert skewed["started"] - skewed["requested"] == -50 * second
+    assert skewed["ended"] - skewed["requested"] == 60 * second
+    assert waiting["started"] is None and waiting["ended"] is None
 
 
 def test_a_growing_session_is_pushed_within_two_seconds(tmp_path: Path) -> None:

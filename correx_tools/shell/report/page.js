@@ -19,7 +19,7 @@ var CX = (function () {
   // (shell/cli/readable.py), held to it by a test.
   function two(n, per, big, small) { var r = n % per; return (n - r) / per + " " + big + (r ? " " + r + " " + small : ""); }
   var WAYS = [[1, 1000, function (n) { return n + " µs"; }], [1000, 1000, function (n) { return n + " ms"; }], [1e5, 600, function (n) { return Math.floor(n / 10) + "." + n % 10 + " s"; }], [1e6, 3600, function (n) { return two(n, 60, "min", "s"); }], [6e7, 1440, function (n) { return two(n, 60, "h", "min"); }], [3.6e9, Infinity, function (n) { return two(n, 24, "d", "h"); }]];
-  function dur(us) { if (us == null || us < 0) return "–"; us = Math.round(us); if (us === 0) return "0 s"; for (var i = 0; ; i++) { var w = WAYS[i], n = Math.floor((us + Math.floor(w[0] / 2)) / w[0]); if (n < w[1]) return w[2](n); } }
+  function dur(us) { if (us == null) return "–"; if (us < 0) return "-" + dur(-us); us = Math.round(us); if (us === 0) return "0 s"; for (var i = 0; ; i++) { var w = WAYS[i], n = Math.floor((us + Math.floor(w[0] / 2)) / w[0]); if (n < w[1]) return w[2](n); } }
   function clock(origin, us) { var d = new Date((origin + us) / 1000); return d.toISOString().replace("T", " ").replace("Z", " UTC"); }
   function chip(prefix, status, n) { var c = el("span", null, "chip"); c.id = prefix ? prefix + status : ""; if (prefix === "count-") c.setAttribute("data-testid", "count-" + status); c.appendChild(el("span", null, "dot " + status)); c.appendChild(document.createTextNode(status + " ")); c.appendChild(el("b", fmtNum(n))); return c; }
   function short(name) { return name.length > 20 ? name.slice(0, 19) + "…" : name; }
@@ -47,12 +47,12 @@ var CX = (function () {
     });
     svg.setAttribute("data-mode", m.mode); svg.setAttribute("data-visible", m.visible);
     if (m.mode === "bars") m.bars.forEach(function (b) {
-      var ends = b.end >= 0 ? b.end : m.end, x0 = x(Math.max(b.req, m.view[0])), x1 = x(Math.min(ends, m.view[1])), y = top + b.tool * laneH + 3;
+      var ends = b.end != null ? b.end : m.end, x0 = x(Math.max(b.req, m.view[0])), x1 = x(Math.min(ends, m.view[1])), y = top + b.tool * laneH + 3;
       var open = b.status === "requested" || b.status === "started";
       var r = sv("rect", { x: x0, y: y, width: Math.max(x1 - x0, 2), height: laneH - 6, rx: 2, "class": "bar " + b.status + (open ? " open" : "") + (b.key === m.selected ? " selected" : ""), "data-index": b.key });
-      var title = sv("title", {}); title.textContent = txt(b.id + "\n" + m.lanes[b.tool]) + " · " + b.status + "\nqueued " + dur(b.start >= 0 ? b.start - b.req : -1) + " · ran " + dur(b.end >= 0 && b.start >= 0 ? b.end - b.start : -1) + " · total " + dur(b.end >= 0 ? b.end - b.req : -1);
+      var title = sv("title", {}); title.textContent = txt(b.id + "\n" + m.lanes[b.tool]) + " · " + b.status + "\nqueued " + dur(b.start != null ? b.start - b.req : null) + " · ran " + dur(b.end != null && b.start != null ? b.end - b.start : null) + " · total " + dur(b.end != null ? b.end - b.req : null);
       r.appendChild(title); svg.appendChild(r);
-      if (b.start >= 0 && b.start > m.view[0] && b.start < m.view[1]) svg.appendChild(sv("line", { x1: x(b.start), x2: x(b.start), y1: y, y2: y + laneH - 6, "class": "start-mark" }));
+      if (b.start != null && b.start > m.view[0] && b.start < m.view[1]) svg.appendChild(sv("line", { x1: x(b.start), x2: x(b.start), y1: y, y2: y + laneH - 6, "class": "start-mark" }));
     });
     else {
       var w = (width - left - right) / m.buckets, most = 1;

@@ -129,12 +129,13 @@ def window(columns: SessionColumns, start: int | None, end: int | None) -> tuple
 
 
 def bar_fields(columns: SessionColumns, position: int, origin: int) -> dict[str, Any]:
-    """One bar's times (relative to ``origin``; -1 where there is none) and sequences."""
+    """One bar's times (relative to ``origin``; ``None`` where there is none: a start may
+    come before its request, so a time's sign says nothing) and sequences."""
     start, end = columns.start[position], columns.end[position]
     return {
         "requested": columns.req_t[position] - origin,
-        "started": columns.start_t[position] - origin if start else -1,
-        "ended": columns.end_t[position] - origin if end else -1,
+        "started": columns.start_t[position] - origin if start else None,
+        "ended": columns.end_t[position] - origin if end else None,
         "requested_seq": columns.req[position],
         "ended_seq": end,
     }
