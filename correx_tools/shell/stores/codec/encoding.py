@@ -283,21 +283,15 @@ def _unstorable(value: object) -> str:
             stack.extend((item, f"{path}[{i}]", depth + 1) for i, item in enumerate(node))
         elif isinstance(node, float) and not math.isfinite(node):
             return f"{path} is {node}, which is not a JSON number"
-        elif isinstance(node, int) and not _writable_int(node):
-            limit = sys.get_int_max_str_digits()
-            return f"{path} is an integer of more than {limit:,} digits, past Python's limit"
+        elif isinstance(node, int):
+            try:
+                str(node)
+            except ValueError:  # Python writes no integer past its digit limit
+                limit = sys.get_int_max_str_digits()
+                return f"{path} is an integer of more than {limit:,} digits, past Python's limit"
         elif not (node is None or isinstance(node, str | int | float | bool)):
             return f"{path} holds a {type(node).__name__}, which is not a JSON value"
     return "data cannot be written as JSON"
-
-
-def _writable_int(number: int) -> bool:
-    """Whether Python writes ``number`` as digits (it refuses past its digit limit)."""
-    try:
-        str(number)
-    except ValueError:
-        return False
-    return True
 
 
 def _difference(written: object, read: object) -> str:
