@@ -122,3 +122,24 @@ def test_what_a_session_holds_cannot_steer_the_terminal(tmp_path: Path) -> None:
     for output in (on_terminal("replay", str(path), "s", cwd=tmp_path), plain.stdout):
         assert "\x1b[2J" not in output and "\x07" not in output and "\u202e" not in output
         assert "[U+001B][2J" in output and "[U+202E]" in output
+
+
+def test_a_session_id_with_a_line_break_keeps_each_heading_on_one_line(tmp_path: Path) -> None:
+    session = "run\n1\rx"
+    path = tmp_path / "breaks.sqlite"
+    with SQLiteEventStore(path) as store:
+        store.import_events(
+            stored([requested("a"), started("a"), completed("a")], session=session)
+        ).unwrap()
+    commands = [
+        ["replay", str(path), session],
+        ["stats", str(path), session],
+        ["history", str(path), session, "a"],
+        ["diff", str(path), session, "0", "3"],
+    ]
+    for command in commands:
+        said = subprocess.run(
+            [sys.executable, "-m", "correx_tools", *command],
+            capture_output=True, text=True, timeout=60, check=True,
+        ).stdout  # fmt: skip
+        assert "session run[U+000A]1[U+000D]x" in said.splitlines()[0], said

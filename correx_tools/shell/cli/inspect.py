@@ -34,7 +34,15 @@ from .loading import (
     repository_for,
 )
 from .readable import counted
-from .render import changes_table, emit, record_detail, records_table, shown_id, table
+from .render import (
+    changes_table,
+    emit,
+    one_line,
+    record_detail,
+    records_table,
+    shown_id,
+    table,
+)
 from .sources import open_store
 
 REFUSED_SHOWN = 10
@@ -109,7 +117,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
     def text() -> str:
         lines = [
-            f"session {session} at sequence {at}: "
+            f"session {one_line(session)} at sequence {at}: "
             + invocations_by_status(summary.invocations, summary.counts)
         ]
         if summary.refused:
@@ -152,7 +160,7 @@ def cmd_history(args: argparse.Namespace) -> int:
         first = history[0][1]
         lines = [
             f"{shown_id(session, invocation)} ({first.tool_name}, tier {first.tier.value}) "
-            f"in session {session}",
+            f"in session {one_line(session)}",
             table(["sequence", "recorded at", "status", "detail"], rows, squeeze=("detail",)),
         ]
         if refused:
@@ -182,7 +190,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
         limit = None if args.limit == 0 else args.limit
         changes = () if args.summary else answered(view.diff(a, b, limit), session, lenient=True)
     heading = (
-        f"session {session} from sequence {a} to {b}: "
+        f"session {one_line(session)} from sequence {a} to {b}: "
         f"{counted(counts.total, 'invocation')} added or changed"
     )
     if args.summary:

@@ -75,6 +75,15 @@ def visible(text: str, *, styled: bool = False) -> str:
 _STYLED_CONTROLS = re.compile(f"(\x1b\\[[0-9;]*m)|{_CONTROLS.pattern}")
 
 
+_BREAKS = re.compile("[\n\r\t\x0b\x0c]")
+
+
+def one_line(name: str) -> str:
+    """A name (a session's id, say) set in a line of text: its line breaks and tabs written
+    as ``[U+XXXX]`` too, so that it cannot split the line it stands in."""
+    return _BREAKS.sub(_shown, name)
+
+
 def _shown(found: re.Match[str]) -> str:
     if found[1] if found.re is _STYLED_CONTROLS else None:
         return found[0]  # a colour of the drawn table

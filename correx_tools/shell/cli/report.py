@@ -12,7 +12,7 @@ from ..report.page import page_document, write_page
 from .errors import CliError
 from .loading import SESSION_HELP, answered
 from .output import STANDARD_OUTPUT, output_argument, whole_file
-from .render import emit
+from .render import emit, one_line
 from .streaming import streamed_session
 
 
@@ -47,8 +47,9 @@ def cmd_report(args: argparse.Namespace) -> int:
         args,
         document,
         lambda: (
-            f"wrote {path} ({size / 1e6:.1f} MB): session {session}, {data['last']:,} events, "
-            f"{invocations:,} invocations, {len(data['details']):,} with arguments and receipts"
+            f"wrote {path} ({size / 1e6:.1f} MB): session {one_line(session)}, "
+            f"{data['last']:,} events, {invocations:,} invocations, "
+            f"{len(data['details']):,} with arguments and receipts"
         ),
     )
     return 0

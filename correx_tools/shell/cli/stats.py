@@ -12,7 +12,7 @@ from ...core.replay.outline import InvocationOutline
 from ..replay.documents import stats_document
 from .loading import SESSION_HELP, answered
 from .readable import counted, duration
-from .render import emit, table
+from .render import emit, one_line, table
 from .streaming import streamed_session
 
 InFlight = tuple[str, str, ToolInvocationStatus, timedelta | None]
@@ -41,7 +41,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
             for row in stats
         ]
         lines = [
-            f"session {session} at sequence {at}: "
+            f"session {one_line(session)} at sequence {at}: "
             f"{counted(sum(r.calls for r in stats), 'invocation')} of "
             f"{counted(len(stats), 'tool')}, {f'{len(flying):,}' if flying else 'none'} in flight",
             table(
