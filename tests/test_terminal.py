@@ -143,3 +143,21 @@ def test_a_session_id_with_a_line_break_keeps_each_heading_on_one_line(tmp_path:
             capture_output=True, text=True, timeout=60, check=True,
         ).stdout  # fmt: skip
         assert "session run[U+000A]1[U+000D]x" in said.splitlines()[0], said
+
+
+def test_ids_that_would_read_alike_without_their_session_stay_whole(tmp_path: Path) -> None:
+    path = tmp_path / "alike.sqlite"
+    events = [requested("s1/call-1"), requested("s1:call-1"), requested("s1/call-2")]
+    with SQLiteEventStore(path) as store:
+        store.import_events(stored(events, session="s1")).unwrap()
+    said = subprocess.run(
+        [sys.executable, "-m", "correx_tools", "replay", str(path), "s1"],
+        capture_output=True, text=True, timeout=60, check=True,
+    ).stdout  # fmt: skip
+    shown = [line.split()[0] for line in said.splitlines()[3:]]
+    assert sorted(shown) == ["call-2", "s1/call-1", "s1:call-1"]
+    asked = subprocess.run(
+        [sys.executable, "-m", "correx_tools", "history", str(path), "s1", "call-1"],
+        capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert asked.returncode == 1 and "s1/call-1" in asked.stderr and "s1:call-1" in asked.stderr

@@ -159,11 +159,12 @@ def status_counts(state: ToolState) -> dict[str, int]:
 
 def records_table(records: Sequence[ToolInvocationRecord], session: str | None = None) -> str:
     """The records, one a row; in a session the text names, ids without its prefix."""
+    ids = shown_ids(session, [r.invocation_id for r in records])
     return table(
         ["invocation", "tool", "status", "requested", "completed", "detail"],
         [
             (
-                shown_id(session, r.invocation_id),
+                ids[r.invocation_id],
                 r.tool_name,
                 r.status.name,
                 _short_time(r.requested_at),
@@ -178,11 +179,12 @@ def records_table(records: Sequence[ToolInvocationRecord], session: str | None =
 
 def changes_table(changes: Sequence[RecordChange], session: str | None = None) -> str:
     """The changes, one a row; in a session the text names, ids without its prefix."""
+    ids = shown_ids(session, [c.invocation_id for c in changes])
     return table(
         ["invocation", "tool", "before", "after"],
         [
             (
-                shown_id(session, c.invocation_id),
+                ids[c.invocation_id],
                 c.after.tool_name,
                 "(new)" if c.before is None else c.before.status.name,
                 c.after.status.name,
@@ -191,6 +193,17 @@ def changes_table(changes: Sequence[RecordChange], session: str | None = None) -
         ],
         squeeze=("invocation", "tool"),
     )
+
+
+def shown_ids(session: str | None, invocations: Sequence[str]) -> dict[str, str]:
+    """Each id as a table shows it: without the session's prefix (`shown_id`), unless two
+    ids of the table would then read alike (``run-1/call-1``, ``run-1:call-1``): those
+    stay whole."""
+    short = {invocation: shown_id(session, invocation) for invocation in invocations}
+    seen = Counter(short.values())
+    return {
+        invocation: name if seen[name] == 1 else invocation for invocation, name in short.items()
+    }
 
 
 def shown_id(session: str | None, invocation: str) -> str:
