@@ -201,8 +201,8 @@ def test_a_damaged_cache_of_our_own_is_made_again(tmp_path: Path) -> None:
         (b"hello, not a database\n" * 10, "notes.txt", "neither an event store nor a transcript"),
         (b"# My notes\n\nsome text\n", "notes.md", "(Markdown, not an Aider history)"),
         (b'{"a": 1}\n{"b": 2}\n', "log.jsonl", "JSON Lines whose first record has a"),
-        (b"", "empty.sqlite", "an empty file, neither an event store nor a transcript"),
-        (b"", "empty.json", "an empty file, neither an event store nor a transcript"),
+        (b"", "empty.sqlite", "an empty file, not a correx event store nor a transcript"),
+        (b"", "empty.json", "an empty file, not a correx event store nor a transcript"),
         (b"  \n\n \n", "blank.jsonl", "a transcript of a known format (only blank lines)"),
     ],
 )

@@ -97,7 +97,7 @@ class SQLiteEventStore(SqlEventStore):
             raise StoreLayoutError(cannot_open(self.path, error)) from None
         if layout == 0 and self.read_only and _is_empty(self.path):
             raise StoreLayoutError(
-                f"{self.path}: an empty file, neither an event store nor a transcript "
+                f"{self.path}: an empty file, not a correx event store nor a transcript "
                 f"(correx-tools init-db makes it a store)"
             )
         if layout is None or (layout == 0 and self.read_only):
