@@ -183,8 +183,9 @@ def test_strict_json_reads_whitespace_around_one_value_and_nothing_after_it() ->
     for text, words in [
         ('{"a":1} {"b":2}', "Extra data"),
         ('{"a":1}x', "Extra data"),
-        ("", "a blank line"),
-        (" \n", "a blank line"),
+        ("", r"no value \(empty, or white space only\)"),
+        (" \n\t\r", "no value"),
+        ("\u00a0", "Expecting value"),  # not white space to JSON
         ("[", "Expecting value"),
         (' {"a":1,"a":2}', "duplicate"),
         ('{"a":{"b":1,"b":1}}', "duplicate"),

@@ -193,6 +193,8 @@ def test_tables_of_the_earlier_text_layout_are_refused_clearly(
         )
     with pytest.raises(ValueError, match="earlier layout"):
         PostgresEventStore(postgres_dsn, schema=postgres_schema)
+    with pytest.raises(StoreLayoutError, match="earlier layout"):  # not "holds no store"
+        PostgresEventStore(postgres_dsn, schema=postgres_schema, read_only=True)
 
 
 def test_follow_does_not_skip_past_a_writer_whose_commit_is_slow(
@@ -280,7 +282,8 @@ def test_a_store_survives_a_server_crash_and_reconnects(own_server: tuple[str, s
         repository.history(session, InvocationId("a")),
     ):
         failure = answer.failure()
-        assert "unavailable" in failure.message and "hunter2" not in failure.message
+        assert failure.message.startswith("cannot read: ") and "unavailable" in failure.message
+        assert "hunter2" not in failure.message
     # Back up: the same store object reconnects on its next call.
     server("restart", directory)
     store.append(session, [started("a")], expected_sequence=1).unwrap()
@@ -295,23 +298,48 @@ def test_a_role_that_may_not_read_the_store_is_told_so(
     import psycopg  # noqa: PLC0415 - only PostgreSQL tests need it
     from psycopg.conninfo import conninfo_to_dict, make_conninfo  # noqa: PLC0415
 
-    role = f"r_{postgres_schema}"
-    owner = PostgresEventStore(postgres_dsn, schema=postgres_schema)
+    role, schema = f"r_{postgres_schema}", postgres_schema
+    owner = PostgresEventStore(postgres_dsn, schema=schema)
     owner.append(SessionId("s"), [requested("a")], expected_sequence=0).unwrap()
     owner.close()
     reader = make_conninfo(**{**conninfo_to_dict(postgres_dsn), "user": role, "password": ""})
+
+    def refused(*, read_only: bool = True) -> str:
+        with pytest.raises(StoreLayoutError) as raised:
+            PostgresEventStore(reader, schema=schema, read_only=read_only)
+        return str(raised.value)
+
     with psycopg.connect(postgres_dsn, autocommit=True) as admin:
         admin.execute(f'CREATE ROLE "{role}" LOGIN')
         try:
-            with pytest.raises(StoreLayoutError, match=r"it lacks USAGE on the schema\); GRANT"):
-                PostgresEventStore(reader, schema=postgres_schema, read_only=True)
-            admin.execute(f'GRANT USAGE ON SCHEMA "{postgres_schema}" TO "{role}"')
-            with pytest.raises(StoreLayoutError, match=r"it lacks SELECT on its tables\); GRANT"):
-                PostgresEventStore(reader, schema=postgres_schema, read_only=True)
-            admin.execute(f'GRANT SELECT ON ALL TABLES IN SCHEMA "{postgres_schema}" TO "{role}"')
-            granted = PostgresEventStore(reader, schema=postgres_schema, read_only=True)
+            for read_only in (True, False):
+                assert "holds a correx event store, but this role may not read it (it lacks " \
+                    "USAGE on the schema); GRANT it" in refused(read_only=read_only)  # fmt: skip
+            admin.execute(f'GRANT USAGE ON SCHEMA "{schema}" TO "{role}"')
+            admin.execute(f'GRANT SELECT ON "{schema}".correx_sessions, "{schema}".correx_events '
+                          f'TO "{role}"')  # fmt: skip
+            assert "(it lacks SELECT on correx_checkpoints, correx_invocations, " \
+                "correx_session_heads, correx_settings); GRANT it" in refused()  # fmt: skip
+            admin.execute(f'GRANT SELECT ON ALL TABLES IN SCHEMA "{schema}" TO "{role}"')
+            granted = PostgresEventStore(reader, schema=schema, read_only=True)
             assert [e.sequence for e in granted.read(SessionId("s"))] == [1]
             granted.close()
         finally:
             admin.execute(f'DROP OWNED BY "{role}"')
             admin.execute(f'DROP ROLE "{role}"')
+
+
+def test_tables_that_only_look_like_a_stores_are_not_one(
+    postgres_dsn: str, postgres_schema: str
+) -> None:
+    import psycopg  # noqa: PLC0415 - only PostgreSQL tests need it
+
+    with psycopg.connect(postgres_dsn, autocommit=True) as admin:
+        admin.execute(f'CREATE SCHEMA "{postgres_schema}"')
+        admin.execute(f'CREATE TABLE "{postgres_schema}".correx_notes (x int)')
+        admin.execute(f'CREATE TABLE "{postgres_schema}".correxion (y int)')
+    with pytest.raises(StoreLayoutError, match="holds no correx event store; create one"):
+        PostgresEventStore(postgres_dsn, schema=postgres_schema, read_only=True)
+    store = PostgresEventStore(postgres_dsn, schema=postgres_schema)  # makes its own beside them
+    store.append(SessionId("s"), [requested("a")], expected_sequence=0).unwrap()
+    store.close()

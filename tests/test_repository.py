@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
+
+import pytest
 
 from correx_tools import (
     DefaultToolRepository,
@@ -14,6 +17,7 @@ from correx_tools import (
     SessionId,
     SQLiteEventStore,
     StoredEvent,
+    StoreReadError,
     ToolInvocationStatus,
 )
 
@@ -105,3 +109,26 @@ def test_check_unique_invocations_names_the_id_and_both_sessions(tmp_path: Path)
     )
     assert (error.invocation_id, error.first_session, error.second_session) == ("a", S1, S2)
     assert "'a'" in error.message
+
+
+def test_questions_over_an_event_that_cannot_be_read_answer_as_their_types_say(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "damaged.sqlite"
+    session = SessionId("s")
+    with SQLiteEventStore(path) as store:
+        events = [requested("a"), started("a"), completed("a"), requested("b")]
+        store.append(session, events, expected_sequence=0).unwrap()
+    with sqlite3.connect(path) as connection:  # an editor, bypassing the store's own guard
+        connection.execute("DROP TRIGGER events_changed")
+        connection.execute("UPDATE events SET data = '{' WHERE sequence = 2")
+    store = SQLiteEventStore(path, read_only=True)
+    repository = DefaultToolRepository(EventReplayer(store))
+    for answer in (repository.get(session), repository.at(session, 3)):
+        assert "sequence 2: cannot read the event after sequence 1" in answer.failure().message
+    with repository.view(session) as view:
+        assert "sequence 2" in view.outlines(3).failure().message
+        assert "sequence 2" in view.entries_through(3).failure().message
+        with pytest.raises(StoreReadError, match="sequence 2"):
+            view.refused(3)  # a plain answer: no "nothing was refused" when nothing was read
+    store.close()

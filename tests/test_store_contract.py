@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import enum
 import sqlite3
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -67,18 +68,31 @@ def test_a_stale_expected_sequence_is_a_conflict_and_writes_nothing(store: Event
     )
 
 
-@pytest.mark.parametrize("expected", [-1, False, True, 1.0, "0", None])
+@pytest.mark.parametrize(
+    "expected", [-1, False, True, 1.0, "0", None, 2**63, pytest.param(10**5000, id="huge")]
+)
 def test_an_expected_sequence_that_is_no_sequence_is_named_and_writes_nothing(
     store: EventStore, expected: object
 ) -> None:
     store.append(S1, [requested("a")], expected_sequence=0).unwrap()
     error = store.append(S1, [started("a")], expected_sequence=expected).failure()  # type: ignore[arg-type]
     assert error.kind is AppendErrorKind.INVALID_EVENT
+    shown = "an integer past that" if isinstance(expected, int) and expected > 9 else repr(expected)
     assert (
-        f"expected_sequence must be an int >= 0 (the session's last sequence), got {expected!r}"
-        in (error.message)
+        "expected_sequence must be an int from 0 to 2**63 - 1 (the session's last sequence), "
+        f"got {shown}" in error.message
     )
     assert len(list(store.read(S1))) == 1
+
+
+def test_any_integer_type_is_an_expected_sequence(store: EventStore) -> None:
+    class Known(enum.IntEnum):
+        NONE = 0
+        ONE = 1
+
+    store.append(S1, [requested("a")], expected_sequence=Known.NONE).unwrap()
+    (event,) = store.append(S1, [started("a")], expected_sequence=Known.ONE).unwrap()
+    assert event.sequence == 2 and type(event.sequence) is int
 
 
 def test_an_append_is_all_or_nothing(store: EventStore) -> None:

@@ -30,7 +30,7 @@ from ...core.tools.ids import InvocationId, SessionId
 from ...core.tools.short_ids import starting_in
 from .pages import Entries
 from .questions import Changes, History, Refusals, SessionEntries, refusal_error
-from .replayer import EventReplayer
+from .replayer import EventReplayer, unanswered
 
 
 @final
@@ -99,7 +99,8 @@ class ByFolding:
         """The quarantined events of a lenient fold of the first ``sequence`` events."""
         folded = self._replayer.replay(self._session, ToolProjector(), strict=False, until=sequence)
         if not isinstance(folded, Success):
-            return ()
+            # A lenient fold fails only on events it cannot read: no answer, not "none".
+            raise unanswered(folded.failure())
         quarantined: Any = folded.unwrap().quarantined
         return tuple(quarantined[:limit] if limit is not None else quarantined)
 

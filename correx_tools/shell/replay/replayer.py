@@ -9,7 +9,7 @@ from typing import Any, Protocol, TypeVar, final
 from returns.result import Failure, Result
 
 from ...core.lifecycle.events import StoredEvent
-from ...core.replay.errors import ReplayError
+from ...core.replay.errors import EventDecodeError, ReplayError
 from ...core.replay.fold import Replay, fold_events
 from ...core.replay.projection import Projection
 from ...core.replay.retention import Retention
@@ -37,11 +37,22 @@ def unreadable(error: StoreReadError, sequence: int | None = None) -> ReplayErro
     """The `ReplayError` of a store that could not be read at ``sequence`` (by default the
     one ``error`` names): what a question answers when the store fails under it."""
     at = error.sequence if sequence is None else sequence
+    if at < 1:  # no event's place: the store itself could not be read (a server gone)
+        return ReplayError(sequence=1, cause=error.error, message=f"cannot read: {error.error}")
     return ReplayError(
         sequence=at,
         cause=error.error,
         message=f"sequence {at}: cannot read the event after sequence {at - 1}: {error.error}",
     )
+
+
+def unanswered(error: ReplayError) -> StoreReadError:
+    """What a question answering a plain value raises where a fold under it failed: the
+    read error (`unreadable` the other way round)."""
+    cause = error.cause
+    if not isinstance(cause, EventDecodeError):
+        cause = EventDecodeError(source="", line=None, message=error.message)
+    return StoreReadError(cause, sequence=error.sequence)
 
 
 class ReadProgress(Protocol):

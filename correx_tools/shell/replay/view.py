@@ -168,13 +168,17 @@ class SessionView:
         """The outline of each invocation requested by ``at`` (the last event unless given),
         as it stood then, in request order: read a page at a time as the iterator is
         consumed, inside the view."""
-        k = self._point(at)
+        return self._answer(lambda: self._outlines(self._point(at)))
+
+    def _outlines(self, k: int) -> Outlines:
         return self.entries_through(k).map(lambda entries: outlines_at(entries, k))
 
     def entries_through(self, at: int | None = None) -> Entries:
         """The entry of each invocation requested by ``at`` (the last event unless given),
         as it is now, in request order, read as `outlines` is."""
-        k = self._point(at)
+        return self._answer(lambda: self._entries_through(self._point(at)))
+
+    def _entries_through(self, k: int) -> Entries:
         return self._stream(lambda questions, after: questions.entries_through(k, after), k)
 
     def _stream(self, ask: Ask, k: int) -> Entries:

@@ -7,6 +7,7 @@ the functions here are the checks every store makes the same way.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from typing import Self
@@ -43,6 +44,29 @@ def number_events(
         )
         for offset, event in enumerate(events, start=1)
     )
+
+
+_LARGEST = 2**63 - 1
+"""The largest sequence a store keeps (a database's 64-bit integer)."""
+
+
+def _sequence(given: object) -> int:
+    """``expected_sequence`` as a plain int: any integer (an ``IntEnum`` too) from 0 to the
+    largest a store keeps; never a bool, a float or a string, which would number events
+    wrongly."""
+    try:
+        if isinstance(given, bool):
+            raise TypeError
+        number = operator.index(given)  # type: ignore[arg-type]  # checked here, at run time
+    except TypeError:
+        number = -1
+    if not 0 <= number <= _LARGEST:
+        shown = "an integer past that" if number > _LARGEST else f"{given!r:.40}"
+        raise ValueError(
+            f"expected_sequence must be an int from 0 to 2**63 - 1 (the session's last "
+            f"sequence), got {shown}"
+        )
+    return number
 
 
 def encode_payload(
@@ -161,12 +185,7 @@ class BatchWritingStore:
     ) -> Result[tuple[StoredEvent, ...], AppendError]:
         """Append ``events`` after ``expected_sequence``, all or none."""
         try:
-            if type(expected_sequence) is not int or expected_sequence < 0:
-                # Not a bool, a float or a string: each would number the events wrongly.
-                raise ValueError(
-                    f"expected_sequence must be an int >= 0 (the session's last sequence), "
-                    f"got {expected_sequence!r:.40}"
-                )
+            expected_sequence = _sequence(expected_sequence)
             stored = number_events(session_id, events, expected_sequence, recorded_at or now_utc())
         except (TypeError, ValueError) as error:
             return Failure(

@@ -288,7 +288,7 @@ def _unstorable(value: object) -> str:
                 str(node)
             except ValueError:  # Python writes no integer past its digit limit
                 limit = sys.get_int_max_str_digits()
-                return f"{path} is an integer of more than {limit:,} digits, past Python's limit"
+                return f"{path} is an integer of more than {limit} digits, past Python's limit"
         elif not (node is None or isinstance(node, str | int | float | bool)):
             return f"{path} holds a {type(node).__name__}, which is not a JSON value"
     return "data cannot be written as JSON"

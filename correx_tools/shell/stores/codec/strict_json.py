@@ -47,6 +47,10 @@ _DECODER = json.JSONDecoder(parse_constant=refuse_constant, object_pairs_hook=_n
 _SCAN: Callable[[str, int], tuple[Any, int]] = _DECODER.scan_once  # type: ignore[attr-defined]
 
 
+_JSON_WHITESPACE = " \t\n\r"
+"""What JSON takes for white space (``str.strip`` would take more)."""
+
+
 def loads_strict(text: str | bytes) -> Any:
     """``json.loads`` that refuses NaN, Infinity, duplicate keys and absurd nesting."""
     try:
@@ -69,8 +73,8 @@ def loads_strict(text: str | bytes) -> Any:
     except UnicodeDecodeError as error:
         raise EnvelopeError(f"not UTF-8: {error.reason} at byte {error.start}") from None
     except json.JSONDecodeError as error:
-        if not text.strip():
-            raise EnvelopeError("invalid JSON: a blank line") from None
+        if isinstance(text, str) and not text.strip(_JSON_WHITESPACE):
+            raise EnvelopeError("invalid JSON: no value (empty, or white space only)") from None
         raise EnvelopeError(f"invalid JSON: {str(error)[:200]}") from None
     except ValueError:  # int() refuses integers over Python's digit limit
         raise EnvelopeError(

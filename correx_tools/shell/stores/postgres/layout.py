@@ -109,6 +109,11 @@ def lock_schema(connection: Any, schema: str) -> None:
     connection.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (f"correx:{schema}",))
 
 
+STORE_TABLES = ("correx_checkpoints", "correx_events", "correx_invocations",
+                "correx_session_heads", "correx_sessions", "correx_settings")  # fmt: skip
+"""The tables a store of any layout keeps (other tables of the schema are not its)."""
+
+
 def layout_of(connection: Any, schema: str) -> int | None:
     """The schema's layout: 3, 2, 1; 0 when it holds no tables, ``None`` for the text-id
     layout."""
@@ -116,8 +121,8 @@ def layout_of(connection: Any, schema: str) -> int | None:
         (table, column)
         for table, column in connection.execute(
             "SELECT table_name, column_name FROM information_schema.columns "
-            "WHERE table_schema = %s AND table_name LIKE 'correx_%%'",
-            (schema,),
+            "WHERE table_schema = %s AND table_name = ANY(%s)",
+            (schema, list(STORE_TABLES)),
         )
     }
     if not columns:
@@ -140,20 +145,22 @@ def hidden_tables(connection: Any, schema: str) -> str | None:
     """Why this role sees no tables of a store the schema does hold (the catalog lists
     every table, the information schema only those the role may use); ``None`` when it
     holds none."""
-    row = connection.execute(
-        "SELECT has_schema_privilege(n.oid, 'USAGE'), "
-        "bool_and(has_table_privilege(c.oid, 'SELECT')) "
+    rows = connection.execute(
+        "SELECT c.relname, has_schema_privilege(n.oid, 'USAGE'), "
+        "has_table_privilege(c.oid, 'SELECT') "
         "FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace "
-        "WHERE n.nspname = %s AND c.relname LIKE 'correx_%%' AND c.relkind = 'r' "
-        "GROUP BY n.oid",
-        (schema,),
-    ).fetchone()
-    if row is None:
+        "WHERE n.nspname = %s AND c.relname = ANY(%s) AND c.relkind = 'r' ORDER BY c.relname",
+        (schema, list(STORE_TABLES)),
+    ).fetchall()
+    if not rows:
         return None
-    usage, select = row
-    if usage and select:
-        return None
-    missing = "SELECT on its tables" if usage else "USAGE on the schema"
+    if not rows[0][1]:
+        missing = "USAGE on the schema"
+    else:
+        unreadable = [table for table, _, select in rows if not select]
+        if not unreadable:
+            return None
+        missing = f"SELECT on {', '.join(unreadable)}"
     return f"this role may not read it (it lacks {missing}); GRANT it, or connect as its owner"
 
 

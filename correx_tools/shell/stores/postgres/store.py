@@ -92,11 +92,10 @@ class PostgresEventStore(SqlEventStore):
     def _check_tables(self) -> None:
         """Refuse a schema without this store's tables, creating nothing."""
         connection = self._postgres.link.current
+        self._refuse_hidden(connection)
         layout = layout_of(connection, self.schema)
-        if not layout and (hidden := hidden_tables(connection, self.schema)) is not None:
-            raise StoreLayoutError(
-                f"{self.name}: schema {self.schema!r} holds a correx event store, but {hidden}"
-            )
+        if layout is None:
+            raise StoreLayoutError(f"{self.name}: {self._text_ids}")
         if not layout:
             raise StoreLayoutError(
                 f"{self.name}: schema {self.schema!r} holds no correx event store; "
@@ -112,13 +111,11 @@ class PostgresEventStore(SqlEventStore):
         """
         link = self._postgres.link
         with link.lock, link.current.transaction(), link.current.cursor() as cursor:
+            self._refuse_hidden(cursor)
             lock_schema(cursor, self.schema)
             layout = layout_of(cursor, self.schema)
             if layout is None:
-                raise ValueError(
-                    f"schema {self.schema!r} holds correx tables of an earlier layout "
-                    "(ids as text, version 0.1); use a new schema (see docs/deployment.md)"
-                )
+                raise ValueError(self._text_ids)
             self._bring_to_layout(
                 cursor,
                 layout,
@@ -127,6 +124,22 @@ class PostgresEventStore(SqlEventStore):
                 progress=self._progress,
             )
         self.layout = LAYOUT
+
+    def _refuse_hidden(self, connection: Any) -> None:
+        """A store this role may not read (the information schema then hides its tables,
+        and it would look like no store at all) is refused, naming the privilege."""
+        hidden = hidden_tables(connection, self.schema)
+        if hidden is not None:
+            raise StoreLayoutError(
+                f"{self.name}: schema {self.schema!r} holds a correx event store, but {hidden}"
+            )
+
+    @property
+    def _text_ids(self) -> str:
+        return (
+            f"schema {self.schema!r} holds correx tables of an earlier layout "
+            "(ids as text, version 0.1); use a new schema (see docs/deployment.md)"
+        )
 
     def _create_tables(self, cursor: Any, interval: int) -> None:
         create(cursor, self._postgres.dialect, self.schema, interval)
