@@ -276,8 +276,10 @@ def test_dash_writes_the_page_to_standard_output(demo: Path) -> None:
     )
     assert piped.stdout == written.read_bytes() and piped.stderr == b""
     assert not (demo.parent / "-").exists()
+    # The page itself goes out: there is no file for --json to describe. (export's lines are
+    # JSON already: with --json they go out as they are.)
     both = run("report", str(demo), REAL, "-o", "-", "--json", cwd=demo.parent, ok=False)
-    assert both.returncode == 1 and "--json" in both.stderr
+    assert both.returncode == 1 and "--json" in both.stderr and both.stdout == ""
 
 
 @pytest.mark.parametrize("command", ["report", "export"])
@@ -309,3 +311,13 @@ def test_a_start_recorded_before_its_request_is_a_negative_wait_as_stats_says(
     page.click("#timeline rect.bar[data-index='0']")
     facts = page.inner_text("#invocation table")
     assert "-50.0 s" in facts and "1 min 50 s" in facts
+    # The session's span runs from that start, and the call's bar reaches back to it.
+    assert "2 min" in page.inner_text("#overview")
+    bar = page.query_selector("#timeline rect.bar[data-index='0']")
+    assert float(bar.get_attribute("x")) <= 151  # the left edge of the whole session
+    # A session with no call at all has no time to start its axis from (not 1970).
+    lone = tmp_path / "lone.sqlite"
+    with SQLiteEventStore(lone) as store:
+        store.import_events(stored([started("ghost")], session="lone")).unwrap()
+    axis = open_report(report(lone, "lone", "--lenient")).page
+    assert "1970" not in (axis.text_content("#timeline") or "")

@@ -246,13 +246,18 @@ def test_a_bar_whose_start_was_recorded_before_its_request_keeps_its_start(
     events = [requested("a"), started("a"), completed("a"), requested("b")]
     with SQLiteEventStore(path) as store:
         store.import_events(stored(events, session="skew", times=[100, 50, 160, 170])).unwrap()
-    served = Served(path)
+    with SQLiteEventStore(path) as store:  # and a session with no call at all
+        store.import_events(stored([started("ghost")], session="lone")).unwrap()
+    served = Served(path, "--lenient")
     try:
-        bars = served.answer("/api/v1/sessions/skew/timeline")["bars"]
+        timeline = served.answer("/api/v1/sessions/skew/timeline")
+        lone = served.answer("/api/v1/sessions/lone/timeline")
     finally:
         assert served.stop()[0] == 0
     second = 1_000_000
-    skewed, waiting = bars
+    skewed, waiting = timeline["bars"]
+    assert skewed["started"] == timeline["from"] == 0  # the session starts with that start
+    assert lone["origin"] is None and lone["origin_us"] is None
     assert skewed["started"] - skewed["requested"] == -50 * second
     assert skewed["ended"] - skewed["requested"] == 60 * second
     assert waiting["started"] is None and waiting["ended"] is None

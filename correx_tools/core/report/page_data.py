@@ -232,7 +232,7 @@ class PageBuilder:
             "format": FORMAT,
             "session": redaction.text(self._session),
             "last": self._last,
-            "origin": 0 if self._origin is None else _micros(self._origin),
+            "origin": None if self._origin is None else _micros(self._origin),
             "statuses": STATUSES,
             "tools": [redaction.text(name) for name in self._tools],
             "invocations": {"ids": self._ids, **dict(zip(_COLUMNS, self._arrays, strict=True))},

@@ -152,25 +152,6 @@ def asked_at(args: argparse.Namespace, view: SessionView) -> int:
     return view.last_sequence if asked is None else in_range(view, asked, "--at")
 
 
-class SessionAt(NamedTuple):
-    """A command's view of one session at one point: the store, the session, the
-    sequence asked for (``--at``, or the last) and the state there."""
-
-    store: EventStore
-    session: SessionId
-    at: int
-    state: ToolState
-
-
-def session_at(args: argparse.Namespace) -> SessionAt:
-    """The state of ``args.session`` in ``args.source`` at ``args.at`` (or its end),
-    strict unless ``args.lenient``; a one-line error for anything missing."""
-    with opened_session(args, lenient=args.lenient) as (store, session, view):
-        at = asked_at(args, view)
-        state = answered(view.at(at), session, lenient=args.lenient)
-    return SessionAt(store, session, at, state)
-
-
 def replay_session(
     store: EventStore,
     session: SessionId,

@@ -12,6 +12,7 @@ from ..report.page import page_document, write_page
 from .errors import CliError
 from .loading import SESSION_HELP, answered
 from .output import STANDARD_OUTPUT, output_argument, whole_file
+from .readable import counted
 from .render import emit, one_line
 from .streaming import streamed_session
 
@@ -48,7 +49,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         document,
         lambda: (
             f"wrote {path} ({size / 1e6:.1f} MB): session {one_line(session)}, "
-            f"{data['last']:,} events, {invocations:,} invocations, "
+            f"{counted(data['last'], 'event')}, {counted(invocations, 'invocation')}, "
             f"{len(data['details']):,} with arguments and receipts"
         ),
     )

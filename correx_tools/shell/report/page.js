@@ -15,6 +15,8 @@ var CX = (function () {
   function head(names) { var tr = el("tr"); names.forEach(function (n) { tr.appendChild(el("th", n)); }); return tr; }
   function fill(table, names, rows) { table.replaceChildren(head(names)); rows.forEach(function (r) { table.appendChild(r); }); }
   function fmtNum(n) { return n.toLocaleString("en-US"); }
+  // "1 invocation", "2,500 invocations": the command's counted() (shell/cli/readable.py).
+  function counted(n, noun) { return fmtNum(n) + " " + noun + (n === 1 ? "" : "s"); }
   // A duration as a person says it (4 h 6 min, 2 d 3 h, 850 ms): the command's own rule
   // (shell/cli/readable.py), held to it by a test.
   function two(n, per, big, small) { var r = n % per; return (n - r) / per + " " + big + (r ? " " + r + " " + small : ""); }
@@ -26,8 +28,9 @@ var CX = (function () {
 
   // -- the timeline ---------------------------------------------------------------------------
   // model: lanes (tool names), view [from, to] and end (microseconds after origin), origin
-  // (microseconds since 1970), mode "bars" or "buckets", visible (calls in view), bars
-  // [{key, id, tool, status, req, start, end}] (-1: none), buckets (how many), cells
+  // (microseconds since 1970; null for a session without calls), mode "bars" or "buckets", visible (calls in view), bars
+  // [{key, id, tool, status, req, start, end}] (null: none; a start may come before its
+  // request, and the bar then reaches back to it), buckets (how many), cells
   // [[lane, bucket, open, completed, failed, rejected]], now (a time or null), selected (a key).
   // on: bar(key), zoom(from, to).
   var dragged = false;
@@ -38,7 +41,7 @@ var CX = (function () {
     function x(t) { return left + (t - m.view[0]) / span * (width - left - right); }
     for (var a = 0; a <= 5; a++) {
       var t = m.view[0] + span * a / 5, label = sv("text", { x: x(t), y: 14, "class": "axis", "text-anchor": a === 0 ? "start" : a === 5 ? "end" : "middle" });
-      label.textContent = a === 0 ? clock(m.origin, t) : "+" + dur(t - m.view[0]); svg.appendChild(label);
+      label.textContent = a === 0 ? (m.origin == null ? "" : clock(m.origin, t)) : "+" + dur(t - m.view[0]); svg.appendChild(label);
       svg.appendChild(sv("line", { x1: x(t), x2: x(t), y1: 18, y2: height, stroke: "#eef0f4" }));
     }
     m.lanes.forEach(function (name, lane) {
@@ -47,7 +50,7 @@ var CX = (function () {
     });
     svg.setAttribute("data-mode", m.mode); svg.setAttribute("data-visible", m.visible);
     if (m.mode === "bars") m.bars.forEach(function (b) {
-      var ends = b.end != null ? b.end : m.end, x0 = x(Math.max(b.req, m.view[0])), x1 = x(Math.min(ends, m.view[1])), y = top + b.tool * laneH + 3;
+      var ends = b.end != null ? b.end : m.end, x0 = x(Math.max(b.start != null ? Math.min(b.req, b.start) : b.req, m.view[0])), x1 = x(Math.min(ends, m.view[1])), y = top + b.tool * laneH + 3;
       var open = b.status === "requested" || b.status === "started";
       var r = sv("rect", { x: x0, y: y, width: Math.max(x1 - x0, 2), height: laneH - 6, rx: 2, "class": "bar " + b.status + (open ? " open" : "") + (b.key === m.selected ? " selected" : ""), "data-index": b.key });
       var title = sv("title", {}); title.textContent = txt(b.id + "\n" + m.lanes[b.tool]) + " · " + b.status + "\nqueued " + dur(b.start != null ? b.start - b.req : null) + " · ran " + dur(b.end != null && b.start != null ? b.end - b.start : null) + " · total " + dur(b.end != null ? b.end - b.req : null);
@@ -126,5 +129,5 @@ var CX = (function () {
     a.setAttribute("data-testid", "subagent-link"); return a;
   }
 
-  return { txt: txt, $: $, el: el, sv: sv, row: row, head: head, fill: fill, fmtNum: fmtNum, dur: dur, clock: clock, chip: chip, drawTimeline: drawTimeline, toolView: toolView, subagentLink: subagentLink };
+  return { txt: txt, $: $, el: el, sv: sv, row: row, head: head, fill: fill, fmtNum: fmtNum, counted: counted, dur: dur, clock: clock, chip: chip, drawTimeline: drawTimeline, toolView: toolView, subagentLink: subagentLink };
 })();

@@ -175,7 +175,7 @@ def timeline(debugger: Debugger, session: SessionId, query: Mapping[str, str]) -
         "session_id": debugger.shown(session),
         "last": columns.last,
         "origin": iso_time(moment(origin)) if len(columns) else None,
-        "origin_us": origin,
+        "origin_us": origin if len(columns) else None,  # no calls: no time to start from
         "end": final - origin,
         "from": start - origin,
         "to": end - origin,

@@ -64,7 +64,9 @@ def _time_index(columns: SessionColumns) -> _TimeIndex:
         return end_t[p] if status[p] in _TERMINAL else _OPEN
 
     ended = array("q", sorted(end_t[p] for p in range(len(columns)) if status[p] in _TERMINAL))
-    origin = min(req_t) if len(req_t) else 0
+    starts = columns.start_t
+    early = (starts[p] for p in range(len(columns)) if columns.start[p])  # started calls only
+    origin = min(min(req_t, default=0), min(early, default=_OPEN)) if len(req_t) else 0
     end = max(
         max(req_t, default=origin),
         max(columns.start_t, default=origin),
@@ -74,7 +76,8 @@ def _time_index(columns: SessionColumns) -> _TimeIndex:
 
 
 def bounds(columns: SessionColumns) -> tuple[int, int]:
-    """The session's first request time and its last event's time (microseconds since 1970)."""
+    """The session's first call's first time (its request, or a start recorded before it)
+    and its last event's time (microseconds since 1970)."""
     index = columns.derived("time", _time_index)
     return index.origin, index.end
 

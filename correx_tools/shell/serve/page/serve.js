@@ -4,7 +4,7 @@
 // Back and Forward move through what you looked at.
 "use strict";
 (function () {
-  var $ = CX.$, el = CX.el, row = CX.row, fill = CX.fill, fmtNum = CX.fmtNum, dur = CX.dur;
+  var $ = CX.$, el = CX.el, row = CX.row, fill = CX.fill, fmtNum = CX.fmtNum, counted = CX.counted, dur = CX.dur;
   var API = "/api/v1", STATUSES = ["requested", "started", "completed", "failed", "rejected"];
   var enc = encodeURIComponent;
 
@@ -122,7 +122,7 @@
   }
   function showOverview(o) {
     $("source").textContent = ""; $("session").textContent = CX.txt(o.session_id); document.title = "correx-tools serve: " + CX.txt(o.session_id);
-    $("overview").textContent = fmtNum(o.last_sequence) + " events · " + fmtNum(o.invocations) + " invocations" + (o.first_time ? " · " + o.first_time + " to " + o.last_time : "") + (o.lenient ? " · lenient: refused events skipped" : "") + (o.redacted ? " · secrets masked" : " · NOT redacted");
+    $("overview").textContent = counted(o.last_sequence, "event") + " · " + counted(o.invocations, "invocation") + (o.first_time ? " · first event " + o.first_time + ", last " + o.last_time : "") + (o.lenient ? " · lenient: refused events skipped" : "") + (o.redacted ? " · secrets masked" : " · NOT redacted");
     var box = $("final-counts"); box.replaceChildren();
     STATUSES.forEach(function (s) { box.appendChild(CX.chip("final-", s, o.statuses[s])); });
     if (o.refused_events) { box.appendChild(CX.chip("final-", "refused", o.refused_events)); loadRefused(); }
