@@ -24,6 +24,8 @@ from correx_tools import (
     StoreLayoutError,
     StoreReadError,
 )
+from correx_tools.shell.cli.errors import CliError
+from correx_tools.shell.cli.loading import answered
 from correx_tools.shell.stores.postgres.layout import id_key
 
 from .strategies import requested, started
@@ -284,6 +286,10 @@ def test_a_store_survives_a_server_crash_and_reconnects(own_server: tuple[str, s
         failure = answer.failure()
         assert failure.message.startswith("cannot read: ") and "unavailable" in failure.message
         assert "hunter2" not in failure.message
+    # The command says so in the database's words, blaming no event.
+    with pytest.raises(CliError) as said:
+        answered(repository.summary(session), session, lenient=False)
+    assert "unavailable" in str(said.value) and "damaged" not in str(said.value)
     # Back up: the same store object reconnects on its next call.
     server("restart", directory)
     store.append(session, [started("a")], expected_sequence=1).unwrap()

@@ -24,7 +24,7 @@ from ...core.replay.projection import ToolProjector
 from ...core.replay.retention import Retention
 from ...core.replay.timeline import Timeline
 from ...core.tools.ids import InvocationId, SessionId
-from ..replay.replayer import EventReplayer
+from ..replay.replayer import CANNOT_READ, EventReplayer
 from ..replay.repository import DefaultToolRepository
 from ..replay.view import SessionView
 from ..stores.port import EventStore, IndexedStore
@@ -103,11 +103,14 @@ def find_invocation(view: SessionView, name: str) -> InvocationId:
 def answered(result: Result[T, ReplayError], session: SessionId, *, lenient: bool) -> T:
     """The answer, or a one-line error with what to do next: for an event the lifecycle
     refused, that lenient mode skips it; for events that do not hold together (a gap, one
-    that cannot be read), that ``verify`` checks the store."""
+    that cannot be read), that ``verify`` checks the store; a store that cannot be reached
+    at all says why in its own words."""
     if not isinstance(result, Success):
         error = result.failure()
         if isinstance(error.cause, TransitionError):
             hint = "" if lenient else " (--lenient skips events the lifecycle refuses)"
+        elif error.message.startswith(CANNOT_READ):
+            hint = ""  # the store could not be reached: its own words say why
         else:
             hint = " (the events themselves are damaged: correx-tools verify checks the store)"
         raise CliError(f"session {session!r}: {error.message}{hint}")

@@ -33,12 +33,16 @@ class _Reading:
             self.error = error
 
 
+CANNOT_READ = "cannot read: "
+"""How a `ReplayError` begins whose store could not be read at all (no event's fault)."""
+
+
 def unreadable(error: StoreReadError, sequence: int | None = None) -> ReplayError:
     """The `ReplayError` of a store that could not be read at ``sequence`` (by default the
     one ``error`` names): what a question answers when the store fails under it."""
     at = error.sequence if sequence is None else sequence
     if at < 1:  # no event's place: the store itself could not be read (a server gone)
-        return ReplayError(sequence=1, cause=error.error, message=f"cannot read: {error.error}")
+        return ReplayError(sequence=1, cause=error.error, message=f"{CANNOT_READ}{error.error}")
     return ReplayError(
         sequence=at,
         cause=error.error,
