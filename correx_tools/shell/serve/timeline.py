@@ -64,8 +64,8 @@ def _time_index(columns: SessionColumns) -> _TimeIndex:
         return end_t[p] if status[p] in _TERMINAL else _OPEN
 
     ended = array("q", sorted(end_t[p] for p in range(len(columns)) if status[p] in _TERMINAL))
-    starts = columns.start_t
-    early = (starts[p] for p in range(len(columns)) if columns.start[p])  # started calls only
+    start_t, started = columns.start_t, columns.start
+    early = (start_t[p] for p in range(len(columns)) if started[p])  # started calls only
     origin = min(min(req_t, default=0), min(early, default=_OPEN)) if len(req_t) else 0
     end = max(
         max(req_t, default=origin),

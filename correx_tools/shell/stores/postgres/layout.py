@@ -142,9 +142,9 @@ def layout_of(connection: Any, schema: str) -> int | None:
 
 
 def hidden_tables(connection: Any, schema: str) -> str | None:
-    """Why this role sees no tables of a store the schema does hold (the catalog lists
-    every table, the information schema only those the role may use); ``None`` when it
-    holds none."""
+    """Why this role may not read the store the schema holds (the catalog lists every
+    table, the information schema only those the role may use, so such a store would look
+    like none, or like an older layout); ``None`` when it may, or the schema holds none."""
     rows = connection.execute(
         "SELECT c.relname, has_schema_privilege(n.oid, 'USAGE'), "
         "has_table_privilege(c.oid, 'SELECT') "
