@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Protocol, TypeVar, final
 
 from returns.result import Failure, Result
@@ -17,6 +17,7 @@ from ...core.tools.ids import SessionId
 from ..stores.port import EventStore, SequencedStore, StoreReadError
 
 S = TypeVar("S")
+T = TypeVar("T")
 
 
 class _Reading:
@@ -48,6 +49,15 @@ def unreadable(error: StoreReadError, sequence: int | None = None) -> ReplayErro
         cause=error.error,
         message=f"sequence {at}: cannot read the event after sequence {at - 1}: {error.error}",
     )
+
+
+def answered_or_unreadable(answer: Callable[[], Result[T, ReplayError]]) -> Result[T, ReplayError]:
+    """``answer()``; a store that cannot be read under it is a `ReplayError` too, as a
+    fold's read is (`unreadable`)."""
+    try:
+        return answer()
+    except StoreReadError as error:
+        return Failure(unreadable(error))
 
 
 def unanswered(error: ReplayError) -> StoreReadError:

@@ -31,7 +31,7 @@ from ...core.tools.short_ids import UnresolvedId, resolve_name, starting_in
 from ..stores.port import IndexedStore, StoreReadError
 from .by_folding import ByFolding
 from .questions import FromIndex, History, Questions, Refusals, SessionEntries
-from .replayer import EventReplayer, unreadable
+from .replayer import EventReplayer, answered_or_unreadable, unreadable
 from .view import SessionView
 
 T = TypeVar("T")
@@ -227,11 +227,12 @@ class DefaultToolRepository:
     ) -> Result[T, ReplayError]:
         """``question`` asked of one view of the session; a store that cannot be read (a
         database gone away, a file damaged under the index) is a `ReplayError` too."""
-        try:
+
+        def asked() -> Result[T, ReplayError]:
             with self.view(session_id) as view:
                 return question(view)
-        except StoreReadError as error:
-            return Failure(unreadable(error))
+
+        return answered_or_unreadable(asked)
 
     def _folding(self, session_id: SessionId) -> Questions:
         return ByFolding(session_id, self.replayer, strict=self._strict)

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from typing import TypeVar, final
 
-from returns.result import Failure, Result, Success
+from returns.result import Result, Success
 
 from ...core.lifecycle.record import ToolInvocationRecord
 from ...core.lifecycle.state import ToolState
@@ -24,10 +24,10 @@ from ...core.replay.summary import DiffSummary, SessionSummary
 from ...core.replay.timeline import RecordChange
 from ...core.tools.ids import InvocationId, SessionId
 from ...core.tools.short_ids import UnresolvedId, resolve_name
-from ..stores.port import StaleIndex, StoreReadError
+from ..stores.port import StaleIndex
 from .pages import Entries, Outlines, outlines_at
 from .questions import FromIndex, History, Questions, Refusals, SessionEntries
-from .replayer import unreadable
+from .replayer import answered_or_unreadable
 
 T = TypeVar("T")
 Ask = Callable[[Questions, int], Entries]
@@ -77,12 +77,14 @@ class SessionView:
 
     def at(self, sequence: int) -> Result[ToolState, ReplayError]:
         """The session's state right after event ``sequence`` (``0``: before any event)."""
-        return self._answer(lambda: self._ask(lambda questions: questions.at(sequence), sequence))
+        return answered_or_unreadable(
+            lambda: self._ask(lambda questions: questions.at(sequence), sequence)
+        )
 
     def history(self, invocation_id: InvocationId) -> Result[History, ReplayError]:
         """Each version of one invocation's record with the sequence that made it (``()``: the
         invocation was never requested in this session)."""
-        return self._answer(lambda: self._ask(lambda q: q.history(invocation_id), None))
+        return answered_or_unreadable(lambda: self._ask(lambda q: q.history(invocation_id), None))
 
     def diff(
         self, a: int, b: int, limit: int | None = None
@@ -94,7 +96,7 @@ class SessionView:
             raise ValueError(f"diff goes forward: sequence a={a} is after b={b}")
         if limit is not None and limit < 0:
             raise ValueError(f"limit must be >= 0, got {limit}")
-        return self._answer(lambda: self._ask(lambda q: q.diff(a, b, limit), (a, b)))
+        return answered_or_unreadable(lambda: self._ask(lambda q: q.diff(a, b, limit), (a, b)))
 
     def diff_summary(self, a: int, b: int) -> Result[DiffSummary, ReplayError]:
         """The records added or changed from right after ``a`` to right after ``b``, counted
@@ -102,12 +104,12 @@ class SessionView:
         keeps an index."""
         if a > b:
             raise ValueError(f"diff goes forward: sequence a={a} is after b={b}")
-        return self._answer(lambda: self._ask(lambda q: q.diff_summary(a, b), (a, b)))
+        return answered_or_unreadable(lambda: self._ask(lambda q: q.diff_summary(a, b), (a, b)))
 
     def summary(self, at: int | None = None) -> Result[SessionSummary, ReplayError]:
         """Counts by status, the invocations in flight and the refused events, right after
         ``at`` (the session's last event unless given)."""
-        return self._answer(lambda: self._ask_at(lambda q, k: q.summary(k), at))
+        return answered_or_unreadable(lambda: self._ask_at(lambda q, k: q.summary(k), at))
 
     def latest(
         self, count: int, at: int | None = None
@@ -116,7 +118,7 @@ class SessionView:
         each as it stood then."""
         if count < 0:
             raise ValueError(f"count must be >= 0, got {count}")
-        return self._answer(lambda: self._ask_at(lambda q, k: q.latest(count, k), at))
+        return answered_or_unreadable(lambda: self._ask_at(lambda q, k: q.latest(count, k), at))
 
     def refused(self, at: int | None = None, limit: int | None = None) -> Refusals:
         """The events the lifecycle refused by ``at`` (at most ``limit``), each with why."""
@@ -124,7 +126,9 @@ class SessionView:
 
     def entries(self) -> Result[SessionEntries, ReplayError]:
         """Every invocation's entry and every refused event of the whole session."""
-        return self._answer(lambda: self._ask(lambda questions: questions.entries(), None))
+        return answered_or_unreadable(
+            lambda: self._ask(lambda questions: questions.entries(), None)
+        )
 
     def entries_before(self, through: int, count: int) -> list[InvocationEntry]:
         """The entries of the last ``count`` invocations requested by ``through``, in request
@@ -168,15 +172,15 @@ class SessionView:
         """The outline of each invocation requested by ``at`` (the last event unless given),
         as it stood then, in request order: read a page at a time as the iterator is
         consumed, inside the view."""
-        return self._answer(lambda: self._outlines(self._point(at)))
+        return answered_or_unreadable(lambda: self._outlines(self._point(at)))
 
     def _outlines(self, k: int) -> Outlines:
-        return self.entries_through(k).map(lambda entries: outlines_at(entries, k))
+        return self._entries_through(k).map(lambda entries: outlines_at(entries, k))
 
     def entries_through(self, at: int | None = None) -> Entries:
         """The entry of each invocation requested by ``at`` (the last event unless given),
         as it is now, in request order, read as `outlines` is."""
-        return self._answer(lambda: self._entries_through(self._point(at)))
+        return answered_or_unreadable(lambda: self._entries_through(self._point(at)))
 
     def _entries_through(self, k: int) -> Entries:
         return self._stream(lambda questions, after: questions.entries_through(k, after), k)
@@ -209,15 +213,6 @@ class SessionView:
         """``question`` about the point ``at`` (the session's last event unless given)."""
         k = self._point(at)
         return self._ask(lambda questions: question(questions, k), k)
-
-    @staticmethod
-    def _answer(answer: Callable[[], Result[T, ReplayError]]) -> Result[T, ReplayError]:
-        """``answer()``; a store that cannot be read under it is a `ReplayError` too, as a
-        fold's read is (`unreadable`)."""
-        try:
-            return answer()
-        except StoreReadError as error:
-            return Failure(unreadable(error))
 
     def _point(self, at: int | None) -> int:
         return self.last_sequence if at is None else at
