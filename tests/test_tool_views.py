@@ -66,6 +66,8 @@ def applied(old: str, hunks: list[dict[str, Any]]) -> str:
         out += lines[at:start]
         at = start
         for op, text in hunk["lines"]:
+            if op == "\\":
+                continue  # a note that the line before it has no newline at the end
             if op in " -":
                 assert lines[at] == text, (at, text)
                 at += 1
@@ -87,7 +89,8 @@ def test_a_diff_applied_to_the_old_text_gives_the_new(old: list[str], new: list[
     if expected[-1] == "":
         expected.pop()
     assert applied(before, hunks).split("\n") == (expected or [""])
-    assert (hunks == []) == (before.split("\n") == after.split("\n") or (not old and not new))
+    # No hunk exactly when nothing changed: a final newline added or dropped is a change.
+    assert (hunks == []) == (before == after)
 
 
 def test_a_side_longer_than_the_limit_is_cut_and_says_so() -> None:
@@ -221,3 +224,18 @@ def test_a_secret_in_an_edit_or_an_output_is_masked() -> None:
     )
     assert masked is not None and secret not in repr(masked)
     assert secret in repr(files)  # the edit itself holds it: only the view is masked
+
+
+def test_an_edit_that_only_drops_the_final_newline_is_a_change() -> None:
+    hunks, _ = diff_lines("a\nb\n", "a\nb")
+    assert hunks == [
+        {
+            "old": 1,
+            "new": 1,
+            "lines": [[" ", "a"], ["-", "b"], ["+", "b"], ["\\", " No newline at end"]],
+        }
+    ]
+    # Both sides without a final newline (an edit of a fragment): no note, only the change.
+    assert diff_lines("x = 1", "x = 2")[0] == [
+        {"old": 1, "new": 1, "lines": [["-", "x = 1"], ["+", "x = 2"]]}
+    ]

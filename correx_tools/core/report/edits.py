@@ -29,7 +29,8 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 Line = list[str]
-"""``[op, text]``: op is ``" "`` (kept), ``"-"`` (removed) or ``"+"`` (added)."""
+"""``[op, text]``: op is ``" "`` (kept), ``"-"`` (removed), ``"+"`` (added), or ``"\\"``
+after a last line that no newline ends where the other side's does end with one."""
 Hunk = dict[str, Any]
 """``{"old": n, "new": n, "lines": [line, ...]}``: where it starts on each side (from 1;
 ``None`` where unknown), and its lines."""
@@ -95,21 +96,52 @@ def edit_of(tool_name: str, arguments: Mapping[str, Any]) -> list[dict[str, Any]
 
 def diff_lines(old: str, new: str) -> tuple[list[Hunk], bool]:
     """The line diff from ``old`` to ``new`` as hunks of ``CONTEXT`` kept lines around each
-    change, and whether a side was cut at `MAX_LINES`."""
+    change, and whether a side was cut at `MAX_LINES`.
+
+    Where one side ends with a newline and the other does not, their last lines differ,
+    as in ``git diff``: an edit that only adds or drops the final newline is a change,
+    shown with a ``["\\", " No newline at end"]`` line after the side that lacks it.
+    """
     before, cut_before = _cut_lines(old)
     after, cut_after = _cut_lines(new)
-    matcher = difflib.SequenceMatcher(None, before, after, autojunk=False)
+    # What the matcher compares: each line, the last one marked when no newline ends it
+    # and the other side's text does end with one.
+    differ = before and after and not (cut_before or cut_after)
+    differ = bool(differ) and old.endswith("\n") != new.endswith("\n")
+    keys_before = _keyed(before, differ and not old.endswith("\n"))
+    keys_after = _keyed(after, differ and not new.endswith("\n"))
+    matcher = difflib.SequenceMatcher(None, keys_before, keys_after, autojunk=False)
     hunks: list[Hunk] = []
     for group in matcher.get_grouped_opcodes(CONTEXT):
         lines: list[Line] = []
         for tag, i1, i2, j1, j2 in group:
             if tag == "equal":
-                lines += [[" ", line] for line in before[i1:i2]]
+                lines += _told(" ", keys_before[i1:i2])
                 continue
-            lines += [["-", line] for line in before[i1:i2]]
-            lines += [["+", line] for line in after[j1:j2]]
+            lines += _told("-", keys_before[i1:i2])
+            lines += _told("+", keys_after[j1:j2])
         hunks.append({"old": group[0][1] + 1, "new": group[0][3] + 1, "lines": lines})
     return hunks, cut_before or cut_after
+
+
+_NO_NEWLINE = " No newline at end"
+
+
+def _keyed(lines: list[str], unended: bool) -> list[tuple[str, bool]]:
+    """Each line, and whether it is the last one and no newline ends it (``unended``)."""
+    keys = [(line, False) for line in lines]
+    if keys and unended:
+        keys[-1] = (lines[-1], True)
+    return keys
+
+
+def _told(op: str, keys: list[tuple[str, bool]]) -> list[Line]:
+    lines: list[Line] = []
+    for line, unended in keys:
+        lines.append([op, line])
+        if unended:
+            lines.append(["\\", _NO_NEWLINE])
+    return lines
 
 
 def _added(lines: list[str]) -> Hunk:
