@@ -7,6 +7,7 @@ to its meaning on any texts: applied to the old text, it gives the new one.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -18,7 +19,7 @@ from correx_tools.core.lifecycle.record import ToolInvocationRecord
 from correx_tools.core.lifecycle.status import ToolInvocationStatus
 from correx_tools.core.replay.fold import fold_events
 from correx_tools.core.replay.projection import ToolProjector
-from correx_tools.core.report.edits import MAX_LINES, diff_lines, edit_of
+from correx_tools.core.report.edits import MAX_LINES, diff_lines, edit_of, search_replace_blocks
 from correx_tools.core.report.redaction import DEFAULT
 from correx_tools.core.report.tool_views import command_of, tool_view
 from correx_tools.shell.transcripts.importing import import_transcripts
@@ -238,4 +239,33 @@ def test_an_edit_that_only_drops_the_final_newline_is_a_change() -> None:
     # Both sides without a final newline (an edit of a fragment): no note, only the change.
     assert diff_lines("x = 1", "x = 2")[0] == [
         {"old": 1, "new": 1, "lines": [["-", "x = 1"], ["+", "x = 2"]]}
+    ]
+
+
+# The pattern the blocks were read with before: it backtracks quadratically over a model's
+# text (a diff of 130 KB of unclosed SEARCH lines took 15 s), so it is only the reference.
+_BLOCK_PATTERN = re.compile(
+    r"^(?:-{3,} SEARCH|<{3,} SEARCH)\n(.*?)\n?^={3,}\n(.*?)\n?^(?:\+{3,} REPLACE|>{3,} REPLACE)",
+    re.MULTILINE | re.DOTALL,
+)
+_BLOCK_LINES = ["<<<<<<< SEARCH", "------- SEARCH", "<< SEARCH", "<<<<<<< SEARCH x", "=======",
+                "===", "== ", ">>>>>>> REPLACE", "+++++++ REPLACE", ">>>>>>> REPLACE x",
+                ">> REPLACE", "a", "", "b c"]  # fmt: skip
+
+
+@given(st.lists(st.sampled_from(_BLOCK_LINES), max_size=14), st.booleans())
+def test_search_replace_blocks_are_read_as_the_pattern_reads_them(
+    lines: list[str], newline_at_end: bool
+) -> None:
+    text = "\n".join(lines) + ("\n" if newline_at_end else "")
+    expected = [(m.group(1), m.group(2)) for m in _BLOCK_PATTERN.finditer(text)]
+    assert search_replace_blocks(text) == expected
+
+
+def test_unclosed_search_blocks_cost_one_pass() -> None:
+    # 1 MiB of SEARCH lines with no divider: read in one pass (the old pattern: hours).
+    text = "<<<<<<< SEARCH\nx\n" * 65_536
+    assert search_replace_blocks(text) == []
+    assert search_replace_blocks(text + "=======\ny\n>>>>>>> REPLACE") == [
+        (text[len("<<<<<<< SEARCH\n") : -1], "y")
     ]

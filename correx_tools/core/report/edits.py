@@ -51,10 +51,6 @@ _PAIRS = (
 _CONTENT = ("content", "file_text", "fileText", "text")
 _WRITES = frozenset({"Write", "write_to_file", "write_file", "write", "create_file", "create"})
 _WRITE_COMMANDS = frozenset({"create", "write"})
-_BLOCK = re.compile(
-    r"^(?:-{3,} SEARCH|<{3,} SEARCH)\n(.*?)\n?^={3,}\n(.*?)\n?^(?:\+{3,} REPLACE|>{3,} REPLACE)",
-    re.MULTILINE | re.DOTALL,
-)
 
 
 def edit_of(tool_name: str, arguments: Mapping[str, Any]) -> list[dict[str, Any]] | None:
@@ -75,10 +71,11 @@ def edit_of(tool_name: str, arguments: Mapping[str, Any]) -> list[dict[str, Any]
             cut = cut or shortened
         return [{"path": path, "hunks": hunks, "whole": False, "cut": cut}]
     blocks = arguments.get("diff")
-    if isinstance(blocks, str) and path is not None and _BLOCK.search(blocks):
+    pairs = search_replace_blocks(blocks) if isinstance(blocks, str) and path is not None else []
+    if pairs:
         hunks, cut = [], False
-        for found in _BLOCK.finditer(blocks):
-            more, shortened = diff_lines(found.group(1), found.group(2))
+        for search, replace in pairs:
+            more, shortened = diff_lines(search, replace)
             hunks += more
             cut = cut or shortened
         return [{"path": path, "hunks": hunks, "whole": False, "cut": cut}]
@@ -142,6 +139,54 @@ def _told(op: str, keys: list[tuple[str, bool]]) -> list[Line]:
         if unended:
             lines.append(["\\", _NO_NEWLINE])
     return lines
+
+
+def search_replace_blocks(text: str) -> list[tuple[str, str]]:
+    """The (search, replace) texts of SEARCH/REPLACE blocks (Cline's ``replace_in_file``), in
+    one pass over the lines: the model wrote them, so no pattern may backtrack over them.
+
+    A block is a line ``<<<<<<< SEARCH`` (or ``------- SEARCH``; three or more marks), the
+    text to find, a line of ``=`` (three or more) that a newline ends, the text put in its
+    place, and a line that begins with ``>>>>>>> REPLACE`` (or ``+++++++ REPLACE``). A block
+    never closed ends the reading: no later block can be closed either.
+    """
+    blocks: list[tuple[str, str]] = []
+    lines = text.split("\n")
+    last = len(lines) - 1  # the last piece has no newline after it
+    at = 0
+    while at <= last:
+        if not _is_marker(lines[at], "<-", "SEARCH", whole=True) or at == last:
+            at += 1
+            continue
+        divider = next(
+            (i for i in range(at + 1, last) if _is_marker(lines[i], "=", "", whole=True)), None
+        )
+        if divider is None:
+            break
+        end = next(
+            (i for i in range(divider + 1, last + 1) if _is_marker(lines[i], ">+", "REPLACE")),
+            None,
+        )
+        if end is None:
+            break
+        blocks.append(("\n".join(lines[at + 1 : divider]), "\n".join(lines[divider + 1 : end])))
+        at = end + 1
+    return blocks
+
+
+def _is_marker(line: str, marks: str, word: str, *, whole: bool = False) -> bool:
+    """Whether ``line`` is three or more of one of ``marks``, then `` word`` (and nothing
+    more, if ``whole``; ``word`` empty: the marks alone)."""
+    if len(line) < 3 or line[0] not in marks:
+        return False
+    count = len(line) - len(line.lstrip(line[0]))
+    if count < 3:
+        return False
+    rest = line[count:]
+    if not word:
+        return rest == ""
+    tail = " " + word
+    return rest == tail if whole else rest.startswith(tail)
 
 
 def _added(lines: list[str]) -> Hunk:
