@@ -83,6 +83,19 @@ class Served:
         assert status == 200, (path, params, status, body)
         return body
 
+    def every_match(self, path: str, **params: object) -> list[Any]:
+        """Every match of a search (``/api/v1/search`` or a session's), page after page: a
+        page holds what was found within its time budget, so where one page ends depends
+        on the machine's load, and only the whole answer does not."""
+        matches: list[Any] = []
+        after: object = params.pop("after", None)
+        while True:
+            page = self.answer(path, **params, **({} if after is None else {"after": after}))
+            matches += page["matches"]
+            after = page["next"]
+            if after is None:
+                return matches
+
     def stop(self, how: int = signal.SIGTERM) -> tuple[int, str]:
         """Stop it with ``how``; its exit status and what it wrote on stderr."""
         if self.process.poll() is None:

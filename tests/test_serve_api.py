@@ -221,12 +221,12 @@ def test_search_pages_through_every_match(demo: Path, lenient: Served) -> None:
         found += [m["invocation_id"] for m in page["matches"]]
         after = page["next"]
     assert found == wanted and wanted
-    text = lenient.answer(f"/api/v1/sessions/{GENERATED}/search", q="PERMISSION DENIED")
+    text = lenient.every_match(f"/api/v1/sessions/{GENERATED}/search", q="PERMISSION DENIED")
     expected = [
         r["invocation_id"] for r in everything if "permission denied" in (r["reason"] or "")
     ]
-    assert [m["invocation_id"] for m in text["matches"]] == expected and expected
-    assert all(m["where"] == ["reason"] for m in text["matches"])
+    assert [m["invocation_id"] for m in text] == expected and expected
+    assert all(m["where"] == ["reason"] for m in text)
 
 
 def test_the_timeline_draws_every_call_once(lenient: Served) -> None:

@@ -74,7 +74,17 @@ QUESTIONS = [
 
 
 def answers(served: Served) -> list[object]:
-    return [served.answer(path, **params) for path, params in QUESTIONS]
+    return [
+        whole_search(served, path, params)
+        if path.endswith("/search")
+        else served.answer(path, **params)
+        for path, params in QUESTIONS
+    ]
+
+
+def whole_search(served: Served, path: str, params: dict[str, object]) -> object:
+    """A search's every match: where a page ends depends on the machine's load."""
+    return served.every_match(path, **params)
 
 
 def test_every_kind_of_store_gives_the_same_answers(

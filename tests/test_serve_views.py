@@ -108,7 +108,7 @@ def at(session: str, invocation: str) -> str:
 
 
 def found(served: Served, **query: str) -> list[dict[str, Any]]:
-    return served.answer("/api/v1/search", **query)["matches"]
+    return served.every_match("/api/v1/search", **query)
 
 
 def test_an_edit_shows_the_text_it_replaced_as_a_diff(

@@ -210,7 +210,7 @@ def _parsed(text: str, format: str, name: str, lenient: bool) -> Transcript:
     if format == aider.FORMAT or (format == "auto" and markdown and aider.looks_like(text)):
         if not markdown:
             raise _mismatch(format, _shape(document, None, problem))
-        return _markdown(text, name)
+        return _markdown(text, name, recognised=format == aider.FORMAT)
     if document is not None:
         readers = [(reader, document, document) for reader in DOCUMENT_READERS]
         one = [(1, document)]  # a JSON Lines file of one line
@@ -282,11 +282,26 @@ def _mismatch(format: str, found: str) -> Unrecognised:
     return Unrecognised(f"not a {format} transcript: expected {EXPECTED[format]}; found {found}")
 
 
-def _markdown(text: str, name: str) -> Transcript:
-    """An Aider history's complete lines (a last line still being written is left out)."""
+def _markdown(text: str, name: str, *, recognised: bool) -> Transcript:
+    """An Aider history's complete lines (a last line still being written is left out).
+
+    Unless the caller named the format (``recognised``), the complete lines alone must say
+    it is one: a file whose only Aider line is still being written is not one yet, exactly
+    as the same file without that line is not.
+    """
     cut = text.rfind("\n") + 1
     tail = "" if cut == len(text) or not text[cut:].strip() else f"line {text.count(chr(10)) + 1}"
-    return dataclasses.replace(aider.read(text[:cut] if tail else text, name), incomplete_tail=tail)
+    whole = text[:cut] if tail else text
+    if not recognised and not aider.looks_like(whole):
+        found = (
+            "one line, still being written"
+            if not whole
+            else "only blank lines"
+            if not whole.strip()
+            else "Markdown that is no Aider chat history"
+        )
+        raise Unrecognised(f"not a transcript of a known format ({found})", ", ".join(FORMATS))
+    return dataclasses.replace(aider.read(whole, name), incomplete_tail=tail)
 
 
 def markdown_like(text: str) -> bool:
