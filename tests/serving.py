@@ -21,10 +21,20 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
+_LIMITED = (
+    "import resource, runpy, sys\n"
+    "resource.setrlimit(resource.RLIMIT_NOFILE, (int(sys.argv[1]), int(sys.argv[2])))\n"
+    "sys.argv = ['correx-tools', *sys.argv[3:]]\n"
+    "runpy.run_module('correx_tools', run_name='__main__', alter_sys=True)\n"
+)
+"""The command, run with a limit on open files set before it starts (soft, hard: its first
+two arguments)."""
 
 
 class Served:
-    """One ``correx-tools serve`` process and what it printed."""
+    """One ``correx-tools serve`` process and what it printed.
+
+    ``open_files`` sets the process's (soft, hard) limit on open files before it starts."""
 
     def __init__(
         self,
@@ -32,9 +42,15 @@ class Served:
         *options: str,
         cwd: Path | None = None,
         env: dict[str, str] | None = None,
+        open_files: tuple[int, int] | None = None,
     ) -> None:
+        start = (
+            ["-m", "correx_tools"]
+            if open_files is None
+            else ["-c", _LIMITED, *map(str, open_files)]
+        )
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "correx_tools", "serve", str(source), "--port", "0", *options],
+            [sys.executable, *start, "serve", str(source), "--port", "0", *options],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
