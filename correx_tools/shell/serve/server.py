@@ -15,13 +15,13 @@ import asyncio
 import errno
 import logging
 import socket
-import sys
 import threading
 from collections.abc import Callable
 from types import FrameType
 
 import uvicorn
 
+from .access import Access
 from .app import build_app
 from .debugger import Debugger
 from .limits import BACKLOG, Watch, connection_cap, raise_file_limit, watched
@@ -93,20 +93,19 @@ def serve(
     sock: socket.socket,
     *,
     host: str,
-    token: str | None,
+    access: Access | None,
     ready: Callable[[], None],
+    tell: Callable[[str], None],
 ) -> None:
     """Answer on ``sock`` (bound to ``host`` as the command was given it) until a signal
-    stops it."""
-    bound, port = sock.getsockname()[:2]
+    stops it; ``access`` says who may ask (``None``: anyone), ``tell`` prints a line on the
+    terminal."""
+    bound = sock.getsockname()[0]
     hosts = allowed_hosts(host)
     if hosts is not None:
         hosts |= {str(bound)}
     stopping = threading.Event()
-    app = Guard(
-        build_app(debugger, stopping), token=token, hosts=hosts, cookie=f"correx_serve_{port}"
-    )
-    said = Said(lambda line: print(f"correx-tools serve: {line}", file=sys.stderr, flush=True))
+    said = Said(tell)
     cap = connection_cap(raise_file_limit())
     watch = Watch(
         cap,
@@ -116,7 +115,7 @@ def serve(
         ),
     )
     config = uvicorn.Config(
-        app,
+        Guard(build_app(debugger, stopping), access=access, hosts=hosts),
         http=watched(watch),
         backlog=BACKLOG,
         log_level="warning",
