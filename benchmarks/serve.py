@@ -39,7 +39,7 @@ class _Server:
     def __init__(self, source: str) -> None:
         started = time.perf_counter()
         self.process = subprocess.Popen(
-            [*command(), "serve", source, "--port", "0"],
+            [*command(), "serve", source, "--port", "0", "--json"],
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
             text=True,
@@ -47,14 +47,14 @@ class _Server:
         assert self.process.stdout is not None
         line = self.process.stdout.readline().strip()
         self.listening = time.perf_counter() - started
-        if not line.startswith("serving "):
+        if not line.startswith("{"):
             self.process.kill()
             self.process.communicate()
             raise RuntimeError(f"correx-tools serve did not start: {line!r}")
-        self.url = line.rsplit(" at ", 1)[1]
+        started_with = json.loads(line)
+        self.url, self.token = started_with["url"], started_with["token"]
         parts = urllib.parse.urlsplit(self.url)
         self.base = f"{parts.scheme}://{parts.netloc}"
-        self.token = urllib.parse.parse_qs(parts.query)["token"][0]
         self.ask("/api/v1/sessions")
         self.first_answer = time.perf_counter() - started
 
@@ -208,7 +208,7 @@ def first_paint(server: _Server, session: str) -> float | None:
     with sync_playwright() as driver:
         browser = driver.chromium.launch(executable_path=chromium, args=flags)
         tab = browser.new_page(viewport={"width": 1400, "height": 1000})
-        tab.goto(f"{server.base}/?token={server.token}")  # the cookie, as a person's first load
+        tab.goto(server.url)  # the printed link: the page trades its code, as a person's does
         tab.wait_for_selector("body[data-ready]", timeout=120_000)
         started = time.perf_counter()
         tab.goto(f"{server.base}/sessions/{urllib.parse.quote(session, safe='')}")

@@ -1,9 +1,10 @@
 """Running ``correx-tools serve`` for the tests: a real process on loopback, and a client.
 
-`Served` starts the command as a subprocess on a free port, waits for the line
-it prints once it accepts connections, and asks it questions over HTTP with
-the token, as a script would. Stopping it sends SIGTERM and checks it stopped
-cleanly: exit status 0 and no traceback.
+`Served` starts the command as a subprocess on a free port with ``--json``, waits
+for the document it prints once it accepts connections, and asks it questions
+over HTTP with the token (``Authorization: Bearer``), as a script would; `link`
+gives an address a browser opens, with a fresh single-use code. Stopping it
+sends SIGTERM and checks it stopped cleanly: exit status 0 and no traceback.
 """
 
 from __future__ import annotations
@@ -21,10 +22,20 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
+_LIMITED = (
+    "import resource, runpy, sys\n"
+    "resource.setrlimit(resource.RLIMIT_NOFILE, (int(sys.argv[1]), int(sys.argv[2])))\n"
+    "sys.argv = ['correx-tools', *sys.argv[3:]]\n"
+    "runpy.run_module('correx_tools', run_name='__main__', alter_sys=True)\n"
+)
+"""The command, run with a limit on open files set before it starts (soft, hard: its first
+two arguments)."""
 
 
 class Served:
-    """One ``correx-tools serve`` process and what it printed."""
+    """One ``correx-tools serve --json`` process and what it printed.
+
+    ``open_files`` sets the process's (soft, hard) limit on open files before it starts."""
 
     def __init__(
         self,
@@ -32,9 +43,15 @@ class Served:
         *options: str,
         cwd: Path | None = None,
         env: dict[str, str] | None = None,
+        open_files: tuple[int, int] | None = None,
     ) -> None:
+        start = (
+            ["-m", "correx_tools"]
+            if open_files is None
+            else ["-c", _LIMITED, *map(str, open_files)]
+        )
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "correx_tools", "serve", str(source), "--port", "0", *options],
+            [sys.executable, *start, "serve", str(source), "--port", "0", "--json", *options],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
@@ -43,15 +60,40 @@ class Served:
         )
         assert self.process.stdout is not None
         self.line = self.process.stdout.readline().strip()
-        if not self.line.startswith("serving "):
+        if not self.line.startswith("{"):
             self.process.kill()
             _, stderr = self.process.communicate(timeout=10)
             raise AssertionError(f"the server did not start: {self.line!r} {stderr!r}")
-        self.url = self.line.rsplit(" at ", 1)[1]
+        self.document: dict[str, Any] = json.loads(self.line)
+        self.url: str = self.document["url"]
         parsed = urllib.parse.urlsplit(self.url)
         self.base = f"{parsed.scheme}://{parsed.netloc}"
         self.port = parsed.port
-        self.token = urllib.parse.parse_qs(parsed.query).get("token", [None])[0]
+        self.token: str | None = self.document["token"]
+
+    def link(self, path: str = "/") -> str:
+        """The address of ``path`` with a fresh single-use code, as a browser opens it."""
+        if self.token is None:
+            return self.base + path
+        status, body, _ = self.post("/api/v1/codes", None)
+        assert status == 200, body
+        return f"{self.base}{path}#code={body['code']}"
+
+    def post(
+        self,
+        path: str,
+        document: object,
+        *,
+        headers: dict[str, str] | None = None,
+        token: bool = True,
+    ) -> tuple[int, Any, dict[str, str]]:
+        """``(status, body, headers)`` of a POST of ``document`` as JSON."""
+        sent = {"Content-Type": "application/json", **(headers or {})}
+        if token and self.token:
+            sent.setdefault("Authorization", f"Bearer {self.token}")
+        data = b"" if document is None else json.dumps(document).encode()
+        request = urllib.request.Request(self.base + path, data=data, headers=sent, method="POST")
+        return _sent(request)  # fmt: skip
 
     def get(
         self,
@@ -67,15 +109,7 @@ class Served:
         if token and self.token:
             sent.setdefault("Authorization", f"Bearer {self.token}")
         request = urllib.request.Request(self.base + path + query, headers=sent)
-        opener = urllib.request.build_opener(_NoRedirect)
-        try:
-            with opener.open(request, timeout=30) as response:
-                status, body, got = response.status, response.read(), dict(response.headers)
-        except urllib.error.HTTPError as error:
-            status, body, got = error.code, error.read(), dict(error.headers)
-        if got.get("content-type", "").startswith("application/json"):
-            return status, json.loads(body), got
-        return status, body.decode("utf-8", "replace"), got
+        return _sent(request)
 
     def answer(self, path: str, **params: object) -> Any:
         """The JSON of a question that must succeed."""
@@ -108,6 +142,18 @@ class Served:
             raise AssertionError(f"the server did not stop on signal {how}: {stderr}") from None
         assert "Traceback" not in stderr, stderr
         return self.process.returncode, stderr
+
+
+def _sent(request: urllib.request.Request) -> tuple[int, Any, dict[str, str]]:
+    opener = urllib.request.build_opener(_NoRedirect)
+    try:
+        with opener.open(request, timeout=30) as response:
+            status, body, got = response.status, response.read(), dict(response.headers)
+    except urllib.error.HTTPError as error:
+        status, body, got = error.code, error.read(), dict(error.headers)
+    if got.get("content-type", "").startswith("application/json"):
+        return status, json.loads(body), got
+    return status, body.decode("utf-8", "replace"), got
 
 
 class _NoRedirect(urllib.request.HTTPRedirectHandler):

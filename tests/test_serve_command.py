@@ -1,8 +1,9 @@
 """``correx-tools serve`` as a process: the line it prints, how it stops, and what it refuses.
 
 Each test runs the real command. A server that starts prints one flushed line
-with its address and token once it accepts connections, and stops with exit
-status 0 and no traceback on SIGTERM or Ctrl-C. Everything wrong is one line on
+with its link (a single-use code, never the token; ``--json`` adds the token)
+once it accepts connections, and stops with exit status 0 and no traceback on
+SIGTERM or Ctrl-C. Everything wrong is one line on
 stderr and exit status 1 before anything listens.
 """
 
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -43,42 +45,91 @@ def run(*arguments: str, env: dict[str, str] | None = None) -> subprocess.Comple
 
 
 @pytest.mark.parametrize("how", [signal.SIGTERM, signal.SIGINT])
-def test_it_prints_its_address_then_stops_cleanly(store: Path, how: signal.Signals) -> None:
-    served = Served(store)
-    assert served.line == f"serving {store} at http://127.0.0.1:{served.port}/?token={served.token}"
-    assert served.port and served.port > 0 and len(served.token or "") >= 32
-    assert served.answer("/api/v1/sessions")["total"] == 1
-    status, stderr = served.stop(how)
-    assert status == 0 and stderr == ""
-    with pytest.raises(ConnectionRefusedError):
-        socket.create_connection(("127.0.0.1", served.port), timeout=1).close()
-
-
-def test_json_gives_the_address_as_a_document(store: Path) -> None:
-    served = Served.__new__(Served)
+def test_it_prints_its_link_then_stops_cleanly(store: Path, how: signal.Signals) -> None:
     process = subprocess.Popen(
-        [sys.executable, "-m", "correx_tools", "serve", str(store), "--port", "0", "--json"],
+        [sys.executable, "-m", "correx_tools", "serve", str(store), "--port", "0"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
     )  # fmt: skip
     assert process.stdout is not None
-    document = json.loads(process.stdout.readline())
-    served.process = process
-    assert document["source"] == str(store) and "?token=" in document["url"]
-    assert document["url"].startswith(f"http://127.0.0.1:{document['port']}/")
-    assert served.stop()[0] == 0
+    line = process.stdout.readline()
+    found = re.fullmatch(
+        rf"serving {re.escape(str(store))} at http://127\.0\.0\.1:(\d+)/#code=(\S+)\n", line
+    )
+    assert found, line
+    port, code = int(found[1]), found[2]
+    served = Served.__new__(Served)
+    served.process, served.base, served.token = process, f"http://127.0.0.1:{port}", None
+    # The line holds a single-use code, never the token: the page trades the code once.
+    status, body, _ = served.post("/api/v1/credential", {"code": code})
+    assert status == 200
+    bearer = {"Authorization": f"Bearer {body['credential']}"}
+    assert served.get("/api/v1/sessions", headers=bearer)[1]["total"] == 1
+    status, stderr = served.stop(how)
+    assert status == 0
+    # A fresh link for another browser, the only line: loopback gives no warning.
+    fresh = re.fullmatch(
+        rf"correx-tools serve: the link was opened; to open the page in another browser: "
+        rf"http://127\.0\.0\.1:{port}/#code=(\S+)\n",
+        stderr,
+    )
+    assert fresh and fresh[1] != code, stderr
+    with pytest.raises(ConnectionRefusedError):
+        socket.create_connection(("127.0.0.1", port), timeout=1).close()
 
 
-def test_open_hands_the_address_to_the_browser(store: Path, tmp_path: Path) -> None:
-    # The standard library's webbrowser runs $BROWSER with the address for %s.
-    opened = tmp_path / "opened.txt"
-    browser = f"{sys.executable} -c \"import sys; open(sys.argv[1], 'w').write(sys.argv[2])\""
-    served = Served(store, "--open", env={"BROWSER": f"{browser} {opened} %s"})
+def test_json_gives_the_link_and_the_token_for_scripts(store: Path) -> None:
+    served = Served(store)
     try:
-        wait_for(opened.exists)
-        assert wait_for(opened.read_text) == served.url
+        document = served.document
+        assert sorted(document) == ["port", "source", "token", "url"]
+        assert document["source"] == str(store) and len(document["token"]) >= 32
+        assert document["url"].startswith(f"http://127.0.0.1:{document['port']}/#code=")
+        assert document["token"] not in document["url"]
+        assert served.answer("/api/v1/sessions")["total"] == 1  # Authorization: Bearer TOKEN
+    finally:
+        assert served.stop() == (0, "")
+
+
+def test_open_gives_the_browser_neither_the_code_nor_the_token(store: Path, tmp_path: Path) -> None:
+    # The standard library's webbrowser runs $BROWSER with the address for %s; this browser
+    # keeps its command line, the mode of the file it was given and what the file says.
+    seen, browser = tmp_path / "seen.json", tmp_path / "browser.py"
+    browser.write_text(
+        "import json, os, sys, urllib.parse\n"
+        "path = urllib.parse.urlsplit(sys.argv[2]).path\n"
+        "json.dump({'argv': sys.argv, 'mode': os.stat(path).st_mode & 0o777,\n"
+        "           'folder': os.stat(os.path.dirname(path)).st_mode & 0o777, 'path': path,\n"
+        "           'text': open(path).read()}, open(sys.argv[1] + '.part', 'w'))\n"
+        "os.replace(sys.argv[1] + '.part', sys.argv[1])\n"
+    )
+    served = Served(store, "--open", env={"BROWSER": f"{sys.executable} {browser} {seen} %s"})
+    try:
+        got = json.loads(wait_for(lambda: seen.exists() and seen.read_text()))
+        code = served.url.rsplit("#code=", 1)[1]
+        shown = " ".join(got["argv"])
+        assert code not in shown and str(served.token) not in shown
+        assert got["argv"][2].startswith("file://") and served.url in got["text"]
+        assert (got["mode"], got["folder"]) == (0o600, 0o700)
+        assert Path(got["path"]).exists()
+        assert served.post("/api/v1/credential", {"code": code}, token=False)[0] == 200
+        wait_for(lambda: not Path(got["path"]).exists())  # gone once the link was used
     finally:
         assert served.stop()[0] == 0
+
+
+def test_a_host_others_can_reach_is_warned_about(store: Path) -> None:
+    served = Served(store, "--host", "0.0.0.0")
+    try:
+        assert served.answer("/api/v1/sessions")["total"] == 1
+    finally:
+        status, stderr = served.stop()
+    assert status == 0
+    assert stderr == (
+        "correx-tools serve: warning: --host 0.0.0.0 listens on every address of this machine: "
+        "anyone who can reach it may try, and the link, the token and every answer travel in "
+        "clear (no TLS); any Host name is accepted, so only the token guards it\n"
+    )
 
 
 def test_a_port_in_use_is_one_line(store: Path) -> None:
@@ -123,7 +174,8 @@ def test_no_token_is_refused_off_loopback(store: Path) -> None:
 
 def test_no_token_on_loopback_serves_without_one(store: Path) -> None:
     served = Served(store, "--no-token")
-    assert served.line == f"serving {store} at http://127.0.0.1:{served.port}/"
+    assert served.document["url"] == f"http://127.0.0.1:{served.port}/"
+    assert served.document["token"] is None
     assert served.get("/api/v1/sessions", token=False)[0] == 200
     assert served.stop()[0] == 0
 

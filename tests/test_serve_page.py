@@ -66,8 +66,7 @@ def open_page(browser: Any) -> Iterator[Callable[..., Opened]]:
     def opener(server: Served, path: str = "/") -> Opened:
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         opened = Opened(page)
-        separator = "&" if "?" in path else "?"
-        page.goto(f"{server.base}{path}{separator}token={server.token}")
+        page.goto(server.link(path))
         page.wait_for_selector("body[data-ready]", timeout=30_000)
         pages.append((opened, server.base))
         return opened

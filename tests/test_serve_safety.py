@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from correx_tools import JsonlEventLog, SQLiteEventStore
+from correx_tools.shell.serve.access import CODE_SECONDS, Access
 
 from .serving import ROOT, Served
 from .strategies import SECRET, completed, planted_secrets, requested, started, stored
@@ -87,27 +88,38 @@ def test_an_id_the_redaction_masks_is_asked_for_by_its_ref(served: Served) -> No
     ]  # fmt: skip
 
 
-def test_every_request_needs_the_token(served: Served) -> None:
-    for path in ("/api/v1/sessions", "/", f"/sessions/{SESSION}", "/static/serve.js"):
+def test_every_answer_but_the_pages_files_needs_a_credential(served: Served) -> None:
+    for path in ("/api/v1/sessions", f"/api/v1/sessions/{SESSION}/state", "/api/v1",
+                 "/nothing", "/sessions/run-1/state", "/static/a/b"):  # fmt: skip
         status, body, _ = served.get(path, token=False)
-        assert status == 401 and "needs its token" in str(body), path
+        assert status == 401 and "needs its link or its token" in str(body), path
+    # The page's own files hold no session data: anyone may load them, and the page's status
+    # says nothing of the store to a client without a credential.
+    for path in ("/", f"/sessions/{SESSION}", "/sessions/no-such-session", "/static/serve.js"):
+        status, body, _ = served.get(path, token=False)
+        assert status == 200 and SESSION not in body and SECRET not in body, path
+    assert served.get("/sessions/no-such-session")[0] == 404  # with the token, it does
     assert served.get("/api/v1/sessions", headers={"Authorization": "Bearer nope"})[0] == 401
-    assert served.get("/api/v1/sessions", {"token": served.token}, token=False)[0] == 200
-    bad_cookie = {"Cookie": f"correx_serve_{served.port}=nope"}
-    assert served.get("/api/v1/sessions", headers=bad_cookie, token=False)[0] == 401
+    # Neither an address nor a cookie carries a credential (history, logs, other ports).
+    assert served.get("/api/v1/sessions", {"token": served.token}, token=False)[0] == 401
+    cookie = {"Cookie": f"correx_serve_{served.port}={served.token}"}
+    assert served.get("/api/v1/sessions", headers=cookie, token=False)[0] == 401
 
 
-def test_the_first_load_trades_the_token_for_a_cookie(served: Served) -> None:
-    status, _, headers = served.get(
-        "/sessions/run%2F1", {"at": 3, "token": served.token}, token=False
-    )
-    assert status == 303 and headers["location"] == "/sessions/run%2F1?at=3"
-    cookie = headers["set-cookie"]
-    assert cookie == (
-        f"correx_serve_{served.port}={served.token}; HttpOnly; SameSite=Strict; Path=/"
-    )
-    status, body, _ = served.get("/", headers={"Cookie": cookie.split(";")[0]}, token=False)
-    assert status == 200 and '<script src="/static/serve.js"></script>' in body
+def test_a_code_is_traded_once_for_a_credential(served: Served) -> None:
+    code = served.link().rsplit("#code=", 1)[1]
+    status, body, _ = served.post("/api/v1/credential", {"code": code}, token=False)
+    assert status == 200 and body["credential"] not in (code, served.token)
+    bearer = {"Authorization": f"Bearer {body['credential']}"}
+    assert served.get("/api/v1/sessions", headers=bearer)[0] == 200
+    # Used once, the code (in a history, a log, a command line) is worthless.
+    status, again, _ = served.post("/api/v1/credential", {"code": code}, token=False)
+    assert status == 401 and "used already" in again["error"] and "credential" not in again
+    for bad in ({"code": "made-up"}, {"code": served.token}, {"code": 7}, {}, [code], "x" * 9999):
+        assert served.post("/api/v1/credential", bad, token=False)[0] in (400, 401), bad
+    # Only the token's holder may ask for a fresh code; a browser's credential may not.
+    assert served.post("/api/v1/codes", None, token=False)[0] == 401
+    assert served.post("/api/v1/codes", None, headers=bearer, token=False)[0] == 401
 
 
 def test_a_request_for_another_host_is_refused(served: Served) -> None:
@@ -277,3 +289,24 @@ def test_an_invocation_opened_is_whole_and_a_list_cuts_long_values(tmp_path: Pat
         assert "x" * 5_000 not in state and "[cut: " in state
     finally:
         assert server.stop()[0] == 0
+
+
+def test_a_link_is_good_for_five_minutes_and_the_terminal_always_shows_one_that_works() -> None:
+    now, told = [0.0], []
+    access = Access("t" * 32, link=lambda code: f"/#code={code}", tell=told.append,
+                    clock=lambda: now[0])  # fmt: skip
+    printed = access.printed_link().split("=", 1)[1]
+    asked = access.code()  # a script's own code: its use prints nothing
+    assert access.trade(asked) is not None and told == []
+    now[0] = CODE_SECONDS + 1  # nobody opened the printed link in time
+    assert access.trade(printed) is None
+    fresh = told[-1].rsplit("=", 1)[1]
+    assert told == [f"a browser brought a dead link; to open the page in another browser: "
+                    f"/#code={fresh}"]  # fmt: skip
+    for made_up in ("x", "y", printed):  # while the printed link works, no more lines
+        assert access.trade(made_up) is None
+    assert len(told) == 1
+    credential = access.trade(fresh)
+    assert credential is not None and access.holder(f"Bearer {credential}") == "browser"
+    assert told[-1].startswith("the link was opened; to open the page in another browser: ")
+    assert access.holder("Bearer " + "t" * 32) == "token" and access.holder("Bearer x") is None

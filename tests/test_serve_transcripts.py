@@ -83,7 +83,7 @@ def test_a_file_written_in_two_halves_shows_every_call_in_the_page_within_the_bo
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     opened = Opened(page)
     ref = first["ref"]
-    page.goto(f"{served.base}/sessions/{quote(ref, safe='')}?token={served.token}")
+    page.goto(served.link(f"/sessions/{quote(ref, safe='')}"))
     page.wait_for_selector("body[data-ready]", timeout=30_000)
     page.check("#follow")
     with live.open("ab") as out:
@@ -109,7 +109,7 @@ def test_a_file_written_in_two_halves_shows_every_call_in_the_page_within_the_bo
 def test_a_new_session_file_appears_in_the_list(served: Served, folder: Path, browser: Any) -> None:
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     opened = Opened(page)
-    page.goto(f"{served.base}/?token={served.token}")
+    page.goto(served.link())
     page.wait_for_selector("body[data-ready]", timeout=30_000)
     target = folder / "-home-me-repo" / "appeared" / "subagents"
     target.mkdir(parents=True)

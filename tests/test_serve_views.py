@@ -90,8 +90,7 @@ def open_page(browser: Any, served: Served) -> Iterator[Callable[[str], Opened]]
     def opener(path: str) -> Opened:
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         opened = Opened(page)
-        separator = "&" if "?" in path else "?"
-        page.goto(f"{served.base}{path}{separator}token={served.token}")
+        page.goto(served.link(path))
         page.wait_for_selector("body[data-ready]", timeout=30_000)
         pages.append(opened)
         return opened

@@ -23,6 +23,7 @@ from .errors import CliError
 from .export import add_export_arguments, cmd_export
 from .inspect import cmd_diff, cmd_history, cmd_replay, cmd_sessions
 from .loading import INVOCATION_HELP, SESSION_HELP
+from .render import in_line
 from .report import add_report_arguments, cmd_report
 from .serve import add_serve_arguments, cmd_serve
 from .stats import add_stats_arguments, cmd_stats
@@ -271,11 +272,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         with source_scope(args):
             status: int = args.handler(args)
     except CliError as error:
-        print(f"correx-tools {args.command}: error: {error}", file=sys.stderr)
+        print(f"correx-tools {args.command}: error: {in_line(str(error))}", file=sys.stderr)
         return 1
     except StoreReadError as error:
         hint = "" if args.command == "verify" else " (correx-tools verify checks the store)"
-        print(f"correx-tools {args.command}: error: {error.error}{hint}", file=sys.stderr)
+        said = in_line(str(error.error))
+        print(f"correx-tools {args.command}: error: {said}{hint}", file=sys.stderr)
         return 1
     except BrokenPipeError:
         # The reader (``head``, say) stopped early: not an error. Point stdout at
@@ -283,7 +285,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except (OSError, sqlite3.Error, StoreLayoutError) as error:
-        print(f"correx-tools {args.command}: error: {error}", file=sys.stderr)
+        print(f"correx-tools {args.command}: error: {in_line(str(error))}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print(f"correx-tools {args.command}: interrupted", file=sys.stderr)

@@ -84,6 +84,17 @@ def one_line(name: str) -> str:
     return _BREAKS.sub(_shown, name)
 
 
+def in_line(text: str) -> str:
+    r"""``text`` said in one line on the terminal (a note naming a file, an error quoting what
+    a transcript holds): every control, direction and line-breaking character written as
+    ``[U+XXXX]``.
+
+    >>> in_line("bad\x1b[31m.jsonl: line 2\nnot JSON")
+    'bad[U+001B][31m.jsonl: line 2[U+000A]not JSON'
+    """
+    return visible(one_line(text))
+
+
 def _shown(found: re.Match[str]) -> str:
     if found[1] if found.re is _STYLED_CONTROLS else None:
         return found[0]  # a colour of the drawn table

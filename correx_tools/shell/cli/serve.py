@@ -5,6 +5,10 @@ line: the extra not installed, a token-less server on a non-loopback address,
 a bad ``--redact`` pattern, a store that cannot be opened, a port in use. The
 server itself lives in `correx_tools.shell.serve` (imported only here, so the
 other commands never need its extra).
+
+The line it prints holds a link with a single-use code, never the token
+(``--json`` gives the token, for scripts); ``--open`` hands the browser a file
+that leads to the link, never the link itself (`browser`).
 """
 
 from __future__ import annotations
@@ -14,14 +18,15 @@ import ipaddress
 import json
 import secrets
 import sys
-import threading
-import webbrowser
+from pathlib import Path
 
 from ...core.report.redaction import Redaction
+from .browser import open_in_browser, redirect_file, remove
 from .errors import CliError
 from .report import add_redact_argument
 from .serve_sources import served
 from .sources import close_store
+from .transcript_sources import note
 
 DEFAULT_PORT = 8765
 
@@ -36,14 +41,34 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def url_of(host: str, port: int, token: str | None) -> str:
-    """The address to open (with the token, for the first load)."""
+def url_of(host: str, port: int, code: str | None) -> str:
+    """The address to open (with a single-use code, which the page trades for a credential)."""
     shown = f"[{host}]" if ":" in host else host
-    return f"http://{shown}:{port}/" + ("" if token is None else f"?token={token}")
+    return f"http://{shown}:{port}/" + ("" if code is None else f"#code={code}")
 
 
-def cmd_serve(args: argparse.Namespace) -> int:
-    """Check everything, listen, print where, and serve until stopped."""
+def exposure(host: str) -> str | None:
+    """What listening on ``host`` means, when it is not this machine alone."""
+    if is_loopback(host):
+        return None
+    reach = (
+        "every address of this machine"
+        if host.strip("[]") in ("0.0.0.0", "::", "")
+        else f"{host}, which other machines may reach"
+    )
+    checked = (
+        "; any Host name is accepted, so only the token guards it"
+        if host.strip("[]") in ("0.0.0.0", "::", "")
+        else ""
+    )
+    return (
+        f"warning: --host {host} listens on {reach}: anyone who can reach it may try, and the "
+        f"link, the token and every answer travel in clear (no TLS){checked}"
+    )
+
+
+def _checked(args: argparse.Namespace) -> Redaction | None:
+    """What the arguments ask, checked before anything is opened: the redaction to apply."""
     if args.no_token and not is_loopback(args.host):
         raise CliError(
             f"--no-token with --host {args.host}: anyone who can reach that address could read "
@@ -57,10 +82,29 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if args.no_redact and args.redact:
         raise CliError("--redact and --no-redact together: choose one")
     try:
-        redaction = None if args.no_redact else Redaction.with_patterns(args.redact)
+        return None if args.no_redact else Redaction.with_patterns(args.redact)
     except ValueError as error:
         raise CliError(str(error)) from None
-    from ..serve.debugger import Debugger  # noqa: PLC0415 - the optional extra
+
+
+def _warn(args: argparse.Namespace) -> None:
+    """The warnings of a server others may reach or that shows secrets, on stderr."""
+    if args.no_redact:
+        print(
+            "correx-tools serve: warning: --no-redact: keys, tokens and passwords in the "
+            "sessions are shown as they are to whoever opens the page",
+            file=sys.stderr,
+        )
+    warning = exposure(args.host)
+    if warning is not None:
+        print(f"correx-tools serve: {warning}", file=sys.stderr)
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    """Check everything, listen, print where, and serve until stopped."""
+    redaction = _checked(args)
+    from ..serve.access import Access  # noqa: PLC0415 - the optional extra
+    from ..serve.debugger import Debugger  # noqa: PLC0415
     from ..serve.server import ListenError, listen, serve  # noqa: PLC0415
 
     opened = served(args.source)
@@ -72,32 +116,47 @@ def cmd_serve(args: argparse.Namespace) -> int:
         if opened.follower is not None:
             opened.follower.stop()
         raise CliError(str(error)) from None
-    if args.no_redact:
-        print(
-            "correx-tools serve: warning: --no-redact: keys, tokens and passwords in the "
-            "sessions are shown as they are to whoever opens the page",
-            file=sys.stderr,
-        )
-    token = None if args.no_token else secrets.token_urlsafe(24)
+    _warn(args)
     port = sock.getsockname()[1]
-    url = url_of(args.host, port, token)
     source = opened.label
+
+    def tell(line: str) -> None:
+        note(line, "correx-tools serve")
+
+    access = None
+    if not args.no_token:
+        access = Access(
+            secrets.token_urlsafe(24), link=lambda code: url_of(args.host, port, code), tell=tell
+        )
+    opening: Path | None = None
+
+    def opened_page() -> None:
+        if opening is not None:
+            remove(opening)
+
+    url = url_of(args.host, port, None) if access is None else access.printed_link(used=opened_page)
+    if args.open and access is not None:
+        # The browser's command line names a file that leads to the link, never the link.
+        opening = redirect_file(url)
 
     def ready() -> None:
         if args.json:
-            print(json.dumps({"source": source, "url": url, "port": port}), flush=True)
+            token = None if access is None else access.token
+            print(json.dumps({"source": source, "url": url, "port": port, "token": token}))
         else:
-            print(f"serving {source} at {url}", flush=True)
+            print(f"serving {source} at {url}")
+        sys.stdout.flush()
         if args.open:
-            threading.Thread(target=webbrowser.open, args=(url,), daemon=True).start()
+            open_in_browser(url if opening is None else opening.as_uri())
 
     # The source as the server names it in its answers: a database password masked.
     debugger = Debugger(store, source, lenient=args.lenient, redaction=redaction)
     if opened.follower is not None:
         opened.follower.start()  # transcripts: followed as their agents write them
     try:
-        serve(debugger, sock, host=args.host, token=token, ready=ready)
+        serve(debugger, sock, host=args.host, access=access, ready=ready, tell=tell)
     finally:
+        opened_page()
         if opened.follower is not None:
             opened.follower.stop()
     return 0

@@ -40,6 +40,7 @@ from ..transcripts.goose_db import HEADER
 from ..transcripts.lines import LENIENT_HINT
 from ..transcripts.reading import FORMATS
 from .errors import CliError
+from .render import in_line
 from .terminal import Progress
 
 SHOWN_AT_MOST = 10
@@ -275,8 +276,9 @@ def _why(error: BaseException) -> str:
 
 def note(message: str, command: str | None = None) -> None:
     """One line on stderr, named by the command (``command``: from a thread of the command's,
-    which does not see its options)."""
-    print(f"{command or _options().command}: {message}", file=sys.stderr, flush=True)
+    which does not see its options). A file's name or a transcript's text in it cannot steer
+    the terminal: its control characters are written as ``[U+XXXX]``, as the tables do."""
+    print(f"{command or _options().command}: {in_line(message)}", file=sys.stderr, flush=True)
 
 
 def command_name() -> str:

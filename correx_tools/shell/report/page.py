@@ -8,6 +8,8 @@ document ever being one string.
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 from array import array
 from collections.abc import Iterator, Mapping
@@ -86,14 +88,34 @@ def _with_views(
 
 def _template() -> tuple[str, str]:
     """The page before and after its data. Its styles and its drawing script are the files
-    ``correx-tools serve`` serves (``report.css``, ``page.js``), written into the page."""
+    ``correx-tools serve`` serves (``report.css``, ``page.js``), written into the page; its
+    content security policy lets only those scripts run, named by their digests."""
     files = resources.files(__package__)
     template = files.joinpath("report.html").read_text(encoding="utf-8")
     template = template.replace("__STYLE__", files.joinpath("report.css").read_text("utf-8"), 1)
     template = template.replace("__PAGE_SCRIPT__", files.joinpath("page.js").read_text("utf-8"), 1)
+    template = template.replace("__SCRIPT_HASHES__", " ".join(script_hashes(template)), 1)
     before, placeholder, after = template.partition(_PLACEHOLDER)
     assert placeholder, "the report template has lost its data placeholder"
     return before, after
+
+
+def script_hashes(page: str) -> list[str]:
+    """The content security policy's source for each inline script of ``page`` that runs
+    (``<script>`` with no attribute; the data's ``type="application/json"`` does not):
+    ``'sha256-…'`` of its text, so the policy allows those scripts and no other."""
+    found, start = [], 0
+    while (opening := page.find(_SCRIPT, start)) >= 0:
+        end = page.index("</script>", opening)
+        text = page[opening + len(_SCRIPT) : end]
+        found.append(
+            f"'sha256-{base64.b64encode(hashlib.sha256(text.encode()).digest()).decode()}'"
+        )
+        start = end
+    return found
+
+
+_SCRIPT = "<script>"
 
 
 def report_html(data: dict[str, Any]) -> str:

@@ -32,6 +32,7 @@ from . import answers, scrubber, search, views
 from .debugger import Debugger
 from .everywhere import search_everywhere
 from .params import VERIFY_HINT, ApiError
+from .security import TRUSTED
 
 POLL_SECONDS = 0.5
 """How often a stream looks at its session's last sequence."""
@@ -69,6 +70,8 @@ ENDPOINTS = [
     "GET /api/v1/sessions/{session}/invocations/{invocation}/view",
     "GET /api/v1/sessions/{session}/family",
     "GET /api/v1/search?q=&tool=&status=&after=&limit=",
+    "POST /api/v1/credential {code} (a printed link's code, once: this browser's credential)",
+    "POST /api/v1/codes (with the token: a fresh single-use code and its link)",
 ]
 
 
@@ -109,7 +112,7 @@ def build_app(debugger: Debugger, stopping: threading.Event) -> Starlette:
             parts = segments(request)
             if parts[:2] == ["api", "v1"]:
                 return await _api(debugger, request, parts[2:], stopping)
-            return await _page(debugger, parts, page, files)
+            return await _page(debugger, parts, page, files, request.scope.get(TRUSTED, True))
         except ApiError as error:
             return _error(error.status, error.message)
         except StoreReadError as error:
@@ -127,7 +130,11 @@ def _error(status: int, message: str) -> Response:
 
 
 async def _page(
-    debugger: Debugger, parts: list[str], page: bytes, files: dict[str, tuple[bytes, str]]
+    debugger: Debugger,
+    parts: list[str],
+    page: bytes,
+    files: dict[str, tuple[bytes, str]],
+    trusted: bool,
 ) -> Response:
     html = "text/html; charset=utf-8"
     if not parts:
@@ -137,7 +144,9 @@ async def _page(
         return Response(body, media_type=kind)
     if parts[0] == "sessions" and len(parts) == 2:
         # The page asks the API for the session and says what is wrong with it; the status
-        # says so too.
+        # says so too, to a client with a credential (to others it says nothing of the store).
+        if not trusted:
+            return Response(page, media_type=html)
         try:
             await run_in_threadpool(debugger.session, parts[1])
         except ApiError as error:

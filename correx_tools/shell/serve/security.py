@@ -1,13 +1,18 @@
-"""Who may ask the server, and what every answer carries: the token, the Host check, headers.
+"""Who may ask the server, and what every answer carries: the Host check, credentials, headers.
 
-* Every request needs the token the command printed: in the query (the first
-  page load; the server then sets an HttpOnly, SameSite=Strict cookie and
-  redirects to the same address without it, so it stays out of the history),
-  in that cookie, or as ``Authorization: Bearer TOKEN``. Otherwise: 401.
 * The ``Host`` header must name the address the server is bound to, or
   ``localhost``: a page on another site that resolves its own name to this
-  machine (DNS rebinding) is refused (403), token or not. A server bound to
-  every address (``0.0.0.0``) cannot know its names, and relies on the token.
+  machine (DNS rebinding) is refused (403). A server bound to every address
+  (``0.0.0.0``) cannot know its names, and relies on the credentials.
+* The page's own files (``/``, ``/sessions/ID``, ``/static/NAME``: the HTML,
+  script and styles shipped in the package, no session data) are served to
+  anyone; everything else, every answer under ``/api/v1`` first, needs
+  ``Authorization: Bearer`` with the token or a browser's credential
+  (`access`), otherwise 401. No cookie and no address carries one: a cookie
+  for 127.0.0.1 goes to every port of it.
+* ``POST /api/v1/credential`` with ``{"code": CODE}`` trades a printed link's
+  code for a browser's credential; ``POST /api/v1/codes`` gives the token's
+  holder a fresh code (a script that opens a browser).
 * Every answer says: load nothing from elsewhere and run no inline script
   (a strict content security policy), never sniff a type, send no referrer,
   never be framed, and never be cached.
@@ -15,14 +20,13 @@
 
 from __future__ import annotations
 
-import hmac
 import json
-from collections.abc import Iterable
-from http.cookies import SimpleCookie
-from typing import final
-from urllib.parse import parse_qsl, urlencode
+from typing import Any, final
 
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+import anyio
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from .access import CODE_SECONDS, Access, Holder
 
 POLICY = (
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -36,11 +40,20 @@ HEADERS = [
     (b"cache-control", b"no-store"),
     (b"cross-origin-resource-policy", b"same-origin"),
 ]
-_NO_TOKEN = (
-    "this server needs its token: open the address correx-tools serve printed, "
-    "or send Authorization: Bearer TOKEN"
+NO_CREDENTIAL = (
+    "this server needs its link or its token: open the newest link correx-tools serve "
+    "printed (each opens one browser), or send Authorization: Bearer TOKEN (--json gives it)"
 )
+DEAD_LINK = (
+    f"this link was used already or is older than {CODE_SECONDS / 60:.0f} minutes: open the "
+    "newest link correx-tools serve printed on its terminal"
+)
+TRUSTED = "correx.trusted"
+"""The scope's key saying whether the request carries a credential (the page's status for a
+session is said only then)."""
 WILDCARDS = frozenset({"0.0.0.0", "::", ""})
+BODY_BYTES = 4_096
+BODY_SECONDS = 5.0
 
 
 def allowed_hosts(host: str) -> frozenset[str] | None:
@@ -63,14 +76,24 @@ def host_name(value: str) -> str:
     return value.rsplit(":", 1)[0] if value.count(":") == 1 else value
 
 
+def is_page(raw_path: bytes) -> bool:
+    """Whether a path (as sent, not decoded) names one of the page's own files, which anyone
+    may load: ``/``, ``/sessions/ID`` or ``/static/NAME``."""
+    if raw_path == b"/":
+        return True
+    parts = raw_path.split(b"/")
+    if len(parts) != 3 or parts[0]:
+        return False
+    return parts[1] in (b"sessions", b"static") and parts[2] != b""
+
+
 @final
 class Guard:
-    """ASGI middleware: the Host check, then the token, then the headers on every answer."""
+    """ASGI middleware: the Host check, then the credentials, then the headers on every answer
+    (``access`` ``None``: a server without a token)."""
 
-    def __init__(
-        self, app: ASGIApp, *, token: str | None, hosts: frozenset[str] | None, cookie: str
-    ) -> None:
-        self.app, self.token, self.hosts, self.cookie = app, token, hosts, cookie
+    def __init__(self, app: ASGIApp, *, access: Access | None, hosts: frozenset[str] | None):
+        self.app, self.access, self.hosts = app, access, hosts
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -81,69 +104,71 @@ class Guard:
         if self.hosts is not None and host_name(headers.get("host", "")) not in self.hosts:
             shown, names = headers.get("host", "")[:100], " or ".join(sorted(self.hosts))
             why = f"Host {shown!r} is not this server's address ({names}): refused"
-            await _refuse(send, path, 403, why + ", against DNS rebinding")
+            await answer(send, path, 403, why + ", against DNS rebinding")
             return
-        query = parse_qsl(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True)
-        given = dict(query).get("token")
-        if self.token is not None:
-            if not self._allowed(headers, given):
-                await _refuse(send, path, 401, _NO_TOKEN)
+        holder: Holder | None = None
+        if self.access is not None:
+            holder = self.access.holder(headers.get("authorization", ""))
+            if scope["method"] == "POST" and path in ("/api/v1/credential", "/api/v1/codes"):
+                await self._post(path, holder, receive, send)
                 return
-            if given is not None and not path.startswith("/api/") and scope["method"] == "GET":
-                # The raw path: an id holding "/" stays one (percent-encoded) segment.
-                raw = scope.get("raw_path") or path.encode("utf-8")
-                await self._redirect(send, raw, [(k, v) for k, v in query if k != "token"])
+            raw: bytes = scope.get("raw_path") or path.encode("utf-8")
+            if holder is None and not is_page(raw):
+                await answer(send, path, 401, NO_CREDENTIAL)
                 return
+        scope[TRUSTED] = self.access is None or holder is not None
 
-        async def send_with_headers(message: Message) -> None:
+        async def send_with_headers(message: Any) -> None:
             if message["type"] == "http.response.start":
                 message["headers"] = [*message.get("headers", []), *HEADERS]
             await send(message)
 
         await self.app(scope, receive, send_with_headers)
 
-    def _allowed(self, headers: dict[str, str], given: str | None) -> bool:
-        assert self.token is not None
-        offered: list[str] = []
-        if given is not None:
-            offered.append(given)
-        authorization = headers.get("authorization", "")
-        if authorization.lower().startswith("bearer "):
-            offered.append(authorization[7:].strip())
-        cookies = SimpleCookie()
-        try:
-            cookies.load(headers.get("cookie", ""))
-        except Exception:
-            cookies = SimpleCookie()
-        if self.cookie in cookies:
-            offered.append(cookies[self.cookie].value)
-        return any(hmac.compare_digest(o.encode(), self.token.encode()) for o in offered)
-
-    async def _redirect(self, send: Send, path: bytes, query: Iterable[tuple[str, str]]) -> None:
-        """The same address without the token, with the token as a cookie from now on."""
-        assert self.token is not None
-        rest = urlencode(list(query))
-        cookie = f"{self.cookie}={self.token}; HttpOnly; SameSite=Strict; Path=/"
-        await send(
-            {
-                "type": "http.response.start",
-                "status": 303,
-                "headers": [
-                    (b"location", path + (b"?" + rest.encode() if rest else b"")),
-                    (b"set-cookie", cookie.encode()),
-                    (b"content-length", b"0"),
-                    *HEADERS,
-                ],
-            }
-        )
-        await send({"type": "http.response.body", "body": b""})
+    async def _post(self, path: str, holder: Holder | None, receive: Receive, send: Send) -> None:
+        assert self.access is not None
+        if path == "/api/v1/codes":
+            if holder != "token":
+                await answer(send, path, 401, "a fresh code needs Authorization: Bearer TOKEN")
+                return
+            fresh = self.access.code()
+            await answer(send, path, 200, {"code": fresh, "link": self.access.link(fresh)})
+            return
+        code = await _code(receive)
+        if code is None:
+            await answer(send, path, 400, 'send {"code": CODE}, CODE from the link printed')
+            return
+        credential = await anyio.to_thread.run_sync(self.access.trade, code)
+        if credential is None:
+            await answer(send, path, 401, DEAD_LINK)
+            return
+        await answer(send, path, 200, {"credential": credential})
 
 
-async def _refuse(send: Send, path: str, status: int, message: str) -> None:
+async def _code(receive: Receive) -> str | None:
+    """The code in a request's small JSON body (``None``: too big, too slow, or no code)."""
+    body = b""
+    with anyio.move_on_after(BODY_SECONDS):
+        while len(body) <= BODY_BYTES:
+            message = await receive()
+            body += message.get("body", b"")
+            if message["type"] != "http.request" or not message.get("more_body", False):
+                break
+    try:
+        code = json.loads(body)["code"] if len(body) <= BODY_BYTES else None
+    except (ValueError, TypeError, KeyError):
+        return None
+    return code if isinstance(code, str) and 0 < len(code) <= 100 else None
+
+
+async def answer(send: Send, path: str, status: int, said: str | dict[str, str]) -> None:
+    """Answer without the application: JSON under ``/api/``, a line of HTML elsewhere; a string
+    is an error."""
     if path.startswith("/api/"):
-        body, kind = json.dumps({"error": message}).encode(), b"application/json"
+        body = json.dumps({"error": said} if isinstance(said, str) else said).encode()
+        kind = b"application/json"
     else:
-        text = message.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+        text = str(said).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
         body = (
             f"<!doctype html><meta charset=utf-8><title>correx-tools serve</title><p>{text}</p>"
         ).encode()

@@ -1,15 +1,19 @@
 """Running the server: bind, say where once it accepts connections, stop cleanly on a signal.
 
 The socket is bound before anything else, so a port in use is one clear line
-and nothing else happens. uvicorn serves the application on it; the ready
-callback runs once uvicorn accepts connections (the command prints the
-address then). Ctrl-C or SIGTERM ends the event streams, lets the answers in
-progress finish (two seconds at most) and returns: a stop, not a crash.
+and nothing else happens. uvicorn serves the application on it, over the
+watched protocol of `limits` (a deadline for each request head, a cap on
+connections, the file limit raised), its errors said once per cause (`said`);
+the ready callback runs once uvicorn accepts connections (the command prints
+the address then). Ctrl-C or SIGTERM ends the event streams, lets the answers
+in progress finish (two seconds at most) and returns: a stop, not a crash.
 """
 
 from __future__ import annotations
 
+import asyncio
 import errno
+import logging
 import socket
 import threading
 from collections.abc import Callable
@@ -17,9 +21,12 @@ from types import FrameType
 
 import uvicorn
 
+from .access import Access
 from .app import build_app
 from .debugger import Debugger
+from .limits import BACKLOG, Watch, connection_cap, raise_file_limit, watched
 from .memory import give_back
+from .said import LOGGERS, Said
 from .scrubber import prepare
 from .security import Guard, allowed_hosts
 
@@ -40,7 +47,7 @@ def listen(host: str, port: int) -> socket.socket:
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind(address)
-        sock.listen(128)
+        sock.listen(BACKLOG)
     except OSError as error:
         sock.close()
         if error.errno == errno.EADDRINUSE:
@@ -57,13 +64,18 @@ class _Server(uvicorn.Server):
     the signal that stopped it."""
 
     def __init__(
-        self, config: uvicorn.Config, ready: Callable[[], None], stopping: threading.Event
+        self,
+        config: uvicorn.Config,
+        ready: Callable[[], None],
+        stopping: threading.Event,
+        said: Said,
     ) -> None:
         super().__init__(config)
-        self._ready, self._stopping = ready, stopping
+        self._ready, self._stopping, self._said = ready, stopping, said
 
     async def startup(self, sockets: list[socket.socket] | None = None) -> None:
         """uvicorn's start-up, then the ready callback once it accepts connections."""
+        asyncio.get_running_loop().set_exception_handler(self._said.loop_error)
         await super().startup(sockets)
         if self.started and not self.should_exit:
             self._ready()
@@ -81,21 +93,31 @@ def serve(
     sock: socket.socket,
     *,
     host: str,
-    token: str | None,
+    access: Access | None,
     ready: Callable[[], None],
+    tell: Callable[[str], None],
 ) -> None:
     """Answer on ``sock`` (bound to ``host`` as the command was given it) until a signal
-    stops it."""
-    bound, port = sock.getsockname()[:2]
+    stops it; ``access`` says who may ask (``None``: anyone), ``tell`` prints a line on the
+    terminal."""
+    bound = sock.getsockname()[0]
     hosts = allowed_hosts(host)
     if hosts is not None:
         hosts |= {str(bound)}
     stopping = threading.Event()
-    app = Guard(
-        build_app(debugger, stopping), token=token, hosts=hosts, cookie=f"correx_serve_{port}"
+    said = Said(tell)
+    cap = connection_cap(raise_file_limit())
+    watch = Watch(
+        cap,
+        full=lambda: said.say(
+            f"more than {cap:,} connections at once: for each new one, the one idle longest "
+            "is closed"
+        ),
     )
     config = uvicorn.Config(
-        app,
+        Guard(build_app(debugger, stopping), access=access, hosts=hosts),
+        http=watched(watch),
+        backlog=BACKLOG,
         log_level="warning",
         access_log=False,
         lifespan="off",
@@ -103,6 +125,9 @@ def serve(
         server_header=False,
         timeout_graceful_shutdown=2,
     )
+    loggers = [logging.getLogger(name) for name in LOGGERS]
+    for logger in loggers:
+        logger.addFilter(said)
     debugger.start()
 
     def started() -> None:
@@ -110,11 +135,14 @@ def serve(
         threading.Thread(target=_warm, args=(debugger, stopping), daemon=True).start()
 
     try:
-        _Server(config, started, stopping).run(sockets=[sock])
+        _Server(config, started, stopping, said).run(sockets=[sock])
     finally:
         stopping.set()
         debugger.close()
         sock.close()
+        for logger in loggers:
+            logger.removeFilter(said)
+        said.flush()
 
 
 WARMED = 8

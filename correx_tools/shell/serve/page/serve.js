@@ -8,16 +8,33 @@
   var API = "/api/v1", STATUSES = ["requested", "started", "completed", "failed", "rejected"];
   var enc = encodeURIComponent;
 
+  // Who asks: the link's single-use code (#code=…) is traded once for this browser's credential,
+  // kept in this origin's storage (a cookie would go to every port of the host) and sent as a header.
+  var KEY = "correx-serve-credential", credential = null;
+  try { credential = localStorage.getItem(KEY); } catch (e) { /* no storage: a link per page */ }
+  function authorized(headers) { if (credential) headers.Authorization = "Bearer " + credential; return headers; }
+  function answered(response) {
+    return response.json().catch(function () { return {}; }).then(function (body) {
+      if (!response.ok) throw new Error(body.error || response.status + " " + response.statusText);
+      return body;
+    });
+  }
+  function forget(response) {  // a credential of a server since restarted
+    if (response.status === 401 && credential) { credential = null; try { localStorage.removeItem(KEY); } catch (e) { /* gone anyway */ } }
+    return response;
+  }
+  function signIn() {
+    var code = new URLSearchParams(location.hash.slice(1)).get("code");
+    if (!code) return Promise.resolve();
+    var here = new URL(location.href); here.hash = ""; history.replaceState(history.state, "", here.href);
+    return fetch(API + "/credential", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ code: code }) })
+      .then(answered).then(function (d) { credential = d.credential; try { localStorage.setItem(KEY, credential); } catch (e) { /* this page only */ } });
+  }
   function api(path, params) {
     var query = new URLSearchParams();
     Object.keys(params || {}).forEach(function (k) { if (params[k] != null && params[k] !== "") query.set(k, params[k]); });
     var url = API + path + (String(query) ? "?" + query : "");
-    return fetch(url, { credentials: "same-origin", headers: { Accept: "application/json" } }).then(function (response) {
-      return response.json().catch(function () { return {}; }).then(function (body) {
-        if (!response.ok) throw new Error(body.error || response.status + " " + response.statusText);
-        return body;
-      });
-    });
+    return fetch(url, { credentials: "omit", headers: authorized({ Accept: "application/json" }) }).then(forget).then(answered);
   }
   // An error about the address (a sequence out of range, an unknown invocation) stays shown
   // until the address changes; any other lasts until the next answer.
@@ -336,19 +353,35 @@
   }
 
   // -- live: the head, pushed by the server --------------------------------------------------------
+  // Read with fetch, not EventSource, which cannot send the credential; a broken stream is tried again.
   var redraw = null;
   function stream() {
-    var source = new EventSource(API + "/sessions/" + enc(S.ref) + "/stream");
-    source.addEventListener("head", function (ev) {
-      $("live").hidden = false; $("live").className = "live";
-      var n = JSON.parse(ev.data).last_sequence; if (n === S.last) return;
-      S.last = n; setLast();
-      if (S.follow) scrubTo(n, "replace");
-      if (!redraw) redraw = setTimeout(function () { redraw = null; loadTimeline(); api("/sessions/" + enc(S.ref)).then(showOverview).catch(showError); }, 300);
-    });
-    source.onerror = function () { $("live").className = "live stale"; };
+    var text = "", decoder = new TextDecoder();
+    fetch(API + "/sessions/" + enc(S.ref) + "/stream", { credentials: "omit", headers: authorized({ Accept: "text/event-stream" }) }).then(function (response) {
+      if (!response.ok || !response.body) throw new Error(response.status);
+      var reader = response.body.getReader();
+      function read() {
+        return reader.read().then(function (chunk) {
+          if (chunk.done) throw new Error("the stream ended");
+          var blocks = (text += decoder.decode(chunk.value, { stream: true })).split("\n\n"); text = blocks.pop();
+          blocks.forEach(function (block) { var m = /^event: head\ndata: (.*)$/m.exec(block); if (m) head(JSON.parse(m[1]).last_sequence); });
+          return read();
+        });
+      }
+      return read();
+    }).catch(function () { $("live").className = "live stale"; setTimeout(stream, 3000); });
+  }
+  function head(n) {
+    $("live").hidden = false; $("live").className = "live";
+    if (n === S.last) return;
+    S.last = n; setLast();
+    if (S.follow) scrubTo(n, "replace");
+    if (!redraw) redraw = setTimeout(function () { redraw = null; loadTimeline(); api("/sessions/" + enc(S.ref)).then(showOverview).catch(showError); }, 300);
   }
 
-  var parts = location.pathname.split("/");
-  if (parts[1] === "sessions" && parts[2]) sessionView(decodeURIComponent(parts[2])); else sessionsView();
+  function start() {
+    var parts = location.pathname.split("/");
+    if (parts[1] === "sessions" && parts[2]) sessionView(decodeURIComponent(parts[2])); else sessionsView();
+  }
+  signIn().then(start, function (error) { if (credential) start(); else showError(error); });
 })();
