@@ -9,7 +9,15 @@
 * a Completed receipt's metadata keeps the source format, the original ids
   and the call's capabilities, as strings; ``recoverable`` is true unless the
   format says otherwise;
-* an end stamped before its request (a skewed clock) is moved to the request time.
+* a completed call whose transcript records no exit code has the receipt's
+  ``exit_code`` 0 and ``exit_code_known`` ``"false"`` in its metadata: the 0 is
+  only there because a receipt must hold one;
+* an end stamped before its request (a skewed clock) is moved to the request time;
+* a step whose time the transcript does not record takes the nearest recorded
+  one (the one before it in the file, or the first after it); where the
+  transcript records no time for any step, the derived times only keep the
+  order, and the description says so (``"times": "none"``);
+* a transcript that holds no call yet and records no time gives no events.
 
 Each event takes the place in the session of the line that tells it: a start
 the transcript does not record is told by the call's end, and goes just before
@@ -45,7 +53,11 @@ from .calls import ORIGIN, Call, Ending, Position, Transcript, Unreadable
 from .description import description_event
 from .policy import Policy
 
-Staged = tuple[tuple[Position, int], datetime, object, Call | None]
+EXIT_CODE_KNOWN = "exit_code_known"
+"""The receipt's metadata key that is ``"false"`` when the transcript records no exit code."""
+
+Staged = tuple[tuple[Position, int], datetime, object, Call | None, bool]
+"""``(place, time, event, call, whether the transcript records the time)``."""
 
 
 def stage(
@@ -56,10 +68,7 @@ def stage(
 ) -> tuple[list[StoredEvent], ToolState]:
     """The session's events and the state they fold to, checked by a strict fold: a
     transcript whose events the lifecycle refuses is an error naming the call."""
-    about = transcript.about
-    staged: list[Staged] = [
-        (((-1,), 0), about.started_at or ORIGIN, description_event(transcript.format, about), None)
-    ]
+    staged: list[Staged] = []
     total = len(transcript.calls)
     for done, call in enumerate(transcript.calls, start=1):
         try:
@@ -69,11 +78,23 @@ def stage(
         if progress is not None and (done % 1000 == 0 or done == total):
             progress(done, total)
     staged.sort(key=lambda item: item[0])
-    events = [
+    first = _times(staged)
+    about = transcript.about
+    began = about.started_at or transcript.first_time
+    if not staged and began is None:
+        # Nothing to show, and no time yet to stamp the description with (an older Goose
+        # file before its first message): no session until the file says more. Written
+        # now, the description would differ from the one the grown file gives.
+        return [], ToolState.empty()
+    recorded = first is not None or (not staged and began is not None)
+    description = description_event(transcript.format, about, times_recorded=recorded)
+    at = began or first or ORIGIN
+    events = [StoredEvent(session_id=session_id, sequence=1, recorded_at=at, event=description)]
+    events += [
         StoredEvent(session_id=session_id, sequence=number, recorded_at=at, event=event)
-        for number, (_, at, event, _) in enumerate(staged, start=1)
+        for number, (_, at, event, _, _) in enumerate(staged, start=2)
     ]
-    calls = [call for *_, call in staged]
+    calls = [None, *(call for _, _, _, call, _ in staged)]
     # Let the staging tuples go before the fold: on a large transcript they are millions of
     # objects the collector would otherwise walk again and again while the fold allocates.
     staged.clear()
@@ -85,25 +106,41 @@ def stage(
     return events, folded.unwrap().state
 
 
+def _times(staged: list[Staged]) -> datetime | None:
+    """Give each step whose time is not recorded the nearest recorded one, in place: the
+    one before it in the file, or (before the first) the first after it; and keep each
+    call's start and end at or after its request (a skewed clock). The first recorded time,
+    or ``None`` when no step records one (the derived times are then kept: they only keep
+    the order)."""
+    first = next((item[1] for item in staged if item[4]), None)
+    if first is None or all(item[4] for item in staged):
+        return first
+    requested: dict[int, datetime] = {}
+    last = first
+    for index, (key, stamped, event, call, recorded) in enumerate(staged):
+        if recorded:
+            last = stamped
+        at = last
+        if call is not None:
+            if key[1] == 0:
+                requested[id(call)] = at
+            else:
+                at = max(at, requested.get(id(call), at))
+        staged[index] = (key, at, event, call, recorded)
+    return first
+
+
 def _call_events(
     transcript: Transcript, call: Call, session_id: SessionId, policy: Policy, staged: list[Staged]
 ) -> None:
     invocation = InvocationId(f"{session_id}/{call.call_id}")
     assignment = policy(call.tool_name, call.arguments)
+
     request = ToolRequest(tool_name=call.tool_name, arguments=call.arguments)
-    staged.append(
-        (
-            (call.position, 0),
-            call.requested_at,
-            ToolInvocationRequestedEvent(
-                invocation_id=invocation,
-                tool_name=call.tool_name,
-                tier=assignment.tier,
-                request=request,
-            ),
-            call,
-        )
+    event = ToolInvocationRequestedEvent(
+        invocation_id=invocation, tool_name=call.tool_name, tier=assignment.tier, request=request
     )
+    staged.append(((call.position, 0), call.requested_at, event, call, call.recorded))
     end = call.end
     ran = end is not None and end.kind is not Ending.REJECTED
     if call.started_at is not None or ran:
@@ -111,11 +148,13 @@ def _call_events(
         # An unrecorded start is told by the call's end: it goes right before it.
         where = call.started_position if call.started_at is not None else None
         key = (where, 1) if where is not None else (end.position, 1)  # type: ignore[union-attr]
-        staged.append((key, started, ToolExecutionStartedEvent(invocation_id=invocation), call))
+        timed = call.started_recorded if call.started_at is not None else call.recorded
+        staged.append((key, started, ToolExecutionStartedEvent(invocation_id=invocation), call,
+                       timed))  # fmt: skip
     if end is not None:
         at = max(end.at, call.requested_at)
-        event = _end_event(transcript, call, invocation, assignment.capabilities)
-        staged.append(((end.position, 2), at, event, call))
+        ended = _end_event(transcript, call, session_id, assignment.capabilities)
+        staged.append(((end.position, 2), at, ended, call, end.recorded))
 
 
 @cache
@@ -124,11 +163,10 @@ def _named(capabilities: frozenset[ToolCapability]) -> str:
     return ",".join(sorted(c.value for c in capabilities))
 
 
-def _end_event(
-    transcript: Transcript, call: Call, invocation: InvocationId, capabilities: Any
-) -> object:
+def _end_event(transcript: Transcript, call: Call, session: SessionId, capabilities: Any) -> object:
     end = call.end
     assert end is not None
+    invocation = InvocationId(f"{session}/{call.call_id}")
     if end.kind is Ending.REJECTED:
         return ToolExecutionRejectedEvent(invocation_id=invocation, reason=end.reason or "rejected")
     if end.kind is Ending.FAILED:
@@ -141,9 +179,9 @@ def _end_event(
         "tool_name": call.tool_name,
         **end.metadata,
     }
+    if end.exit_code is None:
+        metadata[EXIT_CODE_KNOWN] = "false"
     if capabilities:
         metadata["capabilities"] = _named(capabilities)
-    return ToolExecutionCompletedEvent(
-        invocation_id=invocation,
-        receipt=ToolReceipt(output=end.output, exit_code=end.exit_code, metadata=metadata),
-    )
+    receipt = ToolReceipt(output=end.output, exit_code=end.exit_code or 0, metadata=metadata)
+    return ToolExecutionCompletedEvent(invocation_id=invocation, receipt=receipt)
