@@ -36,7 +36,7 @@ _CREATE = f"""CREATE TABLE IF NOT EXISTS {TABLE} (
 RULES = "rules 2"
 """The import's rules the cache's sessions were made by, kept in every file's stamp: when a
 release changes what a transcript gives (rules 2: exit codes not recorded, edits that did
-not take effect, times not recorded), every file is read again once,
+not take effect, times not recorded, values cut to fit), every file is read again once,
 and each session whose events differ is imported again."""
 
 

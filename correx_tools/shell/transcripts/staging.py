@@ -17,6 +17,7 @@
   one (the one before it in the file, or the first after it); where the
   transcript records no time for any step, the derived times only keep the
   order, and the description says so (``"times": "none"``);
+* a value too large for an event is cut to fit, and the call says so (`cutting`);
 * a transcript that holds no call yet and records no time gives no events.
 
 Each event takes the place in the session of the line that tells it: a start
@@ -50,6 +51,7 @@ from ...core.tools.capability import ToolCapability
 from ...core.tools.ids import InvocationId, SessionId
 from ...core.tools.request import ToolRequest
 from .calls import ORIGIN, Call, Ending, Position, Transcript, Unreadable
+from .cutting import CUT, fitted
 from .description import description_event
 from .policy import Policy
 
@@ -136,10 +138,15 @@ def _call_events(
     invocation = InvocationId(f"{session_id}/{call.call_id}")
     assignment = policy(call.tool_name, call.arguments)
 
-    request = ToolRequest(tool_name=call.tool_name, arguments=call.arguments)
-    event = ToolInvocationRequestedEvent(
-        invocation_id=invocation, tool_name=call.tool_name, tier=assignment.tier, request=request
-    )
+    def requested(arguments: Any, _: tuple[str, ...]) -> object:
+        request = ToolRequest(tool_name=call.tool_name, arguments=arguments)
+        return ToolInvocationRequestedEvent(
+            invocation_id=invocation, tool_name=call.tool_name, tier=assignment.tier,
+            request=request,
+        )  # fmt: skip
+
+    event, cut = fitted(call.arguments, "arguments", requested, session_id, inline=True,
+                        beside=2 * len(call.tool_name) + len(invocation))  # fmt: skip
     staged.append(((call.position, 0), call.requested_at, event, call, call.recorded))
     end = call.end
     ran = end is not None and end.kind is not Ending.REJECTED
@@ -153,8 +160,8 @@ def _call_events(
                        timed))  # fmt: skip
     if end is not None:
         at = max(end.at, call.requested_at)
-        ended = _end_event(transcript, call, session_id, assignment.capabilities)
-        staged.append(((end.position, 2), at, ended, call, end.recorded))
+        event = _end_event(transcript, call, session_id, assignment.capabilities, cut)
+        staged.append(((end.position, 2), at, event, call, end.recorded))
 
 
 @cache
@@ -163,16 +170,34 @@ def _named(capabilities: frozenset[ToolCapability]) -> str:
     return ",".join(sorted(c.value for c in capabilities))
 
 
-def _end_event(transcript: Transcript, call: Call, session: SessionId, capabilities: Any) -> object:
+def _end_event(
+    transcript: Transcript,
+    call: Call,
+    session: SessionId,
+    capabilities: Any,
+    cut: tuple[str, ...],
+) -> object:
+    """The event that ends the call (``cut``: what was cut of its arguments, for its
+    receipt to say)."""
     end = call.end
     assert end is not None
     invocation = InvocationId(f"{session}/{call.call_id}")
     if end.kind is Ending.REJECTED:
-        return ToolExecutionRejectedEvent(invocation_id=invocation, reason=end.reason or "rejected")
+        event, _ = fitted(
+            end.reason or "rejected", "reason",
+            lambda reason, _: ToolExecutionRejectedEvent(invocation_id=invocation, reason=reason),
+            session, inline=True,
+        )  # fmt: skip
+        return event
     if end.kind is Ending.FAILED:
-        return ToolExecutionFailedEvent(
-            invocation_id=invocation, reason=end.reason or "failed", recoverable=end.recoverable
-        )
+        event, _ = fitted(
+            end.reason or "failed", "reason",
+            lambda reason, _: ToolExecutionFailedEvent(
+                invocation_id=invocation, reason=reason, recoverable=end.recoverable
+            ),
+            session, inline=True,
+        )  # fmt: skip
+        return event
     metadata = {
         "source_format": transcript.format,
         "call_id": call.call_id,
@@ -183,5 +208,14 @@ def _end_event(transcript: Transcript, call: Call, session: SessionId, capabilit
         metadata[EXIT_CODE_KNOWN] = "false"
     if capabilities:
         metadata["capabilities"] = _named(capabilities)
-    receipt = ToolReceipt(output=end.output, exit_code=end.exit_code or 0, metadata=metadata)
-    return ToolExecutionCompletedEvent(invocation_id=invocation, receipt=receipt)
+    if cut:
+        metadata[CUT] = "; ".join(cut)
+
+    def completed(output: Any, notes: tuple[str, ...]) -> object:
+        said = metadata if not notes else {**metadata, CUT: "; ".join([*cut, *notes])}
+        receipt = ToolReceipt(output=output, exit_code=end.exit_code or 0, metadata=said)
+        return ToolExecutionCompletedEvent(invocation_id=invocation, receipt=receipt)
+
+    beside = len(invocation) + sum(map(len, metadata)) + sum(map(len, metadata.values()))
+    event, _ = fitted(end.output, "output", completed, session, inline=False, beside=beside)
+    return event
