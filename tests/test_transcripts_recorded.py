@@ -194,6 +194,20 @@ def test_cline_states_an_exit_code_only_at_the_start_of_a_commands_result(tmp_pa
     assert echoed.exit_code == 0 and echoed.metadata == {**echoed.metadata, **NOT_KNOWN}
 
 
+def test_an_openhands_command_that_had_not_exited_has_no_exit_code(tmp_path: Path) -> None:
+    # OpenHands writes exit_code -1 (CmdOutputMetadata's default) for a command still running
+    # when its observation was made: a soft timeout, with this suffix.
+    document = json.loads(OPENHANDS.read_text(encoding="utf-8"))
+    event = next(e for e in document["history"] if e.get("cause") == 39)  # the second `cd`
+    event["extras"]["metadata"]["exit_code"] = -1
+    event["content"] += "\n[The command has no new output after 30 seconds.]"
+    copy = tmp_path / OPENHANDS.name
+    copy.write_text(json.dumps(document), encoding="utf-8")
+    running = receipts(copy)["toolu_18"]
+    assert running.exit_code == 0 and running.metadata["exit_code_known"] == "false"
+    assert receipts(OPENHANDS)["toolu_18"].exit_code == 2
+
+
 # -- item 3: no made-up exit code or time --------------------------------------------------
 
 

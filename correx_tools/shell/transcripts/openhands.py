@@ -6,7 +6,9 @@
 * the observation whose ``cause`` is that action's ``id`` ends it: rejected for
   ``user_rejected``, completed otherwise, with ``extras.metadata.exit_code`` (a
   command's; an observation without one — a file read, an edit, a thought — has
-  no exit code);
+  no exit code, and neither has one whose code is OpenHands' -1, written for a
+  command that had not exited when the observation was made: it timed out, or
+  still runs);
 * an ``edit`` observation whose content begins ``ERROR:`` and whose
   ``extras.diff`` is empty changed nothing (``No replacement was performed…``):
   it stays completed, as OpenHands recorded it (an edit observation, not an
@@ -28,6 +30,9 @@ from .calls import About, Call, Transcript, Unreadable, must_be, text_of, utc_ti
 from .outcomes import completed, not_applied, rejected
 
 FORMAT = "openhands"
+NOT_EXITED = -1
+"""The exit code OpenHands writes for a command that had not exited (CmdOutputMetadata's
+default): no exit code at all."""
 # What OpenHands adds to an action's args beside the tool's own arguments.
 _NOT_ARGUMENTS = frozenset(
     {
@@ -192,7 +197,7 @@ def _observe(
     output = text_of(event.get("content"))
     if kind == "edit" and _not_applied(output, extras):
         metadata = not_applied(metadata, output)
-    code = exit_code if type(exit_code) is int else None
+    code = exit_code if type(exit_code) is int and exit_code != NOT_EXITED else None
     call.end = completed(at, (index,), output, metadata, code)
 
 
