@@ -245,6 +245,10 @@ def test_a_transcript_that_records_no_time_says_so(tmp_path: Path) -> None:
     done = import_transcript(CTF, store).unwrap()
     first = next(iter(store.read(done.session_id))).event
     assert first.data["times"] == "none"  # type: ignore[attr-defined]
+    # What a run does record of time, a step's duration, is kept on the step's receipt.
+    steps = json.loads(MARSHMALLOW.read_text(encoding="utf-8"))["trajectory"]
+    kept = [r.metadata["execution_time"] for r in receipts(MARSHMALLOW).values()]
+    assert kept == [repr(step["execution_time"]) for step in steps if step["action"].strip()]
 
 
 def test_a_goose_session_file_runs_from_its_first_recorded_time_not_from_2000() -> None:

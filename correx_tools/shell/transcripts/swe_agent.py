@@ -15,7 +15,8 @@ the command's first word and the arguments are ``{"command": <the whole action>}
 Trajectories record no times. They are derived, the same on every import: the
 first step starts at a fixed origin, and each step lasts its ``execution_time``
 where the run recorded one, else one second. They only keep the order: the
-session's description says no time is recorded.
+session's description says no time is recorded. A step's ``execution_time`` is a
+duration the run did record: its receipt keeps it (seconds, as written).
 """
 
 from __future__ import annotations
@@ -58,8 +59,10 @@ def read(document: Any, name: str) -> Transcript:
     now = ORIGIN
     for order, (number, step) in enumerate(steps):
         where = f"$.trajectory[{number}]"
-        seconds = step.get("execution_time")
-        seconds = float(seconds) if isinstance(seconds, (int, float)) and seconds >= 0 else 1.0
+        recorded = step.get("execution_time")
+        if isinstance(recorded, bool) or not isinstance(recorded, (int, float)) or recorded < 0:
+            recorded = None
+        seconds = 1.0 if recorded is None else float(recorded)
         ended = now + timedelta(seconds=seconds)
         action = step["action"]
         if paired:
@@ -68,6 +71,8 @@ def read(document: Any, name: str) -> Transcript:
             call_id, tool, arguments = f"step-{number + 1}", action.split()[0], {"command": action}
         output = text_of(step.get("observation"))
         metadata = {"step": str(number + 1)}
+        if recorded is not None:  # a duration the run recorded (its steps' times are not)
+            metadata["execution_time"] = repr(recorded)
         if tool in EDIT_TOOLS and isinstance(output, str):
             said = first_line(output)
             if said.startswith(_NOT_APPLIED):
