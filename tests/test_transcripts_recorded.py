@@ -21,7 +21,12 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from correx_tools import InMemoryEventStore, ToolExecutionCompletedEvent, import_transcript
+from correx_tools import (
+    InMemoryEventStore,
+    SQLiteEventStore,
+    ToolExecutionCompletedEvent,
+    import_transcript,
+)
 
 from .transcript_samples import DATA
 
@@ -307,3 +312,22 @@ def test_any_lines_without_times_take_recorded_ones_and_none_is_made_up(untimed:
         assert shown[0] == kept[0] and "times" not in description
     else:
         assert description["times"] == "none"
+
+
+def test_a_goose_file_before_its_first_message_gives_no_session_yet(tmp_path: Path) -> None:
+    live = tmp_path / GOOSE_LINES.name
+    lines = GOOSE_LINES.read_text(encoding="utf-8").splitlines(keepends=True)
+    live.write_text(lines[0], encoding="utf-8")  # its first line: no call, and no time
+    dest = tmp_path / "agents.sqlite"
+    result = subprocess.run(
+        [sys.executable, "-m", "correx_tools", "import-transcript", str(live), str(dest)],
+        capture_output=True, text=True, timeout=120, check=True, cwd=ROOT,
+    )  # fmt: skip
+    assert "no call and no time recorded yet; nothing written" in result.stdout
+    live.write_text("".join(lines), encoding="utf-8")  # Goose writes its messages
+    store = InMemoryEventStore()
+    done = import_transcript(live, store).unwrap()
+    with SQLiteEventStore(dest) as kept:
+        again = import_transcript(live, kept).unwrap()
+        assert not again.grown and again.events == done.events
+        assert list(kept.read(again.session_id)) == list(store.read(done.session_id))
