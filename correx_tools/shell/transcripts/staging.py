@@ -90,8 +90,8 @@ def stage(
         return [], ToolState.empty()
     recorded = first is not None or (not staged and began is not None)
     description = description_event(transcript.format, about, times_recorded=recorded)
-    at = began or first or ORIGIN
-    events = [StoredEvent(session_id=session_id, sequence=1, recorded_at=at, event=description)]
+    opened = began or first or ORIGIN
+    events = [StoredEvent(session_id=session_id, sequence=1, recorded_at=opened, event=description)]
     events += [
         StoredEvent(session_id=session_id, sequence=number, recorded_at=at, event=event)
         for number, (_, at, event, _, _) in enumerate(staged, start=2)
