@@ -92,7 +92,7 @@ def first_line(text: str) -> str:
     (cut with ``…``). A first line that is only a label (``ERROR:``) takes the next line
     after it, as the tool meant them read: ``ERROR: No replacement was performed, …``.
 
-    >>> first_line("ERROR:\nNo replacement was performed, old_str `x` did not appear")
+    >>> first_line("ERROR:\\nNo replacement was performed, old_str `x` did not appear")
     'ERROR: No replacement was performed, old_str `x` did not appear'
     """
     lines = [line.strip() for line in text[:_SCANNED].splitlines() if line.strip()]
