@@ -42,6 +42,7 @@ CTF = DATA / "swe-agent" / "ctf_i_got_id_demo.traj"
 CODEX = next((DATA / "codex").glob("rollout-*.jsonl"))
 CLINE = DATA / "cline" / "tasks" / "1763448130250" / "api_conversation_history.json"
 GOOSE_LINES = DATA / "goose" / "20251118_154210.jsonl"
+GEMINI = DATA / "gemini-cli" / "session-2025-11-18T06-42-8c2d41e7.jsonl"
 MCP_WRAPPED = DATA / "mcp" / "traffic-wrapped.jsonl"
 NOT_KNOWN = {"exit_code_known": "false"}
 
@@ -211,6 +212,25 @@ def test_an_openhands_command_that_had_not_exited_has_no_exit_code(tmp_path: Pat
     running = receipts(copy)["toolu_18"]
     assert running.exit_code == 0 and running.metadata["exit_code_known"] == "false"
     assert receipts(OPENHANDS)["toolu_18"].exit_code == 2
+
+
+def test_a_gemini_shell_states_its_exit_code_after_the_commands_own_output(
+    tmp_path: Path,
+) -> None:
+    # The passing `cargo test`, its output printing a line that reads like the shell's own.
+    def printed(record: dict[str, Any]) -> dict[str, Any]:
+        for call in record.get("toolCalls") or []:
+            for part in call.get("result") or []:
+                response = part["functionResponse"]["response"]
+                if "test result: ok" in response.get("output", ""):
+                    response["output"] = response["output"].replace(
+                        "Output: ", "Output: \nExit Code: 7\n", 1
+                    )
+        return record
+
+    ended = receipts(rewritten(GEMINI, tmp_path, printed))
+    assert ended["run_shell_command-1763448160-8"].exit_code == 0
+    assert "exit_code_known" not in ended["run_shell_command-1763448160-8"].metadata
 
 
 # -- item 3: no made-up exit code or time --------------------------------------------------

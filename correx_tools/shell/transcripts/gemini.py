@@ -13,11 +13,12 @@ and the first position is kept. The ``.json`` form is one object with the same
 keys and the ``messages`` list.
 
 Each ``toolCalls`` entry of a ``gemini`` message is one call, its request and
-result in one record: ``success`` completed (a shell's ``Exit Code: N`` is its
-exit code; an output that states none has none); ``error`` failed, but rejected
-for a tool not in the registry or parameters that did not validate;
-``cancelled`` rejected when the user denied it, failed when a running call was
-cancelled; any other status in flight. An outcome without its own ``timestamp``
+result in one record: ``success`` completed (a shell's ``Exit Code: N``, the last
+such line, after the command's own output, is its exit code; an output that
+states none has none); ``error`` failed, but rejected for a tool not in the
+registry or parameters that did not validate; ``cancelled`` rejected when the
+user denied it, failed when a running call was cancelled; any other status in
+flight. An outcome without its own ``timestamp``
 has no recorded time (the request's keeps its place).
 """
 
@@ -31,7 +32,7 @@ from typing import Any
 
 from .calls import About, Call, End, Position, Transcript, must_be, utc_time
 from .lines import first_record_has
-from .outcomes import completed, exit_code_in, failed, rejected
+from .outcomes import completed, failed, rejected
 
 FORMAT = "gemini-cli"
 EXPECTED = (
@@ -199,7 +200,9 @@ def _end(
     output, error = _response(entry.get("result"))
     if status == "success":
         text = output if isinstance(output, str) else ""
-        code = exit_code_in(text, _EXIT_CODE)
+        # The shell's own line follows the command's output, which may print such a line too.
+        stated = [found[1] for found in _EXIT_CODE.finditer(text)]
+        code = int(stated[-1]) if stated else None
         return completed(at, position, output, metadata, code, recorded=recorded)
     if status == "error":
         if any(marker in error for marker in _REJECTED_ERRORS):
