@@ -205,14 +205,15 @@ def test_a_failed_import_leaves_an_empty_dest_empty_and_names_dest(tmp_path: Pat
     assert dest.stat().st_size == 0
     run("import-transcript", str(TRANSCRIPT), str(dest))
     assert len(SQLiteEventStore(dest, read_only=True).sessions()) == 1
-    # An event too large to keep is refused naming DEST, not the file staged for it.
+    # An event no store can keep (text that is not Unicode: a lone surrogate) is refused
+    # naming DEST, not the file staged for it. (One too large is cut to fit instead.)
     lines = TRANSCRIPT.read_text(encoding="utf-8").splitlines(keepends=True)
     huge = tmp_path / "huge.jsonl"
     big = next(n for n, line in enumerate(lines) if '"tool_result"' in line)
-    lines[big] = lines[big].replace('"content":"', '"content":"' + "x" * 1_100_000, 1)
+    lines[big] = lines[big].replace('"content":"', '"content":"\\ud800', 1)
     huge.write_text("".join(lines), encoding="utf-8")
     new = tmp_path / "new.sqlite"
-    said = fails("import-transcript", str(huge), str(new), words="over the limit")
+    said = fails("import-transcript", str(huge), str(new), words="lone surrogate")
     assert f"{new} refused the session" in said and ".partial" not in said
     assert not new.exists()
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import shutil
 import sqlite3
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -16,12 +17,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from returns.result import Success
 
-from correx_tools import InMemoryEventStore, SQLiteEventStore
+from correx_tools import (
+    InMemoryEventStore,
+    SQLiteEventStore,
+    ToolExecutionCompletedEvent,
+    ToolReceipt,
+)
 from correx_tools.core.tools.ids import SessionId
 from correx_tools.shell.stores.verifying import verify_store
 from correx_tools.shell.transcripts.cache import CacheError, TranscriptCache
 from correx_tools.shell.transcripts.importing import import_transcripts
-from correx_tools.shell.transcripts.manifest import Manifest
+from correx_tools.shell.transcripts.manifest import RULES, Manifest
 
 from .transcript_samples import DATA
 
@@ -156,6 +162,33 @@ def test_a_file_rewritten_in_place_is_imported_again(cache: TranscriptCache) -> 
     look = cache.look()
     assert look.rewritten == [(str(path), session)]
     assert held(cache) == fresh(path)
+
+
+def test_a_cache_an_earlier_release_made_is_read_again_once(cache: TranscriptCache) -> None:
+    path = cache.roots[0] / "session.jsonl"
+    path.write_bytes(CONTENT["claude/session.jsonl"])
+    [(_, session)] = cache.look().new
+    # What an earlier release made of it: no exit_code_known, and a stamp without the rules.
+    before = [
+        replace(stored, event=ToolExecutionCompletedEvent(
+            invocation_id=stored.event.invocation_id,
+            receipt=ToolReceipt(output=stored.event.receipt.output, exit_code=0, metadata={
+                k: v for k, v in stored.event.receipt.metadata.items() if k != "exit_code_known"
+            }),
+        )) if isinstance(stored.event, ToolExecutionCompletedEvent) else stored
+        for stored in cache.store.read(SessionId(session))
+    ]  # fmt: skip
+    assert before != fresh(path)[session]
+    cache._manifest.forget_sessions([session])
+    cache.store.import_events(before).unwrap()
+    with sqlite3.connect(cache.path) as connection:
+        connection.execute(
+            "UPDATE correx_transcript_files SET stamp = replace(stamp, ?, '')", (f"{RULES}:",)
+        )
+    look = cache.look()
+    assert look.read == 1 and look.rewritten == [(str(path), session)]
+    assert held(cache) == fresh(path)
+    assert cache.look().read == 0  # once
 
 
 def test_a_session_two_files_give_is_kept_once_and_passes_on_when_the_first_goes(

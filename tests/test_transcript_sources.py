@@ -221,8 +221,18 @@ def test_an_empty_log_stays_an_empty_log(tmp_path: Path) -> None:
     assert as_json("sessions", str(path))["sessions"] == []
 
 
-def test_a_folder_with_no_transcripts_says_what_was_expected(tmp_path: Path) -> None:
-    fails("sessions", str(tmp_path), words="a folder with no transcripts in it; expected")
+def test_a_folder_with_no_transcripts_says_what_was_expected_in_one_short_line(
+    tmp_path: Path,
+) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    line = fails("sessions", str(empty), words="a folder with no transcripts in it; expected")
+    assert ".jsonl" in line and "sqlite" not in line and "claude-code" not in line
+    assert len(line) - len(str(empty)) <= 160, line
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "todo.md").write_text("# nothing an agent wrote\n", encoding="utf-8")
+    line = fails("sessions", str(tmp_path / "notes"), words="none of its 1 file is one")
+    assert len(line) - len(str(tmp_path / "notes")) <= 160, line
 
 
 def test_a_damaged_transcript_given_alone_is_one_line_naming_the_line(tmp_path: Path) -> None:

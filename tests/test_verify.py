@@ -11,6 +11,7 @@ answers of the reads, which must be the answers a fold of the events gives.
 from __future__ import annotations
 
 import hashlib
+import json
 import shutil
 import sqlite3
 from collections.abc import Callable, Iterator
@@ -235,20 +236,31 @@ def test_import_copies_the_events_own_data_not_forged_columns(
     assert answers(SQLiteEventStore(copy, read_only=True)) == folded(pristine)
 
 
-def test_a_damaged_line_of_a_log_is_named(pristine: Path, tmp_path: Path) -> None:
+def test_a_damaged_line_of_a_log_is_named_with_its_session(pristine: Path, tmp_path: Path) -> None:
     log = tmp_path / "demo.jsonl"
     run("import", str(pristine), str(log))
     assert run_json("verify", str(log))["intact"] is True
     lines = log.read_bytes().splitlines(keepends=True)
+    envelope = json.loads(lines[40])
     at = lines[40].index(b'Z","sequence"')  # the last digit of the line's timestamp
     lines[40] = (
         lines[40][: at - 1] + (b"7" if lines[40][at - 1 : at] != b"7" else b"8") + lines[40][at:]
     )
+    lines[41] = b"{not json\n"  # a line that names no session is the log's own fault
     log.write_bytes(b"".join(lines))
     result = run("verify", str(log), ok=False)
     assert result.returncode == 1
-    assert ":41: checksum mismatch" in result.stdout
-    assert "in the store itself" in result.stdout
+    said = result.stdout.splitlines()
+    session, sequence = envelope["session_id"], envelope["sequence"]
+    assert (
+        f"session {session!r}, sequence {sequence}: cannot be read: {log}:41: checksum "
+        "mismatch: the line was changed or damaged" in said
+    )
+    assert any(line.startswith("the store: cannot be read: ") and ":42: " in line for line in said)
+    assert "in 1 session and the store itself" in result.stdout
+    # The log is read on past the damage: every session is checked.
+    checked = json.loads(run("verify", str(log), "--json", ok=False).stdout)["sessions"]
+    assert {c["session_id"] for c in checked} == {"", *SQLiteEventStore(pristine).sessions()}
 
 
 @pytest.fixture

@@ -36,6 +36,7 @@ from ..stores.addresses import POSTGRES_SCHEMES
 from ..stores.port import EventStore, StoreLayoutError
 from ..stores.sqlite import SQLiteEventStore
 from ..transcripts.cache import CacheError, Look, TranscriptCache, Watcher
+from ..transcripts.folders import SUFFIXES
 from ..transcripts.goose_db import HEADER
 from ..transcripts.lines import LENIENT_HINT
 from ..transcripts.reading import FORMATS
@@ -357,10 +358,18 @@ def checked_look(cache: TranscriptCache, label: str) -> Look:
         if not found.files and found.refused:  # the folder could not be read: that says more
             folder, reason = found.refused[0]
             raise CliError(f"{folder}: {reason}")
-        looked = f" ({found.files:,} files, none a transcript it could read)" if found.files else ""
-        raise CliError(f"{label}: a folder with no transcripts in it{looked}; {expected()}")
+        raise CliError(f"{label}: a folder with no transcripts in it; {_expected_files(found)}")
     tell(found)
     return found
+
+
+def _expected_files(found: Look) -> str:
+    """What a folder of transcripts holds, said in one short line (the formats are named
+    where a single file is not one)."""
+    if found.files:
+        files = f"{found.files:,} file{'' if found.files == 1 else 's'}"
+        return f"expected agents' transcripts, and none of its {files} is one of a known format"
+    return f"expected agents' transcript files ({', '.join(sorted(SUFFIXES))}) under it"
 
 
 def _drop(cache: TranscriptCache) -> None:

@@ -129,6 +129,13 @@ def _one_text(source: str, dest: str, done: TranscriptImport) -> str:
     counts = ", ".join(f"{count} {status}" for status, count in statuses.items()) or "none"
     if done.already_imported:
         head = f"{source}: already imported as session {done.session_id}; nothing written"
+    elif not done.events and not done.grown:
+        # A transcript with no call yet and no time recorded (an older Goose file before its
+        # first message): no session until it has one.
+        head = (
+            f"{source}: no call and no time recorded yet; nothing written (import it again "
+            "once it has more)"
+        )
     elif done.grown:
         head = (
             f"{source} grew: added {done.events} events to session {done.session_id} in "

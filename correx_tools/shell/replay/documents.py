@@ -89,7 +89,7 @@ def session_row(
     summary: SessionSummary,
     redaction: Redaction | None = None,
     *,
-    transcript: Mapping[str, str | None] | None = None,
+    transcript: Mapping[str, str | bool | None] | None = None,
 ) -> dict[str, Any]:
     """One session of ``sessions --json``: its events, invocations and counts, and where it
     was imported from (``transcript``: its description, ``None`` for one not imported)."""
@@ -103,7 +103,8 @@ def session_row(
         "transcript": None
         if transcript is None
         else {
-            key: None if value is None else shown.text(value) for key, value in transcript.items()
+            key: shown.text(value) if isinstance(value, str) else value
+            for key, value in transcript.items()
         },
     }
 

@@ -40,7 +40,7 @@ from .codec.encoding import envelope_line
 from .codec.lines import decode_line
 from .codec.rows import encode_rows
 from .codec.strict_json import EnvelopeError
-from .log_lines import Upto, complete_without_newline, iter_lines
+from .log_lines import DamagedLine, Upto, complete_without_newline, damaged_line, iter_lines
 from .port import AppendError, AppendErrorKind, StoreReadError
 from .writing import BatchWritingStore, check_import_run, conflict, duplicate, requested_ids
 
@@ -219,6 +219,34 @@ class JsonlEventLog(BatchWritingStore):
         """Every event of every session, in file order (for export)."""
         for _, _, stored in self._records():
             yield stored
+
+    def scan(self) -> Iterator[StoredEvent | DamagedLine]:
+        """Every line of the log in file order, read on past the damaged ones (``verify``):
+        each event, and each line that cannot be read as one, with the session it names. A
+        line over the limit ends the scan: where it ends cannot be found without reading
+        it whole."""
+        if not self.path.exists():
+            return
+        with self.path.open("rb") as handle:
+            lines = iter_lines(Upto(handle, self._committed(handle)), self.path)
+            try:
+                for number, raw, terminated in lines:
+                    try:
+                        if terminated:
+                            yield decode_line(raw)
+                            continue
+                    except (EnvelopeError, ValueError, TypeError) as error:
+                        yield damaged_line(self.path, number, raw, str(error))
+                        continue
+                    kept = complete_without_newline(raw)
+                    yield (
+                        kept[0]
+                        if kept is not None
+                        else damaged_line(self.path, number, raw, "torn final line (no "
+                                          "newline, and not a whole event): a write was cut short")
+                    )  # fmt: skip
+            except StoreReadError as error:  # a line over the limit
+                yield DamagedLine(error.error, None, None)
 
     # -- writing -------------------------------------------------------------
 

@@ -3,14 +3,17 @@
 `iter_lines` never holds a line over the event limit (one is refused without
 being read whole); `Upto` stops a read at a given byte (where the last whole
 append ends, for a reader); `complete_without_newline` tells a final line that
-is a whole event from one a crash cut short.
+is a whole event from one a crash cut short; `damaged_line` names a line that
+cannot be read, with the session it says it belongs to.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO, NoReturn, Protocol
+from typing import BinaryIO, NoReturn, Protocol, final
 
 from ...core.lifecycle.events import StoredEvent
 from ...core.replay.errors import EventDecodeError
@@ -103,3 +106,31 @@ def complete_without_newline(raw: bytes) -> tuple[StoredEvent, int] | None:
             except (EnvelopeError, ValueError, TypeError):
                 continue
     return None
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class DamagedLine:
+    """A line of a log that cannot be read as an event: where it is and what is wrong
+    (``error``), and the session and sequence its JSON names when it names them (a line
+    edited by hand still does): the session it belongs to, as far as it says."""
+
+    error: EventDecodeError
+    session_id: str | None
+    sequence: int | None
+
+
+def damaged_line(path: Path, number: int, raw: bytes, message: str) -> DamagedLine:
+    """Line ``number`` of the log at ``path``, which cannot be read: ``message`` says why."""
+    session: str | None = None
+    sequence: int | None = None
+    try:
+        envelope = json.loads(raw)  # bounded: no line over the event limit is held
+    except (ValueError, RecursionError):
+        envelope = None
+    if isinstance(envelope, dict):
+        claimed, number_claimed = envelope.get("session_id"), envelope.get("sequence")
+        session = claimed if isinstance(claimed, str) and claimed else None
+        sequence = number_claimed if type(number_claimed) is int and number_claimed > 0 else None
+    error = EventDecodeError(source=str(path), line=number, message=message)
+    return DamagedLine(error, session, sequence)

@@ -5,7 +5,9 @@ index row against a fresh fold of them (`IndexedStore.verify_session`). Any
 other store — a JSONL log, memory, a database of an older layout read as it is
 — is read event by event: every line's checksum (the log's reader checks it),
 the numbering of each session (no gap, no repeat), and invocation ids used
-once across the store. Nothing here writes.
+once across the store. A log is read on past a damaged line, which is the fault
+of the session it names (a line changed by hand still names its session and
+sequence); only a line that names none is the log's own fault. Nothing here writes.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from collections.abc import Iterable, Iterator
 from ...core.lifecycle.events import StoredEvent, ToolInvocationRequestedEvent
 from ...core.tools.ids import SessionId
 from .jsonl import JsonlEventLog
+from .log_lines import DamagedLine
 from .port import EventStore, Fault, IndexedStore, SessionCheck, StoreReadError
 
 
@@ -49,24 +52,28 @@ def _whole_log(
 ) -> Iterator[SessionCheck]:
     """A log read once for every session it holds (or the ``wanted`` ones)."""
     checks: dict[str, _Numbering] = {}
-    damaged: StoreReadError | None = None
-    try:
-        for stored in log.events():
-            session = stored.session_id
-            if wanted is not None and session not in wanted:
-                continue
-            numbering = checks.get(session)
-            if numbering is None:
-                numbering = checks[session] = _Numbering(session, owners)
-            numbering.take(stored)
-    except StoreReadError as error:
-        damaged = error
+    unclaimed: list[DamagedLine] = []
+    for item in log.scan():
+        session = item.session_id
+        if session is None:
+            assert isinstance(item, DamagedLine)  # every event has its session
+            unclaimed.append(item)
+            continue
+        if wanted is not None and session not in wanted:
+            continue
+        numbering = checks.get(session)
+        if numbering is None:
+            numbering = checks[session] = _Numbering(session, owners)
+        if isinstance(item, DamagedLine):
+            numbering.damaged(item.sequence, item.error)
+        else:
+            numbering.take(item)
     for name in sorted(checks):
         yield checks[name].check()
-    if damaged is not None:
-        # Which session a damaged line belonged to cannot be told: it is the log's fault.
+    for damage in unclaimed:
+        # A line that names no session (not JSON, a line over the limit): the log's fault.
         whole = _Numbering("", owners)
-        whole.broken(damaged)
+        whole.damaged(None, damage.error)
         yield whole.check()
 
 
@@ -122,6 +129,11 @@ class _Numbering:
     def broken(self, error: StoreReadError) -> None:
         if not self.faults:
             self._fault(error.sequence or self.last + 1, f"cannot be read: {error.error}")
+
+    def damaged(self, sequence: int | None, error: object) -> None:
+        """A line of this session that cannot be read (``sequence``: the one it names)."""
+        if not self.faults:
+            self._fault(sequence or self.last + 1, f"cannot be read: {error}")
 
     def check(self) -> SessionCheck:
         return SessionCheck(

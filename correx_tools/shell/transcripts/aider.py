@@ -7,17 +7,22 @@ model's reply. The calls are derived:
 * ``edit``: one call per reply and file, from the reply's fenced
   SEARCH/REPLACE blocks (or the older ORIGINAL/UPDATED ones; the file is named
   on the line before the block or its fence). Aider's output after the reply
-  says how each went: ``Applied edit to <file>`` completed, ``Skipping edits
-  to <file>`` (edits declined) rejected, a block that failed to match or a
-  reply that broke the edit format failed. A call with none of these stays in
-  flight. Aider retries a failed reply on its own: the retry is a new reply.
+  says how each went: ``Applied edit to <file>`` completed, ``Did not apply
+  edit to <file> (--dry-run)`` completed but marked as an edit that did not
+  take effect, ``Skipping edits to <file>`` (the user declined the edits)
+  rejected, a block that failed to match or a reply that broke the edit format
+  failed. A call with none of these stays in flight. Aider retries a failed
+  reply on its own: the retry is a new reply.
 * ``shell``: a command Aider offered to run (``Run shell command? … : y``)
   completed, or rejected when declined; ``#### /run <command>`` and
   ``#### !<command>`` completed. No exit code is recorded.
 
 The website's copies of histories (front matter, ``<div>`` wrappers) read
-the same. Times: the run header's (taken as UTC: the file has no zone), then
-one second a line after it; a file without a header starts at the fixed origin.
+the same. Times: Aider records none for a step, only when a run started (its
+header, taken as UTC: the file has no zone). A call is placed one second a line
+after its run's header (a file without a header starts at the fixed origin):
+those times only keep the order, and the session's description says no time is
+recorded. No exit code is recorded either.
 """
 
 from __future__ import annotations
@@ -27,7 +32,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from .calls import ORIGIN, About, Call, Transcript, Unreadable
-from .outcomes import completed, failed, rejected
+from .outcomes import completed, failed, not_applied, rejected
 
 FORMAT = "aider"
 EXPECTED = "an Aider chat history: Markdown with '# aider chat started at' or '#### ' user lines"
@@ -38,6 +43,7 @@ _DIVIDER = re.compile(r"\A={5,9}\s*\Z")
 _BLOCK_END = re.compile(r"\A>{5,9} (REPLACE|UPDATED)\s*\Z")
 _FAILURES = ("failed to match", "The LLM did not conform to the edit format")
 _PROMPT = re.compile(r"\ARun shell commands?\?.*: *(\S*)\s*\Z")
+_DRY_RUN = "Did not apply edit to "
 _STATUS = ("Tokens:", "Applied edit", "Commit ", "Add ", "Running ", "Skipping edits", "Create new",
            "Allow edits", "Did not apply", "Cost:", "Added ", "Run shell")  # fmt: skip
 _YES = ("y", "a")
@@ -139,8 +145,9 @@ def _user(reader: _Reader, said: str, number: int) -> None:
     if command:
         at = reader.at(number)
         call = Call(call_id=f"shell-{number}", tool_name="shell", arguments={"command": command},
-                    requested_at=at, position=(number,), where=f"line {number}")  # fmt: skip
-        call.end = completed(at, (number,), None, {"line": str(number), "exit_code_known": "false"})
+                    requested_at=at, position=(number,), where=f"line {number}",
+                    recorded=False)  # fmt: skip
+        call.end = completed(at, (number,), None, {"line": str(number)}, recorded=False)
         reader.calls.append(call)
 
 
@@ -153,7 +160,7 @@ def _reply(reader: _Reader) -> None:
             at = reader.at(number)
             call = Call(call_id=f"edit-{number}", tool_name="edit",
                         arguments={"path": path, "edits": []}, requested_at=at,
-                        position=(number,), where=f"line {number}")  # fmt: skip
+                        position=(number,), where=f"line {number}", recorded=False)  # fmt: skip
             reply.edits[path] = call
             reader.calls.append(call)
         call.arguments["edits"].append({"search": search, "replace": replace})
@@ -216,19 +223,24 @@ def _outcomes(reader: _Reader) -> None:
 
 def _edit_outcome(reader: _Reader, reply: _Reply, number: int, line: str) -> None:
     at, metadata = reader.at(number), {"line": str(number)}
+    if line.startswith(_DRY_RUN):  # Aider's --dry-run: the edit was shown, never written
+        call = reply.edits.get(line[len(_DRY_RUN) :].removesuffix("(--dry-run)").strip())
+        if call is not None and call.end is None:
+            call.end = completed(at, (number,), line, not_applied(metadata, line), recorded=False)
+        return
     for verb, kind in (("Applied edit to ", "completed"), ("Skipping edits to ", "rejected")):
         if line.startswith(verb):
             call = reply.edits.get(line[len(verb) :].strip())
             if call is not None and call.end is None:
                 call.end = (
-                    completed(at, (number,), line, metadata)
+                    completed(at, (number,), line, metadata, recorded=False)
                     if kind == "completed"
-                    else rejected(at, (number,), line, metadata)
+                    else rejected(at, (number,), line, metadata, recorded=False)
                 )
             return
     if any(marker in line for marker in _FAILURES):
         for offset, call in enumerate(c for c in reply.edits.values() if c.end is None):
-            call.end = failed(at, (number, offset), line, metadata)
+            call.end = failed(at, (number, offset), line, metadata, recorded=False)
 
 
 def _shell(
@@ -248,11 +260,11 @@ def _shell(
     at = reader.at(number)
     call = Call(call_id=f"shell-{number}", tool_name="shell",
                 arguments={"command": "\n".join(command)}, requested_at=reader.at(first),
-                position=(first,), where=f"line {first}")  # fmt: skip
-    metadata = {"line": str(number), "exit_code_known": "false"}
+                position=(first,), where=f"line {first}", recorded=False)  # fmt: skip
+    metadata = {"line": str(number)}
     call.end = (
-        completed(at, (number,), None, metadata)
+        completed(at, (number,), None, metadata, recorded=False)
         if yes
-        else rejected(at, (number,), f"declined: {line}", metadata)
+        else rejected(at, (number,), f"declined: {line}", metadata, recorded=False)
     )
     reader.calls.append(call)

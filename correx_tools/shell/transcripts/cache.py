@@ -271,6 +271,8 @@ class _Pass:
                 if session in was:
                     own.append(session)  # kept as it was until the file reads again
                 continue
+            if not events:
+                continue  # no call yet, and no time: no session until the file says more
             owner = self.owners.get(session)
             if owner is not None and owner != key:
                 shared.append(session)

@@ -15,7 +15,12 @@ Position = tuple[int, ...]
 order, which is the order the agent saw them, whatever their clocks say."""
 
 ORIGIN = datetime(2000, 1, 1, tzinfo=UTC)
-"""The time of the first step of a transcript that records no times (one second a step)."""
+"""The time of the first step of a transcript that records no times (one second a step).
+
+Such times only keep the steps in order: no time is recorded, and the session's
+description says so (``"times": "none"``, `description`). Where a transcript records
+times for some steps and not for others, a step without one takes the nearest recorded
+time instead (`staging`), never this one."""
 
 
 class Ending(enum.Enum):
@@ -29,16 +34,23 @@ class Ending(enum.Enum):
 @final
 @dataclass(frozen=True, slots=True, kw_only=True)
 class End:
-    """The end of a call: its kind and time, and what the transcript says of it."""
+    """The end of a call: its kind and time, and what the transcript says of it.
+
+    ``exit_code`` is ``None`` when the transcript records none (a file read, a
+    shell whose output states none): the receipt then says so. ``recorded`` is
+    false when the transcript records no time for the end (``at`` then only
+    keeps its place).
+    """
 
     kind: Ending
     at: datetime
     position: Position
     output: Any = None
-    exit_code: int = 0
+    exit_code: int | None = None
     reason: str = ""
     recoverable: bool = True
     metadata: dict[str, str] = field(default_factory=dict)
+    recorded: bool = True
 
 
 @dataclass(slots=True, kw_only=True)
@@ -55,6 +67,11 @@ class Call:
     started_at: datetime | None = None
     started_position: Position | None = None
     end: End | None = None
+    recorded: bool = True
+    """Whether the transcript records when the call was asked for (when not,
+    ``requested_at`` is a derived time that only keeps the call's place)."""
+    started_recorded: bool = True
+    """Whether it records when the call started, when it says it did (``started_at``)."""
 
 
 @final
@@ -90,6 +107,9 @@ class Transcript:
     """``line N`` when the file's last line was cut mid-way (a live file) and left out."""
     skipped: tuple[tuple[str, str], ...] = field(default=(), kw_only=True)
     """The damaged lines a lenient read left out: where each is, and what is wrong."""
+    first_time: datetime | None = field(default=None, kw_only=True)
+    """The first time the transcript records, where its header records no start (an older
+    Goose file: its first message's): the session's description is stamped with it."""
 
 
 @final

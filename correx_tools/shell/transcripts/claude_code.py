@@ -7,6 +7,9 @@
   rejected when it is the fixed "doesn't want to proceed" answer, completed with
   exit code N when it is an error whose text starts ``Exit code N`` (the command
   ran and exited so), failed when it is any other error, completed otherwise.
+  Claude Code records an exit code only as that text: a ``Bash`` result whose
+  first line is ``Exit code N`` has exit code N, error or not; any other result
+  (a ``Read``, an ``Edit``, a command's output that states none) has none.
 
 A subagent's file (``isSidechain``, ``agentId``) is a session of its own,
 ``<session>/agent-<agentId>``, whose description names the session that
@@ -143,7 +146,7 @@ def _results(record: dict[str, Any], index: int, where: str, calls: dict[str, Ca
         started = _subagent(record)
         if started is not None:
             metadata[SUBAGENT_SESSION] = started
-        call.end = result_end(block, at, (index, number), metadata)
+        call.end = result_end(block, at, (index, number), metadata, call.tool_name)
 
 
 def _subagent(record: dict[str, Any]) -> str | None:

@@ -14,8 +14,12 @@ two encodings, one message at a time:
 The text after ``Result:`` says how the call ended: ``The user denied this
 operation.`` rejected; ``The tool execution failed with the following error``
 failed, but rejected for a missing required parameter; ``Command failed with
-exit code N.`` completed with N; anything else completed. Messages carry
-``ts`` (milliseconds) in newer files; older ones have no times (derived).
+exit code N.`` completed with N (``Command executed successfully (exit code 0).``
+with 0; a command's result that begins otherwise, ``Command executed.`` or
+``Command terminated by signal …``, states none, and so has none: Cline's
+``CommandOrchestrator``); anything else completed, with no exit code. Messages
+carry ``ts`` (milliseconds) in newer files; older ones have no times (derived,
+keeping the order: the session's description says no time is recorded).
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from datetime import datetime
 from typing import Any
 
 from .calls import About, Call, End, Position, Transcript, Unreadable, must_be, step_time
-from .outcomes import completed, epoch_time, exit_code_in, failed, rejected
+from .outcomes import completed, epoch_time, failed, rejected
 from .pairing import Pairing
 
 FORMAT = "cline"
@@ -34,7 +38,10 @@ EXPECTED = (
     "hold '[tool for ...] Result:' or <environment_details>"
 )
 _RESULT = re.compile(r"\A\[(\w+)(?: for [^\n]*)?\] Result:")
-_EXIT_CODE = re.compile(r"Command failed with exit code (-?[0-9]{1,9})\.")
+_EXIT_CODE = re.compile(
+    r"\ACommand (?:failed with exit code (-?[0-9]{1,9})\."
+    r"|executed successfully \(exit code (0)\)\.)"
+)
 _CWD = re.compile(r"# Current Working Directory \(([^\n]+?)\) Files")
 _TAG = re.compile(r"<([a-z_]+)>")
 _THINKING = re.compile(r"<thinking>.*?</thinking>", re.S)
@@ -103,21 +110,23 @@ def read(document: list[Any], name: str) -> Transcript:
     for index, message in enumerate(document):
         where = f"$[{index}]"
         must_be(message, dict, where, "a message")
-        at = _time(message, index, where)
+        at, recorded = _time(message, index, where)
         if message.get("role") == "assistant":
             waiting = None
             native = _native_requests(message, index, where, at)
             for call in native:
+                call.recorded = recorded
                 calls.request(call)
             if not native:
                 answer = document[index + 1] if index + 1 < len(document) else None
                 waiting = _xml_request(message, index, where, at, _result_of(answer))
                 if waiting is not None:
+                    waiting.recorded = recorded
                     calls.request(waiting)
         elif message.get("role") == "user":
-            _native_results(message, index, where, at, calls)
+            _native_results(message, index, where, at, calls, recorded=recorded)
             if waiting is not None:
-                waiting.end = _xml_result(message, waiting, index, where, at)
+                waiting.end = _xml_result(message, waiting, index, where, at, recorded=recorded)
                 waiting = None
     return Transcript(FORMAT, name, calls.calls(), about=_about(document))
 
@@ -138,11 +147,12 @@ def _texts(message: dict[str, Any]) -> list[str]:
     return found
 
 
-def _time(message: dict[str, Any], index: int, where: str) -> datetime:
+def _time(message: dict[str, Any], index: int, where: str) -> tuple[datetime, bool]:
+    """When the message was written, and whether it records that (older files do not)."""
     stamp = message.get("ts")
-    return (
-        step_time(index) if stamp is None else epoch_time(stamp, f"{where}.ts", milliseconds=True)
-    )
+    if stamp is None:
+        return step_time(index), False
+    return epoch_time(stamp, f"{where}.ts", milliseconds=True), True
 
 
 def _native_requests(message: dict[str, Any], index: int, where: str, at: datetime) -> list[Call]:
@@ -165,7 +175,13 @@ def _native_requests(message: dict[str, Any], index: int, where: str, at: dateti
 
 
 def _native_results(
-    message: dict[str, Any], index: int, where: str, at: datetime, calls: Pairing
+    message: dict[str, Any],
+    index: int,
+    where: str,
+    at: datetime,
+    calls: Pairing,
+    *,
+    recorded: bool,
 ) -> None:
     content = message.get("content")
     for number, block in enumerate(content if isinstance(content, list) else []):
@@ -174,7 +190,7 @@ def _native_results(
             call_id = must_be(block.get("tool_use_id"), str, at_block, "tool_use_id")
             call = calls.ended(call_id, at_block)
             text = "\n".join(_texts(block))
-            call.end = _outcome(text, at, (index, number), {"tool_use_id": call_id})
+            call.end = _outcome(text, at, (index, number), {"tool_use_id": call_id}, recorded)
 
 
 def _result_of(message: Any) -> str | None:
@@ -234,7 +250,7 @@ def _parameters(body: str) -> dict[str, str]:
 
 
 def _xml_result(
-    message: dict[str, Any], call: Call, index: int, where: str, at: datetime
+    message: dict[str, Any], call: Call, index: int, where: str, at: datetime, *, recorded: bool
 ) -> End | None:
     texts = _texts(message)
     tool = _result_of(message)
@@ -243,22 +259,26 @@ def _xml_result(
     if tool != call.tool_name:
         raise Unreadable(where, f"a result of {tool} after a call of {call.tool_name}")
     answer = "\n".join(text for text in texts if "<environment_details>" not in text)
-    return _outcome(answer, at, (index,), {"message": str(index)})
+    return _outcome(answer, at, (index,), {"message": str(index)}, recorded)
 
 
-def _outcome(text: str, at: datetime, position: Position, metadata: dict[str, str]) -> End:
+def _outcome(
+    text: str, at: datetime, position: Position, metadata: dict[str, str], recorded: bool
+) -> End:
     """How a result's text says its call ended (see the module docstring)."""
     head = _RESULT.match(text)
     body = text[head.end() :].lstrip("\n") if head else text
     if body.startswith(_DENIED):
-        return rejected(at, position, body, metadata)
+        return rejected(at, position, body, metadata, recorded=recorded)
     if _TOOL_ERROR in body:
         error = body.split(_TOOL_ERROR, 1)[1].strip()
         error = error.removeprefix("<error>").split("</error>")[0].strip()
         if error.startswith(_MISSING):
-            return rejected(at, position, error, metadata)
-        return failed(at, position, error, metadata)
-    return completed(at, position, body, metadata, exit_code_in(body, _EXIT_CODE) or 0)
+            return rejected(at, position, error, metadata, recorded=recorded)
+        return failed(at, position, error, metadata, recorded=recorded)
+    stated = _EXIT_CODE.match(body)
+    code = None if stated is None else int(stated[1] or stated[2])
+    return completed(at, position, body, metadata, code, recorded=recorded)
 
 
 def _about(document: list[Any]) -> About:

@@ -8,10 +8,12 @@ One ``{timestamp, type, payload}`` record a line, the first a ``session_meta``.
   request;
 * a ``function_call_output`` or ``custom_tool_call_output`` with the same
   ``call_id`` ends it. Codex does not write whether it succeeded, so its text
-  says: ``Exit code: N`` (or JSON with ``metadata.exit_code``) completed with
+  says: ``Exit code: N`` (or JSON with ``metadata.exit_code``, or the
+  ``exec_command`` header's ``Process exited with code N``) completed with
   N; ``… rejected by user``, a risk refusal, arguments that did not parse or
   an unsupported call rejected; a patch that failed verification, or
-  ``aborted``, failed; anything else completed.
+  ``aborted``, failed; anything else completed, with no exit code (an output
+  that states none: a command still running, a tool that runs none).
 
 ``event_msg`` records echo the same calls (``exec_command_end`` …): detail,
 never calls. A ``compacted`` record's ``replacement_history`` is not imported.
@@ -34,6 +36,12 @@ EXPECTED = "OpenAI Codex CLI rollout JSON Lines, its first record a session_meta
 _REQUESTS = frozenset({"function_call", "custom_tool_call", "local_shell_call"})
 _RESULTS = frozenset({"function_call_output", "custom_tool_call_output"})
 _EXIT_CODE = re.compile(r"\AExit code: (-?[0-9]{1,9})\b")
+# ``exec_command``'s header (codex-rs unified exec, format_response): its lines before
+# ``Output:``, the exit code among them once the process has exited.
+_EXITED = re.compile(
+    r"\A(?:Chunk ID: [^\n]{0,200}\n)?Wall time: [^\n]{0,200}\n"
+    r"Process exited with code (-?[0-9]{1,9})\n"
+)
 _REJECTED = (
     "exec command rejected by user",
     "patch rejected by user",
@@ -140,12 +148,14 @@ def _end(output: object, at: datetime, position: Position, call_id: str, where: 
     if text.startswith(_FAILED) or _ABORTED.search(text):
         return failed(at, position, text, metadata)
     code = exit_code_in(text, _EXIT_CODE)
+    if code is None:
+        code = exit_code_in(text, _EXITED)
     if code is None and text.startswith("{") and is_json(text):
         value = strict_value(text, where)
         details = value.get("metadata") if isinstance(value, dict) else None
         found = details.get("exit_code") if isinstance(details, dict) else None
         code = found if type(found) is int else None
-    return completed(at, position, text, metadata, code or 0)
+    return completed(at, position, text, metadata, code)
 
 
 def _text(output: object, where: str) -> str:

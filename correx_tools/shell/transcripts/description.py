@@ -2,9 +2,13 @@
 
 An imported session begins with one event of the type `DESCRIBED` (version
 1): the transcript's format, and what the transcript says of the session —
-the agent's own session id, when it started, the working directory, a title.
-It is not a tool event: every store keeps it as an ``OpaqueEvent``, the
-lifecycle passes over it, and `described` reads it back for ``sessions``.
+the agent's own session id, when it started, the working directory, a title;
+and ``"times": "none"`` when the transcript records no time for any step (the
+stored times then only keep the steps in order: no view should show them as
+times). A description without ``times`` (every one an earlier release wrote)
+is of a transcript that records its times. It is not a tool event: every store
+keeps it as an ``OpaqueEvent``, the lifecycle passes over it, and `described`
+reads it back for ``sessions``.
 """
 
 from __future__ import annotations
@@ -22,10 +26,13 @@ from .calls import About, Unreadable, utc_time
 DESCRIBED = "correx.session.described"
 """The type tag of the event that describes an imported session."""
 VERSION = 1
+NO_TIMES = "none"
+"""The description's ``times`` when the transcript records no time for any step."""
 
 
-def description_event(format: str, about: About) -> OpaqueEvent:
-    """The event that describes a session imported from a ``format`` transcript."""
+def description_event(format: str, about: About, *, times_recorded: bool = True) -> OpaqueEvent:
+    """The event that describes a session imported from a ``format`` transcript
+    (``times_recorded`` false: one that records no time for any step)."""
     data = {
         "format": format,
         "agent_session_id": about.agent_session_id,
@@ -33,6 +40,7 @@ def description_event(format: str, about: About) -> OpaqueEvent:
         "cwd": about.cwd,
         "title": about.title,
         "parent_session_id": about.parent_session,
+        "times": None if times_recorded else NO_TIMES,
     }
     return OpaqueEvent(
         type=DESCRIBED,
@@ -44,13 +52,18 @@ def description_event(format: str, about: About) -> OpaqueEvent:
 @final
 @dataclass(frozen=True, slots=True)
 class Described:
-    """A session's description as read back: its source format and what it said."""
+    """A session's description as read back: its source format and what it said.
+
+    ``times_recorded`` is false when the transcript records no time for any step: the
+    session's stored times only keep its order, and are not to be shown as times.
+    """
 
     format: str
     about: About
+    times_recorded: bool = True
 
 
-def description_json(found: Described | None) -> dict[str, str | None] | None:
+def description_json(found: Described | None) -> dict[str, str | bool | None] | None:
     """A session's description as ``sessions --json`` shows it (``None``: not imported)."""
     if found is None:
         return None
@@ -61,6 +74,7 @@ def description_json(found: Described | None) -> dict[str, str | None] | None:
         "started_at": None if about.started_at is None else format_timestamp(about.started_at),
         "cwd": about.cwd,
         "title": about.title,
+        "times_recorded": found.times_recorded,
     }
 
 
@@ -103,5 +117,6 @@ def described(events: Iterable[StoredEvent]) -> Described | None:
             About(agent_session_id=text("agent_session_id"), started_at=at,
                   cwd=text("cwd"), title=text("title"),
                   parent_session=text("parent_session_id")),
+            times_recorded=text("times") != NO_TIMES,
         )  # fmt: skip
     return None

@@ -13,10 +13,13 @@ and the first position is kept. The ``.json`` form is one object with the same
 keys and the ``messages`` list.
 
 Each ``toolCalls`` entry of a ``gemini`` message is one call, its request and
-result in one record: ``success`` completed (a shell's ``Exit Code: N`` is its
-exit code); ``error`` failed, but rejected for a tool not in the registry or
-parameters that did not validate; ``cancelled`` rejected when the user denied
-it, failed when a running call was cancelled; any other status in flight.
+result in one record: ``success`` completed (a shell's ``Exit Code: N``, the last
+such line, after the command's own output, is its exit code; an output that
+states none has none); ``error`` failed, but rejected for a tool not in the
+registry or parameters that did not validate; ``cancelled`` rejected when the
+user denied it, failed when a running call was cancelled; any other status in
+flight. An outcome without its own ``timestamp``
+has no recorded time (the request's keeps its place).
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ from typing import Any
 
 from .calls import About, Call, End, Position, Transcript, must_be, utc_time
 from .lines import first_record_has
-from .outcomes import completed, exit_code_in, failed, rejected
+from .outcomes import completed, failed, rejected
 
 FORMAT = "gemini-cli"
 EXPECTED = (
@@ -175,7 +178,7 @@ def _calls(message: dict[str, Any], where: str, index: int, earlier: dict[str, C
         )
         done = entry.get("timestamp")
         at = utc_time(done, f"{at_call}.timestamp") if done else requested_at
-        end = _end(entry, at, (index, number), {"call_id": call_id})
+        end = _end(entry, at, (index, number), {"call_id": call_id}, recorded=bool(done))
         previous = None if before is None else before.end
         if previous and end and replace(end, position=previous.position) == previous:
             end = previous  # the same outcome again: it keeps the place it first had
@@ -185,22 +188,30 @@ def _calls(message: dict[str, Any], where: str, index: int, earlier: dict[str, C
 
 
 def _end(
-    entry: dict[str, Any], at: datetime, position: Position, metadata: dict[str, str]
+    entry: dict[str, Any],
+    at: datetime,
+    position: Position,
+    metadata: dict[str, str],
+    *,
+    recorded: bool = True,
 ) -> End | None:
+    """How a call ended (``recorded``: whether the entry records when)."""
     status = entry.get("status")
     output, error = _response(entry.get("result"))
     if status == "success":
         text = output if isinstance(output, str) else ""
-        code = exit_code_in(text, _EXIT_CODE)
-        return completed(at, position, output, metadata, code or 0)
+        # The shell's own line follows the command's output, which may print such a line too.
+        stated = [found[1] for found in _EXIT_CODE.finditer(text)]
+        code = int(stated[-1]) if stated else None
+        return completed(at, position, output, metadata, code, recorded=recorded)
     if status == "error":
         if any(marker in error for marker in _REJECTED_ERRORS):
-            return rejected(at, position, error, metadata)
-        return failed(at, position, error, metadata)
+            return rejected(at, position, error, metadata, recorded=recorded)
+        return failed(at, position, error, metadata, recorded=recorded)
     if status == "cancelled":
         if _DENIED in error:
-            return rejected(at, position, error, metadata)
-        return failed(at, position, error or "cancelled", metadata)
+            return rejected(at, position, error, metadata, recorded=recorded)
+        return failed(at, position, error or "cancelled", metadata, recorded=recorded)
     return None  # scheduled, executing, awaiting approval: not over
 
 

@@ -13,7 +13,9 @@ its ``sessions.db`` (`goose_db`). In a message's content:
   Goose writes when the user declined to run it rejected, anything else
   completed.
 
-``actionRequired`` items are the UI's, not calls. Times are whole seconds.
+``actionRequired`` items are the UI's, not calls. Times are whole seconds; an
+older session file's first line records no start, and its first message's time
+stands for it. Goose records no exit code: a completed call has none.
 """
 
 from __future__ import annotations
@@ -87,9 +89,11 @@ def read_legacy(records: Iterable[tuple[int, Any]], name: str) -> Transcript:
 def read_messages(messages: Iterable[tuple[str, Any]], name: str, about: About) -> Transcript:
     """The calls of a session's messages (each with where it is)."""
     calls = Pairing()
+    first: datetime | None = None
     for index, (where, message) in enumerate(messages):
         must_be(message, dict, where, "a message")
         at = epoch_time(message.get("created"), f"{where}: created", milliseconds=False)
+        first = first or at
         content = message.get("content")
         must_be(content, list, f"{where}: content", "a message's content")
         for number, item in enumerate(content):
@@ -105,7 +109,7 @@ def read_messages(messages: Iterable[tuple[str, Any]], name: str, about: About) 
                     continue  # the answer to a call Goose refused already
                 call = calls.ended(call_id, at_item)
                 call.end = _end(item.get("toolResult"), at, (index, number), call_id, at_item)
-    return Transcript(FORMAT, name, calls.calls(), about=about)
+    return Transcript(FORMAT, name, calls.calls(), about=about, first_time=first)
 
 
 def _request(item: dict[str, Any], at: datetime, position: Position, where: str) -> Call:

@@ -37,7 +37,9 @@ class TranscriptImport:
     ``events`` is 0 and ``already_imported`` true when the store held exactly
     this session already (importing the same transcript twice writes nothing);
     ``grown`` is true when the store held the session's first events and this
-    import added the rest (a live transcript imported again). ``incomplete_tail``
+    import added the rest (a live transcript imported again). A transcript that
+    holds no call yet and records no time writes nothing (``events`` 0, neither
+    ``already_imported`` nor ``grown``): there is no session to show yet. ``incomplete_tail``
     names a last line still being written, left out; ``skipped`` the damaged
     lines a lenient import left out, each with what is wrong with it.
     """
@@ -179,7 +181,7 @@ def write(
             events=len(events) - held,
             statuses=statuses,
             in_flight=statuses["requested"] + statuses["started"],
-            already_imported=held == len(events),
+            already_imported=0 < held == len(events),
             grown=0 < held < len(events),
             incomplete_tail=transcript.incomplete_tail,
             skipped=transcript.skipped,

@@ -12,7 +12,10 @@ request (``sampling/createMessage``, ``ping``) may reuse the id of a client
 call still open. A response goes to the most recent open request of its id
 from the other side (by ``direction`` where the log has one) whose shape it
 fits: a tool result has a ``content`` list. Batches (arrays) are read in order.
-Bare traffic has no times: they are derived, one second a line.
+Bare traffic has no times: they are derived, one second a line (they keep the
+order; the session's description says no time is recorded), and a line without
+a ``ts`` among wrapped ones takes the nearest recorded time (`staging`). MCP
+records no exit code: a completed call has none.
 """
 
 from __future__ import annotations
@@ -90,7 +93,8 @@ def read(records: Iterable[tuple[int, Any]], name: str) -> Transcript:
         where = f"line {line}"
         direction, stamp, message = _unwrapped(record)
         at = step_time(index) if stamp is None else utc_time(stamp, f"{where}: ts")
-        first_time = first_time or (None if stamp is None else at)
+        recorded = stamp is not None
+        first_time = first_time or (at if recorded else None)
         for number, item in enumerate(_messages(message)):
             must_be(item, dict, where, "a JSON-RPC message")
             position = (index, number)
@@ -99,6 +103,7 @@ def read(records: Iterable[tuple[int, Any]], name: str) -> Transcript:
                 call = None
                 if method == "tools/call":
                     call = _request(item, at, position, where, taken)
+                    call.recorded = recorded
                     calls.append(call)
                     token = _token(item)
                     if token is not None:
@@ -112,12 +117,13 @@ def read(records: Iterable[tuple[int, Any]], name: str) -> Transcript:
                 call = by_token.get(token) if isinstance(token, (str, int)) else None
                 if call is not None and call.end is None and call.started_at is None:
                     call.started_at, call.started_position = at, position
+                    call.started_recorded = recorded
             elif method == "notifications/cancelled":
-                _cancel(item, direction, at, position, pending)
+                _cancel(item, direction, (at, recorded), position, pending)
             elif "id" in item and ("result" in item or "error" in item):
                 found = _answered(pending.get(_key(item["id"], where)), direction, item)
                 if found is not None and found.call is not None:
-                    found.call.end = _end(item, at, position, found.call)
+                    found.call.end = _end(item, (at, recorded), position, found.call)
     about = About(started_at=first_time)
     return Transcript(FORMAT, name, tuple(calls), about=about)
 
@@ -173,7 +179,7 @@ def _answered(
 def _cancel(
     item: dict[str, Any],
     direction: str | None,
-    at: datetime,
+    when: tuple[datetime, bool],
     position: tuple[int, int],
     pending: dict[tuple[str, object], list[_Open]],
 ) -> None:
@@ -189,22 +195,28 @@ def _cancel(
             and (direction is None or opened.direction == direction)
         ):
             reason = str(params.get("reason") or "cancelled")  # type: ignore[union-attr]
-            call.end = failed(at, position, f"cancelled: {reason}", {"id": call.call_id})
+            at, recorded = when
+            call.end = failed(
+                at, position, f"cancelled: {reason}", {"id": call.call_id}, recorded=recorded
+            )
             return
 
 
-def _end(item: dict[str, Any], at: datetime, position: tuple[int, int], call: Call) -> Any:
+def _end(
+    item: dict[str, Any], when: tuple[datetime, bool], position: tuple[int, int], call: Call
+) -> Any:
+    at, recorded = when
     metadata = {"id": call.call_id}
     error = item.get("error")
     if error is not None:
         error = must_be(error, dict, f"{call.where}: error", "an error")
         reason = str(error.get("message") or "error")
         if error.get("code") == INVALID_PARAMS:
-            return rejected(at, position, reason, metadata)
-        return failed(at, position, reason, metadata)
+            return rejected(at, position, reason, metadata, recorded=recorded)
+        return failed(at, position, reason, metadata, recorded=recorded)
     result = must_be(item.get("result"), dict, call.where, "a tools/call result")
     output = text_of(result.get("content"))
     if result.get("isError") is True:
         text = output if isinstance(output, str) else str(output)
-        return failed(at, position, text, metadata)
-    return completed(at, position, output, metadata)
+        return failed(at, position, text, metadata, recorded=recorded)
+    return completed(at, position, output, metadata, recorded=recorded)

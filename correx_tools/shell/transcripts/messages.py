@@ -1,7 +1,9 @@
 """Message lists an agent loop keeps for the model: OpenAI chat and Anthropic Messages.
 
 A list of messages, or an object holding one as ``messages``. Neither records
-times: message ``k`` is at a derived time, ``k`` seconds after a fixed origin.
+times: message ``k`` is at a derived time, ``k`` seconds after a fixed origin
+(it keeps the order; the session's description says no time is recorded). Neither
+records an exit code, but for a shell result whose text states one (`result_end`).
 
 * **OpenAI chat**: an assistant message's ``tool_calls`` are requests (the
   ``arguments`` string is decoded strictly); a ``role: "tool"`` message, paired
@@ -35,26 +37,40 @@ from .pairing import Pairing
 OPENAI = "openai-chat"
 ANTHROPIC = "anthropic-messages"
 REJECTION = "doesn't want to proceed with this tool use"
+SHELL_TOOLS = frozenset({"Bash"})
+"""Claude Code's tool that runs a command: its result states the exit code when it is not 0."""
 _EXIT_CODE = re.compile(r"Exit code (-?[0-9]{1,9})\b")
+_STATED = re.compile(r"Exit code (-?[0-9]{1,9})[ \t\r]*(?:\n|\Z)")
 
 
 def result_end(
-    block: dict[str, Any], at: datetime, position: Position, metadata: dict[str, str]
+    block: dict[str, Any],
+    at: datetime,
+    position: Position,
+    metadata: dict[str, str],
+    tool: str,
+    *,
+    recorded: bool = True,
 ) -> End:
-    """How an Anthropic ``tool_result`` block ends its call: rejected for the fixed "doesn't
-    want to proceed" answer; completed with exit code N for an error whose text starts
-    ``Exit code N`` (the command ran, and exited so); failed for any other error;
-    completed otherwise."""
+    """How an Anthropic ``tool_result`` block ends its call of ``tool``: rejected for the
+    fixed "doesn't want to proceed" answer; completed with exit code N for an error whose
+    text starts ``Exit code N`` (the command ran, and exited so); failed for any other
+    error; completed otherwise — with exit code N when the call is a shell's and the first
+    line of its text is ``Exit code N`` (as Claude Code writes a command that exited so),
+    whether or not ``is_error`` is set; with no exit code when the text states none."""
     content = block.get("content")
     text = plain_text(content)
     if block.get("is_error") is not True:
-        return completed(at, position, text_of(content), metadata)
+        stated = _STATED.match(text) if tool in SHELL_TOOLS else None
+        code = None if stated is None else int(stated[1])
+        return completed(at, position, text_of(content), metadata, code, recorded=recorded)
     if REJECTION in text:
-        return rejected(at, position, text, metadata)
+        return rejected(at, position, text, metadata, recorded=recorded)
     exit_code = _EXIT_CODE.match(text)
     if exit_code is not None:
-        return completed(at, position, text_of(content), metadata, int(exit_code[1]))
-    return failed(at, position, text, metadata)
+        code = int(exit_code[1])
+        return completed(at, position, text_of(content), metadata, code, recorded=recorded)
+    return failed(at, position, text, metadata, recorded=recorded)
 
 
 def messages_of(document: Any) -> tuple[list[Any], str] | None:
@@ -130,6 +146,7 @@ def _openai(message: dict[str, Any], index: int, where: str, at: datetime, calls
                     requested_at=at,
                     position=(index, number),
                     where=at_call,
+                    recorded=False,
                 )
             )
     elif role == "tool":
@@ -139,7 +156,9 @@ def _openai(message: dict[str, Any], index: int, where: str, at: datetime, calls
             must_be(call_id, str, f"{where}.tool_call_id", "tool_call_id")
             call = calls.ended(call_id, where)
             output = text_of(message.get("content"))
-            call.end = completed(at, (index, number), output, {"tool_call_id": call_id})
+            call.end = completed(
+                at, (index, number), output, {"tool_call_id": call_id}, recorded=False
+            )
 
 
 def _anthropic(
@@ -166,6 +185,7 @@ def _anthropic(
                     requested_at=at,
                     position=(index, number),
                     where=at_block,
+                    recorded=False,
                 )
             )
         elif block.get("type") == "tool_result":
@@ -173,4 +193,5 @@ def _anthropic(
                 block.get("tool_use_id"), str, f"{at_block}.tool_use_id", "tool_use_id"
             )
             call = calls.ended(call_id, at_block)
-            call.end = result_end(block, at, (index, number), {"tool_use_id": call_id})
+            call.end = result_end(block, at, (index, number), {"tool_use_id": call_id},
+                                  call.tool_name, recorded=False)  # fmt: skip

@@ -9,11 +9,14 @@ permission, failed otherwise (``Tool execution aborted`` included). A call
 of an unknown tool, or with arguments that did not validate, OpenCode
 rewrites into the tool ``invalid``: it is rejected, under the name the model
 used (``state.input.tool``). Times are milliseconds; a call is asked for when
-its message was created.
+its message was created (a message without that time: when the call started,
+else the nearest recorded time, `staging`). Only a shell's ``metadata.exit`` is
+an exit code: any other completed call has none.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
@@ -71,17 +74,19 @@ def _call(part: dict[str, Any], created: datetime | None, position: Position, wh
     if tool == _INVALID and isinstance(arguments.get("tool"), str):
         tool = arguments["tool"]  # the name the model asked for
     started = _stamp(state.get("time"), "start", f"{where}.state.time")
-    requested = created or started or ORIGIN
+    requested = created or started
     call = Call(
         call_id=must_be(part.get("callID"), str, f"{where}.callID", "a callID"),
         tool_name=tool,
         arguments=arguments,
-        requested_at=requested,
+        requested_at=requested or ORIGIN,
         position=position,
         where=where,
+        recorded=requested is not None,
     )
     ended = _stamp(state.get("time"), "end", f"{where}.state.time")
-    call.end = _end(part, state, ended or started or requested, position)
+    end = _end(part, state, ended or started or call.requested_at, position)
+    call.end = end if end is None or ended or started else replace(end, recorded=False)
     # A refused call never ran, though OpenCode stamps when it asked for permission.
     if started is not None and (call.end is None or call.end.kind is not Ending.REJECTED):
         call.started_at, call.started_position = started, position
@@ -101,7 +106,7 @@ def _end(
     if status == "completed":
         code = details.get("exit")
         return completed(
-            at, position, state.get("output"), metadata, code if type(code) is int else 0
+            at, position, state.get("output"), metadata, code if type(code) is int else None
         )
     if status == "error":
         error = str(state.get("error") or "error")

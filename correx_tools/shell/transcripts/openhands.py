@@ -4,7 +4,16 @@
   ``function_name``, the id its ``tool_call_id``, the arguments those of the
   matching call in the model's response (else the action's ``args``);
 * the observation whose ``cause`` is that action's ``id`` ends it: rejected for
-  ``user_rejected``, completed otherwise, with ``extras.metadata.exit_code``;
+  ``user_rejected``, completed otherwise, with ``extras.metadata.exit_code`` (a
+  command's; an observation without one — a file read, an edit, a thought — has
+  no exit code, and neither has one whose code is OpenHands' -1, written for a
+  command that had not exited when the observation was made: it timed out, or
+  still runs);
+* an ``edit`` observation whose content begins ``ERROR:`` and whose
+  ``extras.diff`` is empty changed nothing (``No replacement was performed…``):
+  it stays completed, as OpenHands recorded it (an edit observation, not an
+  error one), and its receipt says the edit did not take effect, in OpenHands'
+  words (`outcomes.not_applied`);
 * an ``error`` observation without a cause is a call that never became an
   action (its arguments did not validate): a request and its rejection, under a
   derived id, at the error's time.
@@ -18,9 +27,12 @@ from typing import Any
 
 from ..stores.codec.strict_json import EnvelopeError, loads_strict
 from .calls import About, Call, Transcript, Unreadable, must_be, text_of, utc_time
-from .outcomes import completed, rejected
+from .outcomes import completed, not_applied, rejected
 
 FORMAT = "openhands"
+NOT_EXITED = -1
+"""The exit code OpenHands writes for a command that had not exited (CmdOutputMetadata's
+default): no exit code at all."""
 # What OpenHands adds to an action's args beside the tool's own arguments.
 _NOT_ARGUMENTS = frozenset(
     {
@@ -181,9 +193,19 @@ def _observe(
         reason = str(event.get("content") or "the user rejected the action")
         call.end = rejected(at, (index,), reason, metadata)
         return
-    exit_code = details.get("exit_code", 0)
-    exit_code = exit_code if type(exit_code) is int else 0
-    call.end = completed(at, (index,), text_of(event.get("content")), metadata, exit_code)
+    exit_code = details.get("exit_code")
+    output = text_of(event.get("content"))
+    if kind == "edit" and _not_applied(output, extras):
+        metadata = not_applied(metadata, output)
+    code = exit_code if type(exit_code) is int and exit_code != NOT_EXITED else None
+    call.end = completed(at, (index,), output, metadata, code)
+
+
+def _not_applied(output: object, extras: object) -> bool:
+    """Whether an edit observation says the edit changed nothing: its text is OpenHands'
+    error (``ERROR:``) and it records no diff."""
+    diff = extras.get("diff") if isinstance(extras, dict) else None
+    return isinstance(output, str) and output.startswith("ERROR:") and not diff
 
 
 def _action_key(value: object, where: str) -> object:

@@ -9,7 +9,16 @@
 * a Completed receipt's metadata keeps the source format, the original ids
   and the call's capabilities, as strings; ``recoverable`` is true unless the
   format says otherwise;
-* an end stamped before its request (a skewed clock) is moved to the request time.
+* a completed call whose transcript records no exit code has the receipt's
+  ``exit_code`` 0 and ``exit_code_known`` ``"false"`` in its metadata: the 0 is
+  only there because a receipt must hold one;
+* an end stamped before its request (a skewed clock) is moved to the request time;
+* a step whose time the transcript does not record takes the nearest recorded
+  one (the one before it in the file, or the first after it); where the
+  transcript records no time for any step, the derived times only keep the
+  order, and the description says so (``"times": "none"``);
+* a value too large for an event is cut to fit, and the call says so (`cutting`);
+* a transcript that holds no call yet and records no time gives no events.
 
 Each event takes the place in the session of the line that tells it: a start
 the transcript does not record is told by the call's end, and goes just before
@@ -42,10 +51,15 @@ from ...core.tools.capability import ToolCapability
 from ...core.tools.ids import InvocationId, SessionId
 from ...core.tools.request import ToolRequest
 from .calls import ORIGIN, Call, Ending, Position, Transcript, Unreadable
+from .cutting import CUT, fitted
 from .description import description_event
 from .policy import Policy
 
-Staged = tuple[tuple[Position, int], datetime, object, Call | None]
+EXIT_CODE_KNOWN = "exit_code_known"
+"""The receipt's metadata key that is ``"false"`` when the transcript records no exit code."""
+
+Staged = tuple[tuple[Position, int], datetime, object, Call | None, bool]
+"""``(place, time, event, call, whether the transcript records the time)``."""
 
 
 def stage(
@@ -56,10 +70,7 @@ def stage(
 ) -> tuple[list[StoredEvent], ToolState]:
     """The session's events and the state they fold to, checked by a strict fold: a
     transcript whose events the lifecycle refuses is an error naming the call."""
-    about = transcript.about
-    staged: list[Staged] = [
-        (((-1,), 0), about.started_at or ORIGIN, description_event(transcript.format, about), None)
-    ]
+    staged: list[Staged] = []
     total = len(transcript.calls)
     for done, call in enumerate(transcript.calls, start=1):
         try:
@@ -69,11 +80,23 @@ def stage(
         if progress is not None and (done % 1000 == 0 or done == total):
             progress(done, total)
     staged.sort(key=lambda item: item[0])
-    events = [
+    first = _times(staged)
+    about = transcript.about
+    began = about.started_at or transcript.first_time
+    if not staged and began is None:
+        # Nothing to show, and no time yet to stamp the description with (an older Goose
+        # file before its first message): no session until the file says more. Written
+        # now, the description would differ from the one the grown file gives.
+        return [], ToolState.empty()
+    recorded = first is not None or (not staged and began is not None)
+    description = description_event(transcript.format, about, times_recorded=recorded)
+    opened = began or first or ORIGIN
+    events = [StoredEvent(session_id=session_id, sequence=1, recorded_at=opened, event=description)]
+    events += [
         StoredEvent(session_id=session_id, sequence=number, recorded_at=at, event=event)
-        for number, (_, at, event, _) in enumerate(staged, start=1)
+        for number, (_, at, event, _, _) in enumerate(staged, start=2)
     ]
-    calls = [call for *_, call in staged]
+    calls = [None, *(call for _, _, _, call, _ in staged)]
     # Let the staging tuples go before the fold: on a large transcript they are millions of
     # objects the collector would otherwise walk again and again while the fold allocates.
     staged.clear()
@@ -85,25 +108,46 @@ def stage(
     return events, folded.unwrap().state
 
 
+def _times(staged: list[Staged]) -> datetime | None:
+    """Give each step whose time is not recorded the nearest recorded one, in place: the
+    one before it in the file, or (before the first) the first after it; and keep each
+    call's start and end at or after its request (a skewed clock). The first recorded time,
+    or ``None`` when no step records one (the derived times are then kept: they only keep
+    the order)."""
+    first = next((item[1] for item in staged if item[4]), None)
+    if first is None or all(item[4] for item in staged):
+        return first
+    requested: dict[int, datetime] = {}
+    last = first
+    for index, (key, stamped, event, call, recorded) in enumerate(staged):
+        if recorded:
+            last = stamped
+        at = last
+        if call is not None:
+            if key[1] == 0:
+                requested[id(call)] = at
+            else:
+                at = max(at, requested.get(id(call), at))
+        staged[index] = (key, at, event, call, recorded)
+    return first
+
+
 def _call_events(
     transcript: Transcript, call: Call, session_id: SessionId, policy: Policy, staged: list[Staged]
 ) -> None:
     invocation = InvocationId(f"{session_id}/{call.call_id}")
     assignment = policy(call.tool_name, call.arguments)
-    request = ToolRequest(tool_name=call.tool_name, arguments=call.arguments)
-    staged.append(
-        (
-            (call.position, 0),
-            call.requested_at,
-            ToolInvocationRequestedEvent(
-                invocation_id=invocation,
-                tool_name=call.tool_name,
-                tier=assignment.tier,
-                request=request,
-            ),
-            call,
-        )
-    )
+
+    def requested(arguments: Any, _: tuple[str, ...]) -> object:
+        request = ToolRequest(tool_name=call.tool_name, arguments=arguments)
+        return ToolInvocationRequestedEvent(
+            invocation_id=invocation, tool_name=call.tool_name, tier=assignment.tier,
+            request=request,
+        )  # fmt: skip
+
+    event, cut = fitted(call.arguments, "arguments", requested, session_id, inline=True,
+                        beside=2 * len(call.tool_name) + len(invocation))  # fmt: skip
+    staged.append(((call.position, 0), call.requested_at, event, call, call.recorded))
     end = call.end
     ran = end is not None and end.kind is not Ending.REJECTED
     if call.started_at is not None or ran:
@@ -111,11 +155,13 @@ def _call_events(
         # An unrecorded start is told by the call's end: it goes right before it.
         where = call.started_position if call.started_at is not None else None
         key = (where, 1) if where is not None else (end.position, 1)  # type: ignore[union-attr]
-        staged.append((key, started, ToolExecutionStartedEvent(invocation_id=invocation), call))
+        timed = call.started_recorded if call.started_at is not None else call.recorded
+        staged.append((key, started, ToolExecutionStartedEvent(invocation_id=invocation), call,
+                       timed))  # fmt: skip
     if end is not None:
         at = max(end.at, call.requested_at)
-        event = _end_event(transcript, call, invocation, assignment.capabilities)
-        staged.append(((end.position, 2), at, event, call))
+        event = _end_event(transcript, call, session_id, assignment.capabilities, cut)
+        staged.append(((end.position, 2), at, event, call, end.recorded))
 
 
 @cache
@@ -125,25 +171,51 @@ def _named(capabilities: frozenset[ToolCapability]) -> str:
 
 
 def _end_event(
-    transcript: Transcript, call: Call, invocation: InvocationId, capabilities: Any
+    transcript: Transcript,
+    call: Call,
+    session: SessionId,
+    capabilities: Any,
+    cut: tuple[str, ...],
 ) -> object:
+    """The event that ends the call (``cut``: what was cut of its arguments, for its
+    receipt to say)."""
     end = call.end
     assert end is not None
+    invocation = InvocationId(f"{session}/{call.call_id}")
     if end.kind is Ending.REJECTED:
-        return ToolExecutionRejectedEvent(invocation_id=invocation, reason=end.reason or "rejected")
+        event, _ = fitted(
+            end.reason or "rejected", "reason",
+            lambda reason, _: ToolExecutionRejectedEvent(invocation_id=invocation, reason=reason),
+            session, inline=True,
+        )  # fmt: skip
+        return event
     if end.kind is Ending.FAILED:
-        return ToolExecutionFailedEvent(
-            invocation_id=invocation, reason=end.reason or "failed", recoverable=end.recoverable
-        )
+        event, _ = fitted(
+            end.reason or "failed", "reason",
+            lambda reason, _: ToolExecutionFailedEvent(
+                invocation_id=invocation, reason=reason, recoverable=end.recoverable
+            ),
+            session, inline=True,
+        )  # fmt: skip
+        return event
     metadata = {
         "source_format": transcript.format,
         "call_id": call.call_id,
         "tool_name": call.tool_name,
         **end.metadata,
     }
+    if end.exit_code is None:
+        metadata[EXIT_CODE_KNOWN] = "false"
     if capabilities:
         metadata["capabilities"] = _named(capabilities)
-    return ToolExecutionCompletedEvent(
-        invocation_id=invocation,
-        receipt=ToolReceipt(output=end.output, exit_code=end.exit_code, metadata=metadata),
-    )
+    if cut:
+        metadata[CUT] = "; ".join(cut)
+
+    def completed(output: Any, notes: tuple[str, ...]) -> object:
+        said = metadata if not notes else {**metadata, CUT: "; ".join([*cut, *notes])}
+        receipt = ToolReceipt(output=output, exit_code=end.exit_code or 0, metadata=said)
+        return ToolExecutionCompletedEvent(invocation_id=invocation, receipt=receipt)
+
+    beside = len(invocation) + sum(map(len, metadata)) + sum(map(len, metadata.values()))
+    event, _ = fitted(end.output, "output", completed, session, inline=False, beside=beside)
+    return event

@@ -2,14 +2,21 @@
 
 Each step with an action is one call, completed by the step's observation
 (SWE-agent records no exit code: the receipt's is 0, and its metadata says the
-code is unknown). Runs that call functions keep OpenAI-style ``tool_calls`` in
+code is unknown). An edit the tool answered it did not make — SWE-agent's
+``Your edit was not applied (file not modified)``, ``No changes were made``, an
+edit reverted for the syntax errors it brought (``Your proposed edit has
+introduced new syntax error(s)``), ``No replacement was performed`` — stays
+completed (SWE-agent records no failure) and is marked as not applied, in the
+tool's words. Runs that call functions keep OpenAI-style ``tool_calls`` in
 ``history``: those give the calls' ids, names and arguments, in step order.
 Older runs have none: the id is derived from the step number, the tool name is
 the command's first word and the arguments are ``{"command": <the whole action>}``.
 
 Trajectories record no times. They are derived, the same on every import: the
 first step starts at a fixed origin, and each step lasts its ``execution_time``
-where the run recorded one, else one second.
+where the run recorded one, else one second. They only keep the order: the
+session's description says no time is recorded. A step's ``execution_time`` is a
+duration the run did record: its receipt keeps it (seconds, as written).
 """
 
 from __future__ import annotations
@@ -19,9 +26,18 @@ from typing import Any
 
 from ..stores.codec.strict_json import EnvelopeError, loads_strict
 from .calls import ORIGIN, Call, Transcript, Unreadable, must_be, text_of, unique_id
-from .outcomes import completed
+from .outcomes import completed, first_line, not_applied
 
 FORMAT = "swe-agent"
+EDIT_TOOLS = frozenset({"edit", "insert", "str_replace_editor"})
+"""SWE-agent's file-editing tools (windowed_edit_*, edit_anthropic)."""
+_NOT_APPLIED = (
+    "Your edit was not applied",
+    "Your search and replace strings are the same. No changes were made",
+    "Your proposed edit has introduced new syntax error(s)",
+    "No replacement was performed",
+    "ERROR: No replacement was performed",
+)
 
 
 def looks_like(document: Any) -> bool:
@@ -43,14 +59,24 @@ def read(document: Any, name: str) -> Transcript:
     now = ORIGIN
     for order, (number, step) in enumerate(steps):
         where = f"$.trajectory[{number}]"
-        seconds = step.get("execution_time")
-        seconds = float(seconds) if isinstance(seconds, (int, float)) and seconds >= 0 else 1.0
+        recorded = step.get("execution_time")
+        if isinstance(recorded, bool) or not isinstance(recorded, (int, float)) or recorded < 0:
+            recorded = None
+        seconds = 1.0 if recorded is None else float(recorded)
         ended = now + timedelta(seconds=seconds)
         action = step["action"]
         if paired:
             call_id, tool, arguments = declared[order]
         else:
             call_id, tool, arguments = f"step-{number + 1}", action.split()[0], {"command": action}
+        output = text_of(step.get("observation"))
+        metadata = {"step": str(number + 1)}
+        if recorded is not None:  # a duration the run recorded (its steps' times are not)
+            metadata["execution_time"] = repr(recorded)
+        if tool in EDIT_TOOLS and isinstance(output, str):
+            said = first_line(output)
+            if said.startswith(_NOT_APPLIED):
+                metadata = not_applied(metadata, output)
         calls.append(
             Call(
                 call_id=unique_id(call_id, taken),
@@ -59,12 +85,8 @@ def read(document: Any, name: str) -> Transcript:
                 requested_at=now,
                 position=(number,),
                 where=where,
-                end=completed(
-                    ended,
-                    (number, 1),
-                    text_of(step.get("observation")),
-                    {"step": str(number + 1), "exit_code_known": "false"},
-                ),
+                end=completed(ended, (number, 1), output, metadata, recorded=False),
+                recorded=False,
             )
         )
         now = ended
