@@ -253,3 +253,44 @@ def test_every_module_imports_cleanly() -> None:
 
 def test_the_package_ships_py_typed() -> None:
     assert (PACKAGE / "py.typed").exists()
+
+
+# Python's `re` backtracks: a pattern with a lazy or nested repeat over text a model wrote can
+# take time quadratic or worse in it. Text from a session (transcripts, outputs, arguments,
+# ids) is matched with RE2, in linear time. These modules keep `re` for patterns of fixed
+# shape over what the library itself writes or a person types (store timestamps and lines,
+# schema names, a DSN, a command-line number, a tool name's characters, a file's name).
+MAY_BACKTRACK = {
+    "correx_tools.shell.stores.codec.envelope": "the stores' own timestamp shape",
+    "correx_tools.shell.stores.codec.lines": "a JSONL line's own head and tail",
+    "correx_tools.shell.stores.codec.encoding": "JSON the encoder itself wrote",
+    "correx_tools.shell.stores.postgres.layout": "a schema name the user gives",
+    "correx_tools.shell.stores.addresses": "a DSN the user gives",
+    "correx_tools.shell.serve.params": "a number in a query string, bounded in length",
+    "correx_tools.shell.serve.everywhere": "the server's own cursor, bounded in length",
+    "correx_tools.shell.recording.outcomes": "one character class (lone surrogates)",
+    "correx_tools.shell.cli.report": "one character class over a session id",
+    "correx_tools.shell.cli.render": "character classes (controls, line breaks)",
+    "correx_tools.core.report.redaction": "the patterns a person gives with --redact",
+    "correx_tools.core.tools.formats._reader": "a tool name's characters, bounded in length",
+    "correx_tools.core.tools.definitions": "one character class over a tool name",
+}
+
+
+def test_only_modules_that_never_match_session_text_use_backtracking_patterns() -> None:
+    users = {
+        name
+        for name, path in modules().items()
+        if "re" in set(imports_of(path, name)) or "re" in _plain_imports(path)
+    }
+    assert users <= set(MAY_BACKTRACK), sorted(users - set(MAY_BACKTRACK))
+
+
+def _plain_imports(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return {
+        alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Import)
+        for alias in node.names
+    }

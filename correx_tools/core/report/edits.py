@@ -24,9 +24,10 @@ It is pure: no file is read.
 from __future__ import annotations
 
 import difflib
-import re
 from collections.abc import Iterator, Mapping
 from typing import Any
+
+import re2
 
 Line = list[str]
 """``[op, text]``: op is ``" "`` (kept), ``"-"`` (removed), ``"+"`` (added), or ``"\\"``
@@ -233,13 +234,16 @@ def _patch_text(arguments: Mapping[str, Any]) -> str | None:
     return None
 
 
+_PATCH_FILE = re2.compile(r"\*\*\* (Add|Delete|Update) File: (.+)")
+
+
 def _patched(patch: str) -> Iterator[dict[str, Any]]:
     """Each file a Codex patch adds, deletes or updates, with its lines as the patch gives
     them (it holds its own context)."""
     current: dict[str, Any] | None = None
     count = 0
     for line in patch.split("\n"):
-        header = re.match(r"\*\*\* (Add|Delete|Update) File: (.+)", line)
+        header = _PATCH_FILE.match(line)
         if header:
             if current is not None:
                 yield current

@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import os
-import re
 import shutil
 import sqlite3
 import sys
@@ -31,6 +30,8 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import re2
 
 from ..stores.addresses import POSTGRES_SCHEMES
 from ..stores.port import EventStore, StoreLayoutError
@@ -48,7 +49,7 @@ SHOWN_AT_MOST = 10
 """Skipped or refused files listed one by one in a look; the rest are counted."""
 ANNOUNCE_FILES = 20
 """A look that reads at least this many files says first what it is doing."""
-_ENVELOPE = re.compile(rb'\A\s*\{\s*"crc32"\s*:')
+_ENVELOPE = re2.compile(rb'\A\s*\{\s*"crc32"\s*:')
 
 
 @dataclass(slots=True)
@@ -206,7 +207,7 @@ def default_cache(roots: Sequence[Path]) -> Path:
     """The cache of these roots in the user's cache folder: one file per set of roots."""
     absolute = sorted(os.path.abspath(root) for root in roots)
     digest = hashlib.sha256("\n".join(absolute).encode("utf-8", "surrogateescape")).hexdigest()
-    stem = re.sub(r"[^A-Za-z0-9._-]+", "-", Path(absolute[0]).name or "root").strip("-")[:40]
+    stem = re2.sub(r"[^A-Za-z0-9._-]+", "-", Path(absolute[0]).name or "root").strip("-")[:40]
     return cache_home() / "correx-tools" / "sources" / f"{stem or 'root'}-{digest[:16]}.sqlite"
 
 
@@ -391,5 +392,5 @@ def look_once(cache: TranscriptCache, label: str) -> Look:
 
 def _shape(reason: str) -> str:
     """``what it looks like``, from a reader's ``not a transcript of a known format (...)``."""
-    inside = re.search(r"\((.*)\)\Z", reason)
+    inside = re2.search(r"\((.*)\)\z", reason)
     return inside.group(1) if inside else reason

@@ -27,22 +27,23 @@ recorded. No exit code is recorded either.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+
+import re2
 
 from .calls import ORIGIN, About, Call, Transcript, Unreadable
 from .outcomes import completed, failed, not_applied, rejected
 
 FORMAT = "aider"
 EXPECTED = "an Aider chat history: Markdown with '# aider chat started at' or '#### ' user lines"
-_HEADER = re.compile(r"\A# aider chat started at ([0-9]{4}-[0-9]{2}-[0-9]{2} [0-9:]{8})")
+_HEADER = re2.compile(r"\A# aider chat started at ([0-9]{4}-[0-9]{2}-[0-9]{2} [0-9:]{8})")
 _OUTPUT_MARKERS = ("Applied edit to", "Tokens:", "Added ", "Commit ", "Run shell command", "aider")
-_BLOCK_START = re.compile(r"\A<{5,9} (SEARCH|ORIGINAL)\s*\Z")
-_DIVIDER = re.compile(r"\A={5,9}\s*\Z")
-_BLOCK_END = re.compile(r"\A>{5,9} (REPLACE|UPDATED)\s*\Z")
+_BLOCK_START = re2.compile(r"\A<{5,9} (SEARCH|ORIGINAL)\s*\z")
+_DIVIDER = re2.compile(r"\A={5,9}\s*\z")
+_BLOCK_END = re2.compile(r"\A>{5,9} (REPLACE|UPDATED)\s*\z")
 _FAILURES = ("failed to match", "The LLM did not conform to the edit format")
-_PROMPT = re.compile(r"\ARun shell commands?\?.*: *(\S*)\s*\Z")
+_PROMPT = re2.compile(r"\ARun shell commands?\?.*: *(\S*)\s*\z")
 _DRY_RUN = "Did not apply edit to "
 _STATUS = ("Tokens:", "Applied edit", "Commit ", "Add ", "Running ", "Skipping edits", "Create new",
            "Allow edits", "Did not apply", "Cost:", "Added ", "Run shell")  # fmt: skip
@@ -107,7 +108,7 @@ def read(text: str, name: str) -> Transcript:
         header = _HEADER.match(line)
         if header is not None:
             _flush(reader)
-            reader.run_at = _local(header[1], number)
+            reader.run_at = _local(header.group(1), number)
             reader.run_line = number
             started = started or reader.run_at
         elif line.startswith("####"):
@@ -216,7 +217,7 @@ def _outcomes(reader: _Reader) -> None:
             _edit_outcome(reader, reply, number, line)
         prompt = _PROMPT.match(line)
         if prompt is not None:
-            _shell(reader, output[:position], number, line, prompt[1])
+            _shell(reader, output[:position], number, line, prompt.group(1))
     if reply is not None:
         reply.open = False
 

@@ -24,9 +24,10 @@ keeping the order: the session's description says no time is recorded).
 
 from __future__ import annotations
 
-import re
 from datetime import datetime
 from typing import Any
+
+import re2
 
 from .calls import About, Call, End, Position, Transcript, Unreadable, must_be, step_time
 from .outcomes import completed, epoch_time, failed, rejected
@@ -37,14 +38,14 @@ EXPECTED = (
     "a Cline or Roo Code api_conversation_history.json: a list of messages whose user turns "
     "hold '[tool for ...] Result:' or <environment_details>"
 )
-_RESULT = re.compile(r"\A\[(\w+)(?: for [^\n]*)?\] Result:")
-_EXIT_CODE = re.compile(
+_RESULT = re2.compile(r"\A\[(\w+)(?: for [^\n]*)?\] Result:")
+_EXIT_CODE = re2.compile(
     r"\ACommand (?:failed with exit code (-?[0-9]{1,9})\."
     r"|executed successfully \(exit code (0)\)\.)"
 )
-_CWD = re.compile(r"# Current Working Directory \(([^\n]+?)\) Files")
-_TAG = re.compile(r"<([a-z_]+)>")
-_THINKING = re.compile(r"<thinking>.*?</thinking>", re.S)
+_CWD = re2.compile(r"# Current Working Directory \(([^\n]+?)\) Files")
+_TAG = re2.compile(r"<([a-z_]+)>")
+_THINKING = re2.compile(r"(?s)<thinking>.*?</thinking>")
 _DENIED = "The user denied this operation."
 _TOOL_ERROR = "The tool execution failed with the following error:"
 _MISSING = "Missing value for required parameter"
@@ -221,21 +222,34 @@ def _xml_request(
 
 
 def _element(text: str, answered: str | None) -> tuple[str, dict[str, str]] | None:
-    """The first complete tool element outside ``<thinking>``, and its parameters."""
+    """The first complete tool element outside ``<thinking>``, and its parameters: the
+    earliest ``<tool>`` that its tool's last ``</tool>`` follows.
+
+    Only a tool's first opening can be the earliest complete one, so each tool is looked up
+    with two string searches: a model's text may open a tool a hundred thousand times.
+    """
     text = _THINKING.sub("", text)
-    for opening in _TAG.finditer(text):
-        tool = opening[1]
+    found: tuple[int, str, int] | None = None
+    named = {answered} if answered and _TAG.fullmatch(f"<{answered}>") else set()
+    for tool in _TOOLS | named:
+        opening = text.find(f"<{tool}>")
+        if opening < 0 or (found is not None and opening > found[0]):
+            continue
+        body = opening + len(tool) + 2
         close = text.rfind(f"</{tool}>")
-        if (tool in _TOOLS or tool == answered) and close > opening.end():
-            return tool, _parameters(text[opening.end() : close])
-    return None
+        if close > body:
+            found = (opening, tool, close)
+    if found is None:
+        return None
+    opening, tool, close = found
+    return tool, _parameters(text[opening + len(tool) + 2 : close])
 
 
 def _parameters(body: str) -> dict[str, str]:
     parameters: dict[str, str] = {}
     at = 0
     while (opening := _TAG.search(body, at)) is not None:
-        name = opening[1]
+        name = opening.group(1)
         closing = f"</{name}>"
         end = body.rfind(closing) if name in _LONG_TEXT else body.find(closing, opening.end())
         if end < 0:
@@ -277,7 +291,7 @@ def _outcome(
             return rejected(at, position, error, metadata, recorded=recorded)
         return failed(at, position, error, metadata, recorded=recorded)
     stated = _EXIT_CODE.match(body)
-    code = None if stated is None else int(stated[1] or stated[2])
+    code = None if stated is None else int(stated.group(1) or stated.group(2))
     return completed(at, position, body, metadata, code, recorded=recorded)
 
 

@@ -21,10 +21,11 @@ never calls. A ``compacted`` record's ``replacement_history`` is not imported.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
+
+import re2
 
 from .calls import About, Call, End, Position, Transcript, Unreadable, must_be, text_of, utc_time
 from .lines import first_record, is_json, strict_value
@@ -35,10 +36,10 @@ FORMAT = "codex"
 EXPECTED = "OpenAI Codex CLI rollout JSON Lines, its first record a session_meta"
 _REQUESTS = frozenset({"function_call", "custom_tool_call", "local_shell_call"})
 _RESULTS = frozenset({"function_call_output", "custom_tool_call_output"})
-_EXIT_CODE = re.compile(r"\AExit code: (-?[0-9]{1,9})\b")
+_EXIT_CODE = re2.compile(r"\AExit code: (-?[0-9]{1,9})\b")
 # ``exec_command``'s header (codex-rs unified exec, format_response): its lines before
 # ``Output:``, the exit code among them once the process has exited.
-_EXITED = re.compile(
+_EXITED = re2.compile(
     r"\A(?:Chunk ID: [^\n]{0,200}\n)?Wall time: [^\n]{0,200}\n"
     r"Process exited with code (-?[0-9]{1,9})\n"
 )
@@ -52,7 +53,7 @@ _REJECTED = (
     "unsupported custom tool call:",
 )
 _FAILED = ("apply_patch verification failed",)
-_ABORTED = re.compile(r"(?:\A|\n)aborted(?: by user)?(?: after [0-9.]+s)?\s*\Z")
+_ABORTED = re2.compile(r"(?:\A|\n)aborted(?: by user)?(?: after [0-9.]+s)?\s*\z")
 
 
 def looks_like(records: list[tuple[int, Any]]) -> bool:

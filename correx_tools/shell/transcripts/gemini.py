@@ -24,11 +24,12 @@ has no recorded time (the request's keeps its place).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
+
+import re2
 
 from .calls import About, Call, End, Position, Transcript, must_be, utc_time
 from .lines import first_record_has
@@ -39,7 +40,7 @@ EXPECTED = (
     "a Gemini CLI chat: JSON Lines whose first record has sessionId and projectHash, "
     "or one object with them and messages"
 )
-_EXIT_CODE = re.compile(r"(?:\A|\n)Exit Code: (-?[0-9]{1,9})\b")
+_EXIT_CODE = re2.compile(r"(?:\A|\n)Exit Code: (-?[0-9]{1,9})\b")
 _REJECTED_ERRORS = (
     "not found in registry",
     "params must ",
@@ -201,7 +202,7 @@ def _end(
     if status == "success":
         text = output if isinstance(output, str) else ""
         # The shell's own line follows the command's output, which may print such a line too.
-        stated = [found[1] for found in _EXIT_CODE.finditer(text)]
+        stated = [found.group(1) for found in _EXIT_CODE.finditer(text)]
         code = int(stated[-1]) if stated else None
         return completed(at, position, output, metadata, code, recorded=recorded)
     if status == "error":

@@ -11,7 +11,6 @@ their calls).
 
 from __future__ import annotations
 
-import re
 import shutil
 import sqlite3
 import tempfile
@@ -20,13 +19,16 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import re2
+
 from .calls import About, Transcript, Unreadable, Unrecognised, utc_time
 from .goose import read_messages
 from .lines import strict_value
 
 HEADER = b"SQLite format 3\x00"
 """The first bytes of every SQLite file."""
-_ZONE = re.compile(r"\s+(?=[+-][0-9]{2}:?[0-9]{2}\Z)")
+# Spaces before a trailing zone offset (``2025-01-02 10:00:00 +01:00``), which ISO 8601 has not.
+_ZONE = re2.compile(r"\s+([+-][0-9]{2}:?[0-9]{2})\z")
 
 
 def is_database(path: Path) -> bool:
@@ -131,6 +133,6 @@ def _time(value: object) -> Any:
     if not isinstance(value, str):
         return None
     try:
-        return utc_time(_ZONE.sub("", value.strip()).replace(" ", "T", 1), "created_at")
+        return utc_time(_ZONE.sub(r"\1", value.strip()).replace(" ", "T", 1), "created_at")
     except Unreadable:
         return None

@@ -15,9 +15,10 @@ records an exit code, but for a shell result whose text states one (`result_end`
 
 from __future__ import annotations
 
-import re
 from datetime import datetime
 from typing import Any
+
+import re2
 
 from ..stores.codec.strict_json import EnvelopeError, loads_strict
 from .calls import (
@@ -39,8 +40,8 @@ ANTHROPIC = "anthropic-messages"
 REJECTION = "doesn't want to proceed with this tool use"
 SHELL_TOOLS = frozenset({"Bash"})
 """Claude Code's tool that runs a command: its result states the exit code when it is not 0."""
-_EXIT_CODE = re.compile(r"Exit code (-?[0-9]{1,9})\b")
-_STATED = re.compile(r"Exit code (-?[0-9]{1,9})[ \t\r]*(?:\n|\Z)")
+_EXIT_CODE = re2.compile(r"Exit code (-?[0-9]{1,9})\b")
+_STATED = re2.compile(r"Exit code (-?[0-9]{1,9})[ \t\r]*(?:\n|\z)")
 
 
 def result_end(
@@ -62,13 +63,13 @@ def result_end(
     text = plain_text(content)
     if block.get("is_error") is not True:
         stated = _STATED.match(text) if tool in SHELL_TOOLS else None
-        code = None if stated is None else int(stated[1])
+        code = None if stated is None else int(stated.group(1))
         return completed(at, position, text_of(content), metadata, code, recorded=recorded)
     if REJECTION in text:
         return rejected(at, position, text, metadata, recorded=recorded)
     exit_code = _EXIT_CODE.match(text)
     if exit_code is not None:
-        code = int(exit_code[1])
+        code = int(exit_code.group(1))
         return completed(at, position, text_of(content), metadata, code, recorded=recorded)
     return failed(at, position, text, metadata, recorded=recorded)
 

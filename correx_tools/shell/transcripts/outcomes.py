@@ -16,11 +16,13 @@ take effect is marked so (`not_applied`), in the tool's own words.
 
 from __future__ import annotations
 
-import re
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .calls import End, Ending, Position, Unreadable
+
+if TYPE_CHECKING:
+    from re2 import _Regexp
 
 EDIT_APPLIED = "edit_applied"
 """The receipt's metadata key that is ``"false"`` for an edit that did not take effect."""
@@ -104,10 +106,10 @@ def first_line(text: str) -> str:
     return line if len(line) <= NOTE_CHARS else line[: NOTE_CHARS - 1] + "…"
 
 
-def exit_code_in(text: str, pattern: re.Pattern[str]) -> int | None:
+def exit_code_in(text: str, pattern: _Regexp[str]) -> int | None:
     """The exit code ``pattern`` (one group of digits) finds in ``text``, if any."""
     found = pattern.search(text)
-    return None if found is None else int(found[1])
+    return None if found is None else int(found.group(1))
 
 
 def epoch_time(value: object, where: str, *, milliseconds: bool) -> datetime:
