@@ -41,25 +41,34 @@ def compiled(pattern: str, name: str, memory: int = 4 << 20) -> Any:
 
 
 def matches(regex: Any, data: bytes) -> Iterator[Spans]:
-    """The spans of each match of ``regex`` in ``data``, left to right, as ``finditer``
-    gives them."""
+    """The spans of each match of ``regex`` in ``data``, left to right.
+
+    Each search after a match starts at the match's last byte, not after it: RE2 has no
+    lookaround, so a rule says "not after a letter" by reading the character before a
+    name, and "at the value's end" by reading the one after it; the newline that ends
+    one ``NAME=value`` line is then the one that begins the next. A match of two bytes
+    or more moves the search on, so there are at most as many searches as bytes."""
     inner = getattr(regex, "_regexp", None)
-    if inner is None or _ANCHORS is None:
-        yield from _by_binding(regex, data)
-        return
-    unanchored = _ANCHORS[0]
+    search = _by_binding if inner is None or _ANCHORS is None else _by_match
     pos, end = 0, len(data)
     while pos <= end:
-        spans = inner.Match(unanchored, data, pos, end)
-        if spans[0][0] < 0:
+        spans = search(regex, data, pos)
+        if spans is None:
             return
         yield spans
-        pos = spans[0][1] if spans[0][1] > spans[0][0] else spans[0][1] + 1
+        start, stop = spans[0]
+        pos = stop - 1 if stop - 1 > start else stop if stop > start else stop + 1
 
 
-def _by_binding(regex: Any, data: bytes) -> Iterator[Spans]:
-    for match in regex.finditer(data):
-        yield [match.span(group) for group in range(regex.groups + 1)]
+def _by_match(regex: Any, data: bytes, pos: int) -> Spans | None:
+    assert _ANCHORS is not None
+    spans: Spans = regex._regexp.Match(_ANCHORS[0], data, pos, len(data))
+    return spans if spans[0][0] >= 0 else None
+
+
+def _by_binding(regex: Any, data: bytes, pos: int) -> Spans | None:
+    found = regex.search(data, pos)
+    return None if found is None else [found.span(g) for g in range(regex.groups + 1)]
 
 
 def groups_of(regex: Any, data: bytes, start: int, end: int) -> Spans:

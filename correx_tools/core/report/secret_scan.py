@@ -205,6 +205,10 @@ class Scanner:
             self._rule(n).find(data, found)
         return found
 
+    def allows(self, n: int, data: bytes, secret: Span, match: Span) -> bool:
+        """Whether rule ``n``'s allowlists let through the finding ``secret`` of ``match``."""
+        return any(allowed.allows(data, secret, match) for allowed in self._rule(n).allowed)
+
     def _rule(self, n: int) -> _Compiled:
         rule = self._compiled[n]
         if rule is None:
@@ -232,6 +236,8 @@ def masked_bytes(data: bytes, spans: Iterable[Span], mask: bytes) -> bytes:
     parts: list[bytes] = []
     done = 0
     for first, last in sorted(spans):
+        if first >= last:
+            continue
         start, end = first, last
         while start > 0 and 0x80 <= data[start] < 0xC0:
             start -= 1
