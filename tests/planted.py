@@ -12,7 +12,6 @@ every view keeps, so that a test also sees the masking did not take everything.
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -71,9 +70,13 @@ LEAKS = {
 KEPT = ["DB_PASS=", "MYSQL_PWD=", "Authorization: Bearer", "/w/keys/id_rsa", "curl -X POST"]
 
 
-def _record(kind: str, at: str, content: list[dict[str, Any]], number: int) -> str:
+AGENT_SESSION = "4d5611e5-241a-462a-8d15-5122611a9569"
+"""The agent's own session id in the sample: `SESSION` is it with the subagent's name."""
+
+
+def _record(kind: str, at: str, content: list[dict[str, Any]], number: int, session: str) -> str:
     base = {
-        "sessionId": "4d5611e5-241a-462a-8d15-5122611a9569",
+        "sessionId": session,
         "cwd": "/w",
         "version": "2.1.39",
         "isSidechain": True,
@@ -111,14 +114,29 @@ def calls() -> list[tuple[str, dict[str, Any], str]]:
 
 def planted_transcript(folder: Path) -> Path:
     """The real transcript with the planted calls added at its end, in ``folder``."""
-    path = folder / SOURCE.name
-    shutil.copy(SOURCE, path)
+    return transcript_with(folder, calls())
+
+
+def transcript_with(
+    folder: Path,
+    added: list[tuple[str, dict[str, Any], str]],
+    *,
+    session: str = AGENT_SESSION,
+    name: str = SOURCE.name,
+) -> Path:
+    """The real transcript with ``added`` calls (tool, input, output) at its end, as
+    ``folder/name``; its session id made ``session`` (the session is then ``session``
+    with the subagent's name, ``/agent-a2898e3``)."""
+    path = folder / name
+    text = SOURCE.read_text(encoding="utf-8")
+    path.write_text(text.replace(AGENT_SESSION, session), encoding="utf-8")
     lines = []
-    for n, (tool, arguments, output) in enumerate(calls()):
+    for n, (tool, arguments, output) in enumerate(added):
         use = {"type": "tool_use", "id": f"toolu_planted{n:02d}", "name": tool, "input": arguments}
         result = {"type": "tool_result", "tool_use_id": f"toolu_planted{n:02d}", "content": output}
-        lines.append(_record("assistant", f"2026-02-12T17:00:{n:02d}.000Z", [use], 2 * n))
-        lines.append(_record("user", f"2026-02-12T17:00:{n:02d}.500Z", [result], 2 * n + 1))
+        at = f"2026-02-12T17:00:{n:02d}"
+        lines.append(_record("assistant", f"{at}.000Z", [use], 2 * n, session))
+        lines.append(_record("user", f"{at}.500Z", [result], 2 * n + 1, session))
     with path.open("a", encoding="utf-8") as file:
         file.write("\n".join(lines) + "\n")
     return path
@@ -127,3 +145,17 @@ def planted_transcript(folder: Path) -> Path:
 def leaked(text: str) -> list[str]:
     """The kinds of planted secret ``text`` shows, as they are or escaped as in JSON."""
     return [kind for kind, leak in LEAKS.items() if leak in text or json.dumps(leak)[1:-1] in text]
+
+
+def ordinary_text(size: int) -> str:
+    """``size`` characters of what the real sample's tools gave back (files read, listings,
+    command output), repeated: ordinary text to measure hostile text against."""
+    outputs = []
+    for line in SOURCE.read_text(encoding="utf-8").splitlines():
+        content = json.loads(line).get("message", {}).get("content")
+        for part in content if isinstance(content, list) else ():
+            if part.get("type") == "tool_result":
+                given = part.get("content")
+                outputs.append(given if isinstance(given, str) else json.dumps(given))
+    text = "\n".join(outputs)
+    return (text * (size // len(text) + 1))[:size]

@@ -3,8 +3,8 @@
 The binding's ``finditer`` builds a match object for every match and its
 ``search`` maps offsets back to characters; masking needs only byte offsets, and
 RE2's own ``Match`` gives them in about a microsecond. Where the binding has no
-inner object to call, its public methods are used instead (`_by_binding`);
-``tests/test_secret_rules.py`` holds the two alike.
+inner object to call, its public methods are used instead;
+``tests/test_secret_rules.py`` holds the results to the binding's own search.
 
 A regex with groups costs more to match than one without: RE2 finds where a
 match is with its DFA (a few nanoseconds a byte), but the groups with an NFA
@@ -41,34 +41,43 @@ def compiled(pattern: str, name: str, memory: int = 4 << 20) -> Any:
 
 
 def matches(regex: Any, data: bytes) -> Iterator[Spans]:
-    """The spans of each match of ``regex`` in ``data``, left to right.
-
-    Each search after a match starts at the match's last byte, not after it: RE2 has no
-    lookaround, so a rule says "not after a letter" by reading the character before a
-    name, and "at the value's end" by reading the one after it; the newline that ends
-    one ``NAME=value`` line is then the one that begins the next. A match of two bytes
-    or more moves the search on, so there are at most as many searches as bytes."""
-    inner = getattr(regex, "_regexp", None)
-    search = _by_binding if inner is None or _ANCHORS is None else _by_match
-    pos, end = 0, len(data)
-    while pos <= end:
-        spans = search(regex, data, pos)
-        if spans is None:
-            return
+    """The spans of each match of ``regex`` in ``data``, left to right, each search after a
+    match starting where `after` says."""
+    pos = 0
+    while (spans := search(regex, data, pos)) is not None:
         yield spans
-        start, stop = spans[0]
-        pos = stop - 1 if stop - 1 > start else stop if stop > start else stop + 1
+        pos = after(spans[0])
 
 
-def _by_match(regex: Any, data: bytes, pos: int) -> Spans | None:
-    assert _ANCHORS is not None
+def after(span: tuple[int, int]) -> int:
+    """Where the search after a match of ``span`` starts: at its last byte, not after it.
+
+    RE2 has no lookaround, so a rule says "not after a letter" by reading the character
+    before a name, and "at the value's end" by reading the one after it; the newline that
+    ends one ``NAME=value`` line is then the one that begins the next. A match of two
+    bytes or more moves the search on, so there are at most as many searches as bytes."""
+    start, stop = span
+    return stop - 1 if stop - 1 > start else stop if stop > start else stop + 1
+
+
+def search(regex: Any, data: bytes, pos: int) -> Spans | None:
+    """The spans of the first match of ``regex`` in ``data`` at or after ``pos``."""
+    if pos > len(data):
+        return None
+    if _ANCHORS is None or not hasattr(regex, "_regexp"):
+        found = regex.search(data, pos)
+        return None if found is None else [found.span(g) for g in range(regex.groups + 1)]
     spans: Spans = regex._regexp.Match(_ANCHORS[0], data, pos, len(data))
     return spans if spans[0][0] >= 0 else None
 
 
-def _by_binding(regex: Any, data: bytes, pos: int) -> Spans | None:
-    found = regex.search(data, pos)
-    return None if found is None else [found.span(g) for g in range(regex.groups + 1)]
+def match_at(regex: Any, data: bytes, pos: int) -> Spans | None:
+    """The spans of ``regex``'s match that starts at ``pos``, if there is one."""
+    if _ANCHORS is None or not hasattr(regex, "_regexp"):
+        found = regex.match(data, pos)
+        return None if found is None else [found.span(g) for g in range(regex.groups + 1)]
+    spans: Spans = regex._regexp.Match(_ANCHORS[2], data, pos, len(data))
+    return spans if spans[0][0] >= 0 else None
 
 
 def groups_of(regex: Any, data: bytes, start: int, end: int) -> Spans:
@@ -151,12 +160,12 @@ def without_groups(pattern: str) -> str:
     return "".join(out)
 
 
-def _anchors() -> tuple[Any, Any] | None:
+def _anchors() -> tuple[Any, Any, Any] | None:
     try:  # the binding's compiled module, if this version has one
         anchor = importlib.import_module("re2._re2").RE2.Anchor
     except (ImportError, AttributeError):
         return None
-    return anchor.UNANCHORED, anchor.ANCHOR_BOTH
+    return anchor.UNANCHORED, anchor.ANCHOR_BOTH, anchor.ANCHOR_START
 
 
 _ANCHORS = _anchors()

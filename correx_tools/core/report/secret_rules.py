@@ -70,8 +70,9 @@ class Rule:
 
 
 def parse_rules(files: Sequence[tuple[str, str]]) -> tuple[Rule, ...]:
-    """The rules of gitleaks configuration files, each ``(name, text)``, in order. A file's
-    allowlists apply to its own rules (gitleaks' global allowlist), or, with
+    """The rules of gitleaks configuration files, each ``(name, text)``, in order: the first
+    is the base, and a rule of a later file with the id of one of the base's replaces it.
+    A file's allowlists apply to its own rules (gitleaks' global allowlist), or, with
     ``targetRules``, to the rules so named in any file. A malformed file is a
     ``ValueError`` naming it."""
     configs = []
@@ -85,13 +86,16 @@ def parse_rules(files: Sequence[tuple[str, str]]) -> tuple[Rule, ...]:
         for found in config.get("allowlists", ()):
             for rule in found.get("targetRules", ()):
                 targeted.setdefault(rule, []).append(_allowlist(found))
+    replaced = {found["id"] for _, config in configs[1:] for found in config.get("rules", ())}
     rules = []
-    for source, config in configs:
+    for number, (source, config) in enumerate(configs):
         shared = [_allowlist(config["allowlist"])] if "allowlist" in config else []
         shared += [_allowlist(a) for a in config.get("allowlists", ()) if "targetRules" not in a]
         for found in config.get("rules", ()):
             if "path" in found or "regex" not in found:
                 continue  # a rule about files' paths: a value in a session has none
+            if number == 0 and found["id"] in replaced:
+                continue  # a later file's rule of the same id replaces it
             own = [_allowlist(a) for a in found.get("allowlists", ())]
             if "allowlist" in found:
                 own.append(_allowlist(found["allowlist"]))
