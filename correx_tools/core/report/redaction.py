@@ -50,9 +50,10 @@ SECRET_NAMES = re2.compile(
 a name). The name ends with the word: ``db_password``, ``X-Auth``, ``secretAccessKey``;
 ``max_tokens`` and ``author`` are no secrets."""
 
-_MEMO_CHARS = 32_768
-"""Strings up to this long are masked once and kept (ids and names, asked for again and
-again); the kept ones are let go when they add up to `_MEMO_TOTAL` characters."""
+_MEMO_CHARS = 256, 32_768
+"""Strings of these lengths are masked once and kept (ids and names, asked for again and
+again; a shorter one costs less to mask than to keep); the kept ones are let go when they
+add up to `_MEMO_TOTAL` characters."""
 _MEMO_TOTAL = 8_000_000
 
 
@@ -98,7 +99,7 @@ class Redaction:
         """``value`` with every secret masked (not cut)."""
         if not value:
             return value
-        short = len(value) <= _MEMO_CHARS
+        short = _MEMO_CHARS[0] < len(value) <= _MEMO_CHARS[1]
         if short:
             kept = self._memo.get(value)
             if kept is not None:

@@ -249,14 +249,18 @@ class Scanner:
 
     def woken(self, data: bytes) -> list[int]:
         """The rules ``data`` wakes: those without keywords, and those with one it holds."""
+        if self._keywords is None:
+            return list(self._unconditional)
+        found = self._keywords.Match(data)
+        sentinel = len(self._woken_by)
+        if found == [sentinel]:  # no keyword: most short strings
+            return list(self._unconditional)
+        if sentinel not in found:  # the set gave up (out of memory): try all
+            return list(range(len(self._rules)))
         woken = set(self._unconditional)
-        if self._keywords is not None:
-            found = self._keywords.Match(data) or ()
-            if len(self._woken_by) not in found:  # the set gave up (out of memory): try all
-                return list(range(len(self._rules)))
-            for keyword in found:
-                if keyword < len(self._woken_by):
-                    woken.update(self._woken_by[keyword])
+        for keyword in found:
+            if keyword < sentinel:
+                woken.update(self._woken_by[keyword])
         return sorted(woken)
 
     def find(self, data: bytes, rules: Iterable[int] | None = None) -> list[Span]:
@@ -331,7 +335,22 @@ def _keyword_set(keywords: list[str]) -> Any:
         found.Add(b"(?i:" + re2.escape(keyword.encode("utf-8")) + b")")
     found.Add(rb"\z")
     found.Compile()
-    return found
+    # RE2's own set, called directly: the binding's wrapper adds half of the time a short
+    # string takes (it answers the same list)
+    return getattr(found, "_set", None) or _ListingSet(found)
+
+
+@final
+class _ListingSet:
+    """A binding's set whose ``Match`` gives ``None`` for no match: as a list."""
+
+    __slots__ = ("found",)
+
+    def __init__(self, found: Any) -> None:
+        self.found = found
+
+    def Match(self, data: bytes) -> list[int]:  # RE2's own name
+        return list(self.found.Match(data) or ())
 
 
 def masked_bytes(data: bytes, spans: Iterable[Span], mask: bytes) -> bytes:
