@@ -120,6 +120,8 @@ def test_member_names_that_only_contain_a_secret_word_are_not_secrets(name: str)
 def test_a_pattern_re2_refuses_is_an_error_that_names_it() -> None:
     with pytest.raises(ValueError, match=r"--redact '\(\?<!x\)y'"):
         Redaction.with_patterns([r"(?<!x)y"])  # lookbehind: RE2 has none
+    with pytest.raises(ValueError, match=r"--redact 'x\*': matches an empty text"):
+        Redaction.with_patterns([r"x*"])
     assert Redaction.with_patterns([r"ACME-\d{6}"]).text("ACME-123456 x") == f"{MASK} x"
 
 

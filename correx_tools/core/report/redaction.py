@@ -63,8 +63,8 @@ class Redaction:
     """How to redact: extra patterns, and the sizes past which values are cut.
 
     ``patterns`` are regular expressions in RE2's syntax (no lookaround or
-    backreferences) whose matches are masked too; one RE2 refuses is a
-    ``ValueError`` naming it. ``max_chars`` cuts a longer string, ``max_items`` a
+    backreferences) whose matches are masked too; one RE2 refuses, or one that
+    matches an empty text, is a ``ValueError`` naming it. ``max_chars`` cuts a longer string, ``max_items`` a
     longer array or object, each with a note of how much was cut.
 
     >>> Redaction().text("PGPASSWORD=hunter2 psql")
@@ -85,6 +85,12 @@ class Redaction:
         if self.patterns:
             own = Scanner(user_rules(self.patterns))
             own.check()  # a pattern RE2 refuses is refused now, by name
+            for pattern in self.patterns:
+                if re2.fullmatch(pattern.encode("utf-8"), b"") is not None:
+                    raise ValueError(
+                        f"--redact {pattern!r}: matches an empty text, so it would mask "
+                        "nothing and cost a search at every character"
+                    )
         object.__setattr__(self, "_own", own)
         object.__setattr__(self, "_memo", {})
         object.__setattr__(self, "_memo_size", [0])
