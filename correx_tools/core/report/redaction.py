@@ -64,8 +64,9 @@ class Redaction:
 
     ``patterns`` are regular expressions in RE2's syntax (no lookaround or
     backreferences) whose matches are masked too; one RE2 refuses, or one that
-    matches an empty text, is a ``ValueError`` naming it. ``max_chars`` cuts a longer string, ``max_items`` a
-    longer array or object, each with a note of how much was cut.
+    matches an empty text, is a ``ValueError`` naming it. ``max_chars`` cuts a
+    longer string, ``max_items`` a longer array or object, each with a note of how
+    much was cut.
 
     >>> Redaction().text("PGPASSWORD=hunter2 psql")
     'PGPASSWORD=[REDACTED] psql'
