@@ -26,6 +26,7 @@ from .folds import (
     time_travel_rows,
     validation_row,
 )
+from .masking import masking_rows
 from .serve import serve_rows
 from .sessions import session, thirds
 from .sources import source_rows
@@ -109,6 +110,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     rows.append(validation_row(200 if args.quick else 20_000))
     rows.append(growth_row(small, large, repeat))
     rows.append(gc_row(large))
+    rows += masking_rows(65_536 if args.quick else 1 << 20, repeat)
     with tempfile.TemporaryDirectory() as directory:
         rows += small_bulk_rows(small, repeat, Path(directory))
         rows += stored_rows(large, repeat, Path(directory), 20 if args.quick else 200)

@@ -47,6 +47,12 @@ def test_the_benchmarks_run_and_print_every_row(postgres_dsn: str) -> None:
         "growth, final-state fold, over the baseline's",
         "in-place baseline: time x",
         "gc.collect()",
+        "masking, 'token' * n",
+        "masking, '-----BEGIN PRIVATE KEY-----' * n",
+        "masking, 'password=' * n",
+        "masking, 'a' * n",
+        "masking, the worst keyword of",
+        "masking, nothing but findings",
     ]
     for store in ("SQLite", "PostgreSQL"):
         rows.append(f"{store} full replay to the final state")

@@ -40,18 +40,19 @@ SUBAGENT_SESSION = "subagent_session"
 
 def tool_view(record: ToolInvocationRecord, redaction: Redaction | None) -> dict[str, Any] | None:
     """The view of one call as it stands in ``record`` (see the module docstring)."""
-    arguments = thaw_json(record.request.arguments)
+    masked = _Masked(redaction)
+    # Masked whole before anything is split into lines or cut: a key's lines would each
+    # look like nothing, and a token across the cut would be half shown.
+    arguments = masked.value(thaw_json(record.request.arguments))
     if not isinstance(arguments, Mapping):
         return None
-    masked = _Masked(redaction)
     files = edit_of(record.tool_name, arguments)
     if files is not None:
-        return {"kind": "edit", "files": masked.value(files)}
+        return {"kind": "edit", "files": files}
     if record.tool_name in SHELL_TOOLS or record.tool_name.endswith("__shell"):
         command = command_of(arguments)
         if command is not None:
-            shell: dict[str, Any] = masked.value(_shell(record, command))
-            return shell
+            return _shell(record, command, masked)
     return None
 
 
@@ -93,15 +94,15 @@ def command_of(arguments: Mapping[str, Any]) -> str | None:
     return None
 
 
-def _shell(record: ToolInvocationRecord, command: str) -> dict[str, Any]:
+def _shell(record: ToolInvocationRecord, command: str, masked: _Masked) -> dict[str, Any]:
     receipt = record.receipt
     status = record.status
     if receipt is not None:
-        output: str | None = _text(thaw_json(receipt.output))
+        output: str | None = _text(masked.value(thaw_json(receipt.output)))
         known = receipt.metadata.get("exit_code_known") != "false"
         exit_code = receipt.exit_code if known else None
     else:
-        output = record.reason
+        output = None if record.reason is None else masked.value(record.reason)
         exit_code = None
     cut = 0
     if output is not None and len(output) > MAX_OUTPUT:
@@ -132,19 +133,11 @@ def _text(output: Any) -> str | None:
 
 
 class _Masked:
-    """Every string of a view masked as the page masks (never cut: the view has its own
-    limits)."""
+    """A call's values masked as the page masks, by shape and by member name, whole (never
+    cut: the view has its own limits, applied after)."""
 
     def __init__(self, redaction: Redaction | None) -> None:
         self.redaction = redaction
 
     def value(self, value: Any) -> Any:
-        if self.redaction is None:
-            return value
-        if isinstance(value, str):
-            return self.redaction.text(value)
-        if isinstance(value, Mapping):
-            return {key: self.value(member) for key, member in value.items()}
-        if isinstance(value, list):
-            return [self.value(item) for item in value]
-        return value
+        return value if self.redaction is None else self.redaction.masked(value)

@@ -84,6 +84,7 @@ def add_redact_argument(parser: argparse.ArgumentParser) -> None:
         metavar="PATTERN",
         action="append",
         default=[],
-        help="also mask what this regular expression matches (repeatable); keys, tokens, "
-        "private keys and passwords in URLs are always masked",
+        help="also mask what this regular expression (RE2 syntax: no lookaround or "
+        "backreferences) matches (repeatable); keys, tokens, private keys and passwords are "
+        "always masked",
     )
