@@ -167,6 +167,8 @@ def check_every_answer(store: EventStore) -> None:
                 assert lenient.diff(session, a, k).unwrap() == changes
                 for limit in (0, 1, 2):
                     assert lenient.diff(session, a, k, limit).unwrap() == changes[:limit]
+                offset = a % 4  # a page of the server's: from the open calls into the new
+                assert lenient.diff(session, a, k, 2, offset).unwrap() == changes[offset:][:2]
                 assert lenient.diff_summary(session, a, k).unwrap() == (
                     summarize_changes(a, k, changes)
                 )
@@ -185,6 +187,7 @@ def check_every_answer(store: EventStore) -> None:
             changes = timeline.diff(a, b)
             assert folding.diff_summary(session, a, b).unwrap() == summarize_changes(a, b, changes)
             assert folding.diff(session, a, b, 1).unwrap() == changes[:1]
+            assert folding.diff(session, a, b, 2, 1).unwrap() == changes[1:3]
         check_entries(store, session, events, timeline, replay.quarantined)
 
 

@@ -122,6 +122,27 @@ def test_history_diff_and_stats_are_the_commands(demo: Path, lenient: Served) ->
         assert answer["total"] == len(expected["in_flight"])
 
 
+@pytest.mark.parametrize("session", [REAL, GENERATED])
+def test_a_diff_is_the_commands_list_in_its_order_page_by_page(
+    demo: Path, lenient: Served, session: str
+) -> None:
+    last = last_of(demo, session)
+    for a, b, limit in [(0, last, 7), (last // 4, last // 2, 3), (last // 3, last, 10),
+                        (13, 40, 1), (29, 75, 4), (last - 1, last, 5)]:  # fmt: skip
+        expected = command("diff", str(demo), session, str(a), str(b), "--limit", "0")
+        pages, offset = [], 0
+        while True:
+            answer = lenient.answer(
+                f"/api/v1/sessions/{session}/diff", a=a, b=b, offset=offset, limit=limit
+            )
+            assert answer["total"] == expected["total"] == len(expected["changes"])
+            pages += [{k: v for k, v in c.items() if k != "ref"} for c in answer["changes"]]
+            offset += limit
+            if offset >= answer["total"]:
+                break
+        assert pages == expected["changes"], (session, a, b)
+
+
 def test_a_strict_server_refuses_what_a_strict_command_refuses(demo: Path, strict: Served) -> None:
     refused = command("replay", str(demo), GENERATED, "--lenient")["quarantined"][0]["sequence"]
     before = strict.answer(f"/api/v1/sessions/{GENERATED}/state", at=refused - 1)

@@ -71,9 +71,13 @@ class ByFolding:
         """``Timeline.history`` of a fold of the session."""
         return self._timeline(None).map(lambda timeline: timeline.history(invocation_id))
 
-    def diff(self, a: int, b: int, limit: int | None = None) -> Result[Changes, ReplayError]:
-        """``Timeline.diff`` of a fold of the first ``b`` events."""
-        return self._timeline(b).map(lambda timeline: timeline.diff(a, b)[:limit])
+    def diff(
+        self, a: int, b: int, limit: int | None = None, offset: int = 0
+    ) -> Result[Changes, ReplayError]:
+        """``Timeline.diff`` of a fold of the first ``b`` events (``limit`` of its changes from
+        the ``offset``-th)."""
+        end = None if limit is None else offset + limit
+        return self._timeline(b).map(lambda timeline: timeline.diff(a, b)[offset:end])
 
     def diff_summary(self, a: int, b: int) -> Result[DiffSummary, ReplayError]:
         """The changes of a fold of the first ``b`` events, counted."""

@@ -36,19 +36,26 @@ def _requested(index: SessionIndex, a: int, b: int) -> int:
 
 
 def changes_between(
-    index: SessionIndex, a: int, b: int, limit: int | None
+    index: SessionIndex, a: int, b: int, limit: int | None, offset: int = 0
 ) -> tuple[RecordChange, ...]:
-    """The first ``limit`` (all, for ``None``) records changed in ``(a, b]``, before and after."""
-    entries = _open_at(index, a, b)[0][:limit]
+    """The records changed in ``(a, b]``, before and after: ``limit`` of them (all, for
+    ``None``) from the ``offset``-th on. The command's ``diff`` and the server's pages are
+    this one list."""
+    opened = _open_at(index, a, b)[0]
+    entries = opened[offset:] if limit is None else opened[offset : offset + limit]
+    skip = max(0, offset - len(opened))  # of those requested in between
     more = None if limit is None else limit - len(entries)
     if more != 0:
-        added = index.entries(through=b, after=a, first=more)
+        if more is None:
+            added = index.entries(through=b, after=a)[skip:]
+        else:
+            added = index.entries(through=b, after=a, first=more, skip=skip)
         # The last few are counted against the requests between them and a; all of them
         # against the counters.
         if more is not None and len(added) == more:
-            expected = index.requests_between(a, added[-1].requested_seq) if added else 0
+            expected = index.requests_between(a, added[-1].requested_seq) - skip
         else:
-            expected = _requested(index, a, b)
+            expected = max(0, _requested(index, a, b) - skip)
         if len(added) != expected:
             raise StaleIndex(f"{expected} invocations were requested there, the index has "
                              f"rows for {len(added)}")  # fmt: skip

@@ -67,8 +67,11 @@ class Questions(Protocol):
         """Each version of one invocation's record, with the sequence that made it."""
         ...
 
-    def diff(self, a: int, b: int, limit: int | None = None) -> Result[Changes, ReplayError]:
-        """The records added or changed from ``a`` to ``b`` (the first ``limit`` of them)."""
+    def diff(
+        self, a: int, b: int, limit: int | None = None, offset: int = 0
+    ) -> Result[Changes, ReplayError]:
+        """The records added or changed from ``a`` to ``b`` (``limit`` of them from the
+        ``offset``-th)."""
         ...
 
     def diff_summary(self, a: int, b: int) -> Result[DiffSummary, ReplayError]:
@@ -196,9 +199,12 @@ class FromIndex:
         entry = self._index.entry(invocation_id)
         return Success(() if entry is None else history_of(entry))
 
-    def diff(self, a: int, b: int, limit: int | None = None) -> Result[Changes, ReplayError]:
-        """The records changed in ``(a, b]`` (the first ``limit``), read as `diffs` says."""
-        return self._unless_refused(b, lambda: changes_between(self._index, a, b, limit))
+    def diff(
+        self, a: int, b: int, limit: int | None = None, offset: int = 0
+    ) -> Result[Changes, ReplayError]:
+        """The records changed in ``(a, b]`` (``limit`` from the ``offset``-th), read as
+        `diffs` says."""
+        return self._unless_refused(b, lambda: changes_between(self._index, a, b, limit, offset))
 
     def diff_summary(self, a: int, b: int) -> Result[DiffSummary, ReplayError]:
         """The records changed in ``(a, b]``, counted as `diffs` says."""

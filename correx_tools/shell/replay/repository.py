@@ -150,13 +150,13 @@ class DefaultToolRepository:
         return self._asked(session_id, lambda view: view.history(invocation_id))
 
     def diff(
-        self, session_id: SessionId, a: int, b: int, limit: int | None = None
+        self, session_id: SessionId, a: int, b: int, limit: int | None = None, offset: int = 0
     ) -> Result[tuple[RecordChange, ...], ReplayError]:
         """The records added or changed from right after ``a`` to right after ``b``, in
-        request order (only the first ``limit`` when given)."""
+        request order (only ``limit`` of them from the ``offset``-th when given)."""
         if a > b:
             raise ValueError(f"diff goes forward: sequence a={a} is after b={b}")
-        return self._asked(session_id, lambda view: view.diff(a, b, limit))
+        return self._asked(session_id, lambda view: view.diff(a, b, limit, offset))
 
     def diff_summary(
         self, session_id: SessionId, a: int, b: int

@@ -87,16 +87,20 @@ class SessionView:
         return answered_or_unreadable(lambda: self._ask(lambda q: q.history(invocation_id), None))
 
     def diff(
-        self, a: int, b: int, limit: int | None = None
+        self, a: int, b: int, limit: int | None = None, offset: int = 0
     ) -> Result[tuple[RecordChange, ...], ReplayError]:
         """The records added or changed from right after ``a`` to right after ``b``, in
-        request order; only the first ``limit`` of them when given (`diff_summary` counts
-        them all)."""
+        request order; only ``limit`` of them from the ``offset``-th when given
+        (`diff_summary` counts them all)."""
         if a > b:
             raise ValueError(f"diff goes forward: sequence a={a} is after b={b}")
         if limit is not None and limit < 0:
             raise ValueError(f"limit must be >= 0, got {limit}")
-        return answered_or_unreadable(lambda: self._ask(lambda q: q.diff(a, b, limit), (a, b)))
+        if offset < 0:
+            raise ValueError(f"offset must be >= 0, got {offset}")
+        return answered_or_unreadable(
+            lambda: self._ask(lambda q: q.diff(a, b, limit, offset), (a, b))
+        )
 
     def diff_summary(self, a: int, b: int) -> Result[DiffSummary, ReplayError]:
         """The records added or changed from right after ``a`` to right after ``b``, counted

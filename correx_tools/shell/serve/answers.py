@@ -6,8 +6,11 @@
 (`correx_tools.shell.replay.documents`). Where a list can be long, the answer
 holds the slice ``offset`` .. ``offset + limit`` of it and says how long it is
 (``total``); the rest of the document is the command's. Which invocations a
-page holds is decided from the session's columns, and their records are read
-from the store's index by id, so a page costs the same at any size.
+page of ``state`` holds is decided from the session's columns, and their
+records are read from the store's index by id, so a page costs the same at any
+size. A page of ``diff`` is a slice of the command's own list (the
+repository's ``diff``): one function decides which calls changed, and in which
+order, for both.
 """
 
 from __future__ import annotations
@@ -16,7 +19,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...core.replay.stored_index import InvocationEntry, record_at
-from ...core.replay.timeline import RecordChange
 from ...core.tools.ids import InvocationId, SessionId
 from ..replay.documents import (
     diff_document,
@@ -123,27 +125,24 @@ def changed(columns: SessionColumns, a: int, b: int) -> list[int]:
 
 
 def diff(debugger: Debugger, session: SessionId, query: Mapping[str, str]) -> dict[str, Any]:
-    """``diff --json``: ``changes`` paged, each with the ref the page opens it by."""
+    """``diff --json``: ``changes`` paged, each with the ref the page opens it by. The page is
+    the slice of the command's own list (the repository's ``diff``, from the same index), and
+    ``total`` its count: one order, whoever asks."""
     last = debugger.last_sequence(session)
     shown = debugger.shown(session)
     a, b = (sequence(query, name, shown, last) for name in ("a", "b"))
     if a > b:
         raise ApiError(400, f"a={a} is after b={b}: diff goes forward in time")
     offset, limit = paging(query)
-    columns = debugger.columns(session, b)
-    positions = changed(columns, a, b)
-    page = _records_at(debugger, session, columns, positions[offset : offset + limit])
-    changes = []
-    for entry in page:
-        after = record_at(entry, b)
-        assert after is not None  # it changed by b
-        changes.append(
-            RecordChange(invocation_id=entry.invocation_id, before=record_at(entry, a), after=after)
-        )
+    counted = debugger.loose.diff_summary(session, a, b)
+    debugger.strictly(session, counted)
+    page = debugger.loose.diff(session, a, b, limit, offset)
+    debugger.strictly(session, page)
+    changes = page.unwrap()
     document = diff_document(session, a, b, changes, redaction=debugger.redaction)
-    for change, entry in zip(document["changes"], page, strict=True):
-        change["ref"] = debugger.ref(entry.invocation_id)
-    document.update(total=len(positions), offset=offset, limit=limit)
+    for shown_change, change in zip(document["changes"], changes, strict=True):
+        shown_change["ref"] = debugger.ref(change.invocation_id)
+    document.update(total=counted.unwrap().total, offset=offset, limit=limit)
     return document
 
 

@@ -136,12 +136,19 @@ class SessionIndex(Protocol):
         ...
 
     def entries(
-        self, *, through: int, last: int | None = None, after: int = 0, first: int | None = None
+        self,
+        *,
+        through: int,
+        last: int | None = None,
+        after: int = 0,
+        first: int | None = None,
+        skip: int = 0,
     ) -> list[InvocationEntry]:
         """The entries of the invocations requested after ``after`` and by ``through``, in
         request order.
 
-        With ``last``, only the last ``last`` of them; with ``first``, the first.
+        With ``last``, only the last ``last`` of them; with ``first``, the first (after the
+        first ``skip``, which are left out).
         """
         ...
 

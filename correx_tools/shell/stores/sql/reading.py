@@ -139,18 +139,28 @@ class SqlSessionIndex:
         return chain
 
     def _query(
-        self, where: str, *, newest: int | None, by_key: bool = False, first: int | None = None
+        self,
+        where: str,
+        *,
+        newest: int | None,
+        by_key: bool = False,
+        first: int | None = None,
+        skip: int = 0,
     ) -> str:
         # Looked up by key, the session is only checked: were its index walked, a lookup
         # of one invocation would read the whole session's.
         session = "i.{session}"
         limit = first if newest is None else newest
+        clause = "" if limit is None else f"LIMIT {int(limit)}"
+        if skip:
+            assert limit is not None, "rows skipped need a limit (SQLite allows OFFSET after one)"
+            clause += f" OFFSET {int(skip)}"
         return self._d.sql(
             _ENTRY_QUERY.format(
                 session_test=self._d.unindexed(session) if by_key else session,
                 where=where,
                 order="ASC" if newest is None else "DESC",
-                limit="" if limit is None else f"LIMIT {int(limit)}",
+                limit=clause,
             )
         )
 
@@ -169,8 +179,9 @@ class SqlSessionIndex:
         *,
         newest: int | None = None,
         first: int | None = None,
+        skip: int = 0,
     ) -> list[InvocationEntry]:
-        query = self._query(where, newest=newest, first=first)
+        query = self._query(where, newest=newest, first=first, skip=skip)
         rows = self._cursor.execute(query, (self._key, *parameters))
         found = [self._entry(row) for row in rows]
         if newest is not None:
@@ -178,18 +189,29 @@ class SqlSessionIndex:
         return found
 
     def entries(
-        self, *, through: int, last: int | None = None, after: int = 0, first: int | None = None
+        self,
+        *,
+        through: int,
+        last: int | None = None,
+        after: int = 0,
+        first: int | None = None,
+        skip: int = 0,
     ) -> list[InvocationEntry]:
         """The entries of the invocations requested after ``after`` and by ``through``, in
         request order.
 
-        With ``last``, only the last ``last`` of them; with ``first``, the first.
+        With ``last``, only the last ``last`` of them; with ``first``, the first (after the
+        first ``skip``, which are left out).
         """
         if after:
             return self._entries(
-                "i.sequence > ? AND i.sequence <= ?", (after, through), newest=last, first=first
+                "i.sequence > ? AND i.sequence <= ?",
+                (after, through),
+                newest=last,
+                first=first,
+                skip=skip,
             )
-        return self._entries("i.sequence <= ?", (through,), newest=last, first=first)
+        return self._entries("i.sequence <= ?", (through,), newest=last, first=first, skip=skip)
 
     def requests_between(self, a: int, b: int) -> int:
         """How many invocations were requested by the events in ``(a, b]`` (their effects)."""
