@@ -21,6 +21,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from correx_tools import (
     DefaultToolRepository,
@@ -28,6 +30,7 @@ from correx_tools import (
     SessionId,
     SQLiteEventStore,
     ToolInvocationStatus,
+    short_invocation_id,
 )
 
 from .browsing import Opened, module_browser
@@ -83,6 +86,11 @@ def shot(opened: Opened, name: str) -> None:
     folder = os.environ.get("CORREX_TEST_SCREENSHOTS")
     if folder:
         opened.page.screenshot(path=str(Path(folder) / name), full_page=True)
+
+
+def short(invocation: str) -> str:
+    """The invocation's id as the command prints it."""
+    return short_invocation_id(SESSION, invocation)
 
 
 def at(opened: Opened) -> int:
@@ -205,7 +213,7 @@ def test_a_deep_link_holds_the_diff_and_the_zoom(
 def test_diff_search_and_the_next_failure(
     served: Served, asked: DefaultToolRepository, open_page: Callable[..., Opened]
 ) -> None:
-    opened = open_page(served, f"/sessions/{SESSION}?at=0")
+    opened = open_page(served, f"/sessions/{SESSION}")
     page = opened.page
     page.fill("#diff-a", "20")
     page.fill("#diff-b", "380")
@@ -220,7 +228,10 @@ def test_diff_search_and_the_next_failure(
     wanted = [r.invocation_id for r in state.records() if "permission denied" in (r.reason or "")]
     page.wait_for_selector(f"#search-results[data-found='{len(wanted)}']")
     rows = page.query_selector_all("#search-results tr.match td:first-child")
-    assert [row.inner_text() for row in rows] == wanted and wanted
+    assert [row.inner_text() for row in rows] == [short(i) for i in wanted] and wanted
+    page.fill("#seq", "0")
+    page.press("#seq", "Enter")
+    scrubbed(opened, 0)
     page.click("#next-failure")
     ends = sorted(
         seq for _, r in [(0, r) for r in state.records()] if r.status.is_terminal
@@ -385,3 +396,262 @@ def test_a_damaged_session_is_listed_as_damaged_beside_the_others(
         assert "damaged:" in holed and "correx-tools verify" in holed
     finally:
         assert server.stop()[0] == 0
+
+
+# -- ids, links and the address (the page names calls as the command does) ---------------------
+
+
+def test_each_id_is_the_commands_short_id_whole_and_a_link_to_its_call(
+    served: Served, open_page: Callable[..., Opened]
+) -> None:
+    opened = open_page(served, f"/sessions/{SESSION}?at=300&a=20&b=380")
+    page = opened.page
+    scrubbed(opened, 300)
+    page.wait_for_selector("#diff-result tr.change a.ref")
+    page.wait_for_selector("#refused a.ref")
+    links = page.eval_on_selector_all(
+        "#session-view a.ref",
+        """links => links.map(a => ({text: a.textContent, title: a.title,
+            href: a.getAttribute('href'), ref: a.dataset.ref,
+            cut: [a, a.parentElement].some(e => getComputedStyle(e).textOverflow === 'ellipsis'
+                                                && getComputedStyle(e).overflow === 'hidden')}))""",
+    )
+    assert len(links) > 20
+    for link in links:
+        assert link["title"].startswith(f"{SESSION}/call-")  # the whole id, on hover
+        assert link["text"] == short(link["title"]) and not link["cut"]
+        target = urllib.parse.urlsplit(link["href"])
+        query = urllib.parse.parse_qs(target.query)
+        assert target.path == f"/sessions/{SESSION}" and query["invocation"] == [link["ref"]]
+        assert query["at"] == ["300"] and query["a"] == ["20"] and query["b"] == ["380"]
+    hrefs = page.eval_on_selector_all("#session-view a", "all => all.map(a => a.href)")
+    assert all(h.startswith(f"{served.base}/sessions/") for h in hrefs), hrefs
+
+
+def test_a_middle_click_opens_the_call_in_a_new_tab_and_a_plain_click_in_place(
+    served: Served, open_page: Callable[..., Opened]
+) -> None:
+    opened = open_page(served, f"/sessions/{SESSION}?at=300")
+    page = opened.page
+    scrubbed(opened, 300)
+    page.evaluate("window.stayed = true")
+    first = page.locator("#recent a.ref").first
+    invocation = first.get_attribute("title")
+    with page.context.expect_page() as tab:
+        first.click(button="middle")
+    other = Opened(tab.value)
+    other.page.wait_for_selector(f"[data-testid=history][data-invocation='{invocation}']")
+    assert f"invocation={urllib.parse.quote(invocation, safe='')}" in other.page.url
+    assert int(other.page.inner_text("[data-testid=sequence]")) == 300 and other.errors == []
+    other.page.close()
+    assert page.get_attribute("[data-testid=history]", "data-invocation") is None
+    first.click()
+    page.wait_for_selector(f"[data-testid=history][data-invocation='{invocation}']")
+    assert page.evaluate("window.stayed") is True  # opened in place, not loaded again
+    assert "invocation=" in page.url
+
+
+@settings(max_examples=40)
+@given(
+    pairs=st.lists(
+        st.tuples(st.text(st.sampled_from("ab/:-_.#x\ud7ff\ue000\U0010ffff"), max_size=4),
+                  st.text(st.sampled_from("ab/:-_.#x\ud7ff\ue000\U0010ffff"), max_size=7)),
+        max_size=30,
+    )
+)  # fmt: skip
+def test_the_pages_short_id_is_the_commands(
+    served: Served, browser: Any, pairs: list[tuple[str, str]]
+) -> None:
+    page = shared_page(browser, served)
+    shown = page.evaluate("pairs => pairs.map(p => CX.shortId(p[0], p[1]))", pairs)
+    assert shown == [short_invocation_id(session, invocation) for session, invocation in pairs]
+
+
+_PAGES: dict[int, Any] = {}
+
+
+def shared_page(browser: Any, served: Served) -> Any:
+    """One page of the server's for the property's examples (its scripts loaded)."""
+    key = id(browser)
+    if key not in _PAGES or _PAGES[key].is_closed():
+        page = browser.new_page()
+        page.goto(f"{served.base}/?token={served.token}")
+        page.wait_for_selector("body[data-ready]")
+        _PAGES[key] = page
+    return _PAGES[key]
+
+
+def test_search_runs_at_the_scrubbed_sequence_and_its_question_is_in_the_address(
+    served: Served, asked: DefaultToolRepository, open_page: Callable[..., Opened]
+) -> None:
+    opened = open_page(served, f"/sessions/{SESSION}?at=300")
+    page = opened.page
+    scrubbed(opened, 300)
+    page.select_option("#search-status", "failed")
+    page.click("#search-run")
+    state = asked.at(SessionId(SESSION), 300).unwrap()
+    failing = [r.invocation_id for r in state.records() if r.status is ToolInvocationStatus.FAILED]
+    page.wait_for_selector(f"#search-results[data-at='300'][data-found='{len(failing)}']")
+    assert failing and "status=failed" in page.url and "at=300" in page.url
+    names = page.locator("#search-results tr.match td:first-child").all_inner_texts()
+    assert names == [short(i) for i in failing]
+    again = open_page(served, urllib.parse.urlsplit(page.url).path + "?" + page.url.split("?")[1])
+    again.page.wait_for_selector(f"#search-results[data-at='300'][data-found='{len(failing)}']")
+    assert again.page.input_value("#search-status") == "failed"
+    page.fill("#seq", "440")
+    page.press("#seq", "Enter")  # the search follows the scrubber
+    later = asked.at(SessionId(SESSION), 440).unwrap()
+    count = sum(1 for r in later.records() if r.status is ToolInvocationStatus.FAILED)
+    page.wait_for_selector(f"#search-results[data-at='440'][data-found='{count}']")
+    page.go_back()
+    scrubbed(opened, 300)
+    page.wait_for_selector(f"#search-results[data-at='300'][data-found='{len(failing)}']")
+    page.go_back()  # before the search: none
+    page.wait_for_function("() => !document.querySelector('#search-results tr.match')")
+    assert "status=" not in page.url and page.input_value("#search-status") == ""
+
+
+def in_view(page: Any, selector: str) -> bool:
+    """Whether the element's top is on the screen, with room below it to read."""
+    box = page.locator(selector).bounding_box()  # relative to the viewport
+    return box is not None and 0 <= box["y"] < page.viewport_size["height"] - 100
+
+
+def test_a_diff_error_is_shown_at_the_diff_and_an_opened_call_is_brought_into_view(
+    served: Served, asked: DefaultToolRepository, open_page: Callable[..., Opened]
+) -> None:
+    opened = open_page(served, f"/sessions/{SESSION}?a=20&b=380")
+    page = opened.page
+    page.wait_for_selector("#diff-result tr.change")
+    page.fill("#diff-a", "380")
+    page.fill("#diff-b", "20")
+    page.click("#diff-run")
+    page.wait_for_selector("#diff-error:has-text('a=380 is after b=20')")
+    assert page.locator("#diff-result tr.change").count() == 0  # the stale answer is gone
+    error = page.locator("#diff-error").bounding_box()
+    assert error["y"] >= 0 and error["y"] + error["height"] <= page.viewport_size["height"]
+    assert page.inner_text("#error") == ""
+    assert opened.errors == [
+        "Failed to load resource: the server responded with a status of 400 (Bad Request)"
+    ]
+    opened.errors.clear()
+    assert "a=380" in page.url
+    page.fill("#diff-b", "390")
+    page.click("#diff-run")
+    changes = asked.diff(SessionId(SESSION), 380, 390).unwrap()
+    page.wait_for_selector(f"#diff-result[data-total='{len(changes)}']")
+    assert page.inner_text("#diff-error") == ""
+    page.locator("#diff-result a.ref").last.click()  # far below the call's panel
+    page.wait_for_selector("[data-testid=history] #versions")
+    assert in_view(page, "[data-testid=history]")
+
+
+def test_keys_move_open_and_search_but_not_while_typing(
+    served: Served, asked: DefaultToolRepository, open_page: Callable[..., Opened]
+) -> None:
+    opened = open_page(served, f"/sessions/{SESSION}?at=300")
+    page = opened.page
+    scrubbed(opened, 300)
+    page.keyboard.press("j")
+    scrubbed(opened, 301)
+    page.keyboard.press("ArrowLeft")
+    scrubbed(opened, 300)
+    state = asked.get(SessionId(SESSION)).unwrap()
+    ends = sorted(
+        seq for r in state.records() if r.status in (ToolInvocationStatus.FAILED,
+                                                     ToolInvocationStatus.REJECTED)
+        for seq, v in asked.history(SessionId(SESSION), r.invocation_id).unwrap()
+        if v.status is r.status
+    )  # fmt: skip
+    page.keyboard.press("n")
+    after = next(seq for seq in ends if seq > 300)
+    scrubbed(opened, after)
+    page.wait_for_selector("[data-testid=history] #versions")
+    page.keyboard.press("[")
+    scrubbed(opened, max(seq for seq in ends if seq < after))
+    page.keyboard.press("k")
+    sequence = at(opened) - 1
+    scrubbed(opened, sequence)
+    event = page.locator("#recent tr.current a.ref")
+    invocation = event.get_attribute("title")
+    page.keyboard.press("o")
+    page.wait_for_selector(f"[data-testid=history][data-invocation='{invocation}']")
+    page.keyboard.press("/")
+    assert page.evaluate("document.activeElement.id") == "search-text"
+    page.keyboard.type("jjkn?")
+    assert at(opened) == sequence and page.is_hidden("#help")
+    assert page.input_value("#search-text") == "jjkn?"
+    page.keyboard.press("Escape")
+    page.keyboard.press("?")
+    assert page.is_visible("#help")
+    keys = page.locator("#help-keys td.keys").all_inner_texts()
+    assert keys[:4] == ["j or →", "k or ←", "n or ]", "p or ["]
+    page.keyboard.press("Escape")
+    assert page.is_hidden("#help")
+    assert "j / k" in page.inner_text("#keys-hint")  # the keys are on the page itself
+
+
+def test_the_keys_on_the_page_are_the_keys_the_docs_list(
+    served: Served, open_page: Callable[..., Opened]
+) -> None:
+    page = open_page(served, f"/sessions/{SESSION}").page
+    shown = page.eval_on_selector_all(
+        "#help-keys tr:not(:first-child)",
+        "rows => rows.map(r => [[...r.querySelectorAll('kbd')].map(k => k.textContent), "
+        "r.cells[1].textContent])",
+    )
+    docs = (ROOT / "docs" / "serve.md").read_text(encoding="utf-8")
+    table = docs.split("| keys | does |\n|---|---|\n", 1)[1].split("\n\n", 1)[0]
+    listed = [f"| {' or '.join(f'`{k}`' for k in keys)} | {does} |" for keys, does in shown]
+    assert table.splitlines() == listed and len(listed) == 8
+
+
+def test_words_do_not_break_and_the_first_load_claims_no_change(
+    served: Served, browser: Any, open_page: Callable[..., Opened]
+) -> None:
+    opened = open_page(served, f"/sessions/{SESSION}")
+    page = opened.page
+    last = at(opened)
+    page.wait_for_selector("#recent tr.current")
+    title = page.text_content("#diff-title")
+    assert f"{last:,} to {last:,}" not in title and title == "Changed since the last position"
+    assert page.locator("#diff tr.nothing-yet").count() == 1
+    page.keyboard.press("k")
+    page.wait_for_function("() => /from/i.test(document.querySelector('#diff-title').textContent)")
+    assert page.text_content("#diff-title").startswith(f"Changed from {last:,} to {last - 1:,}")
+    page.set_viewport_size({"width": 1000, "height": 900})  # three panels, each narrow
+    page.keyboard.press("j")
+    scrubbed(opened, last)
+    broken = page.evaluate(
+        """() => [...document.querySelectorAll(
+            '#recent td:nth-child(2), #recent td:nth-child(4), #in-flight td:nth-child(n+2),'
+            + ' #diff td:nth-child(n+2), #tools td:first-child')].filter(td => {
+            const range = document.createRange(); range.selectNodeContents(td);
+            return new Set([...range.getClientRects()].map(r => Math.round(r.top))).size > 1;
+        }).map(td => td.textContent)"""
+    )
+    assert broken == []
+
+
+def test_the_pages_words_are_explained_on_it(
+    served: Served, open_page: Callable[..., Opened]
+) -> None:
+    opened = open_page(served, f"/sessions/{SESSION}?invocation={SESSION}%2Fcall-00077")
+    page = opened.page
+    page.wait_for_selector("[data-testid=history] #versions")
+    for status in ("rejected", "refused", "requested", "started", "failed", "completed"):
+        assert page.get_attribute(f"#count-{status}", "title")
+    assert page.get_attribute("[data-testid=history] abbr.word:has-text('tier')", "title")
+    assert page.get_attribute("abbr:has-text('In flight')", "title")
+    assert page.get_attribute("#refused abbr:has-text('illegal transition')", "title")
+    page.click("#help-button")
+    words = dict(
+        zip(
+            page.locator("#help-words dt").all_inner_texts(),
+            page.locator("#help-words dd").all_inner_texts(),
+            strict=True,
+        )
+    )
+    for term in ("refused", "rejected", "tier", "in flight"):
+        assert len(words[term]) > 20, term
+    assert "elevated" in words["tier"] and "--lenient" in words["refused"]

@@ -32,6 +32,9 @@ PARENT = "4d5611e5-241a-462a-8d15-5122611a9569"
 CHILD = f"{PARENT}/agent-a2898e3"
 TASK = f"{PARENT}/toolu_017pLRuPHYTX5t99EnLyV53m"
 CODEX = "019a95d1-3c7e-7b22-a4f0-6e1d2c9b8a53"
+SWE = "marshmallow-1867_function_calling"
+OPENCODE = "ses_4f8e21c07ffdR2kLq9mT3xYb7w"
+PONY = "ponylang__ponyc-4595"
 SECRET = "sk-ant-api03-" + "Q" * 40
 HOSTILE = '<img src=x onerror="document.title=1">\u202edlrow'
 
@@ -72,6 +75,10 @@ def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     codex = next((DATA / "codex").glob("rollout-*.jsonl"))
     (root / "codex").mkdir()
     shutil.copy(codex, root / "codex" / codex.name)
+    for agent, name in (("swe-agent", f"{SWE}.traj"), ("opencode", f"{OPENCODE}.json"),
+                        ("openhands", f"multi_swe_bench_{PONY}.json")):  # fmt: skip
+        (root / agent).mkdir()
+        shutil.copy(DATA / agent / name, root / agent / name)
     hostile_session(project / "hostile.jsonl")
     return root
 
@@ -153,7 +160,8 @@ def test_a_subagent_is_linked_both_ways_from_the_call_that_started_it(
     forward.click()
     page.wait_for_url(f"**/sessions/{quote(CHILD, safe='')}*", timeout=10_000)
     back = page.wait_for_selector("#family [data-testid=subagent-link]", timeout=10_000)
-    assert back.inner_text() == f"call {TASK}"
+    assert back.inner_text() == f"call {TASK.removeprefix(PARENT + '/')}"  # as the command says
+    assert back.get_attribute("title") == TASK
     back.click()
     page.wait_for_selector(f"#invocation[data-invocation='{TASK}']", timeout=10_000)
     assert "at=16" in page.url  # the sequence at which the Task ended
@@ -237,3 +245,74 @@ def test_the_report_shows_the_same_views(tmp_path: Path, browser: Any) -> None:
     assert edits == 1  # the patch that failed to apply still shows what it meant to change
     assert opened.errors == []
     page.close()
+
+
+def recorded(served: Served, session: str, invocation: str) -> dict[str, Any]:
+    """The call's last record, as the server sends it (masked, whole)."""
+    path = f"/api/v1/sessions/{quote(session, safe='')}/invocations/{quote(invocation, safe='')}"
+    record: dict[str, Any] = served.answer(f"{path}/history")["versions"][-1]["record"]
+    return record
+
+
+def numbered(text: str, mark: str) -> list[tuple[int, str]]:
+    """The lines an agent numbered with ``mark`` after the number, read here on their own."""
+    lines = []
+    for line in text.replace("\r\n", "\n").split("\n"):
+        number, found, rest = line.lstrip(" ").partition(mark)
+        if found and number.isdigit():
+            lines.append((int(number), rest))
+    return lines
+
+
+READS = [  # (session, invocation, what follows a line's number, the file)
+    (CHILD, "toolu_01HaEX6WGRyK8yccb6knr31H", "→", "lib/spotter_web/live/session_live.ex"),
+    (SWE, "call_m6a0mcd6137L21vgVmR0DQaU", ":", "setup.py"),  # "\r\n" between its lines
+    (OPENCODE, "toolu_01Oc01Wn4Jd", "| ", "tests/fixtures/ひらがな.txt"),
+    (PONY, "toolu_05", "\t", "src/libponyc/ast/parser.c"),  # cat -n
+]
+
+
+@pytest.mark.parametrize("read", READS, ids=["claude-code", "swe-agent", "opencode", "openhands"])
+def test_a_file_read_shows_the_files_lines_with_their_numbers(
+    served: Served, open_page: Callable[[str], Opened], read: tuple[str, str, str, str]
+) -> None:
+    session, invocation, mark, path = read
+    page = open_page(at(session, invocation)).page
+    read = page.wait_for_selector("[data-testid=file-read]", timeout=10_000)
+    assert path in read.query_selector(".diff-path").inner_text()
+    shown = page.eval_on_selector_all(
+        "[data-testid=file-read] .file-line:not(.note)",
+        "lines => lines.map(l => [+l.querySelector('.ln').textContent, l.lastChild.textContent])",
+    )
+    output = recorded(served, session, invocation)["receipt"]["output"]
+    assert [tuple(line) for line in shown] == numbered(output, mark) and len(shown) >= 3
+    history = page.inner_text("[data-testid=history]")
+    escaped = json.dumps(output, ensure_ascii=False)  # the output as JSON shows it: "…\n…"
+    escaped = escaped[max(0, escaped.index("\\n") - 20) :][:40]
+    assert escaped not in history and '"output"' not in history and "\r" not in read.inner_text()
+    raw = page.wait_for_selector("details.raw-json")
+    assert raw.get_attribute("open") is None  # the recorded JSON: a click away, not shown twice
+
+
+def test_an_output_is_text_with_its_line_breaks_and_a_shell_output_is_shown_once(
+    served: Served, open_page: Callable[[str], Opened]
+) -> None:
+    page = open_page(at(SWE, "call_9diWc1DYm4RLmPfHgIaP2wd")).page  # ls -F, in "\r\n"s
+    terminal = page.wait_for_selector("pre.terminal", timeout=10_000)
+    output = recorded(served, SWE, "call_9diWc1DYm4RLmPfHgIaP2wd")["receipt"]["output"]
+    assert "\r\n" in output and terminal.text_content() == output.replace("\r\n", "\n")
+    assert page.inner_text("[data-testid=history]").count("CHANGELOG.rst") == 1
+    page.click("details.raw-json summary")  # the receipt as recorded, on request
+    assert "\\r\\n" in page.inner_text("details.raw-json pre")
+    shell = next(
+        m for m in found(served, tool="local_shell") if m["session_id"] == CODEX
+    )  # Codex writes its output as a JSON string: {"output": "…", "metadata": …}
+    page = open_page(at(CODEX, shell["ref"])).page
+    terminal = page.wait_for_selector("pre.terminal", timeout=10_000)
+    text = json.loads(recorded(served, CODEX, shell["ref"])["receipt"]["output"])["output"]
+    assert terminal.text_content() == text and "{" not in terminal.text_content()
+    page = open_page(at(CHILD, "toolu_01Rz8DmcGSekRZkXBapKy62K")).page  # Grep: text, not a file
+    shown = page.wait_for_selector("[data-testid=output-text]", timeout=10_000)
+    grep = recorded(served, CHILD, "toolu_01Rz8DmcGSekRZkXBapKy62K")["receipt"]["output"]
+    assert shown.text_content() == grep and len(shown.text_content().splitlines()) == 5
+    assert page.query_selector("[data-testid=file-read]") is None

@@ -23,8 +23,43 @@ var CX = (function () {
   var WAYS = [[1, 1000, function (n) { return n + " µs"; }], [1000, 1000, function (n) { return n + " ms"; }], [1e5, 600, function (n) { return Math.floor(n / 10) + "." + n % 10 + " s"; }], [1e6, 3600, function (n) { return two(n, 60, "min", "s"); }], [6e7, 1440, function (n) { return two(n, 60, "h", "min"); }], [3.6e9, Infinity, function (n) { return two(n, 24, "d", "h"); }]];
   function dur(us) { if (us == null) return "–"; if (us < 0) return "-" + dur(-us); us = Math.round(us); if (us === 0) return "0 s"; for (var i = 0; ; i++) { var w = WAYS[i], n = Math.floor((us + Math.floor(w[0] / 2)) / w[0]); if (n < w[1]) return w[2](n); } }
   function clock(origin, us) { var d = new Date((origin + us) / 1000); return d.toISOString().replace("T", " ").replace("Z", " UTC"); }
-  function chip(prefix, status, n) { var c = el("span", null, "chip"); c.id = prefix ? prefix + status : ""; if (prefix === "count-") c.setAttribute("data-testid", "count-" + status); c.appendChild(el("span", null, "dot " + status)); c.appendChild(document.createTextNode(status + " ")); c.appendChild(el("b", fmtNum(n))); return c; }
+  function chip(prefix, status, n) { var c = el("span", null, "chip"); c.id = prefix ? prefix + status : ""; if (prefix === "count-") c.setAttribute("data-testid", "count-" + status); c.title = means(status) || ""; c.appendChild(el("span", null, "dot " + status)); c.appendChild(document.createTextNode(status + " ")); c.appendChild(el("b", fmtNum(n))); return c; }
   function short(name) { return name.length > 20 ? name.slice(0, 19) + "…" : name; }
+  // An invocation's id without its session's own prefix, as the command prints it
+  // (core/tools/short_ids.py: short_invocation_id), held to it by a test.
+  var SEPARATORS = "/:-_.#";
+  function shortId(session, id) {
+    session = String(session); id = String(id); var n = session.length;
+    return id.length > n + 1 && SEPARATORS.indexOf(id.charAt(n)) >= 0 && id.slice(0, n) === session ? id.slice(n + 1) : id;
+  }
+  // A status or a tool's name: one word, never broken in the middle.
+  function word(text) { return el("span", text == null ? "–" : text, "word"); }
+
+  // -- the words the pages use ---------------------------------------------------------------------
+  var GLOSSARY = [
+    ["requested", "The agent asked for the call; it has not started."],
+    ["started", "The call is running."],
+    ["completed", "The call ran to its end and gave a result (its exit code may still say it went wrong)."],
+    ["failed", "The call could not run, or ended in an error; the reason says why, and whether the agent could go on (recoverable)."],
+    ["rejected", "The call was turned down before it ran: by a policy, or by the person asked to approve it."],
+    ["in flight", "Requested or started, and not ended yet."],
+    ["refused", "An event the lifecycle does not allow (a second start, a result after the call ended, a call never requested). The store keeps it; a strict replay stops there, a lenient one (serve --lenient) skips it and lists it here with why."],
+    ["tier", "How much approval a tool needs before it runs: auto (none), confirm (a person confirms), elevated (the most: shell commands, network access)."],
+    ["sequence", "An event's number in its session: 1, 2, 3 and on. \"At K\" is the state right after event K; 0 is before the first."],
+    ["short id", "A call's id without its session's id in front, as the command prints it; point at it for the whole id."],
+    ["recoverable", "Whether the agent could go on after the failure (retry, or do something else)."],
+    ["illegal transition", "A refused event that its call's status does not allow, such as a start after the call ended."],
+    ["duplicate invocation", "A refused second request for an id already requested."],
+    ["unknown invocation", "A refused event about a call that was never requested."],
+    ["time regression", "A refused ending recorded before its call was requested."]
+  ];
+  var MEANS = {}; GLOSSARY.forEach(function (g) { MEANS[g[0]] = g[1]; });
+  function means(term) { return Object.prototype.hasOwnProperty.call(MEANS, term) ? MEANS[term] : null; }
+  // A word of the glossary, with what it means on hover (text from a session is never one).
+  function term(text, key) { var meaning = means(key || text); if (!meaning) return word(text); var a = el("abbr", text, "word"); a.title = meaning; return a; }
+  // The title of "what changed since the scrubber's last position": nothing to say before it moved.
+  function changedTitle(from, to, total) { return from === to ? "Changed since the last position" : "Changed from " + fmtNum(from) + " to " + fmtNum(to) + ": " + fmtNum(total); }
+  function unchangedRow(columns) { var tr = el("tr", null, "nothing-yet"), td = el("td", "Move the scrubber: the calls that changed between where it was and where it is come here.", "muted"); td.colSpan = columns; tr.appendChild(td); return tr; }
 
   // -- the timeline ---------------------------------------------------------------------------
   // model: lanes (tool names), view [from, to] and end (microseconds after origin), origin
@@ -115,13 +150,138 @@ var CX = (function () {
     } else if (v.kind === "shell") {
       box.setAttribute("data-testid", "shell-output");
       box.appendChild(el("div", "$ " + v.command, "shell-command"));
-      var out = el("pre", v.output == null ? (v.ran ? "(no output recorded)" : "(it did not run)") : v.output + (v.cut ? "\n… and " + fmtNum(v.cut) + " more characters" : ""), "terminal");
+      var out = el("pre", v.output == null ? (v.ran ? "(no output recorded)" : "(it did not run)") : outputText(v.output) + (v.cut ? "\n… and " + fmtNum(v.cut) + " more characters" : ""), "terminal");
       box.appendChild(out);
       var code = v.exit_code == null ? (v.ran ? v.status + " · exit code not recorded" : v.status) : "exit " + v.exit_code;
       box.appendChild(el("div", code, "exit-code " + (v.exit_code ? "nonzero" : v.exit_code === 0 ? "zero" : "none")));
     }
     return box;
   }
+
+  // -- a call's output, as a person reads it ---------------------------------------------------------
+  // The text of an output: a string, or the text an object or a list of blocks holds ({"output":
+  // "…", "metadata": …}, even written as a JSON string, as Codex does; {stdout, stderr};
+  // [{type: "text", text}]); null for an output that is data. Line ends become "\n" (SWE-agent
+  // writes "\r\n"). The server masked the whole value before it sent it.
+  var TEXT_KEYS = ["output", "stdout", "stderr", "content", "text"];
+  function outputText(value) { var text = textOf(value, 0); return text == null ? null : text.replace(/\r\n?/g, "\n"); }
+  function textOf(value, depth) {
+    if (typeof value === "string") {
+      if (!depth && value.charAt(0) === "{" && value.charAt(value.length - 1) === "}") {
+        try { var inner = textOf(JSON.parse(value), 1); if (inner != null) return inner; } catch (e) { /* text that only looks like JSON */ }
+      }
+      return value;
+    }
+    if (depth > 2 || value == null || typeof value !== "object") return null;
+    if (Array.isArray(value)) {
+      var parts = [];
+      for (var i = 0; i < value.length; i++) {
+        var part = value[i];
+        if (typeof part === "string") parts.push(part);
+        else if (part && typeof part === "object" && typeof part.text === "string") parts.push(part.text);
+        else return null;
+      }
+      return parts.length ? parts.join("\n") : null;
+    }
+    var texts = [];
+    TEXT_KEYS.forEach(function (key) { var t = value[key], found = typeof t === "string" ? t : Array.isArray(t) ? textOf(t, depth + 1) : null; if (found) texts.push(found); });
+    return texts.length ? texts.join("\n") : null;
+  }
+  var MAX_TEXT = 200000;  // characters a view holds (core/report/tool_views.py MAX_OUTPUT)
+
+  // A file read: the tools that read one, by the name each agent gives it (lower case, after a
+  // Goose extension's "__"), and the editors whose "view" command reads one.
+  var READERS = { read: 1, read_file: 1, view: 1, open: 1, goto: 1, scroll_up: 1, scroll_down: 1, notebookread: 1 };
+  var EDITORS = { str_replace_editor: 1, file_editor: 1, text_editor: 1 };
+  var PATHS = ["file_path", "path", "filePath", "filename", "absolute_path", "target_file", "file"];
+  var PARTS = ["offset", "line", "line_number", "start_line", "view_range", "limit"];
+  function has(table, key) { return Object.prototype.hasOwnProperty.call(table, key); }
+  function readsAFile(tool, args) {
+    var name = String(tool).toLowerCase(), cut = name.lastIndexOf("__"); if (cut >= 0) name = name.slice(cut + 2);
+    return has(READERS, name) || (has(EDITORS, name) && !!args && args.command === "view");
+  }
+  // A line as the agents number a file's lines: "     1→text" (Claude Code), "     1\ttext" (cat -n,
+  // as OpenHands shows a file), "00001| text" (OpenCode), "1:text" (SWE-agent, under its
+  // "[File: …]" line). Read without a pattern: digits, then the mark. [number, mark, text] or null.
+  function numbered(line, swe) {
+    var i = 0; while (i < line.length && line.charAt(i) === " ") i++;
+    var j = i; while (j < line.length && j - i < 10 && line.charCodeAt(j) >= 48 && line.charCodeAt(j) <= 57) j++;
+    if (j === i) return null;
+    var at = line.charAt(j), padded = j >= 6;
+    if ((at === "→" || at === "\t") && padded) return [+line.slice(i, j), at, line.slice(j + 1)];
+    if (at === "|" && line.charAt(j + 1) === " " && i === 0 && j === 5) return [+line.slice(0, 5), "|", line.slice(j + 2)];
+    if (at === ":" && swe && i === 0) return [+line.slice(0, j), ":", line.slice(j + 1)];
+    return null;
+  }
+  // The file's lines, [number or null, text]: the numbers the agent wrote where it numbered them
+  // (its other lines, such as a header, unnumbered), else from 1 for a whole file (none for a part).
+  function fileLines(text, args) {
+    var lines = text.split("\n"); if (lines.length > 1 && lines[lines.length - 1] === "") lines.pop();
+    var swe = /^\[File: /.test(lines[0] || ""), mark = null, next = null, count = 0;
+    var found = lines.map(function (line) {
+      var n = numbered(line, swe);
+      if (n && (mark == null || n[1] === mark) && (next == null || n[0] === next)) { mark = n[1]; next = n[0] + 1; count++; return [n[0], n[2]]; }
+      return [null, line];
+    });
+    if (count && count * 2 >= lines.length) return found;
+    var part = !!args && PARTS.some(function (key) { return has(args, key) && args[key] != null; });
+    return lines.map(function (line, k) { return [part ? null : k + 1, line]; });
+  }
+  function pathOf(args, text) {
+    var header = /^\[File: (.*) \(\d+ lines total\)\]/.exec(text.slice(0, 4096));
+    if (header) return header[1];
+    for (var i = 0; args && i < PATHS.length; i++) if (typeof args[PATHS[i]] === "string") return args[PATHS[i]];
+    return null;
+  }
+  function fileView(path, text, cut, args) {
+    var box = el("div", null, "tool-view read"); box.setAttribute("data-testid", "file-read");
+    var lines = fileLines(text, args);
+    box.appendChild(el("div", (path || "a file") + " · " + counted(lines.filter(function (l) { return l[0] != null; }).length, "line"), "diff-path"));
+    var pre = el("pre", null, "file");
+    lines.forEach(function (l) {
+      var span = el("span", null, l[0] == null ? "file-line note" : "file-line");
+      span.appendChild(el("span", l[0] == null ? "" : String(l[0]), "ln"));
+      span.appendChild(document.createTextNode(txt(l[1]))); pre.appendChild(span);
+    });
+    if (cut) pre.appendChild(el("span", "… and " + fmtNum(cut) + " more characters: the raw JSON below has them", "file-line note"));
+    box.appendChild(pre); return box;
+  }
+  function textView(text, cut) {
+    var pre = el("pre", text + (cut ? "\n… and " + fmtNum(cut) + " more characters: the raw JSON below has them" : ""), "output");
+    pre.setAttribute("data-testid", "output-text"); return pre;
+  }
+  // One call's body, on both pages: how it reads best (the server's edit or shell view, else its
+  // output as text or as the file it read), then its arguments, reason and receipt, the output
+  // shown once (the receipt's raw JSON folded under it). r: {tool_name, arguments, reason,
+  // recoverable, receipt}; view: what core/report/tool_views.py made of it, or null.
+  function callDetails(box, r, view) {
+    var receipt = r.receipt, text = receipt ? outputText(receipt.output) : null, shown = false;
+    if (view && (view.kind === "edit" || view.kind === "shell")) {
+      box.appendChild(el("h3", view.kind === "edit" ? "What it changed" : "Terminal")); box.appendChild(toolView(view));
+      shown = view.kind === "shell" && view.output != null && receipt != null;
+    }
+    if (!shown && text === "") { box.appendChild(el("h3", "Output")); box.appendChild(el("p", "(it gave no output)", "muted")); shown = true; }
+    if (!shown && text != null) {
+      var cut = Math.max(0, text.length - MAX_TEXT), whole = cut ? text.slice(0, MAX_TEXT) : text, file = readsAFile(r.tool_name, r.arguments);
+      box.appendChild(el("h3", file ? "File read" : "Output"));
+      box.appendChild(file ? fileView(pathOf(r.arguments, whole), whole, cut, r.arguments) : textView(whole, cut)); shown = true;
+    }
+    box.appendChild(el("h3", "Arguments")); box.appendChild(el("pre", JSON.stringify(r.arguments, null, 2), "arguments"));
+    if (r.reason != null) {
+      var why = el("h3", "Reason");
+      if (r.recoverable != null) { why.appendChild(document.createTextNode(" (")); why.appendChild(term(r.recoverable ? "recoverable" : "not recoverable", "recoverable")); why.appendChild(document.createTextNode(")")); }
+      box.appendChild(why); box.appendChild(el("pre", String(r.reason).replace(/\r\n?/g, "\n"), "reason"));
+    }
+    if (receipt) {
+      box.appendChild(el("h3", "Receipt · exit " + receipt.exit_code));
+      var raw = el("pre", JSON.stringify({ output: receipt.output, metadata: receipt.metadata }, null, 2), "raw");
+      if (!shown) { box.appendChild(raw); return; }
+      var meta = receipt.metadata || {}, keys = Object.keys(meta);
+      if (keys.length) box.appendChild(el("p", keys.map(function (k) { return k + ": " + meta[k]; }).join(" · "), "muted metadata"));
+      var fold = el("details", null, "raw-json"); fold.appendChild(el("summary", "raw JSON: the output as it was recorded, and its metadata")); fold.appendChild(raw); box.appendChild(fold);
+    }
+  }
+
   // A link to a subagent's session (or from it, to the call that started it): an anchor where the
   // page can open it, otherwise its name and how to open it.
   function subagentLink(text, href) {
@@ -129,5 +289,6 @@ var CX = (function () {
     a.setAttribute("data-testid", "subagent-link"); return a;
   }
 
-  return { txt: txt, $: $, el: el, sv: sv, row: row, head: head, fill: fill, fmtNum: fmtNum, counted: counted, dur: dur, clock: clock, chip: chip, drawTimeline: drawTimeline, toolView: toolView, subagentLink: subagentLink };
+  return { txt: txt, $: $, el: el, sv: sv, row: row, head: head, fill: fill, fmtNum: fmtNum, counted: counted, dur: dur, clock: clock, chip: chip, drawTimeline: drawTimeline, toolView: toolView, subagentLink: subagentLink,
+    shortId: shortId, word: word, term: term, means: means, GLOSSARY: GLOSSARY, changedTitle: changedTitle, unchangedRow: unchangedRow, outputText: outputText, fileLines: fileLines, callDetails: callDetails };
 })();

@@ -1,10 +1,11 @@
 // correx-tools serve: the page. Everything comes from /api/v1; every value from a session is
 // set as text (CX.el, CX.row), never as markup. The address holds where you are
-// (/sessions/ID?at=K&invocation=REF&a=A&b=B&from=T&to=T), so a link opens exactly there and
-// Back and Forward move through what you looked at.
+// (/sessions/ID?at=K&invocation=REF&a=A&b=B&from=T&to=T&q=&tool=&status=&id=), so a link opens
+// exactly there and Back and Forward move through what you looked at; every id on the page is
+// such a link (a plain click opens it in place, a middle click in a new tab).
 "use strict";
 (function () {
-  var $ = CX.$, el = CX.el, row = CX.row, fill = CX.fill, fmtNum = CX.fmtNum, counted = CX.counted, dur = CX.dur;
+  var $ = CX.$, el = CX.el, row = CX.row, fill = CX.fill, fmtNum = CX.fmtNum, counted = CX.counted, dur = CX.dur, word = CX.word;
   var API = "/api/v1", STATUSES = ["requested", "started", "completed", "failed", "rejected"];
   var enc = encodeURIComponent;
 
@@ -40,7 +41,20 @@
   // until the address changes; any other lasts until the next answer.
   var sticky = null;
   function showError(error) { $("error").textContent = error ? CX.txt(error.message || error) : sticky ? CX.txt(sticky) : ""; }
-  function link(text, ref, open) { var a = el("a", text, "ref"); a.href = "#"; a.title = CX.txt(text); a.setAttribute("data-ref", ref); a.onclick = function (ev) { ev.preventDefault(); open(ref); }; return a; }
+  // A click the page takes itself: the main button, no key held (else the browser opens the link
+  // in a new tab or window, as it would any other).
+  function plain(ev) { return ev.button === 0 && !ev.ctrlKey && !ev.metaKey && !ev.shiftKey && !ev.altKey; }
+  // An invocation, named by its short id (its whole id on hover), linking to the page as it is with
+  // that call open.
+  function link(id, ref) {
+    var a = el("a", CX.shortId(S.name, id), "ref"); a.title = CX.txt(id); a.setAttribute("data-ref", ref); a.href = addressFor({ invocation: ref });
+    a.onclick = function (ev) { if (plain(ev)) { ev.preventDefault(); pick(ref); } }; return a;
+  }
+  // A sequence, linking to the page scrubbed there.
+  function seqLink(k) {
+    var a = el("a", k, "seq"); a.setAttribute("data-at", k); a.href = addressFor({ at: k });
+    a.onclick = function (ev) { if (plain(ev)) { ev.preventDefault(); scrubTo(k, "push"); } }; return a;
+  }
   function seconds(s) { return s == null ? "–" : dur(Math.round(s * 1e6)); }
 
   // -- the sessions -----------------------------------------------------------------------------
@@ -59,9 +73,14 @@
     listTimer = setInterval(loadSessions, 5000);
     everywhere();
   }
-  function listUrl() {
+  // The list's filter, order and page, and the search over every session (a new search is a new
+  // entry in the history; the rest replaces it).
+  function listUrl(push) {
     var q = new URLSearchParams(); if (list.q) q.set("q", list.q); if (list.sort !== "session") q.set("sort", list.sort); if (list.offset) q.set("offset", list.offset);
-    history.replaceState(null, "", "/" + (String(q) ? "?" + q : ""));
+    var asked = push ? { search: $("everywhere-text").value, tool: $("everywhere-tool").value, status: $("everywhere-status").value } : wide && { search: wide.q, tool: wide.tool, status: wide.status };
+    if (asked) Object.keys(asked).forEach(function (k) { if (asked[k] || k === "search") q.set(k, asked[k]); });
+    var url = "/" + (String(q) ? "?" + q : "");
+    if (push) history.pushState(null, "", url); else history.replaceState(null, "", url);
   }
   function loadSessions() {
     api("/sessions", { q: list.q, sort: list.sort, offset: list.offset, limit: list.limit }).then(function (d) {
@@ -89,45 +108,68 @@
     }).catch(showError);
   }
 
-  // -- every session: one search over them all, a page at a time ---------------------------------
-  var found = null;
+  // -- every session: one search over them all, a page at a time; its question in the address ------
+  var wide = null, EVERYWHERE = { search: "everywhere-text", tool: "everywhere-tool", status: "everywhere-status" };
   function everywhere() {
     STATUSES.forEach(function (s) { $("everywhere-status").appendChild(el("option", s)); });
-    $("everywhere-run").onclick = searchEverywhere;
-    $("everywhere-text").onkeydown = function (ev) { if (ev.key === "Enter") searchEverywhere(); };
+    $("everywhere-run").onclick = function () { askEverywhere(); };
+    $("everywhere-text").onkeydown = function (ev) { if (ev.key === "Enter") askEverywhere(); };
     $("everywhere-more").onclick = moreEverywhere;
+    window.onpopstate = function () { var q = new URLSearchParams(location.search); $("filter").value = list.q = q.get("q") || ""; loadSessions(); everywhereFromAddress(); };
+    everywhereFromAddress();
   }
+  function everywhereFromAddress() {
+    var q = new URLSearchParams(location.search);
+    Object.keys(EVERYWHERE).forEach(function (k) { $(EVERYWHERE[k]).value = q.get(k) || ""; });
+    if (q.has("search")) searchEverywhere(); else { $("everywhere-results").replaceChildren(); $("everywhere-summary").textContent = ""; $("everywhere-more").hidden = true; wide = null; }
+  }
+  function askEverywhere() { listUrl(true); searchEverywhere(); }
   function searchEverywhere() {
-    found = { q: $("everywhere-text").value, tool: $("everywhere-tool").value, status: $("everywhere-status").value, after: "", count: 0 };
+    wide = { q: $("everywhere-text").value, tool: $("everywhere-tool").value, status: $("everywhere-status").value, after: "", count: 0 };
     $("everywhere-results").replaceChildren(CX.head(["session", "invocation", "tool", "status", "at seq", "found in"])); moreEverywhere();
   }
   function moreEverywhere() {
-    var f = found;
+    var f = wide;
     api("/search", { q: f.q, tool: f.tool, status: f.status, after: f.after, limit: 50 }).then(function (d) {
+      if (f !== wide) return;
       var table = $("everywhere-results");
       d.matches.forEach(function (m) {
         var s = el("a", m.session_id); s.href = "/sessions/" + enc(m.session_ref);
-        var a = el("a", m.invocation_id, "hit"); a.href = m.href; a.setAttribute("data-testid", "search-hit");
-        table.appendChild(row([s, a, m.tool_name, m.status, m.at, m.where.join(", ")], "match"));
+        var a = el("a", CX.shortId(m.session_id, m.invocation_id), "hit"); a.href = m.href; a.title = CX.txt(m.invocation_id); a.setAttribute("data-testid", "search-hit");
+        table.appendChild(row([s, a, word(m.tool_name), word(m.status), m.at, m.where.join(", ")], "match"));
       });
       f.count += d.matches.length; f.after = d.next || "";
       table.setAttribute("data-found", f.count);
       $("everywhere-summary").textContent = fmtNum(f.count) + " found · " + fmtNum(d.searched) + " of " + fmtNum(d.sessions) + " sessions searched" + (d.skipped.length ? " · " + d.skipped.length + " could not be searched" : "");
       $("everywhere-more").hidden = d.next == null;
-    }).catch(showError);
+    }).catch(function (error) { if (f === wide) $("everywhere-summary").textContent = CX.txt(error.message || error); });
   }
 
   // -- one session: where the page is ------------------------------------------------------------
-  var S = { ref: null, last: 0, at: null, shown: null, follow: false, view: null, model: null, now: null, selected: null, diff: null, search: null };
-  function sessionUrl(replace) {
-    var q = new URLSearchParams();
-    if (S.at != null) q.set("at", S.at);
-    if (S.selected) q.set("invocation", S.selected);
+  var S = { ref: null, name: "", last: 0, at: null, shown: null, follow: false, view: null, model: null, now: null, selected: null, current: null, diff: null, search: null };
+  var SEARCH_KEYS = ["q", "tool", "status", "id"];
+  // The address of the page as it is, with what ``change`` says changed (at, invocation).
+  function addressFor(change) {
+    var q = new URLSearchParams(), at = change.at != null ? change.at : S.at, invocation = change.invocation || S.selected;
+    if (at != null) q.set("at", at);
+    if (invocation) q.set("invocation", invocation);
     if (S.diff) { q.set("a", S.diff.a); q.set("b", S.diff.b); }
     if (S.view) { q.set("from", S.view[0]); q.set("to", S.view[1]); }
-    var url = "/sessions/" + enc(S.ref) + "?" + q;
+    if (S.search) SEARCH_KEYS.forEach(function (k) { if (S.search[k] || k === "q") q.set(k, S.search[k]); });
+    return "/sessions/" + enc(S.ref) + "?" + q;
+  }
+  function sessionUrl(replace) {
+    var url = addressFor({});
+    relink();
     if (url === location.pathname + location.search) return;
     if (replace) history.replaceState(null, "", url); else history.pushState(null, "", url);
+  }
+  // Every link on the page opens the page as it now is, with its call open (or scrubbed to its
+  // sequence): what a plain click would show.
+  function relink() {
+    document.querySelectorAll("#session-view a[data-ref], #session-view a[data-at]").forEach(function (a) {
+      var ref = a.getAttribute("data-ref"); a.href = addressFor(ref != null ? { invocation: ref } : { at: +a.getAttribute("data-at") });
+    });
   }
   function sessionView(ref) {
     $("session-view").hidden = false; S.ref = ref;
@@ -138,7 +180,7 @@
     }).catch(function (error) { showError(error); $("session").textContent = CX.txt(ref); document.body.setAttribute("data-ready", "1"); });
   }
   function showOverview(o) {
-    $("source").textContent = ""; $("session").textContent = CX.txt(o.session_id); document.title = "correx-tools serve: " + CX.txt(o.session_id);
+    S.name = o.session_id; $("source").textContent = ""; $("session").textContent = CX.txt(o.session_id); document.title = "correx-tools serve: " + CX.txt(o.session_id);
     $("overview").textContent = counted(o.last_sequence, "event") + " · " + counted(o.invocations, "invocation") + (o.first_time ? " · first event " + o.first_time + ", last " + o.last_time : "") + (o.lenient ? " · lenient: refused events skipped" : "") + (o.redacted ? " · secrets masked" : " · NOT redacted");
     var box = $("final-counts"); box.replaceChildren();
     STATUSES.forEach(function (s) { box.appendChild(CX.chip("final-", s, o.statuses[s])); });
@@ -151,7 +193,8 @@
       if (f.parent) {
         var to = f.parent.invocation_ref ? "/sessions/" + enc(f.parent.ref) + "?at=" + f.parent.sequence + "&invocation=" + enc(f.parent.invocation_ref) : "/sessions/" + enc(f.parent.ref);
         box.appendChild(document.createTextNode("A subagent's session, started by "));
-        box.appendChild(CX.subagentLink(f.parent.invocation_id ? "call " + f.parent.invocation_id : "session " + f.parent.session_id, f.parent.present ? to : null));
+        var up = CX.subagentLink(f.parent.invocation_id ? "call " + CX.shortId(f.parent.session_id, f.parent.invocation_id) : "session " + f.parent.session_id, f.parent.present ? to : null);
+        up.title = CX.txt(f.parent.invocation_id || f.parent.session_id); box.appendChild(up);
         box.appendChild(document.createTextNode(f.parent.invocation_id ? " of session " + CX.txt(f.parent.session_id) : ""));
       }
       if (f.children.length) {
@@ -167,13 +210,16 @@
     S.view = p.get("from") != null && p.get("to") != null ? [+p.get("from"), +p.get("to")] : null;
     S.selected = invocation || null;
     S.diff = p.get("a") != null && p.get("b") != null ? { a: p.get("a"), b: p.get("b"), offset: 0 } : null;
+    S.search = SEARCH_KEYS.some(function (k) { return p.has(k); }) ? searchOf(function (k) { return p.get(k) || ""; }) : null;
+    showSearchFields(); found = null;
     sticky = null;
     if (at != null && at !== "" && !/^\d+$/.test(at)) sticky = "at=" + JSON.stringify(at).replace(/"/g, "'") + " is not a whole number";
     else if (at != null && at !== "" && +at > S.last) sticky = "at=" + at + " is outside session '" + $("session").textContent + "' (sequences 0.." + S.last + ")";
     showError(null);
     scrubTo(at == null || at === "" || sticky ? S.last : +at, first ? "replace" : null);
     if (invocation) openInvocation(invocation, null); else $("invocation").replaceChildren(el("span", "Click a bar, a row or an id to see its history.", "muted"));
-    if (S.diff) { $("diff-a").value = S.diff.a; $("diff-b").value = S.diff.b; runDiff(null); }
+    if (S.diff) { $("diff-a").value = S.diff.a; $("diff-b").value = S.diff.b; runDiff(null); } else clearDiff();
+    if (!S.search) $("search-results").replaceChildren(), $("search-summary").textContent = "", $("search-more").hidden = true;
     loadTimeline();
   }
   function wire() {
@@ -189,9 +235,10 @@
     $("reset-zoom").onclick = function () { S.view = null; sessionUrl(false); loadTimeline(); };
     $("diff-run").onclick = function () { runDiff("push"); };
     $("diff-more").onclick = function () { moreDiff(); };
+    ["diff-a", "diff-b"].forEach(function (id) { $(id).onkeydown = function (ev) { if (ev.key === "Enter") runDiff("push"); }; });
     $("search-run").onclick = function () { runSearch(); };
     $("search-more").onclick = function () { moreSearch(); };
-    $("search-text").onkeydown = function (ev) { if (ev.key === "Enter") runSearch(); };
+    ["search-text", "search-id"].forEach(function (id) { $(id).onkeydown = function (ev) { if (ev.key === "Enter") runSearch(); }; });
     window.onpopstate = function () { applyAddress(false); };
     window.onresize = draw;
   }
@@ -211,7 +258,8 @@
     api("/sessions/" + enc(S.ref) + "/scrub", { at: k, since: since }).then(function (d) {
       showScrub(d); showError(null);
     }).catch(showError).then(function () {
-      asking = false; if (wanted != null) ask(); else loadStats(S.shown == null ? k : S.shown);
+      asking = false;
+      if (wanted != null) ask(); else { loadStats(S.shown == null ? k : S.shown); if (S.search && (!found || found.at !== S.shown)) searchAt(); }
       document.body.setAttribute("data-ready", "1");
     });
   }
@@ -220,23 +268,25 @@
     var box = $("counts"); box.replaceChildren();
     STATUSES.forEach(function (s) { box.appendChild(CX.chip("count-", s, d.counts[s])); });
     box.appendChild(CX.chip("count-", "refused", d.counts.refused));
-    fill($("in-flight"), ["invocation", "tool", "status"], d.in_flight.items.map(function (c) { return row([link(c.invocation_id, c.ref, pick), c.tool_name, c.status]); }));
+    fill($("in-flight"), ["invocation", "tool", "status"], d.in_flight.items.map(function (c) { return row([link(c.invocation_id, c.ref), word(c.tool_name), word(c.status)]); }));
     if (d.in_flight.total > d.in_flight.items.length) $("in-flight").appendChild(row(["… and " + fmtNum(d.in_flight.total - d.in_flight.items.length) + " more", "", ""]));
     $("in-flight").setAttribute("data-count", d.in_flight.total);
+    S.current = null;
     fill($("recent"), ["seq", "event", "invocation", "tool"], d.events.map(function (e) {
-      var tr = row([e.sequence, e.kind, e.ref ? link(e.invocation_id, e.ref, pick) : "", e.tool_name || ""], e.sequence === d.at ? "current" : "");
-      return tr;
+      if (e.sequence === d.at && e.ref) S.current = e.ref;
+      return row([e.sequence, CX.term(e.kind), e.ref ? link(e.invocation_id, e.ref) : "", e.tool_name ? word(e.tool_name) : ""], e.sequence === d.at ? "current" : "");
     }));
     var c = d.changes;
-    $("diff-title").textContent = "Changed from " + fmtNum(c.from) + " to " + fmtNum(d.at) + ": " + fmtNum(c.total);
-    fill($("diff"), ["invocation", "tool", "at " + c.from, "at " + d.at], c.items.map(function (x) { return row([link(x.invocation_id, x.ref, pick), x.tool_name, x.before, x.after]); }));
+    $("diff-title").textContent = CX.changedTitle(c.from, d.at, c.total);
+    fill($("diff"), ["invocation", "tool", "at " + c.from, "at " + d.at], c.items.map(function (x) { return row([link(x.invocation_id, x.ref), word(x.tool_name), word(x.before), word(x.after)]); }));
+    if (c.from === d.at) $("diff").appendChild(CX.unchangedRow(4));
     $("diff").setAttribute("data-count", c.total);
     S.now = d.time ? Date.parse(d.time) * 1000 : null; draw();
   }
   function seek(direction) {
     api("/sessions/" + enc(S.ref) + "/seek", { from: S.shown == null ? S.last : S.shown, direction: direction }).then(function (d) {
       if (d.sequence == null) { showError(new Error("no " + (direction === "next" ? "later" : "earlier") + " failure or rejection")); return; }
-      S.selected = d.ref; scrubTo(d.sequence, "push"); openInvocation(d.ref, "replace");
+      S.selected = d.ref; scrubTo(d.sequence, "push"); openInvocation(d.ref, "replace", true);
     }).catch(showError);
   }
   function loadStats(k) {
@@ -244,7 +294,7 @@
       $("tools-title").textContent = "Tools at sequence " + fmtNum(d.at) + " · " + fmtNum(d.total) + " in flight";
       fill($("tools"), ["tool", "calls", "completed", "failed", "rejected", "in flight", "queued p50 / p95 / max", "ran p50 / p95 / max"], d.tools.map(function (t) {
         var q = t.queued_seconds, r = t.ran_seconds;
-        return row([t.tool_name, fmtNum(t.calls), fmtNum(t.completed), fmtNum(t.failed), fmtNum(t.rejected), fmtNum(t.in_flight), [q.p50, q.p95, q.max].map(seconds).join(" / "), [r.p50, r.p95, r.max].map(seconds).join(" / ")]);
+        return row([word(t.tool_name), fmtNum(t.calls), fmtNum(t.completed), fmtNum(t.failed), fmtNum(t.rejected), fmtNum(t.in_flight), [q.p50, q.p95, q.max].map(seconds).join(" / "), [r.p50, r.p95, r.max].map(seconds).join(" / ")]);
       }));
       $("tools").setAttribute("data-at", d.at);
     }).catch(function () { /* a strict server says why on the scrubber already */ });
@@ -271,84 +321,112 @@
   }
 
   // -- one invocation -----------------------------------------------------------------------------
-  function pick(ref) { openInvocation(ref, "push"); }
-  function openInvocation(ref, how) {
+  // Opened by a person (a click, a key, a failure sought), it is brought into view.
+  function pick(ref) { openInvocation(ref, "push", true); }
+  function openInvocation(ref, how, reveal) {
     S.selected = ref; draw(); if (how) sessionUrl(how === "replace");
-    api("/sessions/" + enc(S.ref) + "/invocations/" + enc(ref) + "/history").then(function (h) { showHistory(h); showView(ref); }).catch(function (error) {
+    var base = "/sessions/" + enc(S.ref) + "/invocations/" + enc(ref);
+    // Its history, and how it reads best (an edit's diff, a shell call's terminal, the subagent it
+    // started), drawn together: the output once.
+    var view = api(base + "/view").catch(function () { return null; });
+    api(base + "/history").then(function (h) {
+      return view.then(function (v) { if (S.selected !== ref) return; showHistory(h, v); if (reveal) bringIntoView(); });
+    }).catch(function (error) {
+      if (S.selected !== ref) return;
       $("invocation").replaceChildren(el("p", error.message, "muted"));
       if (!how) sticky = error.message;
-      showError(error);
+      showError(error); if (reveal) bringIntoView();
     });
   }
+  function bringIntoView() {
+    var title = $("invocation-title"), top = title.getBoundingClientRect().top;
+    if (top < 0 || top > window.innerHeight - 160) title.scrollIntoView({ block: "start" });
+  }
   function madeAt(r) { return r.status === "requested" ? r.requested_at : r.status === "started" ? r.started_at : r.completed_at; }
-  function showHistory(h) {
+  function showHistory(h, v) {
     var box = $("invocation"), versions = h.versions, last = versions[versions.length - 1].record;
     box.replaceChildren(); box.setAttribute("data-invocation", h.invocation_id);
-    box.appendChild(el("div", h.invocation_id, "id"));
-    box.appendChild(el("p", last.tool_name + " · tier " + last.tier + " · " + last.status));
+    var id = el("div", CX.shortId(S.name, h.invocation_id), "id"); id.title = CX.txt(h.invocation_id); box.appendChild(id);
+    if (id.textContent !== CX.txt(h.invocation_id)) box.appendChild(el("div", h.invocation_id, "muted whole-id"));
+    var facts = el("p"); facts.appendChild(word(last.tool_name)); facts.appendChild(document.createTextNode(" · "));
+    facts.appendChild(CX.term("tier " + last.tier, "tier")); facts.appendChild(document.createTextNode(" · ")); facts.appendChild(CX.term(last.status));
+    box.appendChild(facts);
     var vt = el("table"); vt.id = "versions";
     fill(vt, ["seq", "became", "at", "detail"], versions.map(function (v) {
-      var r = v.record, a = el("a", v.sequence); a.href = "#"; a.onclick = function (ev) { ev.preventDefault(); scrubTo(v.sequence, "push"); };
-      return row([a, r.status, madeAt(r), r.reason != null ? r.reason : r.receipt ? "exit " + r.receipt.exit_code : ""], "version");
+      var r = v.record;
+      return row([seqLink(v.sequence), word(r.status), madeAt(r), r.reason != null ? r.reason : r.receipt ? "exit " + r.receipt.exit_code : ""], "version");
     }));
     box.appendChild(el("h3", "Versions")); box.appendChild(vt);
     var shown = el("div"); shown.id = "tool-view"; box.appendChild(shown);
-    box.appendChild(el("h3", "Arguments")); box.appendChild(el("pre", JSON.stringify(last.arguments, null, 2)));
-    if (last.reason != null) { box.appendChild(el("h3", "Reason" + (last.recoverable === true ? " (recoverable)" : last.recoverable === false ? " (not recoverable)" : ""))); box.appendChild(el("pre", last.reason)); }
-    if (last.receipt) { box.appendChild(el("h3", "Receipt · exit " + last.receipt.exit_code)); box.appendChild(el("pre", JSON.stringify({ output: last.receipt.output, metadata: last.receipt.metadata }, null, 2))); }
-    if (h.refused.length) { box.appendChild(el("h3", "Refused events about it")); h.refused.forEach(function (r) { box.appendChild(el("p", r.sequence + ": " + r.error)); }); }
+    if (v && v.subagent) {
+      var p = el("p", "Started a subagent: ");
+      p.appendChild(CX.subagentLink(v.subagent.session_id, v.subagent.present ? "/sessions/" + enc(v.subagent.ref) : null));
+      if (!v.subagent.present) p.appendChild(document.createTextNode(" (not in this source)"));
+      shown.appendChild(p);
+    }
+    CX.callDetails(shown, last, v && v.view);
+    if (h.refused.length) {
+      var about = el("h3"); about.appendChild(CX.term("Refused events about it", "refused")); box.appendChild(about);
+      h.refused.forEach(function (r) { box.appendChild(el("p", r.sequence + ": " + r.error)); });
+    }
   }
 
-  // How the call reads best (an edit's diff, a shell call's terminal), and the subagent it started.
-  function showView(ref) {
-    api("/sessions/" + enc(S.ref) + "/invocations/" + enc(ref) + "/view").then(function (d) {
-      var box = $("tool-view"); if (!box || S.selected !== ref) return;
-      box.replaceChildren();
-      if (d.subagent) {
-        var p = el("p", "Started a subagent: ");
-        p.appendChild(CX.subagentLink(d.subagent.session_id, d.subagent.present ? "/sessions/" + enc(d.subagent.ref) : null));
-        if (!d.subagent.present) p.appendChild(document.createTextNode(" (not in this source)"));
-        box.appendChild(p);
-      }
-      if (d.view) { box.appendChild(el("h3", d.view.kind === "edit" ? "What it changed" : "Terminal")); box.appendChild(CX.toolView(d.view)); }
-    }).catch(function () { /* the arguments and output are shown as they are */ });
-  }
-
-  // -- diff and search ------------------------------------------------------------------------------
+  // -- diff: its answer, or why there is none, where the diff is --------------------------------------
   function runDiff(how) {
     var a = $("diff-a").value, b = $("diff-b").value;
     S.diff = { a: a, b: b, offset: 0 }; if (how) sessionUrl(false);
-    $("diff-result").replaceChildren(); moreDiff();
+    clearDiff(); moreDiff(how);
   }
-  function moreDiff() {
+  function clearDiff() {
+    $("diff-result").replaceChildren(); $("diff-result").removeAttribute("data-total");
+    $("diff-summary").textContent = ""; $("diff-error").textContent = ""; $("diff-more").hidden = true;
+  }
+  function moreDiff(how) {
     var d0 = S.diff;
     api("/sessions/" + enc(S.ref) + "/diff", { a: d0.a, b: d0.b, offset: d0.offset, limit: 100 }).then(function (d) {
+      if (d0 !== S.diff) return;
       var table = $("diff-result"); if (!d0.offset) table.replaceChildren(CX.head(["invocation", "tool", "at " + d.a, "at " + d.b]));
-      d.changes.forEach(function (c) { table.appendChild(row([link(c.invocation_id, c.ref, pick), c.after.tool_name, c.before ? c.before.status : "(new)", c.after.status], "change")); });
+      d.changes.forEach(function (c) { table.appendChild(row([link(c.invocation_id, c.ref), word(c.after.tool_name), word(c.before ? c.before.status : "(new)"), word(c.after.status)], "change")); });
       d0.offset += d.changes.length; table.setAttribute("data-total", d.total);
       $("diff-summary").textContent = fmtNum(d.total) + " invocations added or changed from " + fmtNum(d.a) + " to " + fmtNum(d.b);
       $("diff-more").hidden = d0.offset >= d.total;
-    }).catch(showError);
+    }).catch(function (error) {
+      if (d0 !== S.diff) return;
+      clearDiff(); $("diff-error").textContent = CX.txt(error.message || error);
+      if (how) $("diff-error").scrollIntoView({ block: "nearest" });
+    });
   }
+
+  // -- search: at the scrubbed sequence, its question in the address --------------------------------
+  var found = null;  // the search shown: the sequence it ran at, and where its next page starts
+  function searchOf(value) { var s = {}; SEARCH_KEYS.forEach(function (k) { s[k] = value(k); }); return s; }
+  var FIELDS = { q: "search-text", tool: "search-tool", status: "search-status", id: "search-id" };
+  function showSearchFields() { SEARCH_KEYS.forEach(function (k) { $(FIELDS[k]).value = S.search ? S.search[k] : ""; }); }
   function runSearch() {
-    S.search = { q: $("search-text").value, tool: $("search-tool").value, status: $("search-status").value, id: $("search-id").value, at: S.last, after: -1, found: 0, scanned: 0 };
+    S.search = searchOf(function (k) { return $(FIELDS[k]).value; });
+    sessionUrl(false); searchAt();
+  }
+  function searchAt() {
+    found = { at: S.shown == null ? S.at : S.shown, after: -1, count: 0, scanned: 0 };
+    $("search-error").textContent = ""; $("search-more").hidden = true;
     $("search-results").replaceChildren(CX.head(["invocation", "tool", "status", "requested at seq", "found in"])); moreSearch();
   }
   function moreSearch() {
-    var s = S.search;
-    api("/sessions/" + enc(S.ref) + "/search", { q: s.q, tool: s.tool, status: s.status, id: s.id, at: s.at, after: s.after, limit: 50 }).then(function (d) {
+    var s = S.search, f = found;
+    api("/sessions/" + enc(S.ref) + "/search", { q: s.q, tool: s.tool, status: s.status, id: s.id, at: f.at, after: f.after, limit: 50 }).then(function (d) {
+      if (f !== found) return;
       var table = $("search-results");
-      d.matches.forEach(function (m) { table.appendChild(row([link(m.invocation_id, m.ref, pick), m.tool_name, m.status, m.requested_seq, m.where.join(", ")], "match")); });
-      s.found += d.matches.length; s.scanned += d.scanned; s.after = d.next;
-      table.setAttribute("data-found", s.found);
-      $("search-summary").textContent = fmtNum(s.found) + " found at sequence " + fmtNum(d.at) + (d.next == null ? " · every invocation searched" : " · " + fmtNum(s.scanned) + " searched so far");
+      d.matches.forEach(function (m) { table.appendChild(row([link(m.invocation_id, m.ref), word(m.tool_name), word(m.status), m.requested_seq, m.where.join(", ")], "match")); });
+      f.count += d.matches.length; f.scanned += d.scanned; f.after = d.next;
+      table.setAttribute("data-found", f.count); table.setAttribute("data-at", d.at);
+      $("search-summary").textContent = fmtNum(f.count) + " found at sequence " + fmtNum(d.at) + (d.next == null ? " · every invocation requested by then searched" : " · " + fmtNum(f.scanned) + " searched so far");
       $("search-more").hidden = d.next == null;
-    }).catch(showError);
+    }).catch(function (error) { if (f === found) { $("search-error").textContent = CX.txt(error.message || error); $("search-more").hidden = true; } });
   }
   function loadRefused() {
     api("/sessions/" + enc(S.ref) + "/refused", { limit: 200 }).then(function (d) {
       $("refused-title").hidden = false; $("refused-title").textContent = "Refused events: " + fmtNum(d.total) + (d.total > d.refused.length ? " (the first " + d.refused.length + " shown)" : "");
-      fill($("refused"), ["seq", "invocation", "why", "error"], d.refused.map(function (r) { return row([r.sequence, r.ref ? link(r.invocation_id, r.ref, pick) : "", r.kind, r.error]); }));
+      fill($("refused"), ["seq", "invocation", "why", "error"], d.refused.map(function (r) { return row([seqLink(r.sequence), r.ref ? link(r.invocation_id, r.ref) : "", CX.term(r.kind), r.error]); }));
     }).catch(showError);
   }
 
@@ -378,6 +456,52 @@
     if (S.follow) scrubTo(n, "replace");
     if (!redraw) redraw = setTimeout(function () { redraw = null; loadTimeline(); api("/sessions/" + enc(S.ref)).then(showOverview).catch(showError); }, 300);
   }
+
+  // -- the keyboard: listed on the page (?) and in docs/serve.md; never while typing in a field ------
+  var KEYS = [
+    [["j", "→"], "one event on", function () { step(1); }],
+    [["k", "←"], "one event back", function () { step(-1); }],
+    [["n", "]"], "the next failure or rejection (its call opened)", function () { seek("next"); }],
+    [["p", "["], "the previous failure or rejection", function () { seek("previous"); }],
+    [["o", "Enter"], "open the call of the event at the scrubber", function () { if (S.current) pick(S.current); }],
+    [["/"], "search (the list's filter on the sessions page)", function () { var box = $(S.ref ? "search-text" : "filter"); box.focus(); box.select(); }],
+    [["?"], "show or hide these keys and what the page's words mean", function () { help(); }],
+    [["Esc"], "close this panel; in a field, leave it", function () { help(false); }]
+  ];
+  var NAMES = { "→": "ArrowRight", "←": "ArrowLeft", Esc: "Escape" }, ONLY_HERE = { j: 1, k: 1, n: 1, p: 1, o: 1 };
+  function step(by) { if (S.ref) scrubTo((S.shown == null ? S.last : S.shown) + by, "push"); }
+  function keyed(ev) {
+    if (ev.ctrlKey || ev.metaKey || ev.altKey || ev.defaultPrevented) return;
+    var t = ev.target, tag = t && t.tagName ? t.tagName : "", type = tag === "INPUT" ? String(t.type) : "";
+    var typing = tag === "TEXTAREA" || tag === "SELECT" || (t && t.isContentEditable) || (tag === "INPUT" && !/^(range|checkbox|radio|button|submit|reset)$/.test(type));
+    if (typing) { if (ev.key === "Escape") t.blur(); return; }
+    if (type === "range" && /^Arrow/.test(ev.key)) return;  // the scrubber moves itself
+    if (ev.key === "Enter" && (tag === "A" || tag === "BUTTON" || tag === "SUMMARY")) return;  // it activates them
+    for (var i = 0; i < KEYS.length; i++) {
+      var names = KEYS[i][0].map(function (name) { return NAMES[name] || name; });
+      if (names.indexOf(ev.key) < 0) continue;
+      if (!S.ref && ONLY_HERE[KEYS[i][0][0]]) return;
+      ev.preventDefault(); KEYS[i][2](); return;
+    }
+  }
+  function help(show) {
+    var panel = $("help"); if (show == null) show = panel.hidden;
+    panel.hidden = !show; $("help-button").setAttribute("aria-expanded", String(show));
+    if (show) panel.scrollIntoView({ block: "nearest" });
+  }
+  function keysAndWords() {
+    fill($("help-keys"), ["key", "does"], KEYS.map(function (k) {
+      var keys = el("td", null, "keys"); k[0].forEach(function (name, n) { if (n) keys.appendChild(document.createTextNode(" or ")); keys.appendChild(el("kbd", name)); });
+      var tr = el("tr"); tr.appendChild(keys); tr.appendChild(el("td", k[1])); return tr;
+    }));
+    var words = $("help-words"); words.replaceChildren();
+    CX.GLOSSARY.forEach(function (g) { words.appendChild(el("dt", g[0])); words.appendChild(el("dd", g[1])); });
+    $("keys-hint").textContent = "keys: j / k an event · n / p a failure · o open · / search · ? all keys and words";
+    $("help-button").onclick = function () { help(); };
+    $("help-close").onclick = function () { help(false); };
+    document.addEventListener("keydown", keyed);
+  }
+  keysAndWords();
 
   function start() {
     var parts = location.pathname.split("/");
