@@ -182,11 +182,20 @@ def test_search_runs_across_every_session_and_each_hit_opens_where_it_is(
     assert {PARENT, CHILD} <= sessions
     api = found(served, q="spotter", limit="50")
     assert len(hits) == len(api)
+    names = [hit.query_selector("a.hit") for hit in hits]
+    assert [(n.inner_text(), n.get_attribute("title")) for n in names] == [
+        (m["invocation_id"].removeprefix(m["session_id"] + "/"), m["invocation_id"]) for m in api
+    ]  # as the command names them, the whole id on hover
+    assert "search=spotter" in page.url  # a link opens the results again
+    again = open_page("/?" + page.url.split("?", 1)[1]).page
+    again.wait_for_selector(f"#everywhere-results[data-found='{len(api)}']", timeout=10_000)
     first = page.query_selector("[data-testid=search-hit]")
     first.click()
     page.wait_for_selector("#invocation[data-invocation]", timeout=10_000)
     assert page.get_attribute("#invocation", "data-invocation") == api[0]["invocation_id"]
     assert page.inner_text("[data-testid=sequence]") == str(api[0]["at"])
+    page.go_back()  # Back: the search, as it was
+    page.wait_for_selector(f"#everywhere-results[data-found='{len(api)}']", timeout=10_000)
 
 
 def test_a_search_across_sessions_is_paged_and_the_pages_add_up(served: Served) -> None:

@@ -236,7 +236,8 @@ var CX = (function () {
   function fileView(path, text, cut, args) {
     var box = el("div", null, "tool-view read"); box.setAttribute("data-testid", "file-read");
     var lines = fileLines(text, args);
-    box.appendChild(el("div", (path || "a file") + " · " + counted(lines.filter(function (l) { return l[0] != null; }).length, "line"), "diff-path"));
+    var numbers = lines.filter(function (l) { return l[0] != null; }).map(function (l) { return l[0]; });
+    box.appendChild(el("div", (path || "a file") + " · " + (numbers.length ? "lines " + fmtNum(numbers[0]) + "–" + fmtNum(numbers[numbers.length - 1]) : counted(lines.length, "line")), "diff-path"));
     var pre = el("pre", null, "file");
     lines.forEach(function (l) {
       var span = el("span", null, l[0] == null ? "file-line note" : "file-line");
@@ -273,7 +274,8 @@ var CX = (function () {
       box.appendChild(why); box.appendChild(el("pre", String(r.reason).replace(/\r\n?/g, "\n"), "reason"));
     }
     if (receipt) {
-      box.appendChild(el("h3", "Receipt · exit " + receipt.exit_code));
+      var known = !(receipt.metadata && receipt.metadata.exit_code_known === "false");
+      box.appendChild(el("h3", "Receipt · " + (known ? "exit " + receipt.exit_code : "exit code not recorded")));
       var raw = el("pre", JSON.stringify({ output: receipt.output, metadata: receipt.metadata }, null, 2), "raw");
       if (!shown) { box.appendChild(raw); return; }
       var meta = receipt.metadata || {}, keys = Object.keys(meta);

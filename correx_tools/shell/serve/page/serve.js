@@ -494,6 +494,7 @@
       var keys = el("td", null, "keys"); k[0].forEach(function (name, n) { if (n) keys.appendChild(document.createTextNode(" or ")); keys.appendChild(el("kbd", name)); });
       var tr = el("tr"); tr.appendChild(keys); tr.appendChild(el("td", k[1])); return tr;
     }));
+    document.querySelectorAll("[data-term]").forEach(function (e) { e.title = CX.means(e.getAttribute("data-term")) || ""; });
     var words = $("help-words"); words.replaceChildren();
     CX.GLOSSARY.forEach(function (g) { words.appendChild(el("dt", g[0])); words.appendChild(el("dd", g[1])); });
     $("keys-hint").textContent = "keys: j / k an event · n / p a failure · o open · / search · ? all keys and words";
