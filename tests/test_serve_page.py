@@ -569,8 +569,8 @@ def test_keys_move_open_and_search_but_not_while_typing(
     page.wait_for_selector("[data-testid=history] #versions")
     page.keyboard.press("[")
     scrubbed(opened, max(seq for seq in ends if seq < after))
-    page.keyboard.press("k")
     sequence = at(opened) - 1
+    page.keyboard.press("k")
     scrubbed(opened, sequence)
     event = page.locator("#recent tr.current a.ref")
     invocation = event.get_attribute("title")

@@ -469,7 +469,8 @@
     [["Esc"], "close this panel; in a field, leave it", function () { help(false); }]
   ];
   var NAMES = { "→": "ArrowRight", "←": "ArrowLeft", Esc: "Escape" }, ONLY_HERE = { j: 1, k: 1, n: 1, p: 1, o: 1 };
-  function step(by) { if (S.ref) scrubTo((S.shown == null ? S.last : S.shown) + by, "push"); }
+  // From where the scrubber is going (a key held down runs ahead of the answers).
+  function step(by) { if (S.ref) scrubTo((S.at == null ? S.last : S.at) + by, "push"); }
   function keyed(ev) {
     if (ev.ctrlKey || ev.metaKey || ev.altKey || ev.defaultPrevented) return;
     var t = ev.target, tag = t && t.tagName ? t.tagName : "", type = tag === "INPUT" ? String(t.type) : "";
