@@ -475,7 +475,7 @@ def shared_page(browser: Any, served: Served) -> Any:
     key = id(browser)
     if key not in _PAGES or _PAGES[key].is_closed():
         page = browser.new_page()
-        page.goto(f"{served.base}/?token={served.token}")
+        page.goto(served.link("/"))
         page.wait_for_selector("body[data-ready]")
         _PAGES[key] = page
     return _PAGES[key]
