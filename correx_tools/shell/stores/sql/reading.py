@@ -138,29 +138,19 @@ class SqlSessionIndex:
             raise StaleIndex(f"the event at sequence {sequence} is missing from the index")
         return chain
 
-    def _query(
-        self,
-        where: str,
-        *,
-        newest: int | None,
-        by_key: bool = False,
-        first: int | None = None,
-        skip: int = 0,
-    ) -> str:
+    def _query(self, where: str, *, newest: int | None, by_key: bool = False,
+               first: int | None = None, skip: int = 0) -> str:  # fmt: skip
         # Looked up by key, the session is only checked: were its index walked, a lookup
         # of one invocation would read the whole session's.
         session = "i.{session}"
         limit = first if newest is None else newest
-        clause = "" if limit is None else f"LIMIT {int(limit)}"
-        if skip:
-            assert limit is not None, "rows skipped need a limit (SQLite allows OFFSET after one)"
-            clause += f" OFFSET {int(skip)}"
+        assert not skip or limit is not None, "rows skipped need a limit (SQLite's OFFSET)"
         return self._d.sql(
             _ENTRY_QUERY.format(
                 session_test=self._d.unindexed(session) if by_key else session,
                 where=where,
                 order="ASC" if newest is None else "DESC",
-                limit=clause,
+                limit="" if limit is None else f"LIMIT {int(limit)} OFFSET {int(skip)}",
             )
         )
 
@@ -172,15 +162,8 @@ class SqlSessionIndex:
             row = values
         return entry_of(self._session, row, self._d.when)
 
-    def _entries(
-        self,
-        where: str,
-        parameters: tuple[Any, ...],
-        *,
-        newest: int | None = None,
-        first: int | None = None,
-        skip: int = 0,
-    ) -> list[InvocationEntry]:
+    def _entries(self, where: str, parameters: tuple[Any, ...], *, newest: int | None = None,
+                 first: int | None = None, skip: int = 0) -> list[InvocationEntry]:  # fmt: skip
         query = self._query(where, newest=newest, first=first, skip=skip)
         rows = self._cursor.execute(query, (self._key, *parameters))
         found = [self._entry(row) for row in rows]
@@ -188,30 +171,17 @@ class SqlSessionIndex:
             found.reverse()
         return found
 
-    def entries(
-        self,
-        *,
-        through: int,
-        last: int | None = None,
-        after: int = 0,
-        first: int | None = None,
-        skip: int = 0,
-    ) -> list[InvocationEntry]:
+    def entries(self, *, through: int, last: int | None = None, after: int = 0,
+                first: int | None = None, skip: int = 0) -> list[InvocationEntry]:  # fmt: skip
         """The entries of the invocations requested after ``after`` and by ``through``, in
         request order.
 
         With ``last``, only the last ``last`` of them; with ``first``, the first (after the
         first ``skip``, which are left out).
         """
-        if after:
-            return self._entries(
-                "i.sequence > ? AND i.sequence <= ?",
-                (after, through),
-                newest=last,
-                first=first,
-                skip=skip,
-            )
-        return self._entries("i.sequence <= ?", (through,), newest=last, first=first, skip=skip)
+        bounds = "i.sequence > ? AND i.sequence <= ?" if after else "i.sequence <= ?"
+        parameters = (after, through) if after else (through,)
+        return self._entries(bounds, parameters, newest=last, first=first, skip=skip)
 
     def requests_between(self, a: int, b: int) -> int:
         """How many invocations were requested by the events in ``(a, b]`` (their effects)."""
