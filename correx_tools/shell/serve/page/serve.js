@@ -264,28 +264,29 @@
     });
   }
   function showScrub(d) {
+    $("seek-note").textContent = "";
     S.shown = d.at; $("at").textContent = d.at; $("at-time").textContent = d.at ? (d.time || "") : "before the first event";
     var box = $("counts"); box.replaceChildren();
     STATUSES.forEach(function (s) { box.appendChild(CX.chip("count-", s, d.counts[s])); });
     box.appendChild(CX.chip("count-", "refused", d.counts.refused));
-    fill($("in-flight"), ["invocation", "tool", "status"], d.in_flight.items.map(function (c) { return row([link(c.invocation_id, c.ref), word(c.tool_name), word(c.status)]); }));
+    fill($("in-flight"), ["call", "tool", "status"], d.in_flight.items.map(function (c) { return row([link(c.invocation_id, c.ref), word(c.tool_name), word(c.status)]); }));
     if (d.in_flight.total > d.in_flight.items.length) $("in-flight").appendChild(row(["… and " + fmtNum(d.in_flight.total - d.in_flight.items.length) + " more", "", ""]));
     $("in-flight").setAttribute("data-count", d.in_flight.total);
     S.current = null;
-    fill($("recent"), ["seq", "event", "invocation", "tool"], d.events.map(function (e) {
+    fill($("recent"), ["seq", "event", "call", "tool"], d.events.map(function (e) {
       if (e.sequence === d.at && e.ref) S.current = e.ref;
       return row([e.sequence, CX.term(e.kind), e.ref ? link(e.invocation_id, e.ref) : "", e.tool_name ? word(e.tool_name) : ""], e.sequence === d.at ? "current" : "");
     }));
     var c = d.changes;
     $("diff-title").textContent = CX.changedTitle(c.from, d.at, c.total);
-    fill($("diff"), ["invocation", "tool", "at " + c.from, "at " + d.at], c.items.map(function (x) { return row([link(x.invocation_id, x.ref), word(x.tool_name), word(x.before), word(x.after)]); }));
+    fill($("diff"), ["call", "tool", "at " + c.from, "at " + d.at], c.items.map(function (x) { return row([link(x.invocation_id, x.ref), word(x.tool_name), word(x.before), word(x.after)]); }));
     if (c.from === d.at) $("diff").appendChild(CX.unchangedRow(4));
     $("diff").setAttribute("data-count", c.total);
     S.now = d.time ? Date.parse(d.time) * 1000 : null; draw();
   }
   function seek(direction) {
     api("/sessions/" + enc(S.ref) + "/seek", { from: S.shown == null ? S.last : S.shown, direction: direction }).then(function (d) {
-      if (d.sequence == null) { showError(new Error("no " + (direction === "next" ? "later" : "earlier") + " failure or rejection")); return; }
+      if (d.sequence == null) { $("seek-note").textContent = "no " + (direction === "next" ? "later" : "earlier") + " failure or rejection"; return; }
       S.selected = d.ref; scrubTo(d.sequence, "push"); openInvocation(d.ref, "replace", true);
     }).catch(showError);
   }
