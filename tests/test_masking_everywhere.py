@@ -129,7 +129,7 @@ def test_the_pages_in_chromium_show_no_planted_secret(
     # the server's page: the keys written, the .env edited, the AWS pair, the cut token
     for match in [found[n] for n in (0, 1, 2, 3, 8, 11)]:
         invocation = quote(match["ref"], safe="")
-        page.goto(f"{served.base}/sessions/{S}?invocation={invocation}&token={served.token}")
+        page.goto(served.link(f"/sessions/{S}?invocation={invocation}"))
         page.wait_for_selector("body[data-ready]", timeout=30_000)
         page.wait_for_selector("[data-testid=edit-diff], [data-testid=shell-output]")
         assert leaked(page.inner_text("body")) == [], match["invocation_id"]
