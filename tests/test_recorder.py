@@ -9,21 +9,25 @@ from __future__ import annotations
 
 import pickle
 import traceback
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import pytest
-from returns.result import Failure, Success
+from returns.result import Failure, Result, Success
 
 from correx_tools import (
     CorrexError,
     DefaultToolRepository,
     EventReplayer,
     EventStore,
+    InMemoryEventStore,
     InMemoryToolRegistry,
     InvocationId,
     RecordErrorKind,
     SessionId,
     SessionRecorder,
+    StoredEvent,
     Tier,
     ToolExecutionCompletedEvent,
     ToolExecutionFailedEvent,
@@ -39,6 +43,7 @@ from correx_tools import (
     ToolSuccess,
     TransitionErrorKind,
 )
+from correx_tools.shell.stores.port import AppendError, AppendErrorKind
 
 S = SessionId("agent-1")
 START = datetime(2026, 5, 1, 9, 0, tzinfo=UTC)
@@ -367,3 +372,28 @@ def test_recording_keeps_the_repository_strict(store: EventStore) -> None:
     repository = DefaultToolRepository(EventReplayer(store))
     assert len(repository.get(S).unwrap()) == 5
     assert repository.check_unique_invocations() == Success(None)
+
+
+class _BeatenToEveryEnd(InMemoryEventStore):
+    """A memory store where another writer always appends first when a call completes, as
+    seven racing recorders made happen now and then in ``test_recorder_processes``."""
+
+    def append(  # type: ignore[override]
+        self, session_id: SessionId, events: Sequence[object], **options: Any
+    ) -> Result[tuple[StoredEvent, ...], AppendError]:
+        # Only the completion: a failure written after it would win, as it did in the race.
+        if any(isinstance(event, ToolExecutionCompletedEvent) for event in events):
+            return Failure(AppendError(kind=AppendErrorKind.CONFLICT, session_id=str(session_id),
+                                       message="another writer appended first"))  # fmt: skip
+        return super().append(session_id, events, **options)
+
+
+def test_a_run_beaten_to_its_end_stays_started_and_is_not_said_to_have_failed() -> None:
+    store = _BeatenToEveryEnd()
+    result = recorder(store, attempts=2).run(InvocationId("c"), read("x"), Echo())
+    assert result.failure().kind is RecordErrorKind.CONFLICT
+    assert [type(e.event) for e in result.failure().recorded] == [
+        ToolInvocationRequestedEvent,
+        ToolExecutionStartedEvent,
+    ]
+    assert strict_statuses(store) == {"c": ToolInvocationStatus.STARTED}

@@ -212,9 +212,12 @@ class SessionRecorder:
         Completed on a ``ToolSuccess``; failed on a ``ToolFailure``, or on an
         exception from the executor, recorded as a recoverable failure with its
         type and message and not re-raised (the session must not be left with
-        a call that started and never ended). A refused step is a ``RecordError``
-        whose ``recorded`` holds the steps written before it; an invalid request
-        is never executed.
+        a call that started and never ended); an outcome no store can keep (an
+        output over the size limit, a NaN) is recorded as a failure that says so.
+        A refused step is a ``RecordError`` whose ``recorded`` holds the steps
+        written before it: an end that other writers kept beating, or that the
+        store could not take, leaves the call started rather than claim it failed.
+        An invalid request is never executed.
         """
         requested = self.request(invocation_id, request, tier=tier)
         if not isinstance(requested, Success):
@@ -227,9 +230,14 @@ class SessionRecorder:
         ended = self._ended(invocation_id, outcome)
         steps = (first, started.unwrap())
         if not isinstance(ended, Success):
+            why = ended.failure()
+            if why.append is None or why.append.kind is not AppendErrorKind.INVALID_EVENT:
+                # Other writers kept winning, or the store failed: nothing is known to be
+                # wrong with the outcome, so the call is not said to have failed; it stays
+                # started, for the writer that won to end or a later run to retry.
+                return Failure(_with_recorded(why, steps))
             # What the tool gave could not be recorded (an output over the size limit, a
             # NaN): the call is ended as failed all the same, never left started.
-            why = ended.failure()
             failed = self.fail(
                 invocation_id,
                 as_reason(f"what the tool returned could not be recorded: {why.message}"),
