@@ -210,8 +210,8 @@ class ReducerMachine(RuleBasedStateMachine):
                 assert record.completed_at >= record.requested_at
 
 
-# The profile's examples (200 in CI) of 50 steps in the default run; three times as many
-# (600 in CI) with the slow tests, and ten times that nightly.
+# The profile's examples (100 in CI) of 50 steps in the default run; three times as many
+# (300 in CI) with the slow tests, and ten times that nightly.
 ReducerMachine.TestCase.settings = settings(
     ReducerMachine.TestCase.settings, stateful_step_count=50
 )
