@@ -18,6 +18,7 @@ from .transcript_samples import DATA
 
 CLAUDE = DATA / "claude-code" / "session_4d5611e5_subagent_a2898e3.jsonl"
 CLAUDE_SESSION = "4d5611e5-241a-462a-8d15-5122611a9569/agent-a2898e3"
+"""The sample's session id."""
 FIND = "toolu_01QXjwuWbVymGYd1Q7PYcx2w"
 """A Bash ``find`` over a folder that is not there: here it says ``Exit code 1``."""
 LS = "toolu_01JxLEUFpw8qHK2VUyMpzUrs"
@@ -27,7 +28,8 @@ READ = "toolu_01HaEX6WGRyK8yccb6knr31H"
 SIZE = 3 * (1 << 19)  # 1.5 MiB
 
 
-def _grown(text: str) -> str:
+def grown(text: str) -> str:
+    """``text`` followed by lines of listing until it is `SIZE` bytes (not ASCII only)."""
     line = "-rw-rw-r--  1 marco marco  4096 Feb 12 16:59 résumé-ファイル.txt\n"
     body = text + "\n" + line * (SIZE // len(line.encode()))
     return body + "x" * (SIZE - len(body.encode()))
@@ -42,7 +44,7 @@ def exited_and_cut(path: Path) -> Path:
                 assert block["is_error"] is False
                 block["content"] = "Exit code 1\n" + block["content"]
             elif block.get("tool_use_id") == LS:
-                block["content"] = _grown(str(block["content"]))
+                block["content"] = grown(str(block["content"]))
     path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), "utf-8")
     return path
 

@@ -36,25 +36,13 @@ from correx_tools import (
 from correx_tools.shell.stores.codec.encoding import encode_event
 from correx_tools.shell.transcripts.cutting import fitted, prefix_within
 
+from .recorded_samples import CLAUDE, LS, READ, grown
+from .recorded_samples import CLAUDE_SESSION as SESSION
 from .serving import Served
-from .transcript_samples import DATA
 
 ROOT = Path(__file__).resolve().parent.parent
-CLAUDE = DATA / "claude-code" / "session_4d5611e5_subagent_a2898e3.jsonl"
-SESSION = "4d5611e5-241a-462a-8d15-5122611a9569/agent-a2898e3"
-LS = "toolu_01JxLEUFpw8qHK2VUyMpzUrs"
-"""The ``ls -la`` of the sample, whose result is grown."""
-READ = "toolu_01HaEX6WGRyK8yccb6knr31H"
 MISSING = "toolu_01TfDS8UjxxjY4dzV8esUMzm"
 """A Read of a file that does not exist: a failure."""
-SIZE = 3 * (1 << 19)  # 1.5 MiB
-
-
-def grown(text: str) -> str:
-    """``text`` followed by lines of listing until it is `SIZE` bytes (not ASCII only)."""
-    line = "-rw-rw-r--  1 marco marco  4096 Feb 12 16:59 résumé-ファイル.txt\n"
-    body = text + "\n" + line * (SIZE // len(line.encode()))
-    return body + "x" * (SIZE - len(body.encode()))
 
 
 def changed(tmp: Path, change: Callable[[dict[str, Any]], None]) -> Path:

@@ -28,13 +28,10 @@ from correx_tools import (
     import_transcript,
 )
 
+from .recorded_samples import CLAUDE, CLAUDE_SESSION, FIND
 from .transcript_samples import DATA
 
 ROOT = Path(__file__).resolve().parent.parent
-CLAUDE = DATA / "claude-code" / "session_4d5611e5_subagent_a2898e3.jsonl"
-CLAUDE_SESSION = "4d5611e5-241a-462a-8d15-5122611a9569/agent-a2898e3"
-FIND = "toolu_01QXjwuWbVymGYd1Q7PYcx2w"
-"""A Bash `find` over a folder that is not there: its output says so, and nothing more."""
 OPENHANDS = DATA / "openhands" / "multi_swe_bench_ponylang__ponyc-4595.json"
 AIDER = DATA / "aider" / "real" / "hello-world-flask.md"
 MARSHMALLOW = DATA / "swe-agent" / "marshmallow-1867_function_calling.traj"
