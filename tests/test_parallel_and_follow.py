@@ -116,7 +116,7 @@ def test_a_state_is_shipped_with_its_payloads_undecoded_and_rebuilt_equal(tmp_pa
         fill(store)
         replay = EventReplayer(store).replay(SessionId("s1"), ToolProjector()).unwrap()
     shipped = pickle.loads(pickle.dumps(pack(replay)))
-    text, keys = shipped[0][0][4]  # the first record's arguments: the text, and their place
+    text, keys = shipped[0][3][1][0]  # the first request: the text, and where its arguments lie
     assert text.startswith('{"invocation_id":"s1-0"')
     assert keys == ("request", "arguments")
     rebuilt = unpack(shipped)
