@@ -10,6 +10,7 @@ integers, floats Python spells otherwise than msgspec, deep nesting).
 from __future__ import annotations
 
 import json
+import math
 import sys
 from datetime import UTC, datetime
 from enum import IntEnum
@@ -23,8 +24,10 @@ from correx_tools import OpaqueEvent, SessionId, StoredEvent
 from correx_tools.shell.stores.codec.encoding import encode_event
 from correx_tools.shell.stores.codec.envelope import event_payload
 from correx_tools.shell.stores.codec.strict_json import (
+    SHALLOW,
     EnvelopeError,
     _loads_by_the_rules,
+    _may_nest_deep,
     canonical_and_read_back,
     canonical_bytes,
     canonical_json,
@@ -35,18 +38,29 @@ from correx_tools.shell.stores.codec.strict_json import (
 
 
 def same(a: object, b: object) -> bool:
-    """Equal, and of the same types in the same key order (``-0.0`` is not ``0.0``)."""
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, dict):
-        assert isinstance(b, dict)
-        return list(a) == list(b) and all(same(a[k], b[k]) for k in a)
-    if isinstance(a, list):
-        assert isinstance(b, list)
-        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
-    if isinstance(a, float):
-        return repr(a) == repr(b)
-    return a == b
+    """Equal, and of the same types in the same key order (``-0.0`` is not ``0.0``); a walk
+    with a stack of its own, for values nested as deep as a parser goes."""
+    pending = [(a, b)]
+    while pending:
+        x, y = pending.pop()
+        if type(x) is not type(y):
+            return False
+        if isinstance(x, dict):
+            assert isinstance(y, dict)
+            if list(x) != list(y):
+                return False
+            pending.extend((x[k], y[k]) for k in x)
+        elif isinstance(x, list):
+            assert isinstance(y, list)
+            if len(x) != len(y):
+                return False
+            pending.extend(zip(x, y, strict=True))
+        elif isinstance(x, float):
+            if repr(x) != repr(y):
+                return False
+        elif x != y:
+            return False
+    return True
 
 
 EPOCH = datetime(2026, 1, 1, tzinfo=UTC)
@@ -135,7 +149,7 @@ def spellings(value: object) -> st.SearchStrategy[str]:
 
 
 plain = st.recursive(
-    scalars.filter(lambda x: not isinstance(x, float) or x == x),
+    scalars.filter(lambda x: not (isinstance(x, float) and math.isnan(x))),
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(strings, inner, max_size=3),
     max_leaves=8,
 )
@@ -199,15 +213,21 @@ def test_canonical_is_what_json_dumps_writes_back_as_itself(text: str) -> None:
     assert is_canonical(text) == expected
 
 
-@given(texts)
-def test_a_vouched_text_reads_as_json_loads_reads_it_or_is_read_by_the_rules(text: str) -> None:
-    # A row the chain vouches for is read plainly; what the compiled parser declines is
-    # an EnvelopeError, and the caller then reads the row by the rules.
+def plain_outcome(read: Any, text: str) -> object:
     try:
-        got = loads_vouched(text)
-    except EnvelopeError:
-        return
-    assert same(got, json.loads(text))
+        return read(text)
+    except (ValueError, RecursionError) as error:
+        return ("refused", type(error))
+
+
+@given(texts)
+@example('{"a":NaN}')
+@example('"\\ud800"')
+@example("1e400")
+def test_a_vouched_text_reads_exactly_as_json_loads_reads_it(text: str) -> None:
+    # A row the chain vouches for is read plainly, as json.loads reads it (NaN and all);
+    # what json.loads refuses, the caller then reads by the rules, which word it.
+    assert same(plain_outcome(loads_vouched, text), plain_outcome(plain_loads, text))
 
 
 def test_the_digit_limit_is_pythons_own_both_ways() -> None:
@@ -235,3 +255,81 @@ def test_a_text_with_a_duplicate_key_is_refused_however_it_is_given() -> None:
         with pytest.raises(EnvelopeError, match="duplicate key"):
             loads_strict(text)
         assert not is_canonical(text if isinstance(text, str) else text.decode())
+
+
+def nested(depth: int, *, as_object: bool) -> str:
+    return ('{"a":' * depth + "1" + "}" * depth) if as_object else "[" * depth + "]" * depth
+
+
+def plain_loads(text: str) -> object:
+    """``json.loads`` one call down, as `loads_vouched` calls it (the stack decides how deep
+    a parse can go, so both are asked from the same depth)."""
+    return json.loads(text)
+
+
+def plain_or_refused(text: str) -> object:
+    """``json.loads``, one call down as `loads_vouched` calls it, or ``"refused"``."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        return "refused"
+
+
+def reference_canonical(text: str) -> bool:
+    """`is_canonical` by the rules alone, its parse and its write one call down as there."""
+    try:
+        return canonical_json(json.loads(text)) == text
+    except (ValueError, RecursionError):
+        return False
+
+
+def test_nesting_near_the_interpreters_limit_is_refused_where_the_rules_refuse_it() -> None:
+    # msgspec gives up a few levels deeper than the standard library does; a text that
+    # deep must be refused, or read, exactly as the rules do, from wherever it is asked.
+    limit = sys.getrecursionlimit()
+    deepest = {}
+    for as_object in (False, True):
+        for depth in range(limit - 60, limit + 10):
+            text = nested(depth, as_object=as_object)
+            try:
+                got: object = loads_strict(text)
+            except EnvelopeError as error:
+                got = ("refused", str(error))
+            assert same(got, reference_read(text)), depth
+            try:
+                vouched: object = loads_vouched(text)
+            except RecursionError:
+                vouched = "refused"
+            assert same(vouched, plain_or_refused(text)), depth
+            assert is_canonical(text) == reference_canonical(text), depth
+            if got != ("refused", "JSON nested too deeply"):
+                deepest[as_object] = depth
+    assert set(deepest) == {False, True}  # the limit was inside the range tried
+
+
+def test_a_value_nested_near_the_interpreters_limit_is_written_as_json_dumps_writes_it() -> None:
+    limit = sys.getrecursionlimit()
+    for depth in range(limit - 60, limit + 10):
+        value: object = 1
+        for _ in range(depth):
+            value = [value]
+        assert (canonical_and_read_back(value) or (reference_bytes(value),))[0] == (
+            reference_bytes(value)
+        ), depth
+        try:
+            got: bytes | type[BaseException] = canonical_bytes(value)
+        except (TypeError, ValueError, RecursionError) as error:
+            got = type(error)
+        assert got == reference_bytes(value), depth
+
+
+def test_a_long_text_with_few_brackets_still_takes_the_compiled_path() -> None:
+    # The guard counts brackets only; a long payload of ordinary text is not sent to the
+    # rules for its length (the fast path is the common one).
+    text = json.dumps({"output": "x" * 10_000, "list": [[1]] * 50}, separators=(",", ":"))
+    assert loads_strict(text) == json.loads(text)
+    assert not _may_nest_deep(text.encode())
+    assert not _may_nest_deep(text)
+    assert _may_nest_deep(nested(SHALLOW, as_object=False).encode())
+    assert _may_nest_deep(nested(SHALLOW, as_object=True))
+    assert not _may_nest_deep(nested(SHALLOW - 1, as_object=False).encode())
