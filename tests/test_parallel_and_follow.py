@@ -11,6 +11,7 @@ import time
 from datetime import UTC, timedelta, timezone
 from pathlib import Path
 
+import pytest
 from hypothesis import given
 
 from correx_tools import (
@@ -109,6 +110,41 @@ def test_a_killed_worker_loses_nothing(tmp_path: Path) -> None:
         alone = replay_all(store, ToolProjector(), strict=False, summarize=count_invocations)
     assert outcome.summaries == alone.summaries
     assert list(outcome.summaries) == [f"s{n}" for n in range(5)]
+
+
+class SummaryRefused(Exception):
+    pass
+
+
+def count_but_refuse_s0_in_a_worker(replay: Replay[ToolState]) -> tuple[int, int]:
+    if multiprocessing.parent_process() is not None and replay.state.get("s0-0") is not None:
+        raise SummaryRefused("s0")
+    return count_invocations(replay)
+
+
+def count_but_refuse_here(replay: Replay[ToolState]) -> tuple[int, int]:
+    if multiprocessing.parent_process() is None:
+        raise SummaryRefused("here")
+    return count_invocations(replay)
+
+
+def test_an_error_in_a_worker_or_here_is_raised_and_the_workers_stop(tmp_path: Path) -> None:
+    # The error reaches the caller as it is; the thread that hands sessions to the workers
+    # stops with it, without an error of its own (pytest fails a test on a thread's
+    # unhandled exception), and no session is handed out once the error is known.
+    with SQLiteEventStore(tmp_path / "e.sqlite") as store:
+        fill(store)
+        for summarize, words in [
+            (count_but_refuse_s0_in_a_worker, "s0"),
+            (count_but_refuse_here, "here"),
+        ]:
+            before = threading.active_count()
+            with pytest.raises(SummaryRefused, match=f"^{words}$"):
+                replay_all(store, ToolProjector(), workers=2, strict=False, summarize=summarize)
+            deadline = time.monotonic() + 10
+            while threading.active_count() > before and time.monotonic() < deadline:
+                time.sleep(0.01)
+            assert threading.active_count() == before
 
 
 def test_a_state_is_shipped_with_its_payloads_undecoded_and_rebuilt_equal(tmp_path: Path) -> None:

@@ -76,10 +76,16 @@ class _Sessions:
     def __init__(self, sessions: Iterable[SessionId]) -> None:
         self._left = deque(sessions)
         self._lock = threading.Lock()
+        self._handing_out = True
 
     def first(self) -> SessionId | None:
         with self._lock:
-            return self._left.popleft() if self._left else None
+            return self._left.popleft() if self._left and self._handing_out else None
+
+    def stop_handing_out(self) -> None:
+        """The workers take no more (this process failed): `first` gives ``None`` from now."""
+        with self._lock:
+            self._handing_out = False
 
     def last(self) -> SessionId | None:
         with self._lock:
@@ -132,17 +138,24 @@ def replay_all(
                 target=_hand_out, args=(submit, workers - 1, left, inbox.queue), daemon=True
             )
             handing.start()
-            _replay_here(
-                store,
-                left,
-                projection=projection,
-                strict=strict,
-                summarize=summarize,
-                outcomes=outcomes,
-                inbox=inbox,
-            )
-            inbox.take_in(wait=True)
-            handing.join()
+            try:
+                _replay_here(
+                    store,
+                    left,
+                    projection=projection,
+                    strict=strict,
+                    summarize=summarize,
+                    outcomes=outcomes,
+                    inbox=inbox,
+                )
+                inbox.take_in(wait=True)
+            except BaseException:
+                # An error here or from a worker (or ^C): it is raised as it is, once the
+                # sessions running in the workers end (the pool's exit waits for them),
+                # and no other is handed out meanwhile.
+                left.stop_handing_out()
+                raise
+        handing.join()
     # Everything, with one process; else what is left when the workers are done (the
     # sessions of a worker that died).
     _replay_here(
@@ -234,15 +247,19 @@ def _hand_out(
             return
         try:
             running[submit(session)] = session
-        except BrokenProcessPool:  # a worker died: the rest is replayed here
+        except (BrokenProcessPool, RuntimeError):
+            # A worker died, or the pool is shutting down as this process failed: what is
+            # left is replayed here (or not at all, the error being raised).
             broken = True
             left.give_back(session)
 
-    for _ in range(processes):
-        next_one()
-    while running:
-        done, _ = wait(running, return_when=FIRST_COMPLETED)
-        for future in done:
-            finished.put((running.pop(future), future))
+    try:
+        for _ in range(processes):
             next_one()
-    finished.put(None)
+        while running:
+            done, _ = wait(running, return_when=FIRST_COMPLETED)
+            for future in done:
+                finished.put((running.pop(future), future))
+                next_one()
+    finally:
+        finished.put(None)  # whatever happened, this process stops waiting
