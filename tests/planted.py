@@ -15,6 +15,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from benchmarks.masking import ordinary
+
 from .transcript_samples import DATA
 
 SOURCE = DATA / "claude-code" / "session_4d5611e5_subagent_a2898e3.jsonl"
@@ -149,13 +151,6 @@ def leaked(text: str) -> list[str]:
 
 def ordinary_text(size: int) -> str:
     """``size`` characters of what the real sample's tools gave back (files read, listings,
-    command output), repeated: ordinary text to measure hostile text against."""
-    outputs = []
-    for line in SOURCE.read_text(encoding="utf-8").splitlines():
-        content = json.loads(line).get("message", {}).get("content")
-        for part in content if isinstance(content, list) else ():
-            if part.get("type") == "tool_result":
-                given = part.get("content")
-                outputs.append(given if isinstance(given, str) else json.dumps(given))
-    text = "\n".join(outputs)
-    return (text * (size // len(text) + 1))[:size]
+    command output), repeated: ordinary text to measure hostile text against (the masking
+    benchmark's own, over the same sample)."""
+    return ordinary(size)

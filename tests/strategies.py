@@ -54,10 +54,13 @@ def started(invocation: str) -> ToolExecutionStartedEvent:
     return ToolExecutionStartedEvent(invocation_id=InvocationId(invocation))
 
 
-def completed(invocation: str, output: object = "ok") -> ToolExecutionCompletedEvent:
+def completed(
+    invocation: str, output: object = "ok", exit_code: int = 0
+) -> ToolExecutionCompletedEvent:
     """A Completed event with a small receipt."""
     return ToolExecutionCompletedEvent(
-        invocation_id=InvocationId(invocation), receipt=ToolReceipt(output=output, exit_code=0)
+        invocation_id=InvocationId(invocation),
+        receipt=ToolReceipt(output=output, exit_code=exit_code),
     )
 
 
@@ -106,8 +109,9 @@ def tool_events(draw: st.DrawFn) -> object:
             return requested(invocation, tool=draw(st.sampled_from(["read_file", "shell"])))
         case "started":
             return started(invocation)
-        case "completed":
-            return completed(invocation, output=draw(json_values))
+        case "completed":  # a command that ran may have exited non-zero
+            exit_code = draw(st.sampled_from([0, 0, 1, 127]))
+            return completed(invocation, output=draw(json_values), exit_code=exit_code)
         case "failed":
             return failed(invocation, recoverable=draw(st.booleans()))
         case "rejected":

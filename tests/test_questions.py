@@ -59,8 +59,8 @@ def make(kind: str, invocation: str, number: int) -> object:
             return requested(invocation, tool="read_file", path=f"f{number}")
         case "start":
             return started(invocation)
-        case "done":
-            return completed(invocation, output={"n": number})
+        case "done":  # a third of them exit non-zero
+            return completed(invocation, output={"n": number}, exit_code=(0, 0, 2)[number % 3])
         case "fail":
             return failed(invocation, recoverable=number % 2 == 0)
         case "reject":

@@ -104,8 +104,11 @@ def test_the_real_transcripts_page_shows_every_call_and_its_history(
     assert page.get_attribute("#timeline", "data-mode") == "bars"
     assert len(page.query_selector_all("#timeline rect.bar")) == len(state) == 33
     assert opened.counts("final-") == {
-        status: sum(r.status.value == status for r in state.records())
-        for status in ("requested", "started", "completed", "failed", "rejected")
+        **{
+            status: sum(r.status.value == status for r in state.records())
+            for status in ("requested", "started", "completed", "failed", "rejected")
+        },
+        "exited_nonzero": sum(bool(r.receipt and r.receipt.exit_code) for r in state.records()),
     }
     # Hovering a bar shows its id, tool, status and durations.
     first = state.invocations[0]
@@ -136,7 +139,11 @@ def test_the_scrubber_shows_what_the_library_gives_at_each_sequence(
         opened.scrub(sequence)
         summary = asked.summary(session, at=sequence).unwrap()
         expected = {status.value: count for status, count in summary.counts.items()}
-        assert opened.counts() == {**expected, "refused": summary.refused}, sequence
+        assert opened.counts() == {
+            **expected,
+            "exited_nonzero": summary.exited_nonzero,
+            "refused": summary.refused,
+        }, sequence
         assert int(page.get_attribute("#in-flight", "data-count")) == len(summary.in_flight)
         a, b = sorted((previous, sequence))
         changed = asked.diff(session, a, b).unwrap()

@@ -48,6 +48,7 @@ class Page:
                 self.events[at + columns["es"][i]] = (i, columns["status"][i])
         for at in data["refused"]["sequences"]:
             self.events[at] = (-1, 6)
+        self.nonzero = set(data["exited_nonzero"])
 
     def status_at(self, i: int, sequence: int) -> int:
         columns, at = self.data["invocations"], self.requested[i]
@@ -70,15 +71,19 @@ class Page:
             elif kind:
                 counts[self.status_at(i, at - 1) - 1] -= 1
                 counts[kind - 1] += 1
+                counts[6] += kind == 3 and i in self.nonzero
         return counts
 
 
-def document(events: list[Any], checkpoints: int = 3, **limits: int) -> dict[str, Any]:
+def document(
+    events: list[Any], checkpoints: int = 3, *, times: bool = True, **limits: int
+) -> dict[str, Any]:
     entries, refused = entries_of(events)
     last = events[-1].sequence if events else 0
     data = page_data(
-        "s", last, entries, refused, limits=PageLimits(checkpoints=checkpoints, **limits)
-    )
+        "s", last, entries, refused, limits=PageLimits(checkpoints=checkpoints, **limits),
+        times=times,
+    )  # fmt: skip
     json.dumps(data)  # a page can embed it
     return data
 
@@ -92,7 +97,8 @@ def test_the_page_rebuilds_every_state_the_fold_gives(events: list[Any], checkpo
         by_status = [0] * 5
         for record in prefix.state.records():
             by_status[STATUSES.index(record.status.value)] += 1
-        assert page.counts_at(k) == [*by_status, len(prefix.quarantined)]
+        nonzero = sum(bool(r.receipt and r.receipt.exit_code) for r in prefix.state.records())
+        assert page.counts_at(k) == [*by_status, len(prefix.quarantined), nonzero]
         statuses = {
             ids[i]: STATUSES[page.status_at(i, k) - 1]
             for i in range(len(ids))
@@ -153,7 +159,7 @@ def test_every_string_from_the_session_is_redacted() -> None:
 
 def test_an_empty_session_has_an_empty_page() -> None:
     data = document([])
-    assert data["invocations"]["ids"] == [] and data["checkpoints"]["counts"] == [[0] * 6]
+    assert data["invocations"]["ids"] == [] and data["checkpoints"]["counts"] == [[0] * 7]
 
 
 @settings(max_examples=25, deadline=None)
@@ -189,3 +195,22 @@ def _patched(module: Any, name: str, value: object) -> Iterator[None]:
         yield
     finally:
         setattr(module, name, before)
+
+
+@given(sessions(max_size=30))
+def test_a_session_that_records_no_time_is_laid_out_by_step_with_no_time_written(
+    events: list[Any],
+) -> None:
+    timed, untimed = document(events), document(events, times=False)
+    assert untimed["axis"] == "sequence" and timed["axis"] == "time"
+    columns = untimed["invocations"]
+    # Each "time" is its event's sequence: the first request's is the origin, and the
+    # requests' deltas are the sequences' deltas.
+    rs = columns["rs"]
+    assert untimed["origin"] == (rs[0] if rs else None)
+    assert columns["rt"] == [0, *rs[1:]][: len(rs)]
+    assert all(at is None for d in untimed["details"].values() for _, at in d["versions"])
+    assert all(v is None for row in untimed["stats"] for v in (*row["queued"], *row["ran"]))
+    # The rest of the page is the same as for a session whose times are recorded.
+    for key in ("checkpoints", "exited_nonzero", "refused", "tools"):
+        assert untimed[key] == timed[key]

@@ -34,7 +34,13 @@ from correx_tools.shell.serve.columns import SessionColumns
 from correx_tools.shell.serve.order_stats import PrefixOrder, sort_order
 from correx_tools.shell.serve.shelf import ColumnShelf
 from correx_tools.shell.serve.stabbing import BlockMax
-from correx_tools.shell.serve.stats_at import counts_at, in_flight_at, open_at, tool_stats_at
+from correx_tools.shell.serve.stats_at import (
+    counts_at,
+    in_flight_at,
+    nonzero_at,
+    open_at,
+    tool_stats_at,
+)
 from correx_tools.shell.serve.timeline import bars, bounds, buckets, visible_count
 
 from .strategies import EPOCH, completed, failed, rejected, requested, started
@@ -74,9 +80,8 @@ def session_events(draw: st.DrawFn, max_size: int = 35) -> list[StoredEvent]:
     return events
 
 
-def _columns(events: list[StoredEvent], *, indexed: bool, interval: int = 3) -> tuple[
-    SessionColumns, DefaultToolRepository
-]:  # fmt: skip
+def _columns(events: list[StoredEvent], *, indexed: bool, interval: int = 3,
+             times: bool = True) -> tuple[SessionColumns, DefaultToolRepository]:  # fmt: skip
     if indexed:
         directory = tempfile.mkdtemp()
         store: object = SQLiteEventStore(Path(directory) / "s.sqlite", checkpoint_interval=interval)
@@ -85,7 +90,7 @@ def _columns(events: list[StoredEvent], *, indexed: bool, interval: int = 3) -> 
     if events:
         store.import_events(events).unwrap()  # type: ignore[attr-defined]
     repository = DefaultToolRepository(EventReplayer(store), strict=False)  # type: ignore[arg-type]
-    return ColumnShelf(repository).columns(SESSION), repository
+    return ColumnShelf(repository, times=lambda _: times).columns(SESSION), repository
 
 
 def check_every_sequence(columns: SessionColumns, repository: DefaultToolRepository) -> None:
@@ -94,6 +99,7 @@ def check_every_sequence(columns: SessionColumns, repository: DefaultToolReposit
         summary = repository.summary(SESSION, at=k).unwrap()
         expected = [summary.counts[status] for status in ToolInvocationStatus]
         assert counts_at(columns, k) == [*expected, summary.refused]
+        assert nonzero_at(columns, k) == summary.exited_nonzero
         assert [columns.invocation_id(p) for p in open_at(columns, k)] == list(summary.in_flight)
         state = repository.at(SESSION, k).unwrap()
         assert tool_stats_at(columns, k) == list(tool_stats(state))
@@ -125,7 +131,7 @@ def test_a_store_without_an_index_gives_the_same_columns(events: list[StoredEven
 
 
 def _arrays(columns: SessionColumns) -> tuple[object, ...]:
-    names = ("req", "start", "end", "req_t", "start_t", "end_t", "status", "event_kind")
+    names = ("req", "start", "end", "req_t", "start_t", "end_t", "status", "nonzero", "event_kind")
     return (
         *(list(getattr(columns, name)) for name in names),
         list(columns.event_position),
@@ -179,8 +185,9 @@ def test_the_timeline_is_a_plain_count_over_the_entries(
         if not start <= requested_at <= stop:
             continue
         bucket = min(count - 1, (requested_at - start) * count // span)
-        cell = expected.setdefault((columns.tools.index(entry.tool_name), bucket), [0, 0, 0, 0])
+        cell = expected.setdefault((columns.tools.index(entry.tool_name), bucket), [0] * 5)
         cell[{"completed": 1, "failed": 2, "rejected": 3}.get(entry.status.value, 0)] += 1
+        cell[4] += entry.status.value == "completed" and entry.receipt.exit_code != 0
     got = {(c[0], c[1]): c[2:] for c in buckets(columns, start, stop, count)}
     assert got == expected
     assert visible_count(columns, start, stop) == len(in_view)
@@ -247,3 +254,28 @@ def test_a_thousand_random_points_of_a_larger_session() -> None:
         assert tool_stats_at(columns, k) == list(tool_stats(state))
         summary = repository.summary(SESSION, at=k).unwrap()
         assert [columns.invocation_id(p) for p in open_at(columns, k)] == list(summary.in_flight)
+
+
+@settings(max_examples=25)
+@given(events=session_events())
+def test_a_session_that_records_no_time_is_laid_out_by_its_sequences(
+    events: list[StoredEvent],
+) -> None:
+    columns, repository = _columns(events, indexed=True, times=False)
+    # Each event's sequence stands where its time would be: no stored time is read.
+    assert (list(columns.req_t), list(columns.start_t), list(columns.end_t)) == (
+        list(columns.req),
+        list(columns.start),
+        list(columns.end),
+    )
+    for k in range(columns.last + 1):
+        summary = repository.summary(SESSION, at=k).unwrap()
+        counts = [summary.counts[status] for status in ToolInvocationStatus]
+        assert counts_at(columns, k) == [*counts, summary.refused]
+        rows = tool_stats_at(columns, k)
+        assert [r._replace(queued=None, ran=None) for r in rows] == [
+            r._replace(queued=None, ran=None)
+            for r in tool_stats(repository.at(SESSION, k).unwrap())
+        ]
+        assert all(p is None for r in rows for p in (*r.queued, *r.ran))  # no duration
+        assert all(queued is None for *_, queued in in_flight_at(columns, k))

@@ -106,7 +106,10 @@ def scrubbed(opened: Opened, sequence: int) -> None:
 
 def expected_counts(asked: DefaultToolRepository, sequence: int) -> dict[str, int]:
     summary = asked.summary(SessionId(SESSION), at=sequence).unwrap()
-    return {s.value: summary.counts[s] for s in ToolInvocationStatus} | {"refused": summary.refused}
+    return {s.value: summary.counts[s] for s in ToolInvocationStatus} | {
+        "exited_nonzero": summary.exited_nonzero,
+        "refused": summary.refused,
+    }
 
 
 def test_a_deep_link_opens_at_the_exact_state(

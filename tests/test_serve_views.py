@@ -22,6 +22,7 @@ from urllib.parse import quote
 import pytest
 
 from .browsing import Opened, module_browser
+from .recorded_samples import FIND, LS, READ, exited_and_cut
 from .serving import ROOT, Served
 from .transcript_samples import DATA
 
@@ -68,10 +69,9 @@ def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     project = root / "claude" / "-home-me-spotter"
     (project / PARENT / "subagents").mkdir(parents=True)
     shutil.copy(DATA.parent / "subagents" / f"{PARENT}.jsonl", project / f"{PARENT}.jsonl")
-    shutil.copy(
-        DATA / "claude-code" / "session_4d5611e5_subagent_a2898e3.jsonl",
-        project / PARENT / "subagents" / "agent-a2898e3.jsonl",
-    )
+    # The subagent's file as Claude Code writes a command that exited 1 and an output too
+    # large to store (`recorded_samples`); the rest of it is the sample's.
+    exited_and_cut(project / PARENT / "subagents" / "agent-a2898e3.jsonl")
     codex = next((DATA / "codex").glob("rollout-*.jsonl"))
     (root / "codex").mkdir()
     shutil.copy(codex, root / "codex" / codex.name)
@@ -80,6 +80,11 @@ def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
         (root / agent).mkdir()
         shutil.copy(DATA / agent / name, root / agent / name)
     hostile_session(project / "hostile.jsonl")
+    # Two transcripts that record no time for their steps: Aider's history, bare MCP traffic.
+    (root / "aider").mkdir()
+    shutil.copy(DATA / "aider" / "real" / "hello-world-flask.md",
+                root / "aider" / ".aider.chat.history.md")  # fmt: skip
+    shutil.copy(DATA / "mcp" / "traffic-bare.jsonl", root / "traffic-bare.jsonl")
     return root
 
 
@@ -245,13 +250,17 @@ def test_the_report_shows_the_same_views(tmp_path: Path, browser: Any) -> None:
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     opened = Opened(page)
     page.goto(out.as_uri())
-    shells, edits = [], 0
-    for failure in page.query_selector_all("tr.failure"):  # the failed and rejected calls
+    shells, edits, words = [], 0, []
+    for failure in page.query_selector_all("tr.failure"):  # failed, rejected, exited non-zero
         failure.click()
         shells += [e.inner_text() for e in page.query_selector_all("#invocation .shell-command")]
         edits += len(page.query_selector_all("#invocation [data-testid=edit-diff]"))
+        words += [e.inner_text() for e in page.query_selector_all("[data-testid=edit-not-applied]")]
     assert "$ cargo bench --bench throughput" in shells  # it failed: why, in its terminal
-    assert edits == 1  # the patch that failed to apply still shows what it meant to change
+    assert "$ make test" in shells  # it exited 2: a failure too
+    # The patch that failed to apply changed nothing: it says so, and shows no diff.
+    assert edits == 0 and len(words) == 1 and "the edit failed" in words[0]
+    assert "apply_patch verification failed" in words[0]
     assert opened.errors == []
     page.close()
 
@@ -325,3 +334,90 @@ def test_an_output_is_text_with_its_line_breaks_and_a_shell_output_is_shown_once
     grep = recorded(served, CHILD, "toolu_01Rz8DmcGSekRZkXBapKy62K")["receipt"]["output"]
     assert shown.text_content() == grep and len(shown.text_content().splitlines()) == 5
     assert page.query_selector("[data-testid=file-read]") is None
+
+
+# -- only what happened: a non-zero exit marked, nothing made up, no diff for a no-op ------
+
+FAILED_COLOUR = "rgb(209, 73, 91)"
+"""The pages' colour of a failure (``--failed`` in report.css)."""
+
+
+def colour(element: Any) -> str:
+    found: str = element.evaluate("e => getComputedStyle(e).color")
+    return found
+
+
+def test_a_call_that_exited_non_zero_is_marked_and_the_failure_buttons_stop_at_it(
+    served: Served, open_page: Callable[[str], Opened]
+) -> None:
+    [row] = served.answer("/api/v1/sessions", q="agent-a2898e3")["sessions"]
+    assert row["statuses"]["completed"] == 25 and row["exited_nonzero"] == 1
+    # After the last failed Read (sequence 28) the next failure is the find that exited 1.
+    seek = served.answer(f"/api/v1/sessions/{quote(CHILD, safe='')}/seek", **{"from": 28})
+    assert seek["invocation_id"] == f"{CHILD}/{FIND}" and seek["exited_nonzero"] is True
+    bars = served.answer(f"/api/v1/sessions/{quote(CHILD, safe='')}/timeline")["bars"]
+    assert [b["invocation_id"] for b in bars if b["exited_nonzero"]] == [f"{CHILD}/{FIND}"]
+    opened = open_page(f"/sessions/{quote(CHILD, safe='')}?at=28")
+    page = opened.page
+    assert opened.counts()["exited_nonzero"] == 0 and opened.counts("final-")["exited_nonzero"] == 1
+    page.click("#next-failure")
+    page.wait_for_selector(f"#invocation[data-invocation='{CHILD}/{FIND}']", timeout=10_000)
+    page.wait_for_selector("[data-testid=sequence]:text-is('85')", timeout=10_000)
+    page.wait_for_selector("#count-exited_nonzero b:text-is('1')", timeout=10_000)
+    [bar] = page.query_selector_all("#timeline rect.bar.exited")
+    # Its own colour, not the completed calls' green, and named in the legend.
+    assert bar.evaluate("e => getComputedStyle(e).fill") == "rgb(162, 59, 156)"
+    assert "exited non-zero" in page.inner_text("#timeline-legend")
+    code = page.wait_for_selector("#versions .exit-code.nonzero", timeout=10_000)
+    assert code.text_content() == "exit 1" and colour(code) == FAILED_COLOUR
+
+
+def test_no_time_and_no_exit_code_the_transcript_did_not_record_is_shown(
+    served: Served, open_page: Callable[[str], Opened]
+) -> None:
+    for session in ("aider", "traffic-bare"):
+        [row] = [r for r in served.answer("/api/v1/sessions", q=session)["sessions"]
+                 if r["session_id"] == session]  # fmt: skip
+        assert row["first_time"] is None and row["last_time"] is None
+        timeline = served.answer(f"/api/v1/sessions/{session}/timeline")
+        assert timeline["axis"] == "sequence" and timeline["origin"] is None
+        assert served.answer(f"/api/v1/sessions/{session}/scrub", at=5)["time"] is None
+        page = open_page(f"/sessions/{session}?at=5").page
+        page.wait_for_selector("#timeline[data-axis=sequence] rect.bar", timeout=10_000)
+        page.dispatch_event("#timeline rect.bar", "click")
+        page.wait_for_selector("#versions tr.version", timeout=10_000)
+        page.wait_for_selector("#tools tr:nth-child(2)", timeout=10_000)
+        text = page.inner_text("body")
+        assert "2000-01-01" not in text and " UTC" not in text and "records no time" in text
+        assert " ms" not in page.inner_text("#tools") and " s /" not in page.inner_text("#tools")
+    page = open_page(at(CHILD, READ)).page  # a Read: no process, no exit code
+    page.wait_for_selector("#versions tr.version", timeout=10_000)
+    shown = page.inner_text("[data-testid=history]").lower()  # its headings are capitals
+    assert "exit 0" not in shown and "exit code not recorded" in shown
+    record = recorded(served, CHILD, READ)
+    assert record["receipt"]["exit_code"] is None
+
+
+def test_an_edit_that_did_nothing_says_so_in_words_and_shows_no_diff(
+    served: Served, open_page: Callable[[str], Opened]
+) -> None:
+    view = served.answer(f"/api/v1/sessions/{PONY}/invocations/toolu_12/view")["view"]
+    assert view["applied"] is False and "files" not in view
+    assert view["why"].startswith("ERROR: No replacement was performed")
+    page = open_page(at(PONY, "toolu_12")).page
+    words = page.wait_for_selector("[data-testid=edit-not-applied]", timeout=10_000)
+    assert "No replacement was performed" in words.inner_text()
+    assert page.query_selector("[data-testid=edit-diff]") is None
+    assert page.query_selector(".diff-add") is None
+    page = open_page(at(PONY, "toolu_14")).page  # the edit that took: its diff
+    page.wait_for_selector("[data-testid=edit-diff] .diff-add", timeout=10_000)
+
+
+def test_a_value_cut_to_fit_the_store_is_said_on_its_call(
+    served: Served, open_page: Callable[[str], Opened]
+) -> None:
+    cut = recorded(served, CHILD, LS)["receipt"]["metadata"]["cut"]
+    page = open_page(at(CHILD, LS)).page
+    note = page.wait_for_selector("[data-testid=cut-note]", timeout=10_000)
+    assert note.inner_text().startswith(f"Cut to fit the store: {cut}")
+    assert "bytes, sha256:" in cut

@@ -14,16 +14,23 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from correx_tools import InMemoryEventStore, SessionId
+from correx_tools import (
+    InMemoryEventStore,
+    InvocationId,
+    SessionId,
+    ToolExecutionCompletedEvent,
+    ToolReceipt,
+)
 from correx_tools.core.lifecycle.record import ToolInvocationRecord
 from correx_tools.core.lifecycle.status import ToolInvocationStatus
 from correx_tools.core.replay.fold import fold_events
 from correx_tools.core.replay.projection import ToolProjector
 from correx_tools.core.report.edits import MAX_LINES, diff_lines, edit_of, search_replace_blocks
-from correx_tools.core.report.redaction import DEFAULT
+from correx_tools.core.report.redaction import DEFAULT, MASK
 from correx_tools.core.report.tool_views import command_of, tool_view
 from correx_tools.shell.transcripts.importing import import_transcripts
 
+from .strategies import completed, failed, rejected, requested, started, stored
 from .transcript_samples import DATA
 
 SAMPLES = {
@@ -124,9 +131,12 @@ def test_each_agents_edit_is_the_diff_of_the_text_it_replaced(
         if record.tool_name == tool and (view := tool_view(record, DEFAULT)) is not None
     ]
     assert edits and all(view["kind"] == "edit" for view in edits)
+    # An edit that did not take effect has no diff: only one that did says what it changed.
+    assert all(("files" in view) == view["applied"] for view in edits)
     lines = [
         (file["path"], op, text)
         for view in edits
+        if view["applied"]
         for file in view["files"]
         for hunk in file["hunks"]
         for op, text in hunk["lines"]
@@ -270,3 +280,38 @@ def test_unclosed_search_blocks_cost_one_pass() -> None:
     assert search_replace_blocks(text + "=======\ny\n>>>>>>> REPLACE") == [
         (text[len("<<<<<<< SEARCH\n") : -1], "y")
     ]
+
+
+def _edit(*ending: object) -> ToolInvocationRecord:
+    """A Claude Code edit that ends with ``ending`` (nothing: still in flight)."""
+    events = [requested("e", tool="Edit", file_path="a.py", old_string="x = 1", new_string="x = 2")]
+    state = fold_events(ToolProjector(), stored([*events, *ending])).unwrap().state
+    [record] = state.records()
+    return record
+
+
+SECRET = "sk-ant-api03-" + "Q" * 40
+
+
+def test_an_edit_shows_a_diff_only_when_it_took_effect_and_says_why_otherwise() -> None:
+    took = tool_view(_edit(started("e"), completed("e")), DEFAULT)
+    assert took is not None and took["applied"] is True and took["files"][0]["hunks"]
+    note = f"ERROR: No replacement was performed, old_str `x = 1` ({SECRET})"
+    nothing = ToolExecutionCompletedEvent(
+        invocation_id=InvocationId("e"),
+        receipt=ToolReceipt(output="ERROR", metadata={"edit_applied": "false", "edit_note": note}),
+    )
+    for ending, status, why in [
+        ((started("e"), nothing), "completed", "ERROR: No replacement was performed, old_str"),
+        ((started("e"), failed("e", reason=f"verification failed: {SECRET}")), "failed",
+         "verification failed: "),
+        ((rejected("e", reason="The user doesn't want to proceed"),), "rejected",
+         "refused before it ran: The user doesn't want to proceed"),
+        ((started("e"),), "started", "not finished"),
+        ((), "requested", "not finished"),
+    ]:  # fmt: skip
+        view = tool_view(_edit(*ending), DEFAULT)
+        assert view is not None and view["applied"] is False and "files" not in view
+        assert view["status"] == status and view["paths"] == ["a.py"]
+        assert view["why"].startswith(why) and SECRET not in view["why"], view
+        assert MASK in view["why"] or status not in ("completed", "failed")

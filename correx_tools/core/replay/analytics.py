@@ -21,6 +21,7 @@ from typing import NamedTuple, TypeVar, final
 from ..lifecycle.record import ToolInvocationRecord
 from ..lifecycle.state import ToolState
 from ..lifecycle.status import ToolInvocationStatus
+from .recorded import receipt_exited_nonzero
 
 _IN_FLIGHT = (ToolInvocationStatus.REQUESTED, ToolInvocationStatus.STARTED)
 R = TypeVar("R", int, timedelta)
@@ -80,12 +81,17 @@ class Percentiles(NamedTuple):
 
 
 class ToolStats(NamedTuple):
-    """One tool's calls in a state: counts by outcome, their rates, and durations."""
+    """One tool's calls in a state: counts by outcome, their rates, and durations.
+
+    ``exited_nonzero`` counts the completed calls whose exit code is not 0 (they are
+    among ``completed``: a non-zero exit is not a status).
+    """
 
     tool_name: str
     calls: int
     completed: int
     failed: int
+    exited_nonzero: int
     rejected: int
     in_flight: int
     queued: Percentiles
@@ -129,6 +135,8 @@ def tool_stats(state: ToolState) -> tuple[ToolStats, ...]:
             record.requested_at,
             record.started_at,
             record.completed_at,
+            nonzero=record.status is ToolInvocationStatus.COMPLETED
+            and receipt_exited_nonzero(record.receipt),
         )
     return builder.stats()
 
@@ -137,9 +145,9 @@ def tool_stats(state: ToolState) -> tuple[ToolStats, ...]:
 class ToolStatsBuilder:
     """`tool_stats` one invocation at a time, for a session too large to hold as records.
 
-    Each call keeps its tool's counters and its durations as microseconds
-    (eight bytes each); `stats` gives what `tool_stats` gives for the same
-    invocations, in any order.
+    Each call keeps its tool's counters (by status, then its non-zero exits) and its
+    durations as microseconds (eight bytes each); `stats` gives what `tool_stats` gives
+    for the same invocations, in any order.
     """
 
     __slots__ = ("_tools",)
@@ -154,26 +162,37 @@ class ToolStatsBuilder:
         requested_at: datetime,
         started_at: datetime | None,
         completed_at: datetime | None,
+        *,
+        nonzero: bool = False,
     ) -> None:
-        """Count one invocation (its fields as its record has them)."""
+        """Count one invocation (its fields as its record has them; ``nonzero``: it
+        completed with an exit code other than 0)."""
         tool = self._tools.get(tool_name)
         if tool is None:
-            tool = self._tools[tool_name] = ([0] * 5, array("q"), array("q"))
+            tool = self._tools[tool_name] = ([0] * 6, array("q"), array("q"))
         tool[0][_POSITION[status]] += 1
+        tool[0][5] += nonzero
         if started_at is not None:
             tool[1].append((started_at - requested_at) // _MICROSECOND)
             if completed_at is not None:
                 tool[2].append((completed_at - started_at) // _MICROSECOND)
 
     def add_micros(
-        self, tool_name: str, status: ToolInvocationStatus, queued: int | None, ran: int | None
+        self,
+        tool_name: str,
+        status: ToolInvocationStatus,
+        queued: int | None,
+        ran: int | None,
+        *,
+        nonzero: bool = False,
     ) -> None:
         """Count one invocation whose durations (`Durations` ``queued`` and ``ran``) are
         known already, in microseconds."""
         tool = self._tools.get(tool_name)
         if tool is None:
-            tool = self._tools[tool_name] = ([0] * 5, array("q"), array("q"))
+            tool = self._tools[tool_name] = ([0] * 6, array("q"), array("q"))
         tool[0][_POSITION[status]] += 1
+        tool[0][5] += nonzero
         if queued is not None:
             tool[1].append(queued)
         if ran is not None:
@@ -184,13 +203,14 @@ class ToolStatsBuilder:
         rows = []
         for name in sorted(self._tools):
             counts, queued, ran = self._tools[name]
-            requested, started, completed, failed, rejected = counts
+            requested, started, completed, failed, rejected, nonzero = counts
             rows.append(
                 ToolStats(
                     tool_name=name,
-                    calls=sum(counts),
+                    calls=requested + started + completed + failed + rejected,
                     completed=completed,
                     failed=failed,
+                    exited_nonzero=nonzero,
                     rejected=rejected,
                     in_flight=requested + started,
                     queued=_micro_percentiles(queued),

@@ -24,7 +24,9 @@ class InvocationOutline(NamedTuple):
 
     ``ended_seq``, ``completed_at`` and ``reason`` are ``None`` until it ends
     (``reason`` is set for a failed or rejected one); ``status`` is its status
-    after every event the outline covers.
+    after every event the outline covers. ``exit_code`` is a completed call's
+    receipt's exit code (0 also where none was recorded: only a non-zero one is
+    sure to be real, see `recorded`), ``None`` for any other.
     """
 
     invocation_id: InvocationId
@@ -38,6 +40,7 @@ class InvocationOutline(NamedTuple):
     completed_at: datetime | None
     status: ToolInvocationStatus
     reason: str | None
+    exit_code: int | None
 
 
 def outline_of(entry: InvocationEntry) -> InvocationOutline:
@@ -54,6 +57,7 @@ def outline_of(entry: InvocationEntry) -> InvocationOutline:
         entry.completed_at,
         entry.status,
         entry.reason,
+        None if entry.receipt is None else entry.receipt.exit_code,
     )
 
 
@@ -75,4 +79,5 @@ def outline_at(outline: InvocationOutline, sequence: int) -> InvocationOutline |
         completed_at=None,
         status=ToolInvocationStatus.STARTED if started else ToolInvocationStatus.REQUESTED,
         reason=None,
+        exit_code=None,
     )

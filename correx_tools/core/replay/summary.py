@@ -13,6 +13,7 @@ from ..lifecycle.record import ToolInvocationRecord
 from ..lifecycle.state import ToolState
 from ..lifecycle.status import ToolInvocationStatus
 from ..tools.ids import InvocationId, SessionId
+from .recorded import receipt_exited_nonzero
 from .timeline import RecordChange
 
 
@@ -23,7 +24,9 @@ class SessionSummary:
 
     ``counts`` has every status, zero included; ``refused`` counts the events the
     lifecycle refused by then (skipped in lenient mode); ``in_flight`` lists the
-    invocations requested or started and not ended, in request order.
+    invocations requested or started and not ended, in request order;
+    ``exited_nonzero`` counts the completed ones whose exit code is not 0 (they are
+    among ``counts``' completed: a non-zero exit is not a status, see `recorded`).
     """
 
     session_id: SessionId
@@ -32,6 +35,7 @@ class SessionSummary:
     counts: PMap[ToolInvocationStatus, int]
     refused: int
     in_flight: tuple[InvocationId, ...]
+    exited_nonzero: int
 
 
 def status_counts(records: Iterable[ToolInvocationRecord]) -> PMap[ToolInvocationStatus, int]:
@@ -58,6 +62,11 @@ def summarize(
         counts=status_counts(records),
         refused=refused,
         in_flight=tuple(r.invocation_id for r in records if not r.status.is_terminal),
+        exited_nonzero=sum(
+            1
+            for r in records
+            if r.status is ToolInvocationStatus.COMPLETED and receipt_exited_nonzero(r.receipt)
+        ),
     )
 
 

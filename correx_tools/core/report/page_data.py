@@ -7,13 +7,19 @@ document is built for it rather than for reading:
   the sequences and times of its request, start and end, each number written as
   the difference from the one before it where that keeps it short); the page
   rebuilds the session's event order from them, so no per-event list is needed;
-* ``checkpoints``: the counts by status after every ``every``-th event, so the
-  scrubber's counts at any sequence cost at most ``every`` steps;
+* ``checkpoints``: the counts by status (then refused events, then calls that
+  exited non-zero) after every ``every``-th event, so the scrubber's counts at
+  any sequence cost at most ``every`` steps; ``exited_nonzero`` lists the
+  positions of the completed calls whose exit code is not 0;
 * ``details``: the arguments, receipt and versions of the invocations worth
   opening (failed, rejected and in flight first, then the rest in request order),
   up to a count and a size, so an invocation's history opens without a store;
 * ``stats``: `tool_stats` of the final state; ``refused``: the events the
   lifecycle refused, with why (lenient mode).
+
+A session whose transcript records no time (``times`` false) is laid out by
+step: ``axis`` is ``"sequence"``, every time in the columns is an event's
+sequence (`at_sequence`), and no time or duration is written.
 
 Every string that came from the session goes through a `Redaction` first:
 nothing is written into the page unmasked.
@@ -33,12 +39,14 @@ from ..lifecycle.status import ToolInvocationStatus
 from ..lifecycle.transitions import TransitionError
 from ..replay.analytics import Percentiles, ToolStatsBuilder
 from ..replay.outline import InvocationOutline, outline_of
+from ..replay.recorded import at_sequence, exit_code_of, exited_nonzero
 from ..replay.stored_index import STATUS_CODES, InvocationEntry, record_at
 from ..tools.json_values import thaw_json
 from .redaction import DEFAULT, Redaction
 
-FORMAT = 1
-"""The version of the document's layout (the page refuses one it does not know)."""
+FORMAT = 2
+"""The version of the document's layout (the page refuses one it does not know): 2 added the
+non-zero exits and the ``axis``."""
 
 STATUSES = tuple(status.value for status in ToolInvocationStatus)
 """Status names by code minus one, as the page shows them."""
@@ -71,10 +79,13 @@ def page_data(
     *,
     redaction: Redaction = DEFAULT,
     limits: PageLimits = LIMITS,
+    times: bool = True,
 ) -> dict[str, Any]:
     """The page's document for one session: ``entries`` in request order (as
     `SessionEntries` gives them) and the refused events; every value plain JSON."""
-    builder = PageBuilder(session_id, last_sequence, redaction=redaction, limits=limits)
+    builder = PageBuilder(
+        session_id, last_sequence, redaction=redaction, limits=limits, times=times
+    )
     for entry in entries:
         builder.add(outline_of(entry))
     chosen = {position: entries[position] for position, _ in builder.wanted()}
@@ -94,7 +105,8 @@ class PageBuilder:
     """
 
     __slots__ = ("_arrays", "_at", "_checkpoints", "_details", "_every", "_ids", "_last",
-                 "_limits", "_origin", "_redaction", "_session", "_stats", "_tools")  # fmt: skip
+                 "_limits", "_nonzero", "_origin", "_redaction", "_session", "_stats", "_times",
+                 "_tools")  # fmt: skip
 
     def __init__(
         self,
@@ -103,13 +115,16 @@ class PageBuilder:
         *,
         redaction: Redaction = DEFAULT,
         limits: PageLimits = LIMITS,
+        times: bool = True,
     ) -> None:
         self._session = session_id
+        self._times = times  # false: the session records none, and is laid out by step
+        self._nonzero: list[int] = []
         self._last = last_sequence
         self._redaction = redaction
         self._limits = limits
         self._every = max(1, -(-last_sequence // limits.checkpoints))
-        self._checkpoints = [[0] * 6 for _ in range(last_sequence // self._every + 1)]
+        self._checkpoints = [[0] * 7 for _ in range(last_sequence // self._every + 1)]
         self._tools: dict[str, int] = {}
         self._ids: list[str] = []
         self._arrays = tuple(array("q") for _ in _COLUMNS)
@@ -124,6 +139,8 @@ class PageBuilder:
         # Written for speed (a million-event session has a third of a million calls): the
         # columns and the counts' moves are inlined, each time is turned into microseconds
         # once, and the tool's durations come from the columns' own numbers.
+        if not self._times:
+            call = _by_step(call)
         origin = self._origin
         if origin is None:
             origin = self._origin = call.requested_at
@@ -136,6 +153,9 @@ class PageBuilder:
         requested = (call.requested_at - origin) // _MICROSECOND
         started_at, ended_at = call.started_at, call.completed_at
         status = STATUS_CODES[call.status]
+        nonzero = exited_nonzero(call.status, call.exit_code)
+        if nonzero:
+            self._nonzero.append(len(self._ids))
         self._ids.append(self._redaction.text(call.invocation_id))
         tools = self._tools
         tool.append(tools.setdefault(call.tool_name, len(tools)))
@@ -163,17 +183,23 @@ class PageBuilder:
             else:
                 ran = ended - started
                 run.append(ran)
-        self._moves(requested_seq, started_seq, ended_seq, status)
-        # The details worth opening: failed, rejected and in flight first, then the rest.
-        self._stats.add_micros(call.tool_name, call.status, queued, ran)
-        worth = self._details[status == _COMPLETED]
+        self._moves(requested_seq, started_seq, ended_seq, status, nonzero)
+        self._stats.add_micros(call.tool_name, call.status, queued, ran, nonzero=nonzero)
+        # The details worth opening: failed, rejected, exited non-zero and in flight first,
+        # then the rest.
+        worth = self._details[status == _COMPLETED and not nonzero]
         if len(worth) < self._limits.details:
             worth.append((len(self._ids) - 1, call.invocation_id))
             return True
         return False
 
     def _moves(
-        self, requested_seq: int, started_seq: int | None, ended_seq: int | None, status: int
+        self,
+        requested_seq: int,
+        started_seq: int | None,
+        ended_seq: int | None,
+        status: int,
+        nonzero: bool,
     ) -> None:
         """The changes of one invocation's request, start and end (`_move`), in one call."""
         every, checkpoints = self._every, self._checkpoints
@@ -195,6 +221,7 @@ class PageBuilder:
                 delta = checkpoints[slot]
                 delta[before - 1] -= 1
                 delta[status - 1] += 1
+                delta[6] += nonzero
 
     def _move(self, sequence: int, before: int, after: int) -> None:
         """One change of the counts by status (five) and of refused events: it lands in the
@@ -223,7 +250,7 @@ class PageBuilder:
         redaction, limits = self._redaction, self._limits
         for stored, _ in refused:
             self._move(stored.sequence, 0, 6)
-        running = [0] * 6
+        running = [0] * 7
         counts = []
         for delta in self._checkpoints:
             running = [a + b for a, b in zip(running, delta, strict=True)]
@@ -232,10 +259,12 @@ class PageBuilder:
             "format": FORMAT,
             "session": redaction.text(self._session),
             "last": self._last,
+            "axis": "time" if self._times else "sequence",
             "origin": None if self._origin is None else _micros(self._origin),
             "statuses": STATUSES,
             "tools": [redaction.text(name) for name in self._tools],
             "invocations": {"ids": self._ids, **dict(zip(_COLUMNS, self._arrays, strict=True))},
+            "exited_nonzero": self._nonzero,
             "checkpoints": {"every": self._every, "counts": counts},
             "refused": {
                 "total": len(refused),
@@ -246,7 +275,7 @@ class PageBuilder:
                 ],
             },
             "details": self._embedded(entries),
-            "stats": [_stats_row(row, redaction) for row in self._stats.stats()],
+            "stats": [_stats_row(row, redaction, self._times) for row in self._stats.stats()],
         }
 
     def _embedded(self, entries: Mapping[int, InvocationEntry]) -> dict[str, Any]:
@@ -258,7 +287,7 @@ class PageBuilder:
             record = None if entry is None else record_at(entry, self._last)
             if entry is None or record is None:
                 continue  # not there to embed (the store changed under us): left out
-            detail = _detail(record, entry, self._redaction)
+            detail = _detail(record, entry, self._redaction, self._times)
             size += len(json.dumps(detail, ensure_ascii=False))
             if size > self._limits.details_bytes:
                 break
@@ -281,7 +310,7 @@ def plain(document: dict[str, Any]) -> dict[str, Any]:
 
 
 def _detail(
-    record: ToolInvocationRecord, entry: InvocationEntry, redaction: Redaction
+    record: ToolInvocationRecord, entry: InvocationEntry, redaction: Redaction, times: bool
 ) -> dict[str, Any]:
     receipt = record.receipt
     return {
@@ -290,14 +319,14 @@ def _detail(
         "receipt": None
         if receipt is None
         else {
-            "exit_code": receipt.exit_code,
+            "exit_code": exit_code_of(receipt),
             "output": redaction.value(thaw_json(receipt.output)),
             "metadata": redaction.value(thaw_json(receipt.metadata)),
         },
         "reason": None if record.reason is None else redaction.short_text(record.reason),
         "recoverable": record.recoverable,
         "versions": [
-            [sequence, at.isoformat()]
+            [sequence, at.isoformat() if times else None]
             for sequence, at in (
                 (entry.requested_seq, entry.requested_at),
                 (entry.started_seq, entry.started_at),
@@ -318,17 +347,28 @@ def _refusal(stored: StoredEvent, error: TransitionError, redaction: Redaction) 
     ]
 
 
-def _stats_row(stats: Any, redaction: Redaction) -> dict[str, Any]:
+def _stats_row(stats: Any, redaction: Redaction, times: bool) -> dict[str, Any]:
     return {
         "tool": redaction.text(stats.tool_name),
         "calls": stats.calls,
         "completed": stats.completed,
         "failed": stats.failed,
+        "exited_nonzero": stats.exited_nonzero,
         "rejected": stats.rejected,
         "in_flight": stats.in_flight,
-        "queued": _micros_of(stats.queued),
-        "ran": _micros_of(stats.ran),
+        "queued": _micros_of(stats.queued) if times else [None] * 3,
+        "ran": _micros_of(stats.ran) if times else [None] * 3,
     }
+
+
+def _by_step(call: InvocationOutline) -> InvocationOutline:
+    """The call with its events' sequences standing for their times (`at_sequence`)."""
+    started, ended = call.started_seq, call.ended_seq
+    return call._replace(
+        requested_at=at_sequence(call.requested_seq),
+        started_at=None if started is None else at_sequence(started),
+        completed_at=None if ended is None else at_sequence(ended),
+    )
 
 
 def _micros_of(values: Percentiles) -> list[int | None]:

@@ -2,10 +2,18 @@
 terminal, a subagent's call as a link to the subagent's session.
 
 `tool_view` gives the pages plain data to draw (`core.report.edits` reads the
-edits): ``{"kind": "edit", "files": [...]}``, ``{"kind": "shell", "command",
-"output", "exit_code", "status"}`` or ``None`` for a call read best as its
-arguments and output. Every string in it is masked by the redaction the page
-uses, as everything else the page shows; the page sets each as text.
+edits): ``{"kind": "edit", "applied": true, "files": [...]}``, ``{"kind":
+"shell", "command", "output", "exit_code", "status"}`` or ``None`` for a call
+read best as its arguments and output. Every string in it is masked by the
+redaction the page uses, as everything else the page shows; the page sets each
+as text.
+
+A diff says what an edit changed, so an edit gets one only when it took
+effect: it completed, and its receipt does not say the tool changed nothing
+(``edit_applied: "false"``). Any other edit is ``{"kind": "edit", "applied":
+false, "why", "status", "paths"}``: in words, why nothing changed (the tool's
+own note, the failure's reason, ``refused before it ran``, ``not finished``),
+and the files it was about, with no hunks.
 """
 
 from __future__ import annotations
@@ -17,6 +25,7 @@ from typing import Any
 
 from ..lifecycle.record import ToolInvocationRecord
 from ..lifecycle.status import ToolInvocationStatus
+from ..replay.recorded import edit_not_applied, exit_code_of
 from ..replay.stored_index import InvocationEntry, record_at
 from ..tools.json_values import thaw_json
 from .edits import edit_of
@@ -48,7 +57,16 @@ def tool_view(record: ToolInvocationRecord, redaction: Redaction | None) -> dict
         return None
     files = edit_of(record.tool_name, arguments)
     if files is not None:
-        return {"kind": "edit", "files": files}
+        why = _not_applied(record, masked)
+        if why is None:
+            return {"kind": "edit", "applied": True, "files": files}
+        return {
+            "kind": "edit",
+            "applied": False,
+            "why": why,
+            "status": record.status.value,
+            "paths": [f["path"] for f in files],
+        }
     if record.tool_name in SHELL_TOOLS or record.tool_name.endswith("__shell"):
         command = command_of(arguments)
         if command is not None:
@@ -94,13 +112,27 @@ def command_of(arguments: Mapping[str, Any]) -> str | None:
     return None
 
 
+def _not_applied(record: ToolInvocationRecord, masked: _Masked) -> str | None:
+    """Why an edit changed nothing, in words (masked whole, then cut); ``None`` for one that
+    took effect."""
+    status = record.status
+    if status is ToolInvocationStatus.COMPLETED:
+        note = edit_not_applied(record.receipt)
+        return None if note is None else masked.short(note)
+    if status is ToolInvocationStatus.FAILED:
+        return masked.short(record.reason or "it failed")
+    if status is ToolInvocationStatus.REJECTED:
+        reason = record.reason
+        return "refused before it ran" + ("" if not reason else f": {masked.short(reason)}")
+    return "not finished"
+
+
 def _shell(record: ToolInvocationRecord, command: str, masked: _Masked) -> dict[str, Any]:
     receipt = record.receipt
     status = record.status
     if receipt is not None:
         output: str | None = _text(masked.value(thaw_json(receipt.output)))
-        known = receipt.metadata.get("exit_code_known") != "false"
-        exit_code = receipt.exit_code if known else None
+        exit_code = exit_code_of(receipt)
     else:
         output = None if record.reason is None else masked.value(record.reason)
         exit_code = None
@@ -141,3 +173,12 @@ class _Masked:
 
     def value(self, value: Any) -> Any:
         return value if self.redaction is None else self.redaction.masked(value)
+
+    def short(self, text: str) -> str:
+        """A sentence the view says: masked whole, then cut to `MAX_WHY` characters."""
+        shown: str = self.value(text)
+        return shown if len(shown) <= MAX_WHY else shown[:MAX_WHY] + "…"
+
+
+MAX_WHY = 2_000
+"""Characters of a reason a view says (the call's history has it whole)."""

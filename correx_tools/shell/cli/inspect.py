@@ -32,6 +32,7 @@ from .loading import (
     in_range,
     opened_session,
     repository_for,
+    times_recorded,
 )
 from .readable import counted
 from .render import (
@@ -47,8 +48,8 @@ from .sources import open_store
 
 REFUSED_SHOWN = 10
 TOOLS_SHOWN = 10
-SESSION_COLUMNS = ("session", "events", "invocations", "completed", "failed", "rejected",
-                   "open", "refused")  # fmt: skip
+SESSION_COLUMNS = ("session", "events", "invocations", "completed", "failed", "exit ≠ 0",
+                   "rejected", "open", "refused")  # fmt: skip
 
 
 def cmd_sessions(args: argparse.Namespace) -> int:
@@ -74,6 +75,7 @@ def cmd_sessions(args: argparse.Namespace) -> int:
                         r["invocations"],
                         r["statuses"]["completed"],
                         r["statuses"]["failed"],
+                        r["exited_nonzero"],
                         r["statuses"]["rejected"],
                         r["statuses"]["requested"] + r["statuses"]["started"],
                         r["refused_events"],
@@ -103,7 +105,8 @@ def _imported(rows: list[dict[str, Any]], counts: str) -> str:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    with opened_session(args, lenient=args.lenient) as (_, session, view):
+    with opened_session(args, lenient=args.lenient) as (store, session, view):
+        times = times_recorded(store, session)
         at = asked_at(args, view)
         summary = answered(view.summary(at), session, lenient=args.lenient)
         refused = view.refused(at, limit=None if args.json else REFUSED_SHOWN)
@@ -113,13 +116,15 @@ def cmd_replay(args: argparse.Namespace) -> int:
             if everything
             else answered(view.latest(args.limit, at), session, lenient=True)
         )
-    document = state_document(session, at, summary, records, refused)
+    document = state_document(session, at, summary, records, refused, times=times)
 
     def text() -> str:
         lines = [
             f"session {one_line(session)} at sequence {at}: "
-            + invocations_by_status(summary.invocations, summary.counts)
+            + invocations_by_status(summary.invocations, summary.counts, summary.exited_nonzero)
         ]
+        if not times:
+            lines.append(NO_TIMES)
         if summary.refused:
             lines.append(
                 f"{counted(summary.refused, 'event')} refused by the lifecycle and skipped "
@@ -132,27 +137,46 @@ def cmd_replay(args: argparse.Namespace) -> int:
                 f"the last {len(records):,} of {counted(summary.invocations, 'invocation')} "
                 "(--limit 0 shows all):"
             )
-        lines.append(records_table(records, session))
+        lines.append(records_table(records, session, times=times))
         return "\n".join(lines)
 
     emit(args, document, text)
     return 0
 
 
-def invocations_by_status(total: int, counts: Mapping[ToolInvocationStatus, int]) -> str:
-    """``2,500 invocations (2,257 completed, 194 failed, 49 rejected)``: the statuses that
-    have any, in the lifecycle's order."""
-    shown = ", ".join(f"{n:,} {s}" for s, n in by_status(counts).items() if n)
+def invocations_by_status(
+    total: int, counts: Mapping[ToolInvocationStatus, int], exited_nonzero: int = 0
+) -> str:
+    """``2,500 invocations (2,257 completed, 12 of them exited non-zero, 194 failed, 49
+    rejected)``: the statuses that have any, in the lifecycle's order, the non-zero exits
+    (which are among the completed calls) beside them."""
+    said = [f"{n:,} {s}" for s, n in by_status(counts).items() if n]
+    if exited_nonzero:
+        at = next(k for k, part in enumerate(said) if part.endswith(" completed"))
+        said.insert(at + 1, f"{exited_nonzero:,} of them exited non-zero")
+    shown = ", ".join(said)
     return counted(total, "invocation") + (f" ({shown})" if shown else "")
 
 
+NO_TIMES = (
+    "the transcript records no time for its steps: none is shown (their order is the sequences')"
+)
+"""What a command about a session says when its transcript records no time."""
+
+
 def cmd_history(args: argparse.Namespace) -> int:
-    with opened_session(args, lenient=True) as (_, session, view):
+    with opened_session(args, lenient=True) as (store, session, view):
+        times = times_recorded(store, session)
         invocation = find_invocation(view, args.invocation)
         history = answered(view.history(invocation), session, lenient=True)
         refused = refused_about(view.refused(), invocation)
     rows = [
-        (str(sequence), iso_time(_made_at(record)), record.status.name, record_detail(record))
+        (
+            str(sequence),
+            iso_time(_made_at(record)) if times else None,
+            record.status.name,
+            record_detail(record, notes=True),
+        )
         for sequence, record in history
     ]
 
@@ -163,12 +187,14 @@ def cmd_history(args: argparse.Namespace) -> int:
             f"in session {one_line(session)}",
             table(["sequence", "recorded at", "status", "detail"], rows, squeeze=("detail",)),
         ]
+        if not times:
+            lines.insert(1, NO_TIMES)
         if refused:
             lines.append(f"{counted(len(refused), 'event')} about it refused by the lifecycle:")
             lines.extend(f"  {error}" for _, error in refused)
         return "\n".join(lines)
 
-    emit(args, history_document(session, invocation, history, refused), text)
+    emit(args, history_document(session, invocation, history, refused, times=times), text)
     return 0
 
 
@@ -182,7 +208,8 @@ def _made_at(record: ToolInvocationRecord) -> Any:
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
-    with opened_session(args, lenient=True) as (_, session, view):
+    with opened_session(args, lenient=True) as (store, session, view):
+        times = times_recorded(store, session)
         a, b = in_range(view, args.a, "A"), in_range(view, args.b, "B")
         if a > b:
             raise CliError(f"A={a} is after B={b}: diff goes forward in time")
@@ -196,7 +223,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
     if args.summary:
         emit(args, diff_summary_document(session, counts), lambda: summary_text(heading, counts))
         return 0
-    document = diff_document(session, a, b, changes)
+    document = diff_document(session, a, b, changes, times=times)
     document.update(total=counts.total, limit=limit)
 
     def text() -> str:

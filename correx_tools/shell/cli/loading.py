@@ -28,6 +28,7 @@ from ..replay.replayer import CANNOT_READ, EventReplayer
 from ..replay.repository import DefaultToolRepository
 from ..replay.view import SessionView
 from ..stores.port import EventStore, IndexedStore
+from ..transcripts.description import session_description
 from .errors import CliError
 from .sources import note_unindexed, open_store
 from .terminal import Progress
@@ -146,6 +147,13 @@ def opened_session(args: argparse.Namespace, *, lenient: bool) -> Iterator[Opene
     repository = repository_for(store, args.source, lenient=lenient)
     with repository.view(session) as view:
         yield OpenedSession(store, session, view)
+
+
+def times_recorded(store: EventStore, session: SessionId) -> bool:
+    """Whether the session's times are real: false for one imported from a transcript that
+    records no time (its description says so; only its first event is read)."""
+    described = session_description(store, session)
+    return described is None or described.times_recorded
 
 
 def asked_at(args: argparse.Namespace, view: SessionView) -> int:

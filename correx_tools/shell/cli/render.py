@@ -14,6 +14,7 @@ from datetime import datetime
 from ...core.lifecycle.record import ToolInvocationRecord
 from ...core.lifecycle.state import ToolState
 from ...core.lifecycle.status import ToolInvocationStatus
+from ...core.replay.recorded import cut_note, edit_not_applied, exit_code_of
 from ...core.replay.timeline import RecordChange
 from ...core.tools.short_ids import short_invocation_id
 from .errors import CliError
@@ -155,12 +156,26 @@ def _short_time(moment: datetime | None) -> str:
     return "-" if moment is None else moment.strftime("%H:%M:%S.%f")[:-3]
 
 
-def record_detail(record: ToolInvocationRecord) -> str:
+def _no_time(moment: datetime | None) -> str:
+    return "-"
+
+
+def record_detail(record: ToolInvocationRecord, *, notes: bool = False) -> str:
+    """How the call ended, in a cell: its reason, or its exit code where one was recorded
+    (none is made up: a call whose transcript states none shows none). With ``notes``, also
+    an edit that did not take effect and what an import cut, in their own words."""
     if record.reason is not None:
         return record.reason
-    if record.receipt is not None:
-        return f"exit {record.receipt.exit_code}"
-    return ""
+    receipt = record.receipt
+    if receipt is None:
+        return ""
+    code = exit_code_of(receipt)
+    said = [] if code is None else [f"exit {code}"]
+    if notes:
+        edit, cut = edit_not_applied(receipt), cut_note(receipt)
+        said += [] if edit is None else [f"edit not applied: {edit}"]
+        said += [] if cut is None else [f"cut to fit the store: {cut}"]
+    return " · ".join(said)
 
 
 def status_counts(state: ToolState) -> dict[str, int]:
@@ -168,9 +183,13 @@ def status_counts(state: ToolState) -> dict[str, int]:
     return {status.value: counts.get(status.value, 0) for status in ToolInvocationStatus}
 
 
-def records_table(records: Sequence[ToolInvocationRecord], session: str | None = None) -> str:
-    """The records, one a row; in a session the text names, ids without its prefix."""
+def records_table(
+    records: Sequence[ToolInvocationRecord], session: str | None = None, *, times: bool = True
+) -> str:
+    """The records, one a row; in a session the text names, ids without its prefix.
+    ``times`` false (the session records none): no time is shown."""
     ids = shown_ids(session, [r.invocation_id for r in records])
+    when = _short_time if times else _no_time
     return table(
         ["invocation", "tool", "status", "requested", "completed", "detail"],
         [
@@ -178,8 +197,8 @@ def records_table(records: Sequence[ToolInvocationRecord], session: str | None =
                 ids[r.invocation_id],
                 r.tool_name,
                 r.status.name,
-                _short_time(r.requested_at),
-                _short_time(r.completed_at),
+                when(r.requested_at),
+                when(r.completed_at),
                 record_detail(r),
             )
             for r in records

@@ -10,7 +10,7 @@ from pathlib import Path
 from ...core.report.redaction import Redaction
 from ..report.page import page_document, write_page
 from .errors import CliError
-from .loading import SESSION_HELP, answered
+from .loading import SESSION_HELP, answered, times_recorded
 from .output import STANDARD_OUTPUT, output_argument, whole_file
 from .readable import counted
 from .render import emit, one_line
@@ -24,8 +24,11 @@ def cmd_report(args: argparse.Namespace) -> int:
         raise CliError(str(error)) from None
     if args.output == STANDARD_OUTPUT and args.json:
         raise CliError("-o - writes the page itself to standard output; --json describes a file")
-    with streamed_session(args) as (_, session, _, view):
-        data = answered(page_document(view, redaction=redaction), session, lenient=args.lenient)
+    with streamed_session(args) as (store, session, _, view):
+        times = times_recorded(store, session)
+        data = answered(
+            page_document(view, redaction=redaction, times=times), session, lenient=args.lenient
+        )
     if args.output == STANDARD_OUTPUT:  # the page alone, for a pipe
         write_page(sys.stdout.buffer, data)
         sys.stdout.flush()

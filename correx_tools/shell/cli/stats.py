@@ -9,8 +9,9 @@ from datetime import datetime, timedelta
 from ...core.lifecycle.status import ToolInvocationStatus
 from ...core.replay.analytics import Percentiles, ToolStats, ToolStatsBuilder
 from ...core.replay.outline import InvocationOutline
-from ..replay.documents import stats_document
-from .loading import SESSION_HELP, answered
+from ...core.replay.recorded import exited_nonzero
+from ..replay.documents import NO_DURATIONS, stats_document
+from .loading import SESSION_HELP, answered, times_recorded
 from .readable import counted, duration
 from .render import emit, one_line, table
 from .streaming import streamed_session
@@ -21,10 +22,12 @@ _IN_FLIGHT = frozenset({ToolInvocationStatus.REQUESTED, ToolInvocationStatus.STA
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
-    with streamed_session(args) as (_, session, at, view):
+    with streamed_session(args) as (store, session, at, view):
+        times = times_recorded(store, session)
         outlines = answered(view.outlines(at), session, lenient=args.lenient)
         stats, flying = session_stats(outlines)
-    document = stats_document(session, at, stats, flying)
+    document = stats_document(session, at, stats, flying, times=times)
+    spread = _spread if times else _none
 
     def text() -> str:
         rows = [
@@ -33,23 +36,27 @@ def cmd_stats(args: argparse.Namespace) -> int:
                 row.calls,
                 f"{row.completed:,} ({row.completed_rate:.0%})",
                 f"{row.failed:,} ({row.failed_rate:.0%})",
+                row.exited_nonzero,
                 f"{row.rejected:,} ({row.rejected_rate:.0%})",
                 row.in_flight,
-                _spread(row.queued),
-                _spread(row.ran),
+                spread(row.queued),
+                spread(row.ran),
             )
             for row in stats
         ]
+        nonzero = sum(r.exited_nonzero for r in stats)
         lines = [
             f"session {one_line(session)} at sequence {at}: "
             f"{counted(sum(r.calls for r in stats), 'invocation')} of "
-            f"{counted(len(stats), 'tool')}, {f'{len(flying):,}' if flying else 'none'} in flight",
+            f"{counted(len(stats), 'tool')}, {f'{len(flying):,}' if flying else 'none'} in flight"
+            + (f", {nonzero:,} exited non-zero" if nonzero else ""),
             table(
                 [
                     "tool",
                     "calls",
                     "completed",
                     "failed",
+                    "exit ≠ 0",
                     "rejected",
                     "in flight",
                     "queued p50/p95/max",
@@ -59,6 +66,8 @@ def cmd_stats(args: argparse.Namespace) -> int:
                 squeeze=("tool",),
             ),
         ]
+        if not times:
+            lines.append(NO_DURATIONS)
         return "\n".join(lines)
 
     emit(args, document, text)
@@ -74,8 +83,9 @@ def session_stats(
     add = builder.add
     flying: list[tuple[datetime, str, InFlight]] = []
     for (invocation, tool, _, _, requested_at, _, started_at, _, ended_at, status,
-         _) in outlines:  # fmt: skip
-        add(tool, status, requested_at, started_at, ended_at)
+         _, exit_code) in outlines:  # fmt: skip
+        add(tool, status, requested_at, started_at, ended_at,
+            nonzero=exited_nonzero(status, exit_code))  # fmt: skip
         if status in _IN_FLIGHT:
             queued = None if started_at is None else started_at - requested_at
             flying.append((requested_at, invocation, (invocation, tool, status, queued)))
@@ -89,6 +99,10 @@ def add_stats_arguments(parser: argparse.ArgumentParser, source_help: str) -> No
     parser.add_argument("session", metavar="SESSION", help=SESSION_HELP)
     parser.add_argument("--at", type=int, metavar="SEQ", help="the state right after this sequence")
     parser.add_argument("--lenient", action="store_true", help="skip events the lifecycle refuses")
+
+
+def _none(spread: Percentiles) -> str:
+    return "-"
 
 
 def _spread(spread: Percentiles) -> str:

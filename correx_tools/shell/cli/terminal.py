@@ -134,6 +134,23 @@ def status(label: str, stream: TextIO) -> Iterator[None]:
         yield
 
 
+def _styled(cell: str, escape: Any) -> str:
+    """A cell as ``rich`` draws it: a status in its colour, and an exit code other than 0
+    (``exit 1``, at the start of a cell) in the colour of a failure."""
+    style = _STATUS_STYLES.get(cell.lower())
+    if style is None and _nonzero_exit(cell):
+        style = _STATUS_STYLES["failed"]
+    return escape(cell) if style is None else f"[{style}]{escape(cell)}[/]"
+
+
+def _nonzero_exit(cell: str) -> bool:
+    """Whether a cell starts by saying an exit code other than 0 (``exit 1 · …``)."""
+    if not cell.startswith("exit "):
+        return False
+    code = cell[5:].split(" ", 1)[0].removeprefix("-")
+    return code.isascii() and code.isdigit() and int(code) != 0
+
+
 def rich_table(
     headers: Sequence[str], rows: Sequence[Sequence[str]], *, right: Sequence[bool] = ()
 ) -> str:
@@ -157,14 +174,7 @@ def rich_table(
     for header, r in zip(headers, aligned, strict=True):
         drawn.add_column(header, justify="right" if r else "left", no_wrap=True)
     for cells in rows:
-        drawn.add_row(
-            *(
-                f"[{_STATUS_STYLES[c.lower()]}]{escape(c)}[/]"
-                if c.lower() in _STATUS_STYLES
-                else escape(c)
-                for c in cells
-            )
-        )
+        drawn.add_row(*(_styled(c, escape) for c in cells))
     buffer = StringIO()
     width = shutil.get_terminal_size((120, 24)).columns
     Console(file=buffer, force_terminal=True, width=width, no_color="NO_COLOR" in os.environ).print(

@@ -5,6 +5,12 @@ these with ``--json``, and ``correx-tools serve`` answers its API with the very
 same functions, so the two cannot drift apart. Each builder takes the answers
 the repository gave and an optional `Redaction`: the command prints a session
 as it is (``None``); the server masks what it sends unless told not to.
+
+They show only what the session recorded (`correx_tools.core.replay.recorded`):
+an exit code no transcript stated is ``null``, and in a session whose transcript
+records no time (``times`` false: its description says so) every time is
+``null`` and no duration is computed, the document saying ``"times_recorded":
+false``. A non-zero exit is counted beside the statuses (``exited_nonzero``).
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ from ...core.lifecycle.record import ToolInvocationRecord
 from ...core.lifecycle.status import ToolInvocationStatus
 from ...core.lifecycle.transitions import TransitionError
 from ...core.replay.analytics import Percentiles, ToolStats
+from ...core.replay.recorded import exit_code_of
 from ...core.replay.summary import DiffSummary, SessionSummary
 from ...core.replay.timeline import RecordChange
 from ...core.report.redaction import Redaction
@@ -55,8 +62,10 @@ class _Shown:
         return value if self._redaction is None else self._redaction.value(value)
 
 
-def record_json(record: ToolInvocationRecord, redaction: Redaction | None = None) -> dict[str, Any]:
-    """A record as plain JSON."""
+def record_json(
+    record: ToolInvocationRecord, redaction: Redaction | None = None, *, times: bool = True
+) -> dict[str, Any]:
+    """A record as plain JSON (``times`` false: the session records none, shown as ``null``)."""
     shown = _Shown(redaction)
     receipt = record.receipt
     return {
@@ -65,16 +74,16 @@ def record_json(record: ToolInvocationRecord, redaction: Redaction | None = None
         "tier": record.tier.value,
         "status": record.status.value,
         "arguments": shown.value(thaw_json(record.request.arguments)),
-        "requested_at": iso_time(record.requested_at),
-        "started_at": iso_time(record.started_at),
-        "completed_at": iso_time(record.completed_at),
+        "requested_at": iso_time(record.requested_at) if times else None,
+        "started_at": iso_time(record.started_at) if times else None,
+        "completed_at": iso_time(record.completed_at) if times else None,
         "reason": None if record.reason is None else shown.message(record.reason),
         "recoverable": record.recoverable,
         "receipt": None
         if receipt is None
         else {
             "output": shown.value(thaw_json(receipt.output)),
-            "exit_code": receipt.exit_code,
+            "exit_code": exit_code_of(receipt),
             "metadata": shown.value(thaw_json(receipt.metadata)),
         },
     }
@@ -99,6 +108,7 @@ def session_row(
         "events": summary.sequence,
         "invocations": summary.invocations,
         "statuses": by_status(summary.counts),
+        "exited_nonzero": summary.exited_nonzero,
         "refused_events": summary.refused,
         "transcript": None
         if transcript is None
@@ -117,14 +127,17 @@ def state_document(
     refused: Sequence[tuple[StoredEvent, TransitionError]],
     *,
     redaction: Redaction | None = None,
+    times: bool = True,
 ) -> dict[str, Any]:
     """``replay --at K --json``: the session right after event ``at``."""
     shown = _Shown(redaction)
     return {
         "session_id": shown.text(session_id),
         "at": at,
-        "invocations": [record_json(r, redaction) for r in records],
+        "times_recorded": times,
+        "invocations": [record_json(r, redaction, times=times) for r in records],
         "statuses": by_status(summary.counts),
+        "exited_nonzero": summary.exited_nonzero,
         "quarantined": [
             {"sequence": e.sequence, "error": shown.message(str(err))} for e, err in refused
         ],
@@ -138,6 +151,7 @@ def history_document(
     refused: Iterable[tuple[int, str]],
     *,
     redaction: Redaction | None = None,
+    times: bool = True,
 ) -> dict[str, Any]:
     """``history --json``: each version of one invocation's record, and the events about it
     the lifecycle refused."""
@@ -145,7 +159,10 @@ def history_document(
     return {
         "session_id": shown.text(session_id),
         "invocation_id": shown.text(invocation_id),
-        "versions": [{"sequence": s, "record": record_json(r, redaction)} for s, r in history],
+        "times_recorded": times,
+        "versions": [
+            {"sequence": s, "record": record_json(r, redaction, times=times)} for s, r in history
+        ],
         "refused": [{"sequence": s, "error": shown.message(e)} for s, e in refused],
     }
 
@@ -162,12 +179,15 @@ def refused_about(
     ]
 
 
-def change_json(change: RecordChange, redaction: Redaction | None = None) -> dict[str, Any]:
+def change_json(
+    change: RecordChange, redaction: Redaction | None = None, *, times: bool = True
+) -> dict[str, Any]:
     """One invocation added or changed between two sequences."""
+    before = change.before
     return {
         "invocation_id": _Shown(redaction).text(change.invocation_id),
-        "before": None if change.before is None else record_json(change.before, redaction),
-        "after": record_json(change.after, redaction),
+        "before": None if before is None else record_json(before, redaction, times=times),
+        "after": record_json(change.after, redaction, times=times),
     }
 
 
@@ -178,13 +198,15 @@ def diff_document(
     changes: Iterable[RecordChange],
     *,
     redaction: Redaction | None = None,
+    times: bool = True,
 ) -> dict[str, Any]:
     """``diff --json``: the invocations added or changed from right after ``a`` to ``b``."""
     return {
         "session_id": _Shown(redaction).text(session_id),
         "a": a,
         "b": b,
-        "changes": [change_json(c, redaction) for c in changes],
+        "times_recorded": times,
+        "changes": [change_json(c, redaction, times=times) for c in changes],
     }
 
 
@@ -217,41 +239,61 @@ def stats_document(
     in_flight: Iterable[tuple[str, str, ToolInvocationStatus, timedelta | None]],
     *,
     redaction: Redaction | None = None,
+    times: bool = True,
 ) -> dict[str, Any]:
     """``stats --json``: per-tool counts, rates and durations at ``at``, and what is in
-    flight there (``(id, tool, status, queued)`` of each, oldest request first)."""
+    flight there (``(id, tool, status, queued)`` of each, oldest request first). In a
+    session that records no time every duration is ``null``, and ``note`` says why."""
     shown = _Shown(redaction)
-    return {
+    rows = [stats_json(row, redaction, times=times) for row in stats]
+    document: dict[str, Any] = {
         "session_id": shown.text(session_id),
         "at": at,
-        "tools": [stats_json(row, redaction) for row in stats],
+        "times_recorded": times,
+        "exited_nonzero": sum(row["exited_nonzero"] for row in rows),
+        "tools": rows,
         "in_flight": [
             {
                 "invocation_id": shown.text(invocation),
                 "tool_name": shown.text(tool),
                 "status": status.value,
-                "queued_seconds": seconds(queued),
+                "queued_seconds": seconds(queued) if times else None,
             }
             for invocation, tool, status, queued in in_flight
         ],
     }
+    if not times:
+        document["note"] = NO_DURATIONS
+    return document
 
 
-def stats_json(row: ToolStats, redaction: Redaction | None = None) -> dict[str, Any]:
-    """One tool's row of ``stats --json``."""
+NO_DURATIONS = (
+    "no durations: the transcript records no time for its steps (their order is the sequences')"
+)
+"""What ``stats`` says of a session whose transcript records no time."""
+
+
+def stats_json(
+    row: ToolStats, redaction: Redaction | None = None, *, times: bool = True
+) -> dict[str, Any]:
+    """One tool's row of ``stats --json`` (``times`` false: its durations ``null``)."""
     return {
         "tool_name": _Shown(redaction).text(row.tool_name),
         "calls": row.calls,
         "completed": row.completed,
         "failed": row.failed,
+        "exited_nonzero": row.exited_nonzero,
         "rejected": row.rejected,
         "in_flight": row.in_flight,
         "completed_rate": row.completed_rate,
         "failed_rate": row.failed_rate,
         "rejected_rate": row.rejected_rate,
-        "queued_seconds": _percentiles_json(row.queued),
-        "ran_seconds": _percentiles_json(row.ran),
+        "queued_seconds": _percentiles_json(row.queued if times else _NONE),
+        "ran_seconds": _percentiles_json(row.ran if times else _NONE),
     }
+
+
+_NONE = Percentiles(None, None, None)
 
 
 def _percentiles_json(spread: Percentiles) -> dict[str, float | None]:

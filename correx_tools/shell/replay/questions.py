@@ -232,6 +232,7 @@ class FromIndex:
                     e.invocation_id
                     for e in self._index.open_entries(sequence, counts[0] + counts[1])
                 ),
+                exited_nonzero=self._index.exited_nonzero(sequence, counts[2]),
             )
         )
 

@@ -23,7 +23,26 @@ var CX = (function () {
   var WAYS = [[1, 1000, function (n) { return n + " µs"; }], [1000, 1000, function (n) { return n + " ms"; }], [1e5, 600, function (n) { return Math.floor(n / 10) + "." + n % 10 + " s"; }], [1e6, 3600, function (n) { return two(n, 60, "min", "s"); }], [6e7, 1440, function (n) { return two(n, 60, "h", "min"); }], [3.6e9, Infinity, function (n) { return two(n, 24, "d", "h"); }]];
   function dur(us) { if (us == null) return "–"; if (us < 0) return "-" + dur(-us); us = Math.round(us); if (us === 0) return "0 s"; for (var i = 0; ; i++) { var w = WAYS[i], n = Math.floor((us + Math.floor(w[0] / 2)) / w[0]); if (n < w[1]) return w[2](n); } }
   function clock(origin, us) { var d = new Date((origin + us) / 1000); return d.toISOString().replace("T", " ").replace("Z", " UTC"); }
-  function chip(prefix, status, n) { var c = el("span", null, "chip"); c.id = prefix ? prefix + status : ""; if (prefix === "count-") c.setAttribute("data-testid", "count-" + status); c.title = means(status) || ""; c.appendChild(el("span", null, "dot " + status)); c.appendChild(document.createTextNode(status + " ")); c.appendChild(el("b", fmtNum(n))); return c; }
+  // A count: "failed 3". The non-zero exits' chip (key "exited_nonzero") reads "exited non-zero".
+  var LABELS = { exited_nonzero: "exited non-zero" };
+  function chip(prefix, status, n) { var c = el("span", null, "chip"), label = LABELS[status] || status; c.id = prefix ? prefix + status : ""; if (prefix === "count-") c.setAttribute("data-testid", "count-" + status); c.title = means(label) || ""; c.appendChild(el("span", null, "dot " + (status === "exited_nonzero" ? "exited" : status))); c.appendChild(document.createTextNode(label + " ")); c.appendChild(el("b", fmtNum(n))); return c; }
+  // The chips of counts by status, the non-zero exits beside "failed" (they are among the
+  // completed calls: a non-zero exit is not a status of its own).
+  function chips(box, prefix, counts, nonzero) {
+    box.replaceChildren();
+    ["requested", "started", "completed", "failed"].forEach(function (s) { box.appendChild(chip(prefix, s, counts[s])); });
+    box.appendChild(chip(prefix, "exited_nonzero", nonzero)); box.appendChild(chip(prefix, "rejected", counts.rejected));
+  }
+  // An exit code as the pages say it: "exit 1" in the colour of a failure, "exit 0"; none
+  // where none was recorded (a file read, a transcript that states none).
+  function exitCode(code, cls) { return el("span", "exit " + code, (cls || "exit-code") + (code ? " nonzero" : " zero")); }
+  // The legend of the timeline's colours.
+  function legend(box) {
+    box.replaceChildren();
+    [["requested", "requested"], ["started", "started"], ["completed", "completed"], ["exited", "exited non-zero"], ["failed", "failed"], ["rejected", "rejected"]].forEach(function (l) {
+      var item = el("span", null, "legend-item"); item.title = means(l[1]) || ""; item.appendChild(el("span", null, "dot " + l[0])); item.appendChild(document.createTextNode(l[1])); box.appendChild(item);
+    });
+  }
   function short(name) { return name.length > 20 ? name.slice(0, 19) + "…" : name; }
   // An invocation's id without its session's own prefix, as the command prints it
   // (core/tools/short_ids.py: short_invocation_id), held to it by a test.
@@ -39,13 +58,15 @@ var CX = (function () {
   var GLOSSARY = [
     ["requested", "The agent asked for the call; it has not started."],
     ["started", "The call is running."],
-    ["completed", "The call ran to its end and gave a result (its exit code may still say it went wrong)."],
+    ["completed", "The call ran to its end and gave a result (its exit code may still say it went wrong: then it also counts as exited non-zero)."],
+    ["exited non-zero", "The call ran to its end, but its exit code is not 0: the command says it went wrong. It is one of the completed calls, drawn in its own colour; the failure keys and buttons stop at it."],
     ["failed", "The call could not run, or ended in an error; the reason says why, and whether the agent could go on (recoverable)."],
     ["rejected", "The call was turned down before it ran: by a policy, or by the person asked to approve it."],
     ["in flight", "Requested or started, and not ended yet."],
     ["refused", "An event the lifecycle does not allow (a second start, a result after the call ended, a call never requested). The store keeps it; a strict replay stops there, a lenient one (serve --lenient) skips it and lists it here with why."],
     ["tier", "How much approval a tool needs before it runs: auto (none), confirm (a person confirms), elevated (the most: shell commands, network access)."],
     ["sequence", "An event's number in its session: 1, 2, 3 and on. \"At K\" is the state right after event K; 0 is before the first."],
+    ["step", "A session whose transcript records no time is laid out by its events' sequences: its timeline's axis counts events, and no time or duration is shown."],
     ["short id", "A call's id without its session's id in front, as the command prints it; point at it for the whole id."],
     ["recoverable", "Whether the agent could go on after the failure (retry, or do something else)."],
     ["illegal transition", "A refused event that its call's status does not allow, such as a start after the call ended."],
@@ -64,9 +85,11 @@ var CX = (function () {
   // -- the timeline ---------------------------------------------------------------------------
   // model: lanes (tool names), view [from, to] and end (microseconds after origin), origin
   // (microseconds since 1970; null for a session without calls), mode "bars" or "buckets", visible (calls in view), bars
-  // [{key, id, tool, status, req, start, end}] (null: none; a start may come before its
+  // [{key, id, tool, status, nonzero, req, start, end}] (null: none; a start may come before its
   // request, and the bar then reaches back to it), buckets (how many), cells
-  // [[lane, bucket, open, completed, failed, rejected]], now (a time or null), selected (a key).
+  // [[lane, bucket, open, completed, failed, rejected, exited non-zero]], now (a time or null),
+  // selected (a key). axis "sequence" (a session that records no time): every time is an
+  // event's sequence (origin the first), and none is shown as a time or a duration.
   // on: bar(key), zoom(from, to).
   var dragged = false;
   function drawTimeline(svg, m, on) {
@@ -74,9 +97,13 @@ var CX = (function () {
     var height = top + m.lanes.length * laneH + 8, span = Math.max(m.view[1] - m.view[0], 1);
     svg.setAttribute("viewBox", "0 0 " + width + " " + height); svg.setAttribute("height", height); svg.replaceChildren();
     function x(t) { return left + (t - m.view[0]) / span * (width - left - right); }
+    var steps = m.axis === "sequence";
+    svg.setAttribute("data-axis", steps ? "sequence" : "time");
     for (var a = 0; a <= 5; a++) {
       var t = m.view[0] + span * a / 5, label = sv("text", { x: x(t), y: 14, "class": "axis", "text-anchor": a === 0 ? "start" : a === 5 ? "end" : "middle" });
-      label.textContent = a === 0 ? (m.origin == null ? "" : clock(m.origin, t)) : "+" + dur(t - m.view[0]); svg.appendChild(label);
+      if (steps) label.textContent = (a === 0 ? "step (sequence) " : "") + (m.origin == null ? "" : fmtNum(Math.round(m.origin + t)));
+      else label.textContent = a === 0 ? (m.origin == null ? "" : clock(m.origin, t)) : "+" + dur(t - m.view[0]);
+      svg.appendChild(label);
       svg.appendChild(sv("line", { x1: x(t), x2: x(t), y1: 18, y2: height, stroke: "#eef0f4" }));
     }
     m.lanes.forEach(function (name, lane) {
@@ -87,8 +114,12 @@ var CX = (function () {
     if (m.mode === "bars") m.bars.forEach(function (b) {
       var ends = b.end != null ? b.end : m.end, x0 = x(Math.max(b.start != null ? Math.min(b.req, b.start) : b.req, m.view[0])), x1 = x(Math.min(ends, m.view[1])), y = top + b.tool * laneH + 3;
       var open = b.status === "requested" || b.status === "started";
-      var r = sv("rect", { x: x0, y: y, width: Math.max(x1 - x0, 2), height: laneH - 6, rx: 2, "class": "bar " + b.status + (open ? " open" : "") + (b.key === m.selected ? " selected" : ""), "data-index": b.key });
-      var title = sv("title", {}); title.textContent = txt(b.id + "\n" + m.lanes[b.tool]) + " · " + b.status + "\nqueued " + dur(b.start != null ? b.start - b.req : null) + " · ran " + dur(b.end != null && b.start != null ? b.end - b.start : null) + " · total " + dur(b.end != null ? b.end - b.req : null);
+      var r = sv("rect", { x: x0, y: y, width: Math.max(x1 - x0, 2), height: laneH - 6, rx: 2, "class": "bar " + b.status + (b.nonzero ? " exited" : "") + (open ? " open" : "") + (b.key === m.selected ? " selected" : ""), "data-index": b.key });
+      var title = sv("title", {}), said = b.status + (b.nonzero ? " · exited non-zero" : "");
+      function at(t) { return t == null ? "–" : fmtNum(Math.round(m.origin + t)); }
+      title.textContent = txt(b.id + "\n" + m.lanes[b.tool]) + " · " + said + (steps
+        ? "\nrequested at sequence " + at(b.req) + " · started at " + at(b.start) + " · ended at " + at(b.end) + " (no times recorded)"
+        : "\nqueued " + dur(b.start != null ? b.start - b.req : null) + " · ran " + dur(b.end != null && b.start != null ? b.end - b.start : null) + " · total " + dur(b.end != null ? b.end - b.req : null));
       r.appendChild(title); svg.appendChild(r);
       if (b.start != null && b.start > m.view[0] && b.start < m.view[1]) svg.appendChild(sv("line", { x1: x(b.start), x2: x(b.start), y1: y, y2: y + laneH - 6, "class": "start-mark" }));
     });
@@ -98,10 +129,10 @@ var CX = (function () {
       m.cells.forEach(function (c) {
         // A bucket: its calls by outcome, stacked, under a clear rectangle that takes the clicks.
         var lane = c[0], b = c[1], calls = c[2] + c[3] + c[4] + c[5], x0 = left + b * w, base = top + lane * laneH + laneH - 3;
-        var h = Math.max(3, (laneH - 6) * Math.sqrt(calls / most)), parts = [["completed", c[3]], ["failed", c[4]], ["rejected", c[5]], ["started", c[2]]];
+        var nonzero = c[6] || 0, h = Math.max(3, (laneH - 6) * Math.sqrt(calls / most)), parts = [["completed", c[3] - nonzero], ["exited", nonzero], ["failed", c[4]], ["rejected", c[5]], ["started", c[2]]];
         parts.forEach(function (part) { if (!part[1]) return; var ph = h * part[1] / calls; base -= ph; svg.appendChild(sv("rect", { x: x0, y: base, width: Math.max(w - 1, 1), height: ph, "class": "part " + part[0], "pointer-events": "none" })); });
         var r = sv("rect", { x: x0, y: top + lane * laneH + 1, width: Math.max(w - 1, 1), height: laneH - 3, fill: "transparent", "class": "bucket", "data-count": calls, "data-bucket": b });
-        var title = sv("title", {}); title.textContent = txt(m.lanes[lane]) + ": " + fmtNum(calls) + " calls · " + c[3] + " completed · " + c[4] + " failed · " + c[5] + " rejected · " + c[2] + " in flight";
+        var title = sv("title", {}); title.textContent = txt(m.lanes[lane]) + ": " + fmtNum(calls) + " calls · " + c[3] + " completed (" + nonzero + " exited non-zero) · " + c[4] + " failed · " + c[5] + " rejected · " + c[2] + " in flight";
         r.appendChild(title); svg.appendChild(r);
       });
     }
@@ -135,7 +166,12 @@ var CX = (function () {
   function line(pre, text, cls) { pre.appendChild(el("span", text, cls)); }
   function toolView(v) {
     var box = el("div", null, "tool-view " + v.kind);
-    if (v.kind === "edit") {
+    if (v.kind === "edit" && v.applied === false) {
+      // An edit that did not take effect has no diff: what it was about, and why, in words.
+      box.setAttribute("data-testid", "edit-not-applied");
+      box.appendChild(el("p", "Nothing was changed: " + (v.status === "completed" ? "the tool answered that it did not apply the edit" : v.status === "failed" ? "the edit failed" : v.status === "rejected" ? "the edit was refused before it ran" : "the edit has not finished") + (v.paths && v.paths.length ? " (" + v.paths.join(", ") + ")" : "") + ".", "edit-outcome"));
+      box.appendChild(el("pre", v.why, "edit-why"));
+    } else if (v.kind === "edit") {
       box.setAttribute("data-testid", "edit-diff");
       v.files.forEach(function (f) {
         box.appendChild(el("div", f.path + (f.whole ? " · written whole (what it held before is not in the transcript)" : f.deleted ? " · deleted" : ""), "diff-path"));
@@ -152,8 +188,8 @@ var CX = (function () {
       box.appendChild(el("div", "$ " + v.command, "shell-command"));
       var out = el("pre", v.output == null ? (v.ran ? "(no output recorded)" : "(it did not run)") : outputText(v.output) + (v.cut ? "\n… and " + fmtNum(v.cut) + " more characters" : ""), "terminal");
       box.appendChild(out);
-      var code = v.exit_code == null ? (v.ran ? v.status + " · exit code not recorded" : v.status) : "exit " + v.exit_code;
-      box.appendChild(el("div", code, "exit-code " + (v.exit_code ? "nonzero" : v.exit_code === 0 ? "zero" : "none")));
+      if (v.exit_code == null) box.appendChild(el("div", v.ran ? v.status + " · exit code not recorded" : v.status, "exit-code none"));
+      else { var code = el("div", null, "exit-code " + (v.exit_code ? "nonzero" : "zero")); code.textContent = "exit " + v.exit_code; box.appendChild(code); }
     }
     return box;
   }
@@ -258,7 +294,7 @@ var CX = (function () {
   function callDetails(box, r, view) {
     var receipt = r.receipt, text = receipt ? outputText(receipt.output) : null, shown = false;
     if (view && (view.kind === "edit" || view.kind === "shell")) {
-      box.appendChild(el("h3", view.kind === "edit" ? "What it changed" : "Terminal")); box.appendChild(toolView(view));
+      box.appendChild(el("h3", viewTitle(view))); box.appendChild(toolView(view));
       shown = view.kind === "shell" && view.output != null && receipt != null;
     }
     if (!shown && text === "") { box.appendChild(el("h3", "Output")); box.appendChild(el("p", "(it gave no output)", "muted")); shown = true; }
@@ -274,8 +310,12 @@ var CX = (function () {
       box.appendChild(why); box.appendChild(el("pre", String(r.reason).replace(/\r\n?/g, "\n"), "reason"));
     }
     if (receipt) {
-      var known = !(receipt.metadata && receipt.metadata.exit_code_known === "false");
-      box.appendChild(el("h3", "Receipt · " + (known ? "exit " + receipt.exit_code : "exit code not recorded")));
+      // The exit code the call recorded (null: none was; the document says so, never a 0).
+      var title = el("h3", "Receipt · ");
+      title.appendChild(receipt.exit_code == null ? document.createTextNode("exit code not recorded") : exitCode(receipt.exit_code, "receipt-exit"));
+      box.appendChild(title);
+      var cut = receipt.metadata && receipt.metadata.cut;
+      if (cut) { var said = el("p", "Cut to fit the store: " + cut + " (the original's size and SHA-256)", "cut-note"); said.setAttribute("data-testid", "cut-note"); box.appendChild(said); }
       var raw = el("pre", JSON.stringify({ output: receipt.output, metadata: receipt.metadata }, null, 2), "raw");
       if (!shown) { box.appendChild(raw); return; }
       var meta = receipt.metadata || {}, keys = Object.keys(meta);
@@ -284,6 +324,8 @@ var CX = (function () {
     }
   }
 
+  function viewTitle(view) { return view.kind === "shell" ? "Terminal" : view.applied === false ? "Edit not applied" : "What it changed"; }
+
   // A link to a subagent's session (or from it, to the call that started it): an anchor where the
   // page can open it, otherwise its name and how to open it.
   function subagentLink(text, href) {
@@ -291,6 +333,6 @@ var CX = (function () {
     a.setAttribute("data-testid", "subagent-link"); return a;
   }
 
-  return { txt: txt, $: $, el: el, sv: sv, row: row, head: head, fill: fill, fmtNum: fmtNum, counted: counted, dur: dur, clock: clock, chip: chip, drawTimeline: drawTimeline, toolView: toolView, subagentLink: subagentLink,
+  return { txt: txt, $: $, el: el, sv: sv, row: row, head: head, fill: fill, fmtNum: fmtNum, counted: counted, dur: dur, clock: clock, chip: chip, chips: chips, exitCode: exitCode, legend: legend, viewTitle: viewTitle, drawTimeline: drawTimeline, toolView: toolView, subagentLink: subagentLink,
     shortId: shortId, word: word, term: term, means: means, GLOSSARY: GLOSSARY, changedTitle: changedTitle, unchangedRow: unchangedRow, outputText: outputText, fileLines: fileLines, callDetails: callDetails };
 })();

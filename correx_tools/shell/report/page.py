@@ -40,18 +40,25 @@ def report_data(
     *,
     redaction: Redaction = DEFAULT,
     limits: PageLimits = LIMITS,
+    times: bool = True,
 ) -> Result[dict[str, Any], ReplayError]:
     """The page's document for ``session_id`` as plain JSON values, from the store's index
-    when it keeps one."""
+    when it keeps one (``times`` false: the session records none, see `page_document`)."""
     with repository.view(session_id) as view:
-        return page_document(view, redaction=redaction, limits=limits).map(plain)
+        return page_document(view, redaction=redaction, limits=limits, times=times).map(plain)
 
 
 def page_document(
-    view: SessionView, *, redaction: Redaction = DEFAULT, limits: PageLimits = LIMITS
+    view: SessionView,
+    *,
+    redaction: Redaction = DEFAULT,
+    limits: PageLimits = LIMITS,
+    times: bool = True,
 ) -> Result[dict[str, Any], ReplayError]:
     """The page's document for the view's session, its columns as arrays (`write_page` and
-    ``plain`` take it): the invocations streamed, the details' entries kept on the way."""
+    ``plain`` take it): the invocations streamed, the details' entries kept on the way.
+    ``times`` false: the session's transcript records no time, and the page is laid out by
+    step (`PageBuilder`)."""
     if not view.indexed:
         # Without an index the session is one pass over its events, which gives the entries
         # whole: a stream would read the events once for the length and again for them.
@@ -59,13 +66,16 @@ def page_document(
         if not isinstance(whole, Success):
             return Failure(whole.failure())
         last, every, refused = whole.unwrap()
-        data = page_data(view.session_id, last, every, refused, redaction=redaction, limits=limits)
+        data = page_data(
+            view.session_id, last, every, refused, redaction=redaction, limits=limits,
+            times=times,
+        )  # fmt: skip
         return Success(_with_views(data, dict(enumerate(every)), last, redaction))
     last = view.last_sequence
     entries = view.entries_through(last)
     if not isinstance(entries, Success):
         return Failure(entries.failure())
-    builder = PageBuilder(view.session_id, last, redaction=redaction, limits=limits)
+    builder = PageBuilder(view.session_id, last, redaction=redaction, limits=limits, times=times)
     kept: dict[int, InvocationEntry] = {}  # the details' candidates, a few thousand at most
     for position, entry in enumerate(entries.unwrap()):
         if builder.add(outline_of(entry)):

@@ -59,6 +59,7 @@ def overview(debugger: Debugger, session: SessionId) -> dict[str, Any]:
     row["lenient"] = debugger.lenient
     row["indexed"] = debugger.keeps_index
     row["redacted"] = debugger.redaction is not None
+    row["times_recorded"] = debugger.times(session)
     return row
 
 
@@ -91,6 +92,7 @@ def state(debugger: Debugger, session: SessionId, query: Mapping[str, str]) -> d
         [r for r in records if r is not None],
         refused[offset : offset + limit],
         redaction=debugger.redaction,
+        times=debugger.times(session),
     )
     document.update(total=total, quarantined_total=len(refused), offset=offset, limit=limit)
     return document
@@ -109,7 +111,10 @@ def history(debugger: Debugger, session: SessionId, ref: str) -> dict[str, Any]:
             f"{debugger.shown(session)!r}",
         )
     refused = refused_about(debugger.loose.refused(session), invocation)
-    return history_document(session, invocation, versions, refused, redaction=debugger.whole)
+    return history_document(
+        session, invocation, versions, refused, redaction=debugger.whole,
+        times=debugger.times(session),
+    )  # fmt: skip
 
 
 def changed(columns: SessionColumns, a: int, b: int) -> list[int]:
@@ -145,7 +150,9 @@ def diff(debugger: Debugger, session: SessionId, query: Mapping[str, str]) -> di
     page = debugger.loose.diff(session, a, b, limit, offset)
     debugger.strictly(session, page)
     changes = page.unwrap()
-    document = diff_document(session, a, b, changes, redaction=debugger.redaction)
+    document = diff_document(
+        session, a, b, changes, redaction=debugger.redaction, times=debugger.times(session)
+    )
     for shown_change, change in zip(document["changes"], changes, strict=True):
         shown_change["ref"] = debugger.ref(change.invocation_id)
     # Counted from the columns, at any range in the time of a lookup (the command's count,
@@ -169,6 +176,7 @@ def stats(debugger: Debugger, session: SessionId, query: Mapping[str, str]) -> d
         tool_stats_at(columns, at),
         flying[offset : offset + limit],
         redaction=debugger.redaction,
+        times=debugger.times(session),
     )
     document.update(total=len(flying), offset=offset, limit=limit)
     return document

@@ -42,6 +42,7 @@ SORTS: dict[str, Callable[[dict[str, Any]], Any]] = {
     "invocations": lambda row: _count(row["invocations"]),
     "completed": lambda row: _count(row["statuses"]["completed"]),
     "failed": lambda row: _count(row["statuses"]["failed"]),
+    "exited_nonzero": lambda row: _count(row["exited_nonzero"]),
     "rejected": lambda row: _count(row["statuses"]["rejected"]),
     "open": lambda row: _count(row["statuses"]["requested"], row["statuses"]["started"]),
     "refused": lambda row: _count(row["refused_events"]),
@@ -97,8 +98,11 @@ class Catalog:
             first, final = self._ends(session_id, last)
             transcript = description_json(described(() if first is None else (first,)))
             row = session_row(summary.unwrap(), self._redaction, transcript=transcript)
-            row["first_time"] = None if first is None else iso_time(first.recorded_at)
-            row["last_time"] = None if final is None else iso_time(final.recorded_at)
+            # A transcript that records no time gave its steps stand-ins that keep their
+            # order only: none is shown as the session's first or last time.
+            timed = transcript is None or transcript["times_recorded"] is not False
+            row["first_time"] = None if first is None or not timed else iso_time(first.recorded_at)
+            row["last_time"] = None if final is None or not timed else iso_time(final.recorded_at)
             row["damaged"] = None
         row["ref"] = ref_of(session_id, self._redaction)
         with self._lock:
@@ -114,6 +118,7 @@ class Catalog:
             "events": last,
             "invocations": None,
             "statuses": {status.value: None for status in ToolInvocationStatus},
+            "exited_nonzero": None,
             "refused_events": None,
             "transcript": None,
             "first_time": None,

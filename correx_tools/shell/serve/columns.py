@@ -8,7 +8,9 @@ ids included), and answers those pictures from them. The columns are exact at
 ``last``: an event after it is not in them, whatever the entries read say. A
 session that grows is caught up from the entries changed since (`caught_up`),
 into new columns: columns are never changed once built, so a question being
-answered never sees half an update.
+answered never sees half an update. A session whose transcript records no time
+(``times`` false) keeps its calls' sequences where their times would be: its
+pictures are laid out by step, and no duration is taken from them.
 """
 
 from __future__ import annotations
@@ -62,13 +64,15 @@ class Refusal(NamedTuple):
 class _Piece:
     """Columns of a run of entries, before they are joined."""
 
-    __slots__ = ("_ids", "end", "end_t", "lengths", "req", "req_t", "start", "start_t", "status",
-                 "texts", "tool")  # fmt: skip
+    __slots__ = ("_ids", "end", "end_t", "lengths", "nonzero", "req", "req_t", "start", "start_t",
+                 "status", "texts", "times", "tool")  # fmt: skip
 
-    def __init__(self, code: str = "i") -> None:
+    def __init__(self, code: str = "i", *, times: bool = True) -> None:
         self.req, self.start, self.end = array(code), array(code), array(code)
         self.req_t, self.start_t, self.end_t = array("q"), array("q"), array("q")
         self.status, self.tool, self.lengths = array("b"), array("i"), array("i")
+        self.nonzero = array("b")
+        self.times = times
         # The ids, joined a piece at a time: one string per piece, not one object per call.
         self.texts: list[str] = []
         self._ids: list[str] = []
@@ -88,10 +92,17 @@ class _Piece:
         self.req.append(entry.requested_seq)
         self.start.append(started)
         self.end.append(ended)
-        self.req_t.append(micros(entry.requested_at))
-        self.start_t.append(micros(entry.started_at) if started and entry.started_at else 0)
-        self.end_t.append(micros(entry.completed_at) if ended and entry.completed_at else 0)
+        if self.times:
+            self.req_t.append(micros(entry.requested_at))
+            self.start_t.append(micros(entry.started_at) if started and entry.started_at else 0)
+            self.end_t.append(micros(entry.completed_at) if ended and entry.completed_at else 0)
+        else:  # by step: each event's sequence stands where its time would be
+            self.req_t.append(entry.requested_seq)
+            self.start_t.append(started)
+            self.end_t.append(ended)
         self.status.append(STATUS_CODES[entry.status] if ended else 2 if started else 1)
+        receipt = entry.receipt  # its exit code is a column: nothing of it is decoded here
+        self.nonzero.append(bool(ended) and receipt is not None and receipt.exit_code != 0)
         self.tool.append(tools.setdefault(entry.tool_name, len(tools)))
         self._ids.append(entry.invocation_id)
 
@@ -102,15 +113,17 @@ class SessionColumns:
 
     Per position: ``req``, ``start`` and ``end`` (the sequences of its request,
     start and end; 0 for none by ``last``), their times in microseconds since
-    1970 (``req_t``, ``start_t``, ``end_t``), its ``status`` code then (1..5) and
-    its ``tool`` (an index into ``tools``). Per sequence up to ``last``:
-    ``event_position`` (the invocation an event is about, -1 for none) and
-    ``event_kind``. ``refused`` lists the refused events.
+    1970 (``req_t``, ``start_t``, ``end_t``; with ``times`` false, the same
+    sequences again), its ``status`` code then (1..5), whether it completed with
+    an exit code other than 0 (``nonzero``, 1 or 0) and its ``tool`` (an index
+    into ``tools``). Per sequence up to ``last``: ``event_position`` (the
+    invocation an event is about, -1 for none) and ``event_kind``. ``refused``
+    lists the refused events.
     """
 
     __slots__ = ("_cache", "_ids", "_lock", "_starts", "end", "end_t", "event_kind",
-                 "event_position", "last", "refused", "req", "req_t", "session_id", "start",
-                 "start_t", "status", "tool", "tools")  # fmt: skip
+                 "event_position", "last", "nonzero", "refused", "req", "req_t", "session_id",
+                 "start", "start_t", "status", "times", "tool", "tools")  # fmt: skip
 
     def __init__(
         self,
@@ -126,6 +139,7 @@ class SessionColumns:
         self.req, self.start, self.end = piece.req, piece.start, piece.end
         self.req_t, self.start_t, self.end_t = piece.req_t, piece.start_t, piece.end_t
         self.status, self.tool = piece.status, piece.tool
+        self.nonzero, self.times = piece.nonzero, piece.times
         piece.sealed()
         self._ids = "".join(piece.texts)
         self._starts = array("q", accumulate(piece.lengths, initial=0))
@@ -224,13 +238,13 @@ class SessionColumns:
         (each as it is now) and the refused events by ``last``."""
         tools = {name: number for number, name in enumerate(self.tools)}
         code = sequence_code(last)
-        piece = _Piece(code)
+        piece = _Piece(code, times=self.times)
         piece.req, piece.start, piece.end = (
             array(code, self.req), array(code, self.start), array(code, self.end),
         )  # fmt: skip
         piece.req_t, piece.start_t = array("q", self.req_t), array("q", self.start_t)
         piece.end_t, piece.status = array("q", self.end_t), array("b", self.status)
-        piece.tool = array("i", self.tool)
+        piece.tool, piece.nonzero = array("i", self.tool), array("b", self.nonzero)
         piece.texts = [self._ids]
         piece.lengths = array("i", map(sub, self._starts[1:], self._starts[:-1]))
         touched = []
@@ -241,11 +255,11 @@ class SessionColumns:
                 continue
             position = bisect_left(self.req, entry.requested_seq)
             touched.append(position)
-            one = _Piece(code)
+            one = _Piece(code, times=self.times)
             one.add(entry, last, tools)
             piece.start[position], piece.end[position] = one.start[0], one.end[0]
             piece.start_t[position], piece.end_t[position] = one.start_t[0], one.end_t[0]
-            piece.status[position] = one.status[0]
+            piece.status[position], piece.nonzero[position] = one.status[0], one.nonzero[0]
         return SessionColumns(
             self.session_id, last, piece, list(tools), refused, marked=(self, touched)
         )
@@ -257,14 +271,17 @@ def columns_of(
     count: int,
     pieces_newest_first: Iterable[Sequence[InvocationEntry]],
     refused: list[Refusal],
+    *,
+    times: bool = True,
 ) -> SessionColumns:
     """The columns of a session exact at ``last``, whose ``count`` invocations were requested
     by then, from its entries read in pieces walking back from ``last`` (each piece in request
     order). Each piece is copied into place at once: the entries of a large session are never
-    all held together, and the columns are allocated whole (no growing, no scattered holes)."""
+    all held together, and the columns are allocated whole (no growing, no scattered holes).
+    ``times`` false: the session records none (its calls' sequences stand for them)."""
     tools: dict[str, int] = {}
     code = sequence_code(last)
-    whole = _Piece(code)
+    whole = _Piece(code, times=times)
     for name in _ARRAYS:
         column = getattr(whole, name)
         column.extend(array(column.typecode, bytes(column.itemsize * count)))
@@ -272,7 +289,7 @@ def columns_of(
     end = count
     texts: list[str] = []
     for entries in pieces_newest_first:
-        piece = _Piece(code)
+        piece = _Piece(code, times=times)
         for entry in entries:
             if entry.requested_seq <= last:
                 piece.add(entry, last, tools)
@@ -293,4 +310,4 @@ def columns_of(
     return SessionColumns(session_id, last, whole, list(tools), refused)
 
 
-_ARRAYS = ("req", "start", "end", "req_t", "start_t", "end_t", "status", "tool")
+_ARRAYS = ("req", "start", "end", "req_t", "start_t", "end_t", "status", "nonzero", "tool")

@@ -25,6 +25,7 @@ from ...core.tools.short_ids import resolve_name, starting_in
 from ..replay.replayer import EventReplayer
 from ..replay.repository import DefaultToolRepository
 from ..stores.port import ClosableStore, EventStore, IndexedStore, SequencedStore
+from ..transcripts.description import described
 from .catalog import Catalog
 from .columns import SessionColumns
 from .params import ApiError
@@ -51,12 +52,34 @@ class Debugger:
         replayer = EventReplayer(store)
         self.answers = DefaultToolRepository(replayer, strict=not lenient)
         self.loose = DefaultToolRepository(replayer, strict=False)
-        self.shelf = ColumnShelf(self.loose)
+        self.shelf = ColumnShelf(self.loose, times=self.times)
         self.catalog = Catalog(store, self.loose, redaction)
         self.relations = Relations(store, self.loose)
         self.keeps_index = isinstance(store, IndexedStore)
         self._lock = threading.Lock()
         self._counted: dict[str, tuple[tuple[int, int], int]] = {}
+        self._times: dict[str, bool] = {}
+
+    def times(self, session: SessionId) -> bool:
+        """Whether the session's times are real: false for one imported from a transcript that
+        records no time. Its description, the session's first event, says so; it is read once
+        per session (a session's first event never changes)."""
+        with self._lock:
+            known = self._times.get(session)
+        if known is None:
+            events = self.store.read(session)
+            try:
+                first = next(iter(events), None)
+            finally:
+                close = getattr(events, "close", None)
+                if close is not None:
+                    close()  # a generator over a cursor: let it go now
+            found = described(() if first is None else (first,))
+            known = found is None or found.times_recorded
+            if first is not None:  # a session not written yet may still be described
+                with self._lock:
+                    self._times[session] = known
+        return known
 
     def shown(self, value: str) -> str:
         """A name or id as the page may show it."""

@@ -1,11 +1,13 @@
 """What the page shows at a scrubbed sequence, and the ways it moves: all from the columns.
 
 ``scrub`` is the state right after one event, as the page lays it out: the
-counts by status, the calls in flight, the events around it and what changed
-since the scrubber's last position. ``seek`` finds the next or previous
-failure or rejection; ``timeline`` draws a window of time; ``refused`` lists
-the events the lifecycle refused. Every id comes with its ref (`refs`), the
-name the page asks for it by.
+counts by status (and the non-zero exits beside them), the calls in flight, the
+events around it and what changed since the scrubber's last position. ``seek``
+finds the next or previous failure: a call that failed, was rejected, or
+completed with an exit code other than 0; ``timeline`` draws a window of time
+(of steps, for a session that records no time); ``refused`` lists the events
+the lifecycle refused. Every id comes with its ref (`refs`), the name the page
+asks for it by.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from .answers import changed
 from .columns import KIND_REFUSED, Refusal, SessionColumns, moment
 from .debugger import Debugger
 from .params import ApiError, choice, paging, sequence, whole
-from .stats_at import COMPLETED, FAILED, REJECTED, counts_at, open_at, tool_stats_at
+from .stats_at import COMPLETED, FAILED, REJECTED, counts_at, nonzero_at, open_at, tool_stats_at
 from .timeline import BAR_LIMIT, BUCKETS, bar_fields, bars, bounds, buckets, visible_count, window
 
 STATUSES = ("requested", "started", "completed", "failed", "rejected")
@@ -42,7 +44,7 @@ def _call(debugger: Debugger, columns: SessionColumns, position: int) -> dict[st
 
 def _event_time(columns: SessionColumns, q: int) -> str | None:
     kind, p = columns.event_kind[q], columns.event_position[q]
-    if p < 0 or kind in (0, KIND_REFUSED):
+    if p < 0 or kind in (0, KIND_REFUSED) or not columns.times:
         return None
     times = columns.req_t if kind == 1 else columns.start_t if kind == 2 else columns.end_t
     return iso_time(moment(times[p]))
@@ -82,7 +84,11 @@ def scrub(debugger: Debugger, session: SessionId, query: Mapping[str, str]) -> d
         "at": at,
         "last": last,
         "time": _event_time(columns, at) if at else None,
-        "counts": {**dict(zip(STATUSES, counts, strict=False)), "refused": counts[5]},
+        "counts": {
+            **dict(zip(STATUSES, counts, strict=False)),
+            "exited_nonzero": nonzero_at(columns, at),
+            "refused": counts[5],
+        },
         "in_flight": {
             "total": len(flying),
             "items": [
@@ -111,12 +117,30 @@ def _status(columns: SessionColumns, position: int, sequence: int) -> str | None
     return STATUSES[code - 1] if code else None
 
 
+NONZERO = 7
+"""`_endings`' key for the completions with an exit code other than 0."""
+
+
 def _endings(columns: SessionColumns) -> dict[int, list[int]]:
-    found: dict[int, list[int]] = {FAILED: [], REJECTED: [], COMPLETED: []}
+    found: dict[int, list[int]] = {FAILED: [], REJECTED: [], COMPLETED: [], NONZERO: []}
+    positions, nonzero = columns.event_position, columns.nonzero
     for q, kind in enumerate(columns.event_kind):
         if kind in found:
             found[kind].append(q)
+            if kind == COMPLETED and nonzero[positions[q]]:
+                found[NONZERO].append(q)
     return found
+
+
+_SOUGHT = {
+    "failure": (FAILED, REJECTED, NONZERO),
+    "failed-or-rejected": (FAILED, REJECTED),
+    "failed": (FAILED,),
+    "rejected": (REJECTED,),
+    "exited-nonzero": (NONZERO,),
+}
+"""What ``seek`` stops at, by its ``status``: a failure is a call that failed, was
+rejected, or completed with an exit code other than 0."""
 
 
 def prepare(columns: SessionColumns) -> None:
@@ -129,16 +153,16 @@ def prepare(columns: SessionColumns) -> None:
 
 
 def seek(debugger: Debugger, session: SessionId, query: Mapping[str, str]) -> dict[str, Any]:
-    """The next (or previous) failure or rejection after (before) ``from``: its sequence and
-    invocation, or ``null`` when there is none."""
+    """The next (or previous) failure after (before) ``from`` (`_SOUGHT`: by default a call
+    that failed, was rejected or exited non-zero): its sequence and invocation, or ``null``
+    when there is none."""
     last = debugger.last_sequence(session)
     start = sequence(query, "from", debugger.shown(session), last, default=0)
     direction = choice(query, "direction", ("next", "previous"), "next")
-    wanted = choice(query, "status", ("failed-or-rejected", "failed", "rejected"),
-                    "failed-or-rejected")  # fmt: skip
+    wanted = choice(query, "status", tuple(_SOUGHT), "failure")
     columns = debugger.columns(session)
     endings = columns.derived("endings", _endings)
-    codes = {"failed": (FAILED,), "rejected": (REJECTED,)}.get(wanted, (FAILED, REJECTED))
+    codes = _SOUGHT[wanted]
     found: list[int] = []
     for code in codes:
         ends = endings[code]
@@ -152,15 +176,18 @@ def seek(debugger: Debugger, session: SessionId, query: Mapping[str, str]) -> di
         return {"sequence": None, "direction": direction, "from": start}
     target = min(found) if direction == "next" else max(found)
     answer: dict[str, Any] = {"sequence": target, "direction": direction, "from": start}
-    answer.update(_call(debugger, columns, columns.event_position[target]))
+    position = columns.event_position[target]
+    answer.update(_call(debugger, columns, position))
     answer["status"] = KINDS[columns.event_kind[target]]
+    answer["exited_nonzero"] = bool(columns.nonzero[position])
     return answer
 
 
 def timeline(debugger: Debugger, session: SessionId, query: Mapping[str, str]) -> dict[str, Any]:
     """A window of the timeline (``from`` and ``to``: microseconds after the first request,
     the whole session if not given): each call in view as a bar, or buckets past
-    `BAR_LIMIT`."""
+    `BAR_LIMIT`. A session that records no time is laid out by step: ``axis`` is
+    ``"sequence"``, and every time of the answer is a sequence (``origin_us`` the first)."""
     last = debugger.last_sequence(session)
     through = sequence(query, "through", debugger.shown(session), last, default=last)
     columns = debugger.columns(session, through)
@@ -174,7 +201,8 @@ def timeline(debugger: Debugger, session: SessionId, query: Mapping[str, str]) -
     answer: dict[str, Any] = {
         "session_id": debugger.shown(session),
         "last": columns.last,
-        "origin": iso_time(moment(origin)) if len(columns) else None,
+        "axis": "time" if columns.times else "sequence",
+        "origin": iso_time(moment(origin)) if len(columns) and columns.times else None,
         "origin_us": origin if len(columns) else None,  # no calls: no time to start from
         "end": final - origin,
         "from": start - origin,
@@ -190,6 +218,7 @@ def timeline(debugger: Debugger, session: SessionId, query: Mapping[str, str]) -
                 "invocation_id": debugger.shown(invocation),
                 "tool": columns.tool[p],
                 "status": STATUSES[columns.status[p] - 1],
+                "exited_nonzero": bool(columns.nonzero[p]),
                 **bar_fields(columns, p, origin),
             }
             for p in bars(columns, start, end)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import final
 
 from returns.result import Success
@@ -43,9 +43,16 @@ class ColumnShelf:
     """Each session's `SessionColumns`, from a lenient repository (a refused event is part of
     what the page shows, never a reason not to show the rest)."""
 
-    def __init__(self, repository: DefaultToolRepository, *, budget: int = BUDGET_BYTES) -> None:
+    def __init__(
+        self,
+        repository: DefaultToolRepository,
+        *,
+        budget: int = BUDGET_BYTES,
+        times: Callable[[SessionId], bool] = lambda session_id: True,
+    ) -> None:
         self._repository = repository
         self._budget = budget
+        self._times = times  # whether a session's times are real (else laid out by step)
         self._kept: OrderedDict[str, SessionColumns] = OrderedDict()
         self._lock = threading.Lock()
         self._session_locks: dict[str, threading.Lock] = {}
@@ -86,7 +93,10 @@ class ColumnShelf:
             whole = answer.unwrap()
             refused = [_refusal(stored, error) for stored, error in whole.refused]
             entries = whole.entries
-            return columns_of(session_id, whole.last_sequence, len(entries), [entries], refused)
+            return columns_of(
+                session_id, whole.last_sequence, len(entries), [entries], refused,
+                times=self._times(session_id),
+            )  # fmt: skip
         refused = [_refusal(s, e) for s, e in repository.refused(session_id, at=last)]
         if kept is not None:
             changed = repository.changed_entries(session_id, kept.last, last)
@@ -94,7 +104,8 @@ class ColumnShelf:
         summary = repository.summary(session_id, at=last)
         assert isinstance(summary, Success)  # a lenient repository answers
         count = summary.unwrap().invocations
-        return columns_of(session_id, last, count, self._pieces(session_id, last), refused)
+        pieces = self._pieces(session_id, last)
+        return columns_of(session_id, last, count, pieces, refused, times=self._times(session_id))
 
     def _pieces(self, session_id: SessionId, last: int) -> Iterator[list[InvocationEntry]]:
         through = last

@@ -39,11 +39,13 @@ class _Known(NamedTuple):
 
 
 class _Tool(NamedTuple):
-    """One tool's calls, as counting at any sequence needs them."""
+    """One tool's calls, as counting at any sequence needs them (``nonzero``: the sequences
+    at which its calls completed with an exit code other than 0)."""
 
     name: str
     requested: array[int]
     ended: dict[int, array[int]]
+    nonzero: array[int]
     queued: _Known
     ran: _Known
 
@@ -53,6 +55,7 @@ def _tools(columns: SessionColumns) -> list[_Tool]:
     seq = columns.req.typecode  # sequences take four bytes while they fit
     requested = [array(seq) for _ in range(count)]
     ended = [{code: array(seq) for code in _ENDINGS} for _ in range(count)]
+    nonzero = [array(seq) for _ in range(count)]
     queued = [_Known(array(seq), array("q")) for _ in range(count)]
     ran = [_Known(array(seq), array("q")) for _ in range(count)]
     req, tool = columns.req, columns.tool
@@ -60,7 +63,7 @@ def _tools(columns: SessionColumns) -> list[_Tool]:
         requested[tool[p]].append(req[p])
     # Walked in the order of the events, so every list comes out sorted without a sort.
     start, req_t, start_t, end_t = columns.start, columns.req_t, columns.start_t, columns.end_t
-    kinds, positions = columns.event_kind, columns.event_position
+    kinds, positions, exits = columns.event_kind, columns.event_position, columns.nonzero
     for q in range(1, columns.last + 1):
         kind = kinds[q]
         if kind == KIND_STARTED:
@@ -71,12 +74,14 @@ def _tools(columns: SessionColumns) -> list[_Tool]:
         elif COMPLETED <= kind <= REJECTED:
             p = positions[q]
             ended[tool[p]][kind].append(q)
+            if exits[p]:
+                nonzero[tool[p]].append(q)
             if start[p]:
                 known = ran[tool[p]]
                 known.at.append(q)
                 known.values.append(end_t[p] - start_t[p])
     return [
-        _Tool(name, requested[t], ended[t], queued[t], ran[t])
+        _Tool(name, requested[t], ended[t], nonzero[t], queued[t], ran[t])
         for t, name in enumerate(columns.tools)
     ]
 
@@ -88,8 +93,8 @@ def _orders(columns: SessionColumns) -> list[tuple[PrefixOrder, PrefixOrder]]:
     ]
 
 
-def _percentiles(known: _Known, order: PrefixOrder, sequence: int) -> Percentiles:
-    m = bisect_right(known.at, sequence)
+def _percentiles(known: _Known, order: PrefixOrder, sequence: int, times: bool) -> Percentiles:
+    m = bisect_right(known.at, sequence) if times else 0  # by step: no duration to take
     if not m:
         return Percentiles(None, None, None)
     # Nearest rank, as `percentiles` takes it: the ceil(p * n / 100)-th smallest.
@@ -112,10 +117,11 @@ def tool_stats_at(columns: SessionColumns, sequence: int) -> list[ToolStats]:
                 calls=calls,
                 completed=completed,
                 failed=failed,
+                exited_nonzero=bisect_right(tool.nonzero, sequence),
                 rejected=rejected,
                 in_flight=calls - completed - failed - rejected,
-                queued=_percentiles(tool.queued, queued, sequence),
-                ran=_percentiles(tool.ran, ran, sequence),
+                queued=_percentiles(tool.queued, queued, sequence, columns.times),
+                ran=_percentiles(tool.ran, ran, sequence, columns.times),
             )
         )
     rows.sort(key=lambda row: row.tool_name)
@@ -139,6 +145,11 @@ def counts_at(columns: SessionColumns, sequence: int) -> list[int]:
     return [open_requested, open_started, *ended.values(), refused]
 
 
+def nonzero_at(columns: SessionColumns, sequence: int) -> int:
+    """How many calls completed with an exit code other than 0 by ``sequence``."""
+    return sum(bisect_right(tool.nonzero, sequence) for tool in columns.derived("tools", _tools))
+
+
 def _open_tree(columns: SessionColumns) -> BlockMax:
     end = columns.end
     return BlockMax(len(columns), lambda p: end[p] or _NEVER)
@@ -154,17 +165,19 @@ def in_flight_at(
     columns: SessionColumns, sequence: int
 ) -> list[tuple[str, str, ToolInvocationStatus, timedelta | None]]:
     """`in_flight` of the state right after ``sequence``: ``(id, tool, status, queued)`` of
-    each call requested or started and not ended, oldest request first (then by id)."""
+    each call requested or started and not ended, oldest request first (then by id; by
+    step, and no time queued, for a session that records no time)."""
     found = []
     for p in open_at(columns, sequence):
         started = 0 < columns.start[p] <= sequence
+        waited = started and columns.times
         found.append(
             (
                 columns.req_t[p],
                 columns.invocation_id(p),
                 columns.tools[columns.tool[p]],
                 STATUS_OF_CODE[2 if started else 1],
-                (columns.start_t[p] - columns.req_t[p]) * _MICROSECOND if started else None,
+                (columns.start_t[p] - columns.req_t[p]) * _MICROSECOND if waited else None,
             )
         )
     found.sort(key=lambda row: (row[0], row[1]))

@@ -27,6 +27,8 @@ BUCKETS = 240
 """Buckets across the window, by default."""
 _OPEN = 1 << 62
 _TERMINAL = (3, 4, 5)
+NONZERO = 6
+"""The key of a tool's calls that completed with an exit code other than 0."""
 
 
 class _TimeIndex(NamedTuple):
@@ -41,22 +43,26 @@ class _TimeIndex(NamedTuple):
     reach: BlockMax
     ended: array[int]
     per_tool: list[dict[int, array[int]]]
-    """Per tool: its request times in order, all (key 0) and by outcome (3, 4, 5)."""
+    """Per tool: its request times in order, all (key 0), by outcome (3, 4, 5), and of its
+    calls that completed with an exit code other than 0 (`NONZERO`)."""
 
 
 def _time_index(columns: SessionColumns) -> _TimeIndex:
     req_t, end_t, status, tool = columns.req_t, columns.end_t, columns.status, columns.tool
+    nonzero = columns.nonzero
     in_order = all(map(le, req_t[:-1], req_t[1:]))
     by_time = None if in_order else sort_order(req_t)
     times = req_t if by_time is None else array("q", map(req_t.__getitem__, by_time))
     per_tool: list[dict[int, array[int]]] = [
-        {0: array("q"), 3: array("q"), 4: array("q"), 5: array("q")} for _ in columns.tools
+        {key: array("q") for key in (0, *_TERMINAL, NONZERO)} for _ in columns.tools
     ]
     for p in range(len(req_t)) if by_time is None else by_time:
         lanes = per_tool[tool[p]]
         lanes[0].append(req_t[p])
         if status[p] in _TERMINAL:
             lanes[status[p]].append(req_t[p])
+            if nonzero[p]:
+                lanes[NONZERO].append(req_t[p])
 
     def reach(rank: int) -> int:
         # How far a bar reaches: its end, or the session's end for a call in flight.
@@ -97,9 +103,10 @@ def bars(columns: SessionColumns, start: int, end: int) -> list[int]:
 
 
 def buckets(columns: SessionColumns, start: int, end: int, count: int) -> list[list[int]]:
-    """``[tool, bucket, open, completed, failed, rejected]`` for each bucket with calls:
-    the calls requested from ``start`` to ``end`` (both included), a call at time ``t`` in
-    bucket ``min(count - 1, (t - start) * count // (end - start))``."""
+    """``[tool, bucket, open, completed, failed, rejected, exited non-zero]`` for each bucket
+    with calls: the calls requested from ``start`` to ``end`` (both included), a call at time
+    ``t`` in bucket ``min(count - 1, (t - start) * count // (end - start))``. The calls that
+    exited non-zero are among the completed ones."""
     index = columns.derived("time", _time_index)
     span = max(end - start, 1)
     # The first time of bucket j: the least t with (t - start) * count // span >= j.
@@ -115,7 +122,8 @@ def buckets(columns: SessionColumns, start: int, end: int, count: int) -> list[l
             calls = cuts[0][j + 1] - cuts[0][j]
             if calls:
                 done = [cuts[key][j + 1] - cuts[key][j] for key in _TERMINAL]
-                cells.append([number, j, calls - sum(done), *done])
+                nonzero = cuts[NONZERO][j + 1] - cuts[NONZERO][j]
+                cells.append([number, j, calls - sum(done), *done, nonzero])
     return cells
 
 

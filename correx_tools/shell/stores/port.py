@@ -135,6 +135,11 @@ class SessionIndex(Protocol):
         """Invocations by status right after ``sequence`` (`Counts`), then refused events."""
         ...
 
+    def exited_nonzero(self, sequence: int, completed: int) -> int:
+        """How many calls completed by ``sequence`` with an exit code other than 0 (at most
+        ``completed``, the counters' count of completed calls)."""
+        ...
+
     def entries(
         self,
         *,

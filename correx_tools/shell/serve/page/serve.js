@@ -56,10 +56,12 @@
     a.onclick = function (ev) { if (plain(ev)) { ev.preventDefault(); scrubTo(k, "push"); } }; return a;
   }
   function seconds(s) { return s == null ? "–" : dur(Math.round(s * 1e6)); }
+  // A count of calls that exited non-zero, in the colour of a failure when there are any.
+  function exits(n) { return el("span", fmtNum(n), n ? "exits nonzero" : "exits"); }
 
   // -- the sessions -----------------------------------------------------------------------------
   var LIST_COLUMNS = [["session", "session"], ["events", "events"], ["invocations", "invocations"], ["completed", "completed"], ["failed", "failed"],
-    ["rejected", "rejected"], ["open", "open"], ["refused", "refused"], ["first", "first event"], ["last", "last event"]];
+    ["exited_nonzero", "exit ≠ 0"], ["rejected", "rejected"], ["open", "open"], ["refused", "refused"], ["first", "first event"], ["last", "last event"]];
   var list = { offset: 0, limit: 50, sort: "session", q: "" }, listTimer = null;
   function sessionsView() {
     $("sessions-view").hidden = false; document.title = "correx-tools serve";
@@ -96,10 +98,12 @@
         var st = s.statuses;
         if (s.damaged) {  // its events do not hold together: no counts, and why
           a.title = s.damaged;
-          table.appendChild(row([a, fmtNum(s.events), el("span", "damaged: " + s.damaged, "damaged"), "", "", "", "", "", "", ""]));
+          table.appendChild(row([a, fmtNum(s.events), el("span", "damaged: " + s.damaged, "damaged"), "", "", "", "", "", "", "", ""]));
           return;
         }
-        table.appendChild(row([a, fmtNum(s.events), fmtNum(s.invocations), fmtNum(st.completed), fmtNum(st.failed), fmtNum(st.rejected), fmtNum(st.requested + st.started), fmtNum(s.refused_events), s.first_time, s.last_time]));
+        // A session whose transcript records no time has none to show (its stand-ins keep order only).
+        var untimed = s.transcript && s.transcript.times_recorded === false ? "no times recorded" : null;
+        table.appendChild(row([a, fmtNum(s.events), fmtNum(s.invocations), fmtNum(st.completed), fmtNum(st.failed), exits(s.exited_nonzero), fmtNum(st.rejected), fmtNum(st.requested + st.started), fmtNum(s.refused_events), s.first_time || untimed, s.last_time || untimed]));
       });
       table.setAttribute("data-total", d.total);
       $("sessions-count").textContent = d.total ? fmtNum(d.offset + 1) + "–" + fmtNum(d.offset + d.sessions.length) + " of " + fmtNum(d.total) : "no sessions";
@@ -181,9 +185,10 @@
   }
   function showOverview(o) {
     S.name = o.session_id; $("source").textContent = ""; $("session").textContent = CX.txt(o.session_id); document.title = "correx-tools serve: " + CX.txt(o.session_id);
-    $("overview").textContent = counted(o.last_sequence, "event") + " · " + counted(o.invocations, "invocation") + (o.first_time ? " · first event " + o.first_time + ", last " + o.last_time : "") + (o.lenient ? " · lenient: refused events skipped" : "") + (o.redacted ? " · secrets masked" : " · NOT redacted");
-    var box = $("final-counts"); box.replaceChildren();
-    STATUSES.forEach(function (s) { box.appendChild(CX.chip("final-", s, o.statuses[s])); });
+    S.steps = o.times_recorded === false;
+    $("overview").textContent = counted(o.last_sequence, "event") + " · " + counted(o.invocations, "invocation") + (o.first_time ? " · first event " + o.first_time + ", last " + o.last_time : "") + (S.steps ? " · the transcript records no time: laid out by step (sequence), no times or durations shown" : "") + (o.lenient ? " · lenient: refused events skipped" : "") + (o.redacted ? " · secrets masked" : " · NOT redacted");
+    var box = $("final-counts");
+    CX.chips(box, "final-", o.statuses, o.exited_nonzero);
     if (o.refused_events) { box.appendChild(CX.chip("final-", "refused", o.refused_events)); loadRefused(); }
   }
   // A subagent's session links to the call that started it, and a session to the subagents it started.
@@ -223,6 +228,7 @@
     loadTimeline();
   }
   function wire() {
+    CX.legend($("timeline-legend"));
     // Dragging moves the state; letting go (or a key) writes the position into the history.
     $("scrubber").oninput = function () { scrubTo(+this.value, null); };
     $("scrubber").onchange = function () { scrubTo(+this.value, "push"); };
@@ -266,8 +272,8 @@
   function showScrub(d) {
     $("seek-note").textContent = "";
     S.shown = d.at; $("at").textContent = d.at; $("at-time").textContent = d.at ? (d.time || "") : "before the first event";
-    var box = $("counts"); box.replaceChildren();
-    STATUSES.forEach(function (s) { box.appendChild(CX.chip("count-", s, d.counts[s])); });
+    var box = $("counts");
+    CX.chips(box, "count-", d.counts, d.counts.exited_nonzero);
     box.appendChild(CX.chip("count-", "refused", d.counts.refused));
     fill($("in-flight"), ["call", "tool", "status"], d.in_flight.items.map(function (c) { return row([link(c.invocation_id, c.ref), word(c.tool_name), word(c.status)]); }));
     if (d.in_flight.total > d.in_flight.items.length) $("in-flight").appendChild(row(["… and " + fmtNum(d.in_flight.total - d.in_flight.items.length) + " more", "", ""]));
@@ -282,20 +288,21 @@
     fill($("diff"), ["call", "tool", "at " + c.from, "at " + d.at], c.items.map(function (x) { return row([link(x.invocation_id, x.ref), word(x.tool_name), word(x.before), word(x.after)]); }));
     if (c.from === d.at) $("diff").appendChild(CX.unchangedRow(4));
     $("diff").setAttribute("data-count", c.total);
-    S.now = d.time ? Date.parse(d.time) * 1000 : null; draw();
+    // The dashed line at the scrubbed event: at its time, or at its sequence on a timeline by step.
+    S.now = S.steps ? (d.at || null) : d.time ? Date.parse(d.time) * 1000 : null; draw();
   }
   function seek(direction) {
     api("/sessions/" + enc(S.ref) + "/seek", { from: S.shown == null ? S.last : S.shown, direction: direction }).then(function (d) {
-      if (d.sequence == null) { $("seek-note").textContent = "no " + (direction === "next" ? "later" : "earlier") + " failure or rejection"; return; }
+      if (d.sequence == null) { $("seek-note").textContent = "no " + (direction === "next" ? "later" : "earlier") + " failure (failed, rejected or exited non-zero)"; return; }
       S.selected = d.ref; scrubTo(d.sequence, "push"); openInvocation(d.ref, "replace", true);
     }).catch(showError);
   }
   function loadStats(k) {
     api("/sessions/" + enc(S.ref) + "/stats", { at: k, limit: 1 }).then(function (d) {
-      $("tools-title").textContent = "Tools at sequence " + fmtNum(d.at) + " · " + fmtNum(d.total) + " in flight";
-      fill($("tools"), ["tool", "calls", "completed", "failed", "rejected", "in flight", "queued p50 / p95 / max", "ran p50 / p95 / max"], d.tools.map(function (t) {
+      $("tools-title").textContent = "Tools at sequence " + fmtNum(d.at) + " · " + fmtNum(d.total) + " in flight" + (d.note ? " · " + d.note : "");
+      fill($("tools"), ["tool", "calls", "completed", "failed", "exit ≠ 0", "rejected", "in flight", "queued p50 / p95 / max", "ran p50 / p95 / max"], d.tools.map(function (t) {
         var q = t.queued_seconds, r = t.ran_seconds;
-        return row([word(t.tool_name), fmtNum(t.calls), fmtNum(t.completed), fmtNum(t.failed), fmtNum(t.rejected), fmtNum(t.in_flight), [q.p50, q.p95, q.max].map(seconds).join(" / "), [r.p50, r.p95, r.max].map(seconds).join(" / ")]);
+        return row([word(t.tool_name), fmtNum(t.calls), fmtNum(t.completed), fmtNum(t.failed), exits(t.exited_nonzero), fmtNum(t.rejected), fmtNum(t.in_flight), [q.p50, q.p95, q.max].map(seconds).join(" / "), [r.p50, r.p95, r.max].map(seconds).join(" / ")]);
       }));
       $("tools").setAttribute("data-at", d.at);
     }).catch(function () { /* a strict server says why on the scrubber already */ });
@@ -306,8 +313,8 @@
     var params = { through: S.last };
     if (S.view) { params.from = S.view[0]; params.to = S.view[1]; }
     api("/sessions/" + enc(S.ref) + "/timeline", params).then(function (d) {
-      S.model = { lanes: d.tools, view: [d.from, d.to], end: d.end, origin: d.origin_us, mode: d.mode, visible: d.visible,
-        bars: (d.bars || []).map(function (b) { return { key: b.ref, id: b.invocation_id, tool: b.tool, status: b.status, req: b.requested, start: b.started, end: b.ended }; }),
+      S.model = { lanes: d.tools, view: [d.from, d.to], end: d.end, origin: d.origin_us, axis: d.axis, mode: d.mode, visible: d.visible,
+        bars: (d.bars || []).map(function (b) { return { key: b.ref, id: b.invocation_id, tool: b.tool, status: b.status, nonzero: b.exited_nonzero, req: b.requested, start: b.started, end: b.ended }; }),
         cells: d.buckets ? d.buckets.cells : [], buckets: d.buckets ? d.buckets.count : 1 };
       $("timeline-mode").textContent = fmtNum(d.visible) + " invocations in view" + (d.mode === "bars" ? "" : ", grouped into " + d.buckets.count + " time buckets per tool (click one to zoom)");
       var tools = $("search-tool"), chosen = tools.value; tools.replaceChildren(el("option", "any tool"));
@@ -351,11 +358,13 @@
     if (id.textContent !== CX.txt(h.invocation_id)) box.appendChild(el("div", h.invocation_id, "muted whole-id"));
     var facts = el("p"); facts.appendChild(word(last.tool_name)); facts.appendChild(document.createTextNode(" · "));
     facts.appendChild(CX.term("tier " + last.tier, "tier")); facts.appendChild(document.createTextNode(" · ")); facts.appendChild(CX.term(last.status));
+    if (last.status === "completed" && last.receipt && last.receipt.exit_code) { facts.appendChild(document.createTextNode(" · ")); facts.appendChild(CX.term("exited non-zero")); }
     box.appendChild(facts);
     var vt = el("table"); vt.id = "versions";
     fill(vt, ["seq", "became", "at", "detail"], versions.map(function (v) {
-      var r = v.record;
-      return row([seqLink(v.sequence), word(r.status), madeAt(r), r.reason != null ? r.reason : r.receipt ? "exit " + r.receipt.exit_code : ""], "version");
+      // No time where the transcript records none; an exit code only where one was recorded.
+      var r = v.record, code = r.receipt ? r.receipt.exit_code : null;
+      return row([seqLink(v.sequence), word(r.status), h.times_recorded === false ? "no time recorded" : madeAt(r), r.reason != null ? r.reason : code != null ? CX.exitCode(code) : ""], "version");
     }));
     box.appendChild(el("h3", "Versions")); box.appendChild(vt);
     var shown = el("div"); shown.id = "tool-view"; box.appendChild(shown);
@@ -462,8 +471,8 @@
   var KEYS = [
     [["j", "→"], "one event on", function () { step(1); }],
     [["k", "←"], "one event back", function () { step(-1); }],
-    [["n", "]"], "the next failure or rejection (its call opened)", function () { seek("next"); }],
-    [["p", "["], "the previous failure or rejection", function () { seek("previous"); }],
+    [["n", "]"], "the next failure: failed, rejected or exited non-zero (its call opened)", function () { seek("next"); }],
+    [["p", "["], "the previous failure", function () { seek("previous"); }],
     [["o", "Enter"], "open the call of the event at the scrubber", function () { if (S.current) pick(S.current); }],
     [["/"], "search (the list's filter on the sessions page)", function () { var box = $(S.ref ? "search-text" : "filter"); box.focus(); box.select(); }],
     [["?"], "show or hide these keys and what the page's words mean", function () { help(); }],

@@ -52,6 +52,20 @@ def requested_in(d: Dialect, cursor: Cursor, session_id: str, invocation_id: str
     return found is not None
 
 
+def exits_nonzero(d: Dialect, cursor: Cursor, session_id: str, through: int) -> int:
+    """How many of the session's invocations completed by ``through`` with an exit code
+    other than 0: one aggregate over its invocation rows (their ``end_code``, what their
+    Completed event's typed ``code`` column holds), the rows read by the database alone."""
+    row = cursor.execute(
+        d.sql(
+            "SELECT COUNT(*) FROM {invocations} WHERE {session} = ? AND status = 3 "
+            "AND ended_seq <= ? AND end_code <> 0"
+        ),
+        (d.session_key(session_id), through),
+    ).fetchone()
+    return int(row[0])
+
+
 def load_head(d: Dialect, cursor: Cursor, session_id: str) -> Head | None:
     """The session's index head, if it is there, sealed, fresh, and reaches (with the same
     chain) the session's last event; ``None`` otherwise (the index is to be rebuilt)."""

@@ -19,7 +19,7 @@ from ..port import StaleIndex
 from .chains import CHAINED_COLUMNS, ChainBroken, checked_rows
 from .dialect import Cursor, Dialect
 from .entries import entry_of
-from .index import chain_at, requested_in
+from .index import chain_at, exits_nonzero, requested_in
 from .indexing import EMPTY_CHAIN, checkpoint_seal
 
 _ENTRY_QUERY = """
@@ -104,6 +104,14 @@ class SqlSessionIndex:
         for _ in self._checked(start, chain, sequence, counts):
             pass
         return counts
+
+    def exited_nonzero(self, sequence: int, completed: int) -> int:
+        """The calls completed by ``sequence`` with an exit code other than 0 (`exits_nonzero`);
+        ``completed``, the counters' count of completed calls, bounds it."""
+        found = exits_nonzero(self._d, self._cursor, self._session, sequence)
+        if found > completed:
+            raise StaleIndex(f"{found} calls exited non-zero of the {completed} completed")
+        return found
 
     def _checked(
         self, after: int, chain: int, through: int, counts: Counts | None = None
