@@ -1,7 +1,9 @@
 """The benchmark table: each row against a baseline measured in the same run.
 
-``python -m benchmarks`` runs the full sizes (100k and 1M events, a quarter
-of an hour); ``--quick`` runs tiny sizes (the smoke test uses it). Every
+``python -m benchmarks`` runs the full sizes (100k and 1M events, three
+quarters of an hour); ``--quick`` runs tiny sizes (the smoke test uses it);
+``--events N`` runs the large rows at N events (the small ones at a tenth of it)
+and ``--only`` some groups of rows, for a measurement on a shared machine. Every
 measurement runs with the garbage collector in its default state.
 """
 
@@ -77,7 +79,32 @@ def small_bulk_rows(events: Sequence[object], repeat: int, directory: Path) -> l
     (directory / "small").mkdir()
     stored, _ = sqlite_session(events, directory / "small")  # type: ignore[arg-type]
     raw = timed(stored.raw, repeat)
+    stored.compiled_seconds = timed(stored.raw_compiled, repeat)
     return bulk_rows(stored, raw, repeat) + whole_store_rows(stored, raw, repeat)
+
+
+GROUPS = ("folds", "masking", "stored", "parallel", "transcripts", "sources")
+"""The groups of rows ``--only`` picks from, in the table's order."""
+
+
+def _groups(text: str) -> frozenset[str]:
+    chosen = frozenset(name.strip() for name in text.split(",") if name.strip())
+    unknown = sorted(chosen - set(GROUPS))
+    if unknown or not chosen:
+        raise argparse.ArgumentTypeError(
+            f"unknown group {', '.join(unknown) or '(none)'}; choose from {', '.join(GROUPS)}"
+        )
+    return chosen
+
+
+def _events(text: str) -> int:
+    try:
+        events = int(text)
+    except ValueError:
+        events = 0
+    if events < 3_000:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of events >= 3000")
+    return events
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -86,10 +113,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--quick", action="store_true", help="tiny sizes, one repetition (a smoke test)"
     )
+    parser.add_argument(
+        "--events",
+        type=_events,
+        metavar="N",
+        help="the large sessions' size (default 1,000,000; the small ones a tenth of it)",
+    )
+    parser.add_argument(
+        "--only",
+        type=_groups,
+        default=frozenset(GROUPS),
+        metavar="GROUPS",
+        help=f"comma-separated groups of rows to run: {', '.join(GROUPS)} (default: all)",
+    )
     args = parser.parse_args(argv)
     small_n, large_n, repeat, peer_n, naive_n = (
         (300, 3_000, 1, 300, 200) if args.quick else (100_000, 1_000_000, 3, 100_000, 2_000)
     )
+    if args.events is not None:
+        large_n = args.events
+        small_n = peer_n = max(large_n // 10, 300)
+    only: frozenset[str] = args.only
     print(f"# correx_tools benchmarks, {datetime.now(UTC):%Y-%m-%d %H:%M} UTC")
     print(f"# machine: {machine()}")
     print(
@@ -98,27 +142,33 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     small, large = session(small_n), session(large_n)
     rows: list[Row] = []
-    rows += fold_rows(small, "", repeat)
-    rows += fold_rows(large, "", repeat)
-    rows += fold_rows(
-        session(large_n, open_at_once=100 if args.quick else 10_000), ", 10k open", repeat
-    )
-    rows += mixed_rows(session(large_n, name="mixed", ending=thirds), repeat)
-    rows.append(peer_row(session(peer_n), repeat))
-    rows += memory_rows(large, naive_n)
-    rows += time_travel_rows(large)
-    rows.append(validation_row(200 if args.quick else 20_000))
-    rows.append(growth_row(small, large, repeat))
-    rows.append(gc_row(large))
-    rows += masking_rows(65_536 if args.quick else 1 << 20, repeat)
+    if "folds" in only:
+        rows += fold_rows(small, "", repeat)
+        rows += fold_rows(large, "", repeat)
+        rows += fold_rows(
+            session(large_n, open_at_once=100 if args.quick else 10_000), ", 10k open", repeat
+        )
+        rows += mixed_rows(session(large_n, name="mixed", ending=thirds), repeat)
+        rows.append(peer_row(session(peer_n), repeat))
+        rows += memory_rows(large, naive_n)
+        rows += time_travel_rows(large)
+        rows.append(validation_row(200 if args.quick else 20_000))
+        rows.append(growth_row(small, large, repeat))
+        rows.append(gc_row(large))
+    if "masking" in only:
+        rows += masking_rows(65_536 if args.quick else 1 << 20, repeat)
     with tempfile.TemporaryDirectory() as directory:
-        rows += small_bulk_rows(small, repeat, Path(directory))
-        rows += stored_rows(large, repeat, Path(directory), 20 if args.quick else 200)
-        rows += parallel_rows(large_n, Path(directory))
-        rows += transcript_rows(300 if args.quick else 100_000, Path(directory))
-        small_lines, large_lines = (300, 3_000) if args.quick else (10_000, 1_000_000)
-        rows += format_rows(small_lines, large_lines, Path(directory))
-        files, size = (20, 50_000) if args.quick else (1_000, 1_000_000)
-        rows += source_rows(files, size, Path(directory))
+        if "stored" in only:
+            rows += small_bulk_rows(small, repeat, Path(directory))
+            rows += stored_rows(large, repeat, Path(directory), 20 if args.quick else 200)
+        if "parallel" in only:
+            rows += parallel_rows(large_n, Path(directory), repeat)
+        if "transcripts" in only:
+            rows += transcript_rows(300 if args.quick else 100_000, Path(directory))
+            small_lines, large_lines = (300, 3_000) if args.quick else (10_000, 1_000_000)
+            rows += format_rows(small_lines, large_lines, Path(directory))
+        if "sources" in only:
+            files, size = (20, 50_000) if args.quick else (1_000, 1_000_000)
+            rows += source_rows(files, size, Path(directory))
     print(render(rows))
     return 0

@@ -54,6 +54,8 @@ def test_the_benchmarks_run_and_print_every_row(postgres_dsn: str) -> None:
         "masking, the worst keyword of",
         "masking, nothing but findings",
     ]
+    for store in ("SQLite", "PostgreSQL", "JSONL"):
+        rows.append(f"{store} raw read, compiled parser (the floor)")
     for store in ("SQLite", "PostgreSQL"):
         rows.append(f"{store} full replay to the final state")
         rows.append(f"{store} cold DefaultToolRepository.get")

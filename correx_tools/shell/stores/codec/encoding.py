@@ -39,7 +39,7 @@ from .envelope import (
     format_timestamp,
     parse_timestamp,
 )
-from .strict_json import canonical_json, encode_utf8
+from .strict_json import canonical_and_read_back, canonical_json, encode_utf8, is_canonical
 
 
 @final
@@ -70,12 +70,18 @@ def encode_event(stored: StoredEvent, recorded_at: str | None = None) -> Encoded
     ValueError: note: data has the key 1, not a string: it would read back as '1'
     """
     as_read = _as_read(stored.event)
+    body: Any = None
     if as_read is None:
         type_tag, version, data = event_payload(stored.event)
-        try:
-            text = canonical_json(data)
-        except (TypeError, ValueError, RecursionError):
-            raise ValueError(f"{type_tag}: {_unstorable(data)}") from None
+        proven = canonical_and_read_back(data)
+        if proven is not None:
+            written, body = proven
+            text = written.decode("utf-8")
+        else:
+            try:
+                text = canonical_json(data)
+            except (TypeError, ValueError, RecursionError):
+                raise ValueError(f"{type_tag}: {_unstorable(data)}") from None
     else:
         (type_tag, text), version = as_read, CURRENT_VERSION
     when = encoded_time(stored) if recorded_at is None else recorded_at
@@ -86,7 +92,11 @@ def encode_event(stored: StoredEvent, recorded_at: str | None = None) -> Encoded
         raise ValueError(
             f"{type_tag}: data nests deeper than {MAX_NESTING} levels, which no store keeps"
         )
-    if as_read is None:
+    if body is not None:
+        # The compiled codec read the text back as the data already (`strict_json`):
+        # what is left of the read-back check is the reader's field checks.
+        decode_payload(type_tag, version, body, text=text)
+    elif as_read is None:
         _check_reads_back(type_tag, version, data, text)
     return EncodedEvent(type_tag, version, text, when)
 
@@ -153,7 +163,7 @@ def _as_read(event: object) -> tuple[str, str] | None:
     which refuses what no store can keep and writes the rest canonically.
     """
     found = _spelled(event)
-    return found if found is not None and _is_canonical(found[1]) else None
+    return found if found is not None and is_canonical(found[1]) else None
 
 
 def _spelled(event: object) -> tuple[str, str] | None:
@@ -186,14 +196,6 @@ def _spelled(event: object) -> tuple[str, str] | None:
 
 
 _OUTPUT = '},"output":'  # metadata is a flat object of strings: its end, then output
-
-
-def _is_canonical(text: str) -> bool:
-    """Whether ``text`` reads back as values a store keeps and writes again as itself."""
-    try:
-        return canonical_json(json.loads(text)) == text
-    except (ValueError, RecursionError):  # a number too large (inf), nesting too deep
-        return False
 
 
 def encoded_time(stored: StoredEvent) -> str:

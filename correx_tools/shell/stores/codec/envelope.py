@@ -48,7 +48,7 @@ from ....core.tools.ids import InvocationId, SessionId
 from ....core.tools.json_values import freeze_json, freeze_object, string_map, thaw_json
 from ....core.tools.request import checked_request, lazy_request
 from ....core.tools.tier import Tier
-from .strict_json import EnvelopeError, canonical_json
+from .strict_json import EnvelopeError, canonical_bytes
 
 REQUESTED: Final = REQUESTED_TYPE
 STARTED: Final = STARTED_TYPE
@@ -302,7 +302,7 @@ _TIERS: dict[str, Tier] = {tier.value: tier for tier in Tier}
 def checksum(envelope: Mapping[str, Any]) -> int:
     """``zlib.crc32`` of the canonical JSON of ``envelope`` without its ``crc32``."""
     body = {key: value for key, value in envelope.items() if key != "crc32"}
-    return zlib.crc32(canonical_json(body).encode("utf-8"))
+    return zlib.crc32(canonical_bytes(body))
 
 
 def to_envelope(stored: StoredEvent) -> dict[str, Any]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import datetime
 from typing import Any, TypeVar
@@ -25,7 +24,7 @@ from ..writing import encode_payload, invalid_event
 from .columns import KIND_COMPLETED, KIND_FAILED, KIND_REQUESTED, KIND_STARTED
 from .encoding import EncodedEvent, encoded_time
 from .envelope import decode_payload, parse_timestamp
-from .strict_json import EnvelopeError, encode_utf8, loads_strict
+from .strict_json import EnvelopeError, encode_utf8, loads_strict, loads_vouched
 
 Row = TypeVar("Row")
 
@@ -99,7 +98,7 @@ def decode_written_row(
     """
     sequence, recorded_at, type_tag, version, data = row
     try:
-        body = json.loads(data)
+        body = loads_vouched(data)
         if not isinstance(body, dict):
             raise EnvelopeError("data must be a JSON object")
         return checked_stored_event(
