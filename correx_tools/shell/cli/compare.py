@@ -1,0 +1,188 @@
+"""``compare``: where two sessions of one task part ways, and what differed beside each call.
+
+``correx-tools compare SOURCE A B`` compares two sessions of one source;
+``--with SOURCE2`` reads B from another one (another store, another agent's
+transcript). Each session is named as every other command takes it (its id, or
+the start of exactly one). Both are read in one view each, strict unless
+``--lenient``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from typing import Any
+
+from returns.result import Failure
+
+from ...core.replay.comparison import Calls
+from ..replay.comparing import Side, compare_document, compared, read_calls
+from ..replay.view import StreamFailed
+from ..transcripts.description import session_description
+from .errors import CliError
+from .loading import SESSION_HELP, answered, find_session, repository_for
+from .readable import counted, cut_middle
+from .render import emit, one_line, shown_id, table
+from .sources import open_store
+
+BRIEF = 60
+"""How much of a call's arguments a row of the table shows."""
+
+
+def add_compare_arguments(compare: argparse.ArgumentParser, source_help: str) -> None:
+    """The arguments of ``compare``."""
+    compare.add_argument("source", metavar="SOURCE", help=source_help)
+    compare.add_argument("a", metavar="A", help=SESSION_HELP)
+    compare.add_argument("b", metavar="B", help=f"{SESSION_HELP}; read from --with if given")
+    compare.add_argument(
+        "--with",
+        dest="with_source",
+        metavar="SOURCE2",
+        help="read B from this source instead (another store, another agent's transcript)",
+    )
+    compare.add_argument(
+        "--limit",
+        type=int,
+        default=40,
+        help="rows shown from a few before the first divergence (0: all; default: %(default)s)",
+    )
+    compare.add_argument("--lenient", action="store_true", help="skip events the lifecycle refuses")
+
+
+@contextmanager
+def _side(source: str, name: str, *, lenient: bool) -> Iterator[Side]:
+    store = open_store(source)
+    session = find_session(store, name, source)
+    described = session_description(store, session)
+    repository = repository_for(store, source, lenient=lenient)
+    with repository.view(session) as view:
+        yield Side(
+            source=source,
+            view=view,
+            cwd=None if described is None else described.about.cwd,
+            times_recorded=described is None or described.times_recorded,
+        )
+
+
+def _calls(side: Side, *, lenient: bool) -> Calls:
+    session = side.view.session_id
+    try:
+        calls: Calls = answered(read_calls(side), session, lenient=lenient)
+    except StreamFailed as failed:
+        answered(Failure(failed.error), session, lenient=lenient)
+        raise AssertionError("a failure is always an error") from None
+    return calls
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    if args.limit < 0:
+        raise CliError(f"--limit={args.limit} is negative; give 0 or more")
+    lenient: bool = args.lenient
+    with ExitStack() as stack:
+        a = stack.enter_context(_side(args.source, args.a, lenient=lenient))
+        b = stack.enter_context(_side(args.with_source or args.source, args.b, lenient=lenient))
+        found = compared(_calls(a, lenient=lenient), _calls(b, lenient=lenient))
+        document = compare_document(a, b, found, limit=args.limit)
+    emit(args, document, lambda: _text(document))
+    return 0
+
+
+def _text(document: dict[str, Any]) -> str:
+    a, b = document["a"], document["b"]
+    lines = [
+        f"a: {one_line(a['session_id'])} of {one_line(a['source'])} "
+        f"({counted(a['calls'], 'call')})",
+        f"b: {one_line(b['session_id'])} of {one_line(b['source'])} "
+        f"({counted(b['calls'], 'call')})",
+    ]
+    kinds = document["rows_by_kind"]
+    lines.append(
+        f"{counted(kinds['same'], 'matched call')} "
+        f"({document['same_with_differences']:,} with differences), "
+        f"{kinds['changed']:,} changed, {kinds['only_a']:,} only in a, "
+        f"{kinds['only_b']:,} only in b"
+    )
+    divergence = document["first_divergence"]
+    if divergence is None:
+        lines.append("no divergence: the two sessions made the same calls")
+    else:
+        lines.append(
+            f"first divergence after {counted(divergence['a']['position'], 'matched call')}:"
+        )
+        for name, side, about in (("a", divergence["a"], a), ("b", divergence["b"], b)):
+            lines.append(f"  {name}: {_divergent(side, about['session_id'])}")
+    rows = document["rows"]
+    if rows:
+        lines.append("")
+        lines.append(
+            table(
+                ("row", "a", "a outcome", "b", "b outcome", "differs"),
+                [
+                    (
+                        str(document["rows_from"] + number),
+                        _brief(row["a"], a["session_id"]),
+                        _outcome(row["a"]),
+                        _brief(row["b"], b["session_id"]),
+                        _outcome(row["b"]),
+                        _differs(row),
+                    )
+                    for number, row in enumerate(rows)
+                ],
+                squeeze=("a", "b"),
+            )
+        )
+    return "\n".join(lines)
+
+
+def _divergent(side: dict[str, Any], session: str) -> str:
+    state = side["state"]
+    before = "" if state is None else _state(state)
+    call = side["call"]
+    if call is None:
+        return f"had no more calls (at event {side['at']:,}: {before})"
+    return f"{_brief(call, session)} (before it, at event {side['at']:,}: {before})"
+
+
+def _state(state: dict[str, Any]) -> str:
+    statuses = state["statuses"]
+    said = [f"{count:,} {status}" for status, count in statuses.items() if count]
+    if state["exited_nonzero"]:
+        said.append(f"{state['exited_nonzero']:,} exited non-zero")
+    return ", ".join(said) or "no calls yet"
+
+
+def _brief(call: dict[str, Any] | None, session: str) -> str | None:
+    if call is None:
+        return None
+    arguments = call["arguments"]
+    words = " ".join(
+        str(value) if isinstance(value, str) else _compact(value)
+        for value in (arguments or {}).values()
+    )
+    name = shown_id(session, call["invocation_id"])
+    return f"{name} {call['tool_name']} {cut_middle(' '.join(words.split()), BRIEF)}".rstrip()
+
+
+def _compact(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _outcome(call: dict[str, Any] | None) -> str | None:
+    if call is None:
+        return None
+    said = call["status"]
+    if call["exit_code"]:
+        said += f" exit {call['exit_code']}"
+    if call["duration"] is not None:
+        said += f" {call['duration']:.1f}s"
+    return str(said)
+
+
+def _differs(row: dict[str, Any]) -> str:
+    if row["kind"] == "only_a":
+        return "only in a"
+    if row["kind"] == "only_b":
+        return "only in b"
+    return ", ".join(difference.replace("_", " ") for difference in row["differs"]) or "-"

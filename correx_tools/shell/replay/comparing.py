@@ -1,0 +1,202 @@
+"""Two sessions compared: each one's calls read once from its view, aligned, and told as
+one document (what ``compare --json`` prints and the server sends).
+
+Each session is read a page at a time (`SessionView.entries_through`) into
+columns (`comparison.Calls`): its calls' keys and what each row needs, never the
+sessions' payloads, so two sessions of a million events are compared in bounded
+memory. The rows shown are then read again by id for their arguments. The state
+of each session at the first divergence is the view's own answer about the event
+before the divergent call was requested (the last event, for a session that has
+no call there): the same answer ``replay --at`` gives.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any, final
+
+from returns.result import Result, Success
+
+from ...core.lifecycle.status import ToolInvocationStatus
+from ...core.replay.alignment import Alignment, align
+from ...core.replay.comparison import CallFacts, Calls, Row, call_key, side_by_side
+from ...core.replay.errors import ReplayError
+from ...core.replay.recorded import exit_code_of
+from ...core.replay.stored_index import InvocationEntry
+from ...core.report.redaction import Redaction
+from ...core.tools.ids import InvocationId
+from ...core.tools.json_values import thaw_json
+from .documents import by_status, seconds
+from .view import SessionView
+
+_COMPLETED = ToolInvocationStatus.COMPLETED
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Side:
+    """One session of a comparison: where it came from, its view, and what its transcript
+    said of it (its working directory; whether it records times)."""
+
+    source: str
+    view: SessionView
+    cwd: str | None = None
+    times_recorded: bool = True
+
+
+def read_calls(side: Side) -> Result[Calls, ReplayError]:
+    """The session's calls in request order, as the comparison keeps them (`StreamFailed`
+    when its index is found stale part way and the fold then refuses the session)."""
+    return side.view.entries_through().map(lambda entries: _collected(entries, side))
+
+
+def _collected(entries: Iterable[InvocationEntry], side: Side) -> Calls:
+    calls = Calls()
+    for entry in entries:
+        calls.append(_facts(entry, side))
+    return calls
+
+
+def _facts(entry: InvocationEntry, side: Side) -> CallFacts:
+    receipt = entry.receipt
+    ended = entry.completed_at if entry.ended_seq is not None else None
+    began = entry.started_at or entry.requested_at
+    duration = seconds(ended - began) if side.times_recorded and ended is not None else None
+    arguments = entry.request.arguments
+    return CallFacts(
+        entry.invocation_id,
+        entry.tool_name,
+        entry.requested_seq,
+        call_key(entry.tool_name, arguments, side.cwd),
+        entry.status,
+        exit_code_of(receipt) if receipt is not None and entry.status is _COMPLETED else None,
+        duration,
+    )
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class Compared:
+    """Two sessions' calls and their alignment."""
+
+    a: Calls
+    b: Calls
+    alignment: Alignment
+
+
+def compared(a: Calls, b: Calls) -> Compared:
+    """Two sessions' calls aligned."""
+    return Compared(a, b, align(a.keys, b.keys))
+
+
+def compare_document(
+    a: Side,
+    b: Side,
+    found: Compared,
+    *,
+    limit: int,
+    before: int = 3,
+    redaction: Redaction | None = None,
+) -> dict[str, Any]:
+    """The comparison as one document: both sessions, the counts of each kind of row, the
+    first divergence with each session's state there, and ``limit`` rows (0: all) from
+    ``before`` rows ahead of the divergence (from the start when there is none)."""
+    divergence = found.alignment.first_divergence
+    # The common prefix comes first, a row a call: the divergence is row number ``prefix``.
+    start = 0 if divergence is None else max(0, divergence[0] - before)
+    counts = dict.fromkeys(("same", "changed", "only_a", "only_b"), 0)
+    differing = 0
+    shown: list[Row] = []
+    for number, row in enumerate(side_by_side(found.alignment, found.a, found.b)):
+        counts[row.kind] += 1
+        differing += row.kind == "same" and bool(row.differs)
+        if number >= start and (limit == 0 or len(shown) < limit):
+            shown.append(row)
+    entries_a = _entries(a.view, [found.a[r.a].invocation_id for r in shown if r.a is not None])
+    entries_b = _entries(b.view, [found.b[r.b].invocation_id for r in shown if r.b is not None])
+    return {
+        "a": _about(a, found.a, redaction),
+        "b": _about(b, found.b, redaction),
+        "rows_by_kind": counts,
+        "same_with_differences": differing,
+        "first_divergence": None
+        if divergence is None
+        else {
+            "a": _diverged(a, found.a, divergence[0], redaction),
+            "b": _diverged(b, found.b, divergence[1], redaction),
+        },
+        "rows_from": start,
+        "rows": [
+            {
+                "kind": row.kind,
+                "a": None if row.a is None else _call(found.a[row.a], entries_a, redaction),
+                "b": None if row.b is None else _call(found.b[row.b], entries_b, redaction),
+                "differs": list(row.differs),
+            }
+            for row in shown
+        ],
+    }
+
+
+def _entries(view: SessionView, ids: list[str]) -> dict[str, InvocationEntry]:
+    found = view.entries_by_id([InvocationId(i) for i in ids])
+    return {entry.invocation_id: entry for entry in found if entry is not None}
+
+
+def _shown(text: str, redaction: Redaction | None) -> str:
+    return text if redaction is None else redaction.text(text)
+
+
+def _about(side: Side, calls: Calls, redaction: Redaction | None) -> dict[str, Any]:
+    return {
+        "source": side.source,
+        "session_id": _shown(side.view.session_id, redaction),
+        "cwd": None if side.cwd is None else _shown(side.cwd, redaction),
+        "times_recorded": side.times_recorded,
+        "events": side.view.last_sequence,
+        "calls": len(calls),
+    }
+
+
+def _diverged(
+    side: Side, calls: Calls, position: int, redaction: Redaction | None
+) -> dict[str, Any]:
+    """Where one session stands at the divergence: its call there (``None``: it had ended)
+    and its state right before that call was requested."""
+    view = side.view
+    call = calls[position] if position < len(calls) else None
+    at = view.last_sequence if call is None else call.requested_seq - 1
+    summary = view.summary(at)
+    state: dict[str, Any] | None = None
+    if isinstance(summary, Success):
+        told = summary.unwrap()
+        state = {
+            "statuses": by_status(told.counts),
+            "exited_nonzero": told.exited_nonzero,
+            "invocations": told.invocations,
+            "in_flight": [_shown(i, redaction) for i in told.in_flight],
+        }
+    entries = {} if call is None else _entries(view, [call.invocation_id])
+    return {
+        "position": position,
+        "at": at,
+        "call": None if call is None else _call(call, entries, redaction),
+        "state": state,
+    }
+
+
+def _call(
+    call: CallFacts, entries: dict[str, InvocationEntry], redaction: Redaction | None
+) -> dict[str, Any]:
+    entry = entries.get(call.invocation_id)
+    arguments = None if entry is None else thaw_json(entry.request.arguments)
+    return {
+        "invocation_id": _shown(call.invocation_id, redaction),
+        "tool_name": _shown(call.tool_name, redaction),
+        "requested_seq": call.requested_seq,
+        "status": call.status.value,
+        "exit_code": call.exit_code,
+        "duration": call.duration,
+        "arguments": arguments if redaction is None else redaction.value(arguments),
+    }
