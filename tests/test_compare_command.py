@@ -121,3 +121,39 @@ def test_what_a_run_wrote_cannot_steer_the_terminal(tmp_path: Path) -> None:
     text = run("compare", str(a), "run-a", "run-b", "--with", str(b)).stdout
     assert "\x1b" not in text
     assert "[U+001B]" in text
+
+
+def test_where_two_runs_files_first_differ_and_how_a_file_ends_differently(
+    tmp_path: Path,
+) -> None:
+    def write(root: str, text: str) -> Call:
+        return Call("Write", {"file_path": f"{root}/src/x.py", "content": text})
+
+    a = claude_run(tmp_path / "a.jsonl", "run-a", "/w/a", [
+        write("/w/a", "x = 1\n"),
+        Call("Bash", {"command": "pytest"}),
+        write("/w/a", "x = 1\ny = 2\n"),
+        # An edit that failed changed nothing: it is no difference.
+        Call("Edit", {"file_path": "/w/a/README.md", "old_string": "a", "new_string": "b"},
+             "String to replace not found", error=True),
+    ])  # fmt: skip
+    b = claude_run(tmp_path / "b.jsonl", "run-b", "/w/b", [
+        write("/w/b", "x = 1\n"),
+        Call("Bash", {"command": "pytest"}),
+        write("/w/b", "x = 1\ny = 3\n"),
+    ])  # fmt: skip
+    workspace = compare(a, "run-a", "run-b", "--with", b)["workspace"]
+    assert workspace["a_files"] == [{"path": "src/x.py", "edits": 2}]
+    assert workspace["b_files"] == [{"path": "src/x.py", "edits": 2}]
+    first = workspace["first_difference"]
+    assert first["row"] == 2  # the same first write, in two checkouts, is no difference
+    assert first["a"]["invocation_id"].endswith("_0002")
+    assert workspace["differing"] == ["src/x.py"]
+    (diff,) = workspace["diffs"]
+    assert diff["of"] == "text"
+    assert [line for hunk in diff["hunks"] for line in hunk["lines"]] == [
+        [" ", "x = 1"], ["-", "y = 2"], ["+", "y = 3"],
+    ]  # fmt: skip
+    same = compare(a, "run-a", "run-a")["workspace"]
+    assert same["first_difference"] is None
+    assert same["differing"] == []

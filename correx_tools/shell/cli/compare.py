@@ -17,8 +17,7 @@ from typing import Any
 
 from returns.result import Failure
 
-from ...core.replay.comparison import Calls
-from ..replay.comparing import Side, compare_document, compared, read_calls
+from ..replay.comparing import Run, Side, compare_document, compared, read_calls
 from ..replay.view import StreamFailed
 from ..transcripts.description import session_description
 from .errors import CliError
@@ -66,10 +65,10 @@ def _side(source: str, name: str, *, lenient: bool) -> Iterator[Side]:
         )
 
 
-def _calls(side: Side, *, lenient: bool) -> Calls:
+def _calls(side: Side, *, lenient: bool) -> Run:
     session = side.view.session_id
     try:
-        calls: Calls = answered(read_calls(side), session, lenient=lenient)
+        calls: Run = answered(read_calls(side), session, lenient=lenient)
     except StreamFailed as failed:
         answered(Failure(failed.error), session, lenient=lenient)
         raise AssertionError("a failure is always an error") from None
@@ -113,6 +112,7 @@ def _text(document: dict[str, Any]) -> str:
         )
         for name, side, about in (("a", divergence["a"], a), ("b", divergence["b"], b)):
             lines.append(f"  {name}: {_divergent(side, about['session_id'])}")
+    lines += _workspace(document["workspace"], a["session_id"], b["session_id"])
     rows = document["rows"]
     if rows:
         lines.append("")
@@ -186,3 +186,29 @@ def _differs(row: dict[str, Any]) -> str:
     if row["kind"] == "only_b":
         return "only in b"
     return ", ".join(difference.replace("_", " ") for difference in row["differs"]) or "-"
+
+
+def _workspace(workspace: dict[str, Any], a: str, b: str) -> list[str]:
+    """The files each run changed, where they first differ, and a diff of each that ends
+    differently."""
+    lines = []
+    for name, files in (("a", workspace["a_files"]), ("b", workspace["b_files"])):
+        said = ", ".join(f"{one_line(f['path'])} ({f['edits']:,})" for f in files) or "none"
+        lines.append(f"files {name} changed: {said}")
+    first = workspace["first_difference"]
+    if first is None:
+        lines.append("the two runs' files never differ")
+        return lines
+    where = [f"{name}'s {_brief(call, session)}" for name, call, session
+             in (("a", first["a"], a), ("b", first["b"], b)) if call is not None]  # fmt: skip
+    lines.append(f"files first differ after row {first['row']:,}: {' / '.join(where)}")
+    for diff in workspace["diffs"]:
+        told = "its text" if diff["of"] == "text" else "what each run's edits removed and added"
+        lines.append(f"--- a/{one_line(diff['path'])}  ({told})")
+        lines.append(f"+++ b/{one_line(diff['path'])}")
+        for hunk in diff["hunks"]:
+            lines.append(f"@@ -{hunk['old']} +{hunk['new']} @@")
+            lines += [op + text for op, text in hunk["lines"]]
+        if diff["cut"]:
+            lines.append("(cut: the file's edits are longer than the diff shows)")
+    return lines

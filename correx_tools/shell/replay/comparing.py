@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, final
+from typing import Any, NamedTuple, final
 
 from returns.result import Result, Success
 
@@ -22,9 +22,10 @@ from ...core.lifecycle.status import ToolInvocationStatus
 from ...core.replay.alignment import Alignment, align
 from ...core.replay.comparison import CallFacts, Calls, Row, call_key, side_by_side
 from ...core.replay.errors import ReplayError
-from ...core.replay.recorded import exit_code_of
+from ...core.replay.recorded import edit_not_applied, exit_code_of
 from ...core.replay.stored_index import InvocationEntry
 from ...core.report.redaction import Redaction
+from ...core.report.workspaces import EditedFiles, differing_files, file_diff, files_part
 from ...core.tools.ids import InvocationId
 from ...core.tools.json_values import thaw_json
 from .documents import by_status, seconds
@@ -45,25 +46,36 @@ class Side:
     times_recorded: bool = True
 
 
-def read_calls(side: Side) -> Result[Calls, ReplayError]:
+@final
+class Run(NamedTuple):
+    """One session as a comparison keeps it: its calls, and its files as its edits left them."""
+
+    calls: Calls
+    files: EditedFiles
+
+
+def read_calls(side: Side) -> Result[Run, ReplayError]:
     """The session's calls in request order, as the comparison keeps them (`StreamFailed`
     when its index is found stale part way and the fold then refuses the session)."""
     return side.view.entries_through().map(lambda entries: _collected(entries, side))
 
 
-def _collected(entries: Iterable[InvocationEntry], side: Side) -> Calls:
+def _collected(entries: Iterable[InvocationEntry], side: Side) -> Run:
     calls = Calls()
-    for entry in entries:
-        calls.append(_facts(entry, side))
-    return calls
+    files = EditedFiles(side.cwd)
+    for position, entry in enumerate(entries):
+        arguments = thaw_json(entry.request.arguments)
+        calls.append(_facts(entry, arguments, side))
+        if entry.status is _COMPLETED and edit_not_applied(entry.receipt) is None:
+            files.record(position, entry.tool_name, arguments)
+    return Run(calls, files)
 
 
-def _facts(entry: InvocationEntry, side: Side) -> CallFacts:
+def _facts(entry: InvocationEntry, arguments: dict[str, Any], side: Side) -> CallFacts:
     receipt = entry.receipt
     ended = entry.completed_at if entry.ended_seq is not None else None
     began = entry.started_at or entry.requested_at
     duration = seconds(ended - began) if side.times_recorded and ended is not None else None
-    arguments = entry.request.arguments
     return CallFacts(
         entry.invocation_id,
         entry.tool_name,
@@ -83,11 +95,13 @@ class Compared:
     a: Calls
     b: Calls
     alignment: Alignment
+    files_a: EditedFiles
+    files_b: EditedFiles
 
 
-def compared(a: Calls, b: Calls) -> Compared:
+def compared(a: Run, b: Run) -> Compared:
     """Two sessions' calls aligned."""
-    return Compared(a, b, align(a.keys, b.keys))
+    return Compared(a.calls, b.calls, align(a.calls.keys, b.calls.keys), a.files, b.files)
 
 
 def compare_document(
@@ -120,6 +134,7 @@ def compare_document(
         "b": _about(b, found.b, redaction),
         "rows_by_kind": counts,
         "same_with_differences": differing,
+        "workspace": _workspace(found, redaction),
         "first_divergence": None
         if divergence is None
         else {
@@ -199,4 +214,42 @@ def _call(
         "exit_code": call.exit_code,
         "duration": call.duration,
         "arguments": arguments if redaction is None else redaction.value(arguments),
+    }
+
+
+FILE_DIFFS = 5
+"""Files whose final versions differ shown as a diff (the first, by path)."""
+
+
+def _workspace(found: Compared, redaction: Redaction | None) -> dict[str, Any]:
+    """What the two runs did to their files: each one's, where they first differ, and how
+    the first few that end differently differ."""
+    a, b = found.files_a, found.files_b
+    parted = files_part(side_by_side(found.alignment, found.a, found.b), a, b)
+    differing = differing_files(a, b)
+
+    def files(run: EditedFiles) -> list[dict[str, Any]]:
+        return [{"path": _shown(f.path, redaction), "edits": f.edits} for f in run.files.values()]
+
+    def value(hunks: Any) -> Any:
+        return hunks if redaction is None else redaction.value(hunks)
+
+    first: dict[str, Any] | None = None
+    if parted is not None:
+        number, row = parted
+        first = {
+            "row": number,
+            "a": None if row.a is None else _call(found.a[row.a], {}, redaction),
+            "b": None if row.b is None else _call(found.b[row.b], {}, redaction),
+        }
+    diffs = []
+    for path in differing[:FILE_DIFFS]:
+        told = file_diff(a.files.get(path), b.files.get(path))
+        diffs.append({"path": _shown(path, redaction), **told, "hunks": value(told["hunks"])})
+    return {
+        "a_files": files(a),
+        "b_files": files(b),
+        "first_difference": first,
+        "differing": [_shown(path, redaction) for path in differing],
+        "diffs": diffs,
     }
