@@ -16,6 +16,7 @@ from pathlib import Path
 
 from .bulk import bulk_rows, whole_store_rows
 from .commands import command_rows
+from .compare import compare_rows
 from .folds import (
     fold_rows,
     gc_row,
@@ -120,5 +121,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         rows += format_rows(small_lines, large_lines, Path(directory))
         files, size = (20, 50_000) if args.quick else (1_000, 1_000_000)
         rows += source_rows(files, size, Path(directory))
+        rows += compare_rows(3_000 if args.quick else 1_000_000, repeat, Path(directory))
     print(render(rows))
     return 0

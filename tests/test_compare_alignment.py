@@ -37,7 +37,7 @@ def calls(key_list: list[int], tools: int = 2) -> Calls:
     found = Calls()
     for number, key in enumerate(key_list):
         found.append(
-            CallFacts(f"call-{number}", f"tool-{key % tools}", number + 1, key,
+            CallFacts(f"tool-{key % tools}", number + 1, key,
                       ToolInvocationStatus.COMPLETED, 0, 1.0)
         )  # fmt: skip
     return found
@@ -105,7 +105,7 @@ def test_calls_are_the_same_under_each_own_working_directory_and_any_whitespace(
 
 
 def test_what_differed_beside_a_matched_call() -> None:
-    done = CallFacts("c", "Bash", 1, 7, ToolInvocationStatus.COMPLETED, 0, 1.0)
+    done = CallFacts("Bash", 1, 7, ToolInvocationStatus.COMPLETED, 0, 1.0)
     assert differences(done, done) == ()
     failed = done._replace(status=ToolInvocationStatus.FAILED, exit_code=None)
     assert differences(done, failed) == ("outcome",)

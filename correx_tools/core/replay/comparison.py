@@ -28,12 +28,12 @@ from __future__ import annotations
 import json
 import math
 from array import array
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from hashlib import blake2b
+from itertools import chain
 from typing import Any, Literal, NamedTuple, TypeAlias, final
 
 from ..lifecycle.status import ToolInvocationStatus
-from ..tools.json_values import thaw_json
 from .alignment import Alignment
 
 Difference: TypeAlias = Literal["arguments", "outcome", "exit_code", "duration"]
@@ -58,7 +58,7 @@ def normalised(value: Any, cwd: str | None) -> Any:
         return _normalised_text(value, cwd)
     if isinstance(value, Mapping):
         return {key: normalised(item, cwd) for key, item in value.items()}
-    if isinstance(value, list | tuple):
+    if isinstance(value, Sequence):  # a list, or a frozen one
         return [normalised(item, cwd) for item in value]
     return value
 
@@ -74,8 +74,9 @@ def _normalised_text(text: str, cwd: str | None) -> str:
 
 def call_key(tool_name: str, arguments: Mapping[str, Any], cwd: str | None) -> int:
     """The key two calls share when they are the same call: their tool, and their
-    arguments normalised against their session's working directory (``cwd``)."""
-    return _digest([tool_name, normalised(thaw_json(arguments), cwd)])
+    arguments (plain JSON values, or frozen ones) normalised against their session's
+    working directory (``cwd``)."""
+    return _digest([tool_name, normalised(arguments, cwd)])
 
 
 def _digest(value: Any) -> int:
@@ -89,7 +90,6 @@ class CallFacts(NamedTuple):
     its key, how it stands at the session's end, its exit code where one was recorded, and its
     duration in seconds where the session records times and the call ended."""
 
-    invocation_id: str
     tool_name: str
     requested_seq: int
     key: int
@@ -100,15 +100,14 @@ class CallFacts(NamedTuple):
 
 @final
 class Calls:
-    """One run's calls in request order, kept in columns (about 60 bytes a call and its
+    """One run's calls in request order, kept in columns (41 bytes a call: not even its
     id) so that two runs of a million events fit in memory together."""
 
-    __slots__ = ("_durations", "_exits", "_ids", "_keys", "_names", "_seqs", "_statuses",
-                 "_tools", "tool_names")  # fmt: skip
+    __slots__ = ("_durations", "_exits", "_keys", "_names", "_seqs", "_statuses", "_tools",
+                 "tool_names")  # fmt: skip
 
     def __init__(self) -> None:
-        self._ids: list[str] = []
-        self._tools: array[int] = array("l")
+        self._tools: array[int] = array("i")
         self.tool_names: dict[str, int] = {}
         self._names: list[str] = []
         self._seqs: array[int] = array("q")
@@ -119,7 +118,6 @@ class Calls:
 
     def append(self, call: CallFacts) -> None:
         """Add the next call."""
-        self._ids.append(call.invocation_id)
         number = self.tool_names.setdefault(call.tool_name, len(self.tool_names))
         if number == len(self._names):
             self._names.append(call.tool_name)
@@ -131,13 +129,12 @@ class Calls:
         self._durations.append(math.nan if call.duration is None else call.duration)
 
     def __len__(self) -> int:
-        return len(self._ids)
+        return len(self._seqs)
 
     def __getitem__(self, position: int) -> CallFacts:
         exit_code = self._exits[position]
         duration = self._durations[position]
         return CallFacts(
-            self._ids[position],
             self._names[self._tools[position]],
             self._seqs[position],
             self._keys[position],
@@ -150,6 +147,18 @@ class Calls:
     def keys(self) -> array[int]:
         """Each call's key, in order (what the alignment compares)."""
         return self._keys
+
+    def went_as(self, position: int, other: Calls, at: int) -> bool:
+        """Whether the call at ``position`` ended as ``other``'s at ``at`` did, to the
+        second: then `differences` has nothing to say of them (a quick look first)."""
+        return (
+            self._statuses[position] == other._statuses[at]
+            and self._exits[position] == other._exits[at]
+            and (
+                self._durations[position] == other._durations[at]
+                or (math.isnan(self._durations[position]) and math.isnan(other._durations[at]))
+            )
+        )
 
     def tool_of(self, position: int) -> str:
         """The call's tool."""
@@ -189,10 +198,12 @@ def side_by_side(alignment: Alignment, a: Calls, b: Calls) -> Iterator[Row]:
     between two matches what each run did instead (paired where the tools agree)."""
     i = j = 0
     ends = ((alignment.length_a, alignment.length_b),)
-    for next_i, next_j in (*alignment.pairs(), *ends):
-        yield from _gap(a, b, i, next_i, j=j, j_end=next_j)
+    for next_i, next_j in chain(alignment.pairs(), ends):
+        if next_i > i or next_j > j:
+            yield from _gap(a, b, i, next_i, j=j, j_end=next_j)
         if next_i < alignment.length_a:
-            yield Row("same", next_i, next_j, differences(a[next_i], b[next_j]))
+            same = a.went_as(next_i, b, next_j)
+            yield Row("same", next_i, next_j, () if same else differences(a[next_i], b[next_j]))
         i, j = next_i + 1, next_j + 1
 
 

@@ -98,20 +98,44 @@ def _chained(version: int, said: str) -> int:
 def files_part(rows: Iterable[Row], a: EditedFiles, b: EditedFiles) -> tuple[int, Row] | None:
     """The first row (its number, and the row) after which some file's versions in the two
     runs differ; ``None`` when they never do."""
-    changes_a = _by_position(a.changes)
-    changes_b = _by_position(b.changes)
-    versions_a: dict[str, int] = {}
-    versions_b: dict[str, int] = {}
+    walk = FilesWalk(a, b)
     for number, row in enumerate(rows):
+        if walk.see(number, row):
+            break
+    return walk.parted
+
+
+@final
+class FilesWalk:
+    """Two runs' files followed along their rows, one row at a time (`files_part`), for
+    a caller that walks the rows for more than this."""
+
+    __slots__ = ("changes_a", "changes_b", "parted", "versions_a", "versions_b")
+
+    def __init__(self, a: EditedFiles, b: EditedFiles) -> None:
+        self.changes_a = _by_position(a.changes)
+        self.changes_b = _by_position(b.changes)
+        self.versions_a: dict[str, int] = {}
+        self.versions_b: dict[str, int] = {}
+        self.parted: tuple[int, Row] | None = None
+        """The first row after which the files differ, once seen."""
+
+    def see(self, number: int, row: Row) -> bool:
+        """Take row ``number``; whether the files differ after it (or did already)."""
+        if self.parted is not None:
+            return True
         touched: list[str] = []
-        for position, changes, versions in ((row.a, changes_a, versions_a),
-                                            (row.b, changes_b, versions_b)):  # fmt: skip
-            for path, version in changes.get(position, ()) if position is not None else ():
+        for position, changes, versions in ((row.a, self.changes_a, self.versions_a),
+                                            (row.b, self.changes_b, self.versions_b)):  # fmt: skip
+            if position is None or position not in changes:
+                continue
+            for path, version in changes[position]:
                 versions[path] = version
                 touched.append(path)
-        if any(versions_a.get(path, 0) != versions_b.get(path, 0) for path in touched):
-            return number, row
-    return None
+        va, vb = self.versions_a, self.versions_b
+        if any(va.get(path, 0) != vb.get(path, 0) for path in touched):
+            self.parted = (number, row)
+        return self.parted is not None
 
 
 def _by_position(changes: list[tuple[int, str, int]]) -> dict[int, list[tuple[str, int]]]:

@@ -12,22 +12,25 @@ no call there): the same answer ``replay --at`` gives.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, NamedTuple, final
 
 from returns.result import Result, Success
 
+from ...core.lifecycle.events import ToolReceipt, undecoded_text
 from ...core.lifecycle.status import ToolInvocationStatus
 from ...core.replay.alignment import Alignment, align
 from ...core.replay.comparison import CallFacts, Calls, Row, call_key, side_by_side
 from ...core.replay.errors import ReplayError
-from ...core.replay.recorded import edit_not_applied, exit_code_of
+from ...core.replay.recorded import EXIT_CODE_KNOWN, edit_not_applied, exit_code_of
 from ...core.replay.stored_index import InvocationEntry
+from ...core.report.edits import edit_of
 from ...core.report.redaction import Redaction
-from ...core.report.workspaces import EditedFiles, differing_files, file_diff, files_part
-from ...core.tools.ids import InvocationId
+from ...core.report.workspaces import EditedFiles, FilesWalk, differing_files, file_diff
 from ...core.tools.json_values import thaw_json
+from ...core.tools.request import ToolRequest, undecoded_source
 from .documents import by_status, seconds
 from .view import SessionView
 
@@ -64,11 +67,29 @@ def _collected(entries: Iterable[InvocationEntry], side: Side) -> Run:
     calls = Calls()
     files = EditedFiles(side.cwd)
     for position, entry in enumerate(entries):
-        arguments = thaw_json(entry.request.arguments)
+        arguments = plain_arguments(entry.request)
         calls.append(_facts(entry, arguments, side))
-        if entry.status is _COMPLETED and edit_not_applied(entry.receipt) is None:
+        # A completed edit that took effect (its receipt's metadata read for edits only).
+        edits = entry.status is _COMPLETED and edit_of(entry.tool_name, arguments) is not None
+        if edits and edit_not_applied(entry.receipt) is None:
             files.record(position, entry.tool_name, arguments)
     return Run(calls, files)
+
+
+def plain_arguments(request: ToolRequest) -> dict[str, Any]:
+    """The request's arguments as plain JSON values: from the store's own text while they
+    are not decoded yet (a store's canonical JSON, checked when written: nothing to freeze
+    only to thaw again), else thawed."""
+    source = undecoded_source(request)
+    if source is None:
+        thawed: dict[str, Any] = thaw_json(request.arguments)
+        return thawed
+    text, keys = source
+    node: Any = json.loads(text)
+    for key in keys:
+        node = node[key]
+    found: dict[str, Any] = node
+    return found
 
 
 def _facts(entry: InvocationEntry, arguments: dict[str, Any], side: Side) -> CallFacts:
@@ -77,14 +98,22 @@ def _facts(entry: InvocationEntry, arguments: dict[str, Any], side: Side) -> Cal
     began = entry.started_at or entry.requested_at
     duration = seconds(ended - began) if side.times_recorded and ended is not None else None
     return CallFacts(
-        entry.invocation_id,
         entry.tool_name,
         entry.requested_seq,
         call_key(entry.tool_name, arguments, side.cwd),
         entry.status,
-        exit_code_of(receipt) if receipt is not None and entry.status is _COMPLETED else None,
+        _exit_code(receipt) if receipt is not None and entry.status is _COMPLETED else None,
         duration,
     )
+
+
+def _exit_code(receipt: ToolReceipt) -> int | None:
+    """`exit_code_of`, without decoding a stored receipt whose text lacks the marker's key
+    anywhere (its 0 was then recorded: the marker is the only way a 0 is not)."""
+    text = undecoded_text(receipt)
+    if receipt.exit_code == 0 and text is not None and EXIT_CODE_KNOWN not in text:
+        return 0
+    return exit_code_of(receipt)
 
 
 @final
@@ -122,19 +151,21 @@ def compare_document(
     counts = dict.fromkeys(("same", "changed", "only_a", "only_b"), 0)
     differing = 0
     shown: list[Row] = []
+    walk = FilesWalk(found.files_a, found.files_b)
     for number, row in enumerate(side_by_side(found.alignment, found.a, found.b)):
+        walk.see(number, row)
         counts[row.kind] += 1
         differing += row.kind == "same" and bool(row.differs)
         if number >= start and (limit == 0 or len(shown) < limit):
             shown.append(row)
-    entries_a = _entries(a.view, [found.a[r.a].invocation_id for r in shown if r.a is not None])
-    entries_b = _entries(b.view, [found.b[r.b].invocation_id for r in shown if r.b is not None])
+    entries_a = _entries(a.view, found.a, [row.a for row in shown if row.a is not None])
+    entries_b = _entries(b.view, found.b, [row.b for row in shown if row.b is not None])
     return {
         "a": _about(a, found.a, redaction),
         "b": _about(b, found.b, redaction),
         "rows_by_kind": counts,
         "same_with_differences": differing,
-        "workspace": _workspace(found, redaction),
+        "workspace": _workspace(found, walk.parted, (a.view, b.view), redaction),
         "first_divergence": None
         if divergence is None
         else {
@@ -154,9 +185,14 @@ def compare_document(
     }
 
 
-def _entries(view: SessionView, ids: list[str]) -> dict[str, InvocationEntry]:
-    found = view.entries_by_id([InvocationId(i) for i in ids])
-    return {entry.invocation_id: entry for entry in found if entry is not None}
+def _entries(view: SessionView, calls: Calls, positions: list[int]) -> dict[int, InvocationEntry]:
+    """The entries of the calls at ``positions`` (a run of them, as rows show them) by their
+    request's sequence: one read of the calls requested from the first to the last."""
+    if not positions:
+        return {}
+    first, last = min(positions), max(positions)
+    found = view.entries_before(calls[last].requested_seq, last - first + 1)
+    return {entry.requested_seq: entry for entry in found}
 
 
 def _shown(text: str, redaction: Redaction | None) -> str:
@@ -192,7 +228,7 @@ def _diverged(
             "invocations": told.invocations,
             "in_flight": [_shown(i, redaction) for i in told.in_flight],
         }
-    entries = {} if call is None else _entries(view, [call.invocation_id])
+    entries = {} if call is None else _entries(view, calls, [position])
     return {
         "position": position,
         "at": at,
@@ -202,12 +238,12 @@ def _diverged(
 
 
 def _call(
-    call: CallFacts, entries: dict[str, InvocationEntry], redaction: Redaction | None
+    call: CallFacts, entries: dict[int, InvocationEntry], redaction: Redaction | None
 ) -> dict[str, Any]:
-    entry = entries.get(call.invocation_id)
+    entry = entries.get(call.requested_seq)
     arguments = None if entry is None else thaw_json(entry.request.arguments)
     return {
-        "invocation_id": _shown(call.invocation_id, redaction),
+        "invocation_id": None if entry is None else _shown(entry.invocation_id, redaction),
         "tool_name": _shown(call.tool_name, redaction),
         "requested_seq": call.requested_seq,
         "status": call.status.value,
@@ -221,11 +257,15 @@ FILE_DIFFS = 5
 """Files whose final versions differ shown as a diff (the first, by path)."""
 
 
-def _workspace(found: Compared, redaction: Redaction | None) -> dict[str, Any]:
-    """What the two runs did to their files: each one's, where they first differ, and how
-    the first few that end differently differ."""
+def _workspace(
+    found: Compared,
+    parted: tuple[int, Row] | None,
+    views: tuple[SessionView, SessionView],
+    redaction: Redaction | None,
+) -> dict[str, Any]:
+    """What the two runs did to their files: each one's, where they first differ (after
+    row ``parted``), and how the first few that end differently differ."""
     a, b = found.files_a, found.files_b
-    parted = files_part(side_by_side(found.alignment, found.a, found.b), a, b)
     differing = differing_files(a, b)
 
     def files(run: EditedFiles) -> list[dict[str, Any]]:
@@ -237,11 +277,11 @@ def _workspace(found: Compared, redaction: Redaction | None) -> dict[str, Any]:
     first: dict[str, Any] | None = None
     if parted is not None:
         number, row = parted
-        first = {
-            "row": number,
-            "a": None if row.a is None else _call(found.a[row.a], {}, redaction),
-            "b": None if row.b is None else _call(found.b[row.b], {}, redaction),
-        }
+        first = {"row": number}
+        for name, view, calls, position in (("a", views[0], found.a, row.a),
+                                            ("b", views[1], found.b, row.b)):  # fmt: skip
+            entries = {} if position is None else _entries(view, calls, [position])
+            first[name] = None if position is None else _call(calls[position], entries, redaction)
     diffs = []
     for path in differing[:FILE_DIFFS]:
         told = file_diff(a.files.get(path), b.files.get(path))
