@@ -2,7 +2,8 @@
 
 ``correx-tools compare SOURCE A B`` compares two sessions of one source;
 ``--with SOURCE2`` reads B from another one (another store, another agent's
-transcript). Each session is named as every other command takes it (its id, or
+transcript). Three sessions or more (or ``--match``) are told as the tree of where
+they split (`compare_many`). Each session is named as every other command takes it (its id, or
 the start of exactly one). Both are read in one view each, strict unless
 ``--lenient``.
 """
@@ -20,6 +21,7 @@ from returns.result import Failure
 from ..replay.comparing import Run, Side, compare_document, compared, read_calls
 from ..replay.view import StreamFailed
 from ..transcripts.description import session_description
+from .compare_many import cmd_compare_many
 from .errors import CliError
 from .loading import SESSION_HELP, answered, find_session, repository_for
 from .readable import counted, cut_middle
@@ -33,8 +35,22 @@ BRIEF = 60
 def add_compare_arguments(compare: argparse.ArgumentParser, source_help: str) -> None:
     """The arguments of ``compare``."""
     compare.add_argument("source", metavar="SOURCE", help=source_help)
-    compare.add_argument("a", metavar="A", help=SESSION_HELP)
-    compare.add_argument("b", metavar="B", help=f"{SESSION_HELP}; read from --with if given")
+    compare.add_argument(
+        "sessions",
+        nargs="*",
+        metavar="SESSION",
+        help=f"two sessions, A and B (B read from --with if given); three or more (or --match) "
+        f"for the tree of where they split. Each is {SESSION_HELP}",
+    )
+    compare.add_argument(
+        "--match",
+        metavar="PATTERN",
+        help="also every session whose id matches this shell-style pattern (run-*), "
+        "for the tree of where they split",
+    )
+    compare.add_argument(
+        "--tree", action="store_true", help="the tree of where they split, even for two sessions"
+    )
     compare.add_argument(
         "--with",
         dest="with_source",
@@ -78,10 +94,15 @@ def _calls(side: Side, *, lenient: bool) -> Run:
 def cmd_compare(args: argparse.Namespace) -> int:
     if args.limit < 0:
         raise CliError(f"--limit={args.limit} is negative; give 0 or more")
+    names: list[str] = args.sessions
+    if args.match is not None or args.tree or len(names) > 2:
+        return cmd_compare_many(args)
+    if len(names) != 2:
+        raise CliError(f"compare needs two sessions, A and B (or --match); {len(names)} given")
     lenient: bool = args.lenient
     with ExitStack() as stack:
-        a = stack.enter_context(_side(args.source, args.a, lenient=lenient))
-        b = stack.enter_context(_side(args.with_source or args.source, args.b, lenient=lenient))
+        a = stack.enter_context(_side(args.source, names[0], lenient=lenient))
+        b = stack.enter_context(_side(args.with_source or args.source, names[1], lenient=lenient))
         found = compared(_calls(a, lenient=lenient), _calls(b, lenient=lenient))
         document = compare_document(a, b, found, limit=args.limit)
     emit(args, document, lambda: _text(document))
