@@ -12,12 +12,11 @@ from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
 from typing import Any
 
 from returns.result import Failure
 
+from ...core.tools.ids import SessionId
 from ..replay.comparing import Run, Side, compare_document, compared, read_calls
 from ..replay.view import StreamFailed
 from ..transcripts.description import session_description
@@ -66,23 +65,22 @@ def add_compare_arguments(compare: argparse.ArgumentParser, source_help: str) ->
     compare.add_argument("--lenient", action="store_true", help="skip events the lifecycle refuses")
 
 
-@contextmanager
-def _side(source: str, name: str, *, lenient: bool) -> Iterator[Side]:
+def _side(source: str, name: str, *, lenient: bool) -> Side:
     store = open_store(source)
     session = find_session(store, name, source)
     described = session_description(store, session)
     repository = repository_for(store, source, lenient=lenient)
-    with repository.view(session) as view:
-        yield Side(
-            source=source,
-            view=view,
-            cwd=None if described is None else described.about.cwd,
-            times_recorded=described is None or described.times_recorded,
-        )
+    return Side(
+        source=source,
+        session=session,
+        open=lambda: repository.view(session),
+        cwd=None if described is None else described.about.cwd,
+        times_recorded=described is None or described.times_recorded,
+    )
 
 
 def _calls(side: Side, *, lenient: bool) -> Run:
-    session = side.view.session_id
+    session = SessionId(side.session)
     try:
         calls: Run = answered(read_calls(side), session, lenient=lenient)
     except StreamFailed as failed:
@@ -100,11 +98,10 @@ def cmd_compare(args: argparse.Namespace) -> int:
     if len(names) != 2:
         raise CliError(f"compare needs two sessions, A and B (or --match); {len(names)} given")
     lenient: bool = args.lenient
-    with ExitStack() as stack:
-        a = stack.enter_context(_side(args.source, names[0], lenient=lenient))
-        b = stack.enter_context(_side(args.with_source or args.source, names[1], lenient=lenient))
-        found = compared(_calls(a, lenient=lenient), _calls(b, lenient=lenient))
-        document = compare_document(a, b, found, limit=args.limit)
+    a = _side(args.source, names[0], lenient=lenient)
+    b = _side(args.with_source or args.source, names[1], lenient=lenient)
+    found = compared(_calls(a, lenient=lenient), _calls(b, lenient=lenient))
+    document = compare_document(a, b, found, limit=args.limit)
     emit(args, document, lambda: _text(document))
     return 0
 

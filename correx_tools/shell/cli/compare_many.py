@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 from fnmatch import fnmatchcase
+from functools import partial
 from typing import Any
 
 from ...core.replay.comparison import Calls
@@ -53,17 +54,17 @@ def cmd_compare_many(args: argparse.Namespace) -> int:
     runs: list[Calls] = []
     for session in sessions:
         described = session_description(store, session)
-        with repository.view(session) as view:
-            side = Side(
-                source=args.source,
-                view=view,
-                cwd=None if described is None else described.about.cwd,
-                times_recorded=described is None or described.times_recorded,
-            )
-            try:
-                runs.append(answered(read_calls(side), session, lenient=args.lenient).calls)
-            except StreamFailed as failed:
-                raise CliError(f"session {session!r}: {failed.error.message}") from None
+        side = Side(
+            source=args.source,
+            session=session,
+            open=partial(repository.view, session),
+            cwd=None if described is None else described.about.cwd,
+            times_recorded=described is None or described.times_recorded,
+        )
+        try:
+            runs.append(answered(read_calls(side), session, lenient=args.lenient).calls)
+        except StreamFailed as failed:
+            raise CliError(f"session {session!r}: {failed.error.message}") from None
 
     def describe(run: int, positions: list[int]) -> dict[int, InvocationEntry]:
         found: dict[int, InvocationEntry] = {}

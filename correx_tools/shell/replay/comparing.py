@@ -13,7 +13,8 @@ no call there): the same answer ``replay --at`` gives.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, NamedTuple, final
 
@@ -40,11 +41,13 @@ _COMPLETED = ToolInvocationStatus.COMPLETED
 @final
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Side:
-    """One session of a comparison: where it came from, its view, and what its transcript
-    said of it (its working directory; whether it records times)."""
+    """One session of a comparison: where it came from, how to open a view of it (one at a
+    time: a store answers one snapshot at a time), and what its transcript said of it (its
+    working directory; whether it records times)."""
 
     source: str
-    view: SessionView
+    session: str
+    open: Callable[[], AbstractContextManager[SessionView]]
     cwd: str | None = None
     times_recorded: bool = True
 
@@ -58,9 +61,10 @@ class Run(NamedTuple):
 
 
 def read_calls(side: Side) -> Result[Run, ReplayError]:
-    """The session's calls in request order, as the comparison keeps them (`StreamFailed`
-    when its index is found stale part way and the fold then refuses the session)."""
-    return side.view.entries_through().map(lambda entries: _collected(entries, side))
+    """The session's calls in request order, as the comparison keeps them, read in one view
+    (`StreamFailed` when its index is found stale part way and the fold then refuses it)."""
+    with side.open() as view:
+        return view.entries_through().map(lambda entries: _collected(entries, side))
 
 
 def _collected(entries: Iterable[InvocationEntry], side: Side) -> Run:
@@ -141,10 +145,13 @@ def compare_document(
     limit: int,
     before: int = 3,
     redaction: Redaction | None = None,
+    refs: Callable[[str], str] | None = None,
 ) -> dict[str, Any]:
     """The comparison as one document: both sessions, the counts of each kind of row, the
     first divergence with each session's state there, and ``limit`` rows (0: all) from
-    ``before`` rows ahead of the divergence (from the start when there is none)."""
+    ``before`` rows ahead of the divergence (from the start when there is none). Each
+    session is opened once more, for what the rows show; ``refs`` names each call as a
+    page links to it (its ``ref``)."""
     divergence = found.alignment.first_divergence
     # The common prefix comes first, a row a call: the divergence is row number ``prefix``.
     start = 0 if divergence is None else max(0, divergence[0] - before)
@@ -158,31 +165,83 @@ def compare_document(
         differing += row.kind == "same" and bool(row.differs)
         if number >= start and (limit == 0 or len(shown) < limit):
             shown.append(row)
-    entries_a = _entries(a.view, found.a, [row.a for row in shown if row.a is not None])
-    entries_b = _entries(b.view, found.b, [row.b for row in shown if row.b is not None])
+    told = _Told(redaction, refs)
+    parted = walk.parted
+    looked = [
+        _look(side, calls, told, [row.a if name == "a" else row.b for row in shown],
+              diverged=None if divergence is None else divergence[name == "b"],
+              parted=None if parted is None else (parted[1].a if name == "a" else parted[1].b))
+        for name, side, calls in (("a", a, found.a), ("b", b, found.b))
+    ]  # fmt: skip
     return {
-        "a": _about(a, found.a, redaction),
-        "b": _about(b, found.b, redaction),
+        "a": looked[0].about,
+        "b": looked[1].about,
         "rows_by_kind": counts,
         "same_with_differences": differing,
-        "workspace": _workspace(found, walk.parted, (a.view, b.view), redaction),
+        "workspace": _workspace(found, parted, looked, told),
         "first_divergence": None
         if divergence is None
-        else {
-            "a": _diverged(a, found.a, divergence[0], redaction),
-            "b": _diverged(b, found.b, divergence[1], redaction),
-        },
+        else {"a": looked[0].diverged, "b": looked[1].diverged},
         "rows_from": start,
         "rows": [
-            {
-                "kind": row.kind,
-                "a": None if row.a is None else _call(found.a[row.a], entries_a, redaction),
-                "b": None if row.b is None else _call(found.b[row.b], entries_b, redaction),
-                "differs": list(row.differs),
-            }
-            for row in shown
+            {"kind": row.kind, "a": a_call, "b": b_call, "differs": list(row.differs)}
+            for row, a_call, b_call in zip(shown, looked[0].rows, looked[1].rows, strict=True)
         ],
     }
+
+
+@final
+class _Told(NamedTuple):
+    """How a document shows a session's strings: masked or not, and how a call is linked."""
+
+    redaction: Redaction | None
+    refs: Callable[[str], str] | None
+
+    def text(self, text: str) -> str:
+        return text if self.redaction is None else self.redaction.text(text)
+
+    def value(self, value: Any) -> Any:
+        return value if self.redaction is None else self.redaction.value(value)
+
+
+@final
+class _Looked(NamedTuple):
+    """What one view of one session gave a document."""
+
+    about: dict[str, Any]
+    rows: list[dict[str, Any] | None]
+    diverged: dict[str, Any] | None
+    parted: dict[str, Any] | None
+
+
+def _look(
+    side: Side,
+    calls: Calls,
+    told: _Told,
+    positions: list[int | None],
+    *,
+    diverged: int | None,
+    parted: int | None,
+) -> _Looked:
+    """One session's part of the document, from one view of it: its calls in the rows shown
+    (``None`` where it has none), its state at the divergence, its call where the files
+    first differ."""
+    with side.open() as view:
+        entries = _entries(view, calls, [p for p in positions if p is not None])
+        rows = [None if p is None else _call(calls[p], entries, told) for p in positions]
+        about = {
+            "source": side.source,
+            "session_id": told.text(side.session),
+            "cwd": None if side.cwd is None else told.text(side.cwd),
+            "times_recorded": side.times_recorded,
+            "events": view.last_sequence,
+            "calls": len(calls),
+        }
+        state = None if diverged is None else _diverged(view, calls, diverged, told)
+        first = None
+        if parted is not None:
+            first = _call(calls[parted], _entries(view, calls, [parted]), told)
+    return _Looked(about, rows, state, first)
 
 
 def _entries(view: SessionView, calls: Calls, positions: list[int]) -> dict[int, InvocationEntry]:
@@ -195,62 +254,45 @@ def _entries(view: SessionView, calls: Calls, positions: list[int]) -> dict[int,
     return {entry.requested_seq: entry for entry in found}
 
 
-def _shown(text: str, redaction: Redaction | None) -> str:
-    return text if redaction is None else redaction.text(text)
-
-
-def _about(side: Side, calls: Calls, redaction: Redaction | None) -> dict[str, Any]:
-    return {
-        "source": side.source,
-        "session_id": _shown(side.view.session_id, redaction),
-        "cwd": None if side.cwd is None else _shown(side.cwd, redaction),
-        "times_recorded": side.times_recorded,
-        "events": side.view.last_sequence,
-        "calls": len(calls),
-    }
-
-
-def _diverged(
-    side: Side, calls: Calls, position: int, redaction: Redaction | None
-) -> dict[str, Any]:
+def _diverged(view: SessionView, calls: Calls, position: int, told: _Told) -> dict[str, Any]:
     """Where one session stands at the divergence: its call there (``None``: it had ended)
     and its state right before that call was requested."""
-    view = side.view
     call = calls[position] if position < len(calls) else None
     at = view.last_sequence if call is None else call.requested_seq - 1
     summary = view.summary(at)
     state: dict[str, Any] | None = None
     if isinstance(summary, Success):
-        told = summary.unwrap()
+        found = summary.unwrap()
         state = {
-            "statuses": by_status(told.counts),
-            "exited_nonzero": told.exited_nonzero,
-            "invocations": told.invocations,
-            "in_flight": [_shown(i, redaction) for i in told.in_flight],
+            "statuses": by_status(found.counts),
+            "exited_nonzero": found.exited_nonzero,
+            "invocations": found.invocations,
+            "in_flight": [told.text(i) for i in found.in_flight],
         }
     entries = {} if call is None else _entries(view, calls, [position])
     return {
         "position": position,
         "at": at,
-        "call": None if call is None else _call(call, entries, redaction),
+        "call": None if call is None else _call(call, entries, told),
         "state": state,
     }
 
 
-def _call(
-    call: CallFacts, entries: dict[int, InvocationEntry], redaction: Redaction | None
-) -> dict[str, Any]:
+def _call(call: CallFacts, entries: dict[int, InvocationEntry], told: _Told) -> dict[str, Any]:
     entry = entries.get(call.requested_seq)
     arguments = None if entry is None else thaw_json(entry.request.arguments)
-    return {
-        "invocation_id": None if entry is None else _shown(entry.invocation_id, redaction),
-        "tool_name": _shown(call.tool_name, redaction),
+    said = {
+        "invocation_id": None if entry is None else told.text(entry.invocation_id),
+        "tool_name": told.text(call.tool_name),
         "requested_seq": call.requested_seq,
         "status": call.status.value,
         "exit_code": call.exit_code,
         "duration": call.duration,
-        "arguments": arguments if redaction is None else redaction.value(arguments),
+        "arguments": told.value(arguments),
     }
+    if told.refs is not None:
+        said["ref"] = None if entry is None else told.refs(entry.invocation_id)
+    return said
 
 
 FILE_DIFFS = 5
@@ -258,10 +300,7 @@ FILE_DIFFS = 5
 
 
 def _workspace(
-    found: Compared,
-    parted: tuple[int, Row] | None,
-    views: tuple[SessionView, SessionView],
-    redaction: Redaction | None,
+    found: Compared, parted: tuple[int, Row] | None, looked: list[_Looked], told: _Told
 ) -> dict[str, Any]:
     """What the two runs did to their files: each one's, where they first differ (after
     row ``parted``), and how the first few that end differently differ."""
@@ -269,27 +308,19 @@ def _workspace(
     differing = differing_files(a, b)
 
     def files(run: EditedFiles) -> list[dict[str, Any]]:
-        return [{"path": _shown(f.path, redaction), "edits": f.edits} for f in run.files.values()]
-
-    def value(hunks: Any) -> Any:
-        return hunks if redaction is None else redaction.value(hunks)
+        return [{"path": told.text(f.path), "edits": f.edits} for f in run.files.values()]
 
     first: dict[str, Any] | None = None
     if parted is not None:
-        number, row = parted
-        first = {"row": number}
-        for name, view, calls, position in (("a", views[0], found.a, row.a),
-                                            ("b", views[1], found.b, row.b)):  # fmt: skip
-            entries = {} if position is None else _entries(view, calls, [position])
-            first[name] = None if position is None else _call(calls[position], entries, redaction)
+        first = {"row": parted[0], "a": looked[0].parted, "b": looked[1].parted}
     diffs = []
     for path in differing[:FILE_DIFFS]:
-        told = file_diff(a.files.get(path), b.files.get(path))
-        diffs.append({"path": _shown(path, redaction), **told, "hunks": value(told["hunks"])})
+        diff = file_diff(a.files.get(path), b.files.get(path))
+        diffs.append({"path": told.text(path), **diff, "hunks": told.value(diff["hunks"])})
     return {
         "a_files": files(a),
         "b_files": files(b),
         "first_difference": first,
-        "differing": [_shown(path, redaction) for path in differing],
+        "differing": [told.text(path) for path in differing],
         "diffs": diffs,
     }
