@@ -70,6 +70,10 @@ def test_the_same_swe_bench_run_read_by_two_readers_does_not_diverge() -> None:
     assert document["first_divergence"] is None
     assert document["rows_by_kind"]["same"] == document["a"]["calls"] == 13
     assert len(document["rows"]) == 13
+    # Neither transcript records a time or an exit code: no duration, no exit code made up.
+    assert document["a"]["times_recorded"] is document["b"]["times_recorded"] is False
+    calls = [row[side] for row in document["rows"] for side in ("a", "b")]
+    assert {(call["duration"], call["exit_code"]) for call in calls} == {(None, None)}
 
 
 @pytest.mark.parametrize("dropped", [0, 4, 12])
