@@ -18,6 +18,7 @@ from pathlib import Path
 
 from .bulk import bulk_rows, whole_store_rows
 from .commands import command_rows
+from .compare import compare_rows
 from .folds import (
     fold_rows,
     gc_row,
@@ -83,7 +84,7 @@ def small_bulk_rows(events: Sequence[object], repeat: int, directory: Path) -> l
     return bulk_rows(stored, raw, repeat) + whole_store_rows(stored, raw, repeat)
 
 
-GROUPS = ("folds", "masking", "stored", "parallel", "transcripts", "sources")
+GROUPS = ("folds", "masking", "stored", "parallel", "transcripts", "sources", "compare")
 """The groups of rows ``--only`` picks from, in the table's order."""
 
 
@@ -170,5 +171,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if "sources" in only:
             files, size = (20, 50_000) if args.quick else (1_000, 1_000_000)
             rows += source_rows(files, size, Path(directory))
+        if "compare" in only:
+            rows += compare_rows(3_000 if args.quick else 1_000_000, repeat, Path(directory))
     print(render(rows))
     return 0

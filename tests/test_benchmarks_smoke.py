@@ -89,6 +89,8 @@ def test_the_benchmarks_run_and_print_every_row(postgres_dsn: str) -> None:
         "transcripts as SOURCE: second open, nothing changed (replay --at 1)",
         "transcripts as SOURCE: sessions FOLDER, nothing changed",
         "serve: 1,000 lines appended to a live file reach the page",
+        "compare, two sessions of one task",
+        "compare, two sessions, resident memory",
     ]
     for row in rows:
         assert row in table, row

@@ -19,6 +19,7 @@ COMMANDS = [
     "replay",
     "history",
     "diff",
+    "compare",
     "import",
     "validate",
     "init-db",

@@ -314,7 +314,7 @@ def test_hostile_names_ids_and_outputs_render_as_text(
         assert page.query_selector("img") is None and dialogs == []
         hrefs = [a.get_attribute("href") for a in page.query_selector_all("a")]
         assert not any(h and h.lower().startswith("javascript") for h in hrefs)
-        assert page.evaluate("document.scripts.length") == 2  # its own two, nothing added
+        assert page.evaluate("document.scripts.length") == 3  # its own three, nothing added
     finally:
         assert server.stop()[0] == 0
 

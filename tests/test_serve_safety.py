@@ -95,7 +95,13 @@ def test_every_answer_but_the_pages_files_needs_a_credential(served: Served) -> 
         assert status == 401 and "needs its link or its token" in str(body), path
     # The page's own files hold no session data: anyone may load them, and the page's status
     # says nothing of the store to a client without a credential.
-    for path in ("/", f"/sessions/{SESSION}", "/sessions/no-such-session", "/static/serve.js"):
+    for path in (
+        "/",
+        f"/sessions/{SESSION}",
+        "/sessions/no-such-session",
+        "/compare",
+        "/static/serve.js",
+    ):
         status, body, _ = served.get(path, token=False)
         assert status == 200 and SESSION not in body and SECRET not in body, path
     assert served.get("/sessions/no-such-session")[0] == 404  # with the token, it does
@@ -142,7 +148,7 @@ def test_every_answer_forbids_loading_anything_from_elsewhere(served: Served) ->
     # Nothing is fetched from another site: the page names none, the scripts only the SVG
     # namespace (a name, never loaded).
     assert "http" not in served.get("/")[1]
-    for script in ("serve.js", "page.js"):
+    for script in ("serve.js", "page.js", "compare.js"):
         text = served.get(f"/static/{script}")[1]
         assert text.count("http") == text.count("http://www.w3.org/2000/svg"), script
     assert served.get("/static/nothing.js")[0] == 404

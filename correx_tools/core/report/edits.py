@@ -54,10 +54,21 @@ _WRITES = frozenset({"Write", "write_to_file", "write_file", "write", "create_fi
 _WRITE_COMMANDS = frozenset({"create", "write"})
 
 
+_PATCH_KEYS = ("input", "patch", "command")
+# Every key an edit is read from but its path: a call with none of them is no edit, and
+# is told so without a look at any value (most calls of a session are no edit).
+_EDIT_KEYS = frozenset(
+    {key for pair in _PAIRS for key in pair} | {"edits", "diff", "new_str"}
+    | set(_CONTENT) | set(_PATCH_KEYS)
+)  # fmt: skip
+
+
 def edit_of(tool_name: str, arguments: Mapping[str, Any]) -> list[dict[str, Any]] | None:
     """The files an edit call changed, each ``{"path", "hunks": [hunk, ...], "whole", "cut"}``
     (``whole``: the file written whole; ``cut``: a side was longer than `MAX_LINES`);
     ``None`` when the call is no edit this module reads."""
+    if _EDIT_KEYS.isdisjoint(arguments.keys()):
+        return None
     path = _first_text(arguments, _PATHS)
     patch = _patch_text(arguments)
     if patch is not None:
@@ -225,7 +236,7 @@ def _pairs(arguments: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
 def _patch_text(arguments: Mapping[str, Any]) -> str | None:
     """A Codex patch, wherever the call holds it (``input``, ``patch``, or a shell command's
     heredoc)."""
-    for key in ("input", "patch", "command"):
+    for key in _PATCH_KEYS:
         value = arguments.get(key)
         if isinstance(value, list):
             value = "\n".join(part for part in value if isinstance(part, str))

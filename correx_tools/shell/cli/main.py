@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 
 from ..._version import __version__
 from ..stores.port import StoreLayoutError, StoreReadError
+from .compare import add_compare_arguments, cmd_compare
 from .demo import cmd_demo
 from .errors import CliError
 from .export import add_export_arguments, cmd_export
@@ -239,6 +240,13 @@ def _looking_closer(
         "event, open any invocation, diff, search, follow a running session",
     )
     add_serve_arguments(serve, source_help)
+    compare = command(
+        "compare",
+        cmd_compare,
+        "where two sessions of one task part ways: their calls aligned, the first divergence "
+        "with the state of both there, and what differed beside each call",
+    )
+    add_compare_arguments(compare, source_help)
 
 
 def _positive(text: str) -> int:

@@ -28,7 +28,7 @@ from starlette.routing import Route
 
 from ...core.tools.ids import SessionId
 from ..stores.port import StoreReadError
-from . import answers, scrubber, search, views
+from . import answers, comparisons, scrubber, search, views
 from .debugger import Debugger
 from .everywhere import search_everywhere
 from .params import VERIFY_HINT, ApiError
@@ -43,6 +43,7 @@ _FILES = {
     "serve.css": ("serve", "text/css; charset=utf-8"),
     "report.css": ("report", "text/css; charset=utf-8"),
     "page.js": ("report", "application/javascript; charset=utf-8"),
+    "compare.js": ("serve", "application/javascript; charset=utf-8"),
 }
 _SESSION_QUESTIONS: dict[str, Callable[[Debugger, SessionId, Mapping[str, str]], Any]] = {
     "state": answers.state,
@@ -70,6 +71,7 @@ ENDPOINTS = [
     "GET /api/v1/sessions/{session}/invocations/{invocation}/view",
     "GET /api/v1/sessions/{session}/family",
     "GET /api/v1/search?q=&tool=&status=&after=&limit=",
+    "GET /api/v1/compare?a=&b=&limit= (two sessions compared, as compare --json)",
     "POST /api/v1/credential {code} (a printed link's code, once: this browser's credential)",
     "POST /api/v1/codes (with the token: a fresh single-use code and its link)",
 ]
@@ -142,6 +144,8 @@ async def _page(
     if parts[0] == "static" and len(parts) == 2 and parts[1] in files:
         body, kind = files[parts[1]]
         return Response(body, media_type=kind)
+    if parts == ["compare"]:  # the compare view: its sessions are in the address's query
+        return Response(page, media_type=html)
     if parts[0] == "sessions" and len(parts) == 2:
         # The page asks the API for the session and says what is wrong with it; the status
         # says so too, to a client with a credential (to others it says nothing of the store).
@@ -166,6 +170,8 @@ async def _api(
             return JSONResponse(await run_in_threadpool(answers.sessions, debugger, query))
         case ["search"]:
             return JSONResponse(await run_in_threadpool(search_everywhere, debugger, query))
+        case ["compare"]:
+            return JSONResponse(await run_in_threadpool(comparisons.compare, debugger, query))
         case ["sessions", ref]:
             session = await run_in_threadpool(debugger.session, ref)
             return JSONResponse(await run_in_threadpool(answers.overview, debugger, session))

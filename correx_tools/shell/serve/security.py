@@ -4,7 +4,7 @@
   ``localhost``: a page on another site that resolves its own name to this
   machine (DNS rebinding) is refused (403). A server bound to every address
   (``0.0.0.0``) cannot know its names, and relies on the credentials.
-* The page's own files (``/``, ``/sessions/ID``, ``/static/NAME``: the HTML,
+* The page's own files (``/``, ``/sessions/ID``, ``/compare``, ``/static/NAME``: the HTML,
   script and styles shipped in the package, no session data) are served to
   anyone; everything else, every answer under ``/api/v1`` first, needs
   ``Authorization: Bearer`` with the token or a browser's credential
@@ -78,8 +78,8 @@ def host_name(value: str) -> str:
 
 def is_page(raw_path: bytes) -> bool:
     """Whether a path (as sent, not decoded) names one of the page's own files, which anyone
-    may load: ``/``, ``/sessions/ID`` or ``/static/NAME``."""
-    if raw_path == b"/":
+    may load: ``/``, ``/sessions/ID``, ``/compare`` or ``/static/NAME``."""
+    if raw_path in {b"/", b"/compare"}:
         return True
     parts = raw_path.split(b"/")
     if len(parts) != 3 or parts[0]:

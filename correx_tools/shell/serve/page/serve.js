@@ -517,7 +517,9 @@
 
   function start() {
     var parts = location.pathname.split("/");
-    if (parts[1] === "sessions" && parts[2]) sessionView(decodeURIComponent(parts[2])); else sessionsView();
+    if (parts[1] === "sessions" && parts[2]) sessionView(decodeURIComponent(parts[2]));
+    else if (parts[1] === "compare") CXCompare({ api: api, showError: showError });
+    else sessionsView();
   }
   signIn().then(start, function (error) { if (credential) start(); else showError(error); });
 })();

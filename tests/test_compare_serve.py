@@ -1,0 +1,138 @@
+"""Two sessions compared by the debugger: ``GET /api/v1/compare`` and the compare view in
+Chromium (the first divergence marked, every call a link to its history, deep links, what
+a run wrote shown as text and masked)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import urllib.parse
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .browsing import Opened, module_browser
+from .compare_runs import Call, claude_run
+from .serving import Served
+from .test_compare_command import RUN_A, RUN_B
+
+playwright = pytest.importorskip("playwright.sync_api")
+browser = module_browser()
+
+HOSTILE = '<img src=x onerror="document.body.dataset.owned=1">'
+ROW = "[data-testid=compare-row]"
+TOKEN = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("compare-serve")
+    # Run b also echoes a hostile string and a token at its end: text, and masked.
+    b_calls = [*RUN_B, Call("Bash", {"command": f"echo {HOSTILE} {TOKEN}"})]
+    for name, cwd, calls in (("run-a", "/w/a", RUN_A), ("run-b", "/w/b", b_calls)):
+        path = claude_run(folder / f"{name}.jsonl", name, cwd, calls)
+        subprocess.run(
+            [sys.executable, "-m", "correx_tools", "import-transcript", str(path),
+             str(folder / "runs.sqlite")],
+            check=True, capture_output=True, timeout=120,
+        )  # fmt: skip
+    return folder / "runs.sqlite"
+
+
+@pytest.fixture(scope="module")
+def served(store: Path) -> Iterator[Served]:
+    server = Served(store)
+    yield server
+    assert server.stop()[0] == 0
+
+
+def test_the_api_answers_what_the_command_prints_masked_and_with_refs(served: Served) -> None:
+    document = served.answer("/api/v1/compare", a="run-a", b="run-b")
+    divergence = document["first_divergence"]
+    assert (divergence["a"]["position"], divergence["b"]["position"]) == (2, 2)
+    assert document["rows_by_kind"] == {"same": 3, "changed": 0, "only_a": 1, "only_b": 2}
+    assert document["a"]["ref"] and document["b"]["ref"]
+    last = document["rows"][-1]["b"]
+    assert TOKEN not in str(document) and "ghp_" not in last["arguments"]["command"]
+    assert last["ref"]
+    history = served.answer(
+        f"/api/v1/sessions/{document['b']['ref']}/invocations/"
+        f"{urllib.parse.quote(last['ref'], safe='')}/history"
+    )
+    assert history["invocation_id"].endswith("_0004")
+    for params, words in (
+        ({"a": "run-a"}, "b is required"),
+        ({"a": "run-a", "b": "nope"}, "no session 'nope'"),
+        ({"a": "run-a", "b": "run-b", "limit": "0"}, "limit=0 is not between"),
+    ):
+        status, body, _ = served.get("/api/v1/compare", params)
+        assert status in {400, 404} and words in body["error"], body
+
+
+@pytest.fixture
+def opened(browser: Any) -> Iterator[list[Opened]]:
+    pages: list[Opened] = []
+    yield pages
+    for page in pages:
+        assert page.errors == []
+        page.page.close()
+
+
+def open_compare(browser: Any, served: Served, query: str, pages: list[Opened]) -> Opened:
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    found = Opened(page)
+    pages.append(found)
+    page.goto(served.link(f"/compare?{query}"))
+    page.wait_for_selector("body[data-ready]", timeout=30_000)
+    assert all(url.startswith((served.base, "data:")) for url in found.requests)
+    return found
+
+
+def test_the_compare_view_marks_the_divergence_and_links_every_call(
+    browser: Any, served: Served, opened: list[Opened]
+) -> None:
+    page = open_compare(browser, served, "a=run-a&b=run-b", opened).page
+    marked = page.wait_for_selector("[data-testid=divergence-row]")
+    assert marked.get_attribute("data-row") == "2"
+    assert page.inner_text("[data-testid=compare-row]") == "2"  # it opens at the divergence
+    said = page.text_content("[data-testid=divergence]") or ""
+    assert "First divergence after 2 matched calls" in said
+    assert "row=2" in page.url and "token" not in page.url
+    links = page.query_selector_all("#compare-table td.call a.ref")
+    assert len(links) == 3 * 2 + 1 + 2
+    assert all("/sessions/" in a.get_attribute("href") and "invocation=" in a.get_attribute("href")
+               for a in links)  # fmt: skip
+    # What the run wrote is text, masked: no element made of it, no token shown.
+    text = page.inner_text("#compare-table")
+    assert "<img src=x" in text and TOKEN not in text
+    assert page.evaluate("document.body.dataset.owned") is None
+    assert page.query_selector("#compare-table img") is None
+    # Scrubbing both together moves the aligned point and the address.
+    page.click("#compare-on")
+    page.wait_for_function(
+        "document.querySelector('[data-testid=compare-row]').textContent === '3'"
+    )
+    assert "row=3" in page.url
+    assert page.query_selector("#compare-at-a a[data-at]") is not None
+    assert page.query_selector("#compare-at-b a[data-at]") is not None
+    # A call opens its history in its own session's page.
+    links[-1].click()
+    page.wait_for_selector("[data-testid=history] #versions tr.version", timeout=30_000)
+    assert page.get_attribute("[data-testid=history]", "data-invocation").endswith("_0004")
+
+
+def test_a_deep_link_opens_the_compare_view_at_its_row(
+    browser: Any, served: Served, opened: list[Opened]
+) -> None:
+    page = open_compare(browser, served, "a=run-a&b=run-b&row=4", opened).page
+    page.wait_for_function(
+        "document.querySelector('[data-testid=compare-row]').textContent === '4'"
+    )
+    assert page.query_selector("#compare-table tr.selected").get_attribute("data-row") == "4"
+    missing = open_compare(browser, served, "a=run-a&b=nope", opened)
+    assert "no session 'nope'" in missing.page.inner_text("#error")
+    # The browser logs the answer's 404 itself: that one is expected, and nothing else.
+    assert [e for e in missing.errors if "404" not in e] == []
+    missing.errors.clear()
