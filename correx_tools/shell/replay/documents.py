@@ -24,12 +24,14 @@ from ...core.lifecycle.record import ToolInvocationRecord
 from ...core.lifecycle.status import ToolInvocationStatus
 from ...core.lifecycle.transitions import TransitionError
 from ...core.replay.analytics import Percentiles, ToolStats
+from ...core.replay.lead_up import LeadUp
 from ...core.replay.recorded import exit_code_of
 from ...core.replay.summary import DiffSummary, SessionSummary
 from ...core.replay.timeline import RecordChange
 from ...core.report.redaction import Redaction
 from ...core.tools.json_values import thaw_json
 from ..stores.codec.envelope import format_timestamp
+from .lead_up import lead_up_json
 
 
 def iso_time(moment: datetime | None) -> str | None:
@@ -152,9 +154,11 @@ def history_document(
     *,
     redaction: Redaction | None = None,
     times: bool = True,
+    lead_up: LeadUp | None = None,
 ) -> dict[str, Any]:
-    """``history --json``: each version of one invocation's record, and the events about it
-    the lifecycle refused."""
+    """``history --json``: each version of one invocation's record, the events about it the
+    lifecycle refused, and what led to it (``lead_up``: its turn's prompt, the words and
+    reasoning before it; ``null`` when not asked)."""
     shown = _Shown(redaction)
     return {
         "session_id": shown.text(session_id),
@@ -164,6 +168,7 @@ def history_document(
             {"sequence": s, "record": record_json(r, redaction, times=times)} for s, r in history
         ],
         "refused": [{"sequence": s, "error": shown.message(e)} for s, e in refused],
+        "lead_up": None if lead_up is None else lead_up_json(lead_up, redaction),
     }
 
 

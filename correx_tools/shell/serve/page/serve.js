@@ -360,6 +360,7 @@
     facts.appendChild(CX.term("tier " + last.tier, "tier")); facts.appendChild(document.createTextNode(" · ")); facts.appendChild(CX.term(last.status));
     if (last.status === "completed" && last.receipt && last.receipt.exit_code) { facts.appendChild(document.createTextNode(" · ")); facts.appendChild(CX.term("exited non-zero")); }
     box.appendChild(facts);
+    leadUp(box, h.lead_up);
     var vt = el("table"); vt.id = "versions";
     fill(vt, ["seq", "became", "at", "detail"], versions.map(function (v) {
       // No time where the transcript records none; an exit code only where one was recorded.
@@ -379,6 +380,23 @@
       var about = el("h3"); about.appendChild(CX.term("Refused events about it", "refused")); box.appendChild(about);
       h.refused.forEach(function (r) { box.appendChild(el("p", r.sequence + ": " + r.error)); });
     }
+  }
+
+  // What led to the call: its turn's prompt, then the words before it, reasoning folded. Text
+  // only (textContent), masked by the server like everything it sends.
+  function leadUp(box, led) {
+    if (!led || (!led.prompt && !led.before.length)) return;
+    var part = el("section"); part.id = "lead-up"; part.appendChild(el("h3", "What led to it"));
+    if (!led.prompt && !led.whole) part.appendChild(el("p", "No prompt in the " + CX.fmtNum(led.looked_at_most) + " events before it.", "muted"));
+    (led.prompt ? [led.prompt] : []).concat(led.before).forEach(function (w) {
+      var label = (w.kind === "prompt" ? "Prompt" : w.kind === "reasoning" ? "Reasoning" : "Said") + " · " + w.sequence + (w.model ? " · " + w.model : "");
+      var text = el("div", w.cut ? w.text + "\n… " + CX.counted(w.cut, "more character") : w.text, "said-text");
+      var item;
+      if (w.kind === "reasoning") { item = el("details", null, "said reasoning"); item.appendChild(el("summary", label)); }
+      else { item = el("div", null, "said " + w.kind); item.appendChild(el("div", label, "said-label")); }
+      item.setAttribute("data-sequence", w.sequence); item.appendChild(text); part.appendChild(item);
+    });
+    box.appendChild(part);
   }
 
   // -- diff: its answer, or why there is none, where the diff is --------------------------------------
