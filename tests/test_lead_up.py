@@ -154,3 +154,42 @@ def test_a_calls_panel_shows_the_prompt_the_words_and_the_reasoning_folded(
     assert "Using the key " in items[2].inner_text()
     assert opened.errors == []
     page.close()
+
+
+def test_sessions_give_each_imported_session_its_title_models_and_tokens(tmp_path: Path) -> None:
+    store = tmp_path / "s.sqlite"
+    run("import-transcript", str(SHORT), str(store))
+    run("import-transcript", str(SHORT), str(tmp_path / "bare.sqlite"), "--no-conversation")
+    [row] = run_json("sessions", str(store))["sessions"]
+    assert row["title"] == "mix phx.server doesnt seem to start" and row["title_from"] == "prompt"
+    assert row["models"] == ["claude-opus-4-6"]
+    assert row["tokens"] == {"input": 3, "output": 13, "cache_read": 11515,
+                             "cache_write": 13835, "total": 25366}  # fmt: skip
+    text = run("sessions", str(store)).stdout
+    assert "conversation:" in text and "25,366 (3 / 13 / 11,515 / 13,835)" in text
+    [bare] = run_json("sessions", str(tmp_path / "bare.sqlite"))["sessions"]
+    assert (bare["title"], bare["models"], bare["tokens"]) == (None, [], None)
+    assert "none recorded" in run("sessions", str(tmp_path / "bare.sqlite")).stdout
+
+
+def test_the_page_lists_each_sessions_title_model_and_tokens(served: Served, browser: Any) -> None:
+    rows = served.answer("/api/v1/sessions", sort="-tokens")["sessions"]
+    assert rows[0]["session_id"].startswith("4d5611e5")  # the most tokens first
+    mine = next(r for r in rows if r["session_id"] == SESSION)
+    assert SECRET not in json.dumps(mine) and mine["title"].startswith("deploy with ")
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    opened = Opened(page)
+    page.goto(served.link("/"))
+    page.wait_for_selector("#sessions[data-total='2']", timeout=30_000)
+    heads = [th.inner_text() for th in page.query_selector_all("#sessions th")]
+    assert heads[-3:] == ["title", "model", "tokens"]
+    cells = {
+        tr.query_selector("a").inner_text(): [td.inner_text() for td in tr.query_selector_all("td")]
+        for tr in page.query_selector_all("#sessions tr")[1:]
+    }
+    title, model, tokens = cells[SESSION][-3:]
+    assert title.startswith("deploy with ") and HOSTILE in title and SECRET not in title
+    assert (model, tokens) == ("claude-opus-4-6", "25,366")
+    assert page.query_selector("#sessions img") is None
+    assert opened.errors == []
+    page.close()

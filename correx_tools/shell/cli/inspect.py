@@ -26,7 +26,7 @@ from ..replay.documents import (
 from ..replay.lead_up import lead_up_in, request_sequence
 from ..transcripts.description import description_json, session_description
 from .errors import CliError
-from .lead_up_text import arguments_text, lead_up_text
+from .lead_up_text import arguments_text, lead_up_text, talk_of, talk_table
 from .loading import (
     answered,
     asked_at,
@@ -62,7 +62,9 @@ def cmd_sessions(args: argparse.Namespace) -> int:
         with repository.view(session) as view:
             summary = answered(view.summary(), session, lenient=True)
         transcript = description_json(session_description(store, session))
-        rows.append(session_row(summary, transcript=transcript))
+        # Only an imported session holds a conversation (read whole: its events, once).
+        talk = None if transcript is None else talk_of(store, session)
+        rows.append(session_row(summary, transcript=transcript, talk=talk))
     emit(
         args,
         {"source": args.source, "sessions": rows},
@@ -103,7 +105,7 @@ def _imported(rows: list[dict[str, Any]], counts: str) -> str:
         for t in [r["transcript"]]
     ]
     drawn = table(columns, described, squeeze=(columns[0], columns[2], columns[4]))
-    return f"{counts}\n\nimported from transcripts:\n{drawn}"
+    return f"{counts}\n\nimported from transcripts:\n{drawn}{talk_table(imported)}"
 
 
 def cmd_replay(args: argparse.Namespace) -> int:

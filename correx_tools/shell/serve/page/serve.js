@@ -61,7 +61,8 @@
 
   // -- the sessions -----------------------------------------------------------------------------
   var LIST_COLUMNS = [["session", "session"], ["events", "events"], ["invocations", "invocations"], ["completed", "completed"], ["failed", "failed"],
-    ["exited_nonzero", "exit ≠ 0"], ["rejected", "rejected"], ["open", "open"], ["refused", "refused"], ["first", "first event"], ["last", "last event"]];
+    ["exited_nonzero", "exit ≠ 0"], ["rejected", "rejected"], ["open", "open"], ["refused", "refused"], ["first", "first event"], ["last", "last event"],
+    ["title", "title"], ["model", "model"], ["tokens", "tokens"]];
   var list = { offset: 0, limit: 50, sort: "session", q: "" }, listTimer = null;
   function sessionsView() {
     $("sessions-view").hidden = false; document.title = "correx-tools serve";
@@ -84,6 +85,14 @@
     var url = "/" + (String(q) ? "?" + q : "");
     if (push) history.pushState(null, "", url); else history.replaceState(null, "", url);
   }
+  // The conversation's columns: its title (the agent's own, else the first prompt's), models, and
+  // tokens, or that its transcript records none (a session not imported has none to show).
+  function talkCells(s) {
+    var title = el("span", s.title || "", "title"); if (s.title_from) title.title = s.title_from === "agent" ? "the agent's own title" : "the first prompt";
+    var t = s.tokens, tokens = el("span", t ? fmtNum(t.total) : s.transcript ? "none recorded" : "", "tokens");
+    if (t) tokens.title = "input " + fmtNum(t.input) + " · output " + fmtNum(t.output) + " · cache read " + fmtNum(t.cache_read) + " · cache write " + fmtNum(t.cache_write);
+    return [title, s.models.join(", "), tokens];
+  }
   function loadSessions() {
     api("/sessions", { q: list.q, sort: list.sort, offset: list.offset, limit: list.limit }).then(function (d) {
       showError(null); $("source").textContent = CX.txt(d.source);
@@ -98,12 +107,12 @@
         var st = s.statuses;
         if (s.damaged) {  // its events do not hold together: no counts, and why
           a.title = s.damaged;
-          table.appendChild(row([a, fmtNum(s.events), el("span", "damaged: " + s.damaged, "damaged"), "", "", "", "", "", "", "", ""]));
+          table.appendChild(row([a, fmtNum(s.events), el("span", "damaged: " + s.damaged, "damaged"), "", "", "", "", "", "", "", "", "", "", ""]));
           return;
         }
         // A session whose transcript records no time has none to show (its stand-ins keep order only).
         var untimed = s.transcript && s.transcript.times_recorded === false ? "no times recorded" : null;
-        table.appendChild(row([a, fmtNum(s.events), fmtNum(s.invocations), fmtNum(st.completed), fmtNum(st.failed), exits(s.exited_nonzero), fmtNum(st.rejected), fmtNum(st.requested + st.started), fmtNum(s.refused_events), s.first_time || untimed, s.last_time || untimed]));
+        table.appendChild(row([a, fmtNum(s.events), fmtNum(s.invocations), fmtNum(st.completed), fmtNum(st.failed), exits(s.exited_nonzero), fmtNum(st.rejected), fmtNum(st.requested + st.started), fmtNum(s.refused_events), s.first_time || untimed, s.last_time || untimed].concat(talkCells(s))));
       });
       table.setAttribute("data-total", d.total);
       $("sessions-count").textContent = d.total ? fmtNum(d.offset + 1) + "–" + fmtNum(d.offset + d.sessions.length) + " of " + fmtNum(d.total) : "no sessions";
