@@ -26,16 +26,27 @@ linear: the collector walks a heap that grows with the file, so it does grow a l
 
 def claude_code_file(path: Path, calls: int) -> Path:
     """A Claude Code session file of ``calls`` tool calls: each an assistant record asking for
-    a Read, and a user record with its result (one in ten an error)."""
+    a Read, with its message's model and usage (one in ten with a line of text before it),
+    and a user record with its result (one in ten an error); a prompt every 50 calls."""
     with path.open("w", encoding="utf-8") as out:
         for number in range(calls):
             at = START + timedelta(seconds=number)
+            stamp = at.isoformat().replace("+00:00", "Z")
             call = f"toolu_{number:08d}"
             base = {"sessionId": "bench-session", "cwd": "/repo", "version": "2.1.38"}
+            if number % 50 == 0:
+                out.write(json.dumps({
+                    **base, "type": "user", "uuid": f"p{number}", "timestamp": stamp,
+                    "message": {"role": "user", "content": f"read module {number % 50} again"},
+                }) + "\n")  # fmt: skip
+            said = [{"type": "text", "text": "Let me read the module."}] if number % 10 == 0 else []
+            usage = {"input_tokens": 3, "output_tokens": 25, "cache_read_input_tokens": 60_000,
+                     "cache_creation_input_tokens": 200}  # fmt: skip
             out.write(json.dumps({
-                **base, "type": "assistant", "uuid": f"a{number}",
-                "timestamp": at.isoformat().replace("+00:00", "Z"),
-                "message": {"role": "assistant", "content": [
+                **base, "type": "assistant", "uuid": f"a{number}", "timestamp": stamp,
+                "message": {"role": "assistant", "id": f"msg_{number:08d}",
+                            "model": "claude-sonnet-4-5", "usage": usage, "content": [
+                    *said,
                     {"type": "tool_use", "id": call, "name": "Read",
                      "input": {"file_path": f"/repo/src/module_{number % 50}.py"}}]},
             }) + "\n")  # fmt: skip
@@ -63,7 +74,7 @@ def transcript_rows(calls: int, directory: Path) -> list[Row]:
             import_transcript(path, store).unwrap()
 
     sqlite = timed(into_sqlite, 1)
-    events = calls * 3
+    events = calls * 3 + calls + calls // 10 + (calls + 49) // 50  # calls, usage, words, prompts
     size = f"{calls:,} calls"
     return [
         at_most(

@@ -8,6 +8,14 @@ Everything public is importable from here:
 import typing as _typing
 
 from ._version import __version__ as __version__
+from .core.lifecycle.conversation import AssistantText as AssistantText
+from .core.lifecycle.conversation import ConversationEvent as ConversationEvent
+from .core.lifecycle.conversation import Prompt as Prompt
+from .core.lifecycle.conversation import Reasoning as Reasoning
+from .core.lifecycle.conversation import TokenUsage as TokenUsage
+from .core.lifecycle.conversation import Usage as Usage
+from .core.lifecycle.conversation import conversation_event as conversation_event
+from .core.lifecycle.conversation import conversation_of as conversation_of
 from .core.lifecycle.events import OpaqueEvent as OpaqueEvent
 from .core.lifecycle.events import StoredEvent as StoredEvent
 from .core.lifecycle.events import ToolEvent as ToolEvent
@@ -133,7 +141,9 @@ __all__ = [
     "TRANSITIONS",
     "AppendError",
     "AppendErrorKind",
+    "AssistantText",
     "CompiledSchema",
+    "ConversationEvent",
     "CorrexError",
     "DefaultToolReducer",
     "DefaultToolRepository",
@@ -156,6 +166,8 @@ __all__ = [
     "Percentiles",
     "PostgresEventStore",
     "Projection",
+    "Prompt",
+    "Reasoning",
     "RecordChange",
     "RecordError",
     "RecordErrorKind",
@@ -179,6 +191,7 @@ __all__ = [
     "StoredEvent",
     "Tier",
     "Timeline",
+    "TokenUsage",
     "Tool",
     "ToolCapability",
     "ToolEvent",
@@ -207,6 +220,7 @@ __all__ = [
     "TransitionError",
     "TransitionErrorKind",
     "UnresolvedId",
+    "Usage",
     "Valid",
     "ValidationLimits",
     "ValidationResult",
@@ -214,6 +228,8 @@ __all__ = [
     "Workspace",
     "check_relative_path",
     "compile_schema",
+    "conversation_event",
+    "conversation_of",
     "durations",
     "fold_events",
     "follow",

@@ -90,7 +90,8 @@ def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def served(folder: Path) -> Iterator[Served]:
-    server = Served(folder, "--no-cache")
+    # The tests name points by sequence: the sessions without their conversation.
+    server = Served(folder, "--no-cache", "--no-conversation")
     yield server
     server.stop()
 

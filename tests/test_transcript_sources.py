@@ -186,10 +186,10 @@ def test_a_cache_that_cannot_be_written_gives_way_to_a_temporary_one(tmp_path: P
 
 def test_a_damaged_cache_of_our_own_is_made_again(tmp_path: Path) -> None:
     env = {"XDG_CACHE_HOME": str(tmp_path / "cache")}
-    run("sessions", str(CODEX), env=env)
+    run("sessions", str(CODEX), "--no-conversation", env=env)
     [cached] = (tmp_path / "cache" / "correx-tools" / "sources").glob("*.sqlite")
     cached.write_bytes(b"this is not a database any more" * 100)
-    result = run("sessions", str(CODEX), "--json", env=env)
+    result = run("sessions", str(CODEX), "--json", "--no-conversation", env=env)
     assert json.loads(result.stdout)["sessions"][0]["session_id"] == CODEX_SESSION
     assert "making it again" in result.stderr
     assert sqlite3.connect(cached).execute("SELECT COUNT(*) FROM events").fetchone()[0] == 38
@@ -281,7 +281,7 @@ def test_a_folder_that_cannot_be_read_is_one_line() -> None:
 
 def test_a_cache_an_older_release_wrote_is_made_again(tmp_path: Path) -> None:
     env = {"XDG_CACHE_HOME": str(tmp_path / "cache")}
-    run("sessions", str(CODEX), env=env)
+    run("sessions", str(CODEX), "--no-conversation", env=env)
     [cached] = (tmp_path / "cache" / "correx-tools" / "sources").glob("*.sqlite")
     shutil.copy(ROOT / "tests" / "data" / "layout-v2.sqlite", cached)  # release 0.2's successor
     connection = sqlite3.connect(cached)

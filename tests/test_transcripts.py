@@ -32,6 +32,7 @@ from correx_tools import (
     ToolInvocationRequestedEvent,
     ToolProjector,
     TranscriptError,
+    conversation_of,
     import_transcript,
 )
 from correx_tools.shell.transcripts.policy import Assignment
@@ -72,11 +73,12 @@ SAMPLES = {
 
 
 def tool_events(store: EventStore, session: SessionId) -> list[StoredEvent]:
-    """The session's events after the first, which describes the imported session."""
+    """The session's events after the first, which describes the imported session, but for
+    the conversation around the calls."""
     first, *rest = store.read(session)
     assert isinstance(first.event, OpaqueEvent) and first.event.type == "correx.session.described"
     assert first.sequence == 1
-    return rest
+    return [stored for stored in rest if conversation_of(stored.event) is None]
 
 
 def tools_of(store: EventStore, session: SessionId) -> Counter[str]:
@@ -109,9 +111,9 @@ def test_each_sample_imports_with_the_counts_of_its_transcript(sample: str, tmp_
 
 def test_every_store_kind_takes_an_import(store: EventStore) -> None:
     sample = DATA / "claude-code" / "session_4d5611e5_subagent_a2898e3.jsonl"
-    done = import_transcript(sample, store).unwrap()
+    done = import_transcript(sample, store, conversation=False).unwrap()
     assert done.events == 100  # the description, then 33 calls' 99 events
-    assert import_transcript(sample, store).unwrap().already_imported
+    assert import_transcript(sample, store, conversation=False).unwrap().already_imported
     assert len(tool_events(store, done.session_id)) == 99
 
 
@@ -288,7 +290,7 @@ def test_a_failed_import_writes_nothing_and_a_name_clash_is_refused(tmp_path: Pa
         assert "a second tool_result for t1" in failure(bad, store).message
         assert store.count() == 0
         sample = DATA / "claude-code" / "short_two_rejections.jsonl"
-        import_transcript(sample, store, session="mine").unwrap()
+        import_transcript(sample, store, session="mine", conversation=False).unwrap()
         other = DATA / "openhands" / "runtime_test_basic.json"
         clash = failure(other, store, session="mine")
         assert "holds a different session named 'mine'" in clash.message

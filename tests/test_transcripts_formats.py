@@ -26,6 +26,7 @@ from correx_tools import (
     ToolExecutionStartedEvent,
     ToolInvocationRequestedEvent,
     ToolProjector,
+    conversation_of,
 )
 from correx_tools.shell.transcripts.importing import (
     TranscriptImport,
@@ -142,7 +143,8 @@ def test_the_command_names_expected_and_found_in_one_line(tmp_path: Path) -> Non
 def events_of(path: Path, **options: Any) -> tuple[TranscriptImport, list[Any]]:
     store = InMemoryEventStore()
     done = import_transcript(path, store, **options).unwrap()
-    return done, [stored.event for stored in store.read(done.session_id)][1:]
+    events = [stored.event for stored in store.read(done.session_id)][1:]
+    return done, [event for event in events if conversation_of(event) is None]
 
 
 def requests(events: list[Any]) -> dict[str, ToolInvocationRequestedEvent]:

@@ -133,7 +133,7 @@ def test_the_command_imports_a_live_file_as_it_grows(tmp_path: Path) -> None:
     data = CODEX.read_bytes()
     live, dest = tmp_path / CODEX.name, str(tmp_path / "live.sqlite")
     live.write_bytes(data[:9000])  # line 19 is cut in the middle
-    first = cli(str(live), dest)
+    first = cli(str(live), dest, "--no-conversation")
     [warning] = first.stderr.strip().splitlines()
     assert warning.endswith(
         f"{live}: line 19 is incomplete (still being written?) and was left out; "
@@ -141,10 +141,10 @@ def test_the_command_imports_a_live_file_as_it_grows(tmp_path: Path) -> None:
     )
     assert "17 events" in first.stdout
     live.write_bytes(data)
-    grown = json.loads(cli(str(live), dest, "--json").stdout)
+    grown = json.loads(cli(str(live), dest, "--json", "--no-conversation").stdout)
     assert grown["grown"] and grown["events"] == 38 - 17 and grown["invocations"] == 14
     assert grown["incomplete_last_line"] is None
-    again = cli(str(live), dest)
+    again = cli(str(live), dest, "--no-conversation")
     assert "already imported" in again.stdout and again.stderr == ""
 
 
@@ -174,14 +174,14 @@ def test_a_grown_file_appends_to_a_postgresql_session(
     live = tmp_path / CODEX.name
     live.write_bytes(data[:12000])
     with PostgresEventStore(postgres_dsn, schema=postgres_schema) as store:
-        first = import_transcript(live, store).unwrap()
+        first = import_transcript(live, store, conversation=False).unwrap()
         live.write_bytes(data)
-        grown = import_transcript(live, store).unwrap()
+        grown = import_transcript(live, store, conversation=False).unwrap()
         assert grown.grown and first.events + grown.events == 38
         held = list(store.read(SessionId(grown.session_id)))
         assert [e.sequence for e in held] == list(range(1, 39))
     fresh = InMemoryEventStore()
-    whole = import_transcript(CODEX, fresh).unwrap()
+    whole = import_transcript(CODEX, fresh, conversation=False).unwrap()
     assert held == list(fresh.read(whole.session_id))
 
 

@@ -239,7 +239,11 @@ def _real_session(
     data = (resources.files(__package__) / "data" / BUNDLED).read_bytes()
     # A readable session id that sorts after the generated runs, instead of
     # the transcript's own uuid/agent id.
-    imported = import_bytes(data, BUNDLED, store, name=REAL_SESSION, session=REAL_SESSION).unwrap()
+    # Without its conversation: the demo's walk-through and its tests name this session's
+    # points by sequence, and they stay where they were.
+    imported = import_bytes(
+        data, BUNDLED, store, name=REAL_SESSION, session=REAL_SESSION, conversation=False
+    ).unwrap()
     session = imported.session_id
     repository = DefaultToolRepository(EventReplayer(store))
     failures = [

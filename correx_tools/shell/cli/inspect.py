@@ -23,8 +23,10 @@ from ..replay.documents import (
     session_row,
     state_document,
 )
+from ..replay.lead_up import lead_up_in, request_sequence
 from ..transcripts.description import description_json, session_description
 from .errors import CliError
+from .lead_up_text import arguments_text, lead_up_text, talk_of, talk_table
 from .loading import (
     answered,
     asked_at,
@@ -60,7 +62,9 @@ def cmd_sessions(args: argparse.Namespace) -> int:
         with repository.view(session) as view:
             summary = answered(view.summary(), session, lenient=True)
         transcript = description_json(session_description(store, session))
-        rows.append(session_row(summary, transcript=transcript))
+        # Only an imported session holds a conversation (read whole: its events, once).
+        talk = None if transcript is None else talk_of(store, session)
+        rows.append(session_row(summary, transcript=transcript, talk=talk))
     emit(
         args,
         {"source": args.source, "sessions": rows},
@@ -101,7 +105,7 @@ def _imported(rows: list[dict[str, Any]], counts: str) -> str:
         for t in [r["transcript"]]
     ]
     drawn = table(columns, described, squeeze=(columns[0], columns[2], columns[4]))
-    return f"{counts}\n\nimported from transcripts:\n{drawn}"
+    return f"{counts}\n\nimported from transcripts:\n{drawn}{talk_table(imported)}"
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
@@ -170,6 +174,8 @@ def cmd_history(args: argparse.Namespace) -> int:
         invocation = find_invocation(view, args.invocation)
         history = answered(view.history(invocation), session, lenient=True)
         refused = refused_about(view.refused(), invocation)
+        request = request_sequence(history)
+        led = None if request is None else lead_up_in(store, session, request)
     rows = [
         (
             str(sequence),
@@ -192,9 +198,13 @@ def cmd_history(args: argparse.Namespace) -> int:
         if refused:
             lines.append(f"{counted(len(refused), 'event')} about it refused by the lifecycle:")
             lines.extend(f"  {error}" for _, error in refused)
+        lines.extend(arguments_text(first))
+        if led is not None:
+            lines.extend(lead_up_text(led))
         return "\n".join(lines)
 
-    emit(args, history_document(session, invocation, history, refused, times=times), text)
+    document = history_document(session, invocation, history, refused, times=times, lead_up=led)
+    emit(args, document, text)
     return 0
 
 

@@ -54,17 +54,19 @@ _ENVELOPE = re2.compile(rb'\A\s*\{\s*"crc32"\s*:')
 
 @dataclass(slots=True)
 class SourceOptions:
-    """The command's ``--cache`` and ``--no-cache``, and what a command opened through them."""
+    """The command's ``--cache``, ``--no-cache``, ``--no-conversation``; what it opened."""
 
     command: str = "correx-tools"
     cache: str | None = None
     no_cache: bool = False
+    conversation: bool = True
     opened: list[EventStore] = field(default_factory=list)
     temporary: list[Path] = field(default_factory=list)
     refused: int = 0
     """Files of the transcripts opened that could not be read (each told on stderr)."""
 
 
+NO_CONVERSATION = "leave out the conversation around the calls (prompts, words, reasoning, tokens)"
 STORE_HELP = "a SQLite file, a .jsonl log or a postgresql:// URL"
 """What a store SOURCE or DEST may be, for the command's help."""
 TRANSCRIPT_SOURCES = frozenset(
@@ -93,6 +95,7 @@ def add_cache_arguments(parser: argparse.ArgumentParser, command: str) -> None:
         action="store_true",
         help="for a transcript or folder SOURCE: a temporary cache, gone when the command ends",
     )
+    parser.add_argument("--no-conversation", action="store_true", help=NO_CONVERSATION)
 
 
 @contextmanager
@@ -103,6 +106,7 @@ def source_scope(args: argparse.Namespace) -> Iterator[SourceOptions]:
         command=f"correx-tools {getattr(args, 'command', '')}".rstrip(),
         cache=getattr(args, "cache", None),
         no_cache=bool(getattr(args, "no_cache", False)),
+        conversation=not getattr(args, "no_conversation", False),
     )
     token = _OPTIONS.set(options)
     try:
@@ -220,7 +224,7 @@ def open_cache(roots: Sequence[Path], label: str) -> TranscriptCache:
     chosen = Path(options.cache) if options.cache else default_cache(roots)
     try:
         chosen.parent.mkdir(parents=True, exist_ok=True)
-        return _writable(TranscriptCache(chosen, roots))
+        return _writable(TranscriptCache(chosen, roots, conversation=options.conversation))
     except CacheError as error:
         if options.cache:
             raise CliError(str(error)) from None
@@ -259,7 +263,7 @@ def _again(
     for end in ("", "-wal", "-shm", "-journal"):
         chosen.with_name(chosen.name + end).unlink(missing_ok=True)
     try:
-        return _writable(TranscriptCache(chosen, roots))
+        return _writable(TranscriptCache(chosen, roots, conversation=options.conversation))
     except (OSError, sqlite3.Error, CacheError):
         return _temporary(roots, options)
 
@@ -267,7 +271,7 @@ def _again(
 def _temporary(roots: Sequence[Path], options: SourceOptions) -> TranscriptCache:
     folder = Path(tempfile.mkdtemp(prefix="correx-cache-"))
     options.temporary.append(folder)
-    return TranscriptCache(folder / "cache.sqlite", roots)
+    return TranscriptCache(folder / "cache.sqlite", roots, conversation=options.conversation)
 
 
 def _why(error: BaseException) -> str:

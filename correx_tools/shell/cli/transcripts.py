@@ -35,6 +35,7 @@ from .render import emit, table
 from .sources import read_file, redact, refuse_never_read
 from .staging import Staging, staged_path, writing_to
 from .terminal import Progress
+from .transcript_sources import NO_CONVERSATION
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -65,6 +66,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="leave a damaged line of a JSON Lines transcript out (each is listed) instead of "
         "refusing the file",
     )
+    parser.add_argument("--no-conversation", action="store_true", help=NO_CONVERSATION)
 
 
 def cmd_import_transcript(args: argparse.Namespace) -> int:
@@ -100,11 +102,13 @@ def _one(args: argparse.Namespace, staging: Staging) -> Callable[[], int]:
             result = import_bytes(
                 read_file("-"), source, store, name="stdin", format=args.format,
                 session=args.session, progress=bar.update, lenient=args.lenient,
+                conversation=not args.no_conversation,
             )  # fmt: skip
         else:
             result = import_transcripts(
                 args.path, store, format=args.format, session=args.session,
                 progress=bar.update, lenient=args.lenient, single=True,
+                conversation=not args.no_conversation,
             )[0]  # fmt: skip
     if not isinstance(result, Success):
         staging.discard()
@@ -190,7 +194,8 @@ def _many(args: argparse.Namespace, staging: Staging) -> Callable[[], int]:
     )
     with Progress("importing transcripts (bytes)", sum(map(file_size, paths)), sys.stderr) as bar:
         done = import_files(paths, store, format=args.format, lenient=args.lenient,
-                            progress=bar.advance).with_files(unreadable)  # fmt: skip
+                            progress=bar.advance, conversation=not args.no_conversation,
+                            ).with_files(unreadable)  # fmt: skip
     done = FolderImport(tuple(_told(file, staging) for file in done.files))
     if not root.is_dir() and done.files and all(file.skipped for file in done.files):
         # One file named, and no transcript: an error, as for any other file.

@@ -24,12 +24,15 @@ from ...core.lifecycle.record import ToolInvocationRecord
 from ...core.lifecycle.status import ToolInvocationStatus
 from ...core.lifecycle.transitions import TransitionError
 from ...core.replay.analytics import Percentiles, ToolStats
+from ...core.replay.lead_up import LeadUp
 from ...core.replay.recorded import exit_code_of
 from ...core.replay.summary import DiffSummary, SessionSummary
+from ...core.replay.talk_summary import TalkSummary
 from ...core.replay.timeline import RecordChange
 from ...core.report.redaction import Redaction
 from ...core.tools.json_values import thaw_json
 from ..stores.codec.envelope import format_timestamp
+from .lead_up import lead_up_json
 
 
 def iso_time(moment: datetime | None) -> str | None:
@@ -99,10 +102,16 @@ def session_row(
     redaction: Redaction | None = None,
     *,
     transcript: Mapping[str, str | bool | None] | None = None,
+    talk: TalkSummary | None = None,
 ) -> dict[str, Any]:
-    """One session of ``sessions --json``: its events, invocations and counts, and where it
-    was imported from (``transcript``: its description, ``None`` for one not imported)."""
+    """One session of ``sessions --json``: its events, invocations and counts, where it was
+    imported from (``transcript``: its description, ``None`` for one not imported), and
+    what its conversation adds up to (``talk``): a title (the agent's own, else the first
+    prompt's), its models and its tokens (``null`` where none are recorded)."""
     shown = _Shown(redaction)
+    own = transcript.get("title") if transcript is not None else None
+    title = own if isinstance(own, str) and own else None if talk is None else talk.title
+    tokens = None if talk is None else talk.tokens
     return {
         "session_id": shown.text(summary.session_id),
         "events": summary.sequence,
@@ -116,7 +125,14 @@ def session_row(
             key: shown.text(value) if isinstance(value, str) else value
             for key, value in transcript.items()
         },
-    }
+        "title": None if title is None else shown.text(title),
+        "title_from": None if title is None else "agent" if title is own else "prompt",
+        "models": [] if talk is None else [shown.text(model) for model in talk.models],
+        "tokens": None if tokens is None else {
+            "input": tokens.input, "output": tokens.output, "cache_read": tokens.cache_read,
+            "cache_write": tokens.cache_write, "total": tokens.total,
+        },
+    }  # fmt: skip
 
 
 def state_document(
@@ -152,9 +168,11 @@ def history_document(
     *,
     redaction: Redaction | None = None,
     times: bool = True,
+    lead_up: LeadUp | None = None,
 ) -> dict[str, Any]:
-    """``history --json``: each version of one invocation's record, and the events about it
-    the lifecycle refused."""
+    """``history --json``: each version of one invocation's record, the events about it the
+    lifecycle refused, and what led to it (``lead_up``: its turn's prompt, the words and
+    reasoning before it; ``null`` when not asked)."""
     shown = _Shown(redaction)
     return {
         "session_id": shown.text(session_id),
@@ -164,6 +182,7 @@ def history_document(
             {"sequence": s, "record": record_json(r, redaction, times=times)} for s, r in history
         ],
         "refused": [{"sequence": s, "error": shown.message(e)} for s, e in refused],
+        "lead_up": None if lead_up is None else lead_up_json(lead_up, redaction),
     }
 
 

@@ -27,6 +27,7 @@ from ..replay.documents import (
     state_document,
     stats_document,
 )
+from ..replay.lead_up import lead_up_in, request_sequence
 from ..stores.addresses import redact_dsn
 from .catalog import SORTS
 from .columns import SessionColumns
@@ -111,9 +112,11 @@ def history(debugger: Debugger, session: SessionId, ref: str) -> dict[str, Any]:
             f"{debugger.shown(session)!r}",
         )
     refused = refused_about(debugger.loose.refused(session), invocation)
+    request = request_sequence(versions)
+    led = None if request is None else lead_up_in(debugger.store, session, request)
     return history_document(
         session, invocation, versions, refused, redaction=debugger.whole,
-        times=debugger.times(session),
+        times=debugger.times(session), lead_up=led,
     )  # fmt: skip
 
 

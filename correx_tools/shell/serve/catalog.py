@@ -21,6 +21,7 @@ from returns.result import Success
 
 from ...core.lifecycle.events import StoredEvent
 from ...core.lifecycle.status import ToolInvocationStatus
+from ...core.replay.talk_summary import TalkSummary
 from ...core.report.redaction import Redaction
 from ...core.tools.ids import SessionId
 from ..replay.documents import iso_time, session_row
@@ -48,6 +49,9 @@ SORTS: dict[str, Callable[[dict[str, Any]], Any]] = {
     "refused": lambda row: _count(row["refused_events"]),
     "first": lambda row: row["first_time"] or "",
     "last": lambda row: row["last_time"] or "",
+    "title": lambda row: (row.get("title") or "").casefold(),
+    "model": lambda row: ", ".join(row.get("models") or ()),
+    "tokens": lambda row: -1 if not row.get("tokens") else row["tokens"]["total"],
 }
 """The keys a list can be sorted by (``-key``: descending)."""
 
@@ -61,6 +65,7 @@ class Catalog:
     ) -> None:
         self._store, self._repository, self._redaction = store, repository, redaction
         self._rows: dict[str, dict[str, Any]] = {}
+        self._talk: dict[str, TalkSummary] = {}
         self._ids: tuple[SessionId, ...] = ()
         self._lock = threading.Lock()
         self._read_once = threading.Event()
@@ -97,7 +102,9 @@ class Catalog:
         else:
             first, final = self._ends(session_id, last)
             transcript = description_json(described(() if first is None else (first,)))
-            row = session_row(summary.unwrap(), self._redaction, transcript=transcript)
+            # Only an imported session holds a conversation: summed on from the last look.
+            talk = None if transcript is None else self._talk_through(session_id, last)
+            row = session_row(summary.unwrap(), self._redaction, transcript=transcript, talk=talk)
             # A transcript that records no time gave its steps stand-ins that keep their
             # order only: none is shown as the session's first or last time.
             timed = transcript is None or transcript["times_recorded"] is not False
@@ -108,6 +115,24 @@ class Catalog:
         with self._lock:
             self._rows[session_id] = row
         return row
+
+    def _talk_through(self, session_id: SessionId, last: int) -> TalkSummary:
+        """The session's conversation summed through ``last``, going on from the summary
+        kept (a session only grows; one that did not is summed again)."""
+        with self._lock:
+            kept = self._talk.get(session_id)
+        if kept is None or kept.seen > last:
+            kept = TalkSummary()
+        events = self._store.read(session_id, after=kept.seen)
+        try:
+            talk = kept.taking(s.event for s in events if s.sequence <= last)
+        finally:
+            close = getattr(events, "close", None)
+            if close is not None:
+                close()
+        with self._lock:
+            self._talk[session_id] = talk
+        return talk
 
     def _damaged_row(self, session_id: SessionId, last: int, why: str) -> dict[str, Any]:
         """The row of a session whose events do not hold together: what is known without

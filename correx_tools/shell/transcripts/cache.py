@@ -41,7 +41,7 @@ from ..stores.sqlite import SQLiteEventStore
 from .calls import Unreadable, Unrecognised
 from .folders import FileImport, file_size, never_read, transcript_files
 from .goose_db import is_database
-from .manifest import FileRow, Manifest, foreign_store, stamp_of
+from .manifest import RULES, WITHOUT_CONVERSATION, FileRow, Manifest, foreign_store, stamp_of
 from .policy import default_policy
 from .reading import default_name, load
 from .staging import stage
@@ -96,11 +96,14 @@ class TranscriptCache:
 
     The cache's store is created if missing. A file at ``path`` that is neither
     a cache nor an empty store (a store of someone's own, say) is a `CacheError`:
-    it is never written as a cache.
+    it is never written as a cache. ``conversation`` false leaves the conversation around
+    the calls out of its sessions.
     """
 
-    def __init__(self, path: Path, roots: Sequence[Path]) -> None:
+    def __init__(self, path: Path, roots: Sequence[Path], *, conversation: bool = True) -> None:
         self.path, self.roots = path, [Path(root) for root in roots]
+        self.conversation = conversation
+        self.rules = RULES if conversation else RULES + WITHOUT_CONVERSATION
         if foreign_store(path):
             raise CacheError(
                 f"{path}: is not a cache of transcripts (it holds sessions of its own, or is "
@@ -208,7 +211,7 @@ class _Pass:
         stamps: dict[str, tuple[Path, str]] = {}
         for path in paths:
             with contextlib.suppress(OSError):  # gone since it was listed: the next look
-                stamps[key_of(path)] = (path, stamp_of(path))
+                stamps[key_of(path)] = (path, stamp_of(path, self.cache.rules))
         kept = tuple(key_of(Path(folder)) + os.sep for folder, _ in unreadable)
         gone = [key for key in rows if key not in stamps and not key.startswith(kept)]
         freed = {session for key in gone for session in rows[key].sessions}
@@ -265,7 +268,8 @@ class _Pass:
         for transcript in transcripts:
             session = transcript.session
             try:
-                events, _ = stage(transcript, SessionId(session), default_policy)
+                events, _ = stage(transcript, SessionId(session), default_policy,
+                                  conversation=self.cache.conversation)  # fmt: skip
             except Unreadable as error:
                 reasons.append(f"{error.where}: {error.message}" if error.where else error.message)
                 if session in was:

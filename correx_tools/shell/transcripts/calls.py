@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any, final
 
+from ...core.lifecycle.conversation import ConversationEvent
 from ...core.tools.errors import CorrexError, error_value
 
 Position = tuple[int, ...]
@@ -95,6 +96,18 @@ class About:
 
 @final
 @dataclass(frozen=True, slots=True)
+class Said:
+    """One step of the conversation around the calls (a prompt, the assistant's words, its
+    reasoning, a message's tokens), where the transcript tells it and when (``at`` is
+    ``None`` when it records no time for it: the nearest recorded one is taken)."""
+
+    position: Position
+    at: datetime | None
+    message: ConversationEvent
+
+
+@final
+@dataclass(frozen=True, slots=True)
 class Transcript:
     """The calls of one transcript, in request order, and the session it describes."""
 
@@ -110,6 +123,8 @@ class Transcript:
     first_time: datetime | None = field(default=None, kw_only=True)
     """The first time the transcript records, where its header records no start (an older
     Goose file: its first message's): the session's description is stamped with it."""
+    said: tuple[Said, ...] = field(default=(), kw_only=True)
+    """The conversation around the calls, for the formats whose reader reads it."""
 
 
 @final

@@ -11,6 +11,14 @@
   first line is ``Exit code N`` has exit code N, error or not; any other result
   (a ``Read``, an ``Edit``, a command's output that states none) has none.
 
+The conversation around the calls: a user record's text (a string, or its ``text``
+blocks) is a prompt, except a record Claude Code writes itself (``isMeta``, a
+compaction's summary, the "[Request interrupted by user…]" marker); an assistant
+record's ``text`` block is the assistant's words and its ``thinking`` block its
+reasoning, with the message's ``model``; a message's ``usage`` is read once per
+message ``id`` (Claude Code writes a message's blocks as a record each, each repeating
+it), from its first record, as ccusage counts it.
+
 A subagent's file (``isSidechain``, ``agentId``) is a session of its own,
 ``<session>/agent-<agentId>``, whose description names the session that
 started it; the ``Task`` call that started it names it in its receipt's
@@ -23,8 +31,15 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
+from ...core.lifecycle.conversation import (
+    AssistantText,
+    Prompt,
+    Reasoning,
+    TokenUsage,
+    Usage,
+)
 from ...core.report.tool_views import SUBAGENT_SESSION
-from .calls import About, Call, Transcript, Unreadable, must_be, utc_time
+from .calls import About, Call, Said, Transcript, Unreadable, must_be, utc_time
 from .messages import result_end
 
 FORMAT = "claude-code"
@@ -54,6 +69,8 @@ def looks_like(records: list[tuple[int, Any]]) -> bool:
 def read(records: Iterable[tuple[int, Any]], name: str) -> Transcript:
     """The calls of a Claude Code session file (its records, with their line numbers)."""
     calls: dict[str, Call] = {}
+    said: list[Said] = []
+    counted: set[str] = set()
     session: str | None = None
     started: datetime | None = None
     cwd: str | None = None
@@ -73,13 +90,86 @@ def read(records: Iterable[tuple[int, Any]], name: str) -> Transcript:
         kind = record.get("type")
         if kind == "assistant":
             _requests(record, index, where, calls)
+            _assistant(record, index, where, said, counted)
         elif kind == "progress":
             _started(record, index, where, calls)
         elif kind == "user":
             _results(record, index, where, calls)
+            _prompt(record, index, where, said)
     parent = session.rpartition("/agent-")[0] if session and "/agent-" in session else None
     about = About(agent_session_id=session, started_at=started, cwd=cwd, parent_session=parent)
-    return Transcript(FORMAT, session or name, tuple(calls.values()), about=about)
+    return Transcript(FORMAT, session or name, tuple(calls.values()), about=about, said=tuple(said))
+
+
+_INTERRUPTED = "[Request interrupted by user"
+
+
+def _time(record: dict[str, Any], where: str) -> datetime | None:
+    stamp = record.get("timestamp")
+    return None if stamp is None else utc_time(stamp, where)
+
+
+def _prompt(record: dict[str, Any], index: int, where: str, said: list[Said]) -> None:
+    """A user record's own words: a prompt (not a tool's result, nor a note of Claude
+    Code's own)."""
+    if record.get("isMeta") is True or record.get("isCompactSummary") is True:
+        return
+    message = record.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    if isinstance(content, str):
+        text = content
+    elif isinstance(content, list):
+        text = "\n".join(
+            block["text"]
+            for block in content
+            if isinstance(block, dict)
+            and block.get("type") == "text"
+            and isinstance(block.get("text"), str)
+        )
+    else:
+        return
+    if text.strip() and not text.startswith(_INTERRUPTED):
+        said.append(Said((index, -1), _time(record, where), Prompt(text=text)))
+
+
+def _assistant(
+    record: dict[str, Any], index: int, where: str, said: list[Said], counted: set[str]
+) -> None:
+    """An assistant record's words, reasoning and (once per message) tokens."""
+    message = record.get("message")
+    if not isinstance(message, dict):
+        return
+    at = _time(record, where)
+    model = message.get("model") if isinstance(message.get("model"), str) else None
+    if model == "<synthetic>":  # a message Claude Code wrote itself (an API error's)
+        model = None
+    identifier = message.get("id") if isinstance(message.get("id"), str) else None
+    usage = message.get("usage")
+    if isinstance(usage, dict) and (identifier is None or identifier not in counted):
+        if identifier is not None:
+            counted.add(identifier)
+        tokens = _tokens(usage, where)
+        said.append(Said((index, -1), at, Usage(usage=tokens, model=model, message_id=identifier)))
+    for number, block in enumerate(_blocks(record)):
+        if not isinstance(block, dict):
+            continue
+        kind = block.get("type")
+        if kind == "text" and isinstance(block.get("text"), str) and block["text"].strip():
+            said.append(Said((index, number), at, AssistantText(text=block["text"], model=model)))
+        elif kind == "thinking" and isinstance(block.get("thinking"), str) and block["thinking"]:
+            said.append(Said((index, number), at, Reasoning(text=block["thinking"], model=model)))
+
+
+def _tokens(usage: dict[str, Any], where: str) -> TokenUsage:
+    counts = []
+    for key in ("input_tokens", "output_tokens", "cache_read_input_tokens",
+                "cache_creation_input_tokens"):  # fmt: skip
+        value = usage.get(key) or 0
+        if type(value) is not int or value < 0:
+            raise Unreadable(where, f"usage.{key} must be a whole number at least 0")
+        counts.append(value)
+    return TokenUsage(input=counts[0], output=counts[1], cache_read=counts[2],
+                      cache_write=counts[3])  # fmt: skip
 
 
 def _blocks(record: dict[str, Any]) -> list[Any]:

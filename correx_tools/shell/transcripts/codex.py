@@ -17,6 +17,18 @@ One ``{timestamp, type, payload}`` record a line, the first a ``session_meta``.
 
 ``event_msg`` records echo the same calls (``exec_command_end`` …): detail,
 never calls. A ``compacted`` record's ``replacement_history`` is not imported.
+
+The conversation around the calls (`codex_talk`): a ``response_item`` user ``message``
+is a prompt, but for those Codex writes itself (its instructions and environment:
+text that opens with ``<``, or ``# AGENTS.md instructions``), and the ``event_msg``
+``user_message`` that echoes it is not read (so a file cut anywhere gives the first
+events of the whole file's); a ``response_item`` assistant ``message`` is the assistant's words and
+a ``reasoning`` item's summary (and its text, when kept) its reasoning, with the model
+of the last ``turn_context``; a ``token_count``'s ``total_token_usage`` is the session's
+running total, so each one counts what it adds to the one before (a repeated one adds
+nothing, and the session's tokens are its last total). Codex counts cached input
+tokens among its ``input_tokens``: they are read as ``cache_read``, the rest as
+``input``; it records no tokens written to a cache.
 """
 
 from __future__ import annotations
@@ -28,6 +40,7 @@ from typing import Any
 import re2
 
 from .calls import About, Call, End, Position, Transcript, Unreadable, must_be, text_of, utc_time
+from .codex_talk import Talk
 from .lines import first_record, is_json, strict_value
 from .outcomes import completed, exit_code_in, failed, rejected
 from .pairing import Pairing
@@ -70,6 +83,7 @@ def read(records: Iterable[tuple[int, Any]], name: str) -> Transcript:
     """The calls of a rollout file (its records, with their line numbers)."""
     calls = Pairing()
     about = About()
+    talk = Talk()
     for index, (line, record) in enumerate(records):
         where = f"line {line}"
         must_be(record, dict, where, "a record")
@@ -79,6 +93,10 @@ def read(records: Iterable[tuple[int, Any]], name: str) -> Transcript:
         kind = record.get("type")
         if kind == "session_meta" and index == 0:
             about = _about(payload, where)
+        elif kind in ("event_msg", "turn_context") or (
+            kind == "response_item" and payload.get("type") in ("message", "reasoning")
+        ):
+            talk.read(kind, payload, record.get("timestamp"), (index,), where)
         elif kind == "response_item":
             item = payload.get("type")
             if not isinstance(item, str):
@@ -91,7 +109,9 @@ def read(records: Iterable[tuple[int, Any]], name: str) -> Transcript:
                 call = calls.ended(call_id, where)
                 at = utc_time(record.get("timestamp"), f"{where}: timestamp")
                 call.end = _end(payload.get("output"), at, (index,), call_id, where)
-    return Transcript(FORMAT, about.agent_session_id or name, calls.calls(), about=about)
+    return Transcript(
+        FORMAT, about.agent_session_id or name, calls.calls(), about=about, said=talk.said()
+    )
 
 
 def _about(payload: dict[str, Any], where: str) -> About:

@@ -135,10 +135,13 @@ def import_folder(
     policy: Policy | None = None,
     lenient: bool = False,
     exclude: Iterable[Path] = (),
+    conversation: bool = True,
 ) -> FolderImport:
-    """Import every transcript under ``root`` (see the module docstring)."""
+    """Import every transcript under ``root`` (see the module docstring); ``conversation``
+    false leaves the conversation around the calls out."""
     paths, unreadable = transcript_files(root, exclude)
-    done = import_files(paths, store, format=format, policy=policy, lenient=lenient)
+    done = import_files(paths, store, format=format, policy=policy, lenient=lenient,
+                        conversation=conversation)  # fmt: skip
     return done.with_files(unreadable)
 
 
@@ -150,11 +153,13 @@ def import_files(
     policy: Policy | None = None,
     lenient: bool = False,
     progress: Callable[[int], None] | None = None,
+    conversation: bool = True,
 ) -> FolderImport:
     """Import each file's transcripts; ``progress`` is told each file's size once it is done."""
     results = []
     for path in paths:
-        results.append(import_file(path, store, format=format, policy=policy, lenient=lenient))
+        results.append(import_file(path, store, format=format, policy=policy, lenient=lenient,
+                                   conversation=conversation))  # fmt: skip
         if progress is not None:
             progress(file_size(path))
     return FolderImport(tuple(results))
@@ -167,6 +172,7 @@ def import_file(
     format: str = "auto",
     policy: Policy | None = None,
     lenient: bool = False,
+    conversation: bool = True,
 ) -> FileImport:
     """Every session of one file, each all or nothing; never an exception for a bad file."""
     source = str(path)
@@ -182,7 +188,7 @@ def import_file(
                                                          message=_reason(error)),))  # fmt: skip
     imported, refused = [], []
     for transcript in transcripts:
-        result = write(transcript, source, store, policy=policy)
+        result = write(transcript, source, store, policy=policy, conversation=conversation)
         if isinstance(result, Success):
             imported.append(result.unwrap())
         else:

@@ -18,6 +18,7 @@ from typing import final
 
 from returns.result import Failure, Result, Success
 
+from ...core.lifecycle.conversation import conversation_of
 from ...core.lifecycle.events import StoredEvent
 from ...core.lifecycle.status import ToolInvocationStatus
 from ...core.tools.ids import SessionId
@@ -68,6 +69,7 @@ def import_transcript(
     policy: Policy | None = None,
     progress: Progress | None = None,
     lenient: bool = False,
+    conversation: bool = True,
 ) -> Result[TranscriptImport, TranscriptError]:
     """Import the transcript at ``path`` into ``store`` as one session, all or nothing.
 
@@ -77,11 +79,13 @@ def import_transcript(
     ``sessions.db``) it chooses the one to import, by its own id. ``policy``
     gives each call its tier (`policy.default_policy` by default);
     ``progress(done, total)`` is told how many calls are converted;
-    ``lenient`` leaves a damaged line out (and lists it) instead of refusing.
+    ``lenient`` leaves a damaged line out (and lists it) instead of refusing;
+    ``conversation`` false leaves out the conversation around the calls (the prompts,
+    the assistant's words and reasoning, the tokens), for who must not keep it.
     """
     results = import_transcripts(
         path, store, format=format, session=session, policy=policy, progress=progress,
-        lenient=lenient, single=True,
+        lenient=lenient, single=True, conversation=conversation,
     )  # fmt: skip
     return results[0]
 
@@ -96,6 +100,7 @@ def import_transcripts(
     progress: Progress | None = None,
     lenient: bool = False,
     single: bool = False,
+    conversation: bool = True,
 ) -> list[Result[TranscriptImport, TranscriptError]]:
     """Import every session of the file at ``path``, each all or nothing (one for most
     formats; each of a Goose database's). A file that cannot be read is one failure.
@@ -116,8 +121,10 @@ def import_transcripts(
         return [Failure(TranscriptError(source=source, where="", message=message))]
     name = None if several else session
     return [
-        write(t, source, store, session=name, policy=policy, progress=progress) for t in transcripts
-    ]
+        write(t, source, store, session=name, policy=policy, progress=progress,
+              conversation=conversation)
+        for t in transcripts
+    ]  # fmt: skip
 
 
 def import_bytes(
@@ -131,6 +138,7 @@ def import_bytes(
     policy: Policy | None = None,
     progress: Progress | None = None,
     lenient: bool = False,
+    conversation: bool = True,
 ) -> Result[TranscriptImport, TranscriptError]:
     """`import_transcript` of bytes already read (standard input, say); ``source``
     names them in messages and ``name`` is the session's name of last resort."""
@@ -138,7 +146,8 @@ def import_bytes(
         transcript = parse(data, format, name, lenient=lenient)
     except Unreadable as error:
         return Failure(TranscriptError(source=source, where=error.where, message=error.message))
-    return write(transcript, source, store, session=session, policy=policy, progress=progress)
+    return write(transcript, source, store, session=session, policy=policy, progress=progress,
+                 conversation=conversation)  # fmt: skip
 
 
 def write(
@@ -149,6 +158,7 @@ def write(
     session: str | None = None,
     policy: Policy | None = None,
     progress: Progress | None = None,
+    conversation: bool = True,
 ) -> Result[TranscriptImport, TranscriptError]:
     """Write a transcript read already as a session (``session`` names it), all or nothing;
     what the store holds of it already is not written again (see the module docstring)."""
@@ -156,7 +166,8 @@ def write(
         session_id = SessionId(session or transcript.session)
         if not session_id:
             raise Unreadable("", "the session name is empty")
-        events, state = stage(transcript, session_id, policy or default_policy, progress)
+        events, state = stage(transcript, session_id, policy or default_policy, progress,
+                              conversation=conversation)  # fmt: skip
         held = _held(store, session_id, events)
         if held < len(events):
             written = store.import_events(events[held:])
@@ -195,13 +206,30 @@ def _held(store: EventStore, session_id: SessionId, events: list[StoredEvent]) -
     held = 0
     for stored in store.read(session_id):
         if held == len(events) or stored != events[held]:
-            raise Unreadable(
-                "",
-                f"the store holds a different session named {session_id!r} (from sequence "
-                f"{stored.sequence} on, it is not what this transcript gives: the transcript "
-                "was rewritten, or is another one); import the file on its own under another "
-                "session name (import-transcript FILE DEST --session NAME), or into another "
-                "store",
-            )
+            given = None if held == len(events) else events[held].event
+            raise Unreadable("", _different(session_id, stored.sequence, stored.event, given))
         held += 1
     return held
+
+
+def _different(session: SessionId, sequence: int, held: object, given: object) -> str:
+    """Why a session the store holds is not the one the transcript gives, and what to do."""
+    talk_held, talk_given = conversation_of(held) is not None, conversation_of(given) is not None
+    if talk_given and not talk_held:
+        return (
+            f"the store holds session {session!r} without its conversation (imported by an "
+            "earlier release, or with --no-conversation): import it again with "
+            "--no-conversation, or into another store"
+        )
+    if talk_held and not talk_given:
+        return (
+            f"the store holds session {session!r} with its conversation: import it again "
+            "without --no-conversation, or into another store"
+        )
+    return (
+        f"the store holds a different session named {session!r} (from sequence "
+        f"{sequence} on, it is not what this transcript gives: the transcript "
+        "was rewritten, or is another one); import the file on its own under another "
+        "session name (import-transcript FILE DEST --session NAME), or into another "
+        "store"
+    )

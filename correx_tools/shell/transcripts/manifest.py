@@ -33,19 +33,23 @@ _CREATE = f"""CREATE TABLE IF NOT EXISTS {TABLE} (
 )"""
 
 
-RULES = "rules 2"
+RULES = "rules 3"
 """The import's rules the cache's sessions were made by, kept in every file's stamp: when a
 release changes what a transcript gives (rules 2: exit codes not recorded, edits that did
-not take effect, times not recorded, values cut to fit), every file is read again once,
-and each session whose events differ is imported again."""
+not take effect, times not recorded, values cut to fit; rules 3: the conversation around
+the calls), every file is read again once, and each session whose events differ is
+imported again."""
+WITHOUT_CONVERSATION = " without conversation"
+"""Added to the rules of a cache made without the conversation (``--no-conversation``):
+a cache made the other way is read again, as under other rules."""
 
 
-def stamp_of(path: Path) -> str:
+def stamp_of(path: Path, rules: str = RULES) -> str:
     """What one ``stat`` says of a file (its size, time and inode), and the import's rules:
     it changed when this did. A database's write-ahead log counts too (Goose writes there
     first). ``OSError`` when the file is gone or cannot be looked at."""
     found = os.stat(path)
-    stamp = f"{RULES}:{found.st_size}:{found.st_mtime_ns}:{found.st_ino}"
+    stamp = f"{rules}:{found.st_size}:{found.st_mtime_ns}:{found.st_ino}"
     if path.suffix == ".db":
         try:
             wal = os.stat(path.with_name(path.name + "-wal"))

@@ -18,7 +18,11 @@
   transcript records no time for any step, the derived times only keep the
   order, and the description says so (``"times": "none"``);
 * a value too large for an event is cut to fit, and the call says so (`cutting`);
-* a transcript that holds no call yet and records no time gives no events.
+* a transcript that holds no call yet and records no time gives no events;
+* the conversation around the calls (`Said`: prompts, the assistant's words, reasoning,
+  tokens) is an event each (`conversation_event`) at its place, unless
+  ``conversation`` is false; a step of it with no recorded time takes the nearest one,
+  as a call's does.
 
 Each event takes the place in the session of the line that tells it: a start
 the transcript does not record is told by the call's end, and goes just before
@@ -35,6 +39,7 @@ from typing import Any
 
 from returns.result import Success
 
+from ...core.lifecycle.conversation import conversation_event
 from ...core.lifecycle.events import (
     StoredEvent,
     ToolExecutionCompletedEvent,
@@ -67,10 +72,18 @@ def stage(
     session_id: SessionId,
     policy: Policy,
     progress: Callable[[int, int], None] | None = None,
+    *,
+    conversation: bool = True,
 ) -> tuple[list[StoredEvent], ToolState]:
     """The session's events and the state they fold to, checked by a strict fold: a
-    transcript whose events the lifecycle refuses is an error naming the call."""
+    transcript whose events the lifecycle refuses is an error naming the call.
+    ``conversation`` false leaves the conversation around the calls out."""
     staged: list[Staged] = []
+    if conversation:
+        for said in transcript.said:
+            event = conversation_event(said.message)
+            at = ORIGIN if said.at is None else said.at
+            staged.append(((said.position, 0), at, event, None, said.at is not None))
     total = len(transcript.calls)
     for done, call in enumerate(transcript.calls, start=1):
         try:

@@ -61,7 +61,8 @@
 
   // -- the sessions -----------------------------------------------------------------------------
   var LIST_COLUMNS = [["session", "session"], ["events", "events"], ["invocations", "invocations"], ["completed", "completed"], ["failed", "failed"],
-    ["exited_nonzero", "exit ≠ 0"], ["rejected", "rejected"], ["open", "open"], ["refused", "refused"], ["first", "first event"], ["last", "last event"]];
+    ["exited_nonzero", "exit ≠ 0"], ["rejected", "rejected"], ["open", "open"], ["refused", "refused"], ["first", "first event"], ["last", "last event"],
+    ["title", "title"], ["model", "model"], ["tokens", "tokens"]];
   var list = { offset: 0, limit: 50, sort: "session", q: "" }, listTimer = null;
   function sessionsView() {
     $("sessions-view").hidden = false; document.title = "correx-tools serve";
@@ -84,6 +85,14 @@
     var url = "/" + (String(q) ? "?" + q : "");
     if (push) history.pushState(null, "", url); else history.replaceState(null, "", url);
   }
+  // The conversation's columns: its title (the agent's own, else the first prompt's), models, and
+  // tokens, or that its transcript records none (a session not imported has none to show).
+  function talkCells(s) {
+    var title = el("span", s.title || "", "title"); if (s.title_from) title.title = s.title_from === "agent" ? "the agent's own title" : "the first prompt";
+    var t = s.tokens, tokens = el("span", t ? fmtNum(t.total) : s.transcript ? "none recorded" : "", "tokens");
+    if (t) tokens.title = "input " + fmtNum(t.input) + " · output " + fmtNum(t.output) + " · cache read " + fmtNum(t.cache_read) + " · cache write " + fmtNum(t.cache_write);
+    return [title, s.models.join(", "), tokens];
+  }
   function loadSessions() {
     api("/sessions", { q: list.q, sort: list.sort, offset: list.offset, limit: list.limit }).then(function (d) {
       showError(null); $("source").textContent = CX.txt(d.source);
@@ -98,12 +107,12 @@
         var st = s.statuses;
         if (s.damaged) {  // its events do not hold together: no counts, and why
           a.title = s.damaged;
-          table.appendChild(row([a, fmtNum(s.events), el("span", "damaged: " + s.damaged, "damaged"), "", "", "", "", "", "", "", ""]));
+          table.appendChild(row([a, fmtNum(s.events), el("span", "damaged: " + s.damaged, "damaged"), "", "", "", "", "", "", "", "", "", "", ""]));
           return;
         }
         // A session whose transcript records no time has none to show (its stand-ins keep order only).
         var untimed = s.transcript && s.transcript.times_recorded === false ? "no times recorded" : null;
-        table.appendChild(row([a, fmtNum(s.events), fmtNum(s.invocations), fmtNum(st.completed), fmtNum(st.failed), exits(s.exited_nonzero), fmtNum(st.rejected), fmtNum(st.requested + st.started), fmtNum(s.refused_events), s.first_time || untimed, s.last_time || untimed]));
+        table.appendChild(row([a, fmtNum(s.events), fmtNum(s.invocations), fmtNum(st.completed), fmtNum(st.failed), exits(s.exited_nonzero), fmtNum(st.rejected), fmtNum(st.requested + st.started), fmtNum(s.refused_events), s.first_time || untimed, s.last_time || untimed].concat(talkCells(s))));
       });
       table.setAttribute("data-total", d.total);
       $("sessions-count").textContent = d.total ? fmtNum(d.offset + 1) + "–" + fmtNum(d.offset + d.sessions.length) + " of " + fmtNum(d.total) : "no sessions";
@@ -360,6 +369,7 @@
     facts.appendChild(CX.term("tier " + last.tier, "tier")); facts.appendChild(document.createTextNode(" · ")); facts.appendChild(CX.term(last.status));
     if (last.status === "completed" && last.receipt && last.receipt.exit_code) { facts.appendChild(document.createTextNode(" · ")); facts.appendChild(CX.term("exited non-zero")); }
     box.appendChild(facts);
+    leadUp(box, h.lead_up);
     var vt = el("table"); vt.id = "versions";
     fill(vt, ["seq", "became", "at", "detail"], versions.map(function (v) {
       // No time where the transcript records none; an exit code only where one was recorded.
@@ -379,6 +389,23 @@
       var about = el("h3"); about.appendChild(CX.term("Refused events about it", "refused")); box.appendChild(about);
       h.refused.forEach(function (r) { box.appendChild(el("p", r.sequence + ": " + r.error)); });
     }
+  }
+
+  // What led to the call: its turn's prompt, then the words before it, reasoning folded. Text
+  // only (textContent), masked by the server like everything it sends.
+  function leadUp(box, led) {
+    if (!led || (!led.prompt && !led.before.length)) return;
+    var part = el("section"); part.id = "lead-up"; part.appendChild(el("h3", "What led to it"));
+    if (!led.prompt && !led.whole) part.appendChild(el("p", "No prompt in the " + CX.fmtNum(led.looked_at_most) + " events before it.", "muted"));
+    (led.prompt ? [led.prompt] : []).concat(led.before).forEach(function (w) {
+      var label = (w.kind === "prompt" ? "Prompt" : w.kind === "reasoning" ? "Reasoning" : "Said") + " · " + w.sequence + (w.model ? " · " + w.model : "");
+      var text = el("div", w.cut ? w.text + "\n… " + CX.counted(w.cut, "more character") : w.text, "said-text");
+      var item;
+      if (w.kind === "reasoning") { item = el("details", null, "said reasoning"); item.appendChild(el("summary", label)); }
+      else { item = el("div", null, "said " + w.kind); item.appendChild(el("div", label, "said-label")); }
+      item.setAttribute("data-sequence", w.sequence); item.appendChild(text); part.appendChild(item);
+    });
+    box.appendChild(part);
   }
 
   // -- diff: its answer, or why there is none, where the diff is --------------------------------------

@@ -1,0 +1,74 @@
+"""A session's conversation at a glance: its title, its models and the tokens it spent.
+
+Summed over the session's conversation events (`correx_tools.core.lifecycle.conversation`)
+one at a time, so a summary of a session that grew goes on from the one before
+(`TalkSummary.taking`). The title is the agent's own where the transcript records one
+(its description's), else the first prompt's first line, cut to `TITLE_CHARS`.
+
+>>> from correx_tools.core.lifecycle.conversation import Prompt, conversation_event
+>>> TalkSummary().taking([conversation_event(Prompt(text="fix the tests\\nplease"))]).title
+'fix the tests'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from typing import final
+
+from ..lifecycle.conversation import (
+    AssistantText,
+    Prompt,
+    Reasoning,
+    TokenUsage,
+    Usage,
+    conversation_of,
+)
+
+TITLE_CHARS = 120
+"""The longest title taken from a prompt."""
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TalkSummary:
+    """What a session's conversation adds up to: ``title`` (its first prompt's, until an
+    agent's own replaces it), ``models`` in the order first seen, ``tokens`` (``None``
+    while no usage is recorded: a session whose format records none says so, not 0),
+    and how many ``prompts`` and ``messages`` (words and reasoning) it holds."""
+
+    title: str | None = None
+    models: tuple[str, ...] = ()
+    tokens: TokenUsage | None = None
+    prompts: int = 0
+    messages: int = 0
+    seen: int = field(default=0)
+    """How many events it has taken (the session's sequence it is up to)."""
+
+    def taking(self, events: Iterable[object]) -> TalkSummary:
+        """This summary moved on by ``events`` (the session's next ones, in order)."""
+        title, models, tokens = self.title, list(self.models), self.tokens
+        prompts, messages, seen = self.prompts, self.messages, self.seen
+        for event in events:
+            seen += 1
+            said = conversation_of(event)
+            if said is None:
+                continue
+            if isinstance(said, Prompt):
+                prompts += 1
+                if title is None and said.text.strip():
+                    title = _title(said.text)
+                continue
+            if isinstance(said, Usage):
+                tokens = said.usage if tokens is None else tokens + said.usage
+            elif isinstance(said, AssistantText | Reasoning):
+                messages += 1
+            if said.model is not None and said.model not in models:
+                models.append(said.model)
+        return replace(self, title=title, models=tuple(models), tokens=tokens, prompts=prompts,
+                       messages=messages, seen=seen)  # fmt: skip
+
+
+def _title(text: str) -> str:
+    line = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    return line if len(line) <= TITLE_CHARS else line[: TITLE_CHARS - 1] + "…"

@@ -1,0 +1,101 @@
+"""The conversation of a Codex rollout: its prompts, the assistant's words and reasoning,
+the model and the tokens (the rules are in `codex`'s docstring)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...core.lifecycle.conversation import (
+    AssistantText,
+    ConversationEvent,
+    Prompt,
+    Reasoning,
+    TokenUsage,
+    Usage,
+)
+from .calls import Position, Said, Unreadable, utc_time
+
+_COUNTS = ("input_tokens", "cached_input_tokens", "output_tokens")
+_CODEX_OWN = ("<", "# AGENTS.md instructions")
+"""How the user messages Codex writes itself begin (its environment, the instructions)."""
+
+
+class Talk:
+    """What a rollout's records say around its calls, read one record at a time."""
+
+    def __init__(self) -> None:
+        self._said: list[Said] = []
+        self._model: str | None = None
+        self._total = (0, 0, 0)
+
+    def read(
+        self, kind: object, payload: dict[str, Any], stamp: object, at: Position, where: str
+    ) -> None:
+        """Take one ``event_msg``, ``turn_context`` or ``response_item`` message or
+        reasoning record's payload."""
+        if kind == "turn_context":
+            model = payload.get("model")
+            self._model = model if isinstance(model, str) and model else self._model
+            return
+        item = payload.get("type")
+        if kind == "event_msg":
+            if item == "token_count":
+                self._tokens(payload.get("info"), stamp, at, where)
+        elif item == "reasoning":
+            parts = [*_texts(payload.get("summary")), *_texts(payload.get("content"))]
+            text = "\n\n".join(part for part in parts if part.strip())
+            if text:
+                self._put(self._said, Reasoning(text=text, model=self._model), stamp, at, where)
+        elif payload.get("role") == "assistant":
+            text = "\n".join(_texts(payload.get("content")))
+            if text.strip():
+                said = AssistantText(text=text, model=self._model)
+                self._put(self._said, said, stamp, at, where)
+        elif payload.get("role") == "user":
+            text = "\n".join(_texts(payload.get("content")))
+            if text.strip() and not text.lstrip().startswith(_CODEX_OWN):
+                self._put(self._said, Prompt(text=text), stamp, at, where)
+
+    def said(self) -> tuple[Said, ...]:
+        """Everything read, in the file's order."""
+        return tuple(self._said)
+
+    def _put(
+        self, into: list[Said], message: ConversationEvent, stamp: object, at: Position,
+        where: str,
+    ) -> None:  # fmt: skip
+        moment = None if stamp is None else utc_time(stamp, f"{where}: timestamp")
+        into.append(Said(at, moment, message))
+
+    def _tokens(self, info: object, stamp: object, at: Position, where: str) -> None:
+        total = info.get("total_token_usage") if isinstance(info, dict) else None
+        if not isinstance(total, dict):
+            return
+        counts = []
+        for key in _COUNTS:
+            value = total.get(key) or 0
+            if type(value) is not int or value < 0:
+                raise Unreadable(where, f"total_token_usage.{key} must be a whole number")
+            counts.append(value)
+        now = (counts[0], counts[1], counts[2])
+        before = self._total
+        if any(n < b for n, b in zip(now, before, strict=True)):
+            before = (0, 0, 0)  # a total that went down began again
+        self._total = now
+        added = [n - b for n, b in zip(now, before, strict=True)]
+        if not any(added):
+            return  # the same total again: nothing spent since
+        cached = min(added[1], added[0])
+        usage = TokenUsage(input=added[0] - cached, cache_read=cached, output=added[2])
+        self._put(self._said, Usage(usage=usage, model=self._model), stamp, at, where)
+
+
+def _texts(content: object) -> list[str]:
+    """The text of a message's content items, or of a reasoning item's summary."""
+    if not isinstance(content, list):
+        return []
+    return [
+        item["text"]
+        for item in content
+        if isinstance(item, dict) and isinstance(item.get("text"), str)
+    ]
