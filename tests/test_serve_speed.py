@@ -27,7 +27,7 @@ def test_the_server_benchmark_runs_and_its_answers_stay_small(tmp_path: Path) ->
     with SQLiteEventStore(path) as store:
         store.import_events(events).unwrap()
     stored = StoredSession(
-        "SQLite", str(path), SessionId("bench"), len(events), lambda: store, lambda: 0
+        "SQLite", str(path), SessionId("bench"), len(events), lambda: store, lambda: 0, lambda: 0
     )
     rows = {row.name.removeprefix("SQLite: "): row for row in serve_rows(stored, questions=25)}
     questions = {name: row for name, row in rows.items() if name.startswith("serve API, ")}
