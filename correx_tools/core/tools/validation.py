@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from typing import TypeAlias, final
 
 from pyrsistent import PVector
-from referencing.exceptions import Unresolvable
 
 from .json_values import thaw_json
 from .request import ToolRequest
@@ -139,6 +138,10 @@ def validate_arguments(
     bounded = check_bounds(arguments, limits)
     if bounded is not None:
         return _invalid([bounded])
+    # Imported here, as jsonschema is (see schema/compiled.py): loaded with the
+    # first schema, not with the package.
+    from referencing.exceptions import Unresolvable  # noqa: PLC0415 - loaded with the first schema
+
     violations: list[Violation] = []
     try:
         errors = schema.iter_errors(thaw_json(arguments))

@@ -16,13 +16,10 @@ registration, refusing what could make validation unsafe or slow later:
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator, Mapping
-from typing import Any, final
+from typing import TYPE_CHECKING, Any, final
 
-import jsonschema
-import referencing
-from jsonschema import ValidationError
-from jsonschema.protocols import Validator
 from returns.result import Failure, Result, Success
 
 from ..errors import CorrexError, error_value
@@ -38,16 +35,35 @@ from .keywords import (
 from .refs import LEGACY_ID_DIALECTS, Unresolved, id_keyword, resolve
 from .walk import REFERENCES, in_place_cycle, reachable
 
-_DIALECTS: tuple[type[Validator], ...] = (
-    jsonschema.Draft202012Validator,
-    jsonschema.Draft201909Validator,
-    jsonschema.Draft7Validator,
-    jsonschema.Draft6Validator,
-    jsonschema.Draft4Validator,
-)
-_BY_URI = {
-    str(cls.META_SCHEMA.get("$id", cls.META_SCHEMA.get("id"))).rstrip("#"): cls for cls in _DIALECTS
-}
+if TYPE_CHECKING:
+    from jsonschema import ValidationError
+    from jsonschema.protocols import Validator
+
+# jsonschema (with its metaschemas and referencing) is imported on the first
+# compile, not with the package: it is a third of the command's start-up, and
+# most commands read stores and never compile a schema.
+
+
+@functools.cache
+def _by_uri() -> dict[str, type[Validator]]:
+    """The dialects jsonschema knows, by their metaschema's URI."""
+    import jsonschema  # noqa: PLC0415 - loaded with the first schema
+
+    dialects: tuple[type[Validator], ...] = (
+        jsonschema.Draft202012Validator,
+        jsonschema.Draft201909Validator,
+        jsonschema.Draft7Validator,
+        jsonschema.Draft6Validator,
+        jsonschema.Draft4Validator,
+    )
+    return {_uri(cls): cls for cls in dialects}
+
+
+def _latest() -> type[Validator]:
+    import jsonschema  # noqa: PLC0415 - loaded with the first schema
+
+    return jsonschema.Draft202012Validator
+
 
 MAX_SCHEMA_DEPTH = 128
 
@@ -98,13 +114,7 @@ def compile_schema(schema: object, *, formats: bool = False) -> Result[CompiledS
     $.$ref: non-local $ref 'https://example.com/s.json' is refused: validation never fetches
     """
     if isinstance(schema, bool):
-        return Success(
-            CompiledSchema(
-                schema,
-                jsonschema.Draft202012Validator(schema),
-                _uri(jsonschema.Draft202012Validator),
-            )
-        )
+        return Success(CompiledSchema(schema, _latest()(schema), _uri(_latest())))
     if not isinstance(schema, Mapping):
         return Failure(
             SchemaError(
@@ -119,6 +129,9 @@ def compile_schema(schema: object, *, formats: bool = False) -> Result[CompiledS
     problem = _walk(schema, dialect, patterns)
     if problem is not None:
         return Failure(problem)
+    import jsonschema  # noqa: PLC0415 - loaded with the first schema
+    import referencing  # noqa: PLC0415 - loaded with the first schema
+
     wrong = jsonschema.exceptions.best_match(_metaschema(dialect).iter_errors(dict(schema)))
     if wrong is not None:
         return Failure(SchemaError(path=wrong.json_path, message=_short(wrong.message)))
@@ -143,16 +156,17 @@ def _uri(cls: type[Validator]) -> str:
 def _dialect(schema: Mapping[str, Any]) -> type[Validator] | SchemaError:
     declared = schema.get("$schema")
     if declared is None:
-        return jsonschema.Draft202012Validator
+        return _latest()
     if not isinstance(declared, str):
         return SchemaError(path="$.$schema", message="$schema must be a string")
-    found = _BY_URI.get(
+    known_dialects = _by_uri()
+    found = known_dialects.get(
         declared.rstrip("#").replace(
             "http://json-schema.org/draft/", "https://json-schema.org/draft/"
         )
     )
     if found is None:
-        known = ", ".join(sorted(_BY_URI))
+        known = ", ".join(sorted(known_dialects))
         return SchemaError(
             path="$.$schema", message=f"unknown dialect {quote(declared)}; known: {known}"
         )
@@ -262,6 +276,8 @@ def _metaschema(dialect: type[Validator]) -> Validator:
     ECMA-262, and each is translated and compiled for RE2 by the schema walk."""
     validator = _METASCHEMAS.get(dialect)
     if validator is None:
+        import jsonschema  # noqa: PLC0415 - loaded with the first schema
+
         formats = jsonschema.FormatChecker()
         formats.checkers = {
             name: check

@@ -14,13 +14,15 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import re2
-from jsonschema import ValidationError
 
 from .ecma import Unsupported, ecma_to_re2
 from .messages import json_text
+
+if TYPE_CHECKING:
+    from jsonschema import ValidationError
 
 Patterns = dict[str, Any]
 """Each pattern of a schema, compiled for RE2 (``re2._Regexp``), by its source text."""
@@ -95,7 +97,7 @@ def pattern_keyword(patterns: Patterns) -> Any:
         validator: Any, expected: str, instance: object, schema: object
     ) -> Iterator[ValidationError]:
         if isinstance(instance, str) and not finds(_regex(patterns, expected), instance):
-            yield ValidationError(f"{quote(instance)} does not match {quote(expected)}")
+            yield _violation(f"{quote(instance)} does not match {quote(expected)}")
 
     return pattern
 
@@ -139,7 +141,7 @@ def additional_properties_keyword(patterns: Patterns) -> Any:
             named = ", ".join(json_text(key) for key in sorted(extras)[:5])
             more = f" and {len(extras) - 5} more" if len(extras) > 5 else ""
             noun = "property" if len(extras) == 1 else "properties"
-            yield ValidationError(f"unexpected {noun} {named}{more}")
+            yield _violation(f"unexpected {noun} {named}{more}")
 
     return additional_properties
 
@@ -154,10 +156,17 @@ def unique_items(
     for index, item in enumerate(instance):
         seen = first.setdefault(canonical(item), index)
         if seen != index:
-            yield ValidationError(
+            yield _violation(
                 f"items [{seen}] and [{index}] are equal, and the array's items must be unique"
             )
             return
+
+
+def _violation(message: str) -> ValidationError:
+    """A violation as jsonschema reports it (imported by now: a validator is running)."""
+    from jsonschema import ValidationError  # noqa: PLC0415 - loaded with the first schema
+
+    return ValidationError(message)
 
 
 def canonical(value: object) -> object:

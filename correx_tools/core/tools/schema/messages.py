@@ -15,9 +15,10 @@ import difflib
 import json
 from collections.abc import Iterable, Iterator, Mapping
 from itertools import islice
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from jsonschema.exceptions import ValidationError
+if TYPE_CHECKING:
+    from jsonschema.exceptions import ValidationError
 
 _QUOTE_LIMIT = 80
 _ERRORS_PER_MISTAKE = 4
