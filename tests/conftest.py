@@ -37,6 +37,14 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.ge
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """``-n auto``: one worker more than the machine has cores. Many tests spend part of
+    their time waiting (on a command's process, a server, a browser), and a worker that
+    waits leaves its core idle; one more keeps both busy (about 7% off the whole run on
+    two cores)."""
+    return (os.cpu_count() or 1) + 1
+
+
 @pytest.fixture(autouse=True, scope="session")
 def _caches_of_the_run(tmp_path_factory: pytest.TempPathFactory) -> None:
     """Caches of transcripts (a transcript given as SOURCE) go to a folder of the run's own,

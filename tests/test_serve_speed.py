@@ -15,12 +15,15 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 from benchmarks.serve import ANSWER_KB, serve_rows
 from benchmarks.sessions import session
 from benchmarks.stored import StoredSession
 from correx_tools import SessionId, SQLiteEventStore
 
 
+@pytest.mark.slow  # it runs the server benchmark itself: CI runs it with the slow tests
 def test_the_server_benchmark_runs_and_its_answers_stay_small(tmp_path: Path) -> None:
     events = session(20_000)
     path = tmp_path / "bench.sqlite"

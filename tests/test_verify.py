@@ -307,7 +307,12 @@ PG_DAMAGE = {
 }
 
 
-@pytest.mark.parametrize("damage", PG_DAMAGE)
+@pytest.mark.parametrize(
+    "damage",
+    # The quick run damages one PostgreSQL row; the other two are in the slow run (CI).
+    [name if number == 0 else pytest.param(name, marks=pytest.mark.slow)
+     for number, name in enumerate(PG_DAMAGE)],
+)  # fmt: skip
 def test_a_damaged_postgres_index_is_named_read_around_and_repaired(
     pristine: Path, postgres_copy: tuple[str, Callable[[str], None]], damage: str
 ) -> None:
