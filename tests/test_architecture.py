@@ -9,6 +9,8 @@ from __future__ import annotations
 import ast
 import importlib
 import pkgutil
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -223,18 +225,35 @@ def test_all_is_sorted_and_matches_the_exports() -> None:
 
     assert exported == sorted(exported, key=isort_key)
     assert len(set(exported)) == len(exported)
-    public = {name for name in vars(correx_tools) if not name.startswith("_")} - {
-        "core",
-        "shell",
-        "cli",
+    # What type checkers read (the imports under TYPE_CHECKING) is where the package
+    # finds each name when it is first asked for.
+    source = ast.parse((PACKAGE / "__init__.py").read_text(encoding="utf-8"))
+    checked = {
+        alias.asname or alias.name: node.module
+        for block in source.body
+        if isinstance(block, ast.If)
+        for node in block.body
+        if isinstance(node, ast.ImportFrom) and node.module
+        for alias in node.names
     }
-    public = {
-        name for name in public if not isinstance(getattr(correx_tools, name), type(correx_tools))
-    }
-    # Imported on first use (the PostgreSQL driver is slow to import): in __all__, and there.
-    lazy = {"PostgresEventStore"}
-    assert set(exported) == public | lazy
-    assert all(getattr(correx_tools, name) is not None for name in lazy)
+    assert checked == correx_tools._LOCATIONS
+    assert set(exported) == set(checked)
+    for name in exported:
+        value = getattr(correx_tools, name)
+        module = importlib.import_module(f"correx_tools.{checked[name]}")
+        assert value is getattr(module, name)
+
+
+def test_importing_the_package_loads_none_of_it_until_a_name_is_asked_for() -> None:
+    loaded = subprocess.run(
+        [sys.executable, "-c",
+         "import sys, correx_tools\n"
+         "before = sorted(m for m in sys.modules if m.startswith('correx_tools.'))\n"
+         "correx_tools.SQLiteEventStore\n"
+         "print(before, 'correx_tools.shell.stores.sqlite' in sys.modules)"],
+        check=True, capture_output=True, text=True, timeout=60,
+    ).stdout.strip()  # fmt: skip
+    assert loaded == "['correx_tools._version'] True"
 
 
 def test_every_export_has_a_docstring() -> None:

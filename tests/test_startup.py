@@ -29,3 +29,25 @@ def test_a_schema_still_compiles_and_validates_when_first_used() -> None:
         check=True, capture_output=True, text=True, timeout=60,
     ).stdout  # fmt: skip
     assert checked.strip() == '1 violation: $: "path" is a required property'
+
+
+def test_a_command_imports_its_own_module_and_not_the_others() -> None:
+    loaded = subprocess.run(
+        [sys.executable, "-c",
+         "import sys\n"
+         "from correx_tools.shell.cli.main import main\n"
+         "main(['stats', '--help'])"],
+        check=False, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert "usage: correx-tools stats" in loaded.stdout
+    probe = subprocess.run(
+        [sys.executable, "-c",
+         "import sys\n"
+         "from correx_tools.shell.cli.main import build_parser\n"
+         "build_parser('stats').parse_args(['stats', 'x.sqlite', 's'])\n"
+         "print(' '.join(m for m in sys.modules if m.startswith('correx_tools.shell.cli.')))"],
+        check=True, capture_output=True, text=True, timeout=60,
+    ).stdout.split()  # fmt: skip
+    assert "correx_tools.shell.cli.stats" in probe
+    others = ("serve", "compare", "export", "report", "verify", "tools", "demo")
+    assert [m for m in others if f"correx_tools.shell.cli.{m}" in probe] == []

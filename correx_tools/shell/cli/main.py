@@ -11,58 +11,73 @@ subcommands lives in its own module (``inspect``, ``stores``, ``tools``,
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sqlite3
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from ..._version import __version__
 from ..stores.port import StoreLayoutError, StoreReadError
-from .compare import add_compare_arguments, cmd_compare
-from .demo import cmd_demo
 from .errors import CliError
-from .export import add_export_arguments, cmd_export
-from .inspect import cmd_diff, cmd_history, cmd_replay, cmd_sessions
 from .loading import INVOCATION_HELP, SESSION_HELP
 from .render import in_line
-from .report import add_report_arguments, cmd_report
-from .serve import add_serve_arguments, cmd_serve
-from .stats import add_stats_arguments, cmd_stats
-from .stores import cmd_import, cmd_init_db, cmd_reindex, cmd_replay_all
-from .tools import add_tools_arguments, cmd_tools, cmd_validate
 from .transcript_sources import STORE_HELP, add_cache_arguments, source_scope
-from .transcripts import add_arguments as add_transcript_arguments
-from .transcripts import cmd_import_transcript
-from .verify import add_verify_arguments, cmd_verify
-
-# -- subcommands ---------------------------------------------------------------
-
 
 # -- the parser ----------------------------------------------------------------
+#
+# Each command's handler, and the arguments its own module adds, are named as
+# ``module:function`` and imported only for the command being run: every start
+# (every user's, every test's) otherwise paid for importing every command's module.
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of ``correx-tools``."""
-    parser = argparse.ArgumentParser(
-        prog="correx-tools",
-        description="Inspect, replay and travel through recorded agent tool sessions.",
-    )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+def _loaded(target: str) -> Any:
+    """The function ``module:function`` of the command modules beside this one."""
+    module, name = target.split(":")
+    return getattr(importlib.import_module(f"{__package__}.{module}"), name)
 
-    def command(
-        name: str, handler: Callable[[argparse.Namespace], int], help_text: str
-    ) -> argparse.ArgumentParser:
-        sub = commands.add_parser(name, help=help_text, description=help_text)
+
+class _Parsers:
+    """The subcommands being declared: each with its handler's name, and the arguments its
+    module adds only when it is the command being run (or every command is wanted)."""
+
+    def __init__(self, commands: Any, chosen: str | None) -> None:
+        self._commands = commands
+        self._chosen = chosen
+        self.source_help = f"{STORE_HELP}; or an agent's transcript, or a folder of them"
+
+    def command(self, name: str, handler: str, help_text: str) -> argparse.ArgumentParser:
+        """Declare ``name``, run by ``handler`` (``module:function``)."""
+        sub: argparse.ArgumentParser = self._commands.add_parser(
+            name, help=help_text, description=help_text
+        )
         sub.add_argument("--json", action="store_true", help="print one JSON document on stdout")
         sub.set_defaults(handler=handler)
         add_cache_arguments(sub, name)
         return sub
 
-    source_help = f"{STORE_HELP}; or an agent's transcript, or a folder of them"
+    def extend(self, name: str, sub: argparse.ArgumentParser, adder: str, *more: str) -> None:
+        """Add the arguments ``adder`` (``module:function``) declares to command ``name``."""
+        if self._chosen in (None, name):
+            _loaded(adder)(sub, *more)
+
+
+def build_parser(chosen: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser of ``correx-tools``: every command's arguments, or with
+    ``chosen`` only that command's (the others are listed, and parse nothing)."""
+    parser = argparse.ArgumentParser(
+        prog="correx-tools",
+        description="Inspect, replay and travel through recorded agent tool sessions.",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    declared = _Parsers(
+        parser.add_subparsers(dest="command", required=True, metavar="COMMAND"), chosen
+    )
+    command, source_help = declared.command, declared.source_help
     demo = command(
         "demo",
-        cmd_demo,
+        "demo:cmd_demo",
         "write a realistic multi-session agent run to SQLite, then replay and inspect it",
     )
     demo.add_argument(
@@ -78,19 +93,25 @@ def build_parser() -> argparse.ArgumentParser:
         help="tool calls per session (default: %(default)s)",
     )
     sessions = command(
-        "sessions", cmd_sessions, "list the sessions of a store with their invocation counts"
+        "sessions",
+        "inspect:cmd_sessions",
+        "list the sessions of a store with their invocation counts",
     )
     sessions.add_argument("source", metavar="SOURCE", help=source_help)
-    _one_session(command, source_help)
+    _one_session(declared)
     copy = command(
-        "import", cmd_import, "copy every session of SOURCE into DEST (created if missing)"
+        "import",
+        "stores:cmd_import",
+        "copy every session of SOURCE into DEST (created if missing)",
     )
     copy.add_argument("source", metavar="SOURCE", help=source_help)
     copy.add_argument("dest", metavar="DEST", help=STORE_HELP)
-    init_db = command("init-db", cmd_init_db, "create the tables of a store (idempotent)")
+    init_db = command("init-db", "stores:cmd_init_db", "create the tables of a store (idempotent)")
     init_db.add_argument("source", metavar="SOURCE", help=STORE_HELP)
     everything = command(
-        "replay-all", cmd_replay_all, "replay every session of a store in parallel processes"
+        "replay-all",
+        "stores:cmd_replay_all",
+        "replay every session of a store in parallel processes",
     )
     everything.add_argument("source", metavar="SOURCE", help=source_help)
     everything.add_argument(
@@ -99,10 +120,12 @@ def build_parser() -> argparse.ArgumentParser:
     everything.add_argument(
         "--lenient", action="store_true", help="skip events the lifecycle refuses"
     )
-    _looking_closer(command, source_help)
-    _keeping(command, source_help)
+    _looking_closer(declared)
+    _keeping(declared)
     validate = command(
-        "validate", cmd_validate, "validate a tool request against a file of tool definitions"
+        "validate",
+        "tools:cmd_validate",
+        "validate a tool request against a file of tool definitions",
     )
     validate.add_argument(
         "tools",
@@ -119,27 +142,26 @@ def build_parser() -> argparse.ArgumentParser:
     )
     transcript = command(
         "import-transcript",
-        cmd_import_transcript,
+        "transcripts:cmd_import_transcript",
         "import the transcripts other agents wrote (Claude Code, Codex, Gemini CLI, Cline, "
         "Goose, OpenCode, Aider, MCP, OpenHands, SWE-agent, ...): a file, or a folder of them, "
         "each as a session",
     )
-    add_transcript_arguments(transcript)
+    declared.extend("import-transcript", transcript, "transcripts:add_arguments")
     tools = command(
-        "tools", cmd_tools, "convert a file of tool definitions to OpenAI, Anthropic or MCP form"
+        "tools",
+        "tools:cmd_tools",
+        "convert a file of tool definitions to OpenAI, Anthropic or MCP form",
     )
-    add_tools_arguments(tools)
+    declared.extend("tools", tools, "tools:add_tools_arguments")
     return parser
 
 
-def _keeping(
-    command: Callable[[str, Callable[[argparse.Namespace], int], str], argparse.ArgumentParser],
-    source_help: str,
-) -> None:
+def _keeping(declared: _Parsers) -> None:
     """The commands that keep a store's index true to its events: ``reindex``, ``verify``."""
-    reindex = command(
+    reindex = declared.command(
         "reindex",
-        cmd_reindex,
+        "stores:cmd_reindex",
         "rebuild the time-travel index of a SQLite file or PostgreSQL schema from its events "
         "(upgrading one written by an older release)",
     )
@@ -151,21 +173,19 @@ def _keeping(
         "deliberate edit: the new index vouches for them); without it such a session keeps "
         "its index, and verify names the change",
     )
-    verify = command(
+    verify = declared.command(
         "verify",
-        cmd_verify,
+        "verify:cmd_verify",
         "check a store end to end: each session's events, and every index row against a "
         "fresh fold of them (--repair rebuilds a damaged index; events are never changed)",
     )
-    add_verify_arguments(verify, source_help)
+    declared.extend("verify", verify, "verify:add_verify_arguments", declared.source_help)
 
 
-def _one_session(
-    command: Callable[[str, Callable[[argparse.Namespace], int], str], argparse.ArgumentParser],
-    source_help: str,
-) -> None:
+def _one_session(declared: _Parsers) -> None:
     """The commands that look at one session: ``replay``, ``history``, ``diff``."""
-    replay = command("replay", cmd_replay, "replay a session and show its invocations")
+    command, source_help = declared.command, declared.source_help
+    replay = command("replay", "inspect:cmd_replay", "replay a session and show its invocations")
     replay.add_argument("source", metavar="SOURCE", help=source_help)
     replay.add_argument("session", metavar="SESSION", help=SESSION_HELP)
     replay.add_argument(
@@ -185,11 +205,13 @@ def _one_session(
         default=20,
         help="show the last N invocations (0: all; default: %(default)s)",
     )
-    history = command("history", cmd_history, "every version of one invocation's record")
+    history = command("history", "inspect:cmd_history", "every version of one invocation's record")
     history.add_argument("source", metavar="SOURCE", help=source_help)
     history.add_argument("session", metavar="SESSION", help=SESSION_HELP)
     history.add_argument("invocation", metavar="INVOCATION", help=INVOCATION_HELP)
-    diff = command("diff", cmd_diff, "the invocations added or changed between two sequences")
+    diff = command(
+        "diff", "inspect:cmd_diff", "the invocations added or changed between two sequences"
+    )
     diff.add_argument("source", metavar="SOURCE", help=source_help)
     diff.add_argument("session", metavar="SESSION", help=SESSION_HELP)
     diff.add_argument("a", type=int, metavar="A")
@@ -207,46 +229,42 @@ def _one_session(
     )
 
 
-def _looking_closer(
-    command: Callable[[str, Callable[[argparse.Namespace], int], str], argparse.ArgumentParser],
-    source_help: str,
-) -> None:
+def _looking_closer(declared: _Parsers) -> None:
     """The commands that look at sessions as a whole: ``stats``, ``export``, ``report``,
-    ``serve``."""
-    stats = command(
-        "stats",
-        cmd_stats,
-        "per-tool calls, outcomes and durations of a session (at any sequence), "
-        "and what is in flight",
-    )
-    add_stats_arguments(stats, source_help)
-    export = command(
-        "export",
-        cmd_export,
-        "write a session as OpenTelemetry trace data (OTLP/JSON): a span per tool call",
-    )
-    add_export_arguments(export, source_help)
-    report = command(
-        "report",
-        cmd_report,
-        "write a session as one self-contained HTML page: a timeline, a scrubber over its "
-        "sequences, each invocation's history",
-    )
-    add_report_arguments(report, source_help)
-    serve = command(
-        "serve",
-        cmd_serve,
-        "a live, read-only time-travel debugger for a store in the browser: scrub to any "
-        "event, open any invocation, diff, search, follow a running session",
-    )
-    add_serve_arguments(serve, source_help)
-    compare = command(
-        "compare",
-        cmd_compare,
-        "where two sessions of one task part ways: their calls aligned, the first divergence "
-        "with the state of both there, and what differed beside each call",
-    )
-    add_compare_arguments(compare, source_help)
+    ``serve``, ``compare``."""
+    for name, handler, help_text in (
+        (
+            "stats",
+            "stats:cmd_stats",
+            "per-tool calls, outcomes and durations of a session (at any sequence), "
+            "and what is in flight",
+        ),
+        (
+            "export",
+            "export:cmd_export",
+            "write a session as OpenTelemetry trace data (OTLP/JSON): a span per tool call",
+        ),
+        (
+            "report",
+            "report:cmd_report",
+            "write a session as one self-contained HTML page: a timeline, a scrubber over its "
+            "sequences, each invocation's history",
+        ),
+        (
+            "serve",
+            "serve:cmd_serve",
+            "a live, read-only time-travel debugger for a store in the browser: scrub to any "
+            "event, open any invocation, diff, search, follow a running session",
+        ),
+        (
+            "compare",
+            "compare:cmd_compare",
+            "where two sessions of one task part ways: their calls aligned, the first "
+            "divergence with the state of both there, and what differed beside each call",
+        ),
+    ):
+        sub = declared.command(name, handler, help_text)
+        declared.extend(name, sub, f"{name}:add_{name}_arguments", declared.source_help)
 
 
 def _positive(text: str) -> int:
@@ -272,13 +290,16 @@ def _whole(text: str) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command; returns the exit status."""
-    args = build_parser().parse_args(argv)
+    given = sys.argv[1:] if argv is None else list(argv)
+    args = build_parser(given[0] if given and not given[0].startswith("-") else None).parse_args(
+        given
+    )
     if sys.stdout is None:  # started with its standard output closed (``>&-``)
         print(f"correx-tools {args.command}: error: standard output is closed", file=sys.stderr)
         return 1
     try:
         with source_scope(args):
-            status: int = args.handler(args)
+            status: int = _loaded(args.handler)(args)
     except CliError as error:
         print(f"correx-tools {args.command}: error: {in_line(str(error))}", file=sys.stderr)
         return 1
