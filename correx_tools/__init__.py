@@ -108,6 +108,8 @@ from .shell.replay.parallel import replay_all as replay_all
 from .shell.replay.replayer import EventReplayer as EventReplayer
 from .shell.replay.repository import DefaultToolRepository as DefaultToolRepository
 from .shell.replay.repository import DuplicateInvocation as DuplicateInvocation
+from .shell.runs import compare_sessions as compare_sessions
+from .shell.runs import split_runs as split_runs
 from .shell.stores.codec.envelope import MAX_EVENT_BYTES as MAX_EVENT_BYTES
 from .shell.stores.jsonl import JsonlEventLog as JsonlEventLog
 from .shell.stores.memory import InMemoryEventStore as InMemoryEventStore
@@ -227,6 +229,7 @@ __all__ = [
     "Violation",
     "Workspace",
     "check_relative_path",
+    "compare_sessions",
     "compile_schema",
     "conversation_event",
     "conversation_of",
@@ -242,6 +245,7 @@ __all__ = [
     "replay_all",
     "session_id",
     "short_invocation_id",
+    "split_runs",
     "stuck",
     "thaw_json",
     "to_anthropic_result",
