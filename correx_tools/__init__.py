@@ -111,6 +111,8 @@ if _typing.TYPE_CHECKING:
     from .shell.replay.replayer import EventReplayer as EventReplayer
     from .shell.replay.repository import DefaultToolRepository as DefaultToolRepository
     from .shell.replay.repository import DuplicateInvocation as DuplicateInvocation
+    from .shell.runs import compare_sessions as compare_sessions
+    from .shell.runs import split_runs as split_runs
     from .shell.stores.codec.envelope import MAX_EVENT_BYTES as MAX_EVENT_BYTES
     from .shell.stores.jsonl import JsonlEventLog as JsonlEventLog
     from .shell.stores.memory import InMemoryEventStore as InMemoryEventStore
@@ -222,6 +224,7 @@ _LOCATIONS = {
     "Violation": "core.tools.validation",
     "Workspace": "shell.workspace",
     "check_relative_path": "core.tools.paths",
+    "compare_sessions": "shell.runs",
     "compile_schema": "core.tools.schema.compiled",
     "conversation_event": "core.lifecycle.conversation",
     "conversation_of": "core.lifecycle.conversation",
@@ -237,6 +240,7 @@ _LOCATIONS = {
     "replay_all": "shell.replay.parallel",
     "session_id": "core.tools.ids",
     "short_invocation_id": "core.tools.short_ids",
+    "split_runs": "shell.runs",
     "stuck": "core.replay.analytics",
     "thaw_json": "core.tools.json_values",
     "to_anthropic_result": "core.tools.result_messages",
@@ -353,6 +357,7 @@ __all__ = [
     "Violation",
     "Workspace",
     "check_relative_path",
+    "compare_sessions",
     "compile_schema",
     "conversation_event",
     "conversation_of",
@@ -368,6 +373,7 @@ __all__ = [
     "replay_all",
     "session_id",
     "short_invocation_id",
+    "split_runs",
     "stuck",
     "thaw_json",
     "to_anthropic_result",

@@ -41,6 +41,15 @@ LAYERS = [
             "correx_tools.core",
         ],
     ),
+    (
+        "correx_tools.shell.runs",
+        [
+            "correx_tools.shell.transcripts",
+            "correx_tools.shell.replay",
+            "correx_tools.shell.stores",
+            "correx_tools.core",
+        ],
+    ),
     ("correx_tools.shell.recording", ["correx_tools.shell.stores", "correx_tools.core"]),
     ("correx_tools.shell.transcripts", ["correx_tools.shell.stores", "correx_tools.core"]),
     (

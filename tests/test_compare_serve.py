@@ -4,6 +4,7 @@ a run wrote shown as text and masked)."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import urllib.parse
@@ -31,7 +32,11 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("compare-serve")
     # Run b also echoes a hostile string and a token at its end: text, and masked.
     b_calls = [*RUN_B, Call("Bash", {"command": f"echo {HOSTILE} {TOKEN}"})]
-    for name, cwd, calls in (("run-a", "/w/a", RUN_A), ("run-b", "/w/b", b_calls)):
+    # Run c parts from both at its first call, which holds the token: the tree masks it.
+    c_calls = [Call("Bash", {"command": f"echo {TOKEN}"}), *RUN_A[1:]]
+    for name, cwd, calls in (
+        ("run-a", "/w/a", RUN_A), ("run-b", "/w/b", b_calls), ("run-c", "/w/c", c_calls)
+    ):  # fmt: skip
         path = claude_run(folder / f"{name}.jsonl", name, cwd, calls)
         subprocess.run(
             [sys.executable, "-m", "correx_tools", "import-transcript", str(path),
@@ -66,6 +71,36 @@ def test_the_api_answers_what_the_command_prints_masked_and_with_refs(served: Se
         ({"a": "run-a"}, "b is required"),
         ({"a": "run-a", "b": "nope"}, "no session 'nope'"),
         ({"a": "run-a", "b": "run-b", "limit": "0"}, "limit=0 is not between"),
+    ):
+        status, body, _ = served.get("/api/v1/compare", params)
+        assert status in {400, 404} and words in body["error"], body
+
+
+def test_the_api_answers_the_tree_of_many_runs_as_the_command_prints_it_masked(
+    served: Served, store: Path
+) -> None:
+    document = served.answer("/api/v1/compare", sessions="run-a,run-b", match="run-c*")
+    printed = json.loads(
+        subprocess.run(
+            [sys.executable, "-m", "correx_tools", "compare", str(store), "run-a", "run-b",
+             "run-c", "--json"],
+            check=True, capture_output=True, timeout=120, text=True,
+        ).stdout
+    )  # fmt: skip
+    assert [run["session_id"] for run in document["runs"]] == ["run-a", "run-b", "run-c"]
+    assert all(run["ref"] for run in document["runs"])
+    assert TOKEN in str(printed) and TOKEN not in str(document)
+    shared, parted = document["tree"]["children"]
+    assert (shared["runs"], shared["shared"], parted["sessions"]) == (2, 2, ["run-c"])
+    assert parted["call"]["arguments"]["command"].startswith("echo ")
+    assert [{k: v for k, v in run.items() if k != "ref"} for run in document["runs"]] == printed[
+        "runs"
+    ]
+    for params, words in (
+        ({"sessions": "run-a"}, "2 to 1,000 different sessions; 1 named"),
+        ({"sessions": "run-a,run-a"}, "1 named"),
+        ({"match": "nope-*"}, "no session matches 'nope-*'"),
+        ({"sessions": "run-a,nope"}, "no session 'nope'"),
     ):
         status, body, _ = served.get("/api/v1/compare", params)
         assert status in {400, 404} and words in body["error"], body

@@ -14,9 +14,8 @@ from functools import partial
 from typing import Any
 
 from ...core.replay.comparison import Calls
-from ...core.replay.stored_index import InvocationEntry
 from ...core.tools.ids import SessionId
-from ..replay.branching import tree_document
+from ..replay.branching import runs_tree
 from ..replay.comparing import Side, read_calls
 from ..replay.view import StreamFailed
 from ..stores.port import EventStore
@@ -51,30 +50,27 @@ def cmd_compare_many(args: argparse.Namespace) -> int:
     if len(sessions) < 2:
         raise CliError(f"compare needs two different sessions or more; {len(sessions)} found")
     repository = repository_for(store, args.source, lenient=args.lenient)
-    runs: list[Calls] = []
+    sides = []
     for session in sessions:
         described = session_description(store, session)
-        side = Side(
-            source=args.source,
-            session=session,
-            open=partial(repository.view, session),
-            cwd=None if described is None else described.about.cwd,
-            times_recorded=described is None or described.times_recorded,
+        sides.append(
+            Side(
+                source=args.source,
+                session=session,
+                open=partial(repository.view, session),
+                cwd=None if described is None else described.about.cwd,
+                times_recorded=described is None or described.times_recorded,
+            )
         )
+
+    def read(side: Side) -> Calls:
+        session = SessionId(side.session)
         try:
-            runs.append(answered(read_calls(side), session, lenient=args.lenient).calls)
+            return answered(read_calls(side), session, lenient=args.lenient).calls
         except StreamFailed as failed:
             raise CliError(f"session {session!r}: {failed.error.message}") from None
 
-    def describe(run: int, positions: list[int]) -> dict[int, InvocationEntry]:
-        found: dict[int, InvocationEntry] = {}
-        with repository.view(sessions[run]) as view:
-            for position in positions:
-                for entry in view.entries_before(runs[run][position].requested_seq, 1):
-                    found[entry.requested_seq] = entry
-        return found
-
-    document = {"source": args.source, **tree_document(sessions, runs, describe)}
+    document = {"source": args.source, **runs_tree(sides, read)}
     emit(args, document, lambda: _text(document))
     return 0
 

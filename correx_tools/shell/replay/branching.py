@@ -17,7 +17,9 @@ from ...core.replay.branches import Branch, split_tree
 from ...core.replay.comparison import Calls
 from ...core.replay.recorded import exited_nonzero
 from ...core.replay.stored_index import InvocationEntry
+from ...core.report.redaction import Redaction
 from ...core.tools.json_values import thaw_json
+from .comparing import Side
 
 _FAILED = frozenset({ToolInvocationStatus.FAILED, ToolInvocationStatus.REJECTED})
 
@@ -33,8 +35,32 @@ def ended_with_failure(calls: Calls) -> bool:
     return last.status in _FAILED or exited_nonzero(last.status, last.exit_code)
 
 
+def runs_tree(
+    sides: Sequence[Side], read: Callable[[Side], Calls], *, redaction: Redaction | None = None
+) -> dict[str, Any]:
+    """The tree of where the sessions of ``sides`` split: each read once by ``read`` (which
+    says, in its caller's words, why one cannot be), one after another; the call that
+    begins each branch read again from the first of its runs. ``redaction`` masks the
+    arguments shown (the server's answers are masked; the command's ``--json`` is not)."""
+    runs = [read(side) for side in sides]
+
+    def describe(run: int, positions: list[int]) -> dict[int, InvocationEntry]:
+        found: dict[int, InvocationEntry] = {}
+        with sides[run].open() as view:
+            for position in positions:
+                for entry in view.entries_before(runs[run][position].requested_seq, 1):
+                    found[entry.requested_seq] = entry
+        return found
+
+    return tree_document([side.session for side in sides], runs, describe, redaction=redaction)
+
+
 def tree_document(
-    names: Sequence[str], runs: Sequence[Calls], describe: Describe
+    names: Sequence[str],
+    runs: Sequence[Calls],
+    describe: Describe,
+    *,
+    redaction: Redaction | None = None,
 ) -> dict[str, Any]:
     """The runs (their sessions' ``names``) and the tree of where they split."""
     failed = [ended_with_failure(calls) for calls in runs]
@@ -54,7 +80,7 @@ def tree_document(
             call = {
                 "tool_name": facts.tool_name,
                 "invocation_id": None if entry is None else entry.invocation_id,
-                "arguments": None if entry is None else thaw_json(entry.request.arguments),
+                "arguments": None if entry is None else _shown(entry, redaction),
             }
         return {
             "runs": len(branch.runs),
@@ -75,6 +101,11 @@ def tree_document(
         "failed": sum(failed),
         "tree": node(root),
     }
+
+
+def _shown(entry: InvocationEntry, redaction: Redaction | None) -> Any:
+    arguments = thaw_json(entry.request.arguments)
+    return arguments if redaction is None else redaction.value(arguments)
 
 
 def _branches(root: Branch) -> list[Branch]:

@@ -72,6 +72,7 @@ ENDPOINTS = [
     "GET /api/v1/sessions/{session}/family",
     "GET /api/v1/search?q=&tool=&status=&after=&limit=",
     "GET /api/v1/compare?a=&b=&limit= (two sessions compared, as compare --json)",
+    "GET /api/v1/compare?sessions=S1,S2,...&match= (where many sessions split)",
     "POST /api/v1/credential {code} (a printed link's code, once: this browser's credential)",
     "POST /api/v1/codes (with the token: a fresh single-use code and its link)",
 ]
