@@ -128,18 +128,41 @@
     $("everywhere-run").onclick = function () { askEverywhere(); };
     $("everywhere-text").onkeydown = function (ev) { if (ev.key === "Enter") askEverywhere(); };
     $("everywhere-more").onclick = moreEverywhere;
+    $("everywhere-said-more").onclick = moreSaidEverywhere;
     window.onpopstate = function () { var q = new URLSearchParams(location.search); $("filter").value = list.q = q.get("q") || ""; loadSessions(); everywhereFromAddress(); };
     everywhereFromAddress();
   }
   function everywhereFromAddress() {
     var q = new URLSearchParams(location.search);
     Object.keys(EVERYWHERE).forEach(function (k) { $(EVERYWHERE[k]).value = q.get(k) || ""; });
-    if (q.has("search")) searchEverywhere(); else { $("everywhere-results").replaceChildren(); $("everywhere-summary").textContent = ""; $("everywhere-more").hidden = true; wide = null; }
+    if (q.has("search")) searchEverywhere(); else { $("everywhere-results").replaceChildren(); $("everywhere-summary").textContent = ""; $("everywhere-more").hidden = true; $("everywhere-said").replaceChildren(); $("everywhere-said-title").hidden = true; wide = null; }
   }
   function askEverywhere() { listUrl(true); searchEverywhere(); }
   function searchEverywhere() {
     wide = { q: $("everywhere-text").value, tool: $("everywhere-tool").value, status: $("everywhere-status").value, after: "", count: 0 };
     $("everywhere-results").replaceChildren(CX.head(["session", "invocation", "tool", "status", "at seq", "found in"])); moreEverywhere();
+    var on = !!(wide.q && !wide.tool && !wide.status);
+    wide.said = on ? { after: "", count: 0 } : null;
+    $("everywhere-said-title").hidden = !on; $("everywhere-said-more").hidden = true; $("everywhere-said-summary").textContent = "";
+    $("everywhere-said").replaceChildren(); if (on) { $("everywhere-said").appendChild(CX.head(["session", "at seq", "said", "text"])); moreSaidEverywhere(); }
+  }
+  // What was said in every session (prompts, words, reasoning), each hit a link to its event.
+  function moreSaidEverywhere() {
+    var f = wide, w = f.said;
+    api("/said", { q: f.q, after: w.after, limit: 50 }).then(function (d) {
+      if (f !== wide) return;
+      var table = $("everywhere-said");
+      d.matches.forEach(function (m) {
+        var s = el("a", m.session_id); s.href = "/sessions/" + enc(m.session_ref);
+        var at = el("a", m.sequence, "hit"); at.href = m.href; at.setAttribute("data-testid", "said-hit");
+        var kind = el("span", m.kind === "prompt" ? "prompt" : m.kind === "reasoning" ? "reasoning" : "said", "said-kind");
+        table.appendChild(row([s, at, kind, el("span", m.snippet, "said-snippet")], "said-match"));
+      });
+      w.count += d.matches.length; w.after = d.next || "";
+      table.setAttribute("data-found", w.count);
+      $("everywhere-said-summary").textContent = fmtNum(w.count) + " found · " + fmtNum(d.searched) + " of " + fmtNum(d.sessions) + " sessions searched";
+      $("everywhere-said-more").hidden = d.next == null;
+    }).catch(function (error) { if (f === wide) $("everywhere-said-summary").textContent = CX.txt(error.message || error); });
   }
   function moreEverywhere() {
     var f = wide;
@@ -233,7 +256,7 @@
     scrubTo(at == null || at === "" || sticky ? S.last : +at, first ? "replace" : null);
     if (invocation) openInvocation(invocation, null); else $("invocation").replaceChildren(el("span", "Click a bar, a row or an id to see its history.", "muted"));
     if (S.diff) { $("diff-a").value = S.diff.a; $("diff-b").value = S.diff.b; runDiff(null); } else clearDiff();
-    if (!S.search) $("search-results").replaceChildren(), $("search-summary").textContent = "", $("search-more").hidden = true;
+    if (!S.search) $("search-results").replaceChildren(), $("search-summary").textContent = "", $("search-more").hidden = true, $("said-results").replaceChildren(), $("said-title").hidden = true, saidFound = null;
     loadTimeline();
   }
   function wire() {
@@ -253,6 +276,7 @@
     ["diff-a", "diff-b"].forEach(function (id) { $(id).onkeydown = function (ev) { if (ev.key === "Enter") runDiff("push"); }; });
     $("search-run").onclick = function () { runSearch(); };
     $("search-more").onclick = function () { moreSearch(); };
+    $("said-more").onclick = function () { moreSaid(); };
     ["search-text", "search-id"].forEach(function (id) { $(id).onkeydown = function (ev) { if (ev.key === "Enter") runSearch(); }; });
     window.onpopstate = function () { applyAddress(false); };
     window.onresize = draw;
@@ -446,7 +470,33 @@
   function searchAt() {
     found = { at: S.shown == null ? S.at : S.shown, after: -1, count: 0, scanned: 0 };
     $("search-error").textContent = ""; $("search-more").hidden = true;
-    $("search-results").replaceChildren(CX.head(["invocation", "tool", "status", "requested at seq", "found in"])); moreSearch();
+    $("search-results").replaceChildren(CX.head(["invocation", "tool", "status", "requested at seq", "found in"])); moreSearch(); searchSaid();
+  }
+  // What was said (prompts, the assistant's words and reasoning) is looked in for the text too,
+  // when no filter only a call has (tool, status, id) is given; a hit scrubs to its event.
+  var saidFound = null;
+  function searchSaid() {
+    var s = S.search, on = !!(s && s.q && !s.tool && !s.status && !s.id);
+    saidFound = on ? { at: found.at, after: 0, count: 0 } : null;
+    $("said-title").hidden = !on; $("said-more").hidden = true; $("said-summary").textContent = "";
+    $("said-results").replaceChildren(); if (on) { $("said-results").appendChild(CX.head(["at seq", "said", "text"])); moreSaid(); }
+  }
+  function saidRow(m, where) {
+    var kind = el("span", m.kind === "prompt" ? "prompt" : m.kind === "reasoning" ? "reasoning" : "said", "said-kind");
+    if (m.model) kind.title = CX.txt(m.model);
+    return row([where, kind, el("span", m.snippet, "said-snippet")], "said-match");
+  }
+  function moreSaid() {
+    var s = S.search, f = saidFound;
+    api("/sessions/" + enc(S.ref) + "/said", { q: s.q, at: f.at, after: f.after, limit: 50 }).then(function (d) {
+      if (f !== saidFound) return;
+      var table = $("said-results");
+      d.matches.forEach(function (m) { table.appendChild(saidRow(m, seqLink(m.sequence))); });
+      f.count += d.matches.length; f.after = d.next;
+      table.setAttribute("data-found", f.count);
+      $("said-summary").textContent = fmtNum(f.count) + " found" + (d.next == null ? "" : " so far, through sequence " + fmtNum(d.next));
+      $("said-more").hidden = d.next == null;
+    }).catch(function (error) { if (f === saidFound) $("said-summary").textContent = CX.txt(error.message || error); });
   }
   function moreSearch() {
     var s = S.search, f = found;
