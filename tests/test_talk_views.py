@@ -8,11 +8,13 @@ import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 
 from .browsing import Opened, module_browser
 from .serving import Served
+from .test_cli import run, run_json
 from .transcript_samples import DATA
 
 playwright = pytest.importorskip("playwright.sync_api")
@@ -23,6 +25,8 @@ SUBAGENT = DATA / "claude-code" / "session_4d5611e5_subagent_a2898e3.jsonl"
 CODEX = next((DATA / "codex").glob("rollout-*.jsonl"))
 SESSION = "55604662-cf2a-4331-851a-ec234028f8ca"
 SUBAGENT_SESSION = "4d5611e5-241a-462a-8d15-5122611a9569%2Fagent-a2898e3"
+BASH = "toolu_0116Hyi5v8ut7Ffb7d8qV1Sc"
+GLOB = "toolu_01FdQ8qTyVyZjE3Kw4dguQGx"
 SECRET = "sk-ant-api03-" + "Q" * 40
 HOSTILE = '<img src=x onerror="document.title=1">'
 
@@ -35,6 +39,18 @@ def with_secret(path: Path) -> Path:
     return path
 
 
+LONG_SESSION = "5560ffff-cf2a-4331-851a-ec234028f8ca"
+
+
+def long_prompt(path: Path) -> Path:
+    """The short session again (another id), its prompt a secret where a title is cut."""
+    text = SHORT.read_text(encoding="utf-8").replace(SESSION, LONG_SESSION)
+    records = [json.loads(line) for line in text.splitlines()]
+    records[3]["message"]["content"] = "x" * 110 + " " + SECRET
+    path.write_text("\n".join(json.dumps(r) for r in records) + "\n", encoding="utf-8")
+    return path
+
+
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     folder = tmp_path_factory.mktemp("talk-views") / "agents"
@@ -42,6 +58,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     with_secret(folder / "session.jsonl")
     shutil.copy(SUBAGENT, folder)
     shutil.copy(CODEX, folder)
+    long_prompt(folder / "long.jsonl")
     server = Served(folder, "--no-cache")
     yield server
     server.stop()
@@ -73,13 +90,11 @@ def test_a_secret_in_a_prompt_is_found_only_masked(served: Served) -> None:
     [hit] = served.every_match(f"/api/v1/sessions/{SESSION}/said", q="deploy key")
     assert hit["kind"] == "prompt" and "[REDACTED]" in hit["snippet"]
     assert SECRET[13:] not in hit["snippet"] and HOSTILE in hit["snippet"]
-    [masked] = served.every_match("/api/v1/said", q="[redacted]")
-    assert masked["session_id"] == SESSION and masked["sequence"] == hit["sequence"]
+    masked = served.every_match("/api/v1/said", q="deploy key [redacted]")
+    assert [(m["session_id"], m["sequence"]) for m in masked] == [(SESSION, hit["sequence"])]
 
 
-def test_the_pages_search_finds_what_was_said_and_jumps_to_it(
-    served: Served, browser: Any
-) -> None:
+def test_the_pages_search_finds_what_was_said_and_jumps_to_it(served: Served, browser: Any) -> None:
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     opened = Opened(page)
     page.goto(served.link(f"/sessions/{SESSION}?q=deploy+key"))
@@ -98,3 +113,60 @@ def test_the_pages_search_finds_what_was_said_and_jumps_to_it(
     assert hit.get_attribute("href").endswith("?at=2")
     assert opened.errors == []
     page.close()
+
+
+def test_stats_gives_the_tokens_of_the_session_each_turn_and_each_call(tmp_path: Path) -> None:
+    store = tmp_path / "s.sqlite"
+    run("import-transcript", str(SHORT), str(store))
+    document = run_json("stats", str(store), SESSION)["tokens"]
+    # The transcript's own usage record: one message, asking for both calls.
+    assert document["total"]["total"] == 25366 and document["recorded"]
+    [turn] = document["turns"]
+    assert (turn["turn"], turn["prompt_sequence"], turn["calls"]) == (1, 2, 2)
+    assert turn["title"] == "mix phx.server doesnt seem to start"
+    assert turn["tokens"]["total"] == 25366
+    shares = {c["invocation_id"].rsplit("/", 1)[1]: c["tokens"] for c in document["calls"]}
+    assert shares[BASH]["cache_write"] + shares[GLOB]["cache_write"] == 13835
+    assert (shares[BASH]["output"], shares[GLOB]["output"]) == (7, 6)  # 13 split, one over
+    assert document["unattributed"] is None
+    text = run("stats", str(store), SESSION).stdout
+    assert "tokens: 25,366 (3 / 13 / 11,515 / 13,835)" in text
+    assert "mix phx.server doesnt seem to start" in text and "calls by tokens" in text
+    # A session whose transcript's usage was left out says none was recorded, never 0.
+    bare = tmp_path / "bare.sqlite"
+    run("import-transcript", str(SHORT), str(bare), "--no-conversation")
+    assert run_json("stats", str(bare), SESSION)["tokens"]["total"] is None
+    assert "tokens: none recorded" in run("stats", str(bare), SESSION).stdout
+    # At a sequence before the usage, none is recorded yet.
+    assert run_json("stats", str(store), SESSION, "--at", "2")["tokens"]["total"] is None
+
+
+def test_the_page_shows_the_turns_and_a_calls_tokens(served: Served, browser: Any) -> None:
+    answer = served.answer(f"/api/v1/sessions/{SESSION}/turns")
+    assert answer["recorded"] and answer["tokens"]["total"] == 25366
+    [turn] = answer["turns"]
+    assert SECRET not in json.dumps(answer) and turn["title"].startswith("mix phx.server dies")
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    opened = Opened(page)
+    ref = quote(f"{SESSION}/{BASH}", safe="")
+    page.goto(served.link(f"/sessions/{SESSION}?invocation={ref}"))
+    cell = page.wait_for_selector("[data-testid='call-tokens']", timeout=30_000)
+    assert cell.inner_text() == "tokens: 12,685 (its share of its message's)"
+    assert "cache write 6,918" in (cell.get_attribute("title") or "")
+    page.wait_for_selector("#turns[data-count='1']", timeout=10_000)
+    cells = [td.inner_text() for td in page.query_selector_all("#turns tr.turn td")]
+    assert cells[0] == "1" and cells[2:] == ["2\u201310", "2", "25,366"]
+    assert SECRET not in cells[1] and "[REDACTED]" in cells[1] and "<img src=x" in cells[1]
+    assert page.query_selector("#turns img") is None
+    assert opened.errors == []
+    page.close()
+
+
+def test_a_title_is_masked_whole_before_it_is_cut(served: Served) -> None:
+    # The secret begins before the title's cut and ends after it: cut first, its start would
+    # be shown, too short for the masking to know it.
+    rows = served.answer("/api/v1/sessions", q=LONG_SESSION[:8])["sessions"]
+    [row] = [r for r in rows if r["session_id"] == LONG_SESSION]
+    assert row["title"].startswith("x" * 110 + " [REDACTE") and "sk-ant" not in row["title"]
+    [turn] = served.answer(f"/api/v1/sessions/{LONG_SESSION}/turns")["turns"]
+    assert turn["title"] == row["title"]

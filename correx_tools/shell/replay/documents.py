@@ -27,7 +27,7 @@ from ...core.replay.analytics import Percentiles, ToolStats
 from ...core.replay.lead_up import LeadUp
 from ...core.replay.recorded import exit_code_of
 from ...core.replay.summary import DiffSummary, SessionSummary
-from ...core.replay.talk_summary import TalkSummary
+from ...core.replay.talk_summary import TalkSummary, cut_title
 from ...core.replay.timeline import RecordChange
 from ...core.report.redaction import Redaction
 from ...core.tools.json_values import thaw_json
@@ -125,7 +125,8 @@ def session_row(
             key: shown.text(value) if isinstance(value, str) else value
             for key, value in transcript.items()
         },
-        "title": None if title is None else shown.text(title),
+        # Masked whole, then cut: a cut first could split a secret the masking would miss.
+        "title": None if title is None else cut_title(shown.text(title)),
         "title_from": None if title is None else "agent" if title is own else "prompt",
         "models": [] if talk is None else [shown.text(model) for model in talk.models],
         "tokens": None if tokens is None else {

@@ -28,7 +28,7 @@ from starlette.routing import Route
 
 from ...core.tools.ids import SessionId
 from ..stores.port import StoreReadError
-from . import answers, comparisons, said_search, scrubber, search, views
+from . import answers, comparisons, said_search, scrubber, search, talk, views
 from .debugger import Debugger
 from .everywhere import said_everywhere, search_everywhere
 from .params import VERIFY_HINT, ApiError
@@ -55,6 +55,7 @@ _SESSION_QUESTIONS: dict[str, Callable[[Debugger, SessionId, Mapping[str, str]],
     "refused": scrubber.refused,
     "search": search.search,
     "said": said_search.said,
+    "turns": talk.turns,
 }
 ENDPOINTS = [
     "GET /api/v1/sessions?q=&sort=&offset=&limit=",
@@ -68,6 +69,7 @@ ENDPOINTS = [
     "GET /api/v1/sessions/{session}/timeline?from=&to=&buckets=&through=",
     "GET /api/v1/sessions/{session}/search?q=&tool=&status=&id=&at=&after=&limit=",
     "GET /api/v1/sessions/{session}/said?q=&at=&after=&limit= (prompts, words, reasoning)",
+    "GET /api/v1/sessions/{session}/turns (each turn's prompt, span, calls and tokens)",
     "GET /api/v1/sessions/{session}/refused?offset=&limit=",
     "GET /api/v1/sessions/{session}/stream (server-sent events: head)",
     "GET /api/v1/sessions/{session}/invocations/{invocation}/view",

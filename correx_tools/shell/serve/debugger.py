@@ -32,6 +32,7 @@ from .params import ApiError
 from .refs import is_digest, ref_of, resolve
 from .relations import Relations
 from .shelf import ColumnShelf
+from .talk_shelf import TalkShelf
 
 
 @final
@@ -55,6 +56,7 @@ class Debugger:
         self.shelf = ColumnShelf(self.loose, times=self.times)
         self.catalog = Catalog(store, self.loose, redaction)
         self.relations = Relations(store, self.loose)
+        self.talk = TalkShelf(store)
         self.keeps_index = isinstance(store, IndexedStore)
         self._lock = threading.Lock()
         self._counted: dict[str, tuple[tuple[int, int], int]] = {}

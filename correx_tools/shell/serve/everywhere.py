@@ -26,8 +26,8 @@ from ...core.tools.ids import SessionId
 from ..stores.port import StoreReadError
 from .debugger import Debugger
 from .params import ApiError, whole
-from .scrubber import STATUSES
 from .said_search import said_in
+from .scrubber import STATUSES
 from .search import BUDGET_SECONDS, search
 
 DEFAULT_LIMIT = 50
@@ -96,8 +96,8 @@ def said_everywhere(debugger: Debugger, query: Mapping[str, str]) -> dict[str, A
         try:
             debugger.session(session)
             last = debugger.last_sequence(session)
-            found, upto = said_in(debugger, session, text, last, after, limit - len(matches),
-                                  deadline)  # fmt: skip
+            found, upto = said_in(debugger, session, text, at=last, after=after,
+                                  limit=limit - len(matches), deadline=deadline)  # fmt: skip
         except (ApiError, StoreReadError):
             skipped.append(debugger.shown(session))  # its own page says what is wrong
             session_at, after = session_at + 1, 0

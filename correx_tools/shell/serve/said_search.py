@@ -36,7 +36,9 @@ def said(debugger: Debugger, session: SessionId, query: Mapping[str, str]) -> di
     _, limit = paging(query)
     after = max(whole(query, "after", 0), 0)
     deadline = time.monotonic() + BUDGET_SECONDS
-    matches, upto = said_in(debugger, session, query.get("q") or "", at, after, limit, deadline)
+    matches, upto = said_in(
+        debugger, session, query.get("q") or "", at=at, after=after, limit=limit, deadline=deadline
+    )
     return {
         "session_id": debugger.shown(session),
         "at": at,
@@ -50,6 +52,7 @@ def said_in(
     debugger: Debugger,
     session: SessionId,
     text: str,
+    *,
     at: int,
     after: int,
     limit: int,

@@ -210,7 +210,7 @@
   function sessionView(ref) {
     $("session-view").hidden = false; S.ref = ref;
     api("/sessions/" + enc(ref)).then(function (o) {
-      showOverview(o); S.last = o.last_sequence; setLast(); loadFamily();
+      showOverview(o); S.last = o.last_sequence; setLast(); loadFamily(); loadTurns();
       STATUSES.forEach(function (s) { $("search-status").appendChild(el("option", s)); });
       wire(); applyAddress(true); stream();
     }).catch(function (error) { showError(error); $("session").textContent = CX.txt(ref); document.body.setAttribute("data-ready", "1"); });
@@ -239,6 +239,25 @@
         f.children.forEach(function (c, k) { if (k) box.appendChild(document.createTextNode(", ")); box.appendChild(CX.subagentLink(c.session_id, "/sessions/" + enc(c.ref))); });
       }
     }).catch(function () { /* a session without a family says nothing */ });
+  }
+  // The session's turns: each prompt (a link to it), the sequences it spans, its calls and tokens.
+  function tokensText(t) { return t ? fmtNum(t.total) : "none recorded"; }
+  function tokensTitle(t) { return t ? "input " + fmtNum(t.input) + " · output " + fmtNum(t.output) + " · cache read " + fmtNum(t.cache_read) + " · cache write " + fmtNum(t.cache_write) + (t.by_model.length > 1 ? " · " + t.by_model.map(function (m) { return (m.model || "model not recorded") + " " + fmtNum(m.total); }).join(", ") : "") : ""; }
+  function tokensCell(t) { var c = el("span", tokensText(t), "tokens"); c.title = tokensTitle(t); return c; }
+  function loadTurns() {
+    api("/sessions/" + enc(S.ref) + "/turns").then(function (d) {
+      S.turns = d.conversation ? d.turns : []; draw();
+      $("turns-title").hidden = !d.conversation;
+      if (!d.conversation) { $("turns").replaceChildren(); return; }
+      $("turns-title").textContent = "Turns · tokens " + tokensText(d.tokens);
+      $("turns-title").title = tokensTitle(d.tokens);
+      fill($("turns"), ["turn", "prompt", "sequences", "calls", "tokens"], d.turns.map(function (t) {
+        var prompt = el("span"); if (t.prompt_sequence != null) { prompt.appendChild(seqLink(t.prompt_sequence)); prompt.appendChild(document.createTextNode(" ")); }
+        prompt.appendChild(el("span", t.title || (t.turn ? "" : "before the first prompt"), "turn-title"));
+        return row([t.turn, prompt, t.first + "–" + t.last, fmtNum(t.calls), tokensCell(t.tokens)], "turn");
+      }));
+      $("turns").setAttribute("data-count", d.turns.length);
+    }).catch(function () { /* a session without turns says nothing */ });
   }
   function setLast() { $("last").textContent = S.last; $("scrubber").max = S.last; $("seq").max = S.last; }
   function applyAddress(first) {
@@ -393,6 +412,10 @@
     facts.appendChild(CX.term("tier " + last.tier, "tier")); facts.appendChild(document.createTextNode(" · ")); facts.appendChild(CX.term(last.status));
     if (last.status === "completed" && last.receipt && last.receipt.exit_code) { facts.appendChild(document.createTextNode(" · ")); facts.appendChild(CX.term("exited non-zero")); }
     box.appendChild(facts);
+    if (h.spent) {  // its share of the tokens of the message that asked for it
+      var spent = el("p", "tokens: " + (h.spent.tokens ? fmtNum(h.spent.tokens.total) : "none recorded") + (h.spent.tokens ? " (its share of its message's)" : ""), "call-tokens");
+      spent.title = tokensTitle(h.spent.tokens); spent.setAttribute("data-testid", "call-tokens"); box.appendChild(spent);
+    }
     leadUp(box, h.lead_up);
     var vt = el("table"); vt.id = "versions";
     fill(vt, ["seq", "became", "at", "detail"], versions.map(function (v) {
@@ -541,7 +564,7 @@
     if (n === S.last) return;
     S.last = n; setLast();
     if (S.follow) scrubTo(n, "replace");
-    if (!redraw) redraw = setTimeout(function () { redraw = null; loadTimeline(); api("/sessions/" + enc(S.ref)).then(showOverview).catch(showError); }, 300);
+    if (!redraw) redraw = setTimeout(function () { redraw = null; loadTimeline(); loadTurns(); api("/sessions/" + enc(S.ref)).then(showOverview).catch(showError); }, 300);
   }
 
   // -- the keyboard: listed on the page (?) and in docs/serve.md; never while typing in a field ------

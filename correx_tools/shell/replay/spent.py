@@ -1,0 +1,127 @@
+"""A session's tokens read from a store, and as the documents show them: in all, by turn
+and by call (`correx_tools.core.replay.spending` has the rules).
+
+Only a session imported from a transcript holds a conversation (its first event
+describes where it came from): the commands and the server read the tokens of
+those only, and say ``"tokens": null`` of any other. Reading the tokens reads the
+session's events once, up to the sequence asked about.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, final
+
+from ...core.lifecycle.conversation import Prompt, TokenUsage, conversation_of
+from ...core.replay.spending import Spending, Spent, Turn, spending
+from ...core.replay.talk_summary import cut_title, first_line
+from ...core.report.redaction import Redaction
+from ...core.tools.ids import SessionId
+from ..stores.port import EventStore
+from .documents import iso_time
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Talked:
+    """A session's `Spending` through sequence ``at``, with each turn's title (its prompt's
+    first line, whole: masked before it is cut) and the times of each turn's first and last
+    events."""
+
+    at: int
+    spending: Spending
+    titles: dict[int, str]
+    times: dict[int, datetime]
+
+
+def talked(store: EventStore, session: SessionId, at: int) -> Talked:
+    """The session's tokens through ``at``."""
+    events = store.read(session)
+    try:
+        titles: dict[int, str] = {}
+        times: dict[int, datetime] = {}
+
+        def walked() -> Iterator[tuple[int, object]]:
+            for stored in events:
+                if stored.sequence > at:
+                    return
+                times[stored.sequence] = stored.recorded_at
+                said = conversation_of(stored.event)
+                if isinstance(said, Prompt):
+                    titles[stored.sequence] = first_line(said.text)
+                yield stored.sequence, stored.event
+
+        found = spending(walked())
+    finally:
+        close = getattr(events, "close", None)
+        if close is not None:
+            close()  # a generator over a cursor: let it go now
+    ends = {n for turn in found.turns for n in (turn.first, turn.last)}
+    return Talked(at=at, spending=found, titles=titles,
+                  times={n: t for n, t in times.items() if n in ends})  # fmt: skip
+
+
+def usage_json(usage: TokenUsage) -> dict[str, int]:
+    """Four counts and their total."""
+    return {
+        "input": usage.input,
+        "output": usage.output,
+        "cache_read": usage.cache_read,
+        "cache_write": usage.cache_write,
+        "total": usage.total,
+    }
+
+
+def spent_json(spent: Spent | None, redaction: Redaction | None = None) -> dict[str, Any] | None:
+    """Tokens as a document shows them: the counts, and by model; ``None`` for none
+    recorded."""
+    if spent is None:
+        return None
+    return {
+        **usage_json(spent.total),
+        "by_model": [
+            {"model": _shown(model, redaction), **usage_json(usage)}
+            for model, usage in spent.by_model
+        ],
+    }
+
+
+def turn_json(turn: Turn, talk: Talked, redaction: Redaction | None = None) -> dict[str, Any]:
+    """One turn: its number, prompt (sequence and title), span, calls and tokens."""
+    title = None if turn.prompt is None else talk.titles.get(turn.prompt)
+    first, last = talk.times.get(turn.first), talk.times.get(turn.last)
+    return {
+        "turn": turn.number,
+        "prompt_sequence": turn.prompt,
+        "title": None if title is None else cut_title(_shown(title, redaction) or ""),
+        "first": turn.first,
+        "last": turn.last,
+        "first_time": iso_time(first),
+        "last_time": iso_time(last),
+        "calls": turn.calls,
+        "tokens": spent_json(turn.spent, redaction),
+    }
+
+
+def tokens_json(talk: Talked | None, redaction: Redaction | None = None) -> dict[str, Any] | None:
+    """A session's tokens: in all, by turn, by call (each call's share) and what no call
+    was reached by; ``None`` for a session that holds no conversation."""
+    if talk is None:
+        return None
+    found = talk.spending
+    return {
+        "recorded": found.spent is not None,
+        "total": spent_json(found.spent, redaction),
+        "turns": [turn_json(turn, talk, redaction) for turn in found.turns],
+        "calls": [
+            {"invocation_id": _shown(invocation, redaction), "tokens": spent_json(spent, redaction)}
+            for invocation, spent in found.calls.items()
+        ],
+        "unattributed": spent_json(found.unattributed, redaction),
+    }
+
+
+def _shown(text: str | None, redaction: Redaction | None) -> str | None:
+    return text if text is None or redaction is None else redaction.text(text)
