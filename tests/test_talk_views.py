@@ -151,11 +151,11 @@ def test_the_page_shows_the_turns_and_a_calls_tokens(served: Served, browser: An
     ref = quote(f"{SESSION}/{BASH}", safe="")
     page.goto(served.link(f"/sessions/{SESSION}?invocation={ref}"))
     cell = page.wait_for_selector("[data-testid='call-tokens']", timeout=30_000)
-    assert cell.inner_text() == "tokens: 12,685 (its share of its message's)"
+    assert cell.inner_text() == "tokens: 12,685 (its share of its message's) · cost $0.0463"
     assert "cache write 6,918" in (cell.get_attribute("title") or "")
     page.wait_for_selector("#turns[data-count='1']", timeout=10_000)
     cells = [td.inner_text() for td in page.query_selector_all("#turns tr.turn td")]
-    assert cells[0] == "1" and cells[2:] == ["2\u201310", "2", "25,366"]
+    assert cells[0] == "1" and cells[2:] == ["2\u201310", "2", "25,366", "$0.0926"]
     assert SECRET not in cells[1] and "[REDACTED]" in cells[1] and "<img src=x" in cells[1]
     assert page.query_selector("#turns img") is None
     assert opened.errors == []

@@ -14,6 +14,7 @@ from ..replay.documents import NO_DURATIONS, stats_document
 from ..replay.spent import talked, tokens_json
 from ..transcripts.description import session_description
 from .loading import SESSION_HELP, answered, times_recorded
+from .prices import add_prices_argument, prices_of
 from .readable import counted, duration
 from .render import emit, one_line, table
 from .streaming import streamed_session
@@ -25,6 +26,7 @@ _IN_FLIGHT = frozenset({ToolInvocationStatus.REQUESTED, ToolInvocationStatus.STA
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
+    prices = prices_of(args)
     tools: dict[str, str] = {}
     with streamed_session(args) as (store, session, at, view):
         times = times_recorded(store, session)
@@ -35,7 +37,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
             outlines = _noting_tools(outlines, tools)
         stats, flying = session_stats(outlines)
     document = stats_document(session, at, stats, flying, times=times)
-    document["tokens"] = tokens_json(talk)
+    document["tokens"] = tokens_json(talk, prices=prices)
     spread = _spread if times else _none
 
     def text() -> str:
@@ -78,7 +80,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
         if not times:
             lines.append(NO_DURATIONS)
         if talk is not None:
-            lines.extend(tokens_text(talk, tools))
+            lines.extend(tokens_text(talk, tools, prices))
         return "\n".join(lines)
 
     emit(args, document, text)
@@ -119,6 +121,7 @@ def add_stats_arguments(parser: argparse.ArgumentParser, source_help: str) -> No
     parser.add_argument("session", metavar="SESSION", help=SESSION_HELP)
     parser.add_argument("--at", type=int, metavar="SEQ", help="the state right after this sequence")
     parser.add_argument("--lenient", action="store_true", help="skip events the lifecycle refuses")
+    add_prices_argument(parser)
 
 
 def _none(spread: Percentiles) -> str:

@@ -12,15 +12,19 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
+from decimal import Decimal
 from typing import Any, final
 
 from ...core.lifecycle.conversation import Prompt, TokenUsage, conversation_of
+from ...core.replay.pricing import Cost, PriceTable, cost_of
 from ...core.replay.spending import Spending, Spent, Turn, spending
 from ...core.replay.talk_summary import cut_title, first_line
 from ...core.report.redaction import Redaction
 from ...core.tools.ids import SessionId
 from ..stores.port import EventStore
 from .documents import iso_time
+
+_MILLIONTH = Decimal("0.000001")
 
 
 @final
@@ -74,21 +78,51 @@ def usage_json(usage: TokenUsage) -> dict[str, int]:
     }
 
 
-def spent_json(spent: Spent | None, redaction: Redaction | None = None) -> dict[str, Any] | None:
-    """Tokens as a document shows them: the counts, and by model; ``None`` for none
-    recorded."""
+def spent_json(
+    spent: Spent | None, redaction: Redaction | None = None, prices: PriceTable | None = None
+) -> dict[str, Any] | None:
+    """Tokens as a document shows them: the counts, by model, and (with ``prices``) their
+    ``cost``; ``None`` for none recorded."""
     if spent is None:
         return None
-    return {
+    shown: dict[str, Any] = {
         **usage_json(spent.total),
         "by_model": [
             {"model": _shown(model, redaction), **usage_json(usage)}
             for model, usage in spent.by_model
         ],
     }
+    if prices is not None:
+        shown["cost"] = cost_json(cost_of(spent, prices), redaction)
+    return shown
 
 
-def turn_json(turn: Turn, talk: Talked, redaction: Redaction | None = None) -> dict[str, Any]:
+def cost_json(cost: Cost | None, redaction: Redaction | None = None) -> dict[str, Any] | None:
+    """A cost: ``usd`` (to the millionth of a dollar), or ``null`` with the models that have
+    no price (``unpriced``) and a ``note`` saying so."""
+    if cost is None:
+        return None
+    unpriced = [_shown(model, redaction) or "" for model in cost.unpriced]
+    return {
+        "usd": None if cost.amount is None else float(cost.amount.quantize(_MILLIONTH)),
+        "unpriced": unpriced,
+        "note": no_price(unpriced),
+    }
+
+
+def no_price(models: list[str]) -> str | None:
+    """What a cost says of the models without a price: ``no price for MODEL``."""
+    return f"no price for {', '.join(models)}" if models else None
+
+
+def prices_json(prices: PriceTable) -> dict[str, Any]:
+    """Where the prices come from and when they were read."""
+    return {"sources": list(prices.sources), "read": prices.read}
+
+
+def turn_json(
+    turn: Turn, talk: Talked, redaction: Redaction | None = None, prices: PriceTable | None = None
+) -> dict[str, Any]:
     """One turn: its number, prompt (sequence and title), span, calls and tokens."""
     title = None if turn.prompt is None else talk.titles.get(turn.prompt)
     first, last = talk.times.get(turn.first), talk.times.get(turn.last)
@@ -101,26 +135,35 @@ def turn_json(turn: Turn, talk: Talked, redaction: Redaction | None = None) -> d
         "first_time": iso_time(first),
         "last_time": iso_time(last),
         "calls": turn.calls,
-        "tokens": spent_json(turn.spent, redaction),
+        "tokens": spent_json(turn.spent, redaction, prices),
     }
 
 
-def tokens_json(talk: Talked | None, redaction: Redaction | None = None) -> dict[str, Any] | None:
+def tokens_json(
+    talk: Talked | None, redaction: Redaction | None = None, prices: PriceTable | None = None
+) -> dict[str, Any] | None:
     """A session's tokens: in all, by turn, by call (each call's share) and what no call
-    was reached by; ``None`` for a session that holds no conversation."""
+    was reached by, each with its cost at ``prices``; ``None`` for a session that holds no
+    conversation."""
     if talk is None:
         return None
     found = talk.spending
-    return {
+    document = {
         "recorded": found.spent is not None,
-        "total": spent_json(found.spent, redaction),
-        "turns": [turn_json(turn, talk, redaction) for turn in found.turns],
+        "total": spent_json(found.spent, redaction, prices),
+        "turns": [turn_json(turn, talk, redaction, prices) for turn in found.turns],
         "calls": [
-            {"invocation_id": _shown(invocation, redaction), "tokens": spent_json(spent, redaction)}
+            {
+                "invocation_id": _shown(invocation, redaction),
+                "tokens": spent_json(spent, redaction, prices),
+            }
             for invocation, spent in found.calls.items()
         ],
-        "unattributed": spent_json(found.unattributed, redaction),
+        "unattributed": spent_json(found.unattributed, redaction, prices),
     }
+    if prices is not None:
+        document["prices"] = prices_json(prices)
+    return document
 
 
 def _shown(text: str | None, redaction: Redaction | None) -> str | None:

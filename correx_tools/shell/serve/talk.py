@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...core.tools.ids import SessionId
-from ..replay.spent import spent_json, turn_json
+from ..replay.spent import prices_json, spent_json, turn_json
 from .debugger import Debugger
 
 
@@ -30,9 +30,10 @@ def turns(debugger: Debugger, session: SessionId, query: Mapping[str, str]) -> d
         "session_id": debugger.shown(session),
         "conversation": True,
         "recorded": found.spent is not None,
-        "tokens": spent_json(found.spent, shown),
-        "turns": [turn_json(turn, talk, shown) for turn in found.turns],
-        "unattributed": spent_json(found.unattributed, shown),
+        "tokens": spent_json(found.spent, shown, debugger.prices),
+        "turns": [turn_json(turn, talk, shown, debugger.prices) for turn in found.turns],
+        "unattributed": spent_json(found.unattributed, shown, debugger.prices),
+        "prices": prices_json(debugger.prices),
     }
 
 
@@ -46,5 +47,5 @@ def call_tokens(debugger: Debugger, session: SessionId, invocation: str) -> dict
     spent = talk.spending.calls.get(invocation)
     return {
         "recorded": talk.spending.spent is not None,
-        "tokens": spent_json(spent, debugger.redaction),
+        "tokens": spent_json(spent, debugger.redaction, debugger.prices),
     }

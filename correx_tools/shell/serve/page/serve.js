@@ -243,18 +243,23 @@
   // The session's turns: each prompt (a link to it), the sequences it spans, its calls and tokens.
   function tokensText(t) { return t ? fmtNum(t.total) : "none recorded"; }
   function tokensTitle(t) { return t ? "input " + fmtNum(t.input) + " · output " + fmtNum(t.output) + " · cache read " + fmtNum(t.cache_read) + " · cache write " + fmtNum(t.cache_write) + (t.by_model.length > 1 ? " · " + t.by_model.map(function (m) { return (m.model || "model not recorded") + " " + fmtNum(m.total); }).join(", ") : "") : ""; }
+  // What tokens cost at the server's prices, or which models it has no price for (never a guess).
+  function costText(t) {
+    var c = t && t.cost; if (!c) return "–";
+    return c.usd != null ? "$" + (c.usd >= 1 ? c.usd.toFixed(2) : c.usd.toFixed(4)) : c.note;
+  }
   function tokensCell(t) { var c = el("span", tokensText(t), "tokens"); c.title = tokensTitle(t); return c; }
   function loadTurns() {
     api("/sessions/" + enc(S.ref) + "/turns").then(function (d) {
       S.turns = d.conversation ? d.turns : []; draw();
       $("turns-title").hidden = !d.conversation;
       if (!d.conversation) { $("turns").replaceChildren(); return; }
-      $("turns-title").textContent = "Turns · tokens " + tokensText(d.tokens);
-      $("turns-title").title = tokensTitle(d.tokens);
-      fill($("turns"), ["turn", "prompt", "sequences", "calls", "tokens"], d.turns.map(function (t) {
+      $("turns-title").textContent = "Turns · tokens " + tokensText(d.tokens) + (d.tokens ? " · cost " + costText(d.tokens) : "");
+      $("turns-title").title = tokensTitle(d.tokens) + (d.prices ? " · prices read " + (d.prices.read || "on no date") + " from " + d.prices.sources.join(", ") : "");
+      fill($("turns"), ["turn", "prompt", "sequences", "calls", "tokens", "cost"], d.turns.map(function (t) {
         var prompt = el("span"); if (t.prompt_sequence != null) { prompt.appendChild(seqLink(t.prompt_sequence)); prompt.appendChild(document.createTextNode(" ")); }
         prompt.appendChild(el("span", t.title || (t.turn ? "" : "before the first prompt"), "turn-title"));
-        return row([t.turn, prompt, t.first + "–" + t.last, fmtNum(t.calls), tokensCell(t.tokens)], "turn");
+        return row([t.turn, prompt, t.first + "–" + t.last, fmtNum(t.calls), tokensCell(t.tokens), el("span", costText(t.tokens), "cost")], "turn");
       }));
       $("turns").setAttribute("data-count", d.turns.length);
     }).catch(function () { /* a session without turns says nothing */ });
@@ -413,7 +418,7 @@
     if (last.status === "completed" && last.receipt && last.receipt.exit_code) { facts.appendChild(document.createTextNode(" · ")); facts.appendChild(CX.term("exited non-zero")); }
     box.appendChild(facts);
     if (h.spent) {  // its share of the tokens of the message that asked for it
-      var spent = el("p", "tokens: " + (h.spent.tokens ? fmtNum(h.spent.tokens.total) : "none recorded") + (h.spent.tokens ? " (its share of its message's)" : ""), "call-tokens");
+      var spent = el("p", "tokens: " + (h.spent.tokens ? fmtNum(h.spent.tokens.total) + " (its share of its message's) · cost " + costText(h.spent.tokens) : "none recorded"), "call-tokens");
       spent.title = tokensTitle(h.spent.tokens); spent.setAttribute("data-testid", "call-tokens"); box.appendChild(spent);
     }
     leadUp(box, h.lead_up);
