@@ -606,7 +606,7 @@ def test_the_keys_on_the_page_are_the_keys_the_docs_list(
     docs = (ROOT / "docs" / "serve.md").read_text(encoding="utf-8")
     table = docs.split("| keys | does |\n|---|---|\n", 1)[1].split("\n\n", 1)[0]
     listed = [f"| {' or '.join(f'`{k}`' for k in keys)} | {does} |" for keys, does in shown]
-    assert table.splitlines() == listed and len(listed) == 8
+    assert table.splitlines() == listed and len(listed) == 10
 
 
 def test_words_do_not_break_and_the_first_load_claims_no_change(

@@ -170,3 +170,37 @@ def test_a_title_is_masked_whole_before_it_is_cut(served: Served) -> None:
     assert row["title"].startswith("x" * 110 + " [REDACTE") and "sk-ant" not in row["title"]
     [turn] = served.answer(f"/api/v1/sessions/{LONG_SESSION}/turns")["turns"]
     assert turn["title"] == row["title"]
+
+
+def test_turns_are_bands_and_prompts_marks_reached_by_click_tab_and_keys(
+    served: Served, browser: Any
+) -> None:
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    opened = Opened(page)
+    codex = "019a95d1-3c7e-7b22-a4f0-6e1d2c9b8a53"  # two prompts: at sequences 2 and 28
+    page.goto(served.link(f"/sessions/{codex}?at=42"))
+    page.wait_for_selector("#timeline .prompt-mark[data-sequence='28']", timeout=30_000)
+    bands = page.query_selector_all("#timeline .turn-band")
+    assert [b.get_attribute("data-turn") for b in bands] == ["1", "2"]
+    widths = [float(b.get_attribute("width") or 0) for b in bands]
+    assert all(w > 10 for w in widths)
+    marks = page.query_selector_all("#timeline .prompt-mark")
+    assert [m.get_attribute("data-sequence") for m in marks] == ["2", "28"]
+    assert "ベンチマーク" in (marks[1].text_content() or "")  # the prompt's title on hover
+    marks[1].click()
+    page.wait_for_selector("[data-testid='sequence']:text-is('28')", timeout=10_000)
+    # The keys: the previous prompt, then the next one, from the scrubber.
+    page.keyboard.press("T")
+    page.wait_for_selector("[data-testid='sequence']:text-is('2')", timeout=10_000)
+    page.keyboard.press("t")
+    page.wait_for_selector("[data-testid='sequence']:text-is('28')", timeout=10_000)
+    page.keyboard.press("t")
+    page.wait_for_selector("#seek-note:text-is('no later prompt')", timeout=10_000)
+    # A mark is reached with Tab and taken with Enter.
+    page.focus("#timeline .prompt-mark[data-sequence='2']")
+    assert page.evaluate("document.activeElement.getAttribute('data-sequence')") == "2"
+    page.keyboard.press("Enter")
+    page.wait_for_selector("[data-testid='sequence']:text-is('2')", timeout=10_000)
+    assert "at=2" in page.url
+    assert opened.errors == []
+    page.close()

@@ -379,10 +379,34 @@
       draw();
     }).catch(showError);
   }
+  // The turns on the timeline's axis: its times (microseconds after its origin), or, for a session
+  // that records no time, its sequences.
+  function turnsOnAxis() {
+    var m = S.model; if (!S.turns || m.origin == null) return [];
+    function on(k, iso) { return m.axis === "sequence" ? k - m.origin : iso ? Date.parse(iso) * 1000 - m.origin : null; }
+    return S.turns.filter(function (u) { return u.turn; }).map(function (u) {
+      var from = on(u.first, u.first_time), to = on(u.last, u.last_time);
+      return { turn: u.turn, from: from, to: to, prompt: u.prompt_sequence == null ? null : from, sequence: u.prompt_sequence, title: u.title };
+    }).filter(function (u) { return u.from != null && u.to != null; });
+  }
+  // A prompt before or after the scrubber (the keys t and T): scrubbed to.
+  function seekPrompt(direction) {
+    var at = S.shown == null ? S.last : S.shown, found = null;
+    (S.turns || []).forEach(function (u) {
+      var k = u.prompt_sequence; if (k == null) return;
+      if (direction > 0 ? k > at && (found == null || k < found) : k < at && (found == null || k > found)) found = k;
+    });
+    if (found == null) { $("seek-note").textContent = "no " + (direction > 0 ? "later" : "earlier") + " prompt"; return; }
+    scrubTo(found, "push");
+  }
   function draw() {
     if (!S.model) return;
     S.model.now = S.now == null ? null : S.now - S.model.origin; S.model.selected = S.selected;
-    CX.drawTimeline($("timeline"), S.model, { bar: pick, zoom: function (a, b) { S.view = [Math.round(a), Math.round(Math.max(b, a + 1))]; sessionUrl(false); loadTimeline(); } });
+    // The whole session's view reaches its first prompt and last words too, which may lie
+    // before its first call and after its last (bars only: buckets are the server's).
+    var turns = turnsOnAxis(), model = Object.assign({}, S.model, { turns: turns });
+    if (!S.view && S.model.mode === "bars") turns.forEach(function (u) { model.view = [Math.min(model.view[0], u.from), Math.max(model.view[1], u.to)]; });
+    CX.drawTimeline($("timeline"), model, { prompt: function (k) { scrubTo(k, "push"); }, bar: pick, zoom: function (a, b) { S.view = [Math.round(a), Math.round(Math.max(b, a + 1))]; sessionUrl(false); loadTimeline(); } });
   }
 
   // -- one invocation -----------------------------------------------------------------------------
@@ -578,12 +602,14 @@
     [["k", "←"], "one event back", function () { step(-1); }],
     [["n", "]"], "the next failure: failed, rejected or exited non-zero (its call opened)", function () { seek("next"); }],
     [["p", "["], "the previous failure", function () { seek("previous"); }],
+    [["t", "}"], "the next prompt: the start of a turn (its mark above the timeline is also reached with Tab)", function () { seekPrompt(1); }],
+    [["T", "{"], "the previous prompt", function () { seekPrompt(-1); }],
     [["o", "Enter"], "open the call of the event at the scrubber", function () { if (S.current) pick(S.current); }],
     [["/"], "search (the list's filter on the sessions page)", function () { var box = $(S.ref ? "search-text" : "filter"); box.focus(); box.select(); }],
     [["?"], "show or hide these keys and what the page's words mean", function () { help(); }],
     [["Esc"], "close this panel; in a field, leave it", function () { help(false); }]
   ];
-  var NAMES = { "→": "ArrowRight", "←": "ArrowLeft", Esc: "Escape" }, ONLY_HERE = { j: 1, k: 1, n: 1, p: 1, o: 1 };
+  var NAMES = { "→": "ArrowRight", "←": "ArrowLeft", Esc: "Escape" }, ONLY_HERE = { j: 1, k: 1, n: 1, p: 1, o: 1, t: 1, T: 1 };
   // From where the scrubber is going (a key held down runs ahead of the answers).
   function step(by) { if (S.ref) scrubTo((S.at == null ? S.last : S.at) + by, "push"); }
   function keyed(ev) {
@@ -613,7 +639,7 @@
     document.querySelectorAll("[data-term]").forEach(function (e) { e.title = CX.means(e.getAttribute("data-term")) || ""; });
     var words = $("help-words"); words.replaceChildren();
     CX.GLOSSARY.forEach(function (g) { words.appendChild(el("dt", g[0])); words.appendChild(el("dd", g[1])); });
-    $("keys-hint").textContent = "keys: j / k an event · n / p a failure · o open · / search · ? all keys and words";
+    $("keys-hint").textContent = "keys: j / k an event · n / p a failure · t / T a prompt · o open · / search · ? all keys and words";
     $("help-button").onclick = function () { help(); };
     $("help-close").onclick = function () { help(false); };
     document.addEventListener("keydown", keyed);
