@@ -137,6 +137,11 @@ def test_stats_gives_the_tokens_of_the_session_each_turn_and_each_call(tmp_path:
     run("import-transcript", str(SHORT), str(bare), "--no-conversation")
     assert run_json("stats", str(bare), SESSION)["tokens"]["total"] is None
     assert "tokens: none recorded" in run("stats", str(bare), SESSION).stdout
+    # history gives the call's own share.
+    said = run("history", str(store), SESSION, BASH).stdout
+    assert "tokens: 12,685 (its share of its message's), cost $0.0463" in said
+    spent = run_json("history", str(store), SESSION, BASH)["spent"]
+    assert spent["recorded"] and spent["tokens"]["total"] == 12685
     # At a sequence before the usage, none is recorded yet.
     assert run_json("stats", str(store), SESSION, "--at", "2")["tokens"]["total"] is None
 
@@ -204,3 +209,79 @@ def test_turns_are_bands_and_prompts_marks_reached_by_click_tab_and_keys(
     assert "at=2" in page.url
     assert opened.errors == []
     page.close()
+
+
+def test_the_list_is_grouped_by_project_most_recent_first_in_local_time(
+    served: Served, browser: Any
+) -> None:
+    context = browser.new_context(timezone_id="Asia/Tokyo", viewport={"width": 1500, "height": 900})
+    page = context.new_page()
+    opened = Opened(page)
+    page.goto(served.link("/"))
+    page.wait_for_selector("#sessions[data-total='4']", timeout=30_000)
+    heads = [th.inner_text().rstrip(" ▲") for th in page.query_selector_all("#sessions th")]
+    assert heads[:10] == ["session", "title", "agent", "project", "model", "first event",
+                          "last event", "calls", "failures", "tokens"]  # fmt: skip
+    groups = [
+        tr.get_attribute("data-project") for tr in page.query_selector_all("#sessions tr.group")
+    ]
+    # Each project's latest session: 2026-02-12, 2026-02-10, 2025-11-18.
+    assert groups == [
+        "/home/USER/projects/spotter-worktrees/spotter-dov",
+        "/home/marco/projects/spotter",
+        "/home/yuki/translit-rs",
+    ]
+    rows = page.query_selector_all("#sessions tr.session")
+    first = [td.inner_text() for td in rows[1].query_selector_all("td")]
+    assert first[0] in {SESSION, LONG_SESSION}
+    assert first[2:4] == ["claude-code", "/home/marco/projects/spotter"]
+    assert first[7:10] == ["2", "2", "25,366"]  # two calls, both rejected
+    # 21:11:52.438 UTC is 06:11:52.438 the next day in Tokyo; the UTC value is on hover.
+    started = rows[1].query_selector_all("td")[5].query_selector("span.time")
+    assert started.inner_text() == "2026-02-11 06:11:52.438"
+    assert started.get_attribute("title") == "2026-02-10 21:11:52.438000 UTC"
+    # Any column sorts the list whole, without the groups.
+    page.click("#sessions th:nth-child(10)")
+    page.wait_for_function("() => !document.querySelector('#sessions tr.group')")
+    assert opened.errors == []
+    context.close()
+
+
+def test_sessions_gives_each_sessions_agent_project_and_times(tmp_path: Path) -> None:
+    store = tmp_path / "s.sqlite"
+    run("import-transcript", str(SHORT), str(store))
+    [row] = run_json("sessions", str(store))["sessions"]
+    assert (row["agent"], row["project"]) == ("claude-code", "/home/marco/projects/spotter")
+    assert (row["first_time"], row["last_time"]) == (
+        "2026-02-10T21:11:52.438000Z",
+        "2026-02-10T21:12:02.480000Z",
+    )
+    text = run("sessions", str(store)).stdout
+    header = text.splitlines()[0].split()
+    assert header[:3] == ["session", "agent", "project"] and "(UTC)" in header
+    assert "claude-code  /home/marco/projects/spotter" in text
+    assert "2026-02-10T21:11:52.438000Z  2026-02-10T21:12:02.480000Z" in text
+
+
+def test_the_report_shows_times_in_the_viewers_zone_with_utc_on_hover(
+    tmp_path: Path, browser: Any
+) -> None:
+    store = tmp_path / "s.sqlite"
+    run("import-transcript", str(SHORT), str(store))
+    out = tmp_path / "report.html"
+    run("report", str(store), SESSION, "-o", str(out))
+    context = browser.new_context(timezone_id="America/New_York")
+    page = context.new_page()
+    opened = Opened(page)
+    page.goto(out.as_uri())
+    page.wait_for_selector("body[data-ready]", timeout=60_000)
+    # The first call was requested at 21:12:01.117 UTC: 16:12:01.117 in New York (EST).
+    times = page.query_selector_all("#overview span.time")
+    assert times[0].inner_text() == "2026-02-10 16:12:01.117"
+    assert times[0].get_attribute("title") == "2026-02-10 21:12:01.117 UTC"
+    page.click("#timeline rect.bar[data-index='0']")
+    requested = page.wait_for_selector("#versions tr.version span.time", timeout=10_000)
+    assert requested.inner_text() == "2026-02-10 16:12:01.117"
+    assert (requested.get_attribute("title") or "").startswith("2026-02-10 21:12:01.117")
+    assert opened.errors == []
+    context.close()

@@ -24,6 +24,7 @@ from .errors import CliError
 from .export import add_export_arguments, cmd_export
 from .inspect import cmd_diff, cmd_history, cmd_replay, cmd_sessions
 from .loading import INVOCATION_HELP, SESSION_HELP
+from .prices import add_prices_argument
 from .render import in_line
 from .report import add_report_arguments, cmd_report
 from .serve import add_serve_arguments, cmd_serve
@@ -189,6 +190,7 @@ def _one_session(
     history.add_argument("source", metavar="SOURCE", help=source_help)
     history.add_argument("session", metavar="SESSION", help=SESSION_HELP)
     history.add_argument("invocation", metavar="INVOCATION", help=INVOCATION_HELP)
+    add_prices_argument(history)
     diff = command("diff", cmd_diff, "the invocations added or changed between two sequences")
     diff.add_argument("source", metavar="SOURCE", help=source_help)
     diff.add_argument("session", metavar="SESSION", help=SESSION_HELP)

@@ -166,5 +166,22 @@ def tokens_json(
     return document
 
 
+def call_spent_json(
+    talk: Talked | None,
+    invocation: str,
+    redaction: Redaction | None = None,
+    prices: PriceTable | None = None,
+) -> dict[str, Any] | None:
+    """A call's share of its message's tokens, as its history shows it (``spent``):
+    ``recorded`` false where the session records no usage, ``tokens`` null where none
+    reached the call; ``None`` for a session that holds no conversation."""
+    if talk is None:
+        return None
+    return {
+        "recorded": talk.spending.spent is not None,
+        "tokens": spent_json(talk.spending.calls.get(invocation), redaction, prices),
+    }
+
+
 def _shown(text: str | None, redaction: Redaction | None) -> str | None:
     return text if text is None or redaction is None else redaction.text(text)

@@ -22,6 +22,18 @@ var CX = (function () {
   function two(n, per, big, small) { var r = n % per; return (n - r) / per + " " + big + (r ? " " + r + " " + small : ""); }
   var WAYS = [[1, 1000, function (n) { return n + " µs"; }], [1000, 1000, function (n) { return n + " ms"; }], [1e5, 600, function (n) { return Math.floor(n / 10) + "." + n % 10 + " s"; }], [1e6, 3600, function (n) { return two(n, 60, "min", "s"); }], [6e7, 1440, function (n) { return two(n, 60, "h", "min"); }], [3.6e9, Infinity, function (n) { return two(n, 24, "d", "h"); }]];
   function dur(us) { if (us == null) return "–"; if (us < 0) return "-" + dur(-us); us = Math.round(us); if (us === 0) return "0 s"; for (var i = 0; ; i++) { var w = WAYS[i], n = Math.floor((us + Math.floor(w[0] / 2)) / w[0]); if (n < w[1]) return w[2](n); } }
+  // A moment in the viewer's own zone ("2026-02-11 06:11:52.438"), and as an element with its UTC
+  // value on hover (title): every time a person reads is local, the exact one a hover away.
+  function pad2(n) { return (n < 10 ? "0" : "") + n; }
+  function localTime(ms) {
+    var d = new Date(ms), frac = d.getMilliseconds();
+    return d.getFullYear() + "-" + pad2(d.getMonth() + 1) + "-" + pad2(d.getDate()) + " " + pad2(d.getHours()) + ":" + pad2(d.getMinutes()) + ":" + pad2(d.getSeconds()) + (frac ? "." + ("00" + frac).slice(-3) : "");
+  }
+  function utcTime(ms) { return new Date(ms).toISOString().replace("T", " ").replace("Z", " UTC"); }
+  function timeEl(ms, exact) {
+    if (ms == null || isNaN(ms)) return el("span", "–");
+    var t = el("span", localTime(ms), "time"); t.title = exact ? exact.replace("T", " ").replace("Z", " UTC") : utcTime(ms); return t;
+  }
   function clock(origin, us) { var d = new Date((origin + us) / 1000); return d.toISOString().replace("T", " ").replace("Z", " UTC"); }
   // A count: "failed 3". The non-zero exits' chip (key "exited_nonzero") reads "exited non-zero".
   var LABELS = { exited_nonzero: "exited non-zero" };
@@ -348,6 +360,6 @@ var CX = (function () {
     a.setAttribute("data-testid", "subagent-link"); return a;
   }
 
-  return { txt: txt, $: $, el: el, sv: sv, row: row, head: head, fill: fill, fmtNum: fmtNum, counted: counted, dur: dur, clock: clock, chip: chip, chips: chips, exitCode: exitCode, legend: legend, viewTitle: viewTitle, drawTimeline: drawTimeline, toolView: toolView, subagentLink: subagentLink,
+  return { txt: txt, $: $, el: el, sv: sv, row: row, head: head, fill: fill, fmtNum: fmtNum, counted: counted, dur: dur, clock: clock, localTime: localTime, utcTime: utcTime, timeEl: timeEl, chip: chip, chips: chips, exitCode: exitCode, legend: legend, viewTitle: viewTitle, drawTimeline: drawTimeline, toolView: toolView, subagentLink: subagentLink,
     shortId: shortId, word: word, term: term, means: means, GLOSSARY: GLOSSARY, changedTitle: changedTitle, unchangedRow: unchangedRow, outputText: outputText, fileLines: fileLines, callDetails: callDetails };
 })();

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...core.tools.ids import SessionId
-from ..replay.spent import prices_json, spent_json, turn_json
+from ..replay.spent import call_spent_json, prices_json, spent_json, turn_json
 from .debugger import Debugger
 
 
@@ -42,10 +42,4 @@ def call_tokens(debugger: Debugger, session: SessionId, invocation: str) -> dict
     where the session records no usage, ``tokens`` null where none reached the call; or
     ``None`` for a session that holds no conversation."""
     talk = debugger.talk.through(session, debugger.last_sequence(session))
-    if talk is None:
-        return None
-    spent = talk.spending.calls.get(invocation)
-    return {
-        "recorded": talk.spending.spent is not None,
-        "tokens": spent_json(spent, debugger.redaction, debugger.prices),
-    }
+    return call_spent_json(talk, invocation, debugger.redaction, debugger.prices)

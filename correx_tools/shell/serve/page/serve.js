@@ -60,14 +60,17 @@
   function exits(n) { return el("span", fmtNum(n), n ? "exits nonzero" : "exits"); }
 
   // -- the sessions -----------------------------------------------------------------------------
-  var LIST_COLUMNS = [["session", "session"], ["events", "events"], ["invocations", "invocations"], ["completed", "completed"], ["failed", "failed"],
-    ["exited_nonzero", "exit ≠ 0"], ["rejected", "rejected"], ["open", "open"], ["refused", "refused"], ["first", "first event"], ["last", "last event"],
-    ["title", "title"], ["model", "model"], ["tokens", "tokens"]];
-  var list = { offset: 0, limit: 50, sort: "session", q: "" }, listTimer = null;
+  // Grouped by project (the working directory a transcript records), the most recent first, by
+  // default; any column sorts the list whole instead. Times are the viewer's own, UTC on hover.
+  var LIST_COLUMNS = [["session", "session"], ["title", "title"], ["agent", "agent"], ["project", "project"], ["model", "model"],
+    ["first", "first event"], ["last", "last event"], ["invocations", "calls"], ["failures", "failures"], ["tokens", "tokens"],
+    ["events", "events"], ["open", "open"], ["refused", "refused"]];
+  var LIST_SORT = "project";
+  var list = { offset: 0, limit: 50, sort: LIST_SORT, q: "" }, listTimer = null;
   function sessionsView() {
     $("sessions-view").hidden = false; document.title = "correx-tools serve";
     var params = new URLSearchParams(location.search);
-    list.q = params.get("q") || ""; list.sort = params.get("sort") || "session"; list.offset = +(params.get("offset") || 0);
+    list.q = params.get("q") || ""; list.sort = params.get("sort") || LIST_SORT; list.offset = +(params.get("offset") || 0);
     $("filter").value = list.q;
     $("filter").oninput = function () { list.q = this.value; list.offset = 0; listUrl(); loadSessions(); };
     $("sessions-prev").onclick = function () { list.offset = Math.max(0, list.offset - list.limit); listUrl(); loadSessions(); };
@@ -79,7 +82,7 @@
   // The list's filter, order and page, and the search over every session (a new search is a new
   // entry in the history; the rest replaces it).
   function listUrl(push) {
-    var q = new URLSearchParams(); if (list.q) q.set("q", list.q); if (list.sort !== "session") q.set("sort", list.sort); if (list.offset) q.set("offset", list.offset);
+    var q = new URLSearchParams(); if (list.q) q.set("q", list.q); if (list.sort !== LIST_SORT) q.set("sort", list.sort); if (list.offset) q.set("offset", list.offset);
     var asked = push ? { search: $("everywhere-text").value, tool: $("everywhere-tool").value, status: $("everywhere-status").value } : wide && { search: wide.q, tool: wide.tool, status: wide.status };
     if (asked) Object.keys(asked).forEach(function (k) { if (asked[k] || k === "search") q.set(k, asked[k]); });
     var url = "/" + (String(q) ? "?" + q : "");
@@ -91,8 +94,14 @@
     var title = el("span", s.title || "", "title"); if (s.title_from) title.title = s.title_from === "agent" ? "the agent's own title" : "the first prompt";
     var t = s.tokens, tokens = el("span", t ? fmtNum(t.total) : s.transcript ? "none recorded" : "", "tokens");
     if (t) tokens.title = "input " + fmtNum(t.input) + " · output " + fmtNum(t.output) + " · cache read " + fmtNum(t.cache_read) + " · cache write " + fmtNum(t.cache_write);
-    return [title, s.models.join(", "), tokens];
+    return { title: title, models: s.models.join(", "), tokens: tokens };
   }
+  // A failure is a call that failed, was rejected or exited non-zero (as n and p find them).
+  function failures(s) {
+    var st = s.statuses, n = st.failed + st.rejected + s.exited_nonzero, c = el("span", fmtNum(n), n ? "failures nonzero" : "failures");
+    c.title = fmtNum(st.failed) + " failed · " + fmtNum(st.rejected) + " rejected · " + fmtNum(s.exited_nonzero) + " exited non-zero"; return c;
+  }
+  function when(iso, untimed) { return iso ? CX.timeEl(Date.parse(iso), iso) : el("span", untimed || "–", "muted"); }
   function loadSessions() {
     api("/sessions", { q: list.q, sort: list.sort, offset: list.offset, limit: list.limit }).then(function (d) {
       showError(null); $("source").textContent = CX.txt(d.source);
@@ -102,17 +111,23 @@
         th.onclick = function () { list.sort = list.sort === key ? "-" + key : key; list.offset = 0; listUrl(); loadSessions(); }; tr.appendChild(th);
       });
       table.replaceChildren(tr);
+      var grouped = list.sort.replace("-", "") === "project", group;
       d.sessions.forEach(function (s) {
         var a = el("a", s.session_id); a.href = "/sessions/" + enc(s.ref);
+        if (grouped && (group === undefined || (s.project || null) !== group)) {  // a project's heading row
+          group = s.project || null;
+          var head = el("tr", null, "group"), cell = el("td", group || "no project recorded", group ? "project" : "project muted");
+          cell.colSpan = LIST_COLUMNS.length; head.appendChild(cell); head.setAttribute("data-project", group || ""); table.appendChild(head);
+        }
         var st = s.statuses;
         if (s.damaged) {  // its events do not hold together: no counts, and why
           a.title = s.damaged;
-          table.appendChild(row([a, fmtNum(s.events), el("span", "damaged: " + s.damaged, "damaged"), "", "", "", "", "", "", "", "", "", "", ""]));
+          table.appendChild(row([a, el("span", "damaged: " + s.damaged, "damaged"), "", "", "", "", "", "", "", "", fmtNum(s.events), "", ""], "session"));
           return;
         }
         // A session whose transcript records no time has none to show (its stand-ins keep order only).
-        var untimed = s.transcript && s.transcript.times_recorded === false ? "no times recorded" : null;
-        table.appendChild(row([a, fmtNum(s.events), fmtNum(s.invocations), fmtNum(st.completed), fmtNum(st.failed), exits(s.exited_nonzero), fmtNum(st.rejected), fmtNum(st.requested + st.started), fmtNum(s.refused_events), s.first_time || untimed, s.last_time || untimed].concat(talkCells(s))));
+        var untimed = s.transcript && s.transcript.times_recorded === false ? "no times recorded" : null, talk = talkCells(s);
+        table.appendChild(row([a, talk.title, s.agent || "recorded", s.project || "", talk.models, when(s.first_time, untimed), when(s.last_time, untimed), fmtNum(s.invocations), failures(s), talk.tokens, fmtNum(s.events), fmtNum(st.requested + st.started), fmtNum(s.refused_events)], "session"));
       });
       table.setAttribute("data-total", d.total);
       $("sessions-count").textContent = d.total ? fmtNum(d.offset + 1) + "–" + fmtNum(d.offset + d.sessions.length) + " of " + fmtNum(d.total) : "no sessions";
