@@ -334,7 +334,7 @@ def test_the_sessions_list_filters_sorts_and_pages(
         store.import_events(events).unwrap()
     server = Served(path)
     try:
-        opened = open_page(server)
+        opened = open_page(server, "/?sort=session")  # by name (the default groups by project)
         page = opened.page
         page.wait_for_selector("#sessions[data-total='120']")
         names = [a.inner_text() for a in page.query_selector_all("#sessions a")]
@@ -346,9 +346,9 @@ def test_the_sessions_list_filters_sorts_and_pages(
         page.fill("#filter", "agent-11")
         page.wait_for_selector("#sessions[data-total='10']")
         page.fill("#filter", "")
-        page.click("#sessions th:nth-child(2)")  # by events: fewest first, then most
-        page.click("#sessions th:nth-child(2)")
-        most = "document.querySelector('#sessions tr:nth-child(2) td:nth-child(2)').textContent"
+        page.click("#sessions th:nth-child(11)")  # by events: fewest first, then most
+        page.click("#sessions th:nth-child(11)")
+        most = "document.querySelector('#sessions tr:nth-child(2) td:nth-child(11)').textContent"
         page.wait_for_function(f"() => {most} === '12'")
         page.click("#sessions a")
         page.wait_for_selector("[data-testid=last-sequence]:text('12')")
@@ -606,7 +606,7 @@ def test_the_keys_on_the_page_are_the_keys_the_docs_list(
     docs = (ROOT / "docs" / "serve.md").read_text(encoding="utf-8")
     table = docs.split("| keys | does |\n|---|---|\n", 1)[1].split("\n\n", 1)[0]
     listed = [f"| {' or '.join(f'`{k}`' for k in keys)} | {does} |" for keys, does in shown]
-    assert table.splitlines() == listed and len(listed) == 8
+    assert table.splitlines() == listed and len(listed) == 10
 
 
 def test_words_do_not_break_and_the_first_load_claims_no_change(

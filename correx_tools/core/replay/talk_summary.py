@@ -3,7 +3,8 @@
 Summed over the session's conversation events (`correx_tools.core.lifecycle.conversation`)
 one at a time, so a summary of a session that grew goes on from the one before
 (`TalkSummary.taking`). The title is the agent's own where the transcript records one
-(its description's), else the first prompt's first line, cut to `TITLE_CHARS`.
+(its description's), else the first prompt's first line, which a view masks and then
+cuts to `TITLE_CHARS` (`cut_title`).
 
 >>> from correx_tools.core.lifecycle.conversation import Prompt, conversation_event
 >>> TalkSummary().taking([conversation_event(Prompt(text="fix the tests\\nplease"))]).title
@@ -32,8 +33,9 @@ TITLE_CHARS = 120
 @final
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TalkSummary:
-    """What a session's conversation adds up to: ``title`` (its first prompt's, until an
-    agent's own replaces it), ``models`` in the order first seen, ``tokens`` (``None``
+    """What a session's conversation adds up to: ``title`` (its first prompt's first line,
+    whole: a view masks it, then cuts it with `cut_title`), ``models`` in the order first
+    seen, ``tokens`` (``None``
     while no usage is recorded: a session whose format records none says so, not 0),
     and how many ``prompts`` and ``messages`` (words and reasoning) it holds."""
 
@@ -57,7 +59,7 @@ class TalkSummary:
             if isinstance(said, Prompt):
                 prompts += 1
                 if title is None and said.text.strip():
-                    title = _title(said.text)
+                    title = first_line(said.text)
                 continue
             if isinstance(said, Usage):
                 tokens = said.usage if tokens is None else tokens + said.usage
@@ -69,6 +71,12 @@ class TalkSummary:
                        messages=messages, seen=seen)  # fmt: skip
 
 
-def _title(text: str) -> str:
-    line = next((line.strip() for line in text.splitlines() if line.strip()), "")
+def first_line(text: str) -> str:
+    """A prompt's first line that is not blank, whole (a view masks it, then cuts it with
+    `cut_title`: a cut first could split a secret the masking would no longer see)."""
+    return next((line.strip() for line in text.splitlines() if line.strip()), "")
+
+
+def cut_title(line: str) -> str:
+    """A title cut to `TITLE_CHARS`, an ellipsis where it was cut."""
     return line if len(line) <= TITLE_CHARS else line[: TITLE_CHARS - 1] + "…"

@@ -23,7 +23,9 @@ from ..replay.documents import (
     session_row,
     state_document,
 )
+from ..replay.ends import session_times
 from ..replay.lead_up import lead_up_in, request_sequence
+from ..replay.spent import call_spent_json, talked
 from ..transcripts.description import description_json, session_description
 from .errors import CliError
 from .lead_up_text import arguments_text, lead_up_text, talk_of, talk_table
@@ -36,6 +38,7 @@ from .loading import (
     repository_for,
     times_recorded,
 )
+from .prices import prices_of
 from .readable import counted
 from .render import (
     changes_table,
@@ -47,11 +50,13 @@ from .render import (
     table,
 )
 from .sources import open_store
+from .tokens_text import cost_text, spent_text
 
 REFUSED_SHOWN = 10
 TOOLS_SHOWN = 10
-SESSION_COLUMNS = ("session", "events", "invocations", "completed", "failed", "exit ≠ 0",
-                   "rejected", "open", "refused")  # fmt: skip
+SESSION_COLUMNS = ("session", "agent", "project", "events", "invocations", "completed",
+                   "failed", "exit ≠ 0", "rejected", "open", "refused", "first event (UTC)",
+                   "last event (UTC)")  # fmt: skip
 
 
 def cmd_sessions(args: argparse.Namespace) -> int:
@@ -64,7 +69,10 @@ def cmd_sessions(args: argparse.Namespace) -> int:
         transcript = description_json(session_description(store, session))
         # Only an imported session holds a conversation (read whole: its events, once).
         talk = None if transcript is None else talk_of(store, session)
-        rows.append(session_row(summary, transcript=transcript, talk=talk))
+        row = session_row(summary, transcript=transcript, talk=talk)
+        row["first_time"], row["last_time"] = session_times(store, session, summary.sequence,
+                                                            transcript)  # fmt: skip
+        rows.append(row)
     emit(
         args,
         {"source": args.source, "sessions": rows},
@@ -75,6 +83,8 @@ def cmd_sessions(args: argparse.Namespace) -> int:
                 [
                     (
                         r["session_id"],
+                        r["agent"] or "-",
+                        r["project"] or "-",
                         r["events"],
                         r["invocations"],
                         r["statuses"]["completed"],
@@ -83,10 +93,12 @@ def cmd_sessions(args: argparse.Namespace) -> int:
                         r["statuses"]["rejected"],
                         r["statuses"]["requested"] + r["statuses"]["started"],
                         r["refused_events"],
+                        r["first_time"] or "-",
+                        r["last_time"] or "-",
                     )
                     for r in rows
                 ],
-                squeeze=("session",),
+                squeeze=("session", "project"),
             ),
         ),
     )
@@ -169,6 +181,7 @@ NO_TIMES = (
 
 
 def cmd_history(args: argparse.Namespace) -> int:
+    prices = prices_of(args)
     with opened_session(args, lenient=True) as (store, session, view):
         times = times_recorded(store, session)
         invocation = find_invocation(view, args.invocation)
@@ -176,6 +189,10 @@ def cmd_history(args: argparse.Namespace) -> int:
         refused = refused_about(view.refused(), invocation)
         request = request_sequence(history)
         led = None if request is None else lead_up_in(store, session, request)
+        # Only an imported session holds a conversation: any other is not read for one.
+        imported = session_description(store, session) is not None
+        talk = talked(store, session, view.last_sequence) if imported else None
+    spent = call_spent_json(talk, invocation, prices=prices)
     rows = [
         (
             str(sequence),
@@ -199,11 +216,20 @@ def cmd_history(args: argparse.Namespace) -> int:
             lines.append(f"{counted(len(refused), 'event')} about it refused by the lifecycle:")
             lines.extend(f"  {error}" for _, error in refused)
         lines.extend(arguments_text(first))
+        if talk is not None:
+            share = talk.spending.calls.get(invocation)
+            lines.append(
+                "tokens: none recorded"
+                if share is None
+                else f"tokens: {spent_text(share)} (its share of its message's), cost "
+                f"{cost_text(share, prices)}"
+            )
         if led is not None:
             lines.extend(lead_up_text(led))
         return "\n".join(lines)
 
     document = history_document(session, invocation, history, refused, times=times, lead_up=led)
+    document["spent"] = spent
     emit(args, document, text)
     return 0
 

@@ -209,6 +209,7 @@ def _one_session(declared: _Parsers) -> None:
     history.add_argument("source", metavar="SOURCE", help=source_help)
     history.add_argument("session", metavar="SESSION", help=SESSION_HELP)
     history.add_argument("invocation", metavar="INVOCATION", help=INVOCATION_HELP)
+    declared.extend("history", history, "prices:add_prices_argument")
     diff = command(
         "diff", "inspect:cmd_diff", "the invocations added or changed between two sequences"
     )

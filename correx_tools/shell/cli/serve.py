@@ -23,6 +23,7 @@ from pathlib import Path
 from ...core.report.redaction import Redaction
 from .browser import open_in_browser, redirect_file, remove
 from .errors import CliError
+from .prices import add_prices_argument, prices_of
 from .report import add_redact_argument
 from .serve_sources import served
 from .sources import close_store
@@ -103,6 +104,7 @@ def _warn(args: argparse.Namespace) -> None:
 def cmd_serve(args: argparse.Namespace) -> int:
     """Check everything, listen, print where, and serve until stopped."""
     redaction = _checked(args)
+    prices = prices_of(args)  # a bad file is said before anything is opened
     from ..serve.access import Access  # noqa: PLC0415 - the optional extra
     from ..serve.debugger import Debugger  # noqa: PLC0415
     from ..serve.server import ListenError, listen, serve  # noqa: PLC0415
@@ -150,7 +152,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
             open_in_browser(url if opening is None else opening.as_uri())
 
     # The source as the server names it in its answers: a database password masked.
-    debugger = Debugger(store, source, lenient=args.lenient, redaction=redaction)
+    debugger = Debugger(store, source, lenient=args.lenient, redaction=redaction, prices=prices)
     if opened.follower is not None:
         opened.follower.start()  # transcripts: followed as their agents write them
     try:
@@ -193,6 +195,7 @@ def add_serve_arguments(parser: argparse.ArgumentParser, source_help: str) -> No
     parser.add_argument("--open", action="store_true", help="open the page in a browser")
     parser.add_argument("--lenient", action="store_true", help="skip events the lifecycle refuses")
     add_redact_argument(parser)
+    add_prices_argument(parser)
     parser.add_argument(
         "--no-redact", action="store_true", help="show the sessions unmasked (prints a warning)"
     )

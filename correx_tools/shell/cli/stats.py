@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from datetime import datetime, timedelta
 
 from ...core.lifecycle.status import ToolInvocationStatus
@@ -11,10 +11,14 @@ from ...core.replay.analytics import Percentiles, ToolStats, ToolStatsBuilder
 from ...core.replay.outline import InvocationOutline
 from ...core.replay.recorded import exited_nonzero
 from ..replay.documents import NO_DURATIONS, stats_document
+from ..replay.spent import talked, tokens_json
+from ..transcripts.description import session_description
 from .loading import SESSION_HELP, answered, times_recorded
+from .prices import add_prices_argument, prices_of
 from .readable import counted, duration
 from .render import emit, one_line, table
 from .streaming import streamed_session
+from .tokens_text import tokens_text
 
 InFlight = tuple[str, str, ToolInvocationStatus, timedelta | None]
 """A call in flight as ``stats`` shows it: id, tool, status, how long it queued."""
@@ -22,11 +26,18 @@ _IN_FLIGHT = frozenset({ToolInvocationStatus.REQUESTED, ToolInvocationStatus.STA
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
+    prices = prices_of(args)
+    tools: dict[str, str] = {}
     with streamed_session(args) as (store, session, at, view):
         times = times_recorded(store, session)
+        # Only an imported session holds a conversation: any other is not read for one.
+        talk = None if session_description(store, session) is None else talked(store, session, at)
         outlines = answered(view.outlines(at), session, lenient=args.lenient)
+        if talk is not None and talk.spending.calls:
+            outlines = _noting_tools(outlines, tools)
         stats, flying = session_stats(outlines)
     document = stats_document(session, at, stats, flying, times=times)
+    document["tokens"] = tokens_json(talk, prices=prices)
     spread = _spread if times else _none
 
     def text() -> str:
@@ -68,6 +79,8 @@ def cmd_stats(args: argparse.Namespace) -> int:
         ]
         if not times:
             lines.append(NO_DURATIONS)
+        if talk is not None:
+            lines.extend(tokens_text(talk, tools, prices))
         return "\n".join(lines)
 
     emit(args, document, text)
@@ -93,12 +106,22 @@ def session_stats(
     return builder.stats(), [item[2] for item in flying]
 
 
+def _noting_tools(
+    outlines: Iterable[InvocationOutline], tools: dict[str, str]
+) -> Iterator[InvocationOutline]:
+    """The outlines, each call's tool noted on the way (for the calls' tokens)."""
+    for outline in outlines:
+        tools[outline[0]] = outline[1]
+        yield outline
+
+
 def add_stats_arguments(parser: argparse.ArgumentParser, source_help: str) -> None:
     """The arguments of ``correx-tools stats``."""
     parser.add_argument("source", metavar="SOURCE", help=source_help)
     parser.add_argument("session", metavar="SESSION", help=SESSION_HELP)
     parser.add_argument("--at", type=int, metavar="SEQ", help="the state right after this sequence")
     parser.add_argument("--lenient", action="store_true", help="skip events the lifecycle refuses")
+    add_prices_argument(parser)
 
 
 def _none(spread: Percentiles) -> str:

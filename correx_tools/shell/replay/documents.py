@@ -27,7 +27,7 @@ from ...core.replay.analytics import Percentiles, ToolStats
 from ...core.replay.lead_up import LeadUp
 from ...core.replay.recorded import exit_code_of
 from ...core.replay.summary import DiffSummary, SessionSummary
-from ...core.replay.talk_summary import TalkSummary
+from ...core.replay.talk_summary import TalkSummary, cut_title
 from ...core.replay.timeline import RecordChange
 from ...core.report.redaction import Redaction
 from ...core.tools.json_values import thaw_json
@@ -107,7 +107,9 @@ def session_row(
     """One session of ``sessions --json``: its events, invocations and counts, where it was
     imported from (``transcript``: its description, ``None`` for one not imported), and
     what its conversation adds up to (``talk``): a title (the agent's own, else the first
-    prompt's), its models and its tokens (``null`` where none are recorded)."""
+    prompt's), its models and its tokens (``null`` where none are recorded); its ``agent``
+    (the transcript's format) and ``project`` (its working directory), ``null`` where not
+    known."""
     shown = _Shown(redaction)
     own = transcript.get("title") if transcript is not None else None
     title = own if isinstance(own, str) and own else None if talk is None else talk.title
@@ -125,8 +127,14 @@ def session_row(
             key: shown.text(value) if isinstance(value, str) else value
             for key, value in transcript.items()
         },
-        "title": None if title is None else shown.text(title),
+        # Masked whole, then cut: a cut first could split a secret the masking would miss.
+        "title": None if title is None else cut_title(shown.text(title)),
         "title_from": None if title is None else "agent" if title is own else "prompt",
+        # Which agent wrote it (a transcript's format; null: recorded by this library) and in
+        # which project (the working directory its transcript records).
+        "agent": None if transcript is None else transcript.get("format"),
+        "project": None if transcript is None or not transcript.get("cwd") else
+                   shown.text(str(transcript["cwd"])),
         "models": [] if talk is None else [shown.text(model) for model in talk.models],
         "tokens": None if tokens is None else {
             "input": tokens.input, "output": tokens.output, "cache_read": tokens.cache_read,

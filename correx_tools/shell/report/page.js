@@ -22,6 +22,18 @@ var CX = (function () {
   function two(n, per, big, small) { var r = n % per; return (n - r) / per + " " + big + (r ? " " + r + " " + small : ""); }
   var WAYS = [[1, 1000, function (n) { return n + " µs"; }], [1000, 1000, function (n) { return n + " ms"; }], [1e5, 600, function (n) { return Math.floor(n / 10) + "." + n % 10 + " s"; }], [1e6, 3600, function (n) { return two(n, 60, "min", "s"); }], [6e7, 1440, function (n) { return two(n, 60, "h", "min"); }], [3.6e9, Infinity, function (n) { return two(n, 24, "d", "h"); }]];
   function dur(us) { if (us == null) return "–"; if (us < 0) return "-" + dur(-us); us = Math.round(us); if (us === 0) return "0 s"; for (var i = 0; ; i++) { var w = WAYS[i], n = Math.floor((us + Math.floor(w[0] / 2)) / w[0]); if (n < w[1]) return w[2](n); } }
+  // A moment in the viewer's own zone ("2026-02-11 06:11:52.438"), and as an element with its UTC
+  // value on hover (title): every time a person reads is local, the exact one a hover away.
+  function pad2(n) { return (n < 10 ? "0" : "") + n; }
+  function localTime(ms) {
+    var d = new Date(ms), frac = d.getMilliseconds();
+    return d.getFullYear() + "-" + pad2(d.getMonth() + 1) + "-" + pad2(d.getDate()) + " " + pad2(d.getHours()) + ":" + pad2(d.getMinutes()) + ":" + pad2(d.getSeconds()) + (frac ? "." + ("00" + frac).slice(-3) : "");
+  }
+  function utcTime(ms) { return new Date(ms).toISOString().replace("T", " ").replace("Z", " UTC"); }
+  function timeEl(ms, exact) {
+    if (ms == null || isNaN(ms)) return el("span", "–");
+    var t = el("span", localTime(ms), "time"); t.title = exact ? exact.replace("T", " ").replace("Z", " UTC") : utcTime(ms); return t;
+  }
   function clock(origin, us) { var d = new Date((origin + us) / 1000); return d.toISOString().replace("T", " ").replace("Z", " UTC"); }
   // A count: "failed 3". The non-zero exits' chip (key "exited_nonzero") reads "exited non-zero".
   var LABELS = { exited_nonzero: "exited non-zero" };
@@ -90,7 +102,10 @@ var CX = (function () {
   // [[lane, bucket, open, completed, failed, rejected, exited non-zero]], now (a time or null),
   // selected (a key). axis "sequence" (a session that records no time): every time is an
   // event's sequence (origin the first), and none is shown as a time or a duration.
-  // on: bar(key), zoom(from, to).
+  // turns (optional): [{turn, from, to, prompt (a time or null), sequence (the prompt's), title}],
+  // drawn as bands behind the lanes, each prompt a mark that can be clicked or focused (Tab) and
+  // taken with Enter or Space.
+  // on: bar(key), zoom(from, to), prompt(sequence).
   var dragged = false;
   function drawTimeline(svg, m, on) {
     var width = Math.max(svg.clientWidth || 900, 400), left = 150, right = 16, laneH = 22, top = 24;
@@ -106,6 +121,16 @@ var CX = (function () {
       svg.appendChild(label);
       svg.appendChild(sv("line", { x1: x(t), x2: x(t), y1: 18, y2: height, stroke: "#eef0f4" }));
     }
+    (m.turns || []).forEach(function (u, n) {
+      // A turn: a band from its prompt to its last event, every other one shaded.
+      var from = Math.max(u.from, m.view[0]), to = Math.min(u.to, m.view[1]);
+      if (to >= from) svg.appendChild(sv("rect", { x: x(from), y: 18, width: Math.max(x(to) - x(from), 1), height: height - 18, "class": "turn-band" + (n % 2 ? " odd" : ""), "data-turn": u.turn, "pointer-events": "none" }));
+      if (u.prompt == null || u.prompt < m.view[0] || u.prompt > m.view[1]) return;
+      var mark = sv("path", { d: "M" + (x(u.prompt) - 5) + " 16 L" + (x(u.prompt) + 5) + " 16 L" + x(u.prompt) + " 24 Z", "class": "prompt-mark", tabindex: 0, role: "button", "data-sequence": u.sequence, "aria-label": "prompt of turn " + u.turn + " at sequence " + u.sequence });
+      var tip = sv("title", {}); tip.textContent = "prompt · turn " + u.turn + " · sequence " + u.sequence + (u.title ? "\n" + txt(u.title) : ""); mark.appendChild(tip);
+      mark.onkeydown = function (ev) { if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); on.prompt(u.sequence); } };
+      svg.appendChild(mark);
+    });
     m.lanes.forEach(function (name, lane) {
       var l = sv("text", { x: 6, y: top + lane * laneH + 15, "class": "lane-label" }); l.textContent = short(txt(name)); svg.appendChild(l);
       var title = sv("title", {}); title.textContent = txt(name); l.appendChild(title);
@@ -138,6 +163,8 @@ var CX = (function () {
     }
     if (m.now != null && m.now >= m.view[0] && m.now <= m.view[1]) svg.appendChild(sv("line", { x1: x(m.now), x2: x(m.now), y1: 18, y2: height, "class": "now" }));
     svg.onclick = function (ev) {
+      var mark = ev.target.closest ? ev.target.closest(".prompt-mark") : null;
+      if (mark && !dragged && on.prompt) { on.prompt(+mark.getAttribute("data-sequence")); return; }
       var target = ev.target.closest ? ev.target.closest("rect") : null; if (!target || dragged) return;
       if (target.classList.contains("bar")) on.bar(target.getAttribute("data-index"));
       else if (target.classList.contains("bucket")) { var b = +target.getAttribute("data-bucket"); on.zoom(m.view[0] + span * b / m.buckets, m.view[0] + span * (b + 1) / m.buckets); }
@@ -333,6 +360,6 @@ var CX = (function () {
     a.setAttribute("data-testid", "subagent-link"); return a;
   }
 
-  return { txt: txt, $: $, el: el, sv: sv, row: row, head: head, fill: fill, fmtNum: fmtNum, counted: counted, dur: dur, clock: clock, chip: chip, chips: chips, exitCode: exitCode, legend: legend, viewTitle: viewTitle, drawTimeline: drawTimeline, toolView: toolView, subagentLink: subagentLink,
+  return { txt: txt, $: $, el: el, sv: sv, row: row, head: head, fill: fill, fmtNum: fmtNum, counted: counted, dur: dur, clock: clock, localTime: localTime, utcTime: utcTime, timeEl: timeEl, chip: chip, chips: chips, exitCode: exitCode, legend: legend, viewTitle: viewTitle, drawTimeline: drawTimeline, toolView: toolView, subagentLink: subagentLink,
     shortId: shortId, word: word, term: term, means: means, GLOSSARY: GLOSSARY, changedTitle: changedTitle, unchangedRow: unchangedRow, outputText: outputText, fileLines: fileLines, callDetails: callDetails };
 })();

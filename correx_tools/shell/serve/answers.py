@@ -34,6 +34,7 @@ from .columns import SessionColumns
 from .debugger import Debugger
 from .params import ApiError, choice, paging, sequence
 from .stats_at import in_flight_at, open_at, tool_stats_at
+from .talk import call_tokens
 
 _SORTS = tuple(key for name in SORTS for key in (name, f"-{name}"))
 
@@ -114,10 +115,12 @@ def history(debugger: Debugger, session: SessionId, ref: str) -> dict[str, Any]:
     refused = refused_about(debugger.loose.refused(session), invocation)
     request = request_sequence(versions)
     led = None if request is None else lead_up_in(debugger.store, session, request)
-    return history_document(
+    document = history_document(
         session, invocation, versions, refused, redaction=debugger.whole,
         times=debugger.times(session), lead_up=led,
     )  # fmt: skip
+    document["spent"] = call_tokens(debugger, session, invocation)
+    return document
 
 
 def changed(columns: SessionColumns, a: int, b: int) -> list[int]:

@@ -28,9 +28,9 @@ from starlette.routing import Route
 
 from ...core.tools.ids import SessionId
 from ..stores.port import StoreReadError
-from . import answers, comparisons, scrubber, search, views
+from . import answers, comparisons, said_search, scrubber, search, talk, views
 from .debugger import Debugger
-from .everywhere import search_everywhere
+from .everywhere import said_everywhere, search_everywhere
 from .params import VERIFY_HINT, ApiError
 from .security import TRUSTED
 
@@ -54,6 +54,8 @@ _SESSION_QUESTIONS: dict[str, Callable[[Debugger, SessionId, Mapping[str, str]],
     "timeline": scrubber.timeline,
     "refused": scrubber.refused,
     "search": search.search,
+    "said": said_search.said,
+    "turns": talk.turns,
 }
 ENDPOINTS = [
     "GET /api/v1/sessions?q=&sort=&offset=&limit=",
@@ -66,11 +68,14 @@ ENDPOINTS = [
     "GET /api/v1/sessions/{session}/seek?from=&direction=next|previous&status=",
     "GET /api/v1/sessions/{session}/timeline?from=&to=&buckets=&through=",
     "GET /api/v1/sessions/{session}/search?q=&tool=&status=&id=&at=&after=&limit=",
+    "GET /api/v1/sessions/{session}/said?q=&at=&after=&limit= (prompts, words, reasoning)",
+    "GET /api/v1/sessions/{session}/turns (each turn's prompt, span, calls and tokens)",
     "GET /api/v1/sessions/{session}/refused?offset=&limit=",
     "GET /api/v1/sessions/{session}/stream (server-sent events: head)",
     "GET /api/v1/sessions/{session}/invocations/{invocation}/view",
     "GET /api/v1/sessions/{session}/family",
     "GET /api/v1/search?q=&tool=&status=&after=&limit=",
+    "GET /api/v1/said?q=&after=&limit= (what was said, in every session)",
     "GET /api/v1/compare?a=&b=&limit= (two sessions compared, as compare --json)",
     "GET /api/v1/compare?sessions=S1,S2,...&match= (where many sessions split)",
     "POST /api/v1/credential {code} (a printed link's code, once: this browser's credential)",
@@ -171,6 +176,8 @@ async def _api(
             return JSONResponse(await run_in_threadpool(answers.sessions, debugger, query))
         case ["search"]:
             return JSONResponse(await run_in_threadpool(search_everywhere, debugger, query))
+        case ["said"]:
+            return JSONResponse(await run_in_threadpool(said_everywhere, debugger, query))
         case ["compare"]:
             return JSONResponse(await run_in_threadpool(comparisons.compare, debugger, query))
         case ["sessions", ref]:

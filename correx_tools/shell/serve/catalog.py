@@ -52,8 +52,34 @@ SORTS: dict[str, Callable[[dict[str, Any]], Any]] = {
     "title": lambda row: (row.get("title") or "").casefold(),
     "model": lambda row: ", ".join(row.get("models") or ()),
     "tokens": lambda row: -1 if not row.get("tokens") else row["tokens"]["total"],
+    "agent": lambda row: row.get("agent") or "",
+    "failures": lambda row: _count(
+        row["statuses"]["failed"], row["statuses"]["rejected"], row["exited_nonzero"]
+    ),
+    "project": lambda row: row["last_time"] or "",  # grouped: see `Catalog.page`
 }
 """The keys a list can be sorted by (``-key``: descending)."""
+
+
+def _grouped(
+    rows: list[tuple[SessionId, dict[str, Any]]], oldest_first: bool
+) -> list[tuple[SessionId, dict[str, Any]]]:
+    """The rows grouped by project (the sessions without one last), the group whose latest
+    session is most recent first, and each group's most recent session first (``-project``:
+    the oldest first, throughout)."""
+    latest: dict[str, str] = {}
+    for _, row in rows:
+        project = row.get("project") or ""
+        latest[project] = max(latest.get(project, ""), row["last_time"] or "")
+
+    def order(pair: tuple[SessionId, dict[str, Any]]) -> tuple[bool, str, str, str]:
+        project = pair[1].get("project") or ""
+        return (bool(project), latest[project], project, pair[1]["last_time"] or "")
+
+    ordered = sorted(rows, key=order, reverse=True)
+    if oldest_first:
+        ordered = sorted(rows, key=lambda pair: (not order(pair)[0], *order(pair)[1:]))
+    return ordered
 
 
 @final
@@ -183,7 +209,10 @@ class Catalog:
         if needle:
             rows = [(s, r) for s, r in rows if needle in r["session_id"].casefold()]
         order = SORTS[key]
-        rows.sort(key=lambda pair: order(pair[1]), reverse=descending)
+        if key == "project":
+            rows = _grouped(rows, descending)
+        else:
+            rows.sort(key=lambda pair: order(pair[1]), reverse=descending)
         # The page's rows are checked against the store: a row shown is never behind.
         return len(rows), [self.row(s) for s, _ in rows[offset : offset + limit]]
 

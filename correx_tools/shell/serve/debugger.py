@@ -19,9 +19,11 @@ from typing import Literal, final
 from returns.result import Failure, Result, Success
 
 from ...core.replay.errors import ReplayError
+from ...core.replay.pricing import PriceTable
 from ...core.report.redaction import Redaction
 from ...core.tools.ids import InvocationId, SessionId
 from ...core.tools.short_ids import resolve_name, starting_in
+from ..replay.prices import shipped_prices
 from ..replay.replayer import EventReplayer
 from ..replay.repository import DefaultToolRepository
 from ..stores.port import ClosableStore, EventStore, IndexedStore, SequencedStore
@@ -32,6 +34,7 @@ from .params import ApiError
 from .refs import is_digest, ref_of, resolve
 from .relations import Relations
 from .shelf import ColumnShelf
+from .talk_shelf import TalkShelf
 
 
 @final
@@ -39,9 +42,16 @@ class Debugger:
     """One store, and everything the server keeps to answer about it quickly."""
 
     def __init__(
-        self, store: EventStore, source: str, *, lenient: bool, redaction: Redaction | None
+        self,
+        store: EventStore,
+        source: str,
+        *,
+        lenient: bool,
+        redaction: Redaction | None,
+        prices: PriceTable | None = None,
     ) -> None:
         self.store, self.source, self.lenient, self.redaction = store, source, lenient, redaction
+        self.prices = shipped_prices() if prices is None else prices
         # One invocation opened is shown whole: masked as everything is, never cut (a list
         # of many cuts each long value, to keep its answer small).
         self.whole = (
@@ -55,6 +65,7 @@ class Debugger:
         self.shelf = ColumnShelf(self.loose, times=self.times)
         self.catalog = Catalog(store, self.loose, redaction)
         self.relations = Relations(store, self.loose)
+        self.talk = TalkShelf(store)
         self.keeps_index = isinstance(store, IndexedStore)
         self._lock = threading.Lock()
         self._counted: dict[str, tuple[tuple[int, int], int]] = {}

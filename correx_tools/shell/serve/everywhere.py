@@ -8,6 +8,10 @@ its time budget. Each hit names its session and sequence and is a deep link
 into the page; ``next`` is where the following page starts (``null`` once
 every session was searched), so a rare text over many sessions is many quick
 pages, never a stall.
+
+``GET /api/v1/said?q=&after=&limit=`` looks the same way for what was said (the
+prompts, the assistant's words and reasoning, masked whole first: `said_search`), each
+hit a deep link to its event.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from ...core.tools.ids import SessionId
 from ..stores.port import StoreReadError
 from .debugger import Debugger
 from .params import ApiError, whole
+from .said_search import said_in
 from .scrubber import STATUSES
 from .search import BUDGET_SECONDS, search
 
@@ -63,6 +68,49 @@ def search_everywhere(debugger: Debugger, query: Mapping[str, str]) -> dict[str,
             session_at, after = session_at + 1, -1
         else:
             after = found["next"]
+    done = session_at >= len(sessions)
+    return {
+        "matches": matches,
+        "next": None if done else f"{session_at}:{after}",
+        "sessions": len(sessions),
+        "searched": session_at,
+        "skipped": skipped,
+        "limit": limit,
+    }  # fmt: skip
+
+
+def said_everywhere(debugger: Debugger, query: Mapping[str, str]) -> dict[str, Any]:
+    """One page of the things said, in every session, whose masked text holds ``q``."""
+    limit = whole(query, "limit", DEFAULT_LIMIT)
+    if not 1 <= limit <= MAX_LIMIT:
+        raise ApiError(400, f"limit={limit} is not between 1 and {MAX_LIMIT}")
+    text = query.get("q") or ""
+    sessions = debugger.catalog.ids() if text else ()
+    session_at, after = _cursor(query.get("after") or "", len(sessions))
+    after = max(after, 0)
+    deadline = time.monotonic() + BUDGET_SECONDS
+    matches: list[dict[str, Any]] = []
+    skipped: list[str] = []
+    while session_at < len(sessions) and len(matches) < limit and time.monotonic() < deadline:
+        session = SessionId(sessions[session_at])
+        try:
+            debugger.session(session)
+            last = debugger.last_sequence(session)
+            found, upto = said_in(debugger, session, text, at=last, after=after,
+                                  limit=limit - len(matches), deadline=deadline)  # fmt: skip
+        except (ApiError, StoreReadError):
+            skipped.append(debugger.shown(session))  # its own page says what is wrong
+            session_at, after = session_at + 1, 0
+            continue
+        ref = debugger.ref(session)
+        for match in found:
+            address = f"/sessions/{quote(ref, safe='')}?" + urlencode({"at": match["sequence"]})
+            matches.append({**match, "session_id": debugger.shown(session), "session_ref": ref,
+                            "href": address})  # fmt: skip
+        if upto >= last:
+            session_at, after = session_at + 1, 0
+        else:
+            after = upto
     done = session_at >= len(sessions)
     return {
         "matches": matches,

@@ -60,14 +60,17 @@
   function exits(n) { return el("span", fmtNum(n), n ? "exits nonzero" : "exits"); }
 
   // -- the sessions -----------------------------------------------------------------------------
-  var LIST_COLUMNS = [["session", "session"], ["events", "events"], ["invocations", "invocations"], ["completed", "completed"], ["failed", "failed"],
-    ["exited_nonzero", "exit ≠ 0"], ["rejected", "rejected"], ["open", "open"], ["refused", "refused"], ["first", "first event"], ["last", "last event"],
-    ["title", "title"], ["model", "model"], ["tokens", "tokens"]];
-  var list = { offset: 0, limit: 50, sort: "session", q: "" }, listTimer = null;
+  // Grouped by project (the working directory a transcript records), the most recent first, by
+  // default; any column sorts the list whole instead. Times are the viewer's own, UTC on hover.
+  var LIST_COLUMNS = [["session", "session"], ["title", "title"], ["agent", "agent"], ["project", "project"], ["model", "model"],
+    ["first", "first event"], ["last", "last event"], ["invocations", "calls"], ["failures", "failures"], ["tokens", "tokens"],
+    ["events", "events"], ["open", "open"], ["refused", "refused"]];
+  var LIST_SORT = "project";
+  var list = { offset: 0, limit: 50, sort: LIST_SORT, q: "" }, listTimer = null;
   function sessionsView() {
     $("sessions-view").hidden = false; document.title = "correx-tools serve";
     var params = new URLSearchParams(location.search);
-    list.q = params.get("q") || ""; list.sort = params.get("sort") || "session"; list.offset = +(params.get("offset") || 0);
+    list.q = params.get("q") || ""; list.sort = params.get("sort") || LIST_SORT; list.offset = +(params.get("offset") || 0);
     $("filter").value = list.q;
     $("filter").oninput = function () { list.q = this.value; list.offset = 0; listUrl(); loadSessions(); };
     $("sessions-prev").onclick = function () { list.offset = Math.max(0, list.offset - list.limit); listUrl(); loadSessions(); };
@@ -79,7 +82,7 @@
   // The list's filter, order and page, and the search over every session (a new search is a new
   // entry in the history; the rest replaces it).
   function listUrl(push) {
-    var q = new URLSearchParams(); if (list.q) q.set("q", list.q); if (list.sort !== "session") q.set("sort", list.sort); if (list.offset) q.set("offset", list.offset);
+    var q = new URLSearchParams(); if (list.q) q.set("q", list.q); if (list.sort !== LIST_SORT) q.set("sort", list.sort); if (list.offset) q.set("offset", list.offset);
     var asked = push ? { search: $("everywhere-text").value, tool: $("everywhere-tool").value, status: $("everywhere-status").value } : wide && { search: wide.q, tool: wide.tool, status: wide.status };
     if (asked) Object.keys(asked).forEach(function (k) { if (asked[k] || k === "search") q.set(k, asked[k]); });
     var url = "/" + (String(q) ? "?" + q : "");
@@ -91,8 +94,14 @@
     var title = el("span", s.title || "", "title"); if (s.title_from) title.title = s.title_from === "agent" ? "the agent's own title" : "the first prompt";
     var t = s.tokens, tokens = el("span", t ? fmtNum(t.total) : s.transcript ? "none recorded" : "", "tokens");
     if (t) tokens.title = "input " + fmtNum(t.input) + " · output " + fmtNum(t.output) + " · cache read " + fmtNum(t.cache_read) + " · cache write " + fmtNum(t.cache_write);
-    return [title, s.models.join(", "), tokens];
+    return { title: title, models: s.models.join(", "), tokens: tokens };
   }
+  // A failure is a call that failed, was rejected or exited non-zero (as n and p find them).
+  function failures(s) {
+    var st = s.statuses, n = st.failed + st.rejected + s.exited_nonzero, c = el("span", fmtNum(n), n ? "failures nonzero" : "failures");
+    c.title = fmtNum(st.failed) + " failed · " + fmtNum(st.rejected) + " rejected · " + fmtNum(s.exited_nonzero) + " exited non-zero"; return c;
+  }
+  function when(iso, untimed) { return iso ? CX.timeEl(Date.parse(iso), iso) : el("span", untimed || "–", "muted"); }
   function loadSessions() {
     api("/sessions", { q: list.q, sort: list.sort, offset: list.offset, limit: list.limit }).then(function (d) {
       showError(null); $("source").textContent = CX.txt(d.source);
@@ -102,17 +111,23 @@
         th.onclick = function () { list.sort = list.sort === key ? "-" + key : key; list.offset = 0; listUrl(); loadSessions(); }; tr.appendChild(th);
       });
       table.replaceChildren(tr);
+      var grouped = list.sort.replace("-", "") === "project", group;
       d.sessions.forEach(function (s) {
         var a = el("a", s.session_id); a.href = "/sessions/" + enc(s.ref);
+        if (grouped && (group === undefined || (s.project || null) !== group)) {  // a project's heading row
+          group = s.project || null;
+          var head = el("tr", null, "group"), cell = el("td", group || "no project recorded", group ? "project" : "project muted");
+          cell.colSpan = LIST_COLUMNS.length; head.appendChild(cell); head.setAttribute("data-project", group || ""); table.appendChild(head);
+        }
         var st = s.statuses;
         if (s.damaged) {  // its events do not hold together: no counts, and why
           a.title = s.damaged;
-          table.appendChild(row([a, fmtNum(s.events), el("span", "damaged: " + s.damaged, "damaged"), "", "", "", "", "", "", "", "", "", "", ""]));
+          table.appendChild(row([a, el("span", "damaged: " + s.damaged, "damaged"), "", "", "", "", "", "", "", "", fmtNum(s.events), "", ""], "session"));
           return;
         }
         // A session whose transcript records no time has none to show (its stand-ins keep order only).
-        var untimed = s.transcript && s.transcript.times_recorded === false ? "no times recorded" : null;
-        table.appendChild(row([a, fmtNum(s.events), fmtNum(s.invocations), fmtNum(st.completed), fmtNum(st.failed), exits(s.exited_nonzero), fmtNum(st.rejected), fmtNum(st.requested + st.started), fmtNum(s.refused_events), s.first_time || untimed, s.last_time || untimed].concat(talkCells(s))));
+        var untimed = s.transcript && s.transcript.times_recorded === false ? "no times recorded" : null, talk = talkCells(s);
+        table.appendChild(row([a, talk.title, s.agent || "recorded", s.project || "", talk.models, when(s.first_time, untimed), when(s.last_time, untimed), fmtNum(s.invocations), failures(s), talk.tokens, fmtNum(s.events), fmtNum(st.requested + st.started), fmtNum(s.refused_events)], "session"));
       });
       table.setAttribute("data-total", d.total);
       $("sessions-count").textContent = d.total ? fmtNum(d.offset + 1) + "–" + fmtNum(d.offset + d.sessions.length) + " of " + fmtNum(d.total) : "no sessions";
@@ -128,18 +143,41 @@
     $("everywhere-run").onclick = function () { askEverywhere(); };
     $("everywhere-text").onkeydown = function (ev) { if (ev.key === "Enter") askEverywhere(); };
     $("everywhere-more").onclick = moreEverywhere;
+    $("everywhere-said-more").onclick = moreSaidEverywhere;
     window.onpopstate = function () { var q = new URLSearchParams(location.search); $("filter").value = list.q = q.get("q") || ""; loadSessions(); everywhereFromAddress(); };
     everywhereFromAddress();
   }
   function everywhereFromAddress() {
     var q = new URLSearchParams(location.search);
     Object.keys(EVERYWHERE).forEach(function (k) { $(EVERYWHERE[k]).value = q.get(k) || ""; });
-    if (q.has("search")) searchEverywhere(); else { $("everywhere-results").replaceChildren(); $("everywhere-summary").textContent = ""; $("everywhere-more").hidden = true; wide = null; }
+    if (q.has("search")) searchEverywhere(); else { $("everywhere-results").replaceChildren(); $("everywhere-summary").textContent = ""; $("everywhere-more").hidden = true; $("everywhere-said").replaceChildren(); $("everywhere-said-title").hidden = true; wide = null; }
   }
   function askEverywhere() { listUrl(true); searchEverywhere(); }
   function searchEverywhere() {
     wide = { q: $("everywhere-text").value, tool: $("everywhere-tool").value, status: $("everywhere-status").value, after: "", count: 0 };
     $("everywhere-results").replaceChildren(CX.head(["session", "invocation", "tool", "status", "at seq", "found in"])); moreEverywhere();
+    var on = !!(wide.q && !wide.tool && !wide.status);
+    wide.said = on ? { after: "", count: 0 } : null;
+    $("everywhere-said-title").hidden = !on; $("everywhere-said-more").hidden = true; $("everywhere-said-summary").textContent = "";
+    $("everywhere-said").replaceChildren(); if (on) { $("everywhere-said").appendChild(CX.head(["session", "at seq", "said", "text"])); moreSaidEverywhere(); }
+  }
+  // What was said in every session (prompts, words, reasoning), each hit a link to its event.
+  function moreSaidEverywhere() {
+    var f = wide, w = f.said;
+    api("/said", { q: f.q, after: w.after, limit: 50 }).then(function (d) {
+      if (f !== wide) return;
+      var table = $("everywhere-said");
+      d.matches.forEach(function (m) {
+        var s = el("a", m.session_id); s.href = "/sessions/" + enc(m.session_ref);
+        var at = el("a", m.sequence, "hit"); at.href = m.href; at.setAttribute("data-testid", "said-hit");
+        var kind = el("span", m.kind === "prompt" ? "prompt" : m.kind === "reasoning" ? "reasoning" : "said", "said-kind");
+        table.appendChild(row([s, at, kind, el("span", m.snippet, "said-snippet")], "said-match"));
+      });
+      w.count += d.matches.length; w.after = d.next || "";
+      table.setAttribute("data-found", w.count);
+      $("everywhere-said-summary").textContent = fmtNum(w.count) + " found · " + fmtNum(d.searched) + " of " + fmtNum(d.sessions) + " sessions searched";
+      $("everywhere-said-more").hidden = d.next == null;
+    }).catch(function (error) { if (f === wide) $("everywhere-said-summary").textContent = CX.txt(error.message || error); });
   }
   function moreEverywhere() {
     var f = wide;
@@ -187,7 +225,7 @@
   function sessionView(ref) {
     $("session-view").hidden = false; S.ref = ref;
     api("/sessions/" + enc(ref)).then(function (o) {
-      showOverview(o); S.last = o.last_sequence; setLast(); loadFamily();
+      showOverview(o); S.last = o.last_sequence; setLast(); loadFamily(); loadTurns();
       STATUSES.forEach(function (s) { $("search-status").appendChild(el("option", s)); });
       wire(); applyAddress(true); stream();
     }).catch(function (error) { showError(error); $("session").textContent = CX.txt(ref); document.body.setAttribute("data-ready", "1"); });
@@ -217,6 +255,30 @@
       }
     }).catch(function () { /* a session without a family says nothing */ });
   }
+  // The session's turns: each prompt (a link to it), the sequences it spans, its calls and tokens.
+  function tokensText(t) { return t ? fmtNum(t.total) : "none recorded"; }
+  function tokensTitle(t) { return t ? "input " + fmtNum(t.input) + " · output " + fmtNum(t.output) + " · cache read " + fmtNum(t.cache_read) + " · cache write " + fmtNum(t.cache_write) + (t.by_model.length > 1 ? " · " + t.by_model.map(function (m) { return (m.model || "model not recorded") + " " + fmtNum(m.total); }).join(", ") : "") : ""; }
+  // What tokens cost at the server's prices, or which models it has no price for (never a guess).
+  function costText(t) {
+    var c = t && t.cost; if (!c) return "–";
+    return c.usd != null ? "$" + (c.usd >= 1 ? c.usd.toFixed(2) : c.usd.toFixed(4)) : c.note;
+  }
+  function tokensCell(t) { var c = el("span", tokensText(t), "tokens"); c.title = tokensTitle(t); return c; }
+  function loadTurns() {
+    api("/sessions/" + enc(S.ref) + "/turns").then(function (d) {
+      S.turns = d.conversation ? d.turns : []; draw();
+      $("turns-title").hidden = !d.conversation;
+      if (!d.conversation) { $("turns").replaceChildren(); return; }
+      $("turns-title").textContent = "Turns · tokens " + tokensText(d.tokens) + (d.tokens ? " · cost " + costText(d.tokens) : "");
+      $("turns-title").title = tokensTitle(d.tokens) + (d.prices ? " · prices read " + (d.prices.read || "on no date") + " from " + d.prices.sources.join(", ") : "");
+      fill($("turns"), ["turn", "prompt", "sequences", "calls", "tokens", "cost"], d.turns.map(function (t) {
+        var prompt = el("span"); if (t.prompt_sequence != null) { prompt.appendChild(seqLink(t.prompt_sequence)); prompt.appendChild(document.createTextNode(" ")); }
+        prompt.appendChild(el("span", t.title || (t.turn ? "" : "before the first prompt"), "turn-title"));
+        return row([t.turn, prompt, t.first + "–" + t.last, fmtNum(t.calls), tokensCell(t.tokens), el("span", costText(t.tokens), "cost")], "turn");
+      }));
+      $("turns").setAttribute("data-count", d.turns.length);
+    }).catch(function () { /* a session without turns says nothing */ });
+  }
   function setLast() { $("last").textContent = S.last; $("scrubber").max = S.last; $("seq").max = S.last; }
   function applyAddress(first) {
     // Everything the address says is taken in first: the first position written back holds it.
@@ -233,7 +295,7 @@
     scrubTo(at == null || at === "" || sticky ? S.last : +at, first ? "replace" : null);
     if (invocation) openInvocation(invocation, null); else $("invocation").replaceChildren(el("span", "Click a bar, a row or an id to see its history.", "muted"));
     if (S.diff) { $("diff-a").value = S.diff.a; $("diff-b").value = S.diff.b; runDiff(null); } else clearDiff();
-    if (!S.search) $("search-results").replaceChildren(), $("search-summary").textContent = "", $("search-more").hidden = true;
+    if (!S.search) $("search-results").replaceChildren(), $("search-summary").textContent = "", $("search-more").hidden = true, $("said-results").replaceChildren(), $("said-title").hidden = true, saidFound = null;
     loadTimeline();
   }
   function wire() {
@@ -253,6 +315,7 @@
     ["diff-a", "diff-b"].forEach(function (id) { $(id).onkeydown = function (ev) { if (ev.key === "Enter") runDiff("push"); }; });
     $("search-run").onclick = function () { runSearch(); };
     $("search-more").onclick = function () { moreSearch(); };
+    $("said-more").onclick = function () { moreSaid(); };
     ["search-text", "search-id"].forEach(function (id) { $(id).onkeydown = function (ev) { if (ev.key === "Enter") runSearch(); }; });
     window.onpopstate = function () { applyAddress(false); };
     window.onresize = draw;
@@ -331,10 +394,34 @@
       draw();
     }).catch(showError);
   }
+  // The turns on the timeline's axis: its times (microseconds after its origin), or, for a session
+  // that records no time, its sequences.
+  function turnsOnAxis() {
+    var m = S.model; if (!S.turns || m.origin == null) return [];
+    function on(k, iso) { return m.axis === "sequence" ? k - m.origin : iso ? Date.parse(iso) * 1000 - m.origin : null; }
+    return S.turns.filter(function (u) { return u.turn; }).map(function (u) {
+      var from = on(u.first, u.first_time), to = on(u.last, u.last_time);
+      return { turn: u.turn, from: from, to: to, prompt: u.prompt_sequence == null ? null : from, sequence: u.prompt_sequence, title: u.title };
+    }).filter(function (u) { return u.from != null && u.to != null; });
+  }
+  // A prompt before or after the scrubber (the keys t and T): scrubbed to.
+  function seekPrompt(direction) {
+    var at = S.shown == null ? S.last : S.shown, found = null;
+    (S.turns || []).forEach(function (u) {
+      var k = u.prompt_sequence; if (k == null) return;
+      if (direction > 0 ? k > at && (found == null || k < found) : k < at && (found == null || k > found)) found = k;
+    });
+    if (found == null) { $("seek-note").textContent = "no " + (direction > 0 ? "later" : "earlier") + " prompt"; return; }
+    scrubTo(found, "push");
+  }
   function draw() {
     if (!S.model) return;
     S.model.now = S.now == null ? null : S.now - S.model.origin; S.model.selected = S.selected;
-    CX.drawTimeline($("timeline"), S.model, { bar: pick, zoom: function (a, b) { S.view = [Math.round(a), Math.round(Math.max(b, a + 1))]; sessionUrl(false); loadTimeline(); } });
+    // The whole session's view reaches its first prompt and last words too, which may lie
+    // before its first call and after its last (bars only: buckets are the server's).
+    var turns = turnsOnAxis(), model = Object.assign({}, S.model, { turns: turns });
+    if (!S.view && S.model.mode === "bars") turns.forEach(function (u) { model.view = [Math.min(model.view[0], u.from), Math.max(model.view[1], u.to)]; });
+    CX.drawTimeline($("timeline"), model, { prompt: function (k) { scrubTo(k, "push"); }, bar: pick, zoom: function (a, b) { S.view = [Math.round(a), Math.round(Math.max(b, a + 1))]; sessionUrl(false); loadTimeline(); } });
   }
 
   // -- one invocation -----------------------------------------------------------------------------
@@ -369,6 +456,10 @@
     facts.appendChild(CX.term("tier " + last.tier, "tier")); facts.appendChild(document.createTextNode(" · ")); facts.appendChild(CX.term(last.status));
     if (last.status === "completed" && last.receipt && last.receipt.exit_code) { facts.appendChild(document.createTextNode(" · ")); facts.appendChild(CX.term("exited non-zero")); }
     box.appendChild(facts);
+    if (h.spent) {  // its share of the tokens of the message that asked for it
+      var spent = el("p", "tokens: " + (h.spent.tokens ? fmtNum(h.spent.tokens.total) + " (its share of its message's) · cost " + costText(h.spent.tokens) : "none recorded"), "call-tokens");
+      spent.title = tokensTitle(h.spent.tokens); spent.setAttribute("data-testid", "call-tokens"); box.appendChild(spent);
+    }
     leadUp(box, h.lead_up);
     var vt = el("table"); vt.id = "versions";
     fill(vt, ["seq", "became", "at", "detail"], versions.map(function (v) {
@@ -446,7 +537,33 @@
   function searchAt() {
     found = { at: S.shown == null ? S.at : S.shown, after: -1, count: 0, scanned: 0 };
     $("search-error").textContent = ""; $("search-more").hidden = true;
-    $("search-results").replaceChildren(CX.head(["invocation", "tool", "status", "requested at seq", "found in"])); moreSearch();
+    $("search-results").replaceChildren(CX.head(["invocation", "tool", "status", "requested at seq", "found in"])); moreSearch(); searchSaid();
+  }
+  // What was said (prompts, the assistant's words and reasoning) is looked in for the text too,
+  // when no filter only a call has (tool, status, id) is given; a hit scrubs to its event.
+  var saidFound = null;
+  function searchSaid() {
+    var s = S.search, on = !!(s && s.q && !s.tool && !s.status && !s.id);
+    saidFound = on ? { at: found.at, after: 0, count: 0 } : null;
+    $("said-title").hidden = !on; $("said-more").hidden = true; $("said-summary").textContent = "";
+    $("said-results").replaceChildren(); if (on) { $("said-results").appendChild(CX.head(["at seq", "said", "text"])); moreSaid(); }
+  }
+  function saidRow(m, where) {
+    var kind = el("span", m.kind === "prompt" ? "prompt" : m.kind === "reasoning" ? "reasoning" : "said", "said-kind");
+    if (m.model) kind.title = CX.txt(m.model);
+    return row([where, kind, el("span", m.snippet, "said-snippet")], "said-match");
+  }
+  function moreSaid() {
+    var s = S.search, f = saidFound;
+    api("/sessions/" + enc(S.ref) + "/said", { q: s.q, at: f.at, after: f.after, limit: 50 }).then(function (d) {
+      if (f !== saidFound) return;
+      var table = $("said-results");
+      d.matches.forEach(function (m) { table.appendChild(saidRow(m, seqLink(m.sequence))); });
+      f.count += d.matches.length; f.after = d.next;
+      table.setAttribute("data-found", f.count);
+      $("said-summary").textContent = fmtNum(f.count) + " found" + (d.next == null ? "" : " so far, through sequence " + fmtNum(d.next));
+      $("said-more").hidden = d.next == null;
+    }).catch(function (error) { if (f === saidFound) $("said-summary").textContent = CX.txt(error.message || error); });
   }
   function moreSearch() {
     var s = S.search, f = found;
@@ -491,7 +608,7 @@
     if (n === S.last) return;
     S.last = n; setLast();
     if (S.follow) scrubTo(n, "replace");
-    if (!redraw) redraw = setTimeout(function () { redraw = null; loadTimeline(); api("/sessions/" + enc(S.ref)).then(showOverview).catch(showError); }, 300);
+    if (!redraw) redraw = setTimeout(function () { redraw = null; loadTimeline(); loadTurns(); api("/sessions/" + enc(S.ref)).then(showOverview).catch(showError); }, 300);
   }
 
   // -- the keyboard: listed on the page (?) and in docs/serve.md; never while typing in a field ------
@@ -500,12 +617,14 @@
     [["k", "←"], "one event back", function () { step(-1); }],
     [["n", "]"], "the next failure: failed, rejected or exited non-zero (its call opened)", function () { seek("next"); }],
     [["p", "["], "the previous failure", function () { seek("previous"); }],
+    [["t", "}"], "the next prompt: the start of a turn (its mark above the timeline is also reached with Tab)", function () { seekPrompt(1); }],
+    [["T", "{"], "the previous prompt", function () { seekPrompt(-1); }],
     [["o", "Enter"], "open the call of the event at the scrubber", function () { if (S.current) pick(S.current); }],
     [["/"], "search (the list's filter on the sessions page)", function () { var box = $(S.ref ? "search-text" : "filter"); box.focus(); box.select(); }],
     [["?"], "show or hide these keys and what the page's words mean", function () { help(); }],
     [["Esc"], "close this panel; in a field, leave it", function () { help(false); }]
   ];
-  var NAMES = { "→": "ArrowRight", "←": "ArrowLeft", Esc: "Escape" }, ONLY_HERE = { j: 1, k: 1, n: 1, p: 1, o: 1 };
+  var NAMES = { "→": "ArrowRight", "←": "ArrowLeft", Esc: "Escape" }, ONLY_HERE = { j: 1, k: 1, n: 1, p: 1, o: 1, t: 1, T: 1 };
   // From where the scrubber is going (a key held down runs ahead of the answers).
   function step(by) { if (S.ref) scrubTo((S.at == null ? S.last : S.at) + by, "push"); }
   function keyed(ev) {
@@ -535,7 +654,7 @@
     document.querySelectorAll("[data-term]").forEach(function (e) { e.title = CX.means(e.getAttribute("data-term")) || ""; });
     var words = $("help-words"); words.replaceChildren();
     CX.GLOSSARY.forEach(function (g) { words.appendChild(el("dt", g[0])); words.appendChild(el("dd", g[1])); });
-    $("keys-hint").textContent = "keys: j / k an event · n / p a failure · o open · / search · ? all keys and words";
+    $("keys-hint").textContent = "keys: j / k an event · n / p a failure · t / T a prompt · o open · / search · ? all keys and words";
     $("help-button").onclick = function () { help(); };
     $("help-close").onclick = function () { help(false); };
     document.addEventListener("keydown", keyed);

@@ -1,0 +1,187 @@
+"""A session's tokens read from a store, and as the documents show them: in all, by turn
+and by call (`correx_tools.core.replay.spending` has the rules).
+
+Only a session imported from a transcript holds a conversation (its first event
+describes where it came from): the commands and the server read the tokens of
+those only, and say ``"tokens": null`` of any other. Reading the tokens reads the
+session's events once, up to the sequence asked about.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal
+from typing import Any, final
+
+from ...core.lifecycle.conversation import Prompt, TokenUsage, conversation_of
+from ...core.replay.pricing import Cost, PriceTable, cost_of
+from ...core.replay.spending import Spending, Spent, Turn, spending
+from ...core.replay.talk_summary import cut_title, first_line
+from ...core.report.redaction import Redaction
+from ...core.tools.ids import SessionId
+from ..stores.port import EventStore
+from .documents import iso_time
+
+_MILLIONTH = Decimal("0.000001")
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Talked:
+    """A session's `Spending` through sequence ``at``, with each turn's title (its prompt's
+    first line, whole: masked before it is cut) and the times of each turn's first and last
+    events."""
+
+    at: int
+    spending: Spending
+    titles: dict[int, str]
+    times: dict[int, datetime]
+
+
+def talked(store: EventStore, session: SessionId, at: int) -> Talked:
+    """The session's tokens through ``at``."""
+    events = store.read(session)
+    try:
+        titles: dict[int, str] = {}
+        times: dict[int, datetime] = {}
+
+        def walked() -> Iterator[tuple[int, object]]:
+            for stored in events:
+                if stored.sequence > at:
+                    return
+                times[stored.sequence] = stored.recorded_at
+                said = conversation_of(stored.event)
+                if isinstance(said, Prompt):
+                    titles[stored.sequence] = first_line(said.text)
+                yield stored.sequence, stored.event
+
+        found = spending(walked())
+    finally:
+        close = getattr(events, "close", None)
+        if close is not None:
+            close()  # a generator over a cursor: let it go now
+    ends = {n for turn in found.turns for n in (turn.first, turn.last)}
+    return Talked(at=at, spending=found, titles=titles,
+                  times={n: t for n, t in times.items() if n in ends})  # fmt: skip
+
+
+def usage_json(usage: TokenUsage) -> dict[str, int]:
+    """Four counts and their total."""
+    return {
+        "input": usage.input,
+        "output": usage.output,
+        "cache_read": usage.cache_read,
+        "cache_write": usage.cache_write,
+        "total": usage.total,
+    }
+
+
+def spent_json(
+    spent: Spent | None, redaction: Redaction | None = None, prices: PriceTable | None = None
+) -> dict[str, Any] | None:
+    """Tokens as a document shows them: the counts, by model, and (with ``prices``) their
+    ``cost``; ``None`` for none recorded."""
+    if spent is None:
+        return None
+    shown: dict[str, Any] = {
+        **usage_json(spent.total),
+        "by_model": [
+            {"model": _shown(model, redaction), **usage_json(usage)}
+            for model, usage in spent.by_model
+        ],
+    }
+    if prices is not None:
+        shown["cost"] = cost_json(cost_of(spent, prices), redaction)
+    return shown
+
+
+def cost_json(cost: Cost | None, redaction: Redaction | None = None) -> dict[str, Any] | None:
+    """A cost: ``usd`` (to the millionth of a dollar), or ``null`` with the models that have
+    no price (``unpriced``) and a ``note`` saying so."""
+    if cost is None:
+        return None
+    unpriced = [_shown(model, redaction) or "" for model in cost.unpriced]
+    return {
+        "usd": None if cost.amount is None else float(cost.amount.quantize(_MILLIONTH)),
+        "unpriced": unpriced,
+        "note": no_price(unpriced),
+    }
+
+
+def no_price(models: list[str]) -> str | None:
+    """What a cost says of the models without a price: ``no price for MODEL``."""
+    return f"no price for {', '.join(models)}" if models else None
+
+
+def prices_json(prices: PriceTable) -> dict[str, Any]:
+    """Where the prices come from and when they were read."""
+    return {"sources": list(prices.sources), "read": prices.read}
+
+
+def turn_json(
+    turn: Turn, talk: Talked, redaction: Redaction | None = None, prices: PriceTable | None = None
+) -> dict[str, Any]:
+    """One turn: its number, prompt (sequence and title), span, calls and tokens."""
+    title = None if turn.prompt is None else talk.titles.get(turn.prompt)
+    first, last = talk.times.get(turn.first), talk.times.get(turn.last)
+    return {
+        "turn": turn.number,
+        "prompt_sequence": turn.prompt,
+        "title": None if title is None else cut_title(_shown(title, redaction) or ""),
+        "first": turn.first,
+        "last": turn.last,
+        "first_time": iso_time(first),
+        "last_time": iso_time(last),
+        "calls": turn.calls,
+        "tokens": spent_json(turn.spent, redaction, prices),
+    }
+
+
+def tokens_json(
+    talk: Talked | None, redaction: Redaction | None = None, prices: PriceTable | None = None
+) -> dict[str, Any] | None:
+    """A session's tokens: in all, by turn, by call (each call's share) and what no call
+    was reached by, each with its cost at ``prices``; ``None`` for a session that holds no
+    conversation."""
+    if talk is None:
+        return None
+    found = talk.spending
+    document = {
+        "recorded": found.spent is not None,
+        "total": spent_json(found.spent, redaction, prices),
+        "turns": [turn_json(turn, talk, redaction, prices) for turn in found.turns],
+        "calls": [
+            {
+                "invocation_id": _shown(invocation, redaction),
+                "tokens": spent_json(spent, redaction, prices),
+            }
+            for invocation, spent in found.calls.items()
+        ],
+        "unattributed": spent_json(found.unattributed, redaction, prices),
+    }
+    if prices is not None:
+        document["prices"] = prices_json(prices)
+    return document
+
+
+def call_spent_json(
+    talk: Talked | None,
+    invocation: str,
+    redaction: Redaction | None = None,
+    prices: PriceTable | None = None,
+) -> dict[str, Any] | None:
+    """A call's share of its message's tokens, as its history shows it (``spent``):
+    ``recorded`` false where the session records no usage, ``tokens`` null where none
+    reached the call; ``None`` for a session that holds no conversation."""
+    if talk is None:
+        return None
+    return {
+        "recorded": talk.spending.spent is not None,
+        "tokens": spent_json(talk.spending.calls.get(invocation), redaction, prices),
+    }
+
+
+def _shown(text: str | None, redaction: Redaction | None) -> str | None:
+    return text if text is None or redaction is None else redaction.text(text)
