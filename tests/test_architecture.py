@@ -53,6 +53,15 @@ LAYERS = [
         "correx_tools.core.report",
         ["correx_tools.core.replay", "correx_tools.core.lifecycle", "correx_tools.core.tools"],
     ),
+    (
+        "correx_tools.core.audit",
+        [
+            "correx_tools.core.report",
+            "correx_tools.core.replay",
+            "correx_tools.core.lifecycle",
+            "correx_tools.core.tools",
+        ],
+    ),
     ("correx_tools.core.replay", ["correx_tools.core.lifecycle", "correx_tools.core.tools"]),
     ("correx_tools.core.lifecycle", ["correx_tools.core.tools"]),
     ("correx_tools.core.tools", []),
