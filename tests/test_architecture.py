@@ -39,6 +39,10 @@ LAYERS = [
             "correx_tools.core",
         ],
     ),
+    (
+        "correx_tools.shell.audit",
+        ["correx_tools.shell.transcripts", "correx_tools.shell.stores", "correx_tools.core"],
+    ),
     ("correx_tools.shell.recording", ["correx_tools.shell.stores", "correx_tools.core"]),
     ("correx_tools.shell.transcripts", ["correx_tools.shell.stores", "correx_tools.core"]),
     (

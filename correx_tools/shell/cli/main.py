@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 
 from ..._version import __version__
 from ..stores.port import StoreLayoutError, StoreReadError
+from .audit import add_audit_arguments, cmd_audit
 from .compare import add_compare_arguments, cmd_compare
 from .demo import cmd_demo
 from .errors import CliError
@@ -247,6 +248,13 @@ def _looking_closer(
         "with the state of both there, and what differed beside each call",
     )
     add_compare_arguments(compare, source_help)
+    audit = command(
+        "audit",
+        cmd_audit,
+        "hold every recorded call to a policy: capabilities, denied paths and commands, "
+        "secrets, untrusted values that flowed into later calls; findings pinned to events",
+    )
+    add_audit_arguments(audit, source_help)
 
 
 def _positive(text: str) -> int:
