@@ -177,3 +177,65 @@ def test_an_unreadable_source_could_not_run(tmp_path: Path) -> None:
 def test_a_clean_session_exits_zero(tmp_path: Path) -> None:
     result = audit(str(CORPUS / "clean.jsonl"), "--no-cache", status=0)
     assert "no finding" in result.stdout
+
+
+def _library_session(path: Path) -> None:
+    """A session recorded through the library (no description, no working directory)."""
+    from correx_tools import SQLiteEventStore  # noqa: PLC0415
+
+    from .strategies import completed, requested, stored  # noqa: PLC0415
+
+    store = SQLiteEventStore(path)
+    try:
+        store.import_events(
+            stored(
+                [
+                    requested("a", tool="deploy", target="prod"),
+                    completed("a"),
+                    requested("b", tool="query_db", sql="select 1"),
+                    completed("b"),
+                    requested("c", tool="write_file", path="/srv/other/x.txt", content="x"),
+                    completed("c"),
+                ]
+            )  # fmt: skip
+        )
+    finally:
+        store.close()
+
+
+def test_declared_capabilities_and_mcp_annotations_win_over_the_table(tmp_path: Path) -> None:
+    store = tmp_path / "lib.sqlite"
+    _library_session(store)
+    policy = tmp_path / "p.toml"
+    policy.write_text(
+        'workspace = "/srv/app"\n[capabilities]\nallowed = ["file_read", "file_write"]\n',
+        encoding="utf-8",
+    )
+    tools = tmp_path / "tools.json"
+    tools.write_text(
+        json.dumps([
+            {"name": "deploy", "description": "ship it", "parameters": {"type": "object"},
+             "tier": "elevated", "capabilities": ["network_access", "shell_exec"]},
+            {"name": "query_db", "description": "ask", "inputSchema": {"type": "object"},
+             "annotations": {"readOnlyHint": True, "openWorldHint": True}},
+        ]),
+        encoding="utf-8",
+    )  # fmt: skip
+    before = json.loads(audit(str(store), "--json", "--policy", str(policy), status=1).stdout)
+    # Without the definitions, deploy and query_db are unknown: only the write is judged.
+    assert [(f["tool"], f["rule"]) for f in before["findings"]] == [
+        ("write_file", "write-outside-workspace")
+    ]
+    assert before["unknown_tools"] == {"deploy": 1, "query_db": 1}
+    said = json.loads(
+        audit(str(store), "--json", "--policy", str(policy), "--tools", str(tools),
+              status=1).stdout
+    )  # fmt: skip
+    assert [(f["tool"], f["rule"], f["message"].split(" used ")[-1]) for f in said["findings"]] == [
+        ("deploy", "capability-not-allowed", "network_access, which the policy does not allow"),
+        ("deploy", "capability-not-allowed", "shell_exec, which the policy does not allow"),
+        ("query_db", "capability-not-allowed", "network_access, which the policy does not allow"),
+        ("write_file", "write-outside-workspace", "write_file wrote '/srv/other/x.txt', "
+         "outside the workspace '/srv/app'"),
+    ]  # fmt: skip
+    assert said["unknown_tools"] == {}

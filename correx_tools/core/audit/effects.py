@@ -9,11 +9,12 @@ with no capability: the audit cannot say what it did.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, final
 
 from ..tools.capability import ToolCapability
+from ..tools.tool import Tool
 from .commands import command_effects
 from .table import CapabilityTable, ToolEntry
 
@@ -54,6 +55,19 @@ def annotated(hints: Mapping[str, Any]) -> frozenset[ToolCapability]:
     if hints.get("openWorldHint", True) is not False:
         found.add(ToolCapability.NETWORK_ACCESS)
     return frozenset(found)
+
+
+def declared_by(
+    tools: Iterable[Tool], annotations: Mapping[str, Mapping[str, Any]] | None = None
+) -> dict[str, frozenset[ToolCapability]]:
+    """The capabilities each of ``tools`` declares, by name, widened by its MCP
+    ``annotations`` (by name) where given: what `effects_of` takes as ``declared``."""
+    hints = annotations or {}
+    return {
+        tool.name: tool.capabilities
+        | (annotated(hints[tool.name]) if tool.name in hints else frozenset())
+        for tool in tools
+    }
 
 
 def effects_of(

@@ -15,7 +15,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from ...core.audit.effects import declared_by
 from ...core.audit.finding import Finding, Level
+from ...core.tools.capability import ToolCapability
+from ...core.tools.formats._reader import tool_list
 from ..audit.evidence import Rechecked, recheck
 from ..audit.policy_file import PolicyFileError, default_policy_text, read_policy
 from ..audit.running import Audited, audit_store
@@ -24,7 +27,8 @@ from ..stores.port import StoreLayoutError, StoreReadError
 from .errors import CliError
 from .loading import find_session
 from .render import emit, in_line, table
-from .sources import close_store, open_store, redact
+from .sources import close_store, open_store, read_json, redact
+from .tools import read_tools
 
 COULD_NOT_RUN = 2
 
@@ -41,6 +45,12 @@ def add_audit_arguments(parser: argparse.ArgumentParser, source_help: str) -> No
         choices=("table", "json", "sarif"),
         default=None,
         help="table (default), json (as --json) or sarif (SARIF 2.1.0)",
+    )
+    parser.add_argument(
+        "--tools",
+        metavar="FILE",
+        help="tool definitions (this library's, or an MCP tools/list with annotations) whose "
+        "declared capabilities win over the capability table",
     )
     parser.add_argument(
         "--print-policy", action="store_true", help="print the built-in policy and stop"
@@ -77,11 +87,12 @@ def _could_not_run(message: str) -> int:
 
 def _audit(args: argparse.Namespace) -> int:
     policy = read_policy(args.policy)
+    declared = None if args.tools is None else _declared(args.tools)
     store = open_store(args.source)
     audited = Audited()
     try:
         sessions = (find_session(store, args.session, args.source),) if args.session else None
-        findings = list(audit_store(store, policy, sessions, audited=audited))
+        findings = list(audit_store(store, policy, sessions, audited=audited, declared=declared))
     finally:
         close_store(store)
     shown_as = args.format or ("json" if args.json else "table")
@@ -102,6 +113,25 @@ def _audit(args: argparse.Namespace) -> int:
         }
         emit(args, document, lambda: _text(findings, audited))
     return 1 if findings else 0
+
+
+def _declared(path: str) -> dict[str, frozenset[ToolCapability]]:
+    """The capabilities the tools of a definitions file declare: a library definition's
+    own ``capabilities``; an MCP tool's annotations (a tool with neither is left out, and
+    looked up in the table)."""
+    specs = read_tools(path)
+    items, _ = tool_list(read_json(path, "tool definitions"))
+    raw = {
+        item["name"]: item for item in (items if isinstance(items, list) else [])
+        if isinstance(item, dict) and isinstance(item.get("name"), str)
+    }  # fmt: skip
+    annotations = {
+        spec.name: raw[spec.mcp_name]["annotations"]
+        for spec in specs
+        if isinstance(raw.get(spec.mcp_name, {}).get("annotations"), dict)
+    }
+    said = [spec for spec in specs if spec.capabilities or spec.name in annotations]
+    return declared_by(said, annotations)
 
 
 def finding_json(finding: Finding) -> dict[str, Any]:
