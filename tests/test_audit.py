@@ -197,7 +197,7 @@ def _library_session(path: Path) -> None:
                     requested("c", tool="write_file", path="/srv/other/x.txt", content="x"),
                     completed("c"),
                 ]
-            )  # fmt: skip
+            )
         )
     finally:
         store.close()
