@@ -33,6 +33,7 @@ LAYERS = [
     (
         "correx_tools.shell.serve",
         [
+            "correx_tools.shell.audit",
             "correx_tools.shell.transcripts",
             "correx_tools.shell.replay",
             "correx_tools.shell.stores",

@@ -19,6 +19,7 @@ from ...core.audit.effects import declared_by
 from ...core.audit.finding import Finding, Level
 from ...core.tools.capability import ToolCapability
 from ...core.tools.formats._reader import tool_list
+from ..audit.documents import finding_json
 from ..audit.evidence import Rechecked, recheck
 from ..audit.policy_file import PolicyFileError, default_policy_text, read_policy
 from ..audit.running import Audited, audit_store
@@ -132,21 +133,6 @@ def _declared(path: str) -> dict[str, frozenset[ToolCapability]]:
     }
     said = [spec for spec in specs if spec.capabilities or spec.name in annotations]
     return declared_by(said, annotations)
-
-
-def finding_json(finding: Finding) -> dict[str, Any]:
-    """A finding as ``--json`` writes it (and ``--recheck`` reads it)."""
-    return {
-        "rule": finding.rule,
-        "level": finding.level.value,
-        "session": finding.session,
-        "sequence": finding.sequence,
-        "tool": finding.tool,
-        "message": finding.message,
-        "evidence": [
-            {"sequence": e.sequence, "role": e.role, "value": e.value} for e in finding.evidence
-        ],
-    }
 
 
 def _text(findings: list[Finding], audited: Audited) -> str:

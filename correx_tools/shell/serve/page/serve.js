@@ -189,7 +189,7 @@
     api("/sessions/" + enc(ref)).then(function (o) {
       showOverview(o); S.last = o.last_sequence; setLast(); loadFamily();
       STATUSES.forEach(function (s) { $("search-status").appendChild(el("option", s)); });
-      wire(); applyAddress(true); stream();
+      wire(); applyAddress(true); stream(); loadAudit();
     }).catch(function (error) { showError(error); $("session").textContent = CX.txt(ref); document.body.setAttribute("data-ready", "1"); });
   }
   function showOverview(o) {
@@ -216,6 +216,14 @@
         f.children.forEach(function (c, k) { if (k) box.appendChild(document.createTextNode(", ")); box.appendChild(CX.subagentLink(c.session_id, "/sessions/" + enc(c.ref))); });
       }
     }).catch(function () { /* a session without a family says nothing */ });
+  }
+  // The session's audit by the built-in policy (correx-tools audit): each finding links to its event.
+  function loadAudit() {
+    api("/audit", { session: S.ref }).then(function (d) {
+      var n = d.findings.length + d.more;
+      $("audit-summary").textContent = (n ? counted(n, "finding") : "no finding") + " in " + counted(d.calls, "call") + " through sequence " + d.through + (d.more ? " (the first " + d.findings.length + " shown)" : "");
+      fill($("audit"), ["seq", "level", "rule", "tool", "finding"], d.findings.map(function (f) { return row([seqLink(f.sequence), f.level, f.rule, f.tool, f.message]); }));
+    }).catch(function (error) { $("audit-summary").textContent = CX.txt(error.message || error); });
   }
   function setLast() { $("last").textContent = S.last; $("scrubber").max = S.last; $("seq").max = S.last; }
   function applyAddress(first) {
@@ -491,7 +499,7 @@
     if (n === S.last) return;
     S.last = n; setLast();
     if (S.follow) scrubTo(n, "replace");
-    if (!redraw) redraw = setTimeout(function () { redraw = null; loadTimeline(); api("/sessions/" + enc(S.ref)).then(showOverview).catch(showError); }, 300);
+    if (!redraw) redraw = setTimeout(function () { redraw = null; loadTimeline(); loadAudit(); api("/sessions/" + enc(S.ref)).then(showOverview).catch(showError); }, 300);
   }
 
   // -- the keyboard: listed on the page (?) and in docs/serve.md; never while typing in a field ------
