@@ -38,6 +38,9 @@ _PREFIXES = frozenset({"sudo", "env", "command", "exec", "time", "nohup", "built
 _FETCHERS = frozenset({"curl", "wget"})
 
 
+_WORDS = (">", "curl", "wget", "rm")
+
+
 @final
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CommandEffects:
@@ -50,8 +53,13 @@ class CommandEffects:
     cut: bool = False
 
 
+_NOTHING = CommandEffects()
+
+
 def command_effects(text: str) -> CommandEffects:
     """The plainly stated effects of a shell command (total: any text gives an answer)."""
+    if not any(word in text for word in _WORDS):
+        return _NOTHING  # most commands: no effect of these can be stated without these
     tokens, cut = _tokens(text[:MAX_COMMAND])
     urls: list[str] = []
     removed: list[str] = []

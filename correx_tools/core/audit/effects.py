@@ -88,13 +88,16 @@ def effects_of(
     capabilities = set(entry.capabilities if declared is None else declared)
     if entry.read_only_when and all(arguments.get(k) == v for k, v in entry.read_only_when):
         capabilities = {ToolCapability.FILE_READ}
-    paths = _strings(arguments, entry.names("path"))
-    content = _strings(arguments, entry.names("content"), deep=True)
-    patched, added = _patches(_strings(arguments, entry.names("patch")))
+    kinds = entry.arguments
+    paths = _strings(arguments, kinds["path"]) if "path" in kinds else ()
+    content = _strings(arguments, kinds["content"], deep=True) if "content" in kinds else ()
+    patched, added = _patches(_strings(arguments, kinds["patch"])) if "patch" in kinds else ([], [])
     writes = ToolCapability.FILE_WRITE in capabilities
-    commands = tuple(_command(arguments.get(name)) for name in entry.names("command"))
-    commands = tuple(command for command in commands if command)[:MAX_VALUES]
-    urls = list(_strings(arguments, entry.names("url")))
+    commands: tuple[str, ...] = ()
+    if "command" in kinds:
+        found = (_command(arguments.get(name)) for name in kinds["command"])
+        commands = tuple(command for command in found if command)[:MAX_VALUES]
+    urls = list(_strings(arguments, kinds["url"])) if "url" in kinds else []
     written = [*patched] if writes or patched else []
     for command in commands:
         said = command_effects(command)

@@ -69,17 +69,25 @@ class CompiledPolicy:
     denied_paths: tuple[tuple[str, Any], ...]
     untrusted_paths: tuple[tuple[str, Any], ...]
     denied_commands: tuple[tuple[DeniedCommand, Any], ...]
+    # Each list as one program: most values match none, and one search answers that.
+    any_denied_path: Any = None
+    any_untrusted: Any = None
+    any_denied_command: Any = None
 
     def denied_path(self, path: str) -> str | None:
         """The first denied glob ``path`` (normalised) matches, if any."""
+        if self.any_denied_path is None or not self.any_denied_path.search(path):
+            return None
         return next((glob for glob, program in self.denied_paths if program.match(path)), None)
 
     def untrusted(self, path: str) -> bool:
         """Whether ``path`` (normalised) matches an untrusted glob."""
-        return any(program.match(path) for _, program in self.untrusted_paths)
+        return self.any_untrusted is not None and bool(self.any_untrusted.search(path))
 
     def denied_command(self, command: str) -> DeniedCommand | None:
         """The first denied pattern ``command`` holds, if any."""
+        if self.any_denied_command is None or not self.any_denied_command.search(command):
+            return None
         return next((d for d, program in self.denied_commands if program.search(command)), None)
 
 
@@ -88,17 +96,27 @@ def compiled(policy: Policy) -> CompiledPolicy:
     if policy.flow_min_chars < 4:
         raise PolicyError("flows.min_chars", "must be at least 4")
     commands = []
-    for n, denied in enumerate(policy.denied_commands):
-        commands.append((denied, _program(denied.pattern, f"commands.deny[{n}].pattern")))
-    return CompiledPolicy(
-        policy,
-        tuple((g, _program(glob_pattern(g), f"paths.deny: {g!r}")) for g in policy.denied_paths),
-        tuple(
-            (g, _program(glob_pattern(g), f"paths.untrusted: {g!r}"))
-            for g in policy.untrusted_paths
-        ),
-        tuple(commands),
+    for n, command in enumerate(policy.denied_commands):
+        commands.append((command, _program(command.pattern, f"commands.deny[{n}].pattern")))
+    denied = tuple(
+        (g, _program(glob_pattern(g), f"paths.deny: {g!r}")) for g in policy.denied_paths
     )
+    untrusted = tuple(
+        (g, _program(glob_pattern(g), f"paths.untrusted: {g!r}")) for g in policy.untrusted_paths
+    )
+    return CompiledPolicy(
+        policy, denied, untrusted, tuple(commands),
+        _union([glob_pattern(g) for g in policy.denied_paths]),
+        _union([glob_pattern(g) for g in policy.untrusted_paths]),
+        _union([d.pattern for d in policy.denied_commands]),
+    )  # fmt: skip
+
+
+def _union(patterns: list[str]) -> Any:
+    """One program matching where any of ``patterns`` does (``None`` for none)."""
+    if not patterns:
+        return None
+    return _program("|".join(f"(?:{pattern})" for pattern in patterns), "(all patterns)")
 
 
 def _program(pattern: str, key: str) -> Any:
