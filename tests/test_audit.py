@@ -129,6 +129,8 @@ def test_a_finding_about_an_event_edited_afterwards_says_so(tmp_path: Path) -> N
     )  # fmt: skip
     saved = tmp_path / "findings.json"
     saved.write_text(audit(str(store), "--json", status=1).stdout, encoding="utf-8")
+    sarif = tmp_path / "findings.sarif"
+    sarif.write_text(audit(str(store), "--format", "sarif", status=1).stdout, encoding="utf-8")
     intact = json.loads(audit("--recheck", str(saved), str(store), "--json", status=0).stdout)
     assert intact["intact"] and len(intact["evidence"]) == 4
     with sqlite3.connect(store) as db:
@@ -136,9 +138,10 @@ def test_a_finding_about_an_event_edited_afterwards_says_so(tmp_path: Path) -> N
             "UPDATE events SET data = replace(data, '--force', '--quiet') WHERE sequence = 6"
         ).rowcount
     assert changed == 1
-    after = audit("--recheck", str(saved), str(store), status=1).stdout
-    assert "sequence 6:" in after and "not as audited" in after
-    assert "sequence 3:" not in after
+    for findings in (saved, sarif):
+        after = audit("--recheck", str(findings), str(store), status=1).stdout
+        assert "sequence 6:" in after and "not as audited" in after
+        assert "sequence 3:" not in after
 
 
 def test_print_policy_is_the_built_in_policy_and_reads_as_toml() -> None:
