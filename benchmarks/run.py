@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
+from .audit import audit_rows
 from .bulk import bulk_rows, whole_store_rows
 from .commands import command_rows
 from .compare import compare_rows
@@ -84,7 +85,9 @@ def small_bulk_rows(events: Sequence[object], repeat: int, directory: Path) -> l
     return bulk_rows(stored, raw, repeat) + whole_store_rows(stored, raw, repeat)
 
 
-GROUPS = ("folds", "masking", "stored", "parallel", "transcripts", "sources", "compare")
+GROUPS = (
+    "folds", "masking", "stored", "parallel", "transcripts", "sources", "compare", "audit"
+)  # fmt: skip
 """The groups of rows ``--only`` picks from, in the table's order."""
 
 
@@ -173,5 +176,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             rows += source_rows(files, size, Path(directory))
         if "compare" in only:
             rows += compare_rows(3_000 if args.quick else 1_000_000, repeat, Path(directory))
+        if "audit" in only:
+            rows += audit_rows(3_000 if args.quick else large_n, repeat, Path(directory))
     print(render(rows))
     return 0

@@ -35,6 +35,7 @@ LAYERS = [
     (
         "correx_tools.shell.serve",
         [
+            "correx_tools.shell.audit",
             "correx_tools.shell.transcripts",
             "correx_tools.shell.replay",
             "correx_tools.shell.stores",
@@ -50,6 +51,10 @@ LAYERS = [
             "correx_tools.core",
         ],
     ),
+    (
+        "correx_tools.shell.audit",
+        ["correx_tools.shell.transcripts", "correx_tools.shell.stores", "correx_tools.core"],
+    ),
     ("correx_tools.shell.recording", ["correx_tools.shell.stores", "correx_tools.core"]),
     ("correx_tools.shell.transcripts", ["correx_tools.shell.stores", "correx_tools.core"]),
     (
@@ -63,6 +68,15 @@ LAYERS = [
     (
         "correx_tools.core.report",
         ["correx_tools.core.replay", "correx_tools.core.lifecycle", "correx_tools.core.tools"],
+    ),
+    (
+        "correx_tools.core.audit",
+        [
+            "correx_tools.core.report",
+            "correx_tools.core.replay",
+            "correx_tools.core.lifecycle",
+            "correx_tools.core.tools",
+        ],
     ),
     ("correx_tools.core.replay", ["correx_tools.core.lifecycle", "correx_tools.core.tools"]),
     ("correx_tools.core.lifecycle", ["correx_tools.core.tools"]),

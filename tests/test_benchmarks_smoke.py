@@ -53,6 +53,8 @@ def test_the_benchmarks_run_and_print_every_row(postgres_dsn: str) -> None:
         "masking, 'a' * n",
         "masking, the worst keyword of",
         "masking, nothing but findings",
+        "audit, one session, the built-in policy",
+        "audit, one session, resident memory",
     ]
     for store in ("SQLite", "PostgreSQL", "JSONL"):
         rows.append(f"{store} raw read, compiled parser (the floor)")

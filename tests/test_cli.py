@@ -30,6 +30,7 @@ COMMANDS = [
     "stats",
     "export",
     "report",
+    "audit",
 ]
 DATA = Path(__file__).parent / "data"
 

@@ -232,7 +232,7 @@ def _one_session(declared: _Parsers) -> None:
 
 def _looking_closer(declared: _Parsers) -> None:
     """The commands that look at sessions as a whole: ``stats``, ``export``, ``report``,
-    ``serve``, ``compare``."""
+    ``serve``, ``compare``, ``audit``."""
     for name, handler, help_text in (
         (
             "stats",
@@ -262,6 +262,12 @@ def _looking_closer(declared: _Parsers) -> None:
             "compare:cmd_compare",
             "where two sessions of one task part ways: their calls aligned, the first "
             "divergence with the state of both there, and what differed beside each call",
+        ),
+        (
+            "audit",
+            "audit:cmd_audit",
+            "hold every recorded call to a policy: capabilities, denied paths and commands, "
+            "secrets, untrusted values that flowed into later calls; findings pinned to events",
         ),
     ):
         sub = declared.command(name, handler, help_text)

@@ -71,7 +71,7 @@ STORE_HELP = "a SQLite file, a .jsonl log or a postgresql:// URL"
 """What a store SOURCE or DEST may be, for the command's help."""
 TRANSCRIPT_SOURCES = frozenset(
     {"sessions", "replay", "history", "diff", "stats", "export", "report", "serve", "verify",
-     "import", "replay-all"}
+     "import", "replay-all", "audit"}
 )  # fmt: skip
 """The commands whose SOURCE may be a transcript or a folder of them."""
 

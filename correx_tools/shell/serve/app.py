@@ -27,6 +27,8 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from ...core.tools.ids import SessionId
+from ..audit.live import LiveAudits
+from ..audit.policy_file import read_policy
 from ..stores.port import StoreReadError
 from . import answers, comparisons, said_search, scrubber, search, talk, views
 from .debugger import Debugger
@@ -78,6 +80,7 @@ ENDPOINTS = [
     "GET /api/v1/said?q=&after=&limit= (what was said, in every session)",
     "GET /api/v1/compare?a=&b=&limit= (two sessions compared, as compare --json)",
     "GET /api/v1/compare?sessions=S1,S2,...&match= (where many sessions split)",
+    "GET /api/v1/audit?session= (the session's audit so far, by the built-in policy)",
     "POST /api/v1/credential {code} (a printed link's code, once: this browser's credential)",
     "POST /api/v1/codes (with the token: a fresh single-use code and its link)",
 ]
@@ -105,6 +108,7 @@ def segments(request: Request) -> list[str]:
 def build_app(debugger: Debugger, stopping: threading.Event) -> Starlette:
     """The ASGI application answering about ``debugger``'s store (wrap it in a `Guard`)."""
     page = _package_file("serve", "index.html")
+    audits = LiveAudits(debugger.store, read_policy(None))
     files = {name: (_package_file(package, name), kind) for name, (package, kind) in _FILES.items()}
 
     async def endpoint(request: Request) -> Response:
@@ -119,6 +123,8 @@ def build_app(debugger: Debugger, stopping: threading.Event) -> Starlette:
         try:
             parts = segments(request)
             if parts[:2] == ["api", "v1"]:
+                if parts[2:] == ["audit"]:
+                    return JSONResponse(await run_in_threadpool(_audit, debugger, audits, request))
                 return await _api(debugger, request, parts[2:], stopping)
             return await _page(debugger, parts, page, files, request.scope.get(TRUSTED, True))
         except ApiError as error:
@@ -131,6 +137,13 @@ def build_app(debugger: Debugger, stopping: threading.Event) -> Starlette:
             return _error(500, f"internal error: {type(error).__name__}: {error}")
 
     return Starlette(routes=[Route("/{path:path}", endpoint, methods=["GET"])])
+
+
+def _audit(debugger: Debugger, audits: LiveAudits, request: Request) -> dict[str, Any]:
+    ref = request.query_params.get("session")
+    if not ref:
+        raise ApiError(400, "give the session: /api/v1/audit?session=ID")
+    return audits.audit(debugger.session(ref))
 
 
 def _error(status: int, message: str) -> Response:

@@ -227,7 +227,7 @@
     api("/sessions/" + enc(ref)).then(function (o) {
       showOverview(o); S.last = o.last_sequence; setLast(); loadFamily(); loadTurns();
       STATUSES.forEach(function (s) { $("search-status").appendChild(el("option", s)); });
-      wire(); applyAddress(true); stream();
+      wire(); applyAddress(true); stream(); loadAudit();
     }).catch(function (error) { showError(error); $("session").textContent = CX.txt(ref); document.body.setAttribute("data-ready", "1"); });
   }
   function showOverview(o) {
@@ -278,6 +278,14 @@
       }));
       $("turns").setAttribute("data-count", d.turns.length);
     }).catch(function () { /* a session without turns says nothing */ });
+  }
+  // The session's audit by the built-in policy (correx-tools audit): each finding links to its event.
+  function loadAudit() {
+    api("/audit", { session: S.ref }).then(function (d) {
+      var n = d.findings.length + d.more;
+      $("audit-summary").textContent = (n ? counted(n, "finding") : "no finding") + " in " + counted(d.calls, "call") + " through sequence " + d.through + (d.more ? " (the first " + d.findings.length + " shown)" : "");
+      fill($("audit"), ["seq", "level", "rule", "tool", "finding"], d.findings.map(function (f) { return row([seqLink(f.sequence), f.level, f.rule, f.tool, f.message]); }));
+    }).catch(function (error) { $("audit-summary").textContent = CX.txt(error.message || error); });
   }
   function setLast() { $("last").textContent = S.last; $("scrubber").max = S.last; $("seq").max = S.last; }
   function applyAddress(first) {
@@ -608,7 +616,7 @@
     if (n === S.last) return;
     S.last = n; setLast();
     if (S.follow) scrubTo(n, "replace");
-    if (!redraw) redraw = setTimeout(function () { redraw = null; loadTimeline(); loadTurns(); api("/sessions/" + enc(S.ref)).then(showOverview).catch(showError); }, 300);
+    if (!redraw) redraw = setTimeout(function () { redraw = null; loadTimeline(); loadTurns(); loadAudit(); api("/sessions/" + enc(S.ref)).then(showOverview).catch(showError); }, 300);
   }
 
   // -- the keyboard: listed on the page (?) and in docs/serve.md; never while typing in a field ------

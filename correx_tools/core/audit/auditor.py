@@ -1,0 +1,222 @@
+"""One pass over a session's events, in order, giving each finding as it is found.
+
+The auditor keeps, per session, only the calls in flight (their effects, until they end;
+at most `MAX_OPEN`) and the flow tracker's bounded set: nothing else of the session is
+held. A requested call is held to the call rules (`rules`), and its shell commands, written
+text and network arguments are looked up in the flow tracker; a completed call's output is
+scanned for secrets and, when the call reached the network or read an untrusted file,
+tracked as a source of values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, final
+
+from ..lifecycle.events import (
+    StoredEvent,
+    ToolExecutionCompletedEvent,
+    ToolExecutionFailedEvent,
+    ToolExecutionRejectedEvent,
+    ToolInvocationRequestedEvent,
+)
+from ..report.redaction import Redaction
+from ..tools.capability import ToolCapability
+from .effects import Effects, effects_of
+from .finding import RULES, Evidence, Finding, cut
+from .flows import FlowTracker, Source
+from .policy import CompiledPolicy, inside, normalised
+from .rules import Call, call_findings, secret_in
+from .table import CapabilityTable
+
+MAX_OPEN = 4_096
+"""Calls in flight kept at once; the oldest is let go past it (its output is then not
+tracked)."""
+MAX_OUTPUT = 1 << 20
+"""Characters of one call's output looked at."""
+
+_SINKS = (
+    ("flow-into-shell", "a shell command"),
+    ("flow-into-write", "a file write"),
+    ("flow-into-network", "a network call"),
+)
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class _Open:
+    tool: str
+    request: int
+    why: str | None  # why its output is a source of untrusted values; None: it is not
+
+
+class SessionAuditor:
+    """Audits one session's events as they are fed, in sequence order.
+
+    ``format`` and ``workspace`` are what the session says of itself (its description),
+    the policy's workspace winning; ``evidence`` gives an event's evidence value, asked only
+    of the events a finding or a tracked value needs; ``declared`` maps a tool name to the
+    capabilities its registered tool or MCP annotations state.
+    """
+
+    def __init__(
+        self,
+        session: str,
+        policy: CompiledPolicy,
+        table: CapabilityTable,
+        *,
+        evidence: Callable[[StoredEvent], str],
+        redaction: Redaction,
+        format: str | None = None,
+        workspace: str | None = None,
+        declared: Mapping[str, frozenset[ToolCapability]] | None = None,
+    ) -> None:
+        self.session = session
+        self._policy = policy
+        self._table = table
+        self._evidence = evidence
+        self._redaction = redaction
+        self._format = format
+        self.workspace = policy.policy.workspace or workspace
+        self._declared = declared or {}
+        self._open: dict[str, _Open] = {}
+        self._flows = FlowTracker(policy.policy.flow_min_chars)
+        self.calls = 0
+        self.unknown: dict[str, int] = {}
+
+    def feed(self, stored: StoredEvent) -> list[Finding]:
+        """The findings ``stored`` (the session's next event) gives."""
+        event = stored.event
+        if isinstance(event, ToolInvocationRequestedEvent):
+            return list(self._requested(stored, event))
+        if isinstance(event, ToolExecutionCompletedEvent):
+            return list(self._completed(stored, event))
+        if isinstance(event, (ToolExecutionFailedEvent, ToolExecutionRejectedEvent)):
+            self._open.pop(event.invocation_id, None)
+        return []
+
+    def _requested(
+        self, stored: StoredEvent, event: ToolInvocationRequestedEvent
+    ) -> Iterator[Finding]:
+        self.calls += 1
+        arguments = event.request.arguments
+        effects = effects_of(
+            self._table, self._format, event.tool_name, arguments,
+            declared=self._declared.get(event.tool_name),
+        )  # fmt: skip
+        if not effects.known:
+            self.unknown[event.tool_name] = self.unknown.get(event.tool_name, 0) + 1
+        value: list[str] = []
+
+        def evidence() -> str:
+            if not value:
+                value.append(self._evidence(stored))
+            return value[0]
+
+        why = self._why_untrusted(effects)
+        if len(self._open) >= MAX_OPEN:
+            del self._open[next(iter(self._open))]
+        self._open[event.invocation_id] = _Open(event.tool_name, stored.sequence, why)
+        call = Call(
+            session=self.session, sequence=stored.sequence, tool=event.tool_name,
+            arguments=arguments, effects=effects, value="",
+        )  # fmt: skip
+        found = [
+            *call_findings(call, self._policy, self.workspace, self._redaction),
+            *self.flow_findings(call, evidence),
+        ]
+        for finding in found:
+            pinned = Evidence(sequence=call.sequence, role="call", value=evidence())
+            yield replace(finding, evidence=(pinned, *finding.evidence[1:]))
+
+    def _why_untrusted(self, effects: Effects) -> str | None:
+        if ToolCapability.NETWORK_ACCESS in effects.capabilities:
+            return "the network"
+        policy = self._policy
+        for path in effects.reads:
+            where = normalised(path, self.workspace)
+            if policy.untrusted(where):
+                return f"an untrusted file ({cut(self._redaction.text(path), 80)!r})"
+            if (
+                policy.policy.reads_outside_workspace_untrusted
+                and self.workspace is not None
+                and inside(where, self.workspace) is False
+            ):
+                return f"a file outside the workspace ({cut(self._redaction.text(path), 80)!r})"
+        return None
+
+    def _completed(
+        self, stored: StoredEvent, event: ToolExecutionCompletedEvent
+    ) -> Iterator[Finding]:
+        opened = self._open.pop(event.invocation_id, None)
+        policy = self._policy.policy
+        tool = opened.tool if opened is not None else event.receipt.metadata.get("tool_name", "?")
+        output: Any = None
+        if policy.secrets or (opened is not None and opened.why is not None):
+            output = event.receipt.output
+        value: list[str] = []
+
+        def evidence() -> str:
+            if not value:
+                value.append(self._evidence(stored))
+            return value[0]
+
+        if policy.secrets and output is not None:
+            where = secret_in(output, self._redaction)
+            if where is not None:
+                yield Finding(
+                    rule="secret-in-output", level=RULES["secret-in-output"][0],
+                    session=self.session, tool=tool,
+                    message=f"{tool}'s output holds a secret: {where}",
+                    evidence=(Evidence(sequence=stored.sequence, role="output", value=evidence()),),
+                )  # fmt: skip
+        if opened is not None and opened.why is not None and output is not None:
+            source = Source(
+                tool=tool, request=opened.request, sequence=stored.sequence,
+                value=evidence(), why=opened.why,
+            )  # fmt: skip
+            self._flows.add(text_of(output), source)
+
+    def flow_findings(self, call: Call, evidence: Callable[[], str]) -> Iterator[Finding]:
+        """The values of earlier untrusted calls ``call`` passes on."""
+        effects = call.effects
+        network = ToolCapability.NETWORK_ACCESS in effects.capabilities
+        sinks = (
+            "\n".join(effects.commands),
+            "\n".join(effects.content),
+            text_of(call.arguments) if network and not effects.commands else "",
+        )
+        for (rule, what), text in zip(_SINKS, sinks, strict=True):
+            if not text:
+                continue
+            for unit, source in self._flows.found(text):
+                shown = cut(self._redaction.text(unit), 120)
+                yield Finding(
+                    rule=rule, level=RULES[rule][0], session=self.session, tool=call.tool,
+                    message=(
+                        f"{call.tool} passed {shown!r} into {what}; it came out of "
+                        f"{source.tool} (sequence {source.sequence}), from {source.why}"
+                    ),
+                    evidence=(
+                        Evidence(sequence=call.sequence, role="call", value=evidence()),
+                        Evidence(sequence=source.sequence, role="source", value=source.value),
+                    ),
+                )  # fmt: skip
+
+
+def text_of(value: Any) -> str:
+    """Every string in a frozen JSON value, one a line, to `MAX_OUTPUT` characters."""
+    parts: list[str] = []
+    size = 0
+    stack = [value]
+    while stack and size < MAX_OUTPUT:
+        item = stack.pop()
+        if isinstance(item, str):
+            parts.append(item[: MAX_OUTPUT - size])
+            size += len(parts[-1]) + 1
+        elif isinstance(item, Mapping):
+            stack.extend(reversed(list(item.values())))
+        elif isinstance(item, Sequence):
+            stack.extend(reversed(list(item)))
+    return "\n".join(parts)

@@ -1,0 +1,178 @@
+"""The capability of a recorded call: what its tool may do, and what its arguments name.
+
+A call's effects come from the capability table (its tool's row: capabilities and which
+arguments hold paths, commands, URLs, written text), or from the capabilities a
+registered tool declares, or from an MCP tool's annotations; and from the plain effects of
+each shell command it runs (`commands`). A tool none of those knows is ``known`` false,
+with no capability: the audit cannot say what it did.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, final
+
+from ..tools.capability import ToolCapability
+from ..tools.tool import Tool
+from .commands import command_effects
+from .table import CapabilityTable, ToolEntry
+
+MAX_VALUES = 64
+"""Paths, commands, URLs or texts kept of one call, of each kind."""
+MAX_TEXT = 1 << 20
+"""Characters of one call's written text looked at."""
+
+_PATCH_FILE = ("*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: ")
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Effects:
+    """What a call may do (``capabilities``; ``known`` false for a tool nothing describes)
+    and the paths it reads and writes, the commands it runs, the URLs it reaches and the
+    text it writes, as its arguments name them."""
+
+    known: bool
+    capabilities: frozenset[ToolCapability] = frozenset()
+    reads: tuple[str, ...] = ()
+    writes: tuple[str, ...] = ()
+    commands: tuple[str, ...] = ()
+    urls: tuple[str, ...] = ()
+    content: tuple[str, ...] = ()
+
+
+def annotated(hints: Mapping[str, Any]) -> frozenset[ToolCapability]:
+    """The capabilities an MCP tool's annotations state: ``readOnlyHint`` true reads, else
+    it may write; ``openWorldHint`` (true unless said otherwise) reaches the network.
+
+    >>> sorted(c.value for c in annotated({"readOnlyHint": True, "openWorldHint": False}))
+    ['file_read']
+    """
+    found = {ToolCapability.FILE_READ}
+    if hints.get("readOnlyHint") is not True:
+        found.add(ToolCapability.FILE_WRITE)
+    if hints.get("openWorldHint", True) is not False:
+        found.add(ToolCapability.NETWORK_ACCESS)
+    return frozenset(found)
+
+
+def declared_by(
+    tools: Iterable[Tool], annotations: Mapping[str, Mapping[str, Any]] | None = None
+) -> dict[str, frozenset[ToolCapability]]:
+    """The capabilities each of ``tools`` declares, by name, widened by its MCP
+    ``annotations`` (by name) where given: what `effects_of` takes as ``declared``."""
+    hints = annotations or {}
+    return {
+        tool.name: tool.capabilities
+        | (annotated(hints[tool.name]) if tool.name in hints else frozenset())
+        for tool in tools
+    }
+
+
+def effects_of(
+    table: CapabilityTable,
+    format: str | None,
+    tool_name: str,
+    arguments: Mapping[str, Any],
+    *,
+    declared: frozenset[ToolCapability] | None = None,
+) -> Effects:
+    """The effects of one call of ``tool_name`` recorded in a ``format`` session; ``declared``:
+    the capabilities its registered tool or annotations state (they win over the table)."""
+    entry = table.entry(format, tool_name)
+    if entry is None:
+        if declared is None:
+            return Effects(known=False)
+        entry = ToolEntry(capabilities=declared)
+    capabilities = set(entry.capabilities if declared is None else declared)
+    if entry.read_only_when and all(arguments.get(k) == v for k, v in entry.read_only_when):
+        capabilities = {ToolCapability.FILE_READ}
+    kinds = entry.arguments
+    paths = _strings(arguments, kinds["path"]) if "path" in kinds else ()
+    content = _strings(arguments, kinds["content"], deep=True) if "content" in kinds else ()
+    patched, added = _patches(_strings(arguments, kinds["patch"])) if "patch" in kinds else ([], [])
+    writes = ToolCapability.FILE_WRITE in capabilities
+    commands: tuple[str, ...] = ()
+    if "command" in kinds:
+        found = (_command(arguments.get(name)) for name in kinds["command"])
+        commands = tuple(command for command in found if command)[:MAX_VALUES]
+    urls = list(_strings(arguments, kinds["url"])) if "url" in kinds else []
+    written = [*patched] if writes or patched else []
+    for command in commands:
+        said = command_effects(command)
+        if said.urls:
+            capabilities.add(ToolCapability.NETWORK_ACCESS)
+            urls.extend(said.urls)
+        if said.removed or said.redirected:
+            capabilities.add(ToolCapability.FILE_WRITE)
+            written.extend((*said.removed, *said.redirected))
+    return Effects(
+        known=True,
+        capabilities=frozenset(capabilities),
+        reads=() if writes else paths,
+        writes=tuple([*(paths if writes else ()), *written][:MAX_VALUES]),
+        commands=commands,
+        urls=tuple(urls[:MAX_VALUES]),
+        content=(*content, *added)[:MAX_VALUES],
+    )
+
+
+def _strings(
+    arguments: Mapping[str, Any], names: tuple[str, ...], *, deep: bool = False
+) -> tuple[str, ...]:
+    """The strings the named arguments hold (a string, or a list of them; ``deep``: any
+    string inside, to `MAX_VALUES`)."""
+    found: list[str] = []
+    for name in names:
+        value = arguments.get(name)
+        found.extend(_walk(value, deep=deep))
+        if len(found) >= MAX_VALUES:
+            break
+    return tuple(found[:MAX_VALUES])
+
+
+def _walk(value: Any, *, deep: bool) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value[:MAX_TEXT]
+        return
+    items: Any = None
+    if isinstance(value, Sequence):
+        items = value
+    elif deep and isinstance(value, Mapping):
+        items = value.values()
+    if items is not None:
+        for n, item in enumerate(items):
+            if n >= MAX_VALUES:
+                return
+            if isinstance(item, str):
+                yield item[:MAX_TEXT]
+            elif deep:
+                yield from _walk(item, deep=False)
+
+
+def _command(value: Any) -> str:
+    """A command as its argument holds it: a string, or an argv list (``bash -lc X``: X)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, Sequence) and all(isinstance(part, str) for part in value):
+        parts = list(value)
+        if len(parts) >= 3 and parts[1] in {"-c", "-lc", "-ic"}:
+            return str(parts[2])
+        return " ".join(parts)
+    return ""
+
+
+def _patches(texts: tuple[str, ...]) -> tuple[list[str], list[str]]:
+    """The files an ``apply_patch`` text names, and its added lines."""
+    files: list[str] = []
+    added: list[str] = []
+    for text in texts:
+        for line in text[:MAX_TEXT].splitlines():
+            if line.startswith("*** "):
+                for prefix in _PATCH_FILE:
+                    if line.startswith(prefix) and len(files) < MAX_VALUES:
+                        files.append(line[len(prefix) :].strip())
+            elif line.startswith("+") and not line.startswith("+++"):
+                added.append(line[1:])
+    return files, ["\n".join(added)] if added else []

@@ -1,0 +1,153 @@
+"""The call rules: one recorded call held to the policy.
+
+Each rule looks at one call's effects (`effects`) and arguments, and gives the findings
+of that call alone: a capability not allowed, a denied path read or written, a write
+outside the workspace, a denied command, a secret in its arguments. A call refused before
+it ran is held to them too: the agent asked for it. Every value quoted in a message is
+masked first and cut after.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, final
+
+from pyrsistent import thaw
+
+from ..report.redaction import MASK, SECRET_NAMES, Redaction
+from .effects import Effects
+from .finding import RULES, Evidence, Finding, cut
+from .policy import CompiledPolicy, inside, normalised
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Call:
+    """One requested call as the rules see it; ``value``: its request's evidence value."""
+
+    session: str
+    sequence: int
+    tool: str
+    arguments: Mapping[str, Any]
+    effects: Effects
+    value: str
+
+
+def call_findings(
+    call: Call, policy: CompiledPolicy, workspace: str | None, redaction: Redaction
+) -> Iterator[Finding]:
+    """Every finding of ``call`` alone, in the order of `RULES`."""
+    effects = call.effects
+    tool = call.tool
+    not_allowed = effects.capabilities - policy.policy.allowed
+    for capability in sorted(not_allowed, key=lambda c: c.value) if not_allowed else ():
+        yield _finding(
+            call, "capability-not-allowed",
+            f"{tool} used {capability.value}, which the policy does not allow",
+        )  # fmt: skip
+    for verb, paths in (("read", effects.reads), ("wrote", effects.writes)):
+        for path in paths:
+            glob = policy.denied_path(normalised(path, workspace))
+            if glob is not None:
+                shown = _shown(redaction, path)
+                yield _finding(call, "path-denied", f"{tool} {verb} {shown} (denied by {glob!r})")
+    if policy.policy.writes_outside_workspace and workspace is not None:
+        for path in effects.writes:
+            if inside(normalised(path, workspace), workspace) is False:
+                yield _finding(
+                    call, "write-outside-workspace",
+                    f"{tool} wrote {_shown(redaction, path)}, outside the workspace "
+                    f"{_shown(redaction, workspace)}",
+                )  # fmt: skip
+    for command in effects.commands:
+        denied = policy.denied_command(command)
+        if denied is not None:
+            said = f"{tool} ran {_shown(redaction, command)} ({denied.name})"
+            yield _finding(call, "command-denied", said)
+    if policy.policy.secrets:
+        where = secret_in(call.arguments, redaction)
+        if where is not None:
+            yield _finding(call, "secret-in-arguments", f"{tool} was given a secret: {where}")
+
+
+def _finding(call: Call, rule: str, message: str) -> Finding:
+    return Finding(
+        rule=rule, level=RULES[rule][0], session=call.session, tool=call.tool, message=message,
+        evidence=(Evidence(sequence=call.sequence, role="call", value=call.value),),
+    )  # fmt: skip
+
+
+def _shown(redaction: Redaction, text: str) -> str:
+    """``text`` quoted in a message: masked, then cut."""
+    return repr(cut(redaction.text(text)))
+
+
+def secret_in(value: Any, redaction: Redaction) -> str | None:
+    """Where the first secret in a frozen JSON value is (``key: masked text``), or ``None``."""
+    if not _may_hold_secret(value, redaction):
+        return None
+    plain = thaw(value)
+    masked = redaction.masked(plain)
+    if masked == plain:
+        return None
+    return _first_difference(plain, masked, "")
+
+
+def _may_hold_secret(value: Any, redaction: Redaction) -> bool:
+    """Whether masking could change ``value``: a member named like a secret holding
+    something, or a secret's shape in its strings and names, all scanned as one text. Never
+    false where `Redaction.masked` would mask; true now and then where it would not (a
+    match across two strings): `secret_in` then finds nothing."""
+    texts: list[str] = []
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            texts.append(item)
+        elif isinstance(item, Mapping):
+            for key, member in item.items():
+                name = str(key)
+                texts.append(name)
+                if _secret_name(name) and not _empty(member):
+                    return True
+                stack.append(member)
+        elif isinstance(item, Sequence):
+            stack.extend(item)
+    joined = "\n".join(texts)
+    return bool(joined) and redaction.text(joined) != joined
+
+
+def _empty(member: Any) -> bool:
+    """What masking by name leaves as it is: nothing, a flag, an empty string."""
+    return member is None or member is True or member is False or member == ""
+
+
+@functools.lru_cache(maxsize=4_096)
+def _secret_name(name: str) -> bool:
+    return SECRET_NAMES.match(name) is not None
+
+
+def _first_difference(plain: Any, masked: Any, path: str) -> str:
+    """The first place ``masked`` differs from ``plain``, and its masked text there."""
+    if isinstance(plain, dict) and isinstance(masked, dict):
+        for key, item in plain.items():
+            if masked.get(key) != item:
+                return _first_difference(item, masked.get(key), f"{path}.{key}" if path else key)
+    if isinstance(plain, list) and isinstance(masked, list):
+        for n, (item, other) in enumerate(zip(plain, masked, strict=False)):
+            if item != other:
+                return _first_difference(item, other, f"{path}[{n}]")
+    text = masked if isinstance(masked, str) else MASK
+    return f"{path or 'value'}: {cut(_around_mask(text))!r}"
+
+
+def _around_mask(text: str) -> str:
+    """The masked text near its first mask (a long text: the line that holds it)."""
+    at = text.find(MASK)
+    if at < 0 or len(text) <= 120:
+        return text
+    start = text.rfind("\n", 0, at) + 1
+    end = text.find("\n", at)
+    return text[start : end if end >= 0 else len(text)]

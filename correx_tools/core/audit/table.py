@@ -1,0 +1,118 @@
+"""The tool → capability table: what each agent's tools may do, and which arguments hold
+the paths, commands, URLs and written text they touch.
+
+The table is data (``shell/audit/capabilities.toml``, read by the shell); this module is
+its shape and the one way it is read from a parsed document. A tool is looked up by its
+lower-cased name, in the format's own section first, then in the shared one; Goose's
+``extension__tool`` names are looked up by the tool's part.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, final
+
+from ..tools.capability import ToolCapability
+
+ARGUMENT_KINDS = ("path", "command", "url", "content", "patch")
+"""The kinds of argument an entry names: a path, a shell command, a URL, the text a write
+puts in a file, an ``apply_patch`` text (its paths and added lines)."""
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolEntry:
+    """One tool's row: its capabilities, the argument names of each kind, and the
+    ``(argument, value)`` pairs with which a reading-and-writing tool only reads."""
+
+    capabilities: frozenset[ToolCapability]
+    arguments: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    read_only_when: tuple[tuple[str, str], ...] = ()
+
+    def names(self, kind: str) -> tuple[str, ...]:
+        """The argument names that hold a value of ``kind`` (one of `ARGUMENT_KINDS`)."""
+        return self.arguments.get(kind, ())
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CapabilityTable:
+    """Every tool known, by lower-cased name: shared, and each format's own."""
+
+    tools: Mapping[str, ToolEntry]
+    formats: Mapping[str, Mapping[str, ToolEntry]] = field(default_factory=dict)
+
+    def entry(self, format: str | None, tool_name: str) -> ToolEntry | None:
+        """The row of ``tool_name`` as ``format`` names it (``None``: a tool not known)."""
+        name = tool_name.lower()
+        for key in (name, name.rpartition("__")[2]):
+            own = self.formats.get(format or "", {}).get(key)
+            if own is not None:
+                return own
+            shared = self.tools.get(key)
+            if shared is not None:
+                return shared
+        return None
+
+
+class TableError(ValueError):
+    """A capability table that does not read: ``key`` names where."""
+
+    def __init__(self, key: str, message: str) -> None:
+        super().__init__(f"{key}: {message}")
+        self.key = key
+
+
+def table_from_document(document: Mapping[str, Any]) -> CapabilityTable:
+    """The table a parsed document holds: ``[tools.NAME]`` rows, and ``[formats.FORMAT.NAME]``
+    rows for one format; a `TableError` naming the first key that is wrong."""
+    tools = _rows(document.get("tools", {}), "tools")
+    formats_found = document.get("formats", {})
+    if not isinstance(formats_found, Mapping):
+        raise TableError("formats", "must be a table of formats")
+    formats = {str(name): _rows(rows, f"formats.{name}") for name, rows in formats_found.items()}
+    return CapabilityTable(tools=tools, formats=formats)
+
+
+def _rows(found: object, where: str) -> dict[str, ToolEntry]:
+    if not isinstance(found, Mapping):
+        raise TableError(where, "must be a table of tools")
+    return {str(name).lower(): _row(row, f"{where}.{name}") for name, row in found.items()}
+
+
+def _row(found: object, where: str) -> ToolEntry:
+    if not isinstance(found, Mapping):
+        raise TableError(where, "must be a table")
+    unknown = set(found) - {"capabilities", "read_only_when", *ARGUMENT_KINDS}
+    if unknown:
+        raise TableError(f"{where}.{sorted(unknown)[0]}", "is not a key a tool's row has")
+    capabilities = frozenset(
+        capability_named(name, f"{where}.capabilities")
+        for name in _texts(found, "capabilities", where)
+    )
+    arguments = {kind: _texts(found, kind, where) for kind in ARGUMENT_KINDS if kind in found}
+    when = found.get("read_only_when", {})
+    if not isinstance(when, Mapping) or not all(isinstance(v, str) for v in when.values()):
+        raise TableError(f"{where}.read_only_when", "must map argument names to strings")
+    return ToolEntry(
+        capabilities=capabilities,
+        arguments=arguments,
+        read_only_when=tuple((str(k), v) for k, v in when.items()),
+    )
+
+
+def _texts(found: Mapping[str, Any], key: str, where: str) -> tuple[str, ...]:
+    value = found.get(key, [])
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise TableError(f"{where}.{key}", "must be a list of strings")
+    return tuple(value)
+
+
+def capability_named(name: object, where: str) -> ToolCapability:
+    """The capability called ``name`` (``file_read``, ...); a `TableError` at ``where``."""
+    for capability in ToolCapability:
+        if name == capability.value:
+            return capability
+    known = ", ".join(c.value for c in ToolCapability)
+    raise TableError(where, f"{name!r} is not a capability (known: {known})")

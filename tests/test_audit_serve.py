@@ -1,0 +1,134 @@
+"""The audit in the debugger: ``/api/v1/audit``, the findings panel, a live finding.
+
+A real ``correx-tools serve`` over SQLite stores; the page in the distribution's Chromium.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from correx_tools import (
+    InvocationId,
+    SessionId,
+    SessionRecorder,
+    SQLiteEventStore,
+    Tier,
+    ToolRequest,
+)
+
+from .browsing import Opened, module_browser
+from .serving import Served
+
+playwright = pytest.importorskip("playwright.sync_api")
+
+CORPUS = Path(__file__).parent / "data" / "audit"
+browser = module_browser()
+
+
+@pytest.fixture(scope="module")
+def corpus_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    store = tmp_path_factory.mktemp("audit-serve") / "corpus.sqlite"
+    for name in ("denied_commands", "flow_shell", "clean"):
+        subprocess.run(
+            [sys.executable, "-m", "correx_tools", "import-transcript",
+             str(CORPUS / f"{name}.jsonl"), str(store)],
+            check=True, capture_output=True,
+        )  # fmt: skip
+    return store
+
+
+@pytest.fixture
+def open_page(browser: Any) -> Iterator[Callable[..., Opened]]:
+    pages: list[Opened] = []
+
+    def opener(server: Served, path: str) -> Opened:
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        opened = Opened(page)
+        page.goto(server.link(path))
+        page.wait_for_selector("body[data-ready]", timeout=30_000)
+        pages.append(opened)
+        return opened
+
+    yield opener
+    for opened in pages:
+        assert opened.errors == []
+        opened.page.close()
+
+
+def test_the_api_answers_the_audit_of_a_session(corpus_store: Path) -> None:
+    server = Served(corpus_store)
+    try:
+        said = server.answer("/api/v1/audit", session="audit-denied_commands")
+        assert [(f["sequence"], f["rule"]) for f in said["findings"]] == [
+            (3, "write-outside-workspace"), (3, "command-denied"), (6, "command-denied"),
+            (9, "command-denied"), (12, "command-denied"),
+        ]  # fmt: skip
+        assert said["through"] == 14  # the description, a prompt, four calls of three events
+        assert server.answer("/api/v1/audit", session="audit-clean")["findings"] == []
+        status, body, _ = server.get("/api/v1/audit")
+        assert status == 400 and "session" in body["error"]
+        status, body, _ = server.get("/api/v1/audit", {"session": "nobody"})
+        assert status == 404
+    finally:
+        assert server.stop()[0] == 0
+
+
+def test_the_findings_panel_links_each_finding_to_its_event(
+    corpus_store: Path, open_page: Callable[..., Opened]
+) -> None:
+    server = Served(corpus_store)
+    try:
+        page = open_page(server, "/sessions/audit-flow_shell").page
+        page.wait_for_selector("#audit tr td")
+        rows = page.query_selector_all("#audit tr:has(td)")
+        assert len(rows) == 1
+        cells = [cell.inner_text() for cell in rows[0].query_selector_all("td")]
+        assert cells[:4] == ["6", "error", "flow-into-shell", "Bash"]
+        assert "came out of WebFetch (sequence 5)" in cells[4]
+        assert "1 finding" in page.inner_text("#audit-summary")
+        link = rows[0].query_selector("a.seq")
+        assert link is not None and "at=6" in (link.get_attribute("href") or "")
+        link.click()
+        page.wait_for_function(
+            "() => document.querySelector('[data-testid=sequence]').textContent === '6'"
+        )
+        assert "at=6" in page.url
+    finally:
+        assert server.stop()[0] == 0
+
+
+def test_a_finding_in_a_session_written_live_shows_within_two_seconds(
+    tmp_path: Path, open_page: Callable[..., Opened]
+) -> None:
+    path = tmp_path / "live.sqlite"
+    store = SQLiteEventStore(path)
+    recorder = SessionRecorder(store, SessionId("live"))
+
+    def call(name: str, command: str) -> None:
+        request = ToolRequest(tool_name="Bash", arguments={"command": command})
+        recorder.request(InvocationId(name), request, tier=Tier.AUTO).unwrap()
+
+    call("a", "ls")
+    server = Served(path)
+    try:
+        page = open_page(server, "/sessions/live").page
+        page.wait_for_function(
+            "() => document.querySelector('#audit-summary').textContent.startsWith('no finding')"
+        )
+        call("b", "git push --force <img src=x onerror=alert(1)>")
+        written = time.monotonic()
+        page.wait_for_selector("#audit tr td", timeout=2_000)
+        assert time.monotonic() - written < 2.0
+        cell = page.query_selector_all("#audit tr:has(td) td")[4]
+        assert "<img src=x onerror=alert(1)>" in cell.inner_text()  # text, never markup
+        assert page.query_selector("#audit img") is None
+    finally:
+        store.close()
+        assert server.stop()[0] == 0
