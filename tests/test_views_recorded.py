@@ -86,8 +86,10 @@ def test_a_non_zero_exit_is_counted_beside_failed_by_every_command(store: Path) 
     assert row["statuses"]["completed"] == 25 and row["statuses"]["failed"] == 8
     assert row["exited_nonzero"] == 1
     table = run("sessions", str(store)).splitlines()
-    assert table[0].split()[4:7] == ["failed", "exit", "≠"]
-    assert table[2 + 0].split()[5] == "1"  # the Claude Code session sorts first
+    column = table[0].index("exit ≠ 0")
+    assert table[0][:column].rstrip().endswith("failed")  # beside failed
+    row_text = table[2 + 0]  # the Claude Code session sorts first
+    assert row_text[column : column + len("exit ≠ 0")].strip() == "1"
     replayed = asked("replay", str(store), CLAUDE_SESSION)
     assert replayed["exited_nonzero"] == 1
     assert [r["receipt"]["exit_code"] for r in replayed["invocations"]
