@@ -204,17 +204,23 @@ def _held(store: EventStore, session_id: SessionId, events: list[StoredEvent]) -
     """How many of ``events`` the store holds already, as the session's first events; an
     error when it holds others."""
     held = 0
+    differs: int | None = None
     for stored in store.read(session_id):
         if held == len(events) or stored != events[held]:
-            given = None if held == len(events) else events[held].event
-            raise Unreadable("", _different(session_id, stored.sequence, stored.event, given))
+            differs = stored.sequence
+            break
         held += 1
-    return held
+    if differs is None:
+        return held
+    # Whether each side holds a conversation at all, not only where they part: a chat
+    # rewritten at a prompt is a rewritten chat, not one imported the other way.
+    talk_held = any(conversation_of(stored.event) for stored in store.read(session_id))
+    talk_given = any(conversation_of(stored.event) for stored in events)
+    raise Unreadable("", _different(session_id, differs, talk_held, talk_given))
 
 
-def _different(session: SessionId, sequence: int, held: object, given: object) -> str:
+def _different(session: SessionId, sequence: int, talk_held: bool, talk_given: bool) -> str:
     """Why a session the store holds is not the one the transcript gives, and what to do."""
-    talk_held, talk_given = conversation_of(held) is not None, conversation_of(given) is not None
     if talk_given and not talk_held:
         return (
             f"the store holds session {session!r} without its conversation (imported by an "
