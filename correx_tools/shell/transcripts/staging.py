@@ -128,7 +128,15 @@ def _times(staged: list[Staged]) -> datetime | None:
     or ``None`` when no step records one (the derived times are then kept: they only keep
     the order)."""
     first = next((item[1] for item in staged if item[4]), None)
-    if first is None or all(item[4] for item in staged):
+    if first is None:
+        # No time recorded at all: the derived times only keep the order, and a step of the
+        # conversation (which derives none) takes the one of the step before it.
+        last = ORIGIN
+        for index, (key, stamped, event, call, recorded) in enumerate(staged):
+            last = max(last, stamped)
+            staged[index] = (key, last, event, call, recorded)
+        return None
+    if all(item[4] for item in staged):
         return first
     requested: dict[int, datetime] = {}
     last = first
