@@ -27,6 +27,7 @@ from correx_tools import (
     import_transcript,
 )
 from correx_tools.core.replay.lead_up import LeadUp
+from correx_tools.core.replay.talk_summary import TalkSummary
 from correx_tools.shell.replay.lead_up import lead_up_in
 
 from .test_conversation_imports import said, total
@@ -109,7 +110,9 @@ def test_gemini_tokens_are_the_sum_of_each_messages_last_counts(path: Path) -> N
 
 def test_gemini_prompts_words_and_thoughts_are_read_and_lead_to_the_calls() -> None:
     messages = said(GEMINI)
-    asked = [t["text"] for m in gemini_messages(GEMINI) if m["type"] == "user" for t in m["content"]]
+    asked = [
+        t["text"] for m in gemini_messages(GEMINI) if m["type"] == "user" for t in m["content"]
+    ]
     # The rewound prompt ("πρώτα σβήσε το target/") is gone, like its call.
     assert prompts(messages) == asked and len(asked) == 2
     assert not any("target/" in p for p in prompts(messages))
@@ -123,9 +126,74 @@ def test_gemini_prompts_words_and_thoughts_are_read_and_lead_to_the_calls() -> N
     assert said(GEMINI_JSON) == messages
 
 
+# --- OpenAI chat and Anthropic Messages lists ----------------------------------------------
+
+OPENAI = DATA / "openai-chat" / "marshmallow-1867_history.json"
+ANTHROPIC = DATA / "anthropic-messages" / "subagent_a2898e3_messages.json"
+
+
+def summary(path: Path) -> TalkSummary:
+    store, session = imported(path)
+    return TalkSummary().taking(stored.event for stored in store.read(session))
+
+
+def test_an_openai_chats_prompt_and_words_lead_to_its_calls_and_it_records_no_tokens() -> None:
+    messages = said(OPENAI)
+    listed = json.loads(OPENAI.read_text(encoding="utf-8"))
+    users = [m["content"] for m in listed if m["role"] == "user"]
+    assert prompts(messages) == users and "TimeDelta serialization precision" in users[0]
+    # The system prompt is not the user's.
+    assert not any(p.startswith("SETTING:") for p in prompts(messages))
+    led = lead_up_of(OPENAI, "call_9diWc1DYm4RLmPfHgIaP2wd")
+    assert led.prompt is not None and "TimeDelta serialization precision" in led.prompt.text
+    assert words(led) == [("text", listed[2]["content"])]
+    # A list the loop kept records no tokens and no model: none, never 0.
+    assert not [m for m in messages if isinstance(m, Usage)] and models(messages) == {None}
+    assert summary(OPENAI).tokens is None
+
+
+def test_an_anthropic_lists_prompt_and_words_lead_to_its_calls() -> None:
+    messages = said(ANTHROPIC)
+    listed = json.loads(ANTHROPIC.read_text(encoding="utf-8"))
+    assert prompts(messages) == [listed[0]["content"]]
+    led = lead_up_of(ANTHROPIC, "toolu_01HaEX6WGRyK8yccb6knr31H")
+    assert led.prompt is not None and "SessionLive" in led.prompt.text
+    assert words(led) == [("text", listed[1]["content"][0]["text"])]
+    assert summary(ANTHROPIC).tokens is None
+
+
+def test_messages_stored_whole_give_their_model_and_tokens_once_a_message(tmp_path: Path) -> None:
+    """A list of the API's own answers: Anthropic's usage once per message id (the same
+    message twice counts once), OpenAI's cached prompt tokens read as cache read."""
+    usage = {"input_tokens": 5, "output_tokens": 7, "cache_read_input_tokens": 11,
+             "cache_creation_input_tokens": 13}  # fmt: skip
+    answer = {"role": "assistant", "id": "msg_1", "model": "claude-opus-4-6", "usage": usage,
+              "content": [{"type": "thinking", "thinking": "look first"},
+                          {"type": "tool_use", "id": "t1", "name": "Read",
+                           "input": {}}]}  # fmt: skip
+    anthropic = tmp_path / "anthropic.json"
+    again = {**answer, "content": [{"type": "text", "text": "Reading it."}]}  # the same message
+    anthropic.write_text(json.dumps([{"role": "user", "content": "read it"}, answer, again]))
+    messages = said(anthropic)
+    assert total(messages) == TokenUsage(input=5, output=7, cache_read=11, cache_write=13)
+    assert Reasoning(text="look first", model="claude-opus-4-6") in messages
+    openai = tmp_path / "openai.json"
+    call = {"id": "c1", "type": "function", "function": {"name": "ls", "arguments": "{}"}}
+    openai.write_text(json.dumps([
+        {"role": "user", "content": [{"type": "text", "text": "list it"}]},
+        {"role": "assistant", "content": None, "tool_calls": [call], "model": "gpt-4.1",
+         "reasoning_content": "ls shows it",
+         "usage": {"prompt_tokens": 100, "completion_tokens": 9,
+                   "prompt_tokens_details": {"cached_tokens": 60}}},
+    ]))  # fmt: skip
+    messages = said(openai)
+    assert total(messages) == TokenUsage(input=40, output=9, cache_read=60)
+    assert prompts(messages) == ["list it"] and models(messages) == {"gpt-4.1"}
+
+
 # --- every format -----------------------------------------------------------------------
 
-FORMATS = [GEMINI, GEMINI_JSON]
+FORMATS = [GEMINI, GEMINI_JSON, OPENAI, ANTHROPIC]
 
 
 @pytest.mark.parametrize("path", FORMATS, ids=lambda p: p.parent.name + "/" + p.name[-12:])

@@ -25,8 +25,8 @@ def said_in(message: dict[str, Any], first: int, where: str) -> list[Said]:
     model = model_of(message.get("model"))
     tokens = message.get("tokens")
     if isinstance(tokens, dict):
-        talk.usage(_usage(tokens, f"{where}: tokens"), model, at, (first,),
-                   message_id=message.get("id") if isinstance(message.get("id"), str) else None)  # fmt: skip
+        identifier = message.get("id") if isinstance(message.get("id"), str) else None
+        talk.usage(_usage(tokens, f"{where}: tokens"), model, at, (first,), identifier)
     for thought in message.get("thoughts") or []:
         if isinstance(thought, dict):
             parts = [thought.get("subject"), thought.get("description")]
