@@ -191,9 +191,40 @@ def test_messages_stored_whole_give_their_model_and_tokens_once_a_message(tmp_pa
     assert prompts(messages) == ["list it"] and models(messages) == {"gpt-4.1"}
 
 
+# --- Cline and Roo Code -----------------------------------------------------------------
+
+CLINE_NATIVE = DATA / "cline" / "tasks" / "1763448130250" / "api_conversation_history.json"
+CLINE_XML = DATA / "cline" / "tasks" / "1763448130251" / "api_conversation_history.json"
+TASK = "「Αθήνα」が athina にならない。greek.rs を直して docs/使い方.md を書いて"
+FEEDBACK = "main には force push しないで"
+
+
+@pytest.mark.parametrize("path", [CLINE_NATIVE, CLINE_XML], ids=["native", "xml"])
+def test_a_cline_tasks_prompts_are_the_task_and_the_users_feedback(path: Path) -> None:
+    messages = said(path)
+    assert prompts(messages) == [TASK, FEEDBACK]
+    # Cline's own texts (environment details, a tool's result) are no prompt.
+    assert not any("environment_details" in p or "Result:" in p for p in prompts(messages))
+    after = lead_up_of(path, "toolu_01Tr11aZ8kQw" if path == CLINE_NATIVE else "message-23")
+    assert after.prompt is not None and after.prompt.text == FEEDBACK
+    # This file records no tokens (Cline keeps them in ui_messages.json): none, never 0.
+    assert not [m for m in messages if isinstance(m, Usage)] and summary(path).tokens is None
+
+
+def test_a_cline_calls_lead_up_is_its_messages_words_or_its_thinking() -> None:
+    native = lead_up_of(CLINE_NATIVE, "toolu_01Tr00aZ8kQw")
+    assert native.prompt is not None and native.prompt.text == TASK
+    assert words(native) == [("text", "Let me look at the crate.")]
+    assert models(said(CLINE_NATIVE)) == {"claude-sonnet-4-5"}
+    xml = lead_up_of(CLINE_XML, "message-1")
+    assert xml.prompt is not None and xml.prompt.text == TASK
+    # The thinking element is reasoning, the tool element is the call, not words.
+    assert words(xml) == [("reasoning", "次のステップ。")]
+
+
 # --- every format -----------------------------------------------------------------------
 
-FORMATS = [GEMINI, GEMINI_JSON, OPENAI, ANTHROPIC]
+FORMATS = [GEMINI, GEMINI_JSON, OPENAI, ANTHROPIC, CLINE_NATIVE, CLINE_XML]
 
 
 @pytest.mark.parametrize("path", FORMATS, ids=lambda p: p.parent.name + "/" + p.name[-12:])
