@@ -11,7 +11,7 @@ session of the same name) is an error, and nothing is written.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import final
@@ -212,11 +212,26 @@ def _held(store: EventStore, session_id: SessionId, events: list[StoredEvent]) -
         held += 1
     if differs is None:
         return held
-    # Whether each side holds a conversation at all, not only where they part: a chat
-    # rewritten at a prompt is a rewritten chat, not one imported the other way.
-    talk_held = any(conversation_of(stored.event) for stored in store.read(session_id))
-    talk_given = any(conversation_of(stored.event) for stored in events)
-    raise Unreadable("", _different(session_id, differs, talk_held, talk_given))
+    # Imported the other way: one side holds a conversation and the other none, and their
+    # other events agree (one may have grown). A chat rewritten at a prompt is a rewritten
+    # chat; another session under the same name is another session.
+    held_talk, held_rest = _parted(stored.event for stored in store.read(session_id))
+    given_talk, given_rest = _parted(stored.event for stored in events)
+    shorter = min(len(held_rest), len(given_rest))
+    if held_rest[:shorter] != given_rest[:shorter]:
+        held_talk = given_talk  # not the same calls: the option is not the reason
+    raise Unreadable("", _different(session_id, differs, held_talk, given_talk))
+
+
+def _parted(events: Iterable[object]) -> tuple[bool, list[object]]:
+    """Whether ``events`` hold a conversation, and their other events."""
+    talk, rest = False, []
+    for event in events:
+        if conversation_of(event) is None:
+            rest.append(event)
+        else:
+            talk = True
+    return talk, rest
 
 
 def _different(session: SessionId, sequence: int, talk_held: bool, talk_given: bool) -> str:
