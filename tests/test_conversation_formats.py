@@ -222,9 +222,76 @@ def test_a_cline_calls_lead_up_is_its_messages_words_or_its_thinking() -> None:
     assert words(xml) == [("reasoning", "次のステップ。")]
 
 
+# --- OpenHands --------------------------------------------------------------------------
+
+OPENHANDS = DATA / "openhands" / "runtime_test_basic.json"
+OPENHANDS_BENCH = DATA / "openhands" / "multi_swe_bench_ponylang__ponyc-4595.json"
+
+
+def openhands_responses(path: Path) -> dict[str, dict[str, Any]]:
+    """Each model response of the history once, by its id (every action of a response
+    that asked for several calls carries it)."""
+    document = json.loads(path.read_text(encoding="utf-8"))
+    events = document["history"] if isinstance(document, dict) else document
+    found: dict[str, dict[str, Any]] = {}
+    for event in events:
+        metadata = event.get("tool_call_metadata")
+        if metadata and "action" in event:
+            found.setdefault(metadata["model_response"]["id"], metadata["model_response"])
+    return found
+
+
+@pytest.mark.parametrize("path", [OPENHANDS, OPENHANDS_BENCH], ids=["runtime", "bench"])
+def test_openhands_tokens_are_the_sum_of_each_model_responses_usage(path: Path) -> None:
+    responses = openhands_responses(path).values()
+    usage = total(said(path))
+    assert usage.output == sum(r["usage"]["completion_tokens"] for r in responses) > 0
+    # LiteLLM's prompt tokens hold those read from and written to a cache.
+    prompt = sum(r["usage"]["prompt_tokens"] for r in responses)
+    assert usage.input + usage.cache_read + usage.cache_write == prompt
+    assert usage.cache_read == sum(r["usage"].get("cache_read_input_tokens", 0) for r in responses)
+    written = sum(r["usage"].get("cache_creation_input_tokens", 0) for r in responses)
+    assert usage.cache_write == written
+    assert models(said(path)) - {None} == {r["model"] for r in responses}
+
+
+def test_openhands_tokens_agree_with_the_runs_own_total() -> None:
+    document = json.loads(OPENHANDS_BENCH.read_text(encoding="utf-8"))
+    counted = document["metrics"]["accumulated_token_usage"]
+    usage = total(said(OPENHANDS_BENCH))
+    assert usage.input + usage.cache_read + usage.cache_write == counted["prompt_tokens"]
+    assert usage.output == counted["completion_tokens"]
+
+
+def test_an_openhands_prompt_and_thought_lead_to_its_call() -> None:
+    messages = said(OPENHANDS)
+    assert prompts(messages) == [
+        "Please create a simple 2048 game. No need to run it. "
+        "Please finish the interaction after your finish coding."
+    ]
+    led = lead_up_of(OPENHANDS, "toolu_017nBp7UfiGqyrA7j77HgtFP")
+    assert led.prompt is not None and "2048 game" in led.prompt.text
+    [(kind, text)] = words(led)
+    assert kind == "text" and text.startswith("I'll help you create a simple 2048 game")
+    bench = said(OPENHANDS_BENCH)
+    # The system prompt and the recall of the workspace are OpenHands' own.
+    assert len(prompts(bench)) == 1 and prompts(bench)[0].startswith("<uploaded_files>")
+    led = lead_up_of(OPENHANDS_BENCH, "toolu_02")
+    assert words(led)[0][1].startswith("The repository is a C project")
+
+
 # --- every format -----------------------------------------------------------------------
 
-FORMATS = [GEMINI, GEMINI_JSON, OPENAI, ANTHROPIC, CLINE_NATIVE, CLINE_XML]
+FORMATS = [
+    GEMINI,
+    GEMINI_JSON,
+    OPENAI,
+    ANTHROPIC,
+    CLINE_NATIVE,
+    CLINE_XML,
+    OPENHANDS,
+    OPENHANDS_BENCH,
+]  # fmt: skip
 
 
 @pytest.mark.parametrize("path", FORMATS, ids=lambda p: p.parent.name + "/" + p.name[-12:])
