@@ -280,6 +280,42 @@ def test_an_openhands_prompt_and_thought_lead_to_its_call() -> None:
     assert words(led)[0][1].startswith("The repository is a C project")
 
 
+# --- SWE-agent --------------------------------------------------------------------------
+
+SWE_CTF = DATA / "swe-agent" / "ctf_i_got_id_demo.traj"
+SWE_CALLS = DATA / "swe-agent" / "marshmallow-1867_function_calling.traj"
+
+
+@pytest.mark.parametrize("path", [SWE_CTF, SWE_CALLS], ids=["ctf", "function-calling"])
+def test_a_swe_agent_task_is_its_prompt_and_each_thought_leads_to_its_action(path: Path) -> None:
+    document = json.loads(path.read_text(encoding="utf-8"))
+    messages = said(path)
+    task = next(m["content"] for m in document["history"] if m["role"] == "user")
+    # The task only: the later user messages are the environment's observations.
+    assert prompts(messages) == [task]
+    thoughts = [step["thought"] for step in document["trajectory"]]
+    assert [m.text for m in messages if isinstance(m, AssistantText)] == thoughts
+    call = "step-2" if path == SWE_CTF else "call_m6a0mcd6137L21vgVmR0DQaU"
+    led = lead_up_of(path, call)
+    assert led.prompt is not None and led.prompt.text == task
+    assert words(led) == [("text", thoughts[1])]
+    # A replayed demonstration counts no tokens: none recorded, never 0.
+    stats = document["info"]["model_stats"]
+    assert stats["tokens_sent"] == stats["tokens_received"] == 0
+    assert not [m for m in messages if isinstance(m, Usage)] and summary(path).tokens is None
+
+
+def test_a_swe_agent_runs_tokens_are_its_model_stats(tmp_path: Path) -> None:
+    document = json.loads(SWE_CTF.read_text(encoding="utf-8"))
+    stats = {"tokens_sent": 120_000, "tokens_received": 3_456, "api_calls": 21}
+    document["info"]["model_stats"].update(stats)
+    path = tmp_path / "run.traj"
+    path.write_text(json.dumps(document), encoding="utf-8")
+    messages = said(path)
+    assert total(messages) == TokenUsage(input=120_000, output=3_456)
+    assert isinstance(messages[-1], Usage)  # the run's, after its last step
+
+
 # --- every format -----------------------------------------------------------------------
 
 FORMATS = [
@@ -291,6 +327,8 @@ FORMATS = [
     CLINE_XML,
     OPENHANDS,
     OPENHANDS_BENCH,
+    SWE_CTF,
+    SWE_CALLS,
 ]  # fmt: skip
 
 
