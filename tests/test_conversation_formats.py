@@ -6,6 +6,7 @@ with the conversation as without it."""
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -29,6 +30,7 @@ from correx_tools import (
 from correx_tools.core.replay.lead_up import LeadUp
 from correx_tools.core.replay.talk_summary import TalkSummary
 from correx_tools.shell.replay.lead_up import lead_up_in
+from correx_tools.shell.transcripts.importing import import_transcripts
 
 from .test_conversation_imports import said, total
 from .transcript_samples import DATA
@@ -41,6 +43,11 @@ def imported(path: Path, **options: Any) -> tuple[InMemoryEventStore, SessionId]
     store = InMemoryEventStore()
     done = import_transcript(path, store, **options).unwrap()
     return store, done.session_id
+
+
+def said_in_store(store: InMemoryEventStore, session: SessionId) -> list[object]:
+    found = (conversation_of(stored.event) for stored in store.read(session))
+    return [message for message in found if message is not None]
 
 
 def lead_up_of(path: Path, call_id: str) -> LeadUp:
@@ -316,6 +323,51 @@ def test_a_swe_agent_runs_tokens_are_its_model_stats(tmp_path: Path) -> None:
     assert isinstance(messages[-1], Usage)  # the run's, after its last step
 
 
+# --- Goose ------------------------------------------------------------------------------
+
+GOOSE = DATA / "goose" / "20251118_2.json"
+GOOSE_LINES = DATA / "goose" / "20251118_154210.jsonl"
+GOOSE_DB = DATA / "goose" / "sessions.db"
+
+
+@pytest.mark.parametrize("path", [GOOSE, GOOSE_LINES], ids=["export", "jsonl"])
+def test_goose_tokens_are_the_sessions_own_accumulated_counts(path: Path) -> None:
+    text = path.read_text(encoding="utf-8")
+    session = json.loads(text) if path.suffix == ".json" else json.loads(text.splitlines()[0])
+    messages = said(path)
+    expected = TokenUsage(
+        input=session["accumulated_input_tokens"], output=session["accumulated_output_tokens"]
+    )
+    assert total(messages) == expected and expected.total == session["accumulated_total_tokens"]
+    assert sum(isinstance(m, Usage) for m in messages) == 1  # Goose counts per session
+    led = lead_up_of(path, "toolu_00Kx7mVb3R")
+    assert led.prompt is not None and led.prompt.text.startswith("「Αθήνα」が athina にならない")
+    assert words(led) == [("text", "まずリポジトリを見ます。")]
+
+
+def test_a_goose_database_gives_each_sessions_tokens_or_says_it_records_none(
+    tmp_path: Path,
+) -> None:
+    copy = tmp_path / "sessions.db"
+    copy.write_bytes(GOOSE_DB.read_bytes())
+    store = InMemoryEventStore()
+    for result in import_transcripts(copy, store):
+        result.unwrap()
+    counts = {
+        s: TalkSummary().taking(e.event for e in store.read(s)).tokens for s in store.sessions()
+    }
+    assert counts == {"20251118_2": None, "20251118_3": None}  # its counts are empty
+    with sqlite3.connect(copy) as connection:
+        connection.execute(
+            "UPDATE sessions SET accumulated_input_tokens = 900, accumulated_output_tokens = 80 "
+            "WHERE id = '20251118_2'"
+        )
+    connection.close()
+    store = InMemoryEventStore()
+    done = import_transcripts(copy, store, session="20251118_2")[0].unwrap()
+    assert total(said_in_store(store, done.session_id)) == TokenUsage(input=900, output=80)
+
+
 # --- every format -----------------------------------------------------------------------
 
 FORMATS = [
@@ -329,6 +381,8 @@ FORMATS = [
     OPENHANDS_BENCH,
     SWE_CTF,
     SWE_CALLS,
+    GOOSE,
+    GOOSE_LINES,
 ]  # fmt: skip
 
 
