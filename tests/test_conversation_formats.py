@@ -368,6 +368,52 @@ def test_a_goose_database_gives_each_sessions_tokens_or_says_it_records_none(
     assert total(said_in_store(store, done.session_id)) == TokenUsage(input=900, output=80)
 
 
+# --- OpenCode ---------------------------------------------------------------------------
+
+OPENCODE = DATA / "opencode" / "ses_4f8e21c07ffdR2kLq9mT3xYb7w.json"
+
+
+def opencode_tokens(document: dict[str, Any]) -> TokenUsage:
+    """Each finished step's tokens, and a message's own where none of its steps finished."""
+    usage = TokenUsage()
+    for message in document["messages"]:
+        steps = [p["tokens"] for p in message["parts"] if p["type"] == "step-finish"]
+        if message["info"]["role"] == "assistant":
+            for t in steps or [message["info"]["tokens"]]:
+                cache = t["cache"]
+                output = t["output"] + t["reasoning"]
+                usage += TokenUsage(input=t["input"], output=output, cache_read=cache["read"],
+                                    cache_write=cache["write"])  # fmt: skip
+    return usage
+
+
+def test_opencode_tokens_are_the_sum_of_its_steps_and_its_prompt_leads_to_the_calls() -> None:
+    document = json.loads(OPENCODE.read_text(encoding="utf-8"))
+    messages = said(OPENCODE)
+    assert total(messages) == opencode_tokens(document)
+    assert total(messages).total > 0 and models(messages) == {"claude-sonnet-4-5"}
+    [typed] = [p["text"] for p in document["messages"][0]["parts"]]
+    assert prompts(messages) == [typed]
+    led = lead_up_of(OPENCODE, "toolu_01Oc05Wn4Jd")
+    assert led.prompt is not None and led.prompt.text == typed
+
+
+def test_opencode_text_and_reasoning_parts_lead_to_the_calls_after_them(tmp_path: Path) -> None:
+    document = json.loads(OPENCODE.read_text(encoding="utf-8"))
+    parts = document["messages"][1]["parts"]
+    base = {"sessionID": document["info"]["id"], "messageID": "msg_b31f07a20001As"}
+    parts[1:1] = [
+        {**base, "id": "prt_r", "type": "reasoning", "text": "List the crate first."},
+        {**base, "id": "prt_t", "type": "text", "text": "Let me look at the crate."},
+        {**base, "id": "prt_s", "type": "text", "text": "<file>...</file>", "synthetic": True},
+    ]
+    path = tmp_path / OPENCODE.name
+    path.write_text(json.dumps(document), encoding="utf-8")
+    led = lead_up_of(path, "toolu_01Oc00Wn4Jd")
+    assert words(led) == [("reasoning", "List the crate first."),
+                          ("text", "Let me look at the crate.")]  # fmt: skip
+
+
 # --- every format -----------------------------------------------------------------------
 
 FORMATS = [
@@ -383,6 +429,7 @@ FORMATS = [
     SWE_CALLS,
     GOOSE,
     GOOSE_LINES,
+    OPENCODE,
 ]  # fmt: skip
 
 
