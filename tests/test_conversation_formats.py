@@ -6,6 +6,7 @@ with the conversation as without it."""
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
@@ -414,6 +415,82 @@ def test_opencode_text_and_reasoning_parts_lead_to_the_calls_after_them(tmp_path
                           ("text", "Let me look at the crate.")]  # fmt: skip
 
 
+# --- Aider ------------------------------------------------------------------------------
+
+AIDER = DATA / "aider" / "synth" / ".aider.chat.history.md"
+AIDER_REAL = DATA / "aider" / "real" / "hello-world-flask.md"
+
+
+def aider_count(said: str) -> int:
+    """Aider's rounded count (``2.9k``, ``141``) as the number it stands for."""
+    if said.endswith("k"):
+        return round(float(said[:-1]) * 1000)
+    return int(said)
+
+
+def test_aider_tokens_are_the_sum_of_its_tokens_lines() -> None:
+    lines = AIDER.read_text(encoding="utf-8").splitlines()
+    sent = received = 0
+    for line in lines:
+        if line.startswith("> Tokens: "):
+            for number, what in re.findall(r"([0-9.]+k?) (sent|received)", line):
+                if what == "sent":
+                    sent += aider_count(number)
+                else:
+                    received += aider_count(number)
+    messages = said(AIDER)
+    assert total(messages) == TokenUsage(input=sent, output=received) and sent > 0
+    assert models(messages) - {None} == {"anthropic/claude-sonnet-4-5"}
+    assert sum(isinstance(m, Usage) for m in messages) == sum(
+        line.startswith("> Tokens: ") for line in lines
+    )
+
+
+def test_aider_prompts_and_replies_lead_to_the_edits() -> None:
+    lines = AIDER.read_text(encoding="utf-8").splitlines()
+    messages = said(AIDER)
+    asked = [line[5:].strip() for line in lines if line.startswith("#### ")]
+    # /run is a call of its own, not a prompt.
+    assert prompts(messages) == [a for a in asked if not a.startswith("/run ")]
+    first = next(n for n, line in enumerate(lines, 1) if line.startswith("<<<<<<< SEARCH"))
+    led = lead_up_of(AIDER, f"edit-{first}")
+    assert led.prompt is not None and led.prompt.text == asked[0]
+    [(kind, text)] = words(led)
+    assert kind == "text" and text.startswith("The accented eta `ή` falls through")
+    # Aider's own message on a block that failed to match is not the model's.
+    replies = [m.text for m in messages if isinstance(m, AssistantText)]
+    assert not any("SearchReplaceNoExactMatch" in r or "must exactly match" in r for r in replies)
+    assert any(r.startswith("There is no iota arm yet") for r in replies)
+
+
+def test_a_real_aider_history_records_no_tokens_and_its_intro_is_no_reply() -> None:
+    messages = said(AIDER_REAL)
+    assert prompts(messages)[0] == (
+        "make a flask app with a /hello endpoint that returns hello world"
+    )
+    assert isinstance(messages[0], Prompt)  # the website's introduction is nobody's words
+    assert not [m for m in messages if isinstance(m, Usage)] and summary(AIDER_REAL).tokens is None
+
+
+def test_aider_tokens_lines_of_other_releases_read_back(tmp_path: Path) -> None:
+    path = tmp_path / ".aider.chat.history.md"
+    path.write_text(
+        "# aider chat started at 2024-05-01 10:00:00\n\n"
+        "> Model: gpt-4o with diff edit format  \n\n"
+        "#### /add app.py  \n\n#### /ask what does\n#### app.py do?  \n\n"
+        "It serves one page.\n\n"
+        "> Tokens: 6,445 sent, 1.2k cache write, 20k cache hit, 1,013 received. "
+        "Cost: $0.02 message, $0.02 session.  \n",
+        encoding="utf-8",
+    )
+    messages = said(path)
+    # A command is no prompt; the rest of /ask is, its lines joined.
+    assert prompts(messages) == ["what does\napp.py do?"]
+    assert AssistantText(text="It serves one page.", model="gpt-4o") in messages
+    usage = TokenUsage(input=6445, output=1013, cache_read=20_000, cache_write=1200)
+    assert total(messages) == usage
+
+
 # --- every format -----------------------------------------------------------------------
 
 FORMATS = [
@@ -430,6 +507,8 @@ FORMATS = [
     GOOSE,
     GOOSE_LINES,
     OPENCODE,
+    AIDER,
+    AIDER_REAL,
 ]  # fmt: skip
 
 
