@@ -31,7 +31,9 @@ from correx_tools import (
 from correx_tools.core.replay.lead_up import LeadUp
 from correx_tools.core.replay.talk_summary import TalkSummary
 from correx_tools.shell.replay.lead_up import lead_up_in
+from correx_tools.shell.transcripts.cache import TranscriptCache
 from correx_tools.shell.transcripts.importing import import_transcripts
+from correx_tools.shell.transcripts.manifest import RULES
 
 from .test_conversation_imports import said, total
 from .transcript_samples import DATA
@@ -489,6 +491,33 @@ def test_aider_tokens_lines_of_other_releases_read_back(tmp_path: Path) -> None:
     assert AssistantText(text="It serves one page.", model="gpt-4o") in messages
     usage = TokenUsage(input=6445, output=1013, cache_read=20_000, cache_write=1200)
     assert total(messages) == usage
+
+
+def test_a_cache_the_rules_before_these_formats_made_is_read_again(tmp_path: Path) -> None:
+    """Rules 3 read no conversation of a Gemini chat: its cache is read again once."""
+    folder = tmp_path / "chats"
+    folder.mkdir()
+    (folder / GEMINI.name).write_bytes(GEMINI.read_bytes())
+    path = tmp_path / "cache.sqlite"
+
+    def talk(cache: TranscriptCache) -> int:
+        session = SessionId(cache.store.sessions()[0])
+        return sum(1 for s in cache.store.read(session) if conversation_of(s.event))
+
+    cache = TranscriptCache(path, [folder], conversation=False)
+    assert cache.look().read == 1 and talk(cache) == 0
+    cache.close()
+    with sqlite3.connect(path) as connection:  # what rules 3 wrote: no Gemini conversation
+        connection.execute(
+            "UPDATE correx_transcript_files SET stamp = replace(stamp, ?, ?)",
+            (f"{RULES} without conversation:", "rules 3:"),
+        )
+    connection.close()
+    cache = TranscriptCache(path, [folder])
+    look = cache.look()
+    assert look.read == 1 and len(look.rewritten) == 1 and talk(cache) > 0
+    assert cache.look().read == 0
+    cache.close()
 
 
 # --- every format -----------------------------------------------------------------------
