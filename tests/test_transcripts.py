@@ -309,12 +309,12 @@ def cli(*args: str) -> subprocess.CompletedProcess[str]:
 def test_the_command_imports_reimports_and_refuses_in_one_line(tmp_path: Path) -> None:
     sample = str(DATA / "openhands" / "multi_swe_bench_ponylang__ponyc-4595.json")
     dest = str(tmp_path / "agents.sqlite")
-    first = cli("import-transcript", sample, dest, "--json")
+    first = cli("import-transcript", sample, dest, "--json", "--no-conversation")
     assert first.returncode == 0, first.stderr
     document = json.loads(first.stdout)
     assert document["format"] == "openhands" and document["invocations"] == 23
     assert document["in_flight"] == 1 and document["events"] == 68  # 67 and the description
-    again = cli("import-transcript", sample, dest)
+    again = cli("import-transcript", sample, dest, "--no-conversation")
     assert again.returncode == 0
     assert "already imported as session ponylang__ponyc-4595; nothing written" in again.stdout
     replay = cli("replay", dest, "ponylang__ponyc-4595")

@@ -72,16 +72,23 @@ CREATE INDEX idx_messages_session ON messages(session_id);
 """
 
 
-def goose_messages() -> dict[str, tuple[str, str, list[dict[str, Any]]]]:
+_GOOSE_TOKENS = ("total_tokens", "input_tokens", "output_tokens", "accumulated_total_tokens",
+                 "accumulated_input_tokens", "accumulated_output_tokens")  # fmt: skip
+
+
+def goose_messages() -> dict[str, tuple[str, str, list[dict[str, Any]], dict[str, int]]]:
     """The sessions of the two Goose samples as Goose's database would hold them:
-    ``{id: (name, created_at, messages)}`` (the export's session, and the older file's)."""
+    ``{id: (name, created_at, messages, token counts)}`` (the export's session, and the
+    older file's)."""
     export = json.loads((DATA / "goose" / "20251118_2.json").read_text(encoding="utf-8"))
     legacy = (DATA / "goose" / "20251118_154210.jsonl").read_text(encoding="utf-8")
     header, *lines = [json.loads(line) for line in legacy.splitlines() if line.strip()]
     return {
-        export["id"]: (export["name"], "2025-11-18 06:42:10.250+00:00", export["conversation"]),
-        "20251118_3": (header["description"], "2025-11-18 07:10:00", lines),
-    }
+        export["id"]: (export["name"], "2025-11-18 06:42:10.250+00:00", export["conversation"],
+                       {key: export[key] for key in _GOOSE_TOKENS}),
+        "20251118_3": (header["description"], "2025-11-18 07:10:00", lines,
+                       {key: header[key] for key in _GOOSE_TOKENS}),
+    }  # fmt: skip
 
 
 def make_goose_database(path: Path, *, wal: bool = False) -> sqlite3.Connection:
@@ -92,11 +99,12 @@ def make_goose_database(path: Path, *, wal: bool = False) -> sqlite3.Connection:
         connection.execute("PRAGMA journal_mode=WAL")
         connection.execute("PRAGMA wal_autocheckpoint=0")
     connection.executescript(GOOSE_SCHEMA)
-    for number, (session, (name, created, messages)) in enumerate(goose_messages().items()):
+    for number, (session, about) in enumerate(goose_messages().items()):
+        name, created, messages, tokens = about
         connection.execute(
-            "INSERT INTO sessions (id, name, working_dir, created_at, updated_at) "
-            "VALUES (?, ?, ?, ?, ?)",
-            (session, name, "/home/yuki/translit-rs", created, created),
+            f"INSERT INTO sessions (id, name, working_dir, created_at, updated_at, "
+            f"{', '.join(tokens)}) VALUES (?, ?, ?, ?, ?{', ?' * len(tokens)})",
+            (session, name, "/home/yuki/translit-rs", created, created, *tokens.values()),
         )
         for message in messages:
             connection.execute(

@@ -22,6 +22,7 @@ from typing import final
 
 from returns.result import Failure, Result, Success
 
+from ...core.lifecycle.conversation import ConversationEvent, conversation_event
 from ...core.lifecycle.events import (
     StoredEvent,
     ToolExecutionCompletedEvent,
@@ -246,6 +247,12 @@ class SessionRecorder:
             done = (*steps, failed.unwrap()) if isinstance(failed, Success) else steps
             return Failure(_with_recorded(why, done))
         return Success(RunRecord(outcome=outcome, events=(*steps, ended.unwrap())))
+
+    def say(self, message: ConversationEvent) -> Result[StoredEvent, RecordError]:
+        """Record a step of the conversation around the calls: a `Prompt`, the assistant's
+        `AssistantText` or `Reasoning`, a message's `Usage` (with its model); a refusal
+        names no invocation (``""``)."""
+        return self._one(InvocationId(""), conversation_event(message))
 
     def _ended(
         self, invocation_id: InvocationId, outcome: ToolSuccess | ToolFailure

@@ -23,6 +23,17 @@ header, taken as UTC: the file has no zone). A call is placed one second a line
 after its run's header (a file without a header starts at the fixed origin):
 those times only keep the order, and the session's description says no time is
 recorded. No exit code is recorded either.
+
+The conversation around the calls (`aider_talk`): a user's message (its ``#### `` lines,
+one after another) is a prompt, but for Aider's commands (a line opening with ``/`` or
+``!``; the rest of ``/ask``, ``/code``, ``/architect`` and ``/context`` is a prompt); a
+reply is the model's words, SEARCH/REPLACE blocks and all, with the model of the run's
+``> Main model:`` line. Each ``> Tokens:`` line is its reply's usage, as Aider rounds it
+(``2.9k sent`` is 2,900; one decimal under 10k, whole thousands above; an older
+release's ``6,445``): ``sent`` is input, ``received`` output, ``cache hit`` cache read
+and ``cache write`` cache write. (Aider's ``sent`` is the API's prompt tokens: for some
+providers they hold the cache hits too, which Aider does not tell apart.) A history with
+no ``Tokens:`` line (Aider writes one only when the model reports usage) records none.
 """
 
 from __future__ import annotations
@@ -32,6 +43,7 @@ from datetime import datetime, timedelta
 
 import re2
 
+from .aider_talk import AiderTalk
 from .calls import ORIGIN, About, Call, Transcript, Unreadable
 from .outcomes import completed, failed, not_applied, rejected
 
@@ -76,6 +88,7 @@ class _Reader:
     reply: _Reply | None = None
     text: list[tuple[int, str]] = field(default_factory=list)
     output: list[tuple[int, str]] = field(default_factory=list)
+    talk: AiderTalk = field(default_factory=AiderTalk)
 
     def at(self, line: int) -> datetime:
         """The derived time of ``line``: a second a line after its run's header."""
@@ -94,6 +107,8 @@ def read(text: str, name: str) -> Transcript:
         if front:
             front = not (number > 1 and line == "---")
             continue
+        if not line.startswith("####"):
+            reader.talk.settle(None)
         if not line and not fenced:
             if reader.text:
                 reader.text.append((number, raw))
@@ -115,16 +130,20 @@ def read(text: str, name: str) -> Transcript:
             _flush(reader)
             reader.reply = None
             _user(reader, line[4:].strip(), number)
+            reader.talk.user(line[4:].strip(), number)
         elif line.startswith(">"):
             if reader.text:
                 _reply(reader)
             reader.output.append((number, line[1:].strip()))
+            reader.talk.output(line[1:].strip(), number, None)
         elif line.startswith("#"):  # a heading of the reply's own
             if reader.output:
                 _outcomes(reader)
             reader.text.append((number, raw))
     _flush(reader)
-    return Transcript(FORMAT, name, tuple(reader.calls), about=About(started_at=started))
+    reader.talk.settle(None)
+    return Transcript(FORMAT, name, tuple(reader.calls), about=About(started_at=started),
+                      said=tuple(reader.talk.talk.said))  # fmt: skip
 
 
 def _local(stamp: str, line: int) -> datetime:
@@ -165,6 +184,7 @@ def _reply(reader: _Reader) -> None:
             reply.edits[path] = call
             reader.calls.append(call)
         call.arguments["edits"].append({"search": search, "replace": replace})
+    reader.talk.reply(reader.text, None)
     reader.text = []
     reader.reply = reply if reply.edits else reader.reply
 

@@ -20,6 +20,15 @@ with 0; a command's result that begins otherwise, ``Command executed.`` or
 ``CommandOrchestrator``); anything else completed, with no exit code. Messages
 carry ``ts`` (milliseconds) in newer files; older ones have no times (derived,
 keeping the order: the session's description says no time is recorded).
+
+The conversation around the calls (`cline_talk`): a user text is a prompt (the task, the
+words inside Cline's ``<task>``, ``<feedback>``, ``<answer>`` or ``<user_message>``), but
+for a tool's result and what Cline writes itself (``<environment_details>``,
+``[TASK RESUMPTION]``, ``[Response interrupted …]``); an assistant's text is its words
+(less its tool element, when it is an XML call) with the model of its ``modelInfo``, its
+``<thinking>`` elements and ``thinking`` blocks its reasoning. This file records no
+tokens: Cline keeps them in the task's ``ui_messages.json`` (``api_req_started``), which
+is not read.
 """
 
 from __future__ import annotations
@@ -30,15 +39,17 @@ from typing import Any
 import re2
 
 from .calls import About, Call, End, Position, Transcript, Unreadable, must_be, step_time
+from .cline_talk import RESULT as _RESULT
+from .cline_talk import said_in
 from .outcomes import completed, epoch_time, failed, rejected
 from .pairing import Pairing
+from .talk import Talk
 
 FORMAT = "cline"
 EXPECTED = (
     "a Cline or Roo Code api_conversation_history.json: a list of messages whose user turns "
     "hold '[tool for ...] Result:' or <environment_details>"
 )
-_RESULT = re2.compile(r"\A\[(\w+)(?: for [^\n]*)?\] Result:")
 _EXIT_CODE = re2.compile(
     r"\ACommand (?:failed with exit code (-?[0-9]{1,9})\."
     r"|executed successfully \(exit code (0)\)\.)"
@@ -107,11 +118,13 @@ def looks_like(document: Any) -> bool:
 def read(document: list[Any], name: str) -> Transcript:
     """The calls of a conversation history."""
     calls = Pairing()
+    talk = Talk()
     waiting: Call | None = None  # an XML call, until the next user message says how it went
     for index, message in enumerate(document):
         where = f"$[{index}]"
         must_be(message, dict, where, "a message")
         at, recorded = _time(message, index, where)
+        tool = None
         if message.get("role") == "assistant":
             waiting = None
             native = _native_requests(message, index, where, at)
@@ -124,12 +137,14 @@ def read(document: list[Any], name: str) -> Transcript:
                 if waiting is not None:
                     waiting.recorded = recorded
                     calls.request(waiting)
+                    tool = waiting.tool_name
         elif message.get("role") == "user":
             _native_results(message, index, where, at, calls, recorded=recorded)
             if waiting is not None:
                 waiting.end = _xml_result(message, waiting, index, where, at, recorded=recorded)
                 waiting = None
-    return Transcript(FORMAT, name, calls.calls(), about=_about(document))
+        said_in(message, index, at if recorded else None, tool, talk)
+    return Transcript(FORMAT, name, calls.calls(), about=_about(document), said=tuple(talk.said))
 
 
 def _texts(message: dict[str, Any]) -> list[str]:
@@ -215,7 +230,7 @@ def _xml_request(
                 tool_name=tool,
                 arguments=arguments,
                 requested_at=at,
-                position=(index,),
+                position=(index, 0),  # after the words of its message, at (index, -1, n)
                 where=where,
             )
     return None

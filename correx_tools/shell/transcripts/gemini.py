@@ -20,6 +20,14 @@ registry or parameters that did not validate; ``cancelled`` rejected when the
 user denied it, failed when a running call was cancelled; any other status in
 flight. An outcome without its own ``timestamp``
 has no recorded time (the request's keeps its place).
+
+The conversation around the calls (`gemini_talk`), read from each message's last copy
+like its calls: a ``user`` message's text parts are a prompt; a ``gemini`` message's
+``thoughts`` (each its ``subject`` and ``description``) are its reasoning and its
+``content`` its words, with its ``model``; its ``tokens`` are its usage, once per
+message id: ``input`` holds the ``cached`` tokens (cache read, the rest input), the
+``tool`` prompt tokens are input too, ``thoughts`` are output; Gemini records no
+tokens written to a cache. ``info``, ``error`` and ``warning`` messages are the CLI's own.
 """
 
 from __future__ import annotations
@@ -31,7 +39,8 @@ from typing import Any
 
 import re2
 
-from .calls import About, Call, End, Position, Transcript, must_be, utc_time
+from .calls import About, Call, End, Position, Said, Transcript, must_be, utc_time
+from .gemini_talk import said_in
 from .lines import first_record_has
 from .outcomes import completed, failed, rejected
 
@@ -76,11 +85,13 @@ class _Message:
     first: int
     """The index of the record where the message first appeared: its place."""
     calls: list[Call] = field(default_factory=list)
+    said: list[Said] = field(default_factory=list)
 
     def update(self, record: dict[str, Any], index: int, where: str) -> None:
         """Take this copy of the message (record ``index``)."""
         earlier = {call.call_id: call for call in self.calls}
         self.calls = _calls(record, where, index, earlier)
+        self.said = said_in(record, self.first, where)
 
 
 def read_lines(records: Iterable[tuple[int, Any]], name: str) -> Transcript:
@@ -107,17 +118,22 @@ def read_lines(records: Iterable[tuple[int, Any]], name: str) -> Transcript:
         else:
             _add(messages, record, index, where)
     calls = [call for message in messages.values() for call in message.calls]
-    return Transcript(FORMAT, _session(header, name), tuple(calls), about=_about(header, "line 1"))
+    said = tuple(step for message in messages.values() for step in message.said)
+    return Transcript(FORMAT, _session(header, name), tuple(calls), about=_about(header, "line 1"),
+                      said=said)  # fmt: skip
 
 
 def read_document(document: dict[str, Any], name: str) -> Transcript:
     """The calls of a chat in the older ``.json`` form."""
     calls = []
+    said: list[Said] = []
     for index, message in enumerate(document["messages"]):
         where = f"$.messages[{index}]"
         must_be(message, dict, where, "a message")
         calls.extend(_calls(message, where, index, {}))
-    return Transcript(FORMAT, _session(document, name), tuple(calls), about=_about(document, "$"))
+        said.extend(said_in(message, index, where))
+    return Transcript(FORMAT, _session(document, name), tuple(calls), about=_about(document, "$"),
+                      said=tuple(said))  # fmt: skip
 
 
 def _add(messages: dict[str, _Message], record: dict[str, Any], index: int, where: str) -> None:

@@ -16,18 +16,30 @@ its ``sessions.db`` (`goose_db`). In a message's content:
 ``actionRequired`` items are the UI's, not calls. Times are whole seconds; an
 older session file's first line records no start, and its first message's time
 stands for it. Goose records no exit code: a completed call has none.
+
+The conversation around the calls (`goose_talk`): a user message's ``text`` items are a
+prompt, an assistant's its words and its ``thinking`` items its reasoning; a message Goose
+wrote for the model only (``metadata.userVisible`` false: a compaction's summary) is
+neither. Goose names no model in a session, and counts tokens per session, not per
+message: the session's ``accumulated_input_tokens`` and ``accumulated_output_tokens``
+(else, from a release before them, ``input_tokens`` and ``output_tokens``) are one usage
+before its first message, where its description tells them, input and output (Goose
+counts no cache apart); a session that records none (a database row whose counts are
+empty) says so.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
 from .calls import About, Call, End, Position, Transcript, must_be, text_of, utc_time
+from .goose_talk import said_in, session_usage
 from .lines import first_record_has
 from .outcomes import completed, epoch_time, failed, rejected
 from .pairing import Pairing
+from .talk import Talk
 
 FORMAT = "goose"
 EXPECTED = (
@@ -69,7 +81,7 @@ def read_export(document: dict[str, Any], name: str) -> Transcript:
         title=_text(document.get("name")) or _text(document.get("description")),
     )
     messages = [(f"{path}[{index}]", message) for index, message in enumerate(conversation)]
-    return read_messages(messages, session or name, about)
+    return read_messages(messages, session or name, about, tokens=(document, "$"))
 
 
 def read_legacy(records: Iterable[tuple[int, Any]], name: str) -> Transcript:
@@ -83,12 +95,24 @@ def read_legacy(records: Iterable[tuple[int, Any]], name: str) -> Transcript:
         cwd=_text(header.get("working_dir")),
         title=_text(header.get("description")),
     )
-    return read_messages(messages, name, about)
+    return read_messages(messages, name, about, tokens=(header, "line 1"))
 
 
-def read_messages(messages: Iterable[tuple[str, Any]], name: str, about: About) -> Transcript:
-    """The calls of a session's messages (each with where it is)."""
+def read_messages(
+    messages: Iterable[tuple[str, Any]],
+    name: str,
+    about: About,
+    *,
+    tokens: tuple[Mapping[str, Any], str] | None = None,
+) -> Transcript:
+    """The calls of a session's messages (each with where it is); ``tokens``: the session's
+    description that holds its token counts, and where it is."""
     calls = Pairing()
+    talk = Talk()
+    if tokens is not None and isinstance(tokens[0], Mapping):
+        # Where the file tells it: the description before the messages (an older file's
+        # first line), so a file that grows keeps it in its place.
+        session_usage(tokens[0], tokens[1], None, (-1,), talk)
     first: datetime | None = None
     for index, (where, message) in enumerate(messages):
         must_be(message, dict, where, "a message")
@@ -100,6 +124,7 @@ def read_messages(messages: Iterable[tuple[str, Any]], name: str, about: About) 
             if not isinstance(item, dict):
                 continue
             at_item = f"{where}: content[{number}]"
+            said_in(message, item, at, (index, number), talk)
             if item.get("type") == "toolRequest":
                 calls.request(_request(item, at, (index, number), at_item))
             elif item.get("type") == "toolResponse":
@@ -109,7 +134,8 @@ def read_messages(messages: Iterable[tuple[str, Any]], name: str, about: About) 
                     continue  # the answer to a call Goose refused already
                 call = calls.ended(call_id, at_item)
                 call.end = _end(item.get("toolResult"), at, (index, number), call_id, at_item)
-    return Transcript(FORMAT, name, calls.calls(), about=about, first_time=first)
+    return Transcript(FORMAT, name, calls.calls(), about=about, first_time=first,
+                      said=tuple(talk.said))  # fmt: skip
 
 
 def _request(item: dict[str, Any], at: datetime, position: Position, where: str) -> Call:

@@ -27,6 +27,9 @@ from .lines import strict_value
 
 HEADER = b"SQLite format 3\x00"
 """The first bytes of every SQLite file."""
+_TOKENS = ("accumulated_input_tokens", "accumulated_output_tokens", "input_tokens",
+           "output_tokens")  # fmt: skip
+"""The ``sessions`` columns that count its tokens (`goose_talk.session_usage`)."""
 # Spaces before a trailing zone offset (``2025-01-02 10:00:00 +01:00``), which ISO 8601 has not.
 _ZONE = re2.compile(r"\s+([+-][0-9]{2}:?[0-9]{2})\z")
 
@@ -89,8 +92,10 @@ def _read(connection: sqlite3.Connection, session: str | None) -> list[Transcrip
     ):
         raise Unrecognised("a SQLite file, but not a Goose sessions.db")
     title = "name" if "name" in tables["sessions"] else "description"
+    counted = [column for column in _TOKENS if column in tables["sessions"]]
     rows = connection.execute(
-        f"SELECT id, working_dir, {title}, created_at FROM sessions ORDER BY created_at, id"
+        f"SELECT id, working_dir, {title}, created_at{''.join(', ' + c for c in counted)} "
+        "FROM sessions ORDER BY created_at, id"
     ).fetchall()
     if session is not None:
         rows = [row for row in rows if row[0] == session]
@@ -99,10 +104,13 @@ def _read(connection: sqlite3.Connection, session: str | None) -> list[Transcrip
             names = ", ".join(str(row[0]) for row in known) or "none"
             raise Unreadable("", f"no session {session!r} in it (sessions: {names})")
     order = "timestamp, id" if "timestamp" in tables["messages"] else "id"
-    return [_session(connection, order, row) for row in rows]
+    return [_session(connection, order, row[:4], dict(zip(counted, row[4:], strict=True)))
+            for row in rows]  # fmt: skip
 
 
-def _session(connection: sqlite3.Connection, order: str, row: tuple[Any, ...]) -> Transcript:
+def _session(
+    connection: sqlite3.Connection, order: str, row: tuple[Any, ...], tokens: dict[str, Any]
+) -> Transcript:
     session, cwd, title, created = row
     messages = [
         (
@@ -125,7 +133,8 @@ def _session(connection: sqlite3.Connection, order: str, row: tuple[Any, ...]) -
         cwd=cwd if isinstance(cwd, str) and cwd else None,
         title=title if isinstance(title, str) and title else None,
     )
-    return read_messages(messages, str(session), about)
+    return read_messages(messages, str(session), about,
+                         tokens=(tokens, f"session {session}"))  # fmt: skip
 
 
 def _time(value: object) -> Any:

@@ -11,7 +11,7 @@ session of the same name) is an error, and nothing is written.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import final
@@ -204,17 +204,38 @@ def _held(store: EventStore, session_id: SessionId, events: list[StoredEvent]) -
     """How many of ``events`` the store holds already, as the session's first events; an
     error when it holds others."""
     held = 0
+    differs: int | None = None
     for stored in store.read(session_id):
         if held == len(events) or stored != events[held]:
-            given = None if held == len(events) else events[held].event
-            raise Unreadable("", _different(session_id, stored.sequence, stored.event, given))
+            differs = stored.sequence
+            break
         held += 1
-    return held
+    if differs is None:
+        return held
+    # Imported the other way: one side holds a conversation and the other none, and their
+    # other events agree (one may have grown). A chat rewritten at a prompt is a rewritten
+    # chat; another session under the same name is another session.
+    held_talk, held_rest = _parted(stored.event for stored in store.read(session_id))
+    given_talk, given_rest = _parted(stored.event for stored in events)
+    shorter = min(len(held_rest), len(given_rest))
+    if held_rest[:shorter] != given_rest[:shorter]:
+        held_talk = given_talk  # not the same calls: the option is not the reason
+    raise Unreadable("", _different(session_id, differs, held_talk, given_talk))
 
 
-def _different(session: SessionId, sequence: int, held: object, given: object) -> str:
+def _parted(events: Iterable[object]) -> tuple[bool, list[object]]:
+    """Whether ``events`` hold a conversation, and their other events."""
+    talk, rest = False, []
+    for event in events:
+        if conversation_of(event) is None:
+            rest.append(event)
+        else:
+            talk = True
+    return talk, rest
+
+
+def _different(session: SessionId, sequence: int, talk_held: bool, talk_given: bool) -> str:
     """Why a session the store holds is not the one the transcript gives, and what to do."""
-    talk_held, talk_given = conversation_of(held) is not None, conversation_of(given) is not None
     if talk_given and not talk_held:
         return (
             f"the store holds session {session!r} without its conversation (imported by an "

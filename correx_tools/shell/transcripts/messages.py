@@ -11,6 +11,15 @@ records an exit code, but for a shell result whose text states one (`result_end`
 * **Anthropic Messages**: an assistant message's ``tool_use`` blocks are
   requests; a user message's ``tool_result`` blocks end them, by the rules
   Claude Code's files follow (`result_end`).
+
+The conversation around the calls (`messages_talk`): a ``user`` message's text (a string,
+or its text parts or blocks; not a tool's result) is a prompt; an assistant message's text
+is its words, and its reasoning is an Anthropic ``thinking`` block, or the
+``reasoning_content`` (or ``reasoning``) text some OpenAI-compatible servers add. A list
+the loop kept holds no model and no tokens, but for a message stored whole as the API
+answered it: its ``model`` and ``usage`` are then read (Anthropic's once per message
+``id``; OpenAI's ``prompt_tokens`` hold the ``cached_tokens``, read as cache read).
+System messages are not prompts.
 """
 
 from __future__ import annotations
@@ -32,8 +41,10 @@ from .calls import (
     step_time,
     text_of,
 )
+from .messages_talk import anthropic_said, openai_said
 from .outcomes import completed, failed, rejected
 from .pairing import Pairing
+from .talk import Talk
 
 OPENAI = "openai-chat"
 ANTHROPIC = "anthropic-messages"
@@ -108,6 +119,8 @@ def read(document: Any, name: str, kind: str) -> Transcript:
     assert found is not None
     messages, path = found
     calls = Pairing()
+    talk = Talk()
+    counted: set[str] = set()
     for index, message in enumerate(messages):
         where = f"{path}[{index}]"
         if not isinstance(message, dict):
@@ -115,9 +128,11 @@ def read(document: Any, name: str, kind: str) -> Transcript:
         at = step_time(index)
         if kind == OPENAI:
             _openai(message, index, where, at, calls)
+            openai_said(message, index, where, talk)
         else:
             _anthropic(message, index, where, at, calls)
-    return Transcript(kind, name, calls.calls())
+            anthropic_said(message, index, where, talk, counted)
+    return Transcript(kind, name, calls.calls(), said=tuple(talk.said))
 
 
 def _openai(message: dict[str, Any], index: int, where: str, at: datetime, calls: Pairing) -> None:

@@ -12,6 +12,14 @@ used (``state.input.tool``). Times are milliseconds; a call is asked for when
 its message was created (a message without that time: when the call started,
 else the nearest recorded time, `staging`). Only a shell's ``metadata.exit`` is
 an exit code: any other completed call has none.
+
+The conversation around the calls (`opencode_talk`): a user message's ``text`` parts are
+a prompt, an assistant's its words and its ``reasoning`` parts its reasoning, with the
+message's ``modelID``; a ``synthetic`` part is OpenCode's own. Its tokens are counted per
+step, as OpenCode records each model call: each ``step-finish`` part's ``tokens`` (a
+message's ``info.tokens`` holds only its last step's), and a message with no finished
+step yet, its ``info.tokens`` when they are not all 0. OpenCode's ``input`` leaves out
+the cache's ``read`` and ``write``; its ``reasoning`` tokens are output.
 """
 
 from __future__ import annotations
@@ -21,7 +29,9 @@ from datetime import datetime
 from typing import Any
 
 from .calls import ORIGIN, About, Call, End, Ending, Position, Transcript, must_be
+from .opencode_talk import said_in
 from .outcomes import completed, epoch_time, failed, rejected
+from .talk import Talk
 
 FORMAT = "opencode"
 EXPECTED = "an opencode export: an object with info (an id 'ses_...') and messages of parts"
@@ -44,12 +54,14 @@ def read(document: dict[str, Any], name: str) -> Transcript:
     """The calls of an exported session."""
     info = document["info"]
     calls = []
+    talk = Talk()
     for index, message in enumerate(document["messages"]):
         where = f"$.messages[{index}]"
         must_be(message, dict, where, "a message")
         details = must_be(message.get("info"), dict, f"{where}.info", "a message's info")
         created = _stamp(details.get("time"), "created", f"{where}.info.time")
         parts = must_be(message.get("parts", []), list, f"{where}.parts", "the parts")
+        said_in(details, parts, index, where, created, talk=talk)
         for number, part in enumerate(parts):
             if isinstance(part, dict) and part.get("type") == "tool":
                 calls.append(_call(part, created, (index, number), f"{where}.parts[{number}]"))
@@ -59,7 +71,7 @@ def read(document: dict[str, Any], name: str) -> Transcript:
         cwd=info.get("directory") if isinstance(info.get("directory"), str) else None,
         title=info.get("title") if isinstance(info.get("title"), str) else None,
     )
-    return Transcript(FORMAT, info["id"], tuple(calls), about=about)
+    return Transcript(FORMAT, info["id"], tuple(calls), about=about, said=tuple(talk.said))
 
 
 def _stamp(times: Any, key: str, where: str) -> datetime | None:

@@ -19,6 +19,18 @@
   derived id, at the error's time.
 
 Times carry no zone; they are UTC.
+
+The conversation around the calls (`openhands_talk`): a user ``message`` action is a
+prompt (a ``recall`` is OpenHands' own, the ``system`` action its system prompt); an
+agent action's ``thought`` (an agent ``message``'s content) is the assistant's words, with
+the model of its ``tool_call_metadata.model_response``; that response's
+``reasoning_content``, where kept, its reasoning, and its ``usage`` its tokens, once per
+response ``id`` (a response that asked for several calls is on each of their actions).
+LiteLLM's ``prompt_tokens`` hold the tokens read from a cache (``cache_read_input_tokens``,
+else ``prompt_tokens_details.cached_tokens``) and written to one
+(``cache_creation_input_tokens``): the rest is input. An agent message written without a
+model response (no ``tool_call_metadata``) has no model and no tokens here; the running
+``llm_metrics`` totals are not read (the responses' own usage is each call's).
 """
 
 from __future__ import annotations
@@ -27,7 +39,9 @@ from typing import Any
 
 from ..stores.codec.strict_json import EnvelopeError, loads_strict
 from .calls import About, Call, Transcript, Unreadable, must_be, text_of, utc_time
+from .openhands_talk import said_in
 from .outcomes import completed, not_applied, rejected
+from .talk import Talk
 
 FORMAT = "openhands"
 NOT_EXITED = -1
@@ -79,11 +93,15 @@ def read(document: Any, name: str) -> Transcript:
     )
     calls: dict[str, Call] = {}
     by_action: dict[Any, Call] = {}
+    talk, counted = Talk(), set[str]()
     for index, event in enumerate(events):
         where = f"{path}[{index}]"
         if not isinstance(event, dict):
             raise Unreadable(where, "an event must be a JSON object")
         if "action" in event:
+            stamp = event.get("timestamp")
+            at = utc_time(stamp, f"{where}.timestamp") if stamp else None
+            said_in(event, index, where, at, talk=talk, counted=counted)
             call = _request(event, index, where)
             if call is not None:
                 if call.call_id in calls:
@@ -93,7 +111,7 @@ def read(document: Any, name: str) -> Transcript:
         elif "observation" in event:
             _observe(event, index, where, by_action, calls)
     ordered = tuple(sorted(calls.values(), key=lambda c: c.position))
-    return Transcript(FORMAT, name, ordered, about=about)
+    return Transcript(FORMAT, name, ordered, about=about, said=tuple(talk.said))
 
 
 def _request(event: dict[str, Any], index: int, where: str) -> Call | None:
@@ -115,7 +133,7 @@ def _request(event: dict[str, Any], index: int, where: str) -> Call | None:
         tool_name=tool,
         arguments=arguments,
         requested_at=utc_time(event.get("timestamp"), f"{where}.timestamp"),
-        position=(index,),
+        position=(index, 0),  # after what the action says, at (index, -1, n)
         where=where,
     )
 

@@ -18,7 +18,8 @@
   transcript records no time for any step, the derived times only keep the
   order, and the description says so (``"times": "none"``);
 * a value too large for an event is cut to fit, and the call says so (`cutting`);
-* a transcript that holds no call yet and records no time gives no events;
+* a transcript that holds no call yet and records no time gives no events (not even its
+  conversation: what it says before its first call, with no time, waits for it);
 * the conversation around the calls (`Said`: prompts, the assistant's words, reasoning,
   tokens) is an event each (`conversation_event`) at its place, unless
   ``conversation`` is false; a step of it with no recorded time takes the nearest one,
@@ -96,12 +97,12 @@ def stage(
     first = _times(staged)
     about = transcript.about
     began = about.started_at or transcript.first_time
-    if not staged and began is None:
+    if not transcript.calls and first is None and began is None:
         # Nothing to show, and no time yet to stamp the description with (an older Goose
         # file before its first message): no session until the file says more. Written
         # now, the description would differ from the one the grown file gives.
         return [], ToolState.empty()
-    recorded = first is not None or (not staged and began is not None)
+    recorded = first is not None or (not transcript.calls and began is not None)
     description = description_event(transcript.format, about, times_recorded=recorded)
     opened = began or first or ORIGIN
     events = [StoredEvent(session_id=session_id, sequence=1, recorded_at=opened, event=description)]
@@ -128,7 +129,15 @@ def _times(staged: list[Staged]) -> datetime | None:
     or ``None`` when no step records one (the derived times are then kept: they only keep
     the order)."""
     first = next((item[1] for item in staged if item[4]), None)
-    if first is None or all(item[4] for item in staged):
+    if first is None:
+        # No time recorded at all: the derived times only keep the order, and a step of the
+        # conversation (which derives none) takes the one of the step before it.
+        last = ORIGIN
+        for index, (key, stamped, event, call, recorded) in enumerate(staged):
+            last = max(last, stamped)
+            staged[index] = (key, last, event, call, recorded)
+        return None
+    if all(item[4] for item in staged):
         return first
     requested: dict[int, datetime] = {}
     last = first

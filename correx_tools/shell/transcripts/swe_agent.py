@@ -17,6 +17,19 @@ first step starts at a fixed origin, and each step lasts its ``execution_time``
 where the run recorded one, else one second. They only keep the order: the
 session's description says no time is recorded. A step's ``execution_time`` is a
 duration the run did record: its receipt keeps it (seconds, as written).
+
+The conversation around the calls (`swe_agent_talk`): the first user message of
+``history`` is the prompt (the task as the run's template put it; a demonstration's
+messages, ``is_demo``, are not this run's, and the later user messages are the
+environment's observations); each step's ``thought`` is the assistant's words before its
+action. *Decision*: a thought is text, not reasoning: it is what the model wrote
+in its answer, beside the action (SWE-agent's ``DISCUSSION``, or the message's content
+in runs that call functions), not a reasoning channel kept apart. A trajectory names no
+model (its config does, which is not what ran). Its tokens are the run's:
+``info.model_stats`` ``tokens_sent`` (input, cached tokens among them: SWE-agent counts
+no cache apart) and ``tokens_received`` (output), one usage after the last step; a run
+whose counts are both 0 (a replayed demonstration: its replay "model" counts nothing,
+though it answered ``api_calls`` times) records none, and says so.
 """
 
 from __future__ import annotations
@@ -27,6 +40,7 @@ from typing import Any
 from ..stores.codec.strict_json import EnvelopeError, loads_strict
 from .calls import ORIGIN, Call, Transcript, Unreadable, must_be, text_of, unique_id
 from .outcomes import completed, first_line, not_applied
+from .swe_agent_talk import said_in
 
 FORMAT = "swe-agent"
 EDIT_TOOLS = frozenset({"edit", "insert", "str_replace_editor"})
@@ -83,14 +97,14 @@ def read(document: Any, name: str) -> Transcript:
                 tool_name=tool,
                 arguments=arguments,
                 requested_at=now,
-                position=(number,),
+                position=(number, 0),  # after the step's thought, at (number, -1, n)
                 where=where,
                 end=completed(ended, (number, 1), output, metadata, recorded=False),
                 recorded=False,
             )
         )
         now = ended
-    return Transcript(FORMAT, name, tuple(calls))
+    return Transcript(FORMAT, name, tuple(calls), said=tuple(said_in(document).said))
 
 
 def _function_calls(history: Any) -> list[tuple[str, str, dict[str, Any]]]:

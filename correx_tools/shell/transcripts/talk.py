@@ -1,0 +1,91 @@
+"""What the readers of the conversation around the calls share: token counts read strictly,
+the text of a message's parts, and the list a reader puts what it reads into.
+
+A count the transcript writes must be a whole number at least 0 (``null`` and a missing
+key are 0: the format records none for that count); anything else is `Unreadable`,
+named by where it is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any
+
+from ...core.lifecycle.conversation import (
+    AssistantText,
+    ConversationEvent,
+    Prompt,
+    Reasoning,
+    TokenUsage,
+    Usage,
+)
+from .calls import Position, Said, Unreadable
+
+
+def count(values: Mapping[str, Any], key: str, where: str) -> int:
+    """The count ``values[key]`` (0 when missing or ``null``)."""
+    value = values.get(key)
+    if value is None:
+        return 0
+    if type(value) is not int or value < 0:
+        raise Unreadable(where, f"{key} must be a whole number at least 0, not {value!r}")
+    return value
+
+
+def texts(parts: object, key: str = "text") -> list[str]:
+    """The text of each part of a message's content that has one (a string is one part)."""
+    if isinstance(parts, str):
+        return [parts]
+    if not isinstance(parts, list):
+        return []
+    return [
+        part[key] for part in parts if isinstance(part, dict) and isinstance(part.get(key), str)
+    ]
+
+
+class Talk:
+    """The conversation a reader gathers, in the file's order: each step at a place just
+    before the calls of the same record (``(record, -1, n)``), unless given its own."""
+
+    def __init__(self) -> None:
+        self.said: list[Said] = []
+        self._steps = 0
+
+    def put(self, message: ConversationEvent, at: datetime | None, record: Position) -> None:
+        """Put ``message``, told by ``record`` (its place), before that record's calls."""
+        self._steps += 1
+        self.said.append(Said((*record, -1, self._steps), at, message))
+
+    def prompt(self, text: str, at: datetime | None, record: Position) -> None:
+        """A prompt, if it says anything."""
+        if text.strip():
+            self.put(Prompt(text=text), at, record)
+
+    def text(self, text: str, model: str | None, at: datetime | None, record: Position) -> None:
+        """The assistant's words, if they say anything."""
+        if text.strip():
+            self.put(AssistantText(text=text, model=model), at, record)
+
+    def reasoning(
+        self, text: str, model: str | None, at: datetime | None, record: Position
+    ) -> None:
+        """The assistant's reasoning, if it says anything."""
+        if text.strip():
+            self.put(Reasoning(text=text, model=model), at, record)
+
+    def usage(
+        self,
+        usage: TokenUsage,
+        model: str | None,
+        at: datetime | None,
+        record: Position,
+        message_id: str | None = None,
+    ) -> None:
+        """One message's tokens."""
+        self.put(Usage(usage=usage, model=model, message_id=message_id), at, record)
+
+
+def model_of(value: object) -> str | None:
+    """A model's name, when it is a non-empty string."""
+    return value if isinstance(value, str) and value else None
