@@ -31,8 +31,10 @@ from .chains import ChainBroken, checked_rows, events
 from .dialect import Database, ReadFault, WriteFault
 from .index import chain_at, last_sequence, load_head, mark_stale, marked_fresh
 from .indexing import EMPTY_CHAIN
+from .parts import Part, Runner
 from .reading import SqlSessionIndex
 from .rebuilding import DamagedEvents, rebuild, rebuild_all
+from .verify_parts import check_part, verify_in_parts
 from .verifying import verify_session
 
 
@@ -173,9 +175,12 @@ class SqlEventStore(BatchWritingStore):
     def _hold_layout(self, cursor: object) -> None:
         """Keep other processes from changing the layout for this transaction (if they could)."""
 
-    def verify_session(self, session_id: SessionId) -> SessionCheck:
+    def verify_session(
+        self, session_id: SessionId, *, runner: Runner | None = None
+    ) -> SessionCheck:
         """Check the session's events, and every row of its index against a fresh fold of
-        them, in one read snapshot (`verifying`); it writes nothing."""
+        them, in one read snapshot (`verifying`; with a ``runner``, a large session's parts
+        in worker processes: `verify_parts`); it writes nothing."""
         if not self._indexed:
             raise StoreLayoutError(
                 f"{self.name}: written by an older release and keeps no index to check; "
@@ -183,11 +188,23 @@ class SqlEventStore(BatchWritingStore):
             )
         try:
             with self._database.snapshot() as cursor:
-                return verify_session(
-                    self._database.dialect, cursor, session_id, self.checkpoint_interval
-                )
+                d, interval = self._database.dialect, self.checkpoint_interval
+                if runner is not None:
+                    return verify_in_parts(d, cursor, session_id, interval, runner)
+                return verify_session(d, cursor, session_id, interval)
         except ReadFault as fault:
             raise self._unavailable(fault, 0) from None
+
+    def work_part(self, task: str, part: Part) -> Any:
+        """One part of a session checked (``task`` ``"verify"``) in one read snapshot,
+        nothing written: what a worker process does (`parts`)."""
+        if task != "verify":
+            raise ValueError(f"unknown task {task!r}")
+        try:
+            with self._database.snapshot() as cursor:
+                return check_part(self._database.dialect, cursor, part)
+        except ReadFault as fault:
+            raise self._unavailable(fault, part.start + 1) from None
 
     def repair_index(self, session_id: SessionId) -> str | None:
         """Rebuild the session's index from its events, in one transaction of its own:
