@@ -13,6 +13,7 @@ worker processes.
 from __future__ import annotations
 
 import hashlib
+import json
 import shutil
 import sqlite3
 from collections.abc import Callable, Sequence
@@ -24,7 +25,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from correx_tools import OpaqueEvent, SessionId, SQLiteEventStore, ToolInvocationRequestedEvent
+from correx_tools.shell.stores.port import StoreReadError
 from correx_tools.shell.stores.sql.parts import Part
+from correx_tools.shell.stores.sql.rebuild_parts import rebuild_in_parts
+from correx_tools.shell.stores.sql.rebuilding import DamagedEvents, rebuild
 from correx_tools.shell.stores.sql.verify_parts import verify_in_parts
 from correx_tools.shell.stores.sql.verifying import verify_session
 
@@ -130,6 +134,23 @@ def made(tmp: Path, events: list[Any], interval: int, damage: str, at: int) -> P
     return path
 
 
+def rebuilt(path: Path, build: Callable[..., Any]) -> tuple[str, str]:
+    """What a rebuild of the session says (its head, or its first error), and the index it
+    leaves once its transaction ends (rolled back after an error, as `reindex` does)."""
+    store = SQLiteEventStore(path)
+    database = store._database
+    said = ""
+    try:
+        with database.writing() as cursor:
+            said = repr(build(database.dialect, cursor))
+    except DamagedEvents as damage:
+        said = f"damaged: {damage}"
+    except StoreReadError as error:
+        said = f"unreadable at {error.sequence}: {error.error}"
+    store.close()
+    return said.replace(str(path), "STORE"), index_of(path)
+
+
 @settings(
     max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
@@ -146,6 +167,15 @@ def test_parts_answer_as_the_whole_session_does(tmp_path: Path, drawn: Any) -> N
         parted = verify_in_parts(d, cursor, S, interval, runner, batch=batch, smallest=1)
     store.close()
     assert parted == whole
+
+    copy = tmp_path / "copy.sqlite"
+    shutil.copy(path, copy)
+    one = rebuilt(path, lambda d, c: rebuild(d, c, S, interval, batch=batch))
+    many = rebuilt(
+        copy,
+        lambda d, c: rebuild_in_parts(d, c, S, interval, runner=runner, batch=batch, smallest=1),
+    )
+    assert many == one
 
 
 def test_a_session_long_enough_is_split_and_its_parts_joined(tmp_path: Path) -> None:
@@ -214,3 +244,27 @@ def test_verify_in_worker_processes_says_what_one_process_says(
     many = run("verify", str(path), "--json", "--workers", "2", ok=False)
     assert (many.returncode, many.stdout) == (one.returncode, one.stdout)
     assert one.returncode == 1 and '"intact": false' in one.stdout
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        (
+            "UPDATE invocations SET status = 4 WHERE sequence = 6",
+            "DELETE FROM invocations WHERE sequence >= 15006",
+        ),
+        ("DROP TRIGGER events_deleted", "DELETE FROM events WHERE sequence = 20500"),
+    ],
+    ids=["the index of the later parts", "a gap in the third part"],
+)
+def test_reindex_in_worker_processes_writes_what_one_process_writes(
+    long_store: Path, tmp_path: Path, damage: tuple[str, ...]
+) -> None:
+    path = damaged(long_store, tmp_path, *damage)
+    copy = tmp_path / "copy.sqlite"
+    shutil.copy(path, copy)
+    one = run("reindex", str(path), "--json", "--workers", "1", ok=False)
+    many = run("reindex", str(copy), "--json", "--workers", "2", ok=False)
+    said = [json.loads(r.stdout) | {"source": "", "seconds": 0} for r in (one, many)]
+    assert (many.returncode, said[1]) == (one.returncode, said[0])
+    assert index_of(copy) == index_of(path)

@@ -33,7 +33,7 @@ from .tools import add_tools_arguments, cmd_tools, cmd_validate
 from .transcript_sources import STORE_HELP, add_cache_arguments, source_scope
 from .transcripts import add_arguments as add_transcript_arguments
 from .transcripts import cmd_import_transcript
-from .verify import add_verify_arguments, cmd_verify
+from .verify import add_verify_arguments, add_workers_argument, cmd_verify
 
 # -- subcommands ---------------------------------------------------------------
 
@@ -151,6 +151,7 @@ def _keeping(
         "deliberate edit: the new index vouches for them); without it such a session keeps "
         "its index, and verify names the change",
     )
+    add_workers_argument(reindex, "rebuild")
     verify = command(
         "verify",
         cmd_verify,

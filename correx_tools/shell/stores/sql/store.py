@@ -7,6 +7,7 @@ add only how their database is opened, laid out and upgraded.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -33,7 +34,8 @@ from .index import chain_at, last_sequence, load_head, mark_stale, marked_fresh
 from .indexing import EMPTY_CHAIN
 from .parts import Part, Runner
 from .reading import SqlSessionIndex
-from .rebuilding import DamagedEvents, rebuild, rebuild_all
+from .rebuild_parts import rebuild_in_parts, rebuild_part
+from .rebuilding import DamagedEvents, Parted, rebuild, rebuild_all
 from .verify_parts import check_part, verify_in_parts
 from .verifying import verify_session
 
@@ -146,7 +148,11 @@ class SqlEventStore(BatchWritingStore):
             raise failed.error from None  # the source's own error, as a read would raise it
 
     def reindex(
-        self, progress: Callable[[int, int], None] | None = None, *, accept_edits: bool = False
+        self,
+        progress: Callable[[int, int], None] | None = None,
+        *,
+        accept_edits: bool = False,
+        runner: Runner | None = None,
     ) -> Reindexed:
         """Rebuild every session's time-travel index from its events, in one transaction.
 
@@ -156,9 +162,13 @@ class SqlEventStore(BatchWritingStore):
         and is named in the result's ``damaged``; its events are never changed.
         ``accept_edits`` indexes events changed after they were written as they
         are now (after a deliberate edit, such as a secret taken out): the new
-        index then vouches for them.
+        index then vouches for them. A ``runner`` builds a large session's parts in
+        worker processes (`parts`); this process writes them, in the same transaction.
         """
         self._refuse_writes()
+        parted: Parted | None = None
+        if runner is not None:
+            parted = functools.partial(rebuild_in_parts, runner=runner)
         try:
             with self._database.writing() as cursor:
                 self._hold_layout(cursor)
@@ -168,6 +178,7 @@ class SqlEventStore(BatchWritingStore):
                     self.checkpoint_interval,
                     progress,
                     accept_edits=accept_edits,
+                    parted=parted,
                 )
         except WriteFault as fault:
             raise self._unwritable(fault) from None
@@ -196,13 +207,15 @@ class SqlEventStore(BatchWritingStore):
             raise self._unavailable(fault, 0) from None
 
     def work_part(self, task: str, part: Part) -> Any:
-        """One part of a session checked (``task`` ``"verify"``) in one read snapshot,
-        nothing written: what a worker process does (`parts`)."""
-        if task != "verify":
-            raise ValueError(f"unknown task {task!r}")
+        """One part of a session checked (``task`` ``"verify"``) or rebuilt (``"rebuild"``,
+        ``"rebuild!"`` accepting edits) in one read snapshot, nothing written: what a
+        worker process does (`parts`)."""
         try:
             with self._database.snapshot() as cursor:
-                return check_part(self._database.dialect, cursor, part)
+                d = self._database.dialect
+                if task == "verify":
+                    return check_part(d, cursor, part)
+                return rebuild_part(d, cursor, part, accept_edits=task == "rebuild!")
         except ReadFault as fault:
             raise self._unavailable(fault, part.start + 1) from None
 
