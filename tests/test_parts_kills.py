@@ -101,7 +101,7 @@ def test_a_killed_worker_leaves_the_old_index_whole(long_store: Path, tmp_path: 
     shutil.copy(long_store, damaged)
     connection = sqlite3.connect(damaged)
     with connection:
-        connection.execute("DELETE FROM invocations WHERE sequence >= 15006")
+        connection.execute("DELETE FROM invocations WHERE sequence >= 30006")
     connection.close()
     before = index_of(damaged)
     said_in_one_line(killed_worker("reindex", str(damaged)))

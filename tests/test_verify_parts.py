@@ -24,7 +24,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from correx_tools import OpaqueEvent, SessionId, SQLiteEventStore, ToolInvocationRequestedEvent
+from correx_tools import (
+    OpaqueEvent,
+    PostgresEventStore,
+    SessionId,
+    SQLiteEventStore,
+    ToolInvocationRequestedEvent,
+)
 from correx_tools.shell.stores.port import StoreReadError
 from correx_tools.shell.stores.sql.parts import Part
 from correx_tools.shell.stores.sql.rebuild_parts import rebuild_in_parts
@@ -195,10 +201,10 @@ def test_a_session_long_enough_is_split_and_its_parts_joined(tmp_path: Path) -> 
 
 
 def long_session(path: Path) -> Path:
-    """21,000 events in one session: split in three parts (at 10,000 and 20,000), with
+    """51,000 events in one session: split in three parts (at 25,000 and 50,000), with
     calls requested in the first part and ended in the last."""
     events: list[Any] = [requested(f"long-{n}") for n in range(5)]
-    for n in range(6_990):
+    for n in range(16_990):
         call = f"c{n}"
         events += [requested(call), started(call), completed(call, exit_code=n % 3)]
     events += [started("long-0"), completed("long-0"), failed("long-1")]
@@ -228,10 +234,10 @@ def damaged(source: Path, tmp_path: Path, *statements: str) -> Path:
 @pytest.mark.parametrize(
     "damage",
     [
-        ("UPDATE invocations SET status = 4 WHERE sequence = 15006",),
+        ("UPDATE invocations SET status = 4 WHERE sequence = 30006",),
         (
             "DROP TRIGGER events_changed",
-            "UPDATE events SET data = data || ' ' WHERE sequence = 20001",
+            "UPDATE events SET data = data || ' ' WHERE sequence = 50001",
         ),
     ],
     ids=["an invocation row in the second part", "an event in the third part"],
@@ -251,9 +257,9 @@ def test_verify_in_worker_processes_says_what_one_process_says(
     [
         (
             "UPDATE invocations SET status = 4 WHERE sequence = 6",
-            "DELETE FROM invocations WHERE sequence >= 15006",
+            "DELETE FROM invocations WHERE sequence >= 30006",
         ),
-        ("DROP TRIGGER events_deleted", "DELETE FROM events WHERE sequence = 20500"),
+        ("DROP TRIGGER events_deleted", "DELETE FROM events WHERE sequence = 50500"),
     ],
     ids=["the index of the later parts", "a gap in the third part"],
 )
@@ -268,3 +274,36 @@ def test_reindex_in_worker_processes_writes_what_one_process_writes(
     said = [json.loads(r.stdout) | {"source": "", "seconds": 0} for r in (one, many)]
     assert (many.returncode, said[1]) == (one.returncode, said[0])
     assert index_of(copy) == index_of(path)
+
+
+def test_a_postgres_session_is_checked_and_rebuilt_in_parts(
+    long_store: Path, postgres_dsn: str, postgres_schema: str
+) -> None:
+    import psycopg  # noqa: PLC0415 - only PostgreSQL tests need it
+
+    with psycopg.connect(postgres_dsn, autocommit=True) as admin:
+        admin.execute(f'CREATE DATABASE "{postgres_schema}"')
+    params = psycopg.conninfo.conninfo_to_dict(postgres_dsn)
+    url = (
+        f"postgresql://{params.get('user', 'postgres')}@{params['host']}:{params['port']}/"
+        f"{postgres_schema}"
+    )
+    try:
+        source = SQLiteEventStore(long_store, read_only=True)
+        with PostgresEventStore(url) as store:
+            store.import_events(source.read_decoded(S)).unwrap()
+        source.close()
+        with psycopg.connect(url, autocommit=True) as connection:
+            connection.execute(
+                "UPDATE correx_invocations SET status = 4 "
+                "WHERE invocation_key = sha256('c10000'::bytea)"
+            )
+        one = run("verify", url, "--json", "--workers", "1", ok=False)
+        many = run("verify", url, "--json", "--workers", "2", ok=False)
+        assert (many.returncode, many.stdout) == (one.returncode, one.stdout)
+        assert "'c10000' does not match" in one.stdout
+        run("reindex", url, "--workers", "2")
+        assert json.loads(run("verify", url, "--json", "--workers", "1").stdout)["intact"]
+    finally:
+        with psycopg.connect(postgres_dsn, autocommit=True) as admin:
+            admin.execute(f'DROP DATABASE IF EXISTS "{postgres_schema}" WITH (FORCE)')
