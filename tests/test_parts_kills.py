@@ -47,15 +47,16 @@ def workers_of(pid: int) -> list[int]:
 
 
 def killed_worker(*args: str) -> subprocess.CompletedProcess[str]:
-    """The command run with two workers, its worker process killed as soon as it starts."""
+    """The command run with two workers, each worker process killed as soon as it starts
+    (so that the one with a part in hand is killed whichever it is)."""
     command = [sys.executable, "-m", "correx_tools", *args, "--workers", "2"]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 60
-    killed = False
-    while not killed and process.poll() is None and time.monotonic() < deadline:
-        for worker in workers_of(process.pid):
+    killed: set[int] = set()
+    while process.poll() is None and time.monotonic() < deadline:
+        for worker in set(workers_of(process.pid)) - killed:
             os.kill(worker, signal.SIGKILL)
-            killed = True
+            killed.add(worker)
         time.sleep(0.005)
     stdout, stderr = process.communicate(timeout=120)
     assert killed, "no worker process was seen"

@@ -16,7 +16,7 @@ import hashlib
 import json
 import shutil
 import sqlite3
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +55,11 @@ class Here:
     def run(self, task: str, parts: Sequence[Part], here: Callable[[Part], Any]) -> list[Any]:
         self.parts += len(parts)
         return [here(part) for part in parts]
+
+    def stream(
+        self, task: str, parts: Sequence[Part], here: Callable[[Part], Any]
+    ) -> Iterator[Any]:
+        return iter(self.run(task, parts, here))
 
 
 def index_of(path: Path) -> str:

@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import sys
 import threading
+import time
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, final
@@ -26,6 +28,25 @@ from .opening import open_address
 from .port import EventStore
 from .sql.parts import Part
 from .sql.store import SqlEventStore
+
+_DIED = (
+    "a worker process ended before its part was done (killed, or out of memory); "
+    "nothing was written"
+)
+
+_LOOK = 0.25
+"""Seconds between two looks at whether a worker process died (the pool itself may not say)."""
+
+
+def _processes(pool: ProcessPoolExecutor) -> list[Any]:
+    # The pool keeps its processes privately; they are looked at only to find a dead one
+    # and to kill the rest once the run is given up.
+    return list((getattr(pool, "_processes", None) or {}).values())
+
+
+def _died(pool: ProcessPoolExecutor) -> bool:
+    return any(process.exitcode is not None for process in _processes(pool))
+
 
 # One open store per worker process, kept for every part it works.
 _worker_stores: dict[StoreAddress, EventStore] = {}
@@ -42,6 +63,22 @@ def default_workers() -> int:
         return max(len(os.sched_getaffinity(0)), 1)
     except AttributeError:  # pragma: no cover - not on Linux
         return os.cpu_count() or 1
+
+
+def _quiet() -> None:
+    """A worker says nothing on the command's standard error (its errors come back with its
+    part; one left blocked when another died is not to print a traceback there), and ends
+    when the command does: one blocked for ever on the pool's queue, whose lock a killed
+    worker took with it, would otherwise outlive the command and hold its output open."""
+    sys.stderr = open(os.devnull, "w")  # noqa: SIM115 - for the life of the process
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(_LOOK)
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True).start()
 
 
 def _work(address: StoreAddress, task: str, part: Part) -> Any:
@@ -79,19 +116,71 @@ class Workers:
         self.close()
 
     def close(self) -> None:
-        """Stop the worker processes."""
-        if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
-            self._pool = None
+        """Stop the worker processes (killed: they hold no work between two runs, and one
+        may be blocked for ever after another died — Python 3.11's pool would then wait
+        for it as it shuts down; killed, it is waited for at once)."""
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            for process in list(_processes(pool)):
+                process.kill()
+            pool.shutdown(wait=False, cancel_futures=True)
+
+    def _result(self, future: Future[Any]) -> Any:
+        """A part's result, or `WorkerLost` as soon as any worker process has died."""
+        while True:
+            try:
+                return future.result(timeout=_LOOK)
+            except TimeoutError:
+                if self._pool is not None and _died(self._pool):
+                    raise BrokenProcessPool(_DIED) from None
+
+    def _started(self) -> ProcessPoolExecutor:
+        if self._pool is None:
+            # As many processes as asked for: `stream` keeps them all busy; `run` all but
+            # one (this process works too), and the pool starts only the ones it uses.
+            context = multiprocessing.get_context("spawn")
+            self._pool = ProcessPoolExecutor(
+                max_workers=self._count, mp_context=context, initializer=_quiet
+            )
+        return self._pool
+
+    def stream(
+        self, task: str, parts: Sequence[Part], here: Callable[[Part], Any]
+    ) -> Iterator[Any]:
+        """Each part's result in the parts' order, as soon as it and those before it are in,
+        every part worked by a worker process while this one takes them in (writes them);
+        at most a few are held at a time, so memory stays bounded by a part. `WorkerLost`
+        if a worker died; the parts not started are dropped when the caller stops."""
+        if self._count < 2 or len(parts) < 2:
+            yield from (here(part) for part in parts)
+            return
+        pool, address = self._started(), self._address
+        pending: deque[Future[Any]] = deque()
+        left = iter(parts)
+        try:
+            while True:
+                try:
+                    while len(pending) <= self._count and (part := next(left, None)):
+                        pending.append(pool.submit(_work, address, task, part))
+                    if not pending:
+                        return
+                    result = self._result(pending.popleft())
+                except WorkerLost as failed:
+                    self.close()
+                    raise WorkerLost(f"a worker process failed: {failed}") from None
+                except BrokenProcessPool:
+                    self.close()
+                    raise WorkerLost(_DIED) from None
+                yield result
+        finally:
+            for future in pending:
+                future.cancel()
 
     def run(self, task: str, parts: Sequence[Part], here: Callable[[Part], Any]) -> list[Any]:
         """Each part's result, in the parts' order; `WorkerLost` if a worker died."""
         if self._count < 2 or len(parts) < 2:
             return [here(part) for part in parts]
-        if self._pool is None:
-            context = multiprocessing.get_context("spawn")
-            self._pool = ProcessPoolExecutor(max_workers=self._count - 1, mp_context=context)
-        pool, address = self._pool, self._address
+        pool, address = self._started(), self._address
         left = deque(range(len(parts)))
         lock = threading.Lock()
         results: dict[int, Any] = {}
@@ -117,7 +206,10 @@ class Workers:
             for _ in range(self._count - 1):
                 next_one()
             while running:
-                done, _ = wait(running, return_when=FIRST_COMPLETED)
+                done, _ = wait(running, timeout=_LOOK, return_when=FIRST_COMPLETED)
+                if not done and _died(pool):
+                    failed.append(BrokenProcessPool(_DIED))
+                    return
                 for future in done:
                     index = running.pop(future)
                     try:
@@ -142,8 +234,5 @@ class Workers:
             first = failed[0]
             if isinstance(first, WorkerLost):
                 raise WorkerLost(f"a worker process failed: {first}")
-            raise WorkerLost(
-                "a worker process ended before its part was done (killed, or out of memory); "
-                "nothing was written"
-            )
+            raise WorkerLost(_DIED)
         return [results[index] for index in range(len(parts))]

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Protocol, TypeVar, final
@@ -71,6 +71,12 @@ class Runner(Protocol):
     def run(self, task: str, parts: Sequence[Part], here: Callable[[Part], Any]) -> list[Any]:
         """Each part's result (``task``: ``"verify"``, ``"rebuild"`` or ``"rebuild!"``, a
         rebuild that accepts edits)."""
+        ...
+
+    def stream(
+        self, task: str, parts: Sequence[Part], here: Callable[[Part], Any]
+    ) -> Iterator[Any]:
+        """Each part's result in the parts' order, as soon as it is in (few held at once)."""
         ...
 
 

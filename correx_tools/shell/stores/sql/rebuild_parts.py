@@ -225,11 +225,15 @@ def rebuild_in_parts(
         def here(part: Part) -> RebuiltPart:
             return rebuild_part(d, cursor, part, accept_edits=accept_edits)
 
-        results = runner.run("rebuild!" if accept_edits else "rebuild", parts, here)
+        # Streamed: each part is written as it comes, so only a few parts' rows are held.
+        results = runner.stream("rebuild!" if accept_edits else "rebuild", parts, here)
         counted = [0]
         cursor.execute("SAVEPOINT correx_parts")
         try:
-            head = _write(d, cursor, session_id, list(zip(parts, results, strict=True)), counted)
+            try:
+                head = _write(d, cursor, session_id, zip(parts, results, strict=True), counted)
+            finally:
+                getattr(results, "close", lambda: None)()  # the parts not needed, dropped
         except _Fallback:
             cursor.execute("ROLLBACK TO SAVEPOINT correx_parts")
         except (DamagedEvents, StoreReadError):
@@ -251,7 +255,7 @@ def _write(
     d: Dialect,
     cursor: Cursor,
     session_id: str,
-    worked: list[tuple[Part, RebuiltPart]],
+    worked: Iterable[tuple[Part, RebuiltPart]],
     counted: list[int],
 ) -> Head:
     key = d.session_key(session_id)
