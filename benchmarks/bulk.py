@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import shutil
 import statistics
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
 from .commands import REPORT_MEGABYTES, first_paint, measured, run
+from .commands import command as installed
 from .stored import StoredSession
 from .table import Row
 
@@ -83,12 +85,21 @@ def whole_store_rows(stored: StoredSession, raw_seconds: float, repeat: int) -> 
     shutil.copy(stored.source, copy)
     start_up, _ = measured(["--version"], repeat)
     rows = []
+    # One process, then two (a tree from before --workers has only the one-process rows).
+    one = ["--workers", "1"] if _has_workers() else []
     commands: list[tuple[str, str, Callable[[int], list[str]]]] = [
-        ("verify", "verify", lambda _: ["verify", stored.source]),
-        ("reindex", "reindex", lambda _: ["reindex", str(copy)]),
+        ("verify", "verify", lambda _: ["verify", stored.source, *one]),
+        ("reindex", "reindex", lambda _: ["reindex", str(copy), *one]),
+    ]
+    if one:
+        commands += [
+            ("verify", "verify --workers 2", lambda _: ["verify", stored.source, "--workers", "2"]),
+            ("reindex", "reindex --workers 2", lambda _: ["reindex", str(copy), "--workers", "2"]),
+        ]
+    commands.append(
         ("import", "import into a new SQLite file",
          lambda n: ["import", stored.source, str(directory / f"imported-{n}.sqlite")]),
-    ]  # fmt: skip
+    )  # fmt: skip
     for command, label, arguments in commands:
         runs = [run(arguments(n)) for n in range(repeat)]
         seconds, peak = statistics.median(r[0] for r in runs), max(r[1] for r in runs)
@@ -109,3 +120,11 @@ def whole_store_rows(stored: StoredSession, raw_seconds: float, repeat: int) -> 
     for imported in directory.glob("imported-*.sqlite"):
         imported.unlink()
     return rows
+
+
+def _has_workers() -> bool:
+    """Whether the command under test takes ``--workers`` (those before it work alone)."""
+    said = subprocess.run(
+        [*installed(), "verify", "--help"], capture_output=True, text=True, check=False
+    )
+    return "--workers" in said.stdout

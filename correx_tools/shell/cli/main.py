@@ -173,6 +173,7 @@ def _keeping(declared: _Parsers) -> None:
         "deliberate edit: the new index vouches for them); without it such a session keeps "
         "its index, and verify names the change",
     )
+    declared.extend("reindex", reindex, "verify:add_workers_argument", "rebuild")
     verify = declared.command(
         "verify",
         "verify:cmd_verify",

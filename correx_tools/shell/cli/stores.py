@@ -16,8 +16,10 @@ from ...core.replay.fold import Replay
 from ...core.replay.projection import ToolProjector
 from ..replay.parallel import replay_all
 from ..stores.addresses import address_of
+from ..stores.fanout import WorkerLost, Workers
 from ..stores.jsonl import JsonlEventLog
-from ..stores.port import IndexedStore, SequencedStore, StoreReadError
+from ..stores.port import IndexedStore, LocatedStore, Reindexed, SequencedStore, StoreReadError
+from ..stores.sql.store import SqlEventStore
 from .errors import CliError
 from .readable import counted
 from .render import emit, table
@@ -25,6 +27,7 @@ from .sources import close_store, open_store, redact
 from .staging import writing_to
 from .terminal import Progress
 from .transcript_sources import refused_files
+from .verify import workers_of
 
 
 def cmd_import(args: argparse.Namespace) -> int:
@@ -172,6 +175,18 @@ def cmd_replay_all(args: argparse.Namespace) -> int:
     return 1 if outcome.failures else 0
 
 
+def _reindex(store: IndexedStore, args: argparse.Namespace, progress: Any) -> Reindexed:
+    """The store's index rebuilt, its large sessions in parts by ``--workers`` processes."""
+    workers = workers_of(args)
+    if workers < 2 or not (isinstance(store, SqlEventStore) and isinstance(store, LocatedStore)):
+        return store.reindex(progress=progress, accept_edits=args.accept_edits)
+    try:
+        with Workers(store.address, workers) as runner:
+            return store.reindex(progress=progress, accept_edits=args.accept_edits, runner=runner)
+    except WorkerLost as lost:
+        raise CliError(f"{redact(args.source)}: {lost}") from None
+
+
 def cmd_reindex(args: argparse.Namespace) -> int:
     if address_of(args.source).kind == "jsonl":
         raise CliError(f"{args.source}: a JSONL log is a plain log and keeps no index to rebuild")
@@ -184,11 +199,7 @@ def cmd_reindex(args: argparse.Namespace) -> int:
         store = open_store(args.source, upgrade=True, progress=bar.update)
         if not isinstance(store, IndexedStore):
             raise CliError(f"{args.source}: keeps no index to rebuild")
-        done = (
-            store.upgraded
-            if older and store.upgraded
-            else store.reindex(progress=bar.update, accept_edits=args.accept_edits)
-        )
+        done = store.upgraded if older and store.upgraded else _reindex(store, args, bar.update)
     seconds = time.perf_counter() - started
     source = redact(args.source)
     verb = "upgraded and indexed" if older else "indexed"

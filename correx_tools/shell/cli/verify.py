@@ -7,6 +7,7 @@ import sys
 from typing import Any
 
 from ...core.tools.ids import SessionId
+from ..stores.fanout import WorkerLost, default_workers
 from ..stores.port import IndexedStore, SessionCheck, StoreReadError
 from ..stores.verifying import verify_store
 from .errors import CliError
@@ -25,6 +26,34 @@ def add_verify_arguments(parser: argparse.ArgumentParser, source_help: str) -> N
         action="store_true",
         help="rebuild the index of each session whose index (not its events) is damaged",
     )
+    add_workers_argument(parser, "check")
+
+
+def add_workers_argument(parser: argparse.ArgumentParser, verb: str) -> None:
+    """``--workers N``: how many processes work a database's large sessions in parts."""
+    parser.add_argument(
+        "--workers",
+        type=_workers,
+        default=None,
+        metavar="N",
+        help=f"processes that {verb} a large session's parts at once, this one among them "
+        "(default: the machine's cores; 1 works every session in this process)",
+    )
+
+
+def _workers(text: str) -> int:
+    try:
+        count = int(text)
+    except ValueError:
+        count = 0
+    if count < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {text!r}")
+    return count
+
+
+def workers_of(args: argparse.Namespace) -> int:
+    """The ``--workers`` asked for, or the machine's cores."""
+    return default_workers() if args.workers is None else int(args.workers)
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
@@ -33,12 +62,15 @@ def cmd_verify(args: argparse.Namespace) -> int:
         sessions = (find_session(store, args.session, args.source),) if args.session else None
         total = None if sessions is None else len(sessions)
         with Progress("verifying sessions", total, sys.stderr) as bar:
-            checks = list(bar.wrap(verify_store(store, sessions), every=1))
+            checking = verify_store(store, sessions, workers=workers_of(args))
+            checks = list(bar.wrap(checking, every=1))
         repaired: list[str] = []
         if args.repair:
             checks, repaired = _repair(store, checks)
     except StoreReadError as error:
         raise CliError(f"{redact(args.source)}: {error.error}") from None
+    except WorkerLost as lost:
+        raise CliError(f"{redact(args.source)}: {lost}") from None
     finally:
         close_store(store)
     faults = [fault for check in checks for fault in check.faults]

@@ -16,18 +16,28 @@ from collections.abc import Iterable, Iterator
 
 from ...core.lifecycle.events import StoredEvent, ToolInvocationRequestedEvent
 from ...core.tools.ids import SessionId
+from .fanout import Workers
 from .jsonl import JsonlEventLog
 from .log_lines import DamagedLine
-from .port import EventStore, Fault, IndexedStore, SessionCheck, StoreReadError
+from .port import EventStore, Fault, IndexedStore, LocatedStore, SessionCheck, StoreReadError
+from .sql.store import SqlEventStore
 
 
 def verify_store(
-    store: EventStore, sessions: Iterable[SessionId] | None = None
+    store: EventStore, sessions: Iterable[SessionId] | None = None, *, workers: int = 1
 ) -> Iterator[SessionCheck]:
     """Check each of ``sessions`` of ``store`` (every session, if ``None``), one at a time
-    (streamed: memory is bounded by a session's invocations, not its events)."""
+    (streamed: memory is bounded by a session's invocations, not its events). A database
+    checks a large session in parts, ``workers`` processes at once (this one among them;
+    `fanout`), with the same answer."""
     if isinstance(store, IndexedStore) and not store.needs_upgrade:
-        for session in store.sessions() if sessions is None else sessions:
+        chosen = store.sessions() if sessions is None else sessions
+        if workers > 1 and isinstance(store, SqlEventStore) and isinstance(store, LocatedStore):
+            with Workers(store.address, workers) as runner:
+                for session in chosen:
+                    yield store.verify_session(session, runner=runner)
+            return
+        for session in chosen:
             yield store.verify_session(session)
         return
     owners: dict[str, str] = {}

@@ -14,7 +14,7 @@ fault).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, Protocol
 
 from ....core.replay.stored_index import InvocationState
 from ....core.tools.ids import SessionId
@@ -48,6 +48,23 @@ REBUILD_BATCH = 5_000
 """Events read, decoded and indexed at a time by a rebuild."""
 
 
+class Parted(Protocol):
+    """A rebuild of one session as `rebuild` does it, by other means (in parts)."""
+
+    def __call__(
+        self,
+        d: Dialect,
+        cursor: Cursor,
+        session_id: str,
+        interval: int,
+        progress: Callable[[int], None] | None = None,
+        *,
+        accept_edits: bool = False,
+    ) -> Head:
+        """Index the session again, in the caller's transaction."""
+        ...
+
+
 class DamagedEvents(Exception):
     """A session whose events themselves do not hold together, so no index is built for it.
 
@@ -67,10 +84,12 @@ def rebuild_all(
     progress: Callable[[int, int], None] | None,
     *,
     accept_edits: bool = False,
+    parted: Parted | None = None,
 ) -> Reindexed:
     """Rebuild every session's index, in the caller's transaction, one savepoint each: a
     session whose events are damaged keeps the index it had. ``progress(done, total)`` is
-    told as events are indexed; ``accept_edits`` as for `rebuild`."""
+    told as events are indexed; ``accept_edits`` as for `rebuild`; ``parted`` rebuilds a
+    session instead of `rebuild` (in parts, `rebuild_parts`)."""
     total = int(cursor.execute(d.sql("SELECT COUNT(*) FROM {events}")).fetchone()[0])
     done, sessions, damaged = 0, 0, {}
 
@@ -83,7 +102,7 @@ def rebuild_all(
     for session_id in d.sessions(cursor):
         cursor.execute("SAVEPOINT correx_rebuild")
         try:
-            rebuild(d, cursor, session_id, interval, advance, accept_edits=accept_edits)
+            (parted or rebuild)(d, cursor, session_id, interval, advance, accept_edits=accept_edits)
         except (DamagedEvents, StoreReadError) as damage:
             cursor.execute("ROLLBACK TO SAVEPOINT correx_rebuild")
             # Its index stays as evidence, but no read may answer from it any more: marked
@@ -104,6 +123,7 @@ def rebuild(
     progress: Callable[[int], None] | None = None,
     *,
     accept_edits: bool = False,
+    batch: int = REBUILD_BATCH,
 ) -> Head:
     """Index one session again from its events alone, in the caller's transaction.
 
@@ -132,7 +152,7 @@ def rebuild(
                 f"SELECT position, {CHAINED_COLUMNS} FROM {{events}} "
                 "WHERE {session} = ? AND sequence > ? ORDER BY sequence LIMIT ?"
             ),
-            (key, after, REBUILD_BATCH),
+            (key, after, batch),
         ).fetchall()
         if not rows:
             break
@@ -169,9 +189,9 @@ def rebuild(
         # Only the rows whose index columns differ from what the events make are written:
         # a rebuild of an intact index changes no event row at all.
         changed = [
-            (*_index_columns(d, indexed), row[0])
+            (*index_columns(d, indexed), row[0])
             for indexed, row in zip(group.events, rows, strict=True)
-            if (indexed.columns, indexed.effect, indexed.chain) != _as_stored(d, row)
+            if (indexed.columns, indexed.effect, indexed.chain) != as_stored(d, row)
         ]
         if changed:
             cursor.executemany(
@@ -184,33 +204,33 @@ def rebuild(
         new, _ = move_images(group.changes, group.events, open_images)
         open_images.update(new)
         ended = [image for image in open_images.values() if image.ended_seq is not None]
-        _write(d, cursor, session_id, ended)
+        write_rebuilt(d, cursor, session_id, ended)
         for image in ended:
             del open_images[image.invocation_id]
         write_checkpoints(d, cursor, session_id, group.checkpoints)
         head, after = group.head, rows[-1][1]
         if progress is not None:
             progress(len(rows))
-    _write(d, cursor, session_id, open_images.values())
+    write_rebuilt(d, cursor, session_id, open_images.values())
     save_head(d, cursor, session_id, head)
     return head
 
 
-def _as_stored(d: Dialect, row: tuple[Any, ...]) -> tuple[Any, ...]:
+def as_stored(d: Dialect, row: tuple[Any, ...]) -> tuple[Any, ...]:
     """``(typed columns, effect, chain)`` as a rebuild's row (its position, then
     `CHAINED_COLUMNS`) holds them now."""
     text = d.text
     return (row[6], text(row[7]), text(row[8]), row[9]), row[10], row[11]
 
 
-def _index_columns(d: Dialect, indexed: IndexedEvent) -> tuple[Any, ...]:
+def index_columns(d: Dialect, indexed: IndexedEvent) -> tuple[Any, ...]:
     """The index columns of an event as the database keeps them, in the order a rebuild
     writes them."""
     kind, invocation, label, code = indexed.columns
     return kind, d.text_value(invocation), d.text_value(label), code, indexed.effect, indexed.chain
 
 
-def _write(d: Dialect, cursor: Cursor, session_id: str, images: Iterable[Image]) -> None:
+def write_rebuilt(d: Dialect, cursor: Cursor, session_id: str, images: Iterable[Image]) -> None:
     """Insert rebuilt rows: an id another session's events request too is damage, not a
     refusal; a row another session holds though its events never request the id (a row
     moved by hand) is derived data gone astray, and is removed."""

@@ -7,6 +7,7 @@ add only how their database is opened, laid out and upgraded.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -31,8 +32,11 @@ from .chains import ChainBroken, checked_rows, events
 from .dialect import Database, ReadFault, WriteFault
 from .index import chain_at, last_sequence, load_head, mark_stale, marked_fresh
 from .indexing import EMPTY_CHAIN
+from .parts import Part, Runner
 from .reading import SqlSessionIndex
-from .rebuilding import DamagedEvents, rebuild, rebuild_all
+from .rebuild_parts import rebuild_in_parts, rebuild_part
+from .rebuilding import DamagedEvents, Parted, rebuild, rebuild_all
+from .verify_parts import check_part, verify_in_parts
 from .verifying import verify_session
 
 
@@ -144,7 +148,11 @@ class SqlEventStore(BatchWritingStore):
             raise failed.error from None  # the source's own error, as a read would raise it
 
     def reindex(
-        self, progress: Callable[[int, int], None] | None = None, *, accept_edits: bool = False
+        self,
+        progress: Callable[[int, int], None] | None = None,
+        *,
+        accept_edits: bool = False,
+        runner: Runner | None = None,
     ) -> Reindexed:
         """Rebuild every session's time-travel index from its events, in one transaction.
 
@@ -154,9 +162,13 @@ class SqlEventStore(BatchWritingStore):
         and is named in the result's ``damaged``; its events are never changed.
         ``accept_edits`` indexes events changed after they were written as they
         are now (after a deliberate edit, such as a secret taken out): the new
-        index then vouches for them.
+        index then vouches for them. A ``runner`` builds a large session's parts in
+        worker processes (`parts`); this process writes them, in the same transaction.
         """
         self._refuse_writes()
+        parted: Parted | None = None
+        if runner is not None:
+            parted = functools.partial(rebuild_in_parts, runner=runner)
         try:
             with self._database.writing() as cursor:
                 self._hold_layout(cursor)
@@ -166,6 +178,7 @@ class SqlEventStore(BatchWritingStore):
                     self.checkpoint_interval,
                     progress,
                     accept_edits=accept_edits,
+                    parted=parted,
                 )
         except WriteFault as fault:
             raise self._unwritable(fault) from None
@@ -173,9 +186,12 @@ class SqlEventStore(BatchWritingStore):
     def _hold_layout(self, cursor: object) -> None:
         """Keep other processes from changing the layout for this transaction (if they could)."""
 
-    def verify_session(self, session_id: SessionId) -> SessionCheck:
+    def verify_session(
+        self, session_id: SessionId, *, runner: Runner | None = None
+    ) -> SessionCheck:
         """Check the session's events, and every row of its index against a fresh fold of
-        them, in one read snapshot (`verifying`); it writes nothing."""
+        them, in one read snapshot (`verifying`; with a ``runner``, a large session's parts
+        in worker processes: `verify_parts`); it writes nothing."""
         if not self._indexed:
             raise StoreLayoutError(
                 f"{self.name}: written by an older release and keeps no index to check; "
@@ -183,11 +199,25 @@ class SqlEventStore(BatchWritingStore):
             )
         try:
             with self._database.snapshot() as cursor:
-                return verify_session(
-                    self._database.dialect, cursor, session_id, self.checkpoint_interval
-                )
+                d, interval = self._database.dialect, self.checkpoint_interval
+                if runner is not None:
+                    return verify_in_parts(d, cursor, session_id, interval, runner)
+                return verify_session(d, cursor, session_id, interval)
         except ReadFault as fault:
             raise self._unavailable(fault, 0) from None
+
+    def work_part(self, task: str, part: Part) -> Any:
+        """One part of a session checked (``task`` ``"verify"``) or rebuilt (``"rebuild"``,
+        ``"rebuild!"`` accepting edits) in one read snapshot, nothing written: what a
+        worker process does (`parts`)."""
+        try:
+            with self._database.snapshot() as cursor:
+                d = self._database.dialect
+                if task == "verify":
+                    return check_part(d, cursor, part)
+                return rebuild_part(d, cursor, part, accept_edits=task == "rebuild!")
+        except ReadFault as fault:
+            raise self._unavailable(fault, part.start + 1) from None
 
     def repair_index(self, session_id: SessionId) -> str | None:
         """Rebuild the session's index from its events, in one transaction of its own:

@@ -21,7 +21,6 @@ repairs it.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import UTC, datetime
 from typing import Any
 
 from ....core.replay.stored_index import STATUS_OF_CODE, InvocationState
@@ -35,32 +34,47 @@ from .dialect import Cursor, Dialect
 from .images import Image, payload_crc, seal_of_row
 from .index import move_images, requested_in
 from .indexing import EMPTY_CHAIN, Head, IndexedEvent, chain_of, checkpoint_seal, index_group
+from .parts import LONG_AGO, Outside, shipped
 from .rebuilding import REBUILD_BATCH
 
 Row = tuple[Any, ...]
-_LONG_AGO = datetime(1, 1, 1, tzinfo=UTC)
 
 
-def verify_session(d: Dialect, cursor: Cursor, session_id: str, interval: int) -> SessionCheck:
+def verify_session(
+    d: Dialect, cursor: Cursor, session_id: str, interval: int, *, batch: int = REBUILD_BATCH
+) -> SessionCheck:
     """Check one session's events and index, in the caller's read snapshot."""
-    check = _Check(d, cursor, session_id, interval)
+    check = Checking(d, cursor, session_id, interval, batch=batch)
     head = check.events()
     if head is not None:
         check.head(head)
         check.rows()
-    return SessionCheck(
-        session_id=session_id,
-        events=check.seen,
-        invocations=len(check.requested),
-        faults=tuple(check.faults),
-    )
+    return check.outcome()
 
 
-class _Check:
-    """One session's check: what its events say its index should hold, and what it holds."""
+class Checking:
+    """One session's check: what its events say its index should hold, and what it holds.
 
-    def __init__(self, d: Dialect, cursor: Cursor, session_id: str, interval: int) -> None:
+    With ``outside`` it checks one part of the session (`parts`): the invocations
+    requested before the part are taken from there, and the changes the part makes to
+    them are kept in ``foreign`` for whoever joins the parts.
+    """
+
+    def __init__(
+        self,
+        d: Dialect,
+        cursor: Cursor,
+        session_id: str,
+        interval: int,
+        *,
+        batch: int = REBUILD_BATCH,
+        outside: Outside | None = None,
+    ) -> None:
         self.d, self.cursor, self.session, self.interval = d, cursor, session_id, interval
+        self.batch, self.outside = batch, outside
+        self.foreign: list[tuple[Any, Any, EncodedEvent]] = []
+        self.previous = EMPTY_CHAIN
+        self.ended_images: dict[str, tuple[int, int]] = {}
         self.key = d.session_key(session_id)
         self.name = SessionId(session_id)
         self.faults: list[Fault] = []
@@ -71,12 +85,22 @@ class _Check:
         # The counters and chain each checkpoint should hold, by its sequence.
         self.checkpoints: dict[int, tuple[tuple[int, ...], int]] = {}
 
+    def outcome(self) -> SessionCheck:
+        """What the check found."""
+        return SessionCheck(
+            session_id=self.session,
+            events=self.seen,
+            invocations=len(self.requested),
+            faults=tuple(self.faults),
+        )
+
     def fault(self, sequence: int | None, message: str, *, in_events: bool = False) -> None:
         self.faults.append(
             Fault(session_id=self.session, sequence=sequence, in_events=in_events, message=message)
         )
 
     def _lookup(self, ids: Iterable[str]) -> dict[str, InvocationState]:
+        ids = list(ids)
         found: dict[str, InvocationState] = {}
         for invocation in ids:
             image = self.open.get(invocation)
@@ -84,29 +108,45 @@ class _Check:
                 status, at = image.status, image.requested_at
             elif invocation in self.ended:
                 # An ended invocation refuses every event whatever its time: any will do.
-                status, at = self.ended[invocation][1], _LONG_AGO
+                status, at = self.ended[invocation][1], LONG_AGO
             else:
                 continue
             found[invocation] = InvocationState(self.session, STATUS_OF_CODE[status], at)
+        if self.outside is not None:
+            found |= self.outside.states([i for i in ids if i not in found])
         return found
 
-    def events(self) -> Head | None:
-        """The pass over the events; the head they make (``None`` if they are damaged)."""
-        d, head, after, previous = self.d, Head(), 0, EMPTY_CHAIN
+    def events(
+        self, head: Head | None = None, previous: int = EMPTY_CHAIN, end: int | None = None
+    ) -> Head | None:
+        """The pass over the events (those after ``head`` through ``end``, when given); the
+        head they make (``None`` if they are damaged)."""
+        d, head = self.d, head or Head()
+        after = self.seen = head.indexed_through
+        self.previous = previous
+        bound = "" if end is None else f" AND sequence <= {int(end)}"
         while True:
+            limit = self.batch if end is None else min(self.batch, end - after)
+            if limit <= 0:
+                return head
             rows: list[Row] = self.cursor.execute(
                 d.sql(
                     f"SELECT {CHAINED_COLUMNS} FROM {{events}} WHERE {{session}} = ? "
-                    "AND sequence > ? ORDER BY sequence LIMIT ?"
+                    f"AND sequence > ?{bound} ORDER BY sequence LIMIT ?"
                 ),
-                (self.key, after, REBUILD_BATCH),
+                (self.key, after, limit),
             ).fetchall()
-            if not rows:
+            if not rows and end is None:
                 return head
             for expected, row in enumerate(rows, start=after + 1):
                 if row[0] != expected:
                     self.fault(expected, "the event is missing: a gap", in_events=True)
                     return None
+            if end is not None and len(rows) < limit:
+                # A part ends short of its end: the events after it exist (the session
+                # reaches further), so the first missing one is a gap.
+                self.fault(after + len(rows) + 1, "the event is missing: a gap", in_events=True)
+                return None
             try:
                 events = [decode_written_row(d.where, self.name, row[:5]) for row in rows]
             except StoreReadError as error:
@@ -123,6 +163,7 @@ class _Check:
             for index, (indexed, row) in enumerate(zip(group.events, rows, strict=True)):
                 following = rows[index + 1] if index + 1 < len(rows) else None
                 previous = self._event(indexed, row, previous, following)
+            self.previous = previous
             if any(fault.in_events for fault in self.faults):
                 return None
             for point in group.checkpoints:
@@ -169,12 +210,33 @@ class _Check:
 
     def _images(self, changes: Any, events: list[IndexedEvent]) -> None:
         """Move the expected rows on; an ended one is kept only as its seal and status."""
+        if self.outside is not None:
+            changes = self._own(changes, events)
         new, _ = move_images(changes, events, self.open)
         self.requested += new
         self.open.update(new)
         for invocation in [i for i, image in self.open.items() if image.ended_seq is not None]:
             image = self.open.pop(invocation)
             self.ended[invocation] = (image.seal(self.session), image.status)
+            if self.outside is not None:
+                self.ended_images[invocation] = (image.sequence, image.ended_seq or 0)
+
+    def _own(self, changes: Any, events: list[IndexedEvent]) -> list[Any]:
+        """The changes to the part's own invocations; those to invocations requested before
+        it are kept, as they are sent back, in ``foreign``."""
+        assert self.outside is not None
+        first, own, new = events[0].sequence, [], set()
+        for change in changes:
+            invocation = change.invocation_id
+            if change.kind == 1:
+                new.add(invocation)
+            elif invocation not in new and invocation not in self.open:
+                event = events[change.sequence - first]
+                self.foreign.append((shipped(change), event.columns, event.encoded))
+                self.outside.moved(change)
+                continue
+            own.append(change)
+        return own
 
     def head(self, head: Head) -> None:
         """The checkpoints and the head against the counters and chains the events make."""

@@ -1,0 +1,238 @@
+"""Worker processes that check or rebuild the parts of a database's sessions, this
+process among them (`sql.parts`).
+
+The workers each open the store themselves, read-only, and send back what a
+part holds as plain values; this process works parts too, from the back of
+the list while the workers take them from the front (as `replay_all` does),
+so that the workers' start-up is spent working here. A worker never writes:
+whatever is written is written by this process, once every part is in. A
+worker that dies (killed, out of memory) ends the whole run with
+`WorkerLost`: nothing is written, and nothing already written is lost.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import sys
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any, final
+
+from .addresses import StoreAddress
+from .opening import open_address
+from .port import EventStore
+from .sql.parts import Part
+from .sql.store import SqlEventStore
+
+_DIED = (
+    "a worker process ended before its part was done (killed, or out of memory); "
+    "nothing was written"
+)
+
+_LOOK = 0.25
+"""Seconds between two looks at whether a worker process died (the pool itself may not say)."""
+
+
+def _processes(pool: ProcessPoolExecutor) -> list[Any]:
+    # The pool keeps its processes privately; they are looked at only to find a dead one
+    # and to kill the rest once the run is given up.
+    return list((getattr(pool, "_processes", None) or {}).values())
+
+
+def _died(pool: ProcessPoolExecutor) -> bool:
+    return any(process.exitcode is not None for process in _processes(pool))
+
+
+# One open store per worker process, kept for every part it works.
+_worker_stores: dict[StoreAddress, EventStore] = {}
+
+
+class WorkerLost(Exception):
+    """A worker process that ended before its part was done, or failed in it: the run is
+    given up, and nothing of it written."""
+
+
+def default_workers() -> int:
+    """The machine's cores (those this process may use)."""
+    try:
+        return max(len(os.sched_getaffinity(0)), 1)
+    except AttributeError:  # pragma: no cover - not on Linux
+        return os.cpu_count() or 1
+
+
+def _quiet() -> None:
+    """A worker says nothing on the command's standard error (its errors come back with its
+    part; one left blocked when another died is not to print a traceback there), and ends
+    when the command does: one blocked for ever on the pool's queue, whose lock a killed
+    worker took with it, would otherwise outlive the command and hold its output open."""
+    sys.stderr = open(os.devnull, "w")  # noqa: SIM115 - for the life of the process
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(_LOOK)
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True).start()
+
+
+def _work(address: StoreAddress, task: str, part: Part) -> Any:
+    """One part worked in a worker process. Its errors are sent back as their text (a
+    store's errors do not all survive being sent between processes)."""
+    try:
+        store = _worker_stores.get(address)
+        if store is None:
+            store = _worker_stores[address] = open_address(address, read_only=True)
+        assert isinstance(store, SqlEventStore)  # only a database is split in parts
+        return store.work_part(task, part)
+    except Exception as error:
+        raise WorkerLost(str(error)) from None
+
+
+@final
+class Workers:
+    """``count`` processes, this one among them, working the parts of the store at
+    ``address`` (`sql.parts.Runner`); the worker processes start when first needed."""
+
+    def __init__(self, address: StoreAddress, count: int) -> None:
+        if count < 1:
+            raise ValueError(f"workers must be >= 1, got {count}")
+        self._address, self._count = address, count
+        self._pool: ProcessPoolExecutor | None = None
+
+    @property
+    def workers(self) -> int:
+        return self._count
+
+    def __enter__(self) -> Workers:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Stop the worker processes (killed: they hold no work between two runs, and one
+        may be blocked for ever after another died — Python 3.11's pool would then wait
+        for it as it shuts down; killed, it is waited for at once)."""
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            for process in list(_processes(pool)):
+                process.kill()
+            pool.shutdown(wait=False, cancel_futures=True)
+
+    def _result(self, future: Future[Any]) -> Any:
+        """A part's result, or `WorkerLost` as soon as any worker process has died."""
+        while True:
+            try:
+                return future.result(timeout=_LOOK)
+            except TimeoutError:
+                if self._pool is not None and _died(self._pool):
+                    raise BrokenProcessPool(_DIED) from None
+
+    def _started(self) -> ProcessPoolExecutor:
+        if self._pool is None:
+            # As many processes as asked for: `stream` keeps them all busy; `run` all but
+            # one (this process works too), and the pool starts only the ones it uses.
+            context = multiprocessing.get_context("spawn")
+            self._pool = ProcessPoolExecutor(
+                max_workers=self._count, mp_context=context, initializer=_quiet
+            )
+        return self._pool
+
+    def stream(
+        self, task: str, parts: Sequence[Part], here: Callable[[Part], Any]
+    ) -> Iterator[Any]:
+        """Each part's result in the parts' order, as soon as it and those before it are in,
+        every part worked by a worker process while this one takes them in (writes them);
+        at most a few are held at a time, so memory stays bounded by a part. `WorkerLost`
+        if a worker died; the parts not started are dropped when the caller stops."""
+        if self._count < 2 or len(parts) < 2:
+            yield from (here(part) for part in parts)
+            return
+        pool, address = self._started(), self._address
+        pending: deque[Future[Any]] = deque()
+        left = iter(parts)
+        try:
+            while True:
+                try:
+                    while len(pending) <= self._count and (part := next(left, None)):
+                        pending.append(pool.submit(_work, address, task, part))
+                    if not pending:
+                        return
+                    result = self._result(pending.popleft())
+                except WorkerLost as failed:
+                    self.close()
+                    raise WorkerLost(f"a worker process failed: {failed}") from None
+                except BrokenProcessPool:
+                    self.close()
+                    raise WorkerLost(_DIED) from None
+                yield result
+        finally:
+            for future in pending:
+                future.cancel()
+
+    def run(self, task: str, parts: Sequence[Part], here: Callable[[Part], Any]) -> list[Any]:
+        """Each part's result, in the parts' order; `WorkerLost` if a worker died."""
+        if self._count < 2 or len(parts) < 2:
+            return [here(part) for part in parts]
+        pool, address = self._started(), self._address
+        left = deque(range(len(parts)))
+        lock = threading.Lock()
+        results: dict[int, Any] = {}
+        failed: list[BaseException] = []
+
+        def take(front: bool) -> int | None:
+            with lock:
+                if not left or failed:
+                    return None
+                return left.popleft() if front else left.pop()
+
+        def hand_out() -> None:
+            running: dict[Future[Any], int] = {}
+
+            def next_one() -> None:
+                index = take(front=True)
+                if index is not None:
+                    try:
+                        running[pool.submit(_work, address, task, parts[index])] = index
+                    except (BrokenProcessPool, RuntimeError) as error:
+                        failed.append(error)
+
+            for _ in range(self._count - 1):
+                next_one()
+            while running:
+                done, _ = wait(running, timeout=_LOOK, return_when=FIRST_COMPLETED)
+                if not done and _died(pool):
+                    failed.append(BrokenProcessPool(_DIED))
+                    return
+                for future in done:
+                    index = running.pop(future)
+                    try:
+                        results[index] = future.result()
+                    except BaseException as error:
+                        failed.append(error)
+                    else:
+                        next_one()
+
+        handing = threading.Thread(target=hand_out, daemon=True)
+        handing.start()
+        try:
+            while (index := take(front=False)) is not None:
+                results[index] = here(parts[index])
+        except BaseException as error:
+            failed.append(error)
+            raise
+        finally:
+            handing.join()
+        if failed:
+            self.close()
+            first = failed[0]
+            if isinstance(first, WorkerLost):
+                raise WorkerLost(f"a worker process failed: {first}")
+            raise WorkerLost(_DIED)
+        return [results[index] for index in range(len(parts))]
