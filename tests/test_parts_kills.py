@@ -50,15 +50,21 @@ def killed_worker(*args: str) -> subprocess.CompletedProcess[str]:
     """The command run with two workers, each worker process killed as soon as it starts
     (so that the one with a part in hand is killed whichever it is)."""
     command = [sys.executable, "-m", "correx_tools", *args, "--workers", "2"]
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 60
     killed: set[int] = set()
-    while process.poll() is None and time.monotonic() < deadline:
-        for worker in set(workers_of(process.pid)) - killed:
-            os.kill(worker, signal.SIGKILL)
-            killed.add(worker)
-        time.sleep(0.005)
-    stdout, stderr = process.communicate(timeout=120)
+    # ``with``: the pipes are closed whatever happens here, not left to the collector.
+    with subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    ) as process:
+        deadline = time.monotonic() + 60
+        while process.poll() is None and time.monotonic() < deadline:
+            for worker in set(workers_of(process.pid)) - killed:
+                try:
+                    os.kill(worker, signal.SIGKILL)
+                except ProcessLookupError:  # it ended between being listed and being killed
+                    continue
+                killed.add(worker)
+            time.sleep(0.005)
+        stdout, stderr = process.communicate(timeout=120)
     assert killed, "no worker process was seen"
     return subprocess.CompletedProcess(command, process.returncode, stdout, stderr)
 
