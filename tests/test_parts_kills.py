@@ -94,6 +94,7 @@ def correx(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(command, capture_output=True, text=True, check=False)
 
 
+@pytest.mark.slow  # rebuilds a 51,000-event index in worker processes
 def test_a_killed_worker_leaves_the_old_index_whole(long_store: Path, tmp_path: Path) -> None:
     intact = tmp_path / "intact.sqlite"
     shutil.copy(long_store, intact)

@@ -281,6 +281,7 @@ def test_reindex_in_worker_processes_writes_what_one_process_writes(
     assert index_of(copy) == index_of(path)
 
 
+@pytest.mark.slow  # a 51,000-event session written to PostgreSQL
 def test_a_postgres_session_is_checked_and_rebuilt_in_parts(
     long_store: Path, postgres_dsn: str, postgres_schema: str
 ) -> None:
