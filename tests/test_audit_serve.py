@@ -132,3 +132,26 @@ def test_a_finding_in_a_session_written_live_shows_within_two_seconds(
     finally:
         store.close()
         assert server.stop()[0] == 0
+
+
+def test_the_panel_holds_sessions_to_the_policy_given(corpus_store: Path, tmp_path: Path) -> None:
+    # A reviewed policy that allows forced pushes and writes anywhere: the same session
+    # that the built-in policy finds five things in is clean by this one.
+    policy = tmp_path / "policy.toml"
+    policy.write_text("[paths]\nwrites_outside_workspace = false\n[commands]\ndeny = []\n")
+    server = Served(corpus_store, "--policy", str(policy))
+    try:
+        said = server.answer("/api/v1/audit", session="audit-denied_commands")
+        assert said["findings"] == [] and said["through"] == 14
+    finally:
+        assert server.stop()[0] == 0
+    policy.write_text("[paths]\nwrites = 1\n")
+    refused = subprocess.run(
+        [sys.executable, "-m", "correx_tools", "serve", str(corpus_store), "--port", "0",
+         "--policy", str(policy)],
+        capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert refused.returncode != 0 and refused.stdout == ""
+    assert refused.stderr.strip() == (
+        f"correx-tools serve: error: --policy: {policy}: paths.writes: is not a policy key (line 2)"
+    )

@@ -19,6 +19,7 @@ import json
 import secrets
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ...core.report.redaction import Redaction
 from .browser import open_in_browser, redirect_file, remove
@@ -28,6 +29,9 @@ from .report import add_redact_argument
 from .serve_sources import served
 from .sources import close_store
 from .transcript_sources import note
+
+if TYPE_CHECKING:
+    from ...core.audit.policy import CompiledPolicy
 
 DEFAULT_PORT = 8765
 
@@ -101,10 +105,22 @@ def _warn(args: argparse.Namespace) -> None:
         print(f"correx-tools serve: {warning}", file=sys.stderr)
 
 
+def _policy_of(args: argparse.Namespace) -> CompiledPolicy:
+    """The audit panel's policy: ``--policy FILE``, else the built-in one; a bad file said in
+    one line before anything is opened."""
+    from ..audit.policy_file import PolicyFileError, read_policy  # noqa: PLC0415 - only here
+
+    try:
+        return read_policy(args.policy)
+    except PolicyFileError as error:
+        raise CliError(f"--policy: {error}") from None
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     """Check everything, listen, print where, and serve until stopped."""
     redaction = _checked(args)
     prices = prices_of(args)  # a bad file is said before anything is opened
+    policy = _policy_of(args)
     from ..serve.access import Access  # noqa: PLC0415 - the optional extra
     from ..serve.debugger import Debugger  # noqa: PLC0415
     from ..serve.server import ListenError, listen, serve  # noqa: PLC0415
@@ -152,7 +168,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
             open_in_browser(url if opening is None else opening.as_uri())
 
     # The source as the server names it in its answers: a database password masked.
-    debugger = Debugger(store, source, lenient=args.lenient, redaction=redaction, prices=prices)
+    debugger = Debugger(
+        store, source, lenient=args.lenient, redaction=redaction, prices=prices, policy=policy
+    )
     if opened.follower is not None:
         opened.follower.start()  # transcripts: followed as their agents write them
     try:
@@ -196,6 +214,12 @@ def add_serve_arguments(parser: argparse.ArgumentParser, source_help: str) -> No
     parser.add_argument("--lenient", action="store_true", help="skip events the lifecycle refuses")
     add_redact_argument(parser)
     add_prices_argument(parser)
+    parser.add_argument(
+        "--policy",
+        metavar="FILE",
+        help="the policy the Audit panel holds sessions to (TOML, as `audit --policy`; "
+        "default: the built-in one)",
+    )
     parser.add_argument(
         "--no-redact", action="store_true", help="show the sessions unmasked (prints a warning)"
     )

@@ -28,7 +28,6 @@ from starlette.routing import Route
 
 from ...core.tools.ids import SessionId
 from ..audit.live import LiveAudits
-from ..audit.policy_file import read_policy
 from ..stores.port import StoreReadError
 from . import answers, comparisons, said_search, scrubber, search, talk, views
 from .debugger import Debugger
@@ -80,7 +79,7 @@ ENDPOINTS = [
     "GET /api/v1/said?q=&after=&limit= (what was said, in every session)",
     "GET /api/v1/compare?a=&b=&limit= (two sessions compared, as compare --json)",
     "GET /api/v1/compare?sessions=S1,S2,...&match= (where many sessions split)",
-    "GET /api/v1/audit?session= (the session's audit so far, by the built-in policy)",
+    "GET /api/v1/audit?session= (the session's audit so far, by --policy or the built-in one)",
     "POST /api/v1/credential {code} (a printed link's code, once: this browser's credential)",
     "POST /api/v1/codes (with the token: a fresh single-use code and its link)",
 ]
@@ -108,7 +107,7 @@ def segments(request: Request) -> list[str]:
 def build_app(debugger: Debugger, stopping: threading.Event) -> Starlette:
     """The ASGI application answering about ``debugger``'s store (wrap it in a `Guard`)."""
     page = _package_file("serve", "index.html")
-    audits = LiveAudits(debugger.store, read_policy(None))
+    audits = LiveAudits(debugger.store, debugger.policy)
     files = {name: (_package_file(package, name), kind) for name, (package, kind) in _FILES.items()}
 
     async def endpoint(request: Request) -> Response:

@@ -18,11 +18,13 @@ from typing import Literal, final
 
 from returns.result import Failure, Result, Success
 
+from ...core.audit.policy import CompiledPolicy
 from ...core.replay.errors import ReplayError
 from ...core.replay.pricing import PriceTable
 from ...core.report.redaction import Redaction
 from ...core.tools.ids import InvocationId, SessionId
 from ...core.tools.short_ids import resolve_name, starting_in
+from ..audit.policy_file import read_policy
 from ..replay.prices import shipped_prices
 from ..replay.replayer import EventReplayer
 from ..replay.repository import DefaultToolRepository
@@ -49,9 +51,12 @@ class Debugger:
         lenient: bool,
         redaction: Redaction | None,
         prices: PriceTable | None = None,
+        policy: CompiledPolicy | None = None,
     ) -> None:
         self.store, self.source, self.lenient, self.redaction = store, source, lenient, redaction
         self.prices = shipped_prices() if prices is None else prices
+        self.policy = read_policy(None) if policy is None else policy
+        """What the audit panel holds the sessions to: ``--policy``, else the built-in one."""
         # One invocation opened is shown whole: masked as everything is, never cut (a list
         # of many cuts each long value, to keep its answer small).
         self.whole = (
