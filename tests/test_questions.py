@@ -235,9 +235,9 @@ def check_entries(
             assert strict.unwrap() == folded.unwrap()
 
 
-# The quick pass gives the SQLite comparison a hundred sessions (its longest test); the slow
+# The quick pass gives the SQLite comparison fifty sessions (its longest test); the slow
 # pass gives it four hundred of its own.
-@settings(max_examples=100)
+@settings(max_examples=50)
 @given(batches=written(), interval=st.integers(1, 5))
 def test_every_answer_from_a_sqlite_index_is_the_folds(
     batches: list[list[StoredEvent]], interval: int
