@@ -148,6 +148,43 @@ def test_a_session_that_records_no_time_shows_none(store: Path, session: str) ->
     assert timed["times_recorded"] is True and timed["invocations"][0]["requested_at"]
 
 
+def spans_of(store: Path, session: str, *more: str) -> list[dict[str, Any]]:
+    """The spans ``export`` writes of the session, with their attributes as a dict."""
+    lines = run("export", str(store), session, *more).splitlines()
+    spans = [span for line in lines for resource in json.loads(line)["resourceSpans"]
+             for scope in resource["scopeSpans"] for span in scope["spans"]]  # fmt: skip
+    for span in spans:
+        span["attributes"] = {a["key"]: a["value"] for a in span.get("attributes", [])}
+    return spans
+
+
+@pytest.mark.parametrize("session", UNTIMED)
+def test_an_export_of_a_session_that_records_no_time_makes_up_no_duration(
+    store: Path, session: str
+) -> None:
+    for more in ((), ("--with-content",)):
+        spans = spans_of(store, session, *more)
+        calls = [s for s in spans if s["name"].startswith("execute_tool ")]
+        assert calls and len(spans) == len(calls) + 1
+        for span in spans:
+            assert span["attributes"]["correx.times_recorded"] == {"boolValue": False}
+        assert all(s["startTimeUnixNano"] == s["endTimeUnixNano"] for s in calls)
+    timed = spans_of(store, PONY)
+    assert all("correx.times_recorded" not in s["attributes"] for s in timed)
+    assert any(s["startTimeUnixNano"] != s["endTimeUnixNano"] for s in timed)
+
+
+def test_an_export_carries_a_stated_non_zero_exit_code(store: Path) -> None:
+    for more in ((), ("--with-content",)):
+        spans = {s["attributes"]["gen_ai.tool.call.id"]["stringValue"].rpartition("/")[2]: s
+                 for s in spans_of(store, CLAUDE_SESSION, *more)
+                 if s["name"].startswith("execute_tool ")}  # fmt: skip
+        assert spans[FIND]["attributes"]["process.exit.code"] == {"intValue": "1"}
+        coded = [i for i, s in spans.items() if "process.exit.code" in s["attributes"]]
+        assert coded == [FIND]  # no code where none was recorded, nor a 0
+        assert "error.type" not in spans[FIND]["attributes"]  # it completed
+
+
 # -- an edit that did nothing; a value cut ------------------------------------------------
 
 

@@ -11,6 +11,11 @@ where the trace was observed (the last event), marked by
 ``correx.invocation.status``. Arguments and results are the caller's to add
 (``extra``), and only on request: they may hold what a trace must not.
 
+A session whose times were never recorded (a transcript that records none: its
+stored times only keep the steps in order) has every span at one instant, its
+call's stand-in time, with ``correx.times_recorded = false``: OTLP needs a time,
+but no duration is made up.
+
 Spans come one invocation at a time (`session_spans`), in the order they are
 given, and the session's own span last, once every call is known: nothing
 holds a whole session's spans. Trace and span ids are derived from the
@@ -88,6 +93,13 @@ class Call(Protocol):
         ...
 
 
+TIMES_RECORDED = "correx.times_recorded"
+"""Set (false) on every span of a session whose times were never recorded."""
+
+EXIT_CODE = "process.exit.code"
+"""A completed call's non-zero exit code (OpenTelemetry's process attribute): the call
+ended, and said it went wrong."""
+
 _STATUS_NAMES = {status: status.value for status in ToolInvocationStatus}
 _TIER_NAMES = {tier: tier.value for tier in Tier}
 _ERRORS = {
@@ -106,9 +118,12 @@ def invocation_span(
     call: Call,
     observed_at: datetime,
     extra: Mapping[str, AttributeValue] | None = None,
+    *,
+    times_recorded: bool = True,
 ) -> Span:
     """The ``execute_tool`` span of one call, under the session's span; ``extra`` adds
-    attributes (the opt-in arguments and result)."""
+    attributes (the opt-in arguments and result); without ``times_recorded`` the span has
+    no duration."""
     ended = call.completed_at
     attributes: dict[str, AttributeValue] = {
         "gen_ai.operation.name": "execute_tool",
@@ -124,6 +139,9 @@ def invocation_span(
         attributes["error.type"] = error
     if extra:
         attributes.update(extra)
+    if not times_recorded:
+        attributes[TIMES_RECORDED] = False
+        ended = observed_at = call.requested_at
     return Span(
         span_id=_invocation_span_id(session_id, call.invocation_id),
         parent_span_id=_session_span_id(session_id),
@@ -140,9 +158,12 @@ def session_spans(
     calls: Iterable[Call],
     observed_at: datetime,
     extra: Callable[[Call], Mapping[str, AttributeValue]] | None = None,
+    *,
+    times_recorded: bool = True,
 ) -> Iterator[Span]:
     """A span per call of ``calls`` (the session as it was at ``observed_at``), in their
-    order, then the session's span, which covers them all.
+    order, then the session's span, which covers them all (``times_recorded`` false: the
+    session's times are stand-ins, and no span has a duration).
 
     >>> from datetime import UTC
     >>> (root,) = session_spans("s", [], datetime(2026, 1, 1, tzinfo=UTC))
@@ -154,20 +175,31 @@ def session_spans(
     count = 0
     for call in calls:
         span = invocation_span(
-            session_id, call, observed_at, None if extra is None else extra(call)
+            session_id,
+            call,
+            observed_at,
+            None if extra is None else extra(call),
+            times_recorded=times_recorded,
         )
         start = span.start if start is None else min(start, span.start)
         end = span.end if end is None else max(end, span.end)
         count += 1
         yield span
     first = observed_at if start is None else start
+    attributes: dict[str, AttributeValue] = {
+        "gen_ai.conversation.id": session_id,
+        "correx.invocations": count,
+    }
+    if not times_recorded:
+        attributes[TIMES_RECORDED] = False
+        observed_at = first if end is None else end  # the last call's instant: no stand-in
     yield Span(
         span_id=_session_span_id(session_id),
         parent_span_id=None,
         name=f"session {session_id}",
         start=first,
         end=max(observed_at if end is None else end, observed_at, first),
-        attributes={"gen_ai.conversation.id": session_id, "correx.invocations": count},
+        attributes=attributes,
         error=None,
     )
 

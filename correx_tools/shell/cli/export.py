@@ -19,7 +19,15 @@ from typing import Any
 
 from ...core.lifecycle.record import ToolInvocationRecord
 from ...core.lifecycle.status import ToolInvocationStatus
-from ...core.replay.spans import AttributeValue, Call, Span, session_spans, trace_id_of
+from ...core.replay.outline import InvocationOutline
+from ...core.replay.spans import (
+    EXIT_CODE,
+    AttributeValue,
+    Call,
+    Span,
+    session_spans,
+    trace_id_of,
+)
 from ...core.replay.stored_index import record_at
 from ...core.report.redaction import Redaction
 from ...core.tools.json_values import thaw_json
@@ -28,7 +36,7 @@ from ..export.otlp import otlp_lines
 from ..stores.port import EventStore
 from .collector import send_to_collector
 from .errors import CliError
-from .loading import answered
+from .loading import answered, times_recorded
 from .output import STANDARD_OUTPUT, output_argument, size_text, whole_file
 from .render import emit
 from .report import add_redact_argument
@@ -102,20 +110,34 @@ def _spans(args: argparse.Namespace, streamed: Streamed, redaction: Redaction) -
     ``--with-content`` their records, arguments and results added (redacted)."""
     store, session, at, view = streamed
     observed_at = _observed_at(store, session, at)
+    timed = times_recorded(store, session)
     if not args.with_content:
         outlines = answered(view.outlines(at), session, lenient=args.lenient)
-        return session_spans(session, outlines, observed_at)
+
+        def exited(call: Call) -> Mapping[str, AttributeValue]:
+            outline: InvocationOutline = call  # type: ignore[assignment]  # outlines go in
+            return _exit_code(outline.exit_code)
+
+        return session_spans(session, outlines, observed_at, exited, times_recorded=timed)
     entries = answered(view.entries_through(at), session, lenient=args.lenient)
     records = (record for entry in entries if (record := record_at(entry, at)) is not None)
 
     def content(call: Call) -> Mapping[str, AttributeValue]:
         record: ToolInvocationRecord = call  # type: ignore[assignment]  # records go in
-        added = {ARGUMENTS: _json(redaction.value(thaw_json(record.request.arguments)))}
+        added: dict[str, AttributeValue] = {
+            ARGUMENTS: _json(redaction.value(thaw_json(record.request.arguments)))
+        }
         if record.status is ToolInvocationStatus.COMPLETED and record.receipt is not None:
             added[RESULT] = _json(redaction.value(thaw_json(record.receipt.output)))
+            added.update(_exit_code(record.receipt.exit_code))
         return added
 
-    return session_spans(session, records, observed_at, content)
+    return session_spans(session, records, observed_at, content, times_recorded=timed)
+
+
+def _exit_code(code: int | None) -> dict[str, AttributeValue]:
+    # Only a non-zero code is sure to be real: 0 also stands where none was recorded.
+    return {EXIT_CODE: code} if code else {}
 
 
 def _json(value: Any) -> str:
