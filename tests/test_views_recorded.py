@@ -104,6 +104,14 @@ def test_a_non_zero_exit_is_counted_beside_failed_by_every_command(store: Path) 
     }  # fmt: skip
 
 
+def test_an_import_counts_the_non_zero_exits_beside_the_completed(tmp_path: Path) -> None:
+    transcript = exited_and_cut(tmp_path / "claude.jsonl")
+    said = run("import-transcript", str(transcript), str(tmp_path / "one.sqlite"))
+    assert "33 invocations: 25 completed, 1 of them exited non-zero, 8 failed" in said
+    document = asked("import-transcript", str(transcript), str(tmp_path / "two.sqlite"))
+    assert document["exited_nonzero"] == 1 and document["statuses"]["completed"] == 25
+
+
 def test_history_on_a_terminal_draws_a_non_zero_exit_in_the_colour_of_a_failure(
     store: Path,
 ) -> None:

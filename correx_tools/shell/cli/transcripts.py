@@ -129,8 +129,11 @@ def _one(args: argparse.Namespace, staging: Staging) -> Callable[[], int]:
 
 
 def _one_text(source: str, dest: str, done: TranscriptImport) -> str:
-    statuses = {status: count for status, count in done.statuses.items() if count}
-    counts = ", ".join(f"{count} {status}" for status, count in statuses.items()) or "none"
+    said = [f"{count} {status}" for status, count in done.statuses.items() if count]
+    if done.exited_nonzero:  # among the completed, as every command counts them
+        said.insert(said.index(f"{done.statuses['completed']} completed") + 1,
+                    f"{done.exited_nonzero} of them exited non-zero")  # fmt: skip
+    counts = ", ".join(said) or "none"
     if done.already_imported:
         head = f"{source}: already imported as session {done.session_id}; nothing written"
     elif not done.events and not done.grown:
@@ -176,6 +179,7 @@ def _session_json(done: TranscriptImport) -> dict[str, Any]:
         "invocations": done.invocations,
         "events": done.events,
         "statuses": dict(done.statuses),
+        "exited_nonzero": done.exited_nonzero,
         "in_flight": done.in_flight,
         "already_imported": done.already_imported,
         "grown": done.grown,

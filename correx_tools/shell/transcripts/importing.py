@@ -21,6 +21,7 @@ from returns.result import Failure, Result, Success
 from ...core.lifecycle.conversation import conversation_of
 from ...core.lifecycle.events import StoredEvent
 from ...core.lifecycle.status import ToolInvocationStatus
+from ...core.replay.recorded import receipt_exited_nonzero
 from ...core.tools.ids import SessionId
 from ..stores.port import EventStore, StoreReadError, store_name
 from .calls import Transcript, TranscriptError, Unreadable
@@ -43,6 +44,7 @@ class TranscriptImport:
     ``already_imported`` nor ``grown``): there is no session to show yet. ``incomplete_tail``
     names a last line still being written, left out; ``skipped`` the damaged
     lines a lenient import left out, each with what is wrong with it.
+    ``exited_nonzero`` counts the completed calls whose stated exit code is not 0.
     """
 
     session_id: SessionId
@@ -55,6 +57,7 @@ class TranscriptImport:
     grown: bool = False
     incomplete_tail: str = ""
     skipped: tuple[tuple[str, str], ...] = ()
+    exited_nonzero: int = 0
 
 
 Progress = Callable[[int, int], None]
@@ -182,8 +185,11 @@ def write(
             TranscriptError(source=source, where="", message=f"reading the store: {error}")
         )
     statuses = {status.value: 0 for status in ToolInvocationStatus}
+    exited_nonzero = 0
     for record in state.records():
         statuses[record.status.value] += 1
+        if record.status is ToolInvocationStatus.COMPLETED:
+            exited_nonzero += receipt_exited_nonzero(record.receipt)
     return Success(
         TranscriptImport(
             session_id=session_id,
@@ -196,6 +202,7 @@ def write(
             grown=0 < held < len(events),
             incomplete_tail=transcript.incomplete_tail,
             skipped=transcript.skipped,
+            exited_nonzero=exited_nonzero,
         )
     )
 
