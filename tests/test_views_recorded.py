@@ -20,11 +20,13 @@ import subprocess
 import sys
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 
 from .browsing import Opened, module_browser
 from .recorded_samples import CLAUDE_SESSION, FIND, LS, READ, exited_and_cut
+from .serving import Served
 from .test_terminal import on_terminal
 from .transcript_samples import DATA
 
@@ -110,6 +112,38 @@ def test_an_import_counts_the_non_zero_exits_beside_the_completed(tmp_path: Path
     assert "33 invocations: 25 completed, 1 of them exited non-zero, 8 failed" in said
     document = asked("import-transcript", str(transcript), str(tmp_path / "two.sqlite"))
     assert document["exited_nonzero"] == 1 and document["statuses"]["completed"] == 25
+
+
+def test_a_search_finds_the_calls_that_exited_non_zero(store: Path, browser: Any) -> None:
+    served = Served(store)
+    try:
+        session = served.every_match(
+            f"/api/v1/sessions/{quote(CLAUDE_SESSION, safe='')}/search", status="exited-nonzero"
+        )
+        assert [m["invocation_id"].rpartition("/")[2] for m in session] == [FIND]
+        assert session[0]["status"] == "completed"
+        everywhere = served.every_match("/api/v1/search", status="exited-nonzero")
+        counted = {r["session_id"]: r["exited_nonzero"]
+                   for r in asked("sessions", str(store))["sessions"]}  # fmt: skip
+        assert len(everywhere) == sum(counted.values()) > 1  # the OpenHands run's too
+        assert {m["status"] for m in everywhere} == {"completed"}
+        assert FIND in {m["invocation_id"].rpartition("/")[2] for m in everywhere}
+        status, body, _ = served.get("/api/v1/search", {"status": "nonzero"})
+        assert status == 400 and "exited-nonzero" in body["error"]
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        opened = Opened(page)
+        page.goto(served.link(f"/sessions/{quote(CLAUDE_SESSION, safe='')}"))
+        page.wait_for_selector("body[data-ready]", timeout=30_000)
+        page.select_option("#search-status", "exited-nonzero")
+        page.click("#search-run")
+        page.wait_for_selector("#search-results[data-found='1']")
+        assert "status=exited-nonzero" in page.url
+        [row] = page.locator("#search-results tr.match td:first-child").all_inner_texts()
+        assert FIND.startswith(row.rstrip("…")) or row in FIND
+        assert opened.errors == []
+        page.close()
+    finally:
+        assert served.stop()[0] == 0
 
 
 def test_history_on_a_terminal_draws_a_non_zero_exit_in_the_colour_of_a_failure(

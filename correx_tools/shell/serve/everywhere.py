@@ -27,8 +27,7 @@ from ..stores.port import StoreReadError
 from .debugger import Debugger
 from .params import ApiError, whole
 from .said_search import said_in
-from .scrubber import STATUSES
-from .search import BUDGET_SECONDS, search
+from .search import BUDGET_SECONDS, checked_status, search
 
 DEFAULT_LIMIT = 50
 MAX_LIMIT = 200
@@ -40,9 +39,7 @@ def search_everywhere(debugger: Debugger, query: Mapping[str, str]) -> dict[str,
     if not 1 <= limit <= MAX_LIMIT:
         raise ApiError(400, f"limit={limit} is not between 1 and {MAX_LIMIT}")
     filters = {name: query[name] for name in ("q", "tool", "status") if query.get(name)}
-    status = filters.get("status")
-    if status is not None and status not in STATUSES:  # said once, not passed by per session
-        raise ApiError(400, f"status={status!r} is not one of {', '.join(STATUSES)}")
+    checked_status(filters)  # said once, not passed by per session
     sessions = debugger.catalog.ids()
     session_at, after = _cursor(query.get("after") or "", len(sessions))
     deadline = time.monotonic() + BUDGET_SECONDS

@@ -29,6 +29,11 @@ BUDGET_SECONDS = 0.25
 """How long one page may look before it answers with what it found."""
 _BATCH = 100
 """Records read at a time when looking for text."""
+EXITED_NONZERO = "exited-nonzero"
+"""The ``status`` filter for the completed calls whose exit code was not 0."""
+STATUS_FILTERS = (*STATUSES, EXITED_NONZERO)
+"""What ``status=`` may ask for: a status, or the completed calls that exited non-zero."""
+_COMPLETED = STATUSES.index("completed") + 1
 
 
 def search(debugger: Debugger, session: SessionId, query: Mapping[str, str]) -> dict[str, Any]:
@@ -37,9 +42,7 @@ def search(debugger: Debugger, session: SessionId, query: Mapping[str, str]) -> 
     at = sequence(query, "at", debugger.shown(session), last, default=last)
     _, limit = paging(query)
     after = whole(query, "after", -1)
-    status = query.get("status") or None
-    if status is not None and status not in STATUSES:
-        raise ApiError(400, f"status={status!r} is not one of {', '.join(STATUSES)}")
+    status = checked_status(query)
     text = (query.get("q") or "").casefold()
     id_part = (query.get("id") or "").casefold()
     columns = debugger.columns(session, at)
@@ -57,7 +60,10 @@ def search(debugger: Debugger, session: SessionId, query: Mapping[str, str]) -> 
             if tools is not None and columns.tool[p] not in tools:
                 continue
             code = columns.status_at(p, at)
-            if status is not None and STATUSES[code - 1] != status:
+            if status == EXITED_NONZERO:
+                if code != _COMPLETED or not columns.nonzero[p]:
+                    continue
+            elif status is not None and STATUSES[code - 1] != status:
                 continue
             if id_part and id_part not in debugger.shown(columns.invocation_id(p)).casefold():
                 continue
@@ -85,6 +91,14 @@ def search(debugger: Debugger, session: SessionId, query: Mapping[str, str]) -> 
         "scanned": position - max(after + 1, 0),
         "limit": limit,
     }
+
+
+def checked_status(query: Mapping[str, str]) -> str | None:
+    """The ``status`` filter asked for (``None``: any), or a 400 naming what it may be."""
+    status = query.get("status") or None
+    if status is not None and status not in STATUS_FILTERS:
+        raise ApiError(400, f"status={status!r} is not one of {', '.join(STATUS_FILTERS)}")
+    return status
 
 
 def _with_text(

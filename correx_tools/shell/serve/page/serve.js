@@ -137,9 +137,15 @@
   }
 
   // -- every session: one search over them all, a page at a time; its question in the address ------
+  // A search's status filter: each status, then the completed calls that exited non-zero.
+  function statusOptions(select) {
+    STATUSES.forEach(function (s) { select.appendChild(el("option", s)); });
+    var nonzero = el("option", "exited non-zero"); nonzero.value = "exited-nonzero";
+    select.appendChild(nonzero);
+  }
   var wide = null, EVERYWHERE = { search: "everywhere-text", tool: "everywhere-tool", status: "everywhere-status" };
   function everywhere() {
-    STATUSES.forEach(function (s) { $("everywhere-status").appendChild(el("option", s)); });
+    statusOptions($("everywhere-status"));
     $("everywhere-run").onclick = function () { askEverywhere(); };
     $("everywhere-text").onkeydown = function (ev) { if (ev.key === "Enter") askEverywhere(); };
     $("everywhere-more").onclick = moreEverywhere;
@@ -226,7 +232,7 @@
     $("session-view").hidden = false; S.ref = ref;
     api("/sessions/" + enc(ref)).then(function (o) {
       showOverview(o); S.last = o.last_sequence; setLast(); loadFamily(); loadTurns();
-      STATUSES.forEach(function (s) { $("search-status").appendChild(el("option", s)); });
+      statusOptions($("search-status"));
       wire(); applyAddress(true); stream(); loadAudit();
     }).catch(function (error) { showError(error); $("session").textContent = CX.txt(ref); document.body.setAttribute("data-ready", "1"); });
   }
