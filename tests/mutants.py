@@ -239,8 +239,10 @@ def run_tests(copy: Path) -> tuple[bool, float]:
     # copy's package shadows the installed one; `imports_the_copy` checks it.
     env = {**os.environ, "HYPOTHESIS_PROFILE": os.environ.get("HYPOTHESIS_PROFILE", "ci")}
     started = time.perf_counter()
+    # `-n 0`: in one process. Four files need no workers, and starting them for every
+    # mutant doubled the CPU the check takes (it runs beside the other slow tests).
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *TESTS],
+        [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "-n", "0", *TESTS],
         cwd=copy,
         env=env,
         capture_output=True,
