@@ -81,3 +81,31 @@ def test_the_page_runs_and_a_script_added_to_it_does_not(page: Path, browser: An
         assert len(opened.errors) == refusals, opened.errors
         assert all("Content Security Policy" in error for error in opened.errors)
         opened.page.close()
+
+
+def test_only_the_pages_own_styles_apply(page: Path, browser: Any) -> None:
+    text = page.read_text(encoding="utf-8")
+    found = _POLICY.search(text)
+    assert found
+    directives = dict(d.strip().split(" ", 1) for d in html.unescape(found[1]).split(";"))
+    styles = re.findall(r"<style>(.*?)</style>", text, re.DOTALL)
+    assert len(styles) == 1
+    digest = base64.b64encode(hashlib.sha256(styles[0].encode()).digest()).decode()
+    assert directives["style-src"].split() == [f"'sha256-{digest}'"]
+    added = page.with_name("styled.html")
+    added.write_text(
+        text.replace("</body>", "<style>body { background: rgb(1, 2, 3) }</style></body>"),
+        encoding="utf-8",
+    )
+    backgrounds = []
+    for path, refusals in ((page, 0), (added, 1)):
+        opened = Opened(browser.new_page())
+        opened.page.goto(path.as_uri())
+        opened.page.wait_for_selector("body[data-ready]", timeout=60_000)
+        backgrounds.append(opened.page.evaluate("getComputedStyle(document.body).backgroundColor"))
+        # The page's own stylesheet applies: its body padding, not the browser's 8px margin.
+        assert opened.page.evaluate("getComputedStyle(document.body).paddingLeft") == "24px"
+        assert len(opened.errors) == refusals, opened.errors
+        assert all("Content Security Policy" in error for error in opened.errors)
+        opened.page.close()
+    assert backgrounds[0] == backgrounds[1] != "rgb(1, 2, 3)"  # the page's own, not the added

@@ -99,12 +99,14 @@ def _with_views(
 def _template() -> tuple[str, str]:
     """The page before and after its data. Its styles and its drawing script are the files
     ``correx-tools serve`` serves (``report.css``, ``page.js``), written into the page; its
-    content security policy lets only those scripts run, named by their digests."""
+    content security policy lets only those scripts run and those styles apply, named by
+    their digests."""
     files = resources.files(__package__)
     template = files.joinpath("report.html").read_text(encoding="utf-8")
     template = template.replace("__STYLE__", files.joinpath("report.css").read_text("utf-8"), 1)
     template = template.replace("__PAGE_SCRIPT__", files.joinpath("page.js").read_text("utf-8"), 1)
     template = template.replace("__SCRIPT_HASHES__", " ".join(script_hashes(template)), 1)
+    template = template.replace("__STYLE_HASHES__", " ".join(_hashes(template, _STYLE)), 1)
     before, placeholder, after = template.partition(_PLACEHOLDER)
     assert placeholder, "the report template has lost its data placeholder"
     return before, after
@@ -114,10 +116,17 @@ def script_hashes(page: str) -> list[str]:
     """The content security policy's source for each inline script of ``page`` that runs
     (``<script>`` with no attribute; the data's ``type="application/json"`` does not):
     ``'sha256-…'`` of its text, so the policy allows those scripts and no other."""
+    return _hashes(page, _SCRIPT)
+
+
+def _hashes(page: str, opening_tag: str) -> list[str]:
+    """``'sha256-…'`` of the text of each element of ``page`` that opens with exactly
+    ``opening_tag`` (``<script>``, ``<style>``)."""
     found, start = [], 0
-    while (opening := page.find(_SCRIPT, start)) >= 0:
-        end = page.index("</script>", opening)
-        text = page[opening + len(_SCRIPT) : end]
+    closing_tag = "</" + opening_tag[1:]
+    while (opening := page.find(opening_tag, start)) >= 0:
+        end = page.index(closing_tag, opening)
+        text = page[opening + len(opening_tag) : end]
         found.append(
             f"'sha256-{base64.b64encode(hashlib.sha256(text.encode()).digest()).decode()}'"
         )
@@ -126,6 +135,7 @@ def script_hashes(page: str) -> list[str]:
 
 
 _SCRIPT = "<script>"
+_STYLE = "<style>"
 
 
 def report_html(data: dict[str, Any]) -> str:
