@@ -17,7 +17,7 @@ from ...core.audit.finding import Finding
 from ...core.audit.policy import CompiledPolicy
 from ...core.report.redaction import Redaction
 from ...core.tools.ids import SessionId
-from ..stores.port import EventStore
+from ..stores.port import EventStore, first_event
 from ..transcripts.description import described
 from .documents import finding_json
 from .evidence import evidence_value
@@ -65,13 +65,7 @@ class LiveAudits:
             }
 
     def _first(self, session: SessionId) -> str:
-        events = self._store.read(session)
-        try:
-            first = next(iter(events), None)
-        finally:
-            close = getattr(events, "close", None)
-            if close is not None:
-                close()  # a generator over a cursor: let it go now
+        first = first_event(self._store, session)
         return "" if first is None else evidence_value(first)
 
     def _advance(self, session: SessionId, running: _Running) -> None:

@@ -12,7 +12,7 @@ from ...core.replay.lead_up import LOOKED_AT_MOST, LeadUp, Words
 from ...core.replay.talk_summary import TalkSummary
 from ...core.tools.ids import SessionId
 from ...core.tools.json_values import thaw_json
-from ..stores.port import EventStore
+from ..stores.port import EventStore, session_events
 from .readable import counted
 from .render import table
 
@@ -61,13 +61,8 @@ def _indented(text: str, margin: str = "  ") -> list[str]:
 
 def talk_of(store: EventStore, session: SessionId) -> TalkSummary:
     """What the session's conversation adds up to, from all its events."""
-    events = store.read(session)
-    try:
+    with session_events(store, session) as events:
         return TalkSummary().taking(stored.event for stored in events)
-    finally:
-        close = getattr(events, "close", None)
-        if close is not None:
-            close()
 
 
 def talk_table(rows: list[dict[str, Any]]) -> str:

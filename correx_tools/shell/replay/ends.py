@@ -6,7 +6,7 @@ from collections.abc import Mapping
 
 from ...core.lifecycle.events import StoredEvent
 from ...core.tools.ids import SessionId
-from ..stores.port import EventStore
+from ..stores.port import EventStore, first_event
 from .documents import iso_time
 
 
@@ -34,10 +34,4 @@ def session_times(
 
 
 def _one(store: EventStore, session: SessionId, after: int) -> StoredEvent | None:
-    events = store.read(session, after=after)
-    try:
-        return next(iter(events), None)
-    finally:
-        close = getattr(events, "close", None)
-        if close is not None:
-            close()  # a generator over a cursor: let it go now
+    return first_event(store, session, after=after)

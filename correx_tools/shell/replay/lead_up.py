@@ -12,7 +12,7 @@ from ...core.lifecycle.status import ToolInvocationStatus
 from ...core.replay.lead_up import LOOKED_AT_MOST, LeadUp, Words, lead_up
 from ...core.report.redaction import Redaction
 from ...core.tools.ids import SessionId
-from ..stores.port import EventStore
+from ..stores.port import EventStore, session_events
 
 MAX_CHARS = 20_000
 """The longest text a document shows of one thing said (masked whole first, then cut)."""
@@ -22,16 +22,11 @@ def lead_up_in(store: EventStore, session: SessionId, request: int) -> LeadUp:
     """What led to the call requested at sequence ``request`` of ``session``."""
     after = max(0, request - 1 - LOOKED_AT_MOST)
     window: list[tuple[int, object]] = []
-    events = store.read(session, after=after)
-    try:
+    with session_events(store, session, after=after) as events:
         for stored in events:
             if stored.sequence >= request:
                 break
             window.append((stored.sequence, stored.event))
-    finally:
-        close = getattr(events, "close", None)
-        if close is not None:
-            close()  # a generator over a cursor: let it go now
     found = lead_up(reversed(window), limit=len(window) + 1)
     return dataclasses.replace(found, whole=found.prompt is not None or after == 0)
 

@@ -21,7 +21,7 @@ from ...core.replay.spending import Spending, Spent, Turn, spending
 from ...core.replay.talk_summary import cut_title, first_line
 from ...core.report.redaction import Redaction
 from ...core.tools.ids import SessionId
-from ..stores.port import EventStore
+from ..stores.port import EventStore, session_events
 from .documents import iso_time
 
 _MILLIONTH = Decimal("0.000001")
@@ -42,10 +42,9 @@ class Talked:
 
 def talked(store: EventStore, session: SessionId, at: int) -> Talked:
     """The session's tokens through ``at``."""
-    events = store.read(session)
-    try:
-        titles: dict[int, str] = {}
-        times: dict[int, datetime] = {}
+    titles: dict[int, str] = {}
+    times: dict[int, datetime] = {}
+    with session_events(store, session) as events:
 
         def walked() -> Iterator[tuple[int, object]]:
             for stored in events:
@@ -58,10 +57,6 @@ def talked(store: EventStore, session: SessionId, at: int) -> Talked:
                 yield stored.sequence, stored.event
 
         found = spending(walked())
-    finally:
-        close = getattr(events, "close", None)
-        if close is not None:
-            close()  # a generator over a cursor: let it go now
     ends = {n for turn in found.turns for n in (turn.first, turn.last)}
     return Talked(at=at, spending=found, titles=titles,
                   times={n: t for n, t in times.items() if n in ends})  # fmt: skip

@@ -26,7 +26,7 @@ from ...core.report.redaction import Redaction
 from ...core.tools.ids import SessionId
 from ..replay.documents import iso_time, session_row
 from ..replay.repository import DefaultToolRepository
-from ..stores.port import EventStore, SequencedStore, StoreReadError
+from ..stores.port import EventStore, SequencedStore, StoreReadError, session_events
 from ..transcripts.description import described, description_json
 from .params import VERIFY_HINT
 from .refs import ref_of
@@ -149,13 +149,8 @@ class Catalog:
             kept = self._talk.get(session_id)
         if kept is None or kept.seen > last:
             kept = TalkSummary()
-        events = self._store.read(session_id, after=kept.seen)
-        try:
+        with session_events(self._store, session_id, after=kept.seen) as events:
             talk = kept.taking(s.event for s in events if s.sequence <= last)
-        finally:
-            close = getattr(events, "close", None)
-            if close is not None:
-                close()
         with self._lock:
             self._talk[session_id] = talk
         return talk

@@ -28,7 +28,7 @@ from ..audit.policy_file import read_policy
 from ..replay.prices import shipped_prices
 from ..replay.replayer import EventReplayer
 from ..replay.repository import DefaultToolRepository
-from ..stores.port import ClosableStore, EventStore, IndexedStore, SequencedStore
+from ..stores.port import ClosableStore, EventStore, IndexedStore, SequencedStore, first_event
 from ..transcripts.description import described
 from .catalog import Catalog
 from .columns import SessionColumns
@@ -83,13 +83,7 @@ class Debugger:
         with self._lock:
             known = self._times.get(session)
         if known is None:
-            events = self.store.read(session)
-            try:
-                first = next(iter(events), None)
-            finally:
-                close = getattr(events, "close", None)
-                if close is not None:
-                    close()  # a generator over a cursor: let it go now
+            first = first_event(self.store, session)
             found = described(() if first is None else (first,))
             known = found is None or found.times_recorded
             if first is not None:  # a session not written yet may still be described

@@ -19,6 +19,7 @@ from typing import Any
 
 from ...core.lifecycle.conversation import AssistantText, Prompt, Reasoning, conversation_of
 from ...core.tools.ids import SessionId
+from ..stores.port import session_events
 from .debugger import Debugger
 from .params import paging, sequence, whole
 from .search import BUDGET_SECONDS
@@ -66,8 +67,7 @@ def said_in(
         return [], at
     matches: list[dict[str, Any]] = []
     upto = after
-    events = debugger.store.read(session, after=after)
-    try:
+    with session_events(debugger.store, session, after=after) as events:
         for looked, stored in enumerate(events):
             if stored.sequence > at:
                 return matches, at
@@ -79,10 +79,6 @@ def said_in(
                     return matches, upto  # this page ends before it: the next starts here
                 matches.append(found)
             upto = stored.sequence
-    finally:
-        close = getattr(events, "close", None)
-        if close is not None:
-            close()  # a generator over a cursor: let it go now
     return matches, at
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol, final, runtime_checkable
@@ -347,3 +347,24 @@ def store_name(store: object) -> str:
     if isinstance(store, LocatedStore):
         return redact_dsn(store.address.location)
     return f"the {type(store).__name__}"
+
+
+@contextmanager
+def session_events(
+    store: EventStore, session_id: SessionId, *, after: int = 0
+) -> Iterator[Iterator[StoredEvent]]:
+    """The session's events after ``after``, closed on leaving: a read that stops early
+    lets its database cursor go then, not whenever the generator is collected."""
+    events = store.read(session_id, after=after)
+    try:
+        yield events
+    finally:
+        close = getattr(events, "close", None)
+        if close is not None:
+            close()
+
+
+def first_event(store: EventStore, session_id: SessionId, *, after: int = 0) -> StoredEvent | None:
+    """The session's first event after ``after`` (``None``: there is none), read alone."""
+    with session_events(store, session_id, after=after) as events:
+        return next(events, None)

@@ -37,6 +37,7 @@ from returns.result import Success
 
 from ...core.lifecycle.events import StoredEvent
 from ...core.tools.ids import SessionId
+from ..stores.port import session_events
 from ..stores.sqlite import SQLiteEventStore
 from .calls import Unreadable, Unrecognised
 from .folders import FileImport, file_size, never_read, transcript_files
@@ -333,15 +334,10 @@ class _Pass:
             return 0
         if last > len(events):
             return None
-        stored = self.store.read(SessionId(session))
-        try:
+        with session_events(self.store, SessionId(session)) as stored:
             for number, event in enumerate(stored):
                 if event != events[number]:
                     return None
-        finally:
-            close = getattr(stored, "close", None)
-            if close is not None:
-                close()  # a generator over a cursor: let it go now, not at collection
         return last
 
     def same(self, session: str, events: list[StoredEvent]) -> bool:

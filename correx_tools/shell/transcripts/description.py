@@ -20,7 +20,7 @@ from typing import Any, final
 from ...core.lifecycle.events import OpaqueEvent, StoredEvent
 from ...core.tools.ids import SessionId
 from ..stores.codec.envelope import format_timestamp
-from ..stores.port import EventStore
+from ..stores.port import EventStore, session_events
 from .calls import About, Unreadable, utc_time
 
 DESCRIBED = "correx.session.described"
@@ -81,13 +81,8 @@ def description_json(found: Described | None) -> dict[str, str | bool | None] | 
 def session_description(store: EventStore, session: SessionId) -> Described | None:
     """The description ``session`` begins with in ``store``, if it was imported; only its
     first event is read."""
-    events = store.read(session)
-    try:
+    with session_events(store, session) as events:
         return described(events)
-    finally:
-        close = getattr(events, "close", None)
-        if close is not None:
-            close()  # a generator over a cursor: let it go now, not at collection
 
 
 def described(events: Iterable[StoredEvent]) -> Described | None:
