@@ -35,9 +35,7 @@ MAX_LIMIT = 200
 
 def search_everywhere(debugger: Debugger, query: Mapping[str, str]) -> dict[str, Any]:
     """One page of the calls of every session that match every filter given."""
-    limit = whole(query, "limit", DEFAULT_LIMIT)
-    if not 1 <= limit <= MAX_LIMIT:
-        raise ApiError(400, f"limit={limit} is not between 1 and {MAX_LIMIT}")
+    limit = _limit(query)
     filters = {name: query[name] for name in ("q", "tool", "status") if query.get(name)}
     checked_status(filters)  # said once, not passed by per session
     sessions = debugger.catalog.ids()
@@ -65,22 +63,13 @@ def search_everywhere(debugger: Debugger, query: Mapping[str, str]) -> dict[str,
             session_at, after = session_at + 1, -1
         else:
             after = found["next"]
-    done = session_at >= len(sessions)
-    return {
-        "matches": matches,
-        "next": None if done else f"{session_at}:{after}",
-        "sessions": len(sessions),
-        "searched": session_at,
-        "skipped": skipped,
-        "limit": limit,
-    }  # fmt: skip
+    return _page(matches, session_at=session_at, after=after, sessions=len(sessions),
+                 skipped=skipped, limit=limit)  # fmt: skip
 
 
 def said_everywhere(debugger: Debugger, query: Mapping[str, str]) -> dict[str, Any]:
     """One page of the things said, in every session, whose masked text holds ``q``."""
-    limit = whole(query, "limit", DEFAULT_LIMIT)
-    if not 1 <= limit <= MAX_LIMIT:
-        raise ApiError(400, f"limit={limit} is not between 1 and {MAX_LIMIT}")
+    limit = _limit(query)
     text = query.get("q") or ""
     sessions = debugger.catalog.ids() if text else ()
     session_at, after = _cursor(query.get("after") or "", len(sessions))
@@ -108,15 +97,37 @@ def said_everywhere(debugger: Debugger, query: Mapping[str, str]) -> dict[str, A
             session_at, after = session_at + 1, 0
         else:
             after = upto
-    done = session_at >= len(sessions)
+    return _page(matches, session_at=session_at, after=after, sessions=len(sessions),
+                 skipped=skipped, limit=limit)  # fmt: skip
+
+
+def _limit(query: Mapping[str, str]) -> int:
+    """How many matches a page may hold (``limit``, 1 to `MAX_LIMIT`)."""
+    limit = whole(query, "limit", DEFAULT_LIMIT)
+    if not 1 <= limit <= MAX_LIMIT:
+        raise ApiError(400, f"limit={limit} is not between 1 and {MAX_LIMIT}")
+    return limit
+
+
+def _page(
+    matches: list[dict[str, Any]],
+    *,
+    session_at: int,
+    after: int,
+    sessions: int,
+    skipped: list[str],
+    limit: int,
+) -> dict[str, Any]:
+    """A page of a walk over every session: its matches, and where the next page starts
+    (``session index:position``; ``null`` once every session was looked at)."""
     return {
         "matches": matches,
-        "next": None if done else f"{session_at}:{after}",
-        "sessions": len(sessions),
+        "next": None if session_at >= sessions else f"{session_at}:{after}",
+        "sessions": sessions,
         "searched": session_at,
         "skipped": skipped,
         "limit": limit,
-    }  # fmt: skip
+    }
 
 
 def _cursor(text: str, sessions: int) -> tuple[int, int]:
