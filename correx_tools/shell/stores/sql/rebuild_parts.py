@@ -42,6 +42,7 @@ from .rebuilding import (
     as_stored,
     index_columns,
     rebuild,
+    update_event_columns,
     write_rebuilt,
 )
 
@@ -287,14 +288,7 @@ def _write(
                     change, STATUS_CODES[change.status], columns, encoded
                 )
                 pending = next(foreign, None)
-            if changed:
-                cursor.executemany(
-                    d.sql(
-                        "UPDATE {events} SET kind = ?, invocation_id = ?, label = ?, code = ?, "
-                        "effect = ?, chain = ? WHERE position = ?"
-                    ),
-                    changed,
-                )
+            update_event_columns(d, cursor, changed)
             done = [image for image in images.values() if image.ended_seq is not None]
             write_rebuilt(d, cursor, session_id, [*done, *own_ended])
             for image in [*done, *own_ended]:

@@ -115,6 +115,19 @@ def rebuild_all(
     return Reindexed(events=done, sessions=sessions, damaged=damaged)
 
 
+def update_event_columns(d: Dialect, cursor: Cursor, changed: list[tuple[Any, ...]]) -> None:
+    """Write each event row's index columns again (``changed``: the columns, then the row's
+    position), where they differ from what the row holds."""
+    if changed:
+        cursor.executemany(
+            d.sql(
+                "UPDATE {events} SET kind = ?, invocation_id = ?, label = ?, code = ?, "
+                "effect = ?, chain = ? WHERE position = ?"
+            ),
+            changed,
+        )
+
+
 def rebuild(
     d: Dialect,
     cursor: Cursor,
@@ -193,14 +206,7 @@ def rebuild(
             for indexed, row in zip(group.events, rows, strict=True)
             if (indexed.columns, indexed.effect, indexed.chain) != as_stored(d, row)
         ]
-        if changed:
-            cursor.executemany(
-                d.sql(
-                    "UPDATE {events} SET kind = ?, invocation_id = ?, label = ?, code = ?, "
-                    "effect = ?, chain = ? WHERE position = ?"
-                ),
-                changed,
-            )
+        update_event_columns(d, cursor, changed)
         new, _ = move_images(group.changes, group.events, open_images)
         open_images.update(new)
         ended = [image for image in open_images.values() if image.ended_seq is not None]
