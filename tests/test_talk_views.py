@@ -132,11 +132,11 @@ def test_stats_gives_the_tokens_of_the_session_each_turn_and_each_call(tmp_path:
     text = run("stats", str(store), SESSION).stdout
     assert "tokens: 25,366 (3 / 13 / 11,515 / 13,835)" in text
     assert "mix phx.server doesnt seem to start" in text and "calls by tokens" in text
-    # A session whose transcript's usage was left out says none was recorded, never 0.
+    # A session imported without its conversation says the store holds none, never 0.
     bare = tmp_path / "bare.sqlite"
     run("import-transcript", str(SHORT), str(bare), "--no-conversation")
     assert run_json("stats", str(bare), SESSION)["tokens"]["total"] is None
-    assert "tokens: none recorded" in run("stats", str(bare), SESSION).stdout
+    assert "tokens: none in the store" in run("stats", str(bare), SESSION).stdout
     # history gives the call's own share.
     said = run("history", str(store), SESSION, BASH).stdout
     assert "tokens: 12,685 (its share of its message's), cost $0.0463" in said
@@ -285,3 +285,33 @@ def test_the_report_shows_times_in_the_viewers_zone_with_utc_on_hover(
     assert (requested.get_attribute("title") or "").startswith("2026-02-10 21:12:01.117")
     assert opened.errors == []
     context.close()
+
+
+def test_a_session_imported_without_its_conversation_says_the_store_holds_none(
+    tmp_path: Path, browser: Any
+) -> None:
+    bare = tmp_path / "bare.sqlite"
+    run("import-transcript", str(SHORT), str(bare), "--no-conversation")
+    # Claude Code records usage: "none recorded" would be a claim about the transcript.
+    [row] = run_json("sessions", str(bare))["sessions"]
+    assert (row["said"], row["tokens"]) == (0, None)
+    said = run("history", str(bare), SESSION, BASH).stdout
+    assert "tokens: none in the store" in said and "none recorded" not in said
+    assert run_json("history", str(bare), SESSION, BASH)["spent"] == {
+        "recorded": False, "said": 0, "tokens": None
+    }  # fmt: skip
+    server = Served(bare)
+    try:
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        opened = Opened(page)
+        page.goto(server.link("/"))
+        page.wait_for_selector("#sessions[data-total='1']", timeout=30_000)
+        assert page.inner_text("#sessions tr.session .tokens") == "none in the store"
+        ref = quote(f"{SESSION}/{BASH}", safe="")
+        page.goto(server.link(f"/sessions/{SESSION}?invocation={ref}"))
+        cell = page.wait_for_selector("[data-testid='call-tokens']", timeout=30_000)
+        assert cell.inner_text() == "tokens: none in the store"
+        assert opened.errors == []
+        page.close()
+    finally:
+        assert server.stop()[0] == 0

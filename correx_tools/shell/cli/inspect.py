@@ -219,7 +219,7 @@ def cmd_history(args: argparse.Namespace) -> int:
         if talk is not None:
             share = talk.spending.calls.get(invocation)
             lines.append(
-                "tokens: none recorded"
+                ("tokens: none recorded" if talk.said else "tokens: none in the store")
                 if share is None
                 else f"tokens: {spent_text(share)} (its share of its message's), cost "
                 f"{cost_text(share, prices)}"

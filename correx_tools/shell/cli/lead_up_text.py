@@ -68,15 +68,17 @@ def talk_of(store: EventStore, session: SessionId) -> TalkSummary:
 def talk_table(rows: list[dict[str, Any]]) -> str:
     """The imported sessions' titles, models and tokens, as a table after the others."""
     shown = [
-        (r["session_id"], r["title"], ", ".join(r["models"]) or None, _tokens(r["tokens"]))
-        for r in rows
+        (r["session_id"], r["title"], ", ".join(r["models"]) or None, _tokens(r)) for r in rows
     ]
     columns = ("session", "title", "model", "tokens (in / out / cache read / cache write)")
     return "\n\nconversation:\n" + table(columns, shown, squeeze=columns[:2])
 
 
-def _tokens(tokens: dict[str, int] | None) -> str:
+def _tokens(row: dict[str, Any]) -> str:
+    tokens: dict[str, int] | None = row["tokens"]
     if tokens is None:
-        return "none recorded"
+        # Nothing said at all: the store holds no conversation (imported without it, or a
+        # format that records none), which says nothing of what the transcript recorded.
+        return "none recorded" if row["said"] else "none in the store"
     parts = (tokens["input"], tokens["output"], tokens["cache_read"], tokens["cache_write"])
     return f"{tokens['total']:,} ({' / '.join(f'{n:,}' for n in parts)})"

@@ -46,6 +46,8 @@ def tokens_text(talk: Talked, tools: Mapping[str, str], prices: PriceTable) -> l
     """The lines ``stats`` adds for a session that holds a conversation."""
     found = talk.spending
     if found.spent is None:
+        if not talk.said:  # left out at import, or a format that records no conversation
+            return ["", "tokens: none in the store (it holds no conversation)"]
         return ["", "tokens: none recorded (the transcript records no usage)"]
     lines = [
         "",

@@ -107,7 +107,9 @@ def session_row(
     """One session of ``sessions --json``: its events, invocations and counts, where it was
     imported from (``transcript``: its description, ``None`` for one not imported), and
     what its conversation adds up to (``talk``): a title (the agent's own, else the first
-    prompt's), its models and its tokens (``null`` where none are recorded); its ``agent``
+    prompt's), its models and its tokens (``null`` where none are recorded), and how many
+    things said it holds (``said``: prompts, words and reasoning; ``null`` for a session
+    not imported, 0 for one imported without its conversation); its ``agent``
     (the transcript's format) and ``project`` (its working directory), ``null`` where not
     known."""
     shown = _Shown(redaction)
@@ -140,6 +142,7 @@ def session_row(
             "input": tokens.input, "output": tokens.output, "cache_read": tokens.cache_read,
             "cache_write": tokens.cache_write, "total": tokens.total,
         },
+        "said": None if talk is None else talk.prompts + talk.messages,
     }  # fmt: skip
 
 

@@ -31,19 +31,22 @@ _MILLIONTH = Decimal("0.000001")
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Talked:
     """A session's `Spending` through sequence ``at``, with each turn's title (its prompt's
-    first line, whole: masked before it is cut) and the times of each turn's first and last
-    events."""
+    first line, whole: masked before it is cut), the times of each turn's first and last
+    events, and how many of its events are the conversation's (``said``: 0 for a session
+    imported without it)."""
 
     at: int
     spending: Spending
     titles: dict[int, str]
     times: dict[int, datetime]
+    said: int = 0
 
 
 def talked(store: EventStore, session: SessionId, at: int) -> Talked:
     """The session's tokens through ``at``."""
     titles: dict[int, str] = {}
     times: dict[int, datetime] = {}
+    said_count = 0
     with session_events(store, session) as events:
 
         def walked() -> Iterator[tuple[int, object]]:
@@ -52,13 +55,16 @@ def talked(store: EventStore, session: SessionId, at: int) -> Talked:
                     return
                 times[stored.sequence] = stored.recorded_at
                 said = conversation_of(stored.event)
+                if said is not None:
+                    nonlocal said_count
+                    said_count += 1
                 if isinstance(said, Prompt):
                     titles[stored.sequence] = first_line(said.text)
                 yield stored.sequence, stored.event
 
         found = spending(walked())
     ends = {n for turn in found.turns for n in (turn.first, turn.last)}
-    return Talked(at=at, spending=found, titles=titles,
+    return Talked(at=at, spending=found, titles=titles, said=said_count,
                   times={n: t for n, t in times.items() if n in ends})  # fmt: skip
 
 
@@ -145,6 +151,7 @@ def tokens_json(
     found = talk.spending
     document = {
         "recorded": found.spent is not None,
+        "said": talk.said,
         "total": spent_json(found.spent, redaction, prices),
         "turns": [turn_json(turn, talk, redaction, prices) for turn in found.turns],
         "calls": [
@@ -168,12 +175,14 @@ def call_spent_json(
     prices: PriceTable | None = None,
 ) -> dict[str, Any] | None:
     """A call's share of its message's tokens, as its history shows it (``spent``):
-    ``recorded`` false where the session records no usage, ``tokens`` null where none
-    reached the call; ``None`` for a session that holds no conversation."""
+    ``recorded`` false where the session records no usage (``said`` 0: it holds no
+    conversation at all), ``tokens`` null where none reached the call; ``None`` for a
+    session not imported."""
     if talk is None:
         return None
     return {
         "recorded": talk.spending.spent is not None,
+        "said": talk.said,
         "tokens": spent_json(talk.spending.calls.get(invocation), redaction, prices),
     }
 

@@ -92,7 +92,7 @@
   // tokens, or that its transcript records none (a session not imported has none to show).
   function talkCells(s) {
     var title = el("span", s.title || "", "title"); if (s.title_from) title.title = s.title_from === "agent" ? "the agent's own title" : "the first prompt";
-    var t = s.tokens, tokens = el("span", t ? fmtNum(t.total) : s.transcript ? "none recorded" : "", "tokens");
+    var t = s.tokens, tokens = el("span", t ? fmtNum(t.total) : !s.transcript ? "" : s.said ? "none recorded" : "none in the store", "tokens");
     if (t) tokens.title = "input " + fmtNum(t.input) + " · output " + fmtNum(t.output) + " · cache read " + fmtNum(t.cache_read) + " · cache write " + fmtNum(t.cache_write);
     return { title: title, models: s.models.join(", "), tokens: tokens };
   }
@@ -471,7 +471,7 @@
     if (last.status === "completed" && last.receipt && last.receipt.exit_code) { facts.appendChild(document.createTextNode(" · ")); facts.appendChild(CX.term("exited non-zero")); }
     box.appendChild(facts);
     if (h.spent) {  // its share of the tokens of the message that asked for it
-      var spent = el("p", "tokens: " + (h.spent.tokens ? fmtNum(h.spent.tokens.total) + " (its share of its message's) · cost " + costText(h.spent.tokens) : "none recorded"), "call-tokens");
+      var spent = el("p", "tokens: " + (h.spent.tokens ? fmtNum(h.spent.tokens.total) + " (its share of its message's) · cost " + costText(h.spent.tokens) : h.spent.said ? "none recorded" : "none in the store"), "call-tokens");
       spent.title = tokensTitle(h.spent.tokens); spent.setAttribute("data-testid", "call-tokens"); box.appendChild(spent);
     }
     leadUp(box, h.lead_up);
