@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import string
 import subprocess
 import sys
 import tomllib
+import urllib.parse
 from pathlib import Path
 from typing import Any
 
@@ -118,6 +120,28 @@ def test_sarif_validates_against_the_published_schema(tmp_path: Path) -> None:
         (s, rule) for s, _, rule in PLANTED
     }
     assert all(r["properties"]["evidence"][0]["value"].startswith("sha256:") for r in results)
+
+
+def test_sarif_names_a_source_whose_path_a_uri_cannot_hold_as_is_escaped(tmp_path: Path) -> None:
+    # artifactLocation.uri is a URI reference (RFC 3986): a space is not one, and a folder
+    # named "run #1" would read as the path "run " and the fragment "1".
+    store = tmp_path / "run #1 at 50%" / "s.sqlite"
+    store.parent.mkdir()
+    subprocess.run(
+        [sys.executable, "-m", "correx_tools", "import-transcript",
+         str(CORPUS / "denied_commands.jsonl"), str(store)],
+        check=True, capture_output=True,
+    )  # fmt: skip
+    log = json.loads(audit(str(store), "--format", "sarif", status=1).stdout)
+    uris = {log["runs"][0]["artifacts"][0]["location"]["uri"]} | {
+        r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+        for r in log["runs"][0]["results"]
+    }
+    assert len(uris) == 1
+    uri = uris.pop()
+    allowed = set(string.ascii_letters + string.digits + "-._~:/@!$&'()*+,;=%")
+    assert set(uri) <= allowed, uri
+    assert urllib.parse.unquote(uri) == str(store)
 
 
 def test_a_finding_about_an_event_edited_afterwards_says_so(tmp_path: Path) -> None:
