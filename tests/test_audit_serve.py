@@ -80,6 +80,19 @@ def test_the_api_answers_the_audit_of_a_session(corpus_store: Path) -> None:
         assert server.stop()[0] == 0
 
 
+def test_the_audit_masks_what_the_servers_own_redact_patterns_mask(corpus_store: Path) -> None:
+    # `serve --redact` masks a pattern in every answer; a finding quotes the command it is
+    # about, so it must be masked by the same patterns, not by the policy's alone.
+    server = Served(corpus_store, "--redact", "origin main")
+    try:
+        said = server.answer("/api/v1/audit", session="audit-denied_commands")
+        messages = [f["message"] for f in said["findings"]]
+        assert any("git push --force" in m for m in messages), messages
+        assert not any("origin main" in m for m in messages), messages
+    finally:
+        assert server.stop()[0] == 0
+
+
 def test_the_findings_panel_links_each_finding_to_its_event(
     corpus_store: Path, open_page: Callable[..., Opened]
 ) -> None:

@@ -107,7 +107,8 @@ def segments(request: Request) -> list[str]:
 def build_app(debugger: Debugger, stopping: threading.Event) -> Starlette:
     """The ASGI application answering about ``debugger``'s store (wrap it in a `Guard`)."""
     page = _package_file("serve", "index.html")
-    audits = LiveAudits(debugger.store, debugger.policy)
+    shown = () if debugger.redaction is None else debugger.redaction.patterns
+    audits = LiveAudits(debugger.store, debugger.policy, shown)
     files = {name: (_package_file(package, name), kind) for name, (package, kind) in _FILES.items()}
 
     async def endpoint(request: Request) -> Response:
