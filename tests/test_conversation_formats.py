@@ -567,3 +567,16 @@ def test_gemini_thoughts_that_are_not_a_list_are_passed_over(tmp_path: Path) -> 
     store, session = imported(path)
     kinds = {type(conversation_of(s.event)) for s in store.read(session)}
     assert AssistantText in kinds and Reasoning not in kinds
+
+
+def test_an_openhands_action_that_is_not_a_name_says_nothing(tmp_path: Path) -> None:
+    # An event's `action` is the file's to write: a list there is no prompt, not a
+    # traceback (a list cannot be looked up among the names).
+    events = json.loads(OPENHANDS_BENCH.read_text("utf-8"))
+    history = events["history"] if isinstance(events, dict) else events
+    user = next(e for e in history if e.get("source") == "user" and e.get("action") == "message")
+    user["action"] = ["message"]
+    path = tmp_path / OPENHANDS_BENCH.name
+    path.write_text(json.dumps(events), "utf-8")
+    store, session = imported(path)
+    assert not any(isinstance(conversation_of(s.event), Prompt) for s in store.read(session))
