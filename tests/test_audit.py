@@ -144,6 +144,22 @@ def test_sarif_names_a_source_whose_path_a_uri_cannot_hold_as_is_escaped(tmp_pat
     assert urllib.parse.unquote(uri) == str(store)
 
 
+def test_sarif_gives_a_braces_in_a_finding_as_sarif_writes_them(tmp_path: Path) -> None:
+    # SARIF reads "{0}" in a message as its first argument's place, and "{{" and "}}" as
+    # the braces themselves: a command quoted in a finding is the agent's text.
+    transcript = tmp_path / "t.jsonl"
+    text = (CORPUS / "denied_commands.jsonl").read_text("utf-8")
+    transcript.write_text(text.replace("origin main", "origin {0}"), "utf-8")
+    store = tmp_path / "s.sqlite"
+    subprocess.run([sys.executable, "-m", "correx_tools", "import-transcript", str(transcript),
+                    str(store)], check=True, capture_output=True)  # fmt: skip
+    said = json.loads(audit(str(store), "--json", status=1).stdout)
+    (quoted,) = [f["message"] for f in said["findings"] if "{0}" in f["message"]]
+    log = json.loads(audit(str(store), "--format", "sarif", status=1).stdout)
+    texts = [r["message"]["text"] for r in log["runs"][0]["results"]]
+    assert quoted.replace("{", "{{").replace("}", "}}") in texts, texts
+
+
 def test_a_finding_about_an_event_edited_afterwards_says_so(tmp_path: Path) -> None:
     store = tmp_path / "s.sqlite"
     subprocess.run(

@@ -64,12 +64,18 @@ def artifact_uri(source: str) -> str:
     return quote(PurePath(source).as_posix(), safe="/")
 
 
+def literal(text: str) -> str:
+    """``text`` as a SARIF message says it: SARIF reads ``{0}`` as the place of an argument,
+    and ``{{`` and ``}}`` as the braces themselves (a finding quotes what the agent ran)."""
+    return text.replace("{", "{{").replace("}", "}}")
+
+
 def _result(finding: Finding, source: str, rule_index: int) -> dict[str, Any]:
     return {
         "ruleId": finding.rule,
         "ruleIndex": rule_index,
         "level": finding.level.value,
-        "message": {"text": finding.message},
+        "message": {"text": literal(finding.message)},
         "locations": [
             {
                 "physicalLocation": {"artifactLocation": {"uri": source, "index": 0}},
