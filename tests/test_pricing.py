@@ -90,6 +90,8 @@ def test_a_prices_file_is_put_over_the_shipped_table(tmp_path: Path) -> None:
         ('{"models": {"m": {"input": -1, "output": 1}}}', "p.json",
          "p.json: models.m.input: must be a number at least 0"),
         ('{"models": {"m": {"output": 1}}}', "p.json", "p.json: models.m.input: is missing"),
+        ('{"models": {"m": {"input": "1e999999", "output": 1}}}', "p.json",
+         "p.json: models.m.input: must be at most 1,000,000 dollars per million tokens"),
         ('{"models": {"m": {"input": 1, "output": 1, "cache": 1}}}', "p.json",
          "p.json: models.m.cache: is not one of input, output, cache_read, cache_write"),
         ("{", "p.json", "p.json: is not JSON"),

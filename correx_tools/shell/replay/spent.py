@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
-from decimal import Decimal, localcontext
+from decimal import Decimal
 from typing import Any, final
 
 from ...core.lifecycle.conversation import Prompt, TokenUsage, conversation_of
@@ -104,18 +104,19 @@ def cost_json(cost: Cost | None, redaction: Redaction | None = None) -> dict[str
         return None
     unpriced = [_shown(model, redaction) or "" for model in cost.unpriced]
     return {
-        "usd": None if cost.amount is None else float(_to_millionth(cost.amount)),
+        "usd": None if cost.amount is None else _to_millionth(cost.amount),
         "unpriced": unpriced,
         "note": no_price(unpriced),
     }
 
 
-def _to_millionth(amount: Decimal) -> Decimal:
-    """``amount`` to the millionth of a dollar, however many digits it has: a transcript's
-    counts are any whole numbers, and a quantize past the context's precision raises."""
-    with localcontext() as context:
-        context.prec = max(context.prec, amount.adjusted() + 8)
-        return amount.quantize(_MILLIONTH)
+def _to_millionth(amount: Decimal) -> float:
+    """``amount`` to the millionth of a dollar; one past a Decimal's 28 digits as it is (a
+    transcript's counts are any whole numbers, and a quantize past them raises; a float
+    does not hold the millionths of so large a number anyway)."""
+    if amount.adjusted() >= 28 - 7:
+        return float(amount)
+    return float(amount.quantize(_MILLIONTH))
 
 
 def no_price(models: list[str]) -> str | None:
