@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import string
 import subprocess
 import sys
 import tomllib
+import urllib.parse
 from pathlib import Path
 from typing import Any
 
@@ -118,6 +120,44 @@ def test_sarif_validates_against_the_published_schema(tmp_path: Path) -> None:
         (s, rule) for s, _, rule in PLANTED
     }
     assert all(r["properties"]["evidence"][0]["value"].startswith("sha256:") for r in results)
+
+
+def test_sarif_names_a_source_whose_path_a_uri_cannot_hold_as_is_escaped(tmp_path: Path) -> None:
+    # artifactLocation.uri is a URI reference (RFC 3986): a space is not one, and a folder
+    # named "run #1" would read as the path "run " and the fragment "1".
+    store = tmp_path / "run #1 at 50%" / "s.sqlite"
+    store.parent.mkdir()
+    subprocess.run(
+        [sys.executable, "-m", "correx_tools", "import-transcript",
+         str(CORPUS / "denied_commands.jsonl"), str(store)],
+        check=True, capture_output=True,
+    )  # fmt: skip
+    log = json.loads(audit(str(store), "--format", "sarif", status=1).stdout)
+    uris = {log["runs"][0]["artifacts"][0]["location"]["uri"]} | {
+        r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+        for r in log["runs"][0]["results"]
+    }
+    assert len(uris) == 1
+    uri = uris.pop()
+    allowed = set(string.ascii_letters + string.digits + "-._~:/@!$&'()*+,;=%")
+    assert set(uri) <= allowed, uri
+    assert urllib.parse.unquote(uri) == str(store)
+
+
+def test_sarif_gives_a_braces_in_a_finding_as_sarif_writes_them(tmp_path: Path) -> None:
+    # SARIF reads "{0}" in a message as its first argument's place, and "{{" and "}}" as
+    # the braces themselves: a command quoted in a finding is the agent's text.
+    transcript = tmp_path / "t.jsonl"
+    text = (CORPUS / "denied_commands.jsonl").read_text("utf-8")
+    transcript.write_text(text.replace("origin main", "origin {0}"), "utf-8")
+    store = tmp_path / "s.sqlite"
+    subprocess.run([sys.executable, "-m", "correx_tools", "import-transcript", str(transcript),
+                    str(store)], check=True, capture_output=True)  # fmt: skip
+    said = json.loads(audit(str(store), "--json", status=1).stdout)
+    (quoted,) = [f["message"] for f in said["findings"] if "{0}" in f["message"]]
+    log = json.loads(audit(str(store), "--format", "sarif", status=1).stdout)
+    texts = [r["message"]["text"] for r in log["runs"][0]["results"]]
+    assert quoted.replace("{", "{{").replace("}", "}}") in texts, texts
 
 
 def test_a_finding_about_an_event_edited_afterwards_says_so(tmp_path: Path) -> None:

@@ -5,6 +5,7 @@ A real ``correx-tools serve`` over SQLite stores; the page in the distribution's
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import time
@@ -76,6 +77,39 @@ def test_the_api_answers_the_audit_of_a_session(corpus_store: Path) -> None:
         assert status == 400 and "session" in body["error"]
         status, body, _ = server.get("/api/v1/audit", {"session": "nobody"})
         assert status == 404
+    finally:
+        assert server.stop()[0] == 0
+
+
+def test_the_audit_masks_what_the_servers_own_redact_patterns_mask(corpus_store: Path) -> None:
+    # `serve --redact` masks a pattern in every answer; a finding quotes the command it is
+    # about, so it must be masked by the same patterns, not by the policy's alone.
+    server = Served(corpus_store, "--redact", "origin main")
+    try:
+        said = server.answer("/api/v1/audit", session="audit-denied_commands")
+        messages = [f["message"] for f in said["findings"]]
+        assert any("git push --force" in m for m in messages), messages
+        assert not any("origin main" in m for m in messages), messages
+    finally:
+        assert server.stop()[0] == 0
+
+
+def test_the_audit_names_a_session_whose_id_looks_like_a_secret_masked(tmp_path: Path) -> None:
+    # A session's id is the transcript's to choose; one the redaction masks is shown
+    # masked in every answer, and named by its ref.
+    secret = "ghp_0123456789abcdefghijABCDEFGHIJ012345"
+    transcript = tmp_path / "t.jsonl"
+    text = (CORPUS / "denied_commands.jsonl").read_text("utf-8")
+    transcript.write_text(text.replace("audit-denied_commands", secret), "utf-8")
+    store = tmp_path / "s.sqlite"
+    subprocess.run([sys.executable, "-m", "correx_tools", "import-transcript", str(transcript),
+                    str(store)], check=True, capture_output=True)  # fmt: skip
+    server = Served(store)
+    try:
+        (row,) = server.answer("/api/v1/sessions")["sessions"]
+        said = server.answer("/api/v1/audit", session=row["ref"])
+        assert said["findings"] and secret not in json.dumps(said)
+        assert said["session"] == row["session_id"]
     finally:
         assert server.stop()[0] == 0
 

@@ -551,3 +551,32 @@ def test_the_fold_of_a_sample_is_the_same_with_its_conversation(path: Path) -> N
     plain = fold_events(ToolProjector(), list(without.read(session))).unwrap()
     mixed = fold_events(ToolProjector(), talked).unwrap()
     assert plain.state == mixed.state
+
+
+def test_gemini_thoughts_that_are_not_a_list_are_passed_over(tmp_path: Path) -> None:
+    # A message's parts of another shape are passed over, its thoughts too: a number there
+    # is not a traceback.
+    lines = []
+    for line in GEMINI.read_text("utf-8").splitlines():
+        record = json.loads(line)
+        if record.get("type") == "gemini":
+            record["thoughts"] = 5
+        lines.append(json.dumps(record))
+    path = tmp_path / GEMINI.name
+    path.write_text("\n".join(lines) + "\n", "utf-8")
+    store, session = imported(path)
+    kinds = {type(conversation_of(s.event)) for s in store.read(session)}
+    assert AssistantText in kinds and Reasoning not in kinds
+
+
+def test_an_openhands_action_that_is_not_a_name_says_nothing(tmp_path: Path) -> None:
+    # An event's `action` is the file's to write: a list there is no prompt, not a
+    # traceback (a list cannot be looked up among the names).
+    events = json.loads(OPENHANDS_BENCH.read_text("utf-8"))
+    history = events["history"] if isinstance(events, dict) else events
+    user = next(e for e in history if e.get("source") == "user" and e.get("action") == "message")
+    user["action"] = ["message"]
+    path = tmp_path / OPENHANDS_BENCH.name
+    path.write_text(json.dumps(events), "utf-8")
+    store, session = imported(path)
+    assert not any(isinstance(conversation_of(s.event), Prompt) for s in store.read(session))

@@ -8,6 +8,9 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+import pytest
+from returns.result import Success
+
 from correx_tools import (
     AssistantText,
     InMemoryEventStore,
@@ -160,3 +163,18 @@ def test_a_cache_made_by_earlier_rules_or_without_the_conversation_is_read_again
     cache = TranscriptCache(path, [folder], conversation=False)
     assert cache.look().read == 1 and talk(cache) == 0
     cache.close()
+
+
+@pytest.mark.parametrize("bad", ["false", "0.0", '""', "[]"])
+def test_a_codex_count_of_another_type_is_refused_naming_its_line(tmp_path: Path, bad: str) -> None:
+    # A count is a whole number; only null (or no key) is 0, as in every other format.
+    text = CODEX.read_text("utf-8")
+    lines = text.splitlines()
+    line = next(n for n, record in enumerate(lines, start=1) if '"total_token_usage":{' in record)
+    lines[line - 1] = lines[line - 1].replace('"output_tokens":', f'"output_tokens":{bad},"x":', 1)
+    path = tmp_path / CODEX.name
+    path.write_text("\n".join(lines) + "\n", "utf-8")
+    failed = import_transcript(path, InMemoryEventStore())
+    assert not isinstance(failed, Success), failed
+    said = str(failed.failure())
+    assert f"line {line}:" in said and "output_tokens" in said, said

@@ -90,6 +90,8 @@ def test_a_prices_file_is_put_over_the_shipped_table(tmp_path: Path) -> None:
         ('{"models": {"m": {"input": -1, "output": 1}}}', "p.json",
          "p.json: models.m.input: must be a number at least 0"),
         ('{"models": {"m": {"output": 1}}}', "p.json", "p.json: models.m.input: is missing"),
+        ('{"models": {"m": {"input": "1e999999", "output": 1}}}', "p.json",
+         "p.json: models.m.input: must be at most 1,000,000 dollars per million tokens"),
         ('{"models": {"m": {"input": 1, "output": 1, "cache": 1}}}', "p.json",
          "p.json: models.m.cache: is not one of input, output, cache_read, cache_write"),
         ("{", "p.json", "p.json: is not JSON"),
@@ -112,3 +114,17 @@ def test_serve_says_a_bad_prices_file_before_it_listens(tmp_path: Path) -> None:
     path.write_text('{"models": []}', encoding="utf-8")
     fails("serve", str(SHORT), "--port", "0", "--prices", str(path),
           words="p.json: models: must be a table of models")  # fmt: skip
+
+
+def test_a_count_too_large_for_a_decimals_precision_is_still_priced(tmp_path: Path) -> None:
+    # A transcript's count is the agent's to write: 10**30 tokens is a whole number at least
+    # 0, so it imports, and its cost has more digits than the default 28 of a Decimal.
+    huge = tmp_path / "huge.jsonl"
+    huge.write_text(SHORT.read_text("utf-8").replace('"output_tokens":13', '"output_tokens":'
+                                                     + str(10**30)), "utf-8")  # fmt: skip
+    store = tmp_path / "s.sqlite"
+    run("import-transcript", str(huge), str(store))
+    tokens = run_json("stats", str(store), SESSION)["tokens"]
+    assert tokens["total"]["output"] == 10**30
+    assert tokens["total"]["cost"]["usd"] == pytest.approx(25 * 10**24)
+    assert "cost: $25,000,000,000,000,000,000,000,000." in run("stats", str(store), SESSION).stdout

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from correx_tools import (
     AssistantText,
     InvocationId,
@@ -60,3 +62,12 @@ def test_a_recorded_conversation_leads_to_its_call_through_sqlite(tmp_path: Path
     # The tool fold passes over the conversation: the one call, completed.
     [record] = fold_events(ToolProjector(), held).unwrap().state.records()
     assert record.status is ToolInvocationStatus.COMPLETED
+
+
+def test_saying_what_is_not_a_step_of_the_conversation_is_a_type_error(tmp_path: Path) -> None:
+    # As a Prompt of a number is: the caller's mistake named, not an "unreachable" assertion.
+    with SQLiteEventStore(tmp_path / "session.sqlite") as store:
+        recorder = SessionRecorder(store, SESSION)
+        with pytest.raises(TypeError, match="not str"):
+            recorder.say("why does the test fail?")  # type: ignore[arg-type]
+        assert list(store.read(SESSION)) == []

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, TypeAlias, assert_never, final
+from typing import Any, TypeAlias, final
 
 from .events import OpaqueEvent
 
@@ -158,7 +158,11 @@ def conversation_event(message: ConversationEvent) -> OpaqueEvent:
             counts = {name: getattr(usage, name) for name in _COUNTS}
             tag, data = USAGE_TYPE, {**counts, "model": model, "message_id": message_id}
         case _:
-            assert_never(message)
+            # A caller's mistake (the type checker finds it too): named, as a bad field is.
+            raise TypeError(
+                "a step of the conversation is a Prompt, AssistantText, Reasoning or Usage, "
+                f"not {type(message).__name__}"
+            )
     return OpaqueEvent(
         type=tag,
         version=VERSION,

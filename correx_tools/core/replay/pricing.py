@@ -30,6 +30,8 @@ from .spending import Spent
 
 _COUNTS = ("input", "output", "cache_read", "cache_write")
 _MILLION = Decimal(1_000_000)
+_HIGHEST = Decimal(1_000_000)
+"""The highest price a table may give, dollars per million tokens."""
 _DATED = re2.compile(r"^(.+)-(?:20[0-9]{6}|20[0-9]{2}-[0-9]{2}-[0-9]{2})$")
 NO_MODEL = "(model not recorded)"
 """What `Cost.unpriced` names a message whose model is not recorded by."""
@@ -154,4 +156,8 @@ def _money(value: object, where: str) -> Decimal:
         raise PricesError(f"{where}: {str(value)[:40]!r} is not a number") from None
     if not money.is_finite() or money < 0:
         raise PricesError(f"{where}: must be a number at least 0, not {str(value)[:40]}")
+    if money > _HIGHEST:
+        # No model costs so much; a price like 1e999999 would make every cost a number of a
+        # million digits.
+        raise PricesError(f"{where}: must be at most {_HIGHEST:,} dollars per million tokens")
     return money

@@ -66,8 +66,21 @@ class Spent:
         return Spent(by_model=(*pairs, (model, usage)))
 
 
-def _plus(spent: Spent | None, model: str | None, usage: TokenUsage) -> Spent:
-    return Spent(by_model=((model, usage),)) if spent is None else spent.plus(model, usage)
+_Tally = dict[str | None, TokenUsage]
+"""Tokens being added up, by model in the order first seen: a dict, so that a usage adds
+in constant time however many models a transcript names (a `Spent` is made of it once)."""
+
+
+def _add(tally: _Tally | None, model: str | None, usage: TokenUsage) -> _Tally:
+    if tally is None:
+        return {model: usage}
+    kept = tally.get(model)
+    tally[model] = usage if kept is None else kept + usage
+    return tally
+
+
+def _spent(tally: _Tally | None) -> Spent | None:
+    return None if tally is None else Spent(by_model=tuple(tally.items()))
 
 
 @final
@@ -102,9 +115,9 @@ def spending(events: Iterable[tuple[int, object]]) -> Spending:
     """What a session's tokens went to, from its events in order, each with its sequence
     (see the module docstring for the rules)."""
     turns: list[Turn] = []
-    calls: dict[str, Spent] = {}
-    total: Spent | None = None
-    unattributed: Spent | None = None
+    calls: dict[str, _Tally] = {}
+    total: _Tally | None = None
+    unattributed: _Tally | None = None
     number, prompt, first, last, requested, turn_spent = 0, None, 0, 0, 0, None
     leading: tuple[str | None, TokenUsage, list[str]] | None = None
     since: list[str] = []  # the calls requested since the last usage event
@@ -112,10 +125,10 @@ def spending(events: Iterable[tuple[int, object]]) -> Spending:
     def share(model: str | None, usage: TokenUsage, among: list[str]) -> None:
         nonlocal unattributed
         if not among:
-            unattributed = _plus(unattributed, model, usage)
+            unattributed = _add(unattributed, model, usage)
             return
         for n, invocation in enumerate(_split(usage, len(among))):
-            calls[among[n]] = _plus(calls.get(among[n]), model, invocation)
+            calls[among[n]] = _add(calls.get(among[n]), model, invocation)
 
     def close_leading() -> None:
         nonlocal leading
@@ -133,13 +146,13 @@ def spending(events: Iterable[tuple[int, object]]) -> Spending:
                 close_leading()
                 if number or requested or turn_spent is not None:
                     turns.append(Turn(number=number, prompt=prompt, first=first, last=last,
-                                      calls=requested, spent=turn_spent))  # fmt: skip
+                                      calls=requested, spent=_spent(turn_spent)))  # fmt: skip
                 number, prompt, first = number + 1, sequence, sequence
                 requested, turn_spent = 0, None
             elif isinstance(said, Usage):
                 close_leading()
-                total = _plus(total, said.model, said.usage)
-                turn_spent = _plus(turn_spent, said.model, said.usage)
+                total = _add(total, said.model, said.usage)
+                turn_spent = _add(turn_spent, said.model, said.usage)
                 if said.message_id is not None:
                     leading = (said.model, said.usage, [])
                 else:
@@ -151,8 +164,15 @@ def spending(events: Iterable[tuple[int, object]]) -> Spending:
     close_leading()
     if number or requested or turn_spent is not None:
         turns.append(Turn(number=number, prompt=prompt, first=first, last=last, calls=requested,
-                          spent=turn_spent))  # fmt: skip
-    return Spending(spent=total, turns=tuple(turns), calls=calls, unattributed=unattributed)
+                          spent=_spent(turn_spent)))  # fmt: skip
+    return Spending(
+        spent=_spent(total),
+        turns=tuple(turns),
+        calls={
+            invocation: Spent(by_model=tuple(tally.items())) for invocation, tally in calls.items()
+        },
+        unattributed=_spent(unattributed),
+    )
 
 
 def _split(usage: TokenUsage, parts: int) -> list[TokenUsage]:

@@ -50,6 +50,7 @@ class TalkSummary:
     def taking(self, events: Iterable[object]) -> TalkSummary:
         """This summary moved on by ``events`` (the session's next ones, in order)."""
         title, models, tokens = self.title, list(self.models), self.tokens
+        known = set(models)  # a transcript may name a model per message: no list to search
         prompts, messages, seen = self.prompts, self.messages, self.seen
         for event in events:
             seen += 1
@@ -65,7 +66,8 @@ class TalkSummary:
                 tokens = said.usage if tokens is None else tokens + said.usage
             elif isinstance(said, AssistantText | Reasoning):
                 messages += 1
-            if said.model is not None and said.model not in models:
+            if said.model is not None and said.model not in known:
+                known.add(said.model)
                 models.append(said.model)
         return replace(self, title=title, models=tuple(models), tokens=tokens, prompts=prompts,
                        messages=messages, seen=seen)  # fmt: skip

@@ -41,10 +41,14 @@ class _Running:
 class LiveAudits:
     """Every session's audit so far, in one store (safe to ask from many threads)."""
 
-    def __init__(self, store: EventStore, policy: CompiledPolicy) -> None:
+    def __init__(
+        self, store: EventStore, policy: CompiledPolicy, patterns: tuple[str, ...] = ()
+    ) -> None:
+        """``patterns``: what the server masks besides the policy's secrets (``--redact``):
+        a finding quotes the values it is about, and shows none the other answers mask."""
         self._store = store
         self._policy = policy
-        self._redaction = Redaction.with_patterns(policy.policy.secret_patterns)
+        self._redaction = Redaction.with_patterns((*policy.policy.secret_patterns, *patterns))
         self._sessions: dict[SessionId, _Running] = {}
         self._lock = threading.Lock()
 

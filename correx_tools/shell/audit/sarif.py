@@ -10,10 +10,13 @@ reads back.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from pathlib import PurePath
 from typing import Any
+from urllib.parse import quote
 
 from ..._version import __version__
 from ...core.audit.finding import RULES, Finding
+from ..stores.addresses import POSTGRES_SCHEMES
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION = "https://github.com/correx/correx-tools/blob/main/docs/audit.md"
@@ -22,6 +25,7 @@ INFORMATION = "https://github.com/correx/correx-tools/blob/main/docs/audit.md"
 def sarif_log(findings: Iterable[Finding], source: str) -> dict[str, Any]:
     """The SARIF log of ``findings`` read from ``source``."""
     rules = list(RULES)
+    source = artifact_uri(source)
     return {
         "$schema": SCHEMA,
         "version": "2.1.0",
@@ -51,12 +55,27 @@ def sarif_log(findings: Iterable[Finding], source: str) -> dict[str, Any]:
     }
 
 
+def artifact_uri(source: str) -> str:
+    """SOURCE as the URI reference an ``artifactLocation`` holds: a database's URL as it
+    is, a path with what a URI cannot hold as it is escaped (a space, ``%``, and ``#`` and
+    ``?``, which would begin a fragment or a query)."""
+    if source.startswith(POSTGRES_SCHEMES):
+        return source
+    return quote(PurePath(source).as_posix(), safe="/")
+
+
+def literal(text: str) -> str:
+    """``text`` as a SARIF message says it: SARIF reads ``{0}`` as the place of an argument,
+    and ``{{`` and ``}}`` as the braces themselves (a finding quotes what the agent ran)."""
+    return text.replace("{", "{{").replace("}", "}}")
+
+
 def _result(finding: Finding, source: str, rule_index: int) -> dict[str, Any]:
     return {
         "ruleId": finding.rule,
         "ruleIndex": rule_index,
         "level": finding.level.value,
-        "message": {"text": finding.message},
+        "message": {"text": literal(finding.message)},
         "locations": [
             {
                 "physicalLocation": {"artifactLocation": {"uri": source, "index": 0}},

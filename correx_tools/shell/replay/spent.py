@@ -105,10 +105,19 @@ def cost_json(cost: Cost | None, redaction: Redaction | None = None) -> dict[str
         return None
     unpriced = [_shown(model, redaction) or "" for model in cost.unpriced]
     return {
-        "usd": None if cost.amount is None else float(cost.amount.quantize(_MILLIONTH)),
+        "usd": None if cost.amount is None else _to_millionth(cost.amount),
         "unpriced": unpriced,
         "note": no_price(unpriced),
     }
+
+
+def _to_millionth(amount: Decimal) -> float:
+    """``amount`` to the millionth of a dollar; one past a Decimal's 28 digits as it is (a
+    transcript's counts are any whole numbers, and a quantize past them raises; a float
+    does not hold the millionths of so large a number anyway)."""
+    if amount.adjusted() >= 28 - 7:
+        return float(amount)
+    return float(amount.quantize(_MILLIONTH))
 
 
 def no_price(models: list[str]) -> str | None:

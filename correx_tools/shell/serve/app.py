@@ -107,7 +107,8 @@ def segments(request: Request) -> list[str]:
 def build_app(debugger: Debugger, stopping: threading.Event) -> Starlette:
     """The ASGI application answering about ``debugger``'s store (wrap it in a `Guard`)."""
     page = _package_file("serve", "index.html")
-    audits = LiveAudits(debugger.store, debugger.policy)
+    shown = () if debugger.redaction is None else debugger.redaction.patterns
+    audits = LiveAudits(debugger.store, debugger.policy, shown)
     files = {name: (_package_file(package, name), kind) for name, (package, kind) in _FILES.items()}
 
     async def endpoint(request: Request) -> Response:
@@ -142,7 +143,18 @@ def _audit(debugger: Debugger, audits: LiveAudits, request: Request) -> dict[str
     ref = request.query_params.get("session")
     if not ref:
         raise ApiError(400, "give the session: /api/v1/audit?session=ID")
-    return audits.audit(debugger.session(ref))
+    session = debugger.session(ref)
+    said = audits.audit(session)
+    # The session and the tools as every other answer names them: masked where they look
+    # like a secret (the page names a masked session by its ref).
+    said["session"] = debugger.shown(session)
+    unknown: dict[str, int] = {}
+    for tool, count in said["unknown_tools"].items():
+        unknown[debugger.shown(tool)] = unknown.get(debugger.shown(tool), 0) + count
+    said["unknown_tools"] = unknown
+    for finding in said["findings"]:
+        finding["session"], finding["tool"] = said["session"], debugger.shown(finding["tool"])
+    return said
 
 
 def _error(status: int, message: str) -> Response:

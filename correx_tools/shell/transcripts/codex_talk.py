@@ -13,7 +13,8 @@ from ...core.lifecycle.conversation import (
     TokenUsage,
     Usage,
 )
-from .calls import Position, Said, Unreadable, utc_time
+from .calls import Position, Said, utc_time
+from .talk import count
 
 _COUNTS = ("input_tokens", "cached_input_tokens", "output_tokens")
 _CODEX_OWN = ("<", "# AGENTS.md instructions")
@@ -71,12 +72,8 @@ class Talk:
         total = info.get("total_token_usage") if isinstance(info, dict) else None
         if not isinstance(total, dict):
             return
-        counts = []
-        for key in _COUNTS:
-            value = total.get(key) or 0
-            if type(value) is not int or value < 0:
-                raise Unreadable(where, f"total_token_usage.{key} must be a whole number")
-            counts.append(value)
+        # As every format's (`count`): null is 0, and a false, 0.0 or "" is no count.
+        counts = [count(total, key, where, "total_token_usage.") for key in _COUNTS]
         now = (counts[0], counts[1], counts[2])
         before = self._total
         if any(n < b for n, b in zip(now, before, strict=True)):

@@ -27,7 +27,8 @@ def said_in(message: dict[str, Any], first: int, where: str) -> list[Said]:
     if isinstance(tokens, dict):
         identifier = message.get("id") if isinstance(message.get("id"), str) else None
         talk.usage(_usage(tokens, f"{where}: tokens"), model, at, (first,), identifier)
-    for thought in message.get("thoughts") or []:
+    thoughts = message.get("thoughts")
+    for thought in thoughts if isinstance(thoughts, list) else []:  # another shape: none
         if isinstance(thought, dict):
             parts = [thought.get("subject"), thought.get("description")]
             text = "\n".join(part for part in parts if isinstance(part, str) and part.strip())

@@ -18,7 +18,8 @@ def said_in(
 ) -> None:  # fmt: skip
     """What one action says around its call (``counted``: the model responses whose
     usage is read already)."""
-    action = event.get("action")
+    found_action = event.get("action")
+    action = found_action if isinstance(found_action, str) else None  # a name, or none
     given = event.get("args")
     args: dict[str, Any] = given if isinstance(given, dict) else {}
     source = event.get("source")

@@ -23,13 +23,14 @@ from ...core.lifecycle.conversation import (
 from .calls import Position, Said, Unreadable
 
 
-def count(values: Mapping[str, Any], key: str, where: str) -> int:
-    """The count ``values[key]`` (0 when missing or ``null``)."""
+def count(values: Mapping[str, Any], key: str, where: str, within: str = "") -> int:
+    """The count ``values[key]`` (0 when missing or ``null``); ``within`` names ``values``
+    in the error, where ``where`` does not."""
     value = values.get(key)
     if value is None:
         return 0
     if type(value) is not int or value < 0:
-        raise Unreadable(where, f"{key} must be a whole number at least 0, not {value!r}")
+        raise Unreadable(where, f"{within}{key} must be a whole number at least 0, not {value!r}")
     return value
 
 
