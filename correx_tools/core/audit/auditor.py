@@ -206,7 +206,8 @@ class SessionAuditor:
 
 
 def text_of(value: Any) -> str:
-    """Every string in a frozen JSON value, one a line, to `MAX_OUTPUT` characters."""
+    """Every string in a JSON value (objects read in key order), one a line, to `MAX_OUTPUT`
+    characters."""
     parts: list[str] = []
     size = 0
     stack = [value]
@@ -216,7 +217,7 @@ def text_of(value: Any) -> str:
             parts.append(item[: MAX_OUTPUT - size])
             size += len(parts[-1]) + 1
         elif isinstance(item, Mapping):
-            stack.extend(reversed(list(item.values())))
+            stack.extend(reversed([item[key] for key in sorted(item, key=str)]))
         elif isinstance(item, Sequence):
             stack.extend(reversed(list(item)))
     return "\n".join(parts)

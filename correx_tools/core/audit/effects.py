@@ -140,7 +140,7 @@ def _walk(value: Any, *, deep: bool) -> Iterator[str]:
     if isinstance(value, Sequence):
         items = value
     elif deep and isinstance(value, Mapping):
-        items = value.values()
+        items = [value[key] for key in sorted(value, key=str)]
     if items is not None:
         for n, item in enumerate(items):
             if n >= MAX_VALUES:

@@ -85,7 +85,8 @@ def _shown(redaction: Redaction, text: str) -> str:
 
 
 def secret_in(value: Any, redaction: Redaction) -> str | None:
-    """Where the first secret in a frozen JSON value is (``key: masked text``), or ``None``."""
+    """Where the first secret in a frozen JSON value is (``key: masked text``, objects read
+    in key order), or ``None``."""
     if not _may_hold_secret(value, redaction):
         return None
     plain = thaw(value)
@@ -132,7 +133,8 @@ def _secret_name(name: str) -> bool:
 def _first_difference(plain: Any, masked: Any, path: str) -> str:
     """The first place ``masked`` differs from ``plain``, and its masked text there."""
     if isinstance(plain, dict) and isinstance(masked, dict):
-        for key, item in plain.items():
+        for key in sorted(plain, key=str):
+            item = plain[key]
             if masked.get(key) != item:
                 return _first_difference(item, masked.get(key), f"{path}.{key}" if path else key)
     if isinstance(plain, list) and isinstance(masked, list):
