@@ -20,21 +20,26 @@ from ..lifecycle.events import (
     ToolExecutionFailedEvent,
     ToolExecutionRejectedEvent,
     ToolInvocationRequestedEvent,
+    plain_receipt,
 )
 from ..report.redaction import Redaction
 from ..tools.capability import ToolCapability
-from .effects import Effects, effects_of
+from ..tools.request import plain_arguments
+from .effects import Effects, effects_with
 from .finding import RULES, Evidence, Finding, cut
 from .flows import FlowTracker, Source
 from .policy import CompiledPolicy, inside, normalised
 from .rules import Call, call_findings, secret_in
-from .table import CapabilityTable
+from .table import CapabilityTable, ToolEntry
 
 MAX_OPEN = 4_096
 """Calls in flight kept at once; the oldest is let go past it (its output is then not
 tracked)."""
 MAX_OUTPUT = 1 << 20
 """Characters of one call's output looked at."""
+MAX_TOOLS = 1_024
+"""Tools whose capability table row is kept looked up at once (the lookups are let go
+past it)."""
 
 _SINKS = (
     ("flow-into-shell", "a shell command"),
@@ -81,6 +86,7 @@ class SessionAuditor:
         self.workspace = policy.policy.workspace or workspace
         self._declared = declared or {}
         self._open: dict[str, _Open] = {}
+        self._entries: dict[str, ToolEntry | None] = {}
         self._flows = FlowTracker(policy.policy.flow_min_chars)
         self.calls = 0
         self.unknown: dict[str, int] = {}
@@ -100,11 +106,11 @@ class SessionAuditor:
         self, stored: StoredEvent, event: ToolInvocationRequestedEvent
     ) -> Iterator[Finding]:
         self.calls += 1
-        arguments = event.request.arguments
-        effects = effects_of(
-            self._table, self._format, event.tool_name, arguments,
-            declared=self._declared.get(event.tool_name),
-        )  # fmt: skip
+        # Events read from a store are decoded here as plain JSON, once, and not kept.
+        arguments, _ = plain_arguments(event.request)
+        effects = effects_with(
+            self._entry(event.tool_name), arguments, declared=self._declared.get(event.tool_name)
+        )
         if not effects.known:
             self.unknown[event.tool_name] = self.unknown.get(event.tool_name, 0) + 1
         value: list[str] = []
@@ -130,6 +136,16 @@ class SessionAuditor:
             pinned = Evidence(sequence=call.sequence, role="call", value=evidence())
             yield replace(finding, evidence=(pinned, *finding.evidence[1:]))
 
+    def _entry(self, tool: str) -> ToolEntry | None:
+        """The capability table's row of ``tool`` in this session's format."""
+        entries = self._entries
+        if tool in entries:
+            return entries[tool]
+        if len(entries) >= MAX_TOOLS:
+            entries.clear()
+        found = entries[tool] = self._table.entry(self._format, tool)
+        return found
+
     def _why_untrusted(self, effects: Effects) -> str | None:
         if ToolCapability.NETWORK_ACCESS in effects.capabilities:
             return "the network"
@@ -151,10 +167,14 @@ class SessionAuditor:
     ) -> Iterator[Finding]:
         opened = self._open.pop(event.invocation_id, None)
         policy = self._policy.policy
-        tool = opened.tool if opened is not None else event.receipt.metadata.get("tool_name", "?")
+        wanted = policy.secrets or (opened is not None and opened.why is not None)
         output: Any = None
-        if policy.secrets or (opened is not None and opened.why is not None):
-            output = event.receipt.output
+        tool = "?" if opened is None else opened.tool
+        if wanted or opened is None:
+            found, metadata, _ = plain_receipt(event.receipt)
+            output = found if wanted else None
+            if opened is None:
+                tool = metadata.get("tool_name", "?")
         value: list[str] = []
 
         def evidence() -> str:
