@@ -106,8 +106,9 @@ class SessionAuditor:
         self, stored: StoredEvent, event: ToolInvocationRequestedEvent
     ) -> Iterator[Finding]:
         self.calls += 1
-        # Events read from a store are decoded here as plain JSON, once, and not kept.
-        arguments, _ = plain_arguments(event.request)
+        # Events read from a store are decoded here as plain JSON, once, and not kept: the
+        # store's text is handed to the secret rule's prefilter.
+        arguments, text = plain_arguments(event.request)
         effects = effects_with(
             self._entry(event.tool_name), arguments, declared=self._declared.get(event.tool_name)
         )
@@ -126,7 +127,7 @@ class SessionAuditor:
         self._open[event.invocation_id] = _Open(event.tool_name, stored.sequence, why)
         call = Call(
             session=self.session, sequence=stored.sequence, tool=event.tool_name,
-            arguments=arguments, effects=effects, value="",
+            arguments=arguments, effects=effects, value="", text=text,
         )  # fmt: skip
         found = [
             *call_findings(call, self._policy, self.workspace, self._redaction),
@@ -169,9 +170,10 @@ class SessionAuditor:
         policy = self._policy.policy
         wanted = policy.secrets or (opened is not None and opened.why is not None)
         output: Any = None
+        text: str | None = None
         tool = "?" if opened is None else opened.tool
         if wanted or opened is None:
-            found, metadata, _ = plain_receipt(event.receipt)
+            found, metadata, text = plain_receipt(event.receipt)
             output = found if wanted else None
             if opened is None:
                 tool = metadata.get("tool_name", "?")
@@ -183,7 +185,7 @@ class SessionAuditor:
             return value[0]
 
         if policy.secrets and output is not None:
-            where = secret_in(output, self._redaction)
+            where = secret_in(output, self._redaction, text)
             if where is not None:
                 yield Finding(
                     rule="secret-in-output", level=RULES["secret-in-output"][0],
