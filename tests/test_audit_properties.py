@@ -109,7 +109,13 @@ def test_no_finding_shows_a_secret_and_every_store_gives_the_same_audit(
 
 
 JSON = st.recursive(
-    st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), st.text()),
+    st.one_of(
+        st.none(),
+        st.booleans(),
+        st.integers(),
+        st.floats(allow_nan=False, allow_infinity=False),
+        st.text(),
+    ),
     lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(st.text(), inner)),
     max_leaves=10,
 )

@@ -95,16 +95,14 @@ class SessionAuditor:
         """The findings ``stored`` (the session's next event) gives."""
         event = stored.event
         if isinstance(event, ToolInvocationRequestedEvent):
-            return list(self._requested(stored, event))
+            return self._requested(stored, event)
         if isinstance(event, ToolExecutionCompletedEvent):
             return list(self._completed(stored, event))
         if isinstance(event, (ToolExecutionFailedEvent, ToolExecutionRejectedEvent)):
             self._open.pop(event.invocation_id, None)
         return []
 
-    def _requested(
-        self, stored: StoredEvent, event: ToolInvocationRequestedEvent
-    ) -> Iterator[Finding]:
+    def _requested(self, stored: StoredEvent, event: ToolInvocationRequestedEvent) -> list[Finding]:
         self.calls += 1
         # Events read from a store are decoded here as plain JSON, once, and not kept: the
         # store's text is handed to the secret rule's prefilter.
@@ -133,9 +131,10 @@ class SessionAuditor:
             *call_findings(call, self._policy, self.workspace, self._redaction),
             *self.flow_findings(call, evidence),
         ]
-        for finding in found:
-            pinned = Evidence(sequence=call.sequence, role="call", value=evidence())
-            yield replace(finding, evidence=(pinned, *finding.evidence[1:]))
+        if not found:
+            return found
+        pinned = Evidence(sequence=call.sequence, role="call", value=evidence())
+        return [replace(finding, evidence=(pinned, *finding.evidence[1:])) for finding in found]
 
     def _entry(self, tool: str) -> ToolEntry | None:
         """The capability table's row of ``tool`` in this session's format."""
@@ -204,6 +203,8 @@ class SessionAuditor:
         """The values of earlier untrusted calls ``call`` passes on."""
         effects = call.effects
         network = ToolCapability.NETWORK_ACCESS in effects.capabilities
+        if not self._flows or not (effects.commands or effects.content or network):
+            return  # nothing tracked yet, or nowhere to pass a value on
         sinks = (
             "\n".join(effects.commands),
             "\n".join(effects.content),
