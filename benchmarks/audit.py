@@ -3,23 +3,22 @@ and its resident memory.
 
 The session is an agent's ordinary work (reads, edits, shell commands, now and then a web
 fetch whose page is tracked as untrusted), with a planted denied command every ten
-thousand calls. The issue asks for the audit in the time to read the session once: it
-makes one pass, reading each event once, and this row holds the rules' own work to at most
-one more read's worth (2x reading it, every event decoded); its peak must not grow with
-the session (bounded memory).
+thousand calls. The issue asks for the audit in the time to read the session once (every
+event decoded), and the row holds it to that: 1x; its peak must not grow with the session
+(bounded memory). The session is written to the store as it is made, a batch at a time,
+so the benchmark holds no more of it than the audit does.
 """
 
 from __future__ import annotations
 
 import time
-from datetime import timedelta
+from collections.abc import Iterator
 from pathlib import Path
 
 from correx_tools import (
     InvocationId,
     SessionId,
     SQLiteEventStore,
-    StoredEvent,
     Tier,
     ToolExecutionCompletedEvent,
     ToolInvocationRequestedEvent,
@@ -28,8 +27,7 @@ from correx_tools import (
 )
 
 from .commands import measured
-from .sessions import START
-from .stored import append_in_batches
+from .stored import BATCH
 from .table import Row, at_most
 
 PEAK_MEGABYTES = 200
@@ -57,11 +55,12 @@ def _call(number: int) -> tuple[str, dict[str, object], object]:
             return "Glob", {"pattern": "**/*.py"}, "src/app.py\nsrc/m1.py"
 
 
-def audit_events(name: str, events: int) -> list[StoredEvent]:
-    """About ``events`` events of one session (two a call: requested, completed)."""
+def audit_payloads(name: str, events: int) -> Iterator[list[object]]:
+    """About ``events`` events of one session (two a call: requested, completed), in
+    batches of `BATCH`."""
     payloads: list[object] = []
-    number = 0
-    while len(payloads) < events:
+    number = made = 0
+    while made < events:
         tool, arguments, output = _call(number)
         call = InvocationId(f"{name}-{number}")
         request = ToolRequest(tool_name=tool, arguments=arguments)
@@ -74,11 +73,21 @@ def audit_events(name: str, events: int) -> list[StoredEvent]:
             ),
         ]
         number += 1
-    step = timedelta(milliseconds=1)
-    return [
-        StoredEvent(session_id=SessionId(name), sequence=s, recorded_at=START + s * step, event=p)
-        for s, p in enumerate(payloads, start=1)
-    ]
+        made += 2
+        if len(payloads) >= BATCH:
+            yield payloads
+            payloads = []
+    if payloads:
+        yield payloads
+
+
+def write_session(path: Path, name: str, events: int) -> None:
+    """The session of `audit_payloads` appended to a new SQLite store, a batch at a time."""
+    with SQLiteEventStore(path) as store:
+        written = 0
+        for batch in audit_payloads(name, events):
+            store.append(SessionId(name), batch, expected_sequence=written).unwrap()
+            written += len(batch)
 
 
 def read_once(path: Path, name: str) -> float:
@@ -97,8 +106,7 @@ def read_once(path: Path, name: str) -> float:
 def audit_rows(events: int, repeat: int, directory: Path) -> list[Row]:
     """The time and the peak memory of ``audit`` on one session of ``events`` events."""
     path = directory / "audit.sqlite"
-    with SQLiteEventStore(path) as store:
-        append_in_batches(store, audit_events("audited", events))
+    write_session(path, "audited", events)
     reading = min(read_once(path, "audited") for _ in range(repeat))
     start_up, _ = measured(["--version"], repeat)
     seconds, peak = measured(["audit", str(path), "--json"], repeat, ok=(1,))
@@ -111,7 +119,7 @@ def audit_rows(events: int, repeat: int, directory: Path) -> list[Row]:
             f"{answer:.2f} s",
             f"{reading:.2f} s (reading it once)",
             ratio=answer / reading,
-            limit=2.0,
+            limit=1.0,
         ),
         Row(
             "audit, one session, resident memory",

@@ -144,7 +144,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"# garbage collector: {'enabled' if gc.isenabled() else 'DISABLED'}, "
         f"thresholds {gc.get_threshold()}, left as is in every row"
     )
-    small, large = session(small_n), session(large_n)
+    # The sessions held in memory, built only for the groups that read them (the audit
+    # row writes its own session to a store as it makes it).
+    held = bool(only & {"folds", "stored"})
+    small, large = (session(small_n), session(large_n)) if held else ([], [])
     rows: list[Row] = []
     if "folds" in only:
         rows += fold_rows(small, "", repeat)

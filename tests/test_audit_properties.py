@@ -12,7 +12,14 @@ from hypothesis import strategies as st
 from correx_tools import InMemoryEventStore, JsonlEventLog, SQLiteEventStore
 from correx_tools.core.audit.commands import MAX_COMMAND, command_effects
 from correx_tools.core.audit.flows import MAX_VALUES, FlowTracker, Source
-from correx_tools.core.lifecycle.events import StoredEvent
+from correx_tools.core.lifecycle.events import (
+    StoredEvent,
+    ToolExecutionCompletedEvent,
+    ToolInvocationRequestedEvent,
+    plain_receipt,
+)
+from correx_tools.core.tools.json_values import thaw_json
+from correx_tools.core.tools.request import plain_arguments
 from correx_tools.shell.audit.policy_file import read_policy
 from correx_tools.shell.audit.running import audit_store
 from correx_tools.shell.stores.port import EventStore
@@ -99,3 +106,36 @@ def test_no_finding_shows_a_secret_and_every_store_gives_the_same_audit(
     for finding in found[0]:
         for secret in SECRETS:
             assert secret not in repr(finding)
+
+
+JSON = st.recursive(
+    st.one_of(
+        st.none(),
+        st.booleans(),
+        st.integers(),
+        st.floats(allow_nan=False, allow_infinity=False),
+        st.text(),
+    ),
+    lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(st.text(), inner)),
+    max_leaves=10,
+)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.dictionaries(st.text(), JSON, max_size=4), JSON)
+def test_the_audits_plain_look_reads_what_the_events_hold(
+    arguments: dict[str, object], output: object
+) -> None:
+    events = stored([requested("c", **arguments), completed("c", output=output)])
+    with tempfile.TemporaryDirectory() as folder, SQLiteEventStore(Path(folder) / "a") as store:
+        store.import_events(events)
+        read = list(store.read(events[0].session_id))
+    asked, answered = read[0].event, read[1].event
+    assert isinstance(asked, ToolInvocationRequestedEvent)
+    assert isinstance(answered, ToolExecutionCompletedEvent)
+    plain, text = plain_arguments(asked.request)
+    found, metadata, spelled = plain_receipt(answered.receipt)
+    assert text is not None and spelled is not None  # read from the store's text
+    assert plain == thaw_json(asked.request.arguments)
+    assert (found, metadata) == (thaw_json(answered.receipt.output), answered.receipt.metadata)
+    assert plain_arguments(asked.request) == (asked.request.arguments, None)  # now decoded

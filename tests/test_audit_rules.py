@@ -4,10 +4,14 @@ capability table's lookups, and the lines a bad policy is named at."""
 from __future__ import annotations
 
 import pytest
+from pyrsistent import pmap
 
+from correx_tools.core.audit.auditor import text_of
 from correx_tools.core.audit.commands import command_effects
 from correx_tools.core.audit.effects import annotated, effects_of
 from correx_tools.core.audit.policy import Policy, compiled, inside, normalised
+from correx_tools.core.audit.rules import secret_in
+from correx_tools.core.report.redaction import Redaction
 from correx_tools.core.tools.capability import ToolCapability as C
 from correx_tools.shell.audit.policy_file import PolicyFileError, capability_table, read_policy
 
@@ -88,3 +92,12 @@ def test_the_built_in_policy_reads_and_a_bad_one_names_its_line(tmp_path: object
     assert read_policy(None).denied_command("git push origin main") is None
     with pytest.raises(PolicyFileError, match=r"nowhere\.toml: cannot be read"):
         read_policy("nowhere.toml")
+
+
+def test_objects_are_read_in_key_order_whatever_the_hash_seed() -> None:
+    secrets = {"token": "b2", "password": "a1", "secret": "d4", "api_key": "c3"}
+    assert secret_in(pmap(secrets), Redaction()) == "api_key: '[REDACTED]'"
+    assert secret_in(secrets, Redaction()) == "api_key: '[REDACTED]'"
+    assert text_of(pmap({"b": "2", "a": ["1", pmap({"d": "4", "c": "3"})]})) == "1\n3\n4\n2"
+    written = effects_of(capability_table(), None, "Write", {"content": {"z": "2", "y": "1"}})
+    assert written.content == ("1", "2")

@@ -20,21 +20,26 @@ from ..lifecycle.events import (
     ToolExecutionFailedEvent,
     ToolExecutionRejectedEvent,
     ToolInvocationRequestedEvent,
+    plain_receipt,
 )
 from ..report.redaction import Redaction
 from ..tools.capability import ToolCapability
-from .effects import Effects, effects_of
+from ..tools.request import plain_arguments
+from .effects import Effects, effects_with
 from .finding import RULES, Evidence, Finding, cut
 from .flows import FlowTracker, Source
 from .policy import CompiledPolicy, inside, normalised
 from .rules import Call, call_findings, secret_in
-from .table import CapabilityTable
+from .table import CapabilityTable, ToolEntry
 
 MAX_OPEN = 4_096
 """Calls in flight kept at once; the oldest is let go past it (its output is then not
 tracked)."""
 MAX_OUTPUT = 1 << 20
 """Characters of one call's output looked at."""
+MAX_TOOLS = 1_024
+"""Tools whose capability table row is kept looked up at once (the lookups are let go
+past it)."""
 
 _SINKS = (
     ("flow-into-shell", "a shell command"),
@@ -81,6 +86,7 @@ class SessionAuditor:
         self.workspace = policy.policy.workspace or workspace
         self._declared = declared or {}
         self._open: dict[str, _Open] = {}
+        self._entries: dict[str, ToolEntry | None] = {}
         self._flows = FlowTracker(policy.policy.flow_min_chars)
         self.calls = 0
         self.unknown: dict[str, int] = {}
@@ -89,22 +95,21 @@ class SessionAuditor:
         """The findings ``stored`` (the session's next event) gives."""
         event = stored.event
         if isinstance(event, ToolInvocationRequestedEvent):
-            return list(self._requested(stored, event))
+            return self._requested(stored, event)
         if isinstance(event, ToolExecutionCompletedEvent):
             return list(self._completed(stored, event))
         if isinstance(event, (ToolExecutionFailedEvent, ToolExecutionRejectedEvent)):
             self._open.pop(event.invocation_id, None)
         return []
 
-    def _requested(
-        self, stored: StoredEvent, event: ToolInvocationRequestedEvent
-    ) -> Iterator[Finding]:
+    def _requested(self, stored: StoredEvent, event: ToolInvocationRequestedEvent) -> list[Finding]:
         self.calls += 1
-        arguments = event.request.arguments
-        effects = effects_of(
-            self._table, self._format, event.tool_name, arguments,
-            declared=self._declared.get(event.tool_name),
-        )  # fmt: skip
+        # Events read from a store are decoded here as plain JSON, once, and not kept: the
+        # store's text is handed to the secret rule's prefilter.
+        arguments, text = plain_arguments(event.request)
+        effects = effects_with(
+            self._entry(event.tool_name), arguments, declared=self._declared.get(event.tool_name)
+        )
         if not effects.known:
             self.unknown[event.tool_name] = self.unknown.get(event.tool_name, 0) + 1
         value: list[str] = []
@@ -120,15 +125,26 @@ class SessionAuditor:
         self._open[event.invocation_id] = _Open(event.tool_name, stored.sequence, why)
         call = Call(
             session=self.session, sequence=stored.sequence, tool=event.tool_name,
-            arguments=arguments, effects=effects, value="",
+            arguments=arguments, effects=effects, value="", text=text,
         )  # fmt: skip
         found = [
             *call_findings(call, self._policy, self.workspace, self._redaction),
             *self.flow_findings(call, evidence),
         ]
-        for finding in found:
-            pinned = Evidence(sequence=call.sequence, role="call", value=evidence())
-            yield replace(finding, evidence=(pinned, *finding.evidence[1:]))
+        if not found:
+            return found
+        pinned = Evidence(sequence=call.sequence, role="call", value=evidence())
+        return [replace(finding, evidence=(pinned, *finding.evidence[1:])) for finding in found]
+
+    def _entry(self, tool: str) -> ToolEntry | None:
+        """The capability table's row of ``tool`` in this session's format."""
+        entries = self._entries
+        if tool in entries:
+            return entries[tool]
+        if len(entries) >= MAX_TOOLS:
+            entries.clear()
+        found = entries[tool] = self._table.entry(self._format, tool)
+        return found
 
     def _why_untrusted(self, effects: Effects) -> str | None:
         if ToolCapability.NETWORK_ACCESS in effects.capabilities:
@@ -151,10 +167,15 @@ class SessionAuditor:
     ) -> Iterator[Finding]:
         opened = self._open.pop(event.invocation_id, None)
         policy = self._policy.policy
-        tool = opened.tool if opened is not None else event.receipt.metadata.get("tool_name", "?")
+        wanted = policy.secrets or (opened is not None and opened.why is not None)
         output: Any = None
-        if policy.secrets or (opened is not None and opened.why is not None):
-            output = event.receipt.output
+        text: str | None = None
+        tool = "?" if opened is None else opened.tool
+        if wanted or opened is None:
+            found, metadata, text = plain_receipt(event.receipt)
+            output = found if wanted else None
+            if opened is None:
+                tool = metadata.get("tool_name", "?")
         value: list[str] = []
 
         def evidence() -> str:
@@ -163,7 +184,7 @@ class SessionAuditor:
             return value[0]
 
         if policy.secrets and output is not None:
-            where = secret_in(output, self._redaction)
+            where = secret_in(output, self._redaction, text)
             if where is not None:
                 yield Finding(
                     rule="secret-in-output", level=RULES["secret-in-output"][0],
@@ -182,6 +203,8 @@ class SessionAuditor:
         """The values of earlier untrusted calls ``call`` passes on."""
         effects = call.effects
         network = ToolCapability.NETWORK_ACCESS in effects.capabilities
+        if not self._flows or not (effects.commands or effects.content or network):
+            return  # nothing tracked yet, or nowhere to pass a value on
         sinks = (
             "\n".join(effects.commands),
             "\n".join(effects.content),
@@ -206,7 +229,8 @@ class SessionAuditor:
 
 
 def text_of(value: Any) -> str:
-    """Every string in a frozen JSON value, one a line, to `MAX_OUTPUT` characters."""
+    """Every string in a JSON value (objects read in key order), one a line, to `MAX_OUTPUT`
+    characters."""
     parts: list[str] = []
     size = 0
     stack = [value]
@@ -216,7 +240,7 @@ def text_of(value: Any) -> str:
             parts.append(item[: MAX_OUTPUT - size])
             size += len(parts[-1]) + 1
         elif isinstance(item, Mapping):
-            stack.extend(reversed(list(item.values())))
+            stack.extend(reversed([item[key] for key in sorted(item, key=str)]))
         elif isinstance(item, Sequence):
             stack.extend(reversed(list(item)))
     return "\n".join(parts)

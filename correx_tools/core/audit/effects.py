@@ -80,7 +80,17 @@ def effects_of(
 ) -> Effects:
     """The effects of one call of ``tool_name`` recorded in a ``format`` session; ``declared``:
     the capabilities its registered tool or annotations state (they win over the table)."""
-    entry = table.entry(format, tool_name)
+    return effects_with(table.entry(format, tool_name), arguments, declared=declared)
+
+
+def effects_with(
+    entry: ToolEntry | None,
+    arguments: Mapping[str, Any],
+    *,
+    declared: frozenset[ToolCapability] | None = None,
+) -> Effects:
+    """The effects of one call of the tool of the table's row ``entry`` (``None``: a tool
+    the table does not know), as `effects_of`."""
     if entry is None:
         if declared is None:
             return Effects(known=False)
@@ -126,7 +136,12 @@ def _strings(
     found: list[str] = []
     for name in names:
         value = arguments.get(name)
-        found.extend(_walk(value, deep=deep))
+        if value is None:
+            continue
+        if isinstance(value, str):  # the common case, without the walk
+            found.append(value[:MAX_TEXT])
+        else:
+            found.extend(_walk(value, deep=deep))
         if len(found) >= MAX_VALUES:
             break
     return tuple(found[:MAX_VALUES])
@@ -140,7 +155,7 @@ def _walk(value: Any, *, deep: bool) -> Iterator[str]:
     if isinstance(value, Sequence):
         items = value
     elif deep and isinstance(value, Mapping):
-        items = value.values()
+        items = [value[key] for key in sorted(value, key=str)]
     if items is not None:
         for n, item in enumerate(items):
             if n >= MAX_VALUES:

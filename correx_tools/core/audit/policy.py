@@ -14,12 +14,14 @@ known); any other (``.env``, ``*.pem``, ``secrets/**``) matches at any folder.
 
 from __future__ import annotations
 
+import functools
 import posixpath
 from dataclasses import dataclass
 from typing import Any, final
 
 import re2
 
+from ..report.re2_spans import finds
 from ..tools.capability import ToolCapability
 
 _HOME = r"(?:~|/home/[^/]+|/Users/[^/]+|/root)/"
@@ -76,17 +78,18 @@ class CompiledPolicy:
 
     def denied_path(self, path: str) -> str | None:
         """The first denied glob ``path`` (normalised) matches, if any."""
-        if self.any_denied_path is None or not self.any_denied_path.search(path):
+        if self.any_denied_path is None or not finds(self.any_denied_path, path.encode()):
             return None
         return next((glob for glob, program in self.denied_paths if program.match(path)), None)
 
     def untrusted(self, path: str) -> bool:
         """Whether ``path`` (normalised) matches an untrusted glob."""
-        return self.any_untrusted is not None and bool(self.any_untrusted.search(path))
+        return self.any_untrusted is not None and finds(self.any_untrusted, path.encode())
 
     def denied_command(self, command: str) -> DeniedCommand | None:
         """The first denied pattern ``command`` holds, if any."""
-        if self.any_denied_command is None or not self.any_denied_command.search(command):
+        programs = self.any_denied_command
+        if programs is None or not finds(programs, command.encode()):
             return None
         return next((d for d, program in self.denied_commands if program.search(command)), None)
 
@@ -168,6 +171,22 @@ def normalised(path: str, workspace: str | None) -> str:
     >>> normalised("src/../.env", "/repo")
     '/repo/.env'
     """
+    if len(path) <= _KEPT_PATH:
+        return _normalised_kept(path, workspace)
+    return _normalised(path, workspace)
+
+
+_KEPT_PATH = 1_024
+"""Paths of at most so many characters are normalised once and kept (a session names the
+same paths again and again)."""
+
+
+@functools.lru_cache(maxsize=4_096)
+def _normalised_kept(path: str, workspace: str | None) -> str:
+    return _normalised(path, workspace)
+
+
+def _normalised(path: str, workspace: str | None) -> str:
     path = path.strip()
     if path.startswith("file://"):
         path = path[len("file://") :]

@@ -20,12 +20,14 @@ from ..report.redaction import MASK, SECRET_NAMES, Redaction
 from .effects import Effects
 from .finding import RULES, Evidence, Finding, cut
 from .policy import CompiledPolicy, inside, normalised
+from .prefilter import may_hold_secret
 
 
 @final
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Call:
-    """One requested call as the rules see it; ``value``: its request's evidence value."""
+    """One requested call as the rules see it; ``value``: its request's evidence value;
+    ``text``: the JSON text its arguments were read from, when they were (`secret_in`)."""
 
     session: str
     sequence: int
@@ -33,6 +35,7 @@ class Call:
     arguments: Mapping[str, Any]
     effects: Effects
     value: str
+    text: str | None = None
 
 
 def call_findings(
@@ -67,7 +70,7 @@ def call_findings(
             said = f"{tool} ran {_shown(redaction, command)} ({denied.name})"
             yield _finding(call, "command-denied", said)
     if policy.policy.secrets:
-        where = secret_in(call.arguments, redaction)
+        where = secret_in(call.arguments, redaction, call.text)
         if where is not None:
             yield _finding(call, "secret-in-arguments", f"{tool} was given a secret: {where}")
 
@@ -84,8 +87,12 @@ def _shown(redaction: Redaction, text: str) -> str:
     return repr(cut(redaction.text(text)))
 
 
-def secret_in(value: Any, redaction: Redaction) -> str | None:
-    """Where the first secret in a frozen JSON value is (``key: masked text``), or ``None``."""
+def secret_in(value: Any, redaction: Redaction, text: str | None = None) -> str | None:
+    """Where the first secret in a JSON value is (``key: masked text``, objects read in key
+    order), or ``None``; ``text``: a JSON text that spells every string and member name of
+    ``value`` (the store's text it was read from), read first by the prefilter."""
+    if text is not None and not may_hold_secret(text, redaction):
+        return None
     if not _may_hold_secret(value, redaction):
         return None
     plain = thaw(value)
@@ -132,7 +139,8 @@ def _secret_name(name: str) -> bool:
 def _first_difference(plain: Any, masked: Any, path: str) -> str:
     """The first place ``masked`` differs from ``plain``, and its masked text there."""
     if isinstance(plain, dict) and isinstance(masked, dict):
-        for key, item in plain.items():
+        for key in sorted(plain, key=str):
+            item = plain[key]
             if masked.get(key) != item:
                 return _first_difference(item, masked.get(key), f"{path}.{key}" if path else key)
     if isinstance(plain, list) and isinstance(masked, list):

@@ -8,6 +8,7 @@ an event type it does not know, so that it can write it back unchanged.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import FrozenInstanceError, dataclass, field
 from datetime import UTC, datetime
@@ -168,6 +169,26 @@ def undecoded_text(receipt: ToolReceipt) -> str | None:
     """The Completed event's data text while the receipt's output and metadata are not
     decoded yet (`lazy_receipt`); ``None`` once they are, or for a receipt built from values."""
     return receipt._source
+
+
+def plain_receipt(receipt: ToolReceipt) -> tuple[Any, Mapping[str, str], str | None]:
+    """The output and metadata for one look, and the store's text they were read from.
+
+    While they are not decoded yet (`lazy_receipt`), they are decoded from the text as
+    plain JSON (the same values as `ToolReceipt.output` and ``metadata``, not frozen and
+    not kept), and the text is given too (every string and member name of the output is
+    spelled in it); else the frozen values and ``None``. The plain values must not be
+    changed.
+    """
+    text = receipt._source
+    if text is None:
+        return receipt._output, receipt._metadata, None
+    root: Any = json.loads(text)
+    found = root.get(_OUTPUT[0]) if isinstance(root, dict) else None
+    if not isinstance(found, dict):
+        return None, _NO_METADATA, text
+    metadata = found.get(_METADATA[1])
+    return found.get(_OUTPUT[1]), metadata if isinstance(metadata, dict) else _NO_METADATA, text
 
 
 def lazy_receipt(exit_code: int, text: str) -> ToolReceipt:

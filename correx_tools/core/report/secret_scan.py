@@ -234,7 +234,7 @@ class Scanner:
                 self._unconditional.append(n)
             for keyword in set(rule.keywords):
                 self._woken_by[index[keyword]].append(n)
-        self._keywords = _keyword_set(keywords) if keywords else None
+        self._keywords = keyword_set(keywords) if keywords else None
         self._everyone: list[Any] = []  # the set of every rule, once a text needs it
 
     @property
@@ -324,9 +324,10 @@ def _rule_set(rules: Sequence[Rule]) -> Any:
     return everyone
 
 
-def _keyword_set(keywords: list[str]) -> Any:
+def keyword_set(keywords: list[str]) -> Any:
     """An RE2 set of the keywords (any case) and, last, a pattern every text matches: a set
-    that runs out of memory gives up without it, and is then not believed."""
+    that runs out of memory gives up without it, and is then not believed. Its ``Match``
+    gives the positions of the keywords a text holds (a list)."""
     options = re2.Options()
     options.log_errors = False
     options.max_mem = 32 << 20

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import FrozenInstanceError
 from typing import Any, final
@@ -112,6 +113,31 @@ def lazy_request(tool_name: str, text: str, keys: tuple[str, ...]) -> ToolReques
     _set_arguments(request, _NO_ARGUMENTS)
     _set_source(request, (text, keys))
     return request
+
+
+def plain_arguments(request: ToolRequest) -> tuple[Mapping[str, Any], str | None]:
+    """The arguments for one look, and the store's text they were read from.
+
+    While they are not decoded yet (`lazy_request`), they are decoded from the text as
+    plain JSON (``dict`` and ``list``: the same values as `ToolRequest.arguments`, not
+    frozen and not kept, so nothing is built twice), and the text is given too (every
+    string and member name of the arguments is spelled in it); else the frozen arguments
+    and ``None``. The plain value must not be changed.
+
+    >>> text = '{"request":{"arguments":{"path":"."}}}'
+    >>> plain_arguments(lazy_request("ls", text, ("request", "arguments")))[0]
+    {'path': '.'}
+    """
+    source = request._source
+    if source is None:
+        return request._arguments, None
+    text, keys = source
+    node: Any = json.loads(text)
+    for key in keys:
+        if not isinstance(node, dict) or key not in node:
+            return _NO_ARGUMENTS, text
+        node = node[key]
+    return node, text
 
 
 def undecoded_source(request: ToolRequest) -> tuple[str, tuple[str, ...]] | None:
