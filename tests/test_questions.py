@@ -257,9 +257,9 @@ def test_every_answer_from_a_sqlite_index_is_the_folds_on_many_more_sessions(
 
 
 # The SQL both databases run is one engine (`shell/stores/sql/`), held to the fold on SQLite
-# above with the full budget; here each example costs a schema on a server, so fewer: ten in
+# above with the full budget; here each example costs a schema on a server, so fewer: five in
 # the quick pass, fifty in the slow one.
-@settings(max_examples=10)
+@settings(max_examples=5)
 @given(batches=written(), interval=st.integers(1, 5))
 def test_every_answer_from_a_postgres_index_is_the_folds(
     postgres_dsn: str, batches: list[list[StoredEvent]], interval: int
