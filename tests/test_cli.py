@@ -376,6 +376,7 @@ def test_a_long_replay_draws_progress_on_a_terminal_only(tmp_path: Path) -> None
     assert piped.stderr == ""
 
 
+@pytest.mark.slow  # the JSONL round trip is in the quick pass
 def test_import_into_postgres_and_back_is_byte_identical(
     demo_db: Path, tmp_path: Path, postgres_dsn: str, postgres_schema: str
 ) -> None:

@@ -151,6 +151,7 @@ def test_a_read_waits_for_a_held_lock_only_a_bounded_time_then_says_so(
     assert waited < 20
 
 
+@pytest.mark.slow  # SQLite's own is in the quick pass; the server's costs twice its time
 def test_postgres_reads_change_no_row(
     shelf: Path, tmp_path: Path, postgres_dsn: str, postgres_schema: str
 ) -> None:

@@ -127,7 +127,12 @@ INDEX_DAMAGE: dict[str, tuple[str, ...]] = {
 }
 
 
-@pytest.mark.parametrize("damage", INDEX_DAMAGE)
+# Half the kinds of damage in the quick pass, every one in the slow.
+@pytest.mark.parametrize(
+    "damage",
+    [name if number % 2 == 0 else pytest.param(name, marks=pytest.mark.slow)
+     for number, name in enumerate(INDEX_DAMAGE)],
+)  # fmt: skip
 def test_a_damaged_index_is_named_read_around_and_repaired(
     pristine: Path, tmp_path: Path, damage: str
 ) -> None:

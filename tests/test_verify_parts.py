@@ -240,9 +240,12 @@ def damaged(source: Path, tmp_path: Path, *statements: str) -> Path:
     "damage",
     [
         ("UPDATE invocations SET status = 4 WHERE sequence = 30006",),
-        (
-            "DROP TRIGGER events_changed",
-            "UPDATE events SET data = data || ' ' WHERE sequence = 50001",
+        pytest.param(
+            (
+                "DROP TRIGGER events_changed",
+                "UPDATE events SET data = data || ' ' WHERE sequence = 50001",
+            ),
+            marks=pytest.mark.slow,  # one kind of damage in the quick pass, both in the slow
         ),
     ],
     ids=["an invocation row in the second part", "an event in the third part"],
@@ -260,9 +263,12 @@ def test_verify_in_worker_processes_says_what_one_process_says(
 @pytest.mark.parametrize(
     "damage",
     [
-        (
-            "UPDATE invocations SET status = 4 WHERE sequence = 6",
-            "DELETE FROM invocations WHERE sequence >= 30006",
+        pytest.param(
+            (
+                "UPDATE invocations SET status = 4 WHERE sequence = 6",
+                "DELETE FROM invocations WHERE sequence >= 30006",
+            ),
+            marks=pytest.mark.slow,  # one kind of damage in the quick pass, both in the slow
         ),
         ("DROP TRIGGER events_deleted", "DELETE FROM events WHERE sequence = 50500"),
     ],
