@@ -274,6 +274,33 @@ def test_many_open_invocations_recycle_rows_and_end_in_request_order() -> None:
         assert [r.invocation_id for r in final.records()] == ids
 
 
+@pytest.mark.parametrize("recoverable", [False, True])
+def test_the_batch_paths_own_loop_keeps_whether_a_failure_is_recoverable(
+    recoverable: bool,
+) -> None:
+    # Named rather than left to the random sessions above, which draw a failure
+    # that cannot be recovered on the batch path's own loop only now and then.
+    events = stored([requested("a"), started("a"), failed("a", recoverable=recoverable)])
+    batch = fold_events(ToolProjector(), events).unwrap().state
+    assert batch == fold_events(STEPPING, events).unwrap().state
+    assert [r.recoverable for r in batch.records()] == [recoverable]
+
+
+@pytest.mark.parametrize("every", [2, 3, 5])
+def test_a_recorded_fold_snapshots_each_checkpoint_before_the_event_after_it(every: int) -> None:
+    # A slice that ran one event past a checkpoint would record there the state
+    # after the next event; every retained sequence must hold its own state.
+    ids = [f"inv-{n}" for n in range(8)]
+    events = stored([e for i in ids for e in (requested(i), started(i), completed(i))])
+    retention = Retention.every(every)
+    batch = fold_events(ToolProjector(), events, retention=retention).unwrap().timeline
+    step = fold_events(STEPPING, events, retention=retention).unwrap().timeline
+    assert batch is not None and step is not None
+    assert list(batch.states()) == list(step.states())
+    for sequence in step.retained:
+        assert batch.at(sequence) == step.at(sequence)
+
+
 # -- the shared index under branching ----------------------------------------------
 
 

@@ -52,16 +52,25 @@ def cost(text: str, *, runs: int = 5, give_up: float = 10.0) -> float:
     return best
 
 
-def ratios(seeds: list[str], size: int) -> dict[str, float]:
-    """Each seed's hostile text of ``size`` characters: its cost over ordinary text's."""
+def ratios(seeds: list[str], size: int, *, rounds: int = 5) -> dict[str, float]:
+    """Each seed's hostile text of ``size`` characters: its cost over ordinary text's.
+
+    Ordinary and hostile text are timed in turns, and each keeps its best round,
+    so a burst of other work on the machine lands on both rather than on one.
+    """
     ordinary = ordinary_text(size)
     Redaction().text(ordinary)  # every rule it wakes compiled before anything is timed
-    base = cost(ordinary)
     found = {}
     for seed in seeds:
         hostile = sized(seed, size)
         Redaction().text(hostile[:4096])
-        found[seed] = cost(hostile, give_up=50 * base) / base
+        base = hard = float("inf")
+        for _ in range(rounds):
+            base = min(base, cost(ordinary, runs=1))
+            hard = min(hard, cost(hostile, runs=1))
+            if hard > 50 * base:
+                break  # backtracking is not waited for
+        found[seed] = hard / base
     return found
 
 
@@ -91,7 +100,10 @@ def test_masking_grows_linearly_up_to_a_mebibyte(seed: str) -> None:
     costs = [cost(sized(seed, size), runs=3) for size in (16 * 1024, 64 * 1024, 1 << 20)]
     assert costs[2] / costs[1] < 32, costs  # linear is 16
     if seed in NAMED:
-        assert ratios([seed], 1 << 20)[seed] < 2.0
+        # Beside the other slow tests a mebibyte's rounds can all meet a busy
+        # core; a real slowdown stays on a second look.
+        found = [ratios([seed], 1 << 20)[seed] for _ in range(2)]
+        assert min(found) < 2.0, found
 
 
 # The server and the report, with a session whose one output is a mebibyte of hostile text.
