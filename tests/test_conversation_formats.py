@@ -29,6 +29,7 @@ from correx_tools import (
     import_transcript,
 )
 from correx_tools.core.replay.lead_up import LeadUp
+from correx_tools.core.replay.spending import spending
 from correx_tools.core.replay.talk_summary import TalkSummary
 from correx_tools.shell.replay.lead_up import lead_up_in
 from correx_tools.shell.transcripts.cache import TranscriptCache
@@ -212,8 +213,96 @@ def test_a_cline_tasks_prompts_are_the_task_and_the_users_feedback(path: Path) -
     assert not any("environment_details" in p or "Result:" in p for p in prompts(messages))
     after = lead_up_of(path, "toolu_01Tr11aZ8kQw" if path == CLINE_NATIVE else "message-23")
     assert after.prompt is not None and after.prompt.text == FEEDBACK
-    # This file records no tokens (Cline keeps them in ui_messages.json): none, never 0.
-    assert not [m for m in messages if isinstance(m, Usage)] and summary(path).tokens is None
+    if path == CLINE_XML:
+        # This task has no ui_messages.json beside it, where Cline keeps the tokens: it
+        # records none, which is never 0.
+        assert not [m for m in messages if isinstance(m, Usage)] and summary(path).tokens is None
+
+
+def cline_requests(task: Path) -> list[dict[str, Any]]:
+    """The token counts of each request a task's ui_messages.json records, read here."""
+    listed = json.loads((task / "ui_messages.json").read_text(encoding="utf-8"))
+    infos = [json.loads(m["text"]) for m in listed if m.get("say") == "api_req_started"]
+    return [info for info in infos if "tokensIn" in info or "tokensOut" in info]
+
+
+def test_a_cline_tasks_tokens_are_the_sum_of_its_ui_messages_requests() -> None:
+    requests = cline_requests(CLINE_NATIVE.parent)
+    assert len(requests) == 13  # twelve replies, and one attempt that failed while streaming
+    assert total(said(CLINE_NATIVE)) == TokenUsage(
+        input=sum(r["tokensIn"] for r in requests),
+        output=sum(r["tokensOut"] for r in requests),
+        cache_read=sum(r["cacheReads"] for r in requests),
+        cache_write=sum(r["cacheWrites"] for r in requests),
+    )
+    assert models(said(CLINE_NATIVE)) == {"claude-sonnet-4-5"}
+    store, session = imported(CLINE_NATIVE)
+    spent = spending((e.sequence, e.event) for e in store.read(session))
+    # Each reply's tokens go to the call it made; the failed attempt's to none.
+    assert len(spent.calls) == 12
+    failed = next(r for r in requests if r.get("cancelReason") == "streaming_failed")
+    assert spent.unattributed is not None
+    assert spent.unattributed.total == TokenUsage(
+        input=failed["tokensIn"],
+        output=failed["tokensOut"],
+        cache_read=failed["cacheReads"],
+        cache_write=failed["cacheWrites"],
+    )
+    first = next(r for r in requests if r["tokensOut"] == 113)
+    assert spent.calls[next(i for i in spent.calls if i.endswith("/toolu_01Tr00aZ8kQw"))].total == (
+        TokenUsage(input=first["tokensIn"], output=113, cache_write=first["cacheWrites"])
+    )
+    assert not said(CLINE_NATIVE, conversation=False)
+
+
+def cline_task(tmp_path: Path, *ui: object) -> Path:
+    """A copy of the native task with ``ui`` as its ui_messages.json."""
+    task = tmp_path / "tasks" / "1763448130250"
+    task.mkdir(parents=True)
+    history = task / "api_conversation_history.json"
+    history.write_bytes(CLINE_NATIVE.read_bytes())
+    (task / "ui_messages.json").write_text(json.dumps(list(ui)), encoding="utf-8")
+    return history
+
+
+def request(index: object, **info: object) -> dict[str, object]:
+    return {"ts": 1, "type": "say", "say": "api_req_started", "text": json.dumps(info),
+            "conversationHistoryIndex": index}  # fmt: skip
+
+
+def test_a_cline_request_with_no_counts_or_no_place_gives_no_tokens(tmp_path: Path) -> None:
+    history = cline_task(
+        tmp_path,
+        request(0, request="still streaming"),
+        request(None, tokensIn=5, tokensOut=7),  # written before Cline kept the index
+        request(2, tokensIn=1, tokensOut=2, modelId="claude-opus-4-1"),
+    )
+    usages = [m for m in said(history) if isinstance(m, Usage)]
+    assert [(u.usage, u.model) for u in usages] == [
+        (TokenUsage(input=1, output=2), "claude-opus-4-1")
+    ]
+
+
+@pytest.mark.parametrize(
+    ("ui", "message"),
+    [
+        ("[", "ui_messages.json beside it"),
+        ('{"say": "api_req_started"}', "expected a list of messages, found dict"),
+        (json.dumps([request(0, tokensIn=-1)]), "$[0].text: tokensIn must be a whole number"),
+        (json.dumps([request(0, tokensOut="9")]), "tokensOut must be a whole number"),
+        (json.dumps([{**request(0), "text": 5}]), "$[0].text: expected the request's JSON"),
+        (json.dumps([{**request(0), "text": "{oops"}]), "ui_messages.json beside it, $[0].text"),
+    ],
+)
+def test_a_damaged_ui_messages_file_is_refused_naming_it(
+    tmp_path: Path, ui: str, message: str
+) -> None:
+    history = cline_task(tmp_path)
+    (history.parent / "ui_messages.json").write_text(ui, encoding="utf-8")
+    store = InMemoryEventStore()
+    error = import_transcript(history, store).failure()
+    assert message in str(error) and str(history) in str(error)
+    assert store.sessions() == ()
 
 
 def test_a_cline_calls_lead_up_is_its_messages_words_or_its_thinking() -> None:

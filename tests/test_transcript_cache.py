@@ -279,3 +279,21 @@ def test_a_store_of_someones_own_is_never_taken_for_a_cache(tmp_path: Path) -> N
     with pytest.raises(CacheError, match="not a cache of transcripts"):
         TranscriptCache(path, [tmp_path])
     assert path.read_bytes() == before
+
+
+def test_a_cline_tasks_tokens_rewritten_in_its_ui_messages_are_read_again(
+    cache: TranscriptCache, tmp_path: Path
+) -> None:
+    # Cline keeps a task's tokens in the ui_messages.json beside its history: a change
+    # there alone (the history untouched) is a change of the task.
+    task = tmp_path / "folder" / "tasks" / "1763448130250"
+    shutil.copytree(DATA / "cline" / "tasks" / "1763448130250", task)
+    history = task / "api_conversation_history.json"
+    cache.look()
+    assert held(cache) == fresh(history)
+    ui = task / "ui_messages.json"
+    rewritten = ui.read_text(encoding="utf-8").replace('"tokensOut\\": 113', '"tokensOut\\": 9113')
+    ui.write_text(rewritten, encoding="utf-8")
+    before = held(cache)
+    cache.look()
+    assert held(cache) == fresh(history) != before

@@ -54,7 +54,7 @@ def test_every_sample_in_one_command_then_nothing_new(tmp_path: Path) -> None:
     }  # fmt: skip
     by_file = {Path(f["file"]).relative_to(DATA).as_posix(): f for f in first["files"]}
     assert by_file["cline/tasks/1763448130250/ui_messages.json"]["skipped"].startswith(
-        "not a transcript of a known format (a JSON list of 2 items)"
+        "read with the api_conversation_history.json beside it, for the task's tokens"
     )
     assert [s["session_id"] for s in by_file["goose/sessions.db"]["sessions"]] == [
         "20251118_2", "20251118_3"

@@ -27,8 +27,8 @@ for a tool's result and what Cline writes itself (``<environment_details>``,
 ``[TASK RESUMPTION]``, ``[Response interrupted …]``); an assistant's text is its words
 (less its tool element, when it is an XML call) with the model of its ``modelInfo``, its
 ``<thinking>`` elements and ``thinking`` blocks its reasoning. This file records no
-tokens: Cline keeps them in the task's ``ui_messages.json`` (``api_req_started``), which
-is not read.
+tokens: Cline keeps them in the task's ``ui_messages.json`` (``api_req_started``), read
+with the history by `cline_usage`.
 """
 
 from __future__ import annotations
@@ -46,6 +46,8 @@ from .pairing import Pairing
 from .talk import Talk
 
 FORMAT = "cline"
+HISTORY = "api_conversation_history.json"
+"""The name of every task's history, in a folder named by the task's id."""
 EXPECTED = (
     "a Cline or Roo Code api_conversation_history.json: a list of messages whose user turns "
     "hold '[tool for ...] Result:' or <environment_details>"

@@ -20,6 +20,9 @@ from pathlib import Path
 from types import TracebackType
 from typing import final
 
+from .cline import HISTORY
+from .cline_usage import UI_MESSAGES
+
 TABLE = "correx_transcript_files"
 """The table's name: it marks a SQLite file as a cache of transcripts."""
 
@@ -33,12 +36,13 @@ _CREATE = f"""CREATE TABLE IF NOT EXISTS {TABLE} (
 )"""
 
 
-RULES = "rules 4"
+RULES = "rules 5"
 """The import's rules the cache's sessions were made by, kept in every file's stamp: when a
 release changes what a transcript gives (rules 2: exit codes not recorded, edits that did
 not take effect, times not recorded, values cut to fit; rules 3: the conversation around
-the calls of Claude Code and Codex; rules 4: of every other format that records one),
-every file is read again once, and each session whose events differ is imported again."""
+the calls of Claude Code and Codex; rules 4: of every other format that records one;
+rules 5: a Cline task's tokens), every file is read again once, and each session whose
+events differ is imported again."""
 WITHOUT_CONVERSATION = " without conversation"
 """Added to the rules of a cache made without the conversation (``--no-conversation``):
 a cache made the other way is read again, as under other rules."""
@@ -46,17 +50,28 @@ a cache made the other way is read again, as under other rules."""
 
 def stamp_of(path: Path, rules: str = RULES) -> str:
     """What one ``stat`` says of a file (its size, time and inode), and the import's rules:
-    it changed when this did. A database's write-ahead log counts too (Goose writes there
-    first). ``OSError`` when the file is gone or cannot be looked at."""
+    it changed when this did, or when the file read with it did (`companion_of`).
+    ``OSError`` when the file is gone or cannot be looked at."""
     found = os.stat(path)
     stamp = f"{rules}:{found.st_size}:{found.st_mtime_ns}:{found.st_ino}"
-    if path.suffix == ".db":
+    companion = companion_of(path)
+    if companion is not None:
         try:
-            wal = os.stat(path.with_name(path.name + "-wal"))
-            stamp += f":{wal.st_size}:{wal.st_mtime_ns}"
+            beside = os.stat(companion)
+            stamp += f":{beside.st_size}:{beside.st_mtime_ns}"
         except OSError:
             pass
     return stamp
+
+
+def companion_of(path: Path) -> Path | None:
+    """The file read with ``path``, if it has one: a database's write-ahead log (Goose
+    writes there first), a Cline task's ``ui_messages.json`` (its tokens are there)."""
+    if path.suffix == ".db":
+        return path.with_name(path.name + "-wal")
+    if path.name == HISTORY:
+        return path.with_name(UI_MESSAGES)
+    return None
 
 
 @final

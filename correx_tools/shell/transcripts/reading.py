@@ -22,6 +22,7 @@ from . import (
     aider,
     claude_code,
     cline,
+    cline_usage,
     codex,
     gemini,
     goose,
@@ -117,11 +118,16 @@ def load(
         if format not in ("auto", goose.FORMAT):
             raise _mismatch(format, "a SQLite database")
         return goose_db.read_database(path, session)
+    if path.name == cline_usage.UI_MESSAGES and path.with_name(cline.HISTORY).is_file():
+        raise Unrecognised(f"read with the {cline.HISTORY} beside it, for the task's tokens")
     transcript = parse(path.read_bytes() if data is None else data, format, name, lenient=lenient)
-    if transcript.format == cline.FORMAT and path.name == "api_conversation_history.json":
+    if transcript.format == cline.FORMAT and path.name == cline.HISTORY:
         # A task's folder is named by the task's id.
         about = dataclasses.replace(transcript.about, agent_session_id=path.parent.name)
         transcript = dataclasses.replace(transcript, about=about)
+        tokens = path.with_name(cline_usage.UI_MESSAGES)
+        if tokens.is_file():  # the task's tokens are kept there
+            transcript = cline_usage.with_usage(transcript, tokens.read_bytes())
     if transcript.format == gemini.FORMAT and transcript.about.parent_session == gemini.SUBAGENT:
         # A subagent's chat is kept in a folder named by the session that started it.
         about = dataclasses.replace(transcript.about, parent_session=path.parent.name or None)
@@ -132,7 +138,7 @@ def load(
 def default_name(path: Path) -> str:
     """A session's name of last resort: the file's, or its folder's where the file's name
     is the same for every session (a Cline task's, an Aider history's)."""
-    if path.name in ("api_conversation_history.json", ".aider.chat.history.md"):
+    if path.name in (cline.HISTORY, ".aider.chat.history.md"):
         return path.resolve().parent.name or path.stem
     return path.stem
 
