@@ -1,6 +1,12 @@
 """``correx-tools audit`` over a large session: its time against reading the session once,
 and its resident memory.
 
+A fleet is a folder of 1,000 agents' transcripts (`sources.agent_folder`) audited through
+the transcript cache: the first run fills the cache, held to the transcript import
+target against json.loads of every line; the second, nothing changed, is held to
+auditing the cache's store directly (what looking at 1,000 files adds), at most
+`FOLDER_LOOK` times it.
+
 The session is an agent's ordinary work (reads, edits, shell commands, now and then a web
 fetch whose page is tracked as untrusted), with a planted denied command every ten
 thousand calls. The issue asks for the audit in the time to read the session once (every
@@ -26,11 +32,16 @@ from correx_tools import (
     ToolRequest,
 )
 
+from .baselines import raw_jsonl_loop
 from .commands import measured
+from .sources import agent_folder
 from .stored import BATCH
 from .table import Row, at_most
 
 PEAK_MEGABYTES = 200
+FOLDER_LOOK = 1.2
+"""The second audit of an unchanged folder, at most this many times auditing its cache: the
+look at the files adds a ``stat`` each, a tenth of a second for 1,000."""
 PAGE = "\n".join(f"Line {n} of the fetched documentation page, some words." for n in range(40))
 
 
@@ -129,5 +140,45 @@ def audit_rows(events: int, repeat: int, directory: Path) -> list[Row]:
             None,
             f"<= {PEAK_MEGABYTES} MB",
             peak <= PEAK_MEGABYTES,
+        ),
+    ]
+
+
+def folder_rows(files: int, size: int, repeat: int, directory: Path) -> list[Row]:
+    """``audit FOLDER`` over ``files`` transcripts of about ``size`` bytes: the first run
+    (the cache filled) and the second (nothing changed), with the peak of each."""
+    folder = agent_folder(directory / "fleet", files, size)
+    paths = sorted(folder.rglob("*.jsonl"))
+    total = sum(path.stat().st_size for path in paths)
+    started = time.perf_counter()
+    for path in paths:
+        raw_jsonl_loop(path)
+    floor = time.perf_counter() - started
+    cache = directory / "fleet-cache.sqlite"
+    start_up, _ = measured(["--version"], repeat)
+    audit = ["audit", str(folder), "--json", "--cache", str(cache)]
+    first, first_peak = measured(audit, 1, ok=(0, 1))
+    second, second_peak = measured(audit, repeat, ok=(0, 1))
+    direct, _ = measured(["audit", str(cache), "--json"], repeat, ok=(0, 1))
+    first, second = max(first - start_up, 0.0), max(second - start_up, 0.0)
+    direct = max(direct - start_up, 1e-3)
+    label = f"{files:,} files, {total / 1e6:.0f} MB"
+    return [
+        Row(
+            "audit FOLDER, first run (the cache filled)",
+            label,
+            f"{first:.1f} s, {first_peak:.0f} MB",
+            f"{floor:.1f} s reading the lines + json.loads",
+            first / floor,
+            "-",
+            None,
+        ),
+        at_most(
+            "audit FOLDER, second run, nothing changed",
+            label,
+            f"{second:.2f} s, {second_peak:.0f} MB",
+            f"{direct:.2f} s auditing the cache itself",
+            ratio=second / direct,
+            limit=FOLDER_LOOK,
         ),
     ]

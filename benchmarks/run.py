@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
-from .audit import audit_rows
+from .audit import audit_rows, folder_rows
 from .bulk import bulk_rows, whole_store_rows
 from .commands import command_rows
 from .compare import compare_rows
@@ -181,5 +181,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             rows += compare_rows(3_000 if args.quick else 1_000_000, repeat, Path(directory))
         if "audit" in only:
             rows += audit_rows(3_000 if args.quick else large_n, repeat, Path(directory))
+            files, size = (20, 20_000) if args.quick else (1_000, 100_000)
+            rows += folder_rows(files, size, repeat, Path(directory))
     print(render(rows))
     return 0

@@ -10,6 +10,8 @@ from ...core.lifecycle.conversation import TokenUsage
 from .talk import Talk
 
 _MODEL = re2.compile(r"\A(?:Main )?[Mm]odel: (\S{1,200})")
+_MODEL_OPENINGS = ("Main model: ", "Main Model: ", "model: ", "Model: ")
+"""How a line `_MODEL` matches begins (tested first: a string's test costs far less)."""
 _TOKENS = "Tokens: "
 _COUNT = re2.compile(
     r"([0-9][0-9,]{0,15})(?:\.([0-9]{1,3}))?([kM]?) (sent|received|cache write|cache hit)\b"
@@ -72,7 +74,7 @@ class AiderTalk:
         """One of Aider's ``> `` lines (less its mark)."""
         if "failed to match!" in line:
             self._unmatched = True
-        model = _MODEL.match(line)
+        model = _MODEL.match(line) if line.startswith(_MODEL_OPENINGS) else None
         if model is not None:
             self.model = model.group(1)
             return
