@@ -32,9 +32,8 @@ from correx_tools import (
     ToolRequest,
 )
 
-from .baselines import raw_jsonl_loop
 from .commands import measured
-from .sources import agent_folder
+from .sources import read_folder
 from .stored import BATCH
 from .table import Row, at_most
 
@@ -147,13 +146,7 @@ def audit_rows(events: int, repeat: int, directory: Path) -> list[Row]:
 def folder_rows(files: int, size: int, repeat: int, directory: Path) -> list[Row]:
     """``audit FOLDER`` over ``files`` transcripts of about ``size`` bytes: the first run
     (the cache filled) and the second (nothing changed), with the peak of each."""
-    folder = agent_folder(directory / "fleet", files, size)
-    paths = sorted(folder.rglob("*.jsonl"))
-    total = sum(path.stat().st_size for path in paths)
-    started = time.perf_counter()
-    for path in paths:
-        raw_jsonl_loop(path)
-    floor = time.perf_counter() - started
+    folder, _, total, floor = read_folder(directory / "fleet", files, size)
     cache = directory / "fleet-cache.sqlite"
     start_up, _ = measured(["--version"], repeat)
     audit = ["audit", str(folder), "--json", "--cache", str(cache)]

@@ -78,15 +78,21 @@ def agent_folder(root: Path, files: int, size: int) -> Path:
     return root
 
 
-def source_rows(files: int, size: int, directory: Path) -> list[Row]:
-    """The first open, the second, and a live file's new lines reaching the page."""
-    folder = agent_folder(directory / "agents", files, size)
+def read_folder(root: Path, files: int, size: int) -> tuple[Path, list[Path], int, float]:
+    """`agent_folder`, its files, their bytes, and the seconds json.loads of every line
+    of them takes (the floor)."""
+    folder = agent_folder(root, files, size)
     paths = sorted(folder.rglob("*.jsonl"))
-    total = sum(path.stat().st_size for path in paths)
     started = time.perf_counter()
     for path in paths:
         raw_jsonl_loop(path)
     floor = time.perf_counter() - started
+    return folder, paths, sum(path.stat().st_size for path in paths), floor
+
+
+def source_rows(files: int, size: int, directory: Path) -> list[Row]:
+    """The first open, the second, and a live file's new lines reaching the page."""
+    folder, paths, total, floor = read_folder(directory / "agents", files, size)
     cache = directory / "agents-cache.sqlite"
     first = _run("sessions", str(folder), "--json", "--cache", str(cache))
     session = json.loads(paths[0].read_bytes().split(b"\n", 1)[0])["sessionId"]
