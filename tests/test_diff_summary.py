@@ -55,8 +55,11 @@ def counted(changes: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def test_the_summary_counts_what_the_full_diff_lists(demo: Path) -> None:
-    for source in (demo, demo.with_name("demo.jsonl")):
+# The JSONL copy asks the same twelve questions again (the same engine): with the slow tests.
+@pytest.mark.parametrize("log", [False, pytest.param(True, marks=pytest.mark.slow)],
+                         ids=["sqlite", "jsonl"])  # fmt: skip
+def test_the_summary_counts_what_the_full_diff_lists(demo: Path, log: bool) -> None:
+    for source in [demo.with_name("demo.jsonl") if log else demo]:
         for a, b in [(0, 889), (100, 200), (232, 234), (500, 500), (0, 1), (880, 889)]:
             full = asked("diff", str(source), SESSION, str(a), str(b), "--limit", "0")
             summary = asked("diff", str(source), SESSION, str(a), str(b), "--summary")

@@ -105,6 +105,13 @@ def tables(store: EventStore, request: pytest.FixtureRequest) -> tuple[str, ...]
     return tuple(row[0] for row in rows)
 
 
+# The JSONL log reads a session by scanning the file: its copy of the round trip (nine
+# seconds) runs with the slow tests.
+@pytest.mark.parametrize(
+    "store",
+    ["memory", "sqlite", "postgres", pytest.param("jsonl", marks=pytest.mark.slow)],
+    indirect=True,
+)
 def test_hostile_ids_and_tool_names_round_trip_byte_exact(
     store: EventStore, request: pytest.FixtureRequest
 ) -> None:
