@@ -38,9 +38,15 @@ VERSION = 1
 _COUNTS = ("input", "output", "cache_read", "cache_write")
 
 
+MOST_TOKENS = 2**53 - 1
+"""The most tokens one count of one message (a `Usage`) may hold: every view, the page's
+JavaScript included, shows a count up to it exactly, and a cost of it stays a number. No
+model's message comes near; a transcript that says more is damaged or hostile."""
+
+
 def _check_count(value: object, what: str) -> None:
     if type(value) is not int or value < 0:
-        raise ValueError(f"{what} must be an int >= 0, not {value!r}")
+        raise ValueError(f"{what} must be an int >= 0, not {value!r:.40}")
 
 
 def _check_text(value: object, what: str) -> None:
@@ -135,6 +141,9 @@ class Usage:
     def __post_init__(self) -> None:
         if not isinstance(self.usage, TokenUsage):
             raise TypeError(f"usage must be a TokenUsage, not {type(self.usage).__name__}")
+        for name in _COUNTS:
+            if getattr(self.usage, name) > MOST_TOKENS:
+                raise ValueError(f"usage.{name} must be at most {MOST_TOKENS:,} tokens")
         _check_model(self.model)
         if self.message_id is not None:
             _check_text(self.message_id, "message_id")

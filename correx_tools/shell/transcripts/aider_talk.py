@@ -7,7 +7,8 @@ from datetime import datetime
 import re2
 
 from ...core.lifecycle.conversation import TokenUsage
-from .talk import Talk
+from .calls import Unreadable
+from .talk import MOST_COUNTED, Talk, too_many
 
 _MODEL = re2.compile(r"\A(?:Main )?[Mm]odel: (\S{1,200})")
 _MODEL_OPENINGS = ("Main model: ", "Main Model: ", "model: ", "Model: ")
@@ -79,15 +80,15 @@ class AiderTalk:
             self.model = model.group(1)
             return
         if line.startswith(_TOKENS):
-            usage = _usage(line)
+            usage = _usage(line, number)
             if usage is not None:
                 self.talk.usage(usage, self.model, at, (number,))
 
 
-def _usage(said: str) -> TokenUsage | None:
+def _usage(said: str, number: int) -> TokenUsage | None:
     """``Tokens: 2.9k sent, 1.2k cache write, 20k cache hit, 141 received``: Aider's own
     rounding (one decimal under 10k; older releases wrote ``6,445``), read back as the
-    counts it stands for; ``None`` for a line that states none."""
+    counts it stands for; ``None`` for a line that states none. ``number`` is the line's."""
     counts = {"sent": 0, "received": 0, "cache write": 0, "cache hit": 0}
     found = False
     for count in _COUNT.finditer(said):
@@ -95,6 +96,8 @@ def _usage(said: str) -> TokenUsage | None:
         value = int(whole.replace(",", "")) * _SCALE[scale]
         if tenths:
             value += int(tenths) * _SCALE[scale] // 10 ** len(tenths)
+        if value > MOST_COUNTED:
+            raise Unreadable(f"line {number}", too_many(f"{what!r}", value))
         counts[what], found = value, True
     if not found:
         return None

@@ -41,6 +41,7 @@ from ...core.lifecycle.conversation import (
 from ...core.report.tool_views import SUBAGENT_SESSION
 from .calls import About, Call, Said, Transcript, Unreadable, must_be, utc_time
 from .messages import result_end
+from .talk import MOST_COUNTED, too_many
 
 FORMAT = "claude-code"
 RECORD_TYPES = frozenset(
@@ -167,6 +168,8 @@ def _tokens(usage: dict[str, Any], where: str) -> TokenUsage:
         value = usage.get(key) or 0
         if type(value) is not int or value < 0:
             raise Unreadable(where, f"usage.{key} must be a whole number at least 0")
+        if value > MOST_COUNTED:
+            raise Unreadable(where, too_many(f"usage.{key}", value))
         counts.append(value)
     return TokenUsage(input=counts[0], output=counts[1], cache_read=counts[2],
                       cache_write=counts[3])  # fmt: skip

@@ -1,9 +1,9 @@
 """What the readers of the conversation around the calls share: token counts read strictly,
 the text of a message's parts, and the list a reader puts what it reads into.
 
-A count the transcript writes must be a whole number at least 0 (``null`` and a missing
-key are 0: the format records none for that count); anything else is `Unreadable`,
-named by where it is.
+A count the transcript writes must be a whole number from 0 to `MOST_COUNTED` (``null``
+and a missing key are 0: the format records none for that count); anything else is
+`Unreadable`, named by where it is.
 """
 
 from __future__ import annotations
@@ -22,6 +22,10 @@ from ...core.lifecycle.conversation import (
 )
 from .calls import Position, Said, Unreadable
 
+MOST_COUNTED = 10**15
+"""The most tokens a transcript's count may say: a quadrillion, which no message comes near.
+A message's usage adds at most four counts, and stays within `MOST_TOKENS`."""
+
 
 def count(values: Mapping[str, Any], key: str, where: str, within: str = "") -> int:
     """The count ``values[key]`` (0 when missing or ``null``); ``within`` names ``values``
@@ -30,8 +34,24 @@ def count(values: Mapping[str, Any], key: str, where: str, within: str = "") -> 
     if value is None:
         return 0
     if type(value) is not int or value < 0:
-        raise Unreadable(where, f"{within}{key} must be a whole number at least 0, not {value!r}")
+        raise Unreadable(
+            where, f"{within}{key} must be a whole number at least 0, not {value!r:.40}"
+        )
+    if value > MOST_COUNTED:
+        raise Unreadable(where, too_many(f"{within}{key}", value))
     return value
+
+
+def too_many(what: str, value: int) -> str:
+    """Why a count over `MOST_COUNTED` is refused (its digits counted, not printed)."""
+    return f"{what} must be at most {MOST_COUNTED:,} tokens, not a number of {digits(value)} digits"
+
+
+def digits(value: int) -> int:
+    """How many decimal digits ``value`` (at least 1) has, without printing it (Python
+    refuses to print an integer of more than 4,300 digits)."""
+    guess = max(1, int(value.bit_length() * 0.30103))
+    return guess + 1 if value >= 10**guess else guess
 
 
 def texts(parts: object, key: str = "text") -> list[str]:
