@@ -26,12 +26,13 @@ from .browser import open_in_browser, redirect_file, remove
 from .errors import CliError
 from .prices import add_prices_argument, prices_of
 from .report import add_redact_argument
-from .serve_sources import served
+from .serve_sources import Served, served
 from .sources import close_store
 from .transcript_sources import note
 
 if TYPE_CHECKING:
     from ...core.audit.policy import CompiledPolicy
+    from ..serve.debugger import Debugger
 
 DEFAULT_PORT = 8765
 
@@ -171,8 +172,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     debugger = Debugger(
         store, source, lenient=args.lenient, redaction=redaction, prices=prices, policy=policy
     )
-    if opened.follower is not None:
-        opened.follower.start()  # transcripts: followed as their agents write them
+    _follow(opened, debugger)
     try:
         serve(debugger, sock, host=args.host, access=access, ready=ready, tell=tell)
     finally:
@@ -180,6 +180,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
         if opened.follower is not None:
             opened.follower.stop()
     return 0
+
+
+def _follow(opened: Served, debugger: Debugger) -> None:
+    """Transcripts: followed as their agents write them, and a session a rewritten file
+    replaced read anew (nothing the server kept of it holds)."""
+    if opened.follower is not None:
+        opened.follower.replaced = debugger.forget
+        opened.follower.start()
 
 
 def _port(text: str) -> int:

@@ -91,6 +91,12 @@ class DefaultToolRepository:
                 self._cache[session_id] = (replay.state, replay.last_sequence)
         return Success(replay.state)
 
+    def forget(self, session_id: SessionId) -> None:
+        """Drop the state kept of the session: its events were replaced (a transcript
+        rewritten in place, imported again whole), so it is built again when asked for."""
+        with self._lock:
+            self._cache.pop(session_id, None)
+
     def _from_index(self, session_id: SessionId) -> tuple[ToolState, int] | None:
         """The current state from the store's index, if it has one to trust (and no refusal
         stops a strict fold); the fold then only catches up on what came after."""

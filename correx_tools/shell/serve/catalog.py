@@ -92,6 +92,8 @@ class Catalog:
         self._store, self._repository, self._redaction = store, repository, redaction
         self._rows: dict[str, dict[str, Any]] = {}
         self._talk: dict[str, TalkSummary] = {}
+        # Bumped when a session's events are replaced: a row read before is not kept.
+        self._generation: dict[str, int] = {}
         self._ids: tuple[SessionId, ...] = ()
         self._lock = threading.Lock()
         self._read_once = threading.Event()
@@ -106,6 +108,15 @@ class Catalog:
             known = self._look()
         return known
 
+    def forget(self, session_id: SessionId) -> None:
+        """Drop the session's row and conversation summary: its events were replaced (a
+        transcript rewritten in place), so neither its length nor its first events say
+        whether what is kept still holds."""
+        with self._lock:
+            self._rows.pop(session_id, None)
+            self._talk.pop(session_id, None)
+            self._generation[session_id] = self._generation.get(session_id, 0) + 1
+
     def _look(self) -> tuple[SessionId, ...]:
         found = self._store.sessions()
         with self._lock:
@@ -118,6 +129,7 @@ class Catalog:
             last = self._repository.last_sequence(session_id)
         with self._lock:
             kept = self._rows.get(session_id)
+            generation = self._generation.get(session_id, 0)
         if kept is not None and kept["events"] == last:
             return kept
         summary = self._repository.summary(session_id, at=last)
@@ -139,20 +151,24 @@ class Catalog:
             row["damaged"] = None
         row["ref"] = ref_of(session_id, self._redaction)
         with self._lock:
-            self._rows[session_id] = row
+            if self._generation.get(session_id, 0) == generation:  # not replaced meanwhile
+                self._rows[session_id] = row
         return row
 
     def _talk_through(self, session_id: SessionId, last: int) -> TalkSummary:
         """The session's conversation summed through ``last``, going on from the summary
-        kept (a session only grows; one that did not is summed again)."""
+        kept (a session only grows, or is replaced and forgotten; one shorter than the
+        summary is summed again)."""
         with self._lock:
             kept = self._talk.get(session_id)
+            generation = self._generation.get(session_id, 0)
         if kept is None or kept.seen > last:
             kept = TalkSummary()
         with session_events(self._store, session_id, after=kept.seen) as events:
             talk = kept.taking(s.event for s in events if s.sequence <= last)
         with self._lock:
-            self._talk[session_id] = talk
+            if self._generation.get(session_id, 0) == generation:
+                self._talk[session_id] = talk
         return talk
 
     def _damaged_row(self, session_id: SessionId, last: int, why: str) -> dict[str, Any]:

@@ -91,6 +91,21 @@ class Debugger:
                     self._times[session] = known
         return known
 
+    def forget(self, sessions: Iterable[str]) -> None:
+        """Drop everything kept of ``sessions``, whose events were replaced or removed (a
+        transcript rewritten in place, imported again whole; a file gone): what is kept
+        is keyed by a session's length, which a rewrite need not change."""
+        for session in map(SessionId, sessions):
+            self.answers.forget(session)
+            self.loose.forget(session)
+            self.shelf.forget(session)
+            self.catalog.forget(session)
+            self.relations.forget(session)
+            self.talk.forget(session)
+            with self._lock:
+                self._counted.pop(session, None)
+                self._times.pop(session, None)
+
     def shown(self, value: str) -> str:
         """A name or id as the page may show it."""
         return value if self.redaction is None else self.redaction.text(value)

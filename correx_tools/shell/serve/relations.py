@@ -48,6 +48,13 @@ class Relations:
             self._parents[session] = parent
         return None if parent is None else SessionId(parent)
 
+    def forget(self, session: SessionId) -> None:
+        """Drop what is kept of the session (its events were replaced)."""
+        with self._lock:
+            self._parents.pop(session, None)
+            for key in [key for key in self._started if key[0] == session]:
+                del self._started[key]
+
     def children(self, session: SessionId, sessions: tuple[SessionId, ...]) -> list[SessionId]:
         """The sessions among ``sessions`` that ``session`` started."""
         return [other for other in sessions if other != session and self.parent(other) == session]

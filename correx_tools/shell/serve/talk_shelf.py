@@ -21,6 +21,11 @@ class TalkShelf:
         self._kept: dict[str, tuple[int, Talked | None]] = {}
         self._lock = threading.Lock()
 
+    def forget(self, session: SessionId) -> None:
+        """Drop what is kept of the session (its events were replaced)."""
+        with self._lock:
+            self._kept.pop(session, None)
+
     def through(self, session: SessionId, last: int) -> Talked | None:
         """The session's tokens through ``last``; ``None`` for one that holds no
         conversation."""

@@ -24,7 +24,12 @@ INTERVAL_SECONDS = 0.5
 class Follower:
     """Looks at ``cache``'s files every ``interval`` seconds until stopped, telling ``told``
     what each look that changed something did, and ``failed`` why a look failed (once for
-    the same reason, until a look succeeds)."""
+    the same reason, until a look succeeds).
+
+    ``replaced``, when set, is told first the sessions a look replaced or removed (a file
+    rewritten in place, a file gone), so that what was kept of them is dropped: a session
+    rewritten may keep its length, and nothing else tells a reader it changed.
+    """
 
     def __init__(
         self,
@@ -35,6 +40,7 @@ class Follower:
         interval: float = INTERVAL_SECONDS,
     ) -> None:
         self.cache, self.told, self.failed, self.interval = cache, told, failed, interval
+        self.replaced: Callable[[list[str]], None] | None = None
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._last_failure = ""
@@ -50,6 +56,9 @@ class Follower:
                 self.failed(reason)
             return
         self._last_failure = ""
+        gone = [session for _, session in (*look.rewritten, *look.removed)]
+        if gone and self.replaced is not None:
+            self.replaced(gone)
         if look.changed or look.skipped or look.refused:
             self.told(look)
 
