@@ -26,6 +26,7 @@ from correx_tools import InMemoryEventStore
 from correx_tools.shell.transcripts.importing import import_transcripts
 
 from .browsing import Opened, module_browser
+from .one_call import one_call_session
 from .serving import ROOT, Served, wait_for
 from .transcript_samples import DATA
 
@@ -142,25 +143,6 @@ def test_a_transcript_deleted_while_served_is_one_line_and_the_rest_is_served(
     assert len(said) == 1 and "is gone" in said[0], stderr
 
 
-def rewritten_session(path: Path, tool: str, tokens: int) -> None:
-    """A Claude Code session of one call of ``tool`` whose message spent ``tokens``: six
-    events whatever the tool, so a rewrite keeps the session's length."""
-    base = {"sessionId": "rewound", "cwd": "/repo", "version": "2.1.38"}
-    records = [
-        {**base, "type": "user", "uuid": "p", "timestamp": "2026-01-01T00:00:00Z",
-         "message": {"role": "user", "content": f"use {tool}"}},
-        {**base, "type": "assistant", "uuid": "a", "timestamp": "2026-01-01T00:00:01Z",
-         "message": {"role": "assistant", "id": "m1", "model": "claude-sonnet-4-5",
-                     "usage": {"input_tokens": tokens, "output_tokens": 5},
-                     "content": [{"type": "tool_use", "id": "t1", "name": tool,
-                                  "input": {"file_path": "/repo/a.py"}}]}},
-        {**base, "type": "user", "uuid": "u", "timestamp": "2026-01-01T00:00:02Z",
-         "message": {"role": "user",
-                     "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "x"}]}},
-    ]  # fmt: skip
-    path.write_text("".join(json.dumps(record) + "\n" for record in records), encoding="utf-8")
-
-
 def test_a_transcript_rewritten_in_place_is_shown_as_it_is_now(tmp_path: Path) -> None:
     # A rewind or a compaction rewrites the file: the session is imported again whole,
     # here with as many events as before, so its length says nothing changed. Every view
@@ -168,7 +150,7 @@ def test_a_transcript_rewritten_in_place_is_shown_as_it_is_now(tmp_path: Path) -
     folder = tmp_path / "projects"
     folder.mkdir()
     path = folder / "rewound.jsonl"
-    rewritten_session(path, "Read", 100)
+    one_call_session(path, "rewound", tool="Read", tokens=100)
     server = Served(folder, "--cache", str(tmp_path / "cache.sqlite"))
 
     def seen() -> tuple[object, ...]:
@@ -186,7 +168,7 @@ def test_a_transcript_rewritten_in_place_is_shown_as_it_is_now(tmp_path: Path) -
 
     try:
         assert seen() == (6, "use Read", 100, {"Read"}, ["Read"])
-        rewritten_session(path, "Grep", 777)
+        one_call_session(path, "rewound", tool="Grep", tokens=777)
         wait_for(lambda: seen() == (6, "use Grep", 777, {"Grep"}, ["Grep"]), timeout=10)
     finally:
         assert server.stop()[0] == 0

@@ -17,25 +17,7 @@ from correx_tools import InMemoryEventStore, TokenUsage, Usage, import_transcrip
 from correx_tools.core.lifecycle.conversation import MOST_TOKENS
 from correx_tools.shell.transcripts.talk import MOST_COUNTED, digits
 
-BASE = {"sessionId": "tokens", "cwd": "/repo", "version": "2.1.38"}
-
-
-def claude_code(path: Path, input_tokens: int) -> Path:
-    """A Claude Code session of one call whose message says it read ``input_tokens``."""
-    records = [
-        {**BASE, "type": "user", "uuid": "p", "timestamp": "2026-01-01T00:00:00Z",
-         "message": {"role": "user", "content": "read it"}},
-        {**BASE, "type": "assistant", "uuid": "a", "timestamp": "2026-01-01T00:00:01Z",
-         "message": {"role": "assistant", "id": "m1", "model": "claude-sonnet-4-5",
-                     "usage": {"input_tokens": input_tokens, "output_tokens": 5},
-                     "content": [{"type": "tool_use", "id": "t1", "name": "Read",
-                                  "input": {"file_path": "/repo/a.py"}}]}},
-        {**BASE, "type": "user", "uuid": "u", "timestamp": "2026-01-01T00:00:02Z",
-         "message": {"role": "user",
-                     "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "x"}]}},
-    ]  # fmt: skip
-    path.write_text("".join(json.dumps(record) + "\n" for record in records), encoding="utf-8")
-    return path
+from .one_call import one_call_session
 
 
 def strict(text: str) -> object:
@@ -52,7 +34,7 @@ def test_a_count_past_the_ceiling_is_refused_naming_its_line_and_key(
     tmp_path: Path, tokens: int
 ) -> None:
     store = InMemoryEventStore()
-    path = claude_code(tmp_path / "s.jsonl", tokens)
+    path = one_call_session(tmp_path / "s.jsonl", "tokens", tokens=tokens)
     error = import_transcript(path, store).failure()
     assert f"{path}: line 2: usage.input_tokens must be at most 1,000,000,000,000,000" in str(error)
     assert f"not a number of {len(str(tokens))} digits" in str(error)
@@ -60,7 +42,7 @@ def test_a_count_past_the_ceiling_is_refused_naming_its_line_and_key(
 
 
 def test_a_count_at_the_ceiling_is_kept_and_every_view_stays_json(tmp_path: Path) -> None:
-    path = claude_code(tmp_path / "s.jsonl", MOST_COUNTED)
+    path = one_call_session(tmp_path / "s.jsonl", "tokens", tokens=MOST_COUNTED)
     for command in (["stats", str(path), "tokens", "--json"], ["sessions", str(path), "--json"]):
         done = subprocess.run(
             [sys.executable, "-m", "correx_tools", *command, "--no-cache"],
