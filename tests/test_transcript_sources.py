@@ -242,6 +242,20 @@ def test_a_damaged_transcript_given_alone_is_one_line_naming_the_line(tmp_path: 
     fails("sessions", str(path), words="line 6")
 
 
+def test_a_folder_whose_transcripts_are_all_damaged_names_the_first_and_counts_the_rest(
+    tmp_path: Path,
+) -> None:
+    # Before, such a folder said it held no transcript of a known format.
+    lines = CODEX.read_bytes().splitlines(keepends=True)
+    folder = tmp_path / "sessions"
+    folder.mkdir()
+    for name in ("a.jsonl", "b.jsonl"):
+        (folder / name).write_bytes(b"".join(lines[:5]) + b"{not json\n" + b"".join(lines[5:]))
+    line = fails("sessions", str(folder), words="no transcript in it could be read: ")
+    assert "a.jsonl: line 6: invalid JSON" in line and line.endswith("(1 more refused)"), line
+    assert "known format" not in line
+
+
 def test_a_question_about_a_large_jsonl_log_says_once_how_to_copy_it_into_sqlite(
     tmp_path: Path,
 ) -> None:

@@ -37,10 +37,10 @@ from ..stores.addresses import POSTGRES_SCHEMES
 from ..stores.port import EventStore, StoreLayoutError
 from ..stores.sqlite import SQLiteEventStore
 from ..transcripts.cache import CacheError, Look, TranscriptCache, Watcher
-from ..transcripts.folders import SUFFIXES
 from ..transcripts.goose_db import HEADER
 from ..transcripts.lines import LENIENT_HINT
 from ..transcripts.reading import FORMATS
+from .empty_folder import why_no_session
 from .errors import CliError
 from .render import in_line
 from .terminal import Progress
@@ -363,18 +363,9 @@ def checked_look(cache: TranscriptCache, label: str) -> Look:
         if not found.files and found.refused:  # the folder could not be read: that says more
             folder, reason = found.refused[0]
             raise CliError(f"{folder}: {reason}")
-        raise CliError(f"{label}: a folder with no transcripts in it; {_expected_files(found)}")
+        raise CliError(f"{label}: {as_source(why_no_session(found))}")
     tell(found)
     return found
-
-
-def _expected_files(found: Look) -> str:
-    """What a folder of transcripts holds, said in one short line (the formats are named
-    where a single file is not one)."""
-    if found.files:
-        files = f"{found.files:,} file{'' if found.files == 1 else 's'}"
-        return f"expected agents' transcripts, and none of its {files} is one of a known format"
-    return f"expected agents' transcript files ({', '.join(sorted(SUFFIXES))}) under it"
 
 
 def _drop(cache: TranscriptCache) -> None:

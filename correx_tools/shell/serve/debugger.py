@@ -79,7 +79,7 @@ class Debugger:
     def times(self, session: SessionId) -> bool:
         """Whether the session's times are real: false for one imported from a transcript that
         records no time. Its description, the session's first event, says so; it is read once
-        per session (a session's first event never changes)."""
+        per session (until the session is replaced, see `forget`)."""
         with self._lock:
             known = self._times.get(session)
         if known is None:
