@@ -71,8 +71,8 @@ _OPENINGS = {
     _BLOCK_END: ">>>>>",
     _PROMPT: "Run shell command",
 }
-"""How the text each line pattern matches begins: most lines are tested with these first,
-a string's test costing a small part of a pattern's call (a tenth of an import's time)."""
+"""How the text each line pattern matches begins. Every line is tested with these first: a
+string's test costs a small part of a pattern's call, and most lines begin otherwise."""
 
 
 def _first(pattern: _Regexp[str], line: str) -> _Match[str] | None:
