@@ -154,8 +154,7 @@ def test_a_transcript_rewritten_in_place_is_shown_as_it_is_now(tmp_path: Path) -
     server = Served(folder, "--cache", str(tmp_path / "cache.sqlite"))
 
     def seen() -> tuple[object, ...] | None:
-        """What the views show, or ``None`` while the cache replaces the session (it
-        removes the old events, then adds the new ones: a moment with none)."""
+        """What the views show, or ``None`` for a row the list has not read whole yet."""
         row = row_of(server, "rewound")
         scrub = server.get("/api/v1/sessions/rewound/scrub", {"at": 6})
         state = server.get("/api/v1/sessions/rewound/state", {"at": 6})

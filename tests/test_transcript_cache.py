@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import shutil
 import sqlite3
+import threading
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -297,3 +298,40 @@ def test_a_cline_tasks_tokens_rewritten_in_its_ui_messages_are_read_again(
     before = held(cache)
     cache.look()
     assert held(cache) == fresh(history) != before
+
+
+def test_a_session_whose_file_is_rewritten_is_never_missing_to_a_reader(
+    cache: TranscriptCache, tmp_path: Path
+) -> None:
+    # The cache removes a rewritten session's old events in the transaction that adds its
+    # new ones: a reader (the server, answering meanwhile) finds it as it was or as it is.
+    path = tmp_path / "folder" / "rollout.jsonl"
+    lines = CONTENT["codex/rollout.jsonl"].splitlines(keepends=True)
+    versions = [b"".join(lines), b"".join(lines[:-2])]  # a rewind drops the last calls
+    path.write_bytes(versions[0])
+    cache.look()
+    session = SessionId(SESSION_OF["codex/rollout.jsonl"])
+    lengths = {len(fresh(path)[session])}
+    missing: list[int] = []
+    stop = threading.Event()
+
+    def read() -> None:
+        with SQLiteEventStore(cache.path, read_only=True) as reader:
+            while not stop.is_set():
+                last = reader.last_sequence(session)
+                if last == 0:
+                    missing.append(last)
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    try:
+        for turn in range(1, 41):
+            path.write_bytes(versions[turn % 2] + b"\n" * (turn // 2))  # a new size each turn
+            look = cache.look()
+            assert look.rewritten or look.grown, look
+            lengths.add(cache.store.last_sequence(session))
+    finally:
+        stop.set()
+        reader.join()
+    assert missing == []
+    assert len(lengths) == 2  # it was rewritten, both ways, again and again

@@ -198,6 +198,9 @@ class _Pass:
         self.pending: dict[str, list[StoredEvent]] = {}
         """Sessions to write, each with the events the file gives now (all of them)."""
         self.held: dict[str, int] = {}
+        self.replacing: set[str] = set()
+        """Sessions a rewritten file gives other events: removed as their new ones are written,
+        in the same transaction, so no reader finds one missing meanwhile."""
         self.batch_rows: list[FileRow] = []
         self.batch_files: dict[str, str] = {}
         self.rows_to_save: list[FileRow] = []
@@ -315,7 +318,8 @@ class _Pass:
         """Hold the session's new events for the batch: the ones the cache lacks."""
         held = self.held_of(session, events)
         if held is None:
-            self.forget({session}, [])
+            self.owners.pop(session, None)
+            self.replacing.add(session)
             self.look.rewritten.append((shown, session))
             held = 0
         elif held == 0:
@@ -369,11 +373,14 @@ class _Pass:
             for event in events[self.held[session] :]
         ]
         failed: dict[str, str] = {}
-        if not isinstance(self.store.import_events(new), Success):
+        replaced = [session for session in self.pending if session in self.replacing]
+        if not isinstance(self.store.import_replacing(replaced, new), Success):
             for session, events in self.pending.items():
-                result = self.store.import_events(events[self.held[session] :])
+                replacing = [session] if session in self.replacing else []
+                result = self.store.import_replacing(replacing, events[self.held[session] :])
                 if not isinstance(result, Success):
                     failed[session] = str(result.failure())
+                    self.manifest.forget_sessions(replacing)  # its file refused: it goes
         for row in self.batch_rows:
             lost = [s for s in row.sessions if s in failed]
             if not lost:
@@ -389,3 +396,4 @@ class _Pass:
             for said in (self.look.new, self.look.grown, self.look.rewritten):
                 said[:] = [(file, session) for file, session in said if session not in failed]
         self.pending, self.held, self.batch_rows, self.batch_files = {}, {}, [], {}
+        self.replacing = set()

@@ -20,6 +20,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import final
 
+from ..stores.sqlite.removing import remove_sessions
 from .cline import HISTORY
 from .cline_usage import UI_MESSAGES
 
@@ -149,28 +150,13 @@ class Manifest:
             )  # fmt: skip
 
     def forget_sessions(self, sessions: Iterable[str]) -> None:
-        """Remove every row of these sessions from the store's tables, in one transaction.
-
-        Every table of a SQLite store's layout keys a session's rows by its
-        ``session_id`` column (a test holds the layout to that), so a session goes
-        whole, its index with it, whichever layout the store has.
-        """
-        names = [(session,) for session in sessions]
+        """Remove every row of these sessions from the store's tables, in one transaction
+        (`remove_sessions`)."""
+        names = list(sessions)
         if not names:
             return
         with _Transaction(self._connection) as cursor:
-            tables = [
-                name
-                for (name,) in cursor.execute(
-                    "SELECT name FROM sqlite_master WHERE type = 'table'"
-                ).fetchall()
-                if any(
-                    column[1] == "session_id"
-                    for column in cursor.execute(f'PRAGMA table_info("{name}")').fetchall()
-                )
-            ]
-            for table in tables:
-                cursor.executemany(f'DELETE FROM "{table}" WHERE session_id = ?', names)
+            remove_sessions(cursor, names)
 
     def close(self) -> None:
         """Close the connection."""

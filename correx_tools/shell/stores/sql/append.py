@@ -11,7 +11,7 @@ nothing.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import chain
 
 from returns.result import Failure, Result, Success
@@ -51,24 +51,29 @@ def write_groups(
     *,
     expected: int | None,
     interval: int,
+    first: Callable[[Cursor], None] | None = None,
 ) -> Result[int, AppendError]:
     """Write each session's events in one transaction: the number written, or why none were.
 
     ``groups`` may be a stream: each group is encoded (by the rule every store
     writes by), checked and indexed as it comes, and only then is the next one
     read, so an import's memory is bounded by a group. An append is one group,
-    found at ``expected``; an import's groups each continue their session.
+    found at ``expected``; an import's groups each continue their session. ``first``
+    runs in the transaction before anything is written (removing sessions the events
+    replace): it is undone with them if they are refused.
     """
     d, written = database.dialect, 0
     sessions: dict[str, None] = {}  # the sessions written, in order
     # The first group is read before the transaction begins, so that a database too busy
     # to begin one is named with the session it was to write.
     stream = iter(groups)
-    first = next(stream, None)
-    current = "" if first is None else first[0]
+    head = next(stream, None)
+    current = "" if head is None else head[0]
     try:
         with database.writing() as cursor:
-            for session_id, events in chain(() if first is None else (first,), stream):
+            if first is not None:
+                first(cursor)
+            for session_id, events in chain(() if head is None else (head,), stream):
                 current = session_id
                 encoded = encode_rows([(session_id, events)], _envelope)
                 if isinstance(encoded, AppendError):

@@ -12,17 +12,22 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Iterable
 from pathlib import Path
 from typing import Any, final
 
+from returns.result import Result
+
+from ....core.lifecycle.events import StoredEvent
 from ..addresses import StoreAddress
-from ..port import StoreLayoutError
+from ..port import AppendError, StoreLayoutError
+from ..sql.append import runs, write_groups
 from ..sql.indexing import CHECKPOINT_INTERVAL
 from ..sql.layout import LAYOUT
 from ..sql.store import SqlEventStore
 from .dialect import SQLiteDatabase
 from .layout import create, layout_of, stored_interval, upgrade
+from .removing import remove_sessions
 
 BUSY_TIMEOUT_SECONDS = 30.0
 READ_TIMEOUT_SECONDS = 5.0
@@ -115,6 +120,23 @@ class SQLiteEventStore(SqlEventStore):
             with self._sqlite.writing() as cursor:
                 self._prepare(cursor, upgrade, interval, progress)
         return LAYOUT
+
+    def import_replacing(
+        self, sessions: Collection[str], stored_events: Iterable[StoredEvent]
+    ) -> Result[int, AppendError]:
+        """`import_events`, with every row of ``sessions`` removed first in the same
+        transaction: a reader sees each of them as it was or as it is now, never missing,
+        and a refused import leaves them as they were. For the transcript cache, whose
+        sessions are replaced when their files are rewritten in place."""
+        self._refuse_writes()
+        chosen = list(sessions)
+        return write_groups(
+            self._database,
+            runs(stored_events),
+            expected=None,
+            interval=self.checkpoint_interval,
+            first=lambda cursor: remove_sessions(cursor, chosen),
+        )
 
     def _prepare(
         self,

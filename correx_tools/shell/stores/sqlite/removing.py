@@ -1,0 +1,32 @@
+"""Removing whole sessions from a SQLite store: for the transcript cache, whose sessions are
+replaced when their files are rewritten (a store's own sessions are never removed).
+
+Every table of a SQLite store's layout keys a session's rows by its ``session_id`` column
+(``tests/test_transcript_cache.py`` holds the layout to that), so a session goes whole,
+its index with it, whichever layout the store has.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from ..sql.dialect import Cursor
+
+
+def remove_sessions(cursor: Cursor, sessions: Iterable[str]) -> None:
+    """Delete every row of ``sessions``, in the caller's transaction."""
+    names = [(session,) for session in sessions]
+    if not names:
+        return
+    # Fetched whole before the next statement: a cursor's next query ends its last one.
+    every = cursor.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()
+    tables = [
+        name
+        for (name,) in every
+        if any(
+            column[1] == "session_id"
+            for column in cursor.execute(f'PRAGMA table_info("{name}")').fetchall()
+        )
+    ]
+    for table in tables:
+        cursor.executemany(f'DELETE FROM "{table}" WHERE session_id = ?', names)
