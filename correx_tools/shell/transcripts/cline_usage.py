@@ -77,8 +77,8 @@ def with_usage(transcript: Transcript, data: bytes) -> Transcript:
         usage = TokenUsage(**{name: count(info, key, place) for key, name in _COUNTS})
         reply = index + 1
         model = model_of(info.get("modelId")) or models.get(reply)
-        request = f"cline-request-{message.get('ts', number)}"
-        spent = Usage(usage=usage, model=model, message_id=request)
+        # Named by its place in the file: unique, and short whatever the message holds.
+        spent = Usage(usage=usage, model=model, message_id=f"cline-request-{number}")
         # Step 0 and the request's number: before the reply's own steps (1, 2, ...), in order.
         added.append(Said((reply, -1, 0, number), None, spent))
     if not added:
