@@ -40,12 +40,18 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def sources(demo: Path, postgres_dsn: str) -> Iterator[list[str]]:
-    """The demo as a SQLite file, a JSONL log and a PostgreSQL database of its own."""
+def log(demo: Path) -> str:
+    """The demo as a JSONL log."""
+    copy = demo.with_name("demo.jsonl")
+    assert run("import", str(demo), str(copy)).returncode == 0
+    return str(copy)
+
+
+@pytest.fixture(scope="module")
+def postgres_copy(demo: Path, postgres_dsn: str) -> Iterator[str]:
+    """The demo in a PostgreSQL database of its own."""
     import psycopg  # noqa: PLC0415 - only with PostgreSQL
 
-    log = demo.with_name("demo.jsonl")
-    assert run("import", str(demo), str(log)).returncode == 0
     database = f"names_{uuid.uuid4().hex[:12]}"
     with psycopg.connect(postgres_dsn, autocommit=True) as connection:
         connection.execute(f'CREATE DATABASE "{database}"')
@@ -53,7 +59,7 @@ def sources(demo: Path, postgres_dsn: str) -> Iterator[list[str]]:
     try:
         copied = run("import", str(demo), url)
         assert copied.returncode == 0, copied.stderr
-        yield [str(demo), str(log), url]
+        yield url
     finally:
         with psycopg.connect(postgres_dsn, autocommit=True) as connection:
             connection.execute(f'DROP DATABASE "{database}" WITH (FORCE)')
@@ -74,23 +80,26 @@ PAIRS = [
 ]  # fmt: skip
 
 
-# SQLite in the quick run; the JSONL log and PostgreSQL (the same command, twice as many
-# seconds) with the slow tests.
+# SQLite in the quick run, each pair in one of the two outputs (in turn); the JSONL log and
+# PostgreSQL, each pair in both, with the slow tests (the same commands, minutes more).
 @pytest.mark.parametrize(
     "kind",
-    [0, pytest.param(1, marks=pytest.mark.slow), pytest.param(2, marks=pytest.mark.slow)],
-    ids=["sqlite", "jsonl", "postgres"],
-)
-def test_a_short_name_prints_exactly_what_the_full_id_prints(sources: list[str], kind: int) -> None:
-    for source in sources[kind : kind + 1]:
-        for short, full in PAIRS:
-            for json_flag in (["--json"], []):
-                named = run(*[a.replace("{s}", source) for a in short], *json_flag)
-                whole = run(*[a.replace("{s}", source) for a in full], *json_flag)
-                assert named.returncode == whole.returncode == 0, (short, named.stderr)
-                assert named.stdout == whole.stdout, (source, short)
-                assert named.stderr == whole.stderr
-    history = json.loads(run("history", sources[0], "real", "toolu_01TfDS8U", "--json").stdout)
+    ["sqlite", pytest.param("log", marks=pytest.mark.slow),
+     pytest.param("postgres_copy", marks=pytest.mark.slow)],
+)  # fmt: skip
+def test_a_short_name_prints_exactly_what_the_full_id_prints(
+    demo: Path, kind: str, request: pytest.FixtureRequest
+) -> None:
+    source = str(demo) if kind == "sqlite" else request.getfixturevalue(kind)
+    for number, (short, full) in enumerate(PAIRS):
+        both = (["--json"], [])
+        for json_flag in both if kind != "sqlite" else both[number % 2 : number % 2 + 1]:
+            named = run(*[a.replace("{s}", source) for a in short], *json_flag)
+            whole = run(*[a.replace("{s}", source) for a in full], *json_flag)
+            assert named.returncode == whole.returncode == 0, (short, named.stderr)
+            assert named.stdout == whole.stdout, (source, short)
+            assert named.stderr == whole.stderr
+    history = json.loads(run("history", str(demo), "real", "toolu_01TfDS8U", "--json").stdout)
     assert history["invocation_id"] == TOOLU and history["session_id"] == REAL
 
 

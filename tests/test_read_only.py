@@ -67,7 +67,7 @@ def shelf() -> Iterator[Path]:
     shutil.rmtree(folder, ignore_errors=True)
 
 
-@pytest.mark.parametrize("kind", ["sqlite", "jsonl"])
+@pytest.mark.parametrize("kind", ["sqlite", pytest.param("jsonl", marks=pytest.mark.slow)])
 def test_every_reading_command_leaves_the_store_and_its_folder_as_they_were(
     shelf: Path, kind: str, tmp_path: Path
 ) -> None:

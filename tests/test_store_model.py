@@ -105,7 +105,11 @@ def make_machine(
     return StoreMachine
 
 
-@pytest.mark.parametrize("kind", KINDS)
+# PostgreSQL's machine (a schema per example, on a server) runs with the slow tests; its
+# contract suite and the SQL engine it shares with SQLite run in the quick pass.
+@pytest.mark.parametrize(
+    "kind", [pytest.param(k, marks=pytest.mark.slow) if k == "postgres" else k for k in KINDS]
+)
 def test_store_against_model(kind: str, request: pytest.FixtureRequest) -> None:
     if kind == "postgres":
         dsn = request.getfixturevalue("postgres_dsn")
