@@ -81,7 +81,5 @@ def with_usage(transcript: Transcript, data: bytes) -> Transcript:
         spent = Usage(usage=usage, model=model, message_id=f"cline-request-{number}")
         # Step 0 and the request's number: before the reply's own steps (1, 2, ...), in order.
         added.append(Said((reply, -1, 0, number), None, spent))
-    if not added:
-        return transcript
-    said = sorted((*transcript.said, *added), key=lambda one: one.position)
-    return dataclasses.replace(transcript, said=tuple(said))
+    # Placed by position: staging puts the conversation and the calls in order.
+    return dataclasses.replace(transcript, said=(*transcript.said, *added))

@@ -29,7 +29,7 @@ from ..port import (
 from ..writing import BatchWritingStore
 from .append import SourceFailed, runs, write_groups
 from .chains import ChainBroken, checked_rows, events
-from .dialect import Database, ReadFault, WriteFault
+from .dialect import Cursor, Database, ReadFault, WriteFault
 from .index import chain_at, last_sequence, load_head, mark_stale, marked_fresh
 from .indexing import EMPTY_CHAIN
 from .parts import Part, Runner
@@ -136,6 +136,12 @@ class SqlEventStore(BatchWritingStore):
         a run of a few thousand at a time as they come, so an import of any size
         holds only a run in memory.
         """
+        return self._import(stored_events)
+
+    def _import(
+        self, stored_events: Iterable[StoredEvent], first: Callable[[Cursor], None] | None = None
+    ) -> Result[int, AppendError]:
+        """`import_events`, with ``first`` run in its transaction before anything is written."""
         self._refuse_writes()
         try:
             return write_groups(
@@ -143,6 +149,7 @@ class SqlEventStore(BatchWritingStore):
                 runs(stored_events),
                 expected=None,
                 interval=self.checkpoint_interval,
+                first=first,
             )
         except SourceFailed as failed:
             raise failed.error from None  # the source's own error, as a read would raise it

@@ -21,7 +21,6 @@ from returns.result import Result
 from ....core.lifecycle.events import StoredEvent
 from ..addresses import StoreAddress
 from ..port import AppendError, StoreLayoutError
-from ..sql.append import runs, write_groups
 from ..sql.indexing import CHECKPOINT_INTERVAL
 from ..sql.layout import LAYOUT
 from ..sql.store import SqlEventStore
@@ -128,15 +127,8 @@ class SQLiteEventStore(SqlEventStore):
         transaction: a reader sees each of them as it was or as it is now, never missing,
         and a refused import leaves them as they were. For the transcript cache, whose
         sessions are replaced when their files are rewritten in place."""
-        self._refuse_writes()
         chosen = list(sessions)
-        return write_groups(
-            self._database,
-            runs(stored_events),
-            expected=None,
-            interval=self.checkpoint_interval,
-            first=lambda cursor: remove_sessions(cursor, chosen),
-        )
+        return self._import(stored_events, first=lambda cursor: remove_sessions(cursor, chosen))
 
     def _prepare(
         self,
