@@ -34,7 +34,17 @@ def _error_classes() -> list[type[CorrexError]]:
         cls = pending.pop()
         found.append(cls)
         pending.extend(cls.__subclasses__())
-    return sorted(found, key=lambda cls: f"{cls.__module__}.{cls.__qualname__}")
+    # `dataclass(slots=True)` makes a new class; the one it replaced stays among the
+    # subclasses until the collector frees it. Only the class its module names is kept.
+    named = [cls for cls in found if _named(cls)]
+    return sorted(named, key=lambda cls: f"{cls.__module__}.{cls.__qualname__}")
+
+
+def _named(cls: type) -> bool:
+    found: object = importlib.import_module(cls.__module__)
+    for part in cls.__qualname__.split("."):
+        found = getattr(found, part, None)
+    return found is cls
 
 
 ERRORS = _error_classes()

@@ -90,6 +90,8 @@ def test_a_text_of_nothing_but_findings_costs_time_linear_in_its_size() -> None:
         small, large = sized(seed, 32 * 1024), sized(seed, 256 * 1024)
         Redaction().text(small)
         growth = cost(large) / cost(small)
+        if growth >= 16:  # a busy core can meet all five runs once; a real slowdown stays
+            growth = min(growth, cost(large) / cost(small))
         assert growth < 16, (seed, growth)  # linear is 8; quadratic, 64
         assert MASK in Redaction().text(large[:1000])
 
