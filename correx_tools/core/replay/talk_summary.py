@@ -45,7 +45,12 @@ class TalkSummary:
     prompts: int = 0
     messages: int = 0
     seen: int = field(default=0)
-    """How many events it has taken (the session's sequence it is up to)."""
+    """How many events it has taken."""
+
+    @property
+    def empty(self) -> bool:
+        """Whether it has taken no conversation event: no prompt, words, reasoning or usage."""
+        return not (self.prompts or self.messages) and self.tokens is None and not self.models
 
     def taking(self, events: Iterable[object]) -> TalkSummary:
         """This summary moved on by ``events`` (the session's next ones, in order)."""

@@ -13,6 +13,7 @@ from typing import Any
 from ...core.lifecycle.record import ToolInvocationRecord
 from ...core.lifecycle.status import ToolInvocationStatus
 from ...core.replay.summary import DiffSummary
+from ...core.replay.talk_summary import TalkSummary
 from ..replay.documents import (
     by_status,
     diff_document,
@@ -25,7 +26,7 @@ from ..replay.documents import (
 )
 from ..replay.ends import session_times
 from ..replay.lead_up import lead_up_in, request_sequence
-from ..replay.spent import call_spent_json, talked
+from ..replay.spent import call_spent_json, talked_if_any
 from ..transcripts.description import description_json, session_description
 from .errors import CliError
 from .lead_up_text import arguments_text, lead_up_text, talk_of, talk_table
@@ -67,8 +68,11 @@ def cmd_sessions(args: argparse.Namespace) -> int:
         with repository.view(session) as view:
             summary = answered(view.summary(), session, lenient=True)
         transcript = description_json(session_description(store, session))
-        # Only an imported session holds a conversation (read whole: its events, once).
-        talk = None if transcript is None else talk_of(store, session)
+        # Its conversation's events alone; a session neither imported nor holding any
+        # has no conversation to speak of (null, not "none").
+        talk: TalkSummary | None = talk_of(store, session)
+        if transcript is None and talk is not None and talk.empty:
+            talk = None
         row = session_row(summary, transcript=transcript, talk=talk)
         row["first_time"], row["last_time"] = session_times(store, session, summary.sequence,
                                                             transcript)  # fmt: skip
@@ -106,10 +110,12 @@ def cmd_sessions(args: argparse.Namespace) -> int:
 
 
 def _imported(rows: list[dict[str, Any]], counts: str) -> str:
-    """The sessions' table, then where the imported ones came from."""
+    """The sessions' table, then where the imported ones came from, then what each session
+    that holds a conversation said."""
+    talking = [r for r in rows if r["said"] is not None]
     imported = [r for r in rows if r["transcript"] is not None]
     if not imported:
-        return counts
+        return counts + (talk_table(talking) if talking else "")
     columns = ("session", "format", "agent's session id", "started", "working directory")
     described = [
         (r["session_id"], t["format"], t["agent_session_id"], t["started_at"], t["cwd"])
@@ -117,7 +123,7 @@ def _imported(rows: list[dict[str, Any]], counts: str) -> str:
         for t in [r["transcript"]]
     ]
     drawn = table(columns, described, squeeze=(columns[0], columns[2], columns[4]))
-    return f"{counts}\n\nimported from transcripts:\n{drawn}{talk_table(imported)}"
+    return f"{counts}\n\nimported from transcripts:\n{drawn}{talk_table(talking)}"
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
@@ -189,9 +195,8 @@ def cmd_history(args: argparse.Namespace) -> int:
         refused = refused_about(view.refused(), invocation)
         request = request_sequence(history)
         led = None if request is None else lead_up_in(store, session, request)
-        # Only an imported session holds a conversation: any other is not read for one.
         imported = session_description(store, session) is not None
-        talk = talked(store, session, view.last_sequence) if imported else None
+        talk = talked_if_any(store, session, view.last_sequence, imported=imported)
     spent = call_spent_json(talk, invocation, prices=prices)
     rows = [
         (

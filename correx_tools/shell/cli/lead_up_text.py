@@ -1,6 +1,6 @@
 """What the commands say of the conversation: ``history``, a call's arguments and what led
 to it (the prompt that started its turn, the assistant's reasoning and words before it);
-``sessions``, each imported session's title, models and tokens."""
+``sessions``, each session's title, models and tokens."""
 
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ from ...core.replay.lead_up import LOOKED_AT_MOST, LeadUp, Words
 from ...core.replay.talk_summary import TalkSummary
 from ...core.tools.ids import SessionId
 from ...core.tools.json_values import thaw_json
-from ..stores.port import EventStore, session_events
+from ..stores.port import EventStore
+from ..stores.said import conversation_events
 from .readable import counted
 from .render import table
 
@@ -60,13 +61,14 @@ def _indented(text: str, margin: str = "  ") -> list[str]:
 
 
 def talk_of(store: EventStore, session: SessionId) -> TalkSummary:
-    """What the session's conversation adds up to, from all its events."""
-    with session_events(store, session) as events:
-        return TalkSummary().taking(stored.event for stored in events)
+    """What the session's conversation adds up to, from its conversation events alone."""
+    with conversation_events(store, session) as said:
+        return TalkSummary().taking(stored.event for stored in said)
 
 
 def talk_table(rows: list[dict[str, Any]]) -> str:
-    """The imported sessions' titles, models and tokens, as a table after the others."""
+    """The titles, models and tokens of the sessions that hold a conversation (or were
+    imported), as a table after the others."""
     shown = [
         (r["session_id"], r["title"], ", ".join(r["models"]) or None, _tokens(r)) for r in rows
     ]

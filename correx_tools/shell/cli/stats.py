@@ -11,7 +11,7 @@ from ...core.replay.analytics import Percentiles, ToolStats, ToolStatsBuilder
 from ...core.replay.outline import InvocationOutline
 from ...core.replay.recorded import exited_nonzero
 from ..replay.documents import NO_DURATIONS, stats_document
-from ..replay.spent import talked, tokens_json
+from ..replay.spent import talked_if_any, tokens_json
 from ..transcripts.description import session_description
 from .loading import SESSION_HELP, answered, times_recorded
 from .prices import add_prices_argument, prices_of
@@ -30,8 +30,8 @@ def cmd_stats(args: argparse.Namespace) -> int:
     tools: dict[str, str] = {}
     with streamed_session(args) as (store, session, at, view):
         times = times_recorded(store, session)
-        # Only an imported session holds a conversation: any other is not read for one.
-        talk = None if session_description(store, session) is None else talked(store, session, at)
+        imported = session_description(store, session) is not None
+        talk = talked_if_any(store, session, at, imported=imported)
         outlines = answered(view.outlines(at), session, lenient=args.lenient)
         if talk is not None and talk.spending.calls:
             outlines = _noting_tools(outlines, tools)

@@ -1,10 +1,11 @@
 """A session's tokens read from a store, and as the documents show them: in all, by turn
 and by call (`correx_tools.core.replay.spending` has the rules).
 
-Only a session imported from a transcript holds a conversation (its first event
-describes where it came from): the commands and the server read the tokens of
-those only, and say ``"tokens": null`` of any other. Reading the tokens reads the
-session's events once, up to the sequence asked about.
+The commands and the server read the tokens of a session imported from a transcript
+(its first event describes where it came from) and of one that holds any
+conversation event (a session recorded with `SessionRecorder.say`: one probe of a
+SQL store's conversation index tells), and say ``"tokens": null`` of any other.
+Reading the tokens reads the session's events once, up to the sequence asked about.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from ...core.replay.talk_summary import cut_title, first_line
 from ...core.report.redaction import Redaction
 from ...core.tools.ids import SessionId
 from ..stores.port import EventStore, session_events
+from ..stores.said import holds_conversation
 from .documents import iso_time
 
 _MILLIONTH = Decimal("0.000001")
@@ -66,6 +68,16 @@ def talked(store: EventStore, session: SessionId, at: int) -> Talked:
     ends = {n for turn in found.turns for n in (turn.first, turn.last)}
     return Talked(at=at, spending=found, titles=titles, said=said_count,
                   times={n: t for n, t in times.items() if n in ends})  # fmt: skip
+
+
+def talked_if_any(
+    store: EventStore, session: SessionId, at: int, *, imported: bool
+) -> Talked | None:
+    """`talked` for an ``imported`` session or one that holds a conversation; ``None`` for
+    any other, which is not read whole to find that out."""
+    if not imported and not holds_conversation(store, session):
+        return None
+    return talked(store, session, at)
 
 
 def usage_json(usage: TokenUsage) -> dict[str, int]:

@@ -26,7 +26,8 @@ from ...core.report.redaction import Redaction
 from ...core.tools.ids import SessionId
 from ..replay.documents import iso_time, session_row
 from ..replay.repository import DefaultToolRepository
-from ..stores.port import EventStore, SequencedStore, StoreReadError, session_events
+from ..stores.port import EventStore, SequencedStore, StoreReadError
+from ..stores.said import conversation_events
 from ..transcripts.description import described, description_json
 from .params import VERIFY_HINT
 from .refs import ref_of
@@ -91,7 +92,7 @@ class Catalog:
     ) -> None:
         self._store, self._repository, self._redaction = store, repository, redaction
         self._rows: dict[str, dict[str, Any]] = {}
-        self._talk: dict[str, TalkSummary] = {}
+        self._talk: dict[str, tuple[int, TalkSummary]] = {}  # summed through a sequence
         # Bumped when a session's events are replaced: a row read before is not kept.
         self._generation: dict[str, int] = {}
         self._ids: tuple[SessionId, ...] = ()
@@ -140,8 +141,11 @@ class Catalog:
         else:
             first, final = self._ends(session_id, last)
             transcript = description_json(described(() if first is None else (first,)))
-            # Only an imported session holds a conversation: summed on from the last look.
-            talk = None if transcript is None else self._talk_through(session_id, last)
+            # Its conversation, summed on from the last look; a session neither imported nor
+            # holding any has none to speak of (null, not "none").
+            talk: TalkSummary | None = self._talk_through(session_id, last)
+            if transcript is None and talk is not None and talk.empty:
+                talk = None
             row = session_row(summary.unwrap(), self._redaction, transcript=transcript, talk=talk)
             # A transcript that records no time gave its steps stand-ins that keep their
             # order only: none is shown as the session's first or last time.
@@ -156,19 +160,19 @@ class Catalog:
         return row
 
     def _talk_through(self, session_id: SessionId, last: int) -> TalkSummary:
-        """The session's conversation summed through ``last``, going on from the summary
-        kept (a session only grows, or is replaced and forgotten; one shorter than the
-        summary is summed again)."""
+        """The session's conversation summed through ``last`` from its conversation events
+        alone, going on from the summary kept (a session only grows, or is replaced and
+        forgotten; one shorter than the summary is summed again)."""
         with self._lock:
-            kept = self._talk.get(session_id)
+            through, kept = self._talk.get(session_id, (0, TalkSummary()))
             generation = self._generation.get(session_id, 0)
-        if kept is None or kept.seen > last:
-            kept = TalkSummary()
-        with session_events(self._store, session_id, after=kept.seen) as events:
-            talk = kept.taking(s.event for s in events if s.sequence <= last)
+        if through > last:
+            through, kept = 0, TalkSummary()
+        with conversation_events(self._store, session_id, after=through) as said:
+            talk = kept.taking(s.event for s in said if s.sequence <= last)
         with self._lock:
             if self._generation.get(session_id, 0) == generation:
-                self._talk[session_id] = talk
+                self._talk[session_id] = (last, talk)
         return talk
 
     def _damaged_row(self, session_id: SessionId, last: int, why: str) -> dict[str, Any]:

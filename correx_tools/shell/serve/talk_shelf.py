@@ -7,7 +7,7 @@ import threading
 from typing import final
 
 from ...core.tools.ids import SessionId
-from ..replay.spent import Talked, talked
+from ..replay.spent import Talked, talked_if_any
 from ..stores.port import EventStore
 from ..transcripts.description import session_description
 
@@ -33,11 +33,8 @@ class TalkShelf:
             kept = self._kept.get(session)
         if kept is not None and kept[0] == last:
             return kept[1]
-        found = (
-            None
-            if session_description(self._store, session) is None
-            else talked(self._store, session, last)
-        )
+        imported = session_description(self._store, session) is not None
+        found = talked_if_any(self._store, session, last, imported=imported)
         with self._lock:
             self._kept[session] = (last, found)
         return found

@@ -350,18 +350,22 @@ def store_name(store: object) -> str:
 
 
 @contextmanager
-def session_events(
-    store: EventStore, session_id: SessionId, *, after: int = 0
-) -> Iterator[Iterator[StoredEvent]]:
-    """The session's events after ``after``, closed on leaving: a read that stops early
-    lets its database cursor go then, not whenever the generator is collected."""
-    events = store.read(session_id, after=after)
+def closed_after(events: Iterator[StoredEvent]) -> Iterator[Iterator[StoredEvent]]:
+    """``events`` (a store's read), closed on leaving: a read that stops early lets its
+    database cursor go then, not whenever the generator is collected."""
     try:
         yield events
     finally:
         close = getattr(events, "close", None)
         if close is not None:
             close()
+
+
+def session_events(
+    store: EventStore, session_id: SessionId, *, after: int = 0
+) -> AbstractContextManager[Iterator[StoredEvent]]:
+    """The session's events after ``after``, closed on leaving (`closed_after`)."""
+    return closed_after(store.read(session_id, after=after))
 
 
 def first_event(store: EventStore, session_id: SessionId, *, after: int = 0) -> StoredEvent | None:

@@ -59,6 +59,7 @@ class PostgresDialect:
             "without_rowid": "",
             "index_prefix": "correx_",
         }
+        self.schema = schema
         self.where = f"postgresql table {schema}.correx_events"
         self._spelled: dict[str, str] = {}
 
@@ -114,6 +115,11 @@ class PostgresDialect:
             self.sql("SELECT session_id FROM {sessions} WHERE last_sequence > 0 ORDER BY 1")
         ).fetchall()
         return [bytes(row[0]).decode("utf-8") for row in rows]
+
+    def has_index(self, cursor: Cursor, name: str) -> bool:
+        """Asked of the catalogue's indexes of the store's schema."""
+        found = "SELECT 1 FROM pg_indexes WHERE schemaname = %s AND indexname = %s"
+        return cursor.execute(found, (self.schema, "correx_" + name)).fetchone() is not None
 
     def session_name(self, cursor: Cursor, key: object) -> str:
         """The id of the session with this digest."""

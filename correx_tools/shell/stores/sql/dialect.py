@@ -104,6 +104,11 @@ class Dialect(Protocol):
         """Every session with events, sorted by code point."""
         ...
 
+    def has_index(self, cursor: Cursor, name: str) -> bool:
+        """Whether the store's index ``name`` (as the layout spells it, without the
+        ``{index_prefix}``) exists."""
+        ...
+
     def session_name(self, cursor: Cursor, key: object) -> str:
         """The id of the session whose ``{session}`` value is ``key``."""
         ...

@@ -5,13 +5,19 @@ Layout 1 (release 0.2.0) kept the events and the invocation ids only; layout
 invocations, the sessions' heads, the checkpoints and the store's settings;
 layout 3 (this release) seals every invocation row and head, and its events'
 chains cover their derived columns too, so an index of layout 2 is rebuilt on
-upgrade. A database's own layout module (`sqlite.layout`, `postgres.layout`)
-keeps the events' and invocations' tables, its triggers and how it records its
-layout; what the index adds is here, in the engine's spelling (`dialect`:
-braced table names and column types).
+upgrade. Layout 3 stores of this release also keep a partial index of the
+conversation's events (`SAID_INDEX`): it changes no row and no chain, so a
+store made before it gains it the next time it is opened for writing, and
+until then a search for those events reads the session's rows. A database's
+own layout module (`sqlite.layout`, `postgres.layout`) keeps the events' and
+invocations' tables, its triggers and how it records its layout; what the
+index adds is here, in the engine's spelling (`dialect`: braced table names and
+column types).
 """
 
 from __future__ import annotations
+
+from ....core.lifecycle.conversation import CONVERSATION_TYPES
 
 LAYOUT = 3
 """The layout this release writes."""
@@ -79,6 +85,20 @@ INDEX_TABLES = (
 """The index's own tables and indexes (layout 2 on), in the engine's spelling."""
 
 
+SAID = "type IN (" + ", ".join(f"'{tag}'" for tag in sorted(CONVERSATION_TYPES)) + ")"
+"""The condition that picks the conversation's events (prompts, words, reasoning, usage),
+spelled the same in `SAID_INDEX` and in every query meant to use it: a database uses a
+partial index only for a query whose condition contains the index's own."""
+
+SAID_INDEX = (
+    "CREATE INDEX IF NOT EXISTS {index_prefix}events_said ON {events} ({session}, sequence) "
+    f"WHERE {SAID}"
+)
+"""The conversation's events of each session, in order: whether a session holds any, and
+what it said, are answered without reading its tool events (a recorded session of a
+million calls and no conversation is known to hold none from one probe)."""
+
+
 def index_statements(since: int) -> list[str]:
     """What brings a store of layout ``since`` (1 or 2; 1 for a new store, whose layout-1
     tables were just made) to `LAYOUT`, in the engine's spelling: the columns each layout
@@ -88,6 +108,7 @@ def index_statements(since: int) -> list[str]:
         statements += _adding(INDEX_COLUMNS)
         statements += INDEX_TABLES
     statements += _adding(SEAL_COLUMNS)
+    statements.append(SAID_INDEX)
     return statements
 
 

@@ -32,10 +32,12 @@ from .chains import ChainBroken, checked_rows, events
 from .dialect import Cursor, Database, ReadFault, WriteFault
 from .index import chain_at, last_sequence, load_head, mark_stale, marked_fresh
 from .indexing import EMPTY_CHAIN
+from .layout import SAID_INDEX
 from .parts import Part, Runner
 from .reading import SqlSessionIndex
 from .rebuild_parts import rebuild_in_parts, rebuild_part
 from .rebuilding import DamagedEvents, Parted, rebuild, rebuild_all
+from .said import said_events
 from .verify_parts import check_part, verify_in_parts
 from .verifying import verify_session
 
@@ -88,6 +90,9 @@ class SqlEventStore(BatchWritingStore):
                 )
             self._upgrade_tables(cursor, interval, since=layout)
             self._upgraded = rebuild_all(self._database.dialect, cursor, interval, progress)
+        elif not self._database.dialect.has_index(cursor, "events_said"):
+            # Made before the conversation's index: it changes no row, nothing to rebuild.
+            cursor.execute(self._database.dialect.sql(SAID_INDEX))
 
     def _create_tables(self, cursor: Any, interval: int) -> None:
         """The database's own DDL for the current layout (each store gives its own)."""
@@ -130,12 +135,8 @@ class SqlEventStore(BatchWritingStore):
         )
 
     def import_events(self, stored_events: Iterable[StoredEvent]) -> Result[int, AppendError]:
-        """Copy already-numbered events, keeping sequences and times; all or none.
-
-        Streamed in one transaction: the events are encoded, checked and indexed
-        a run of a few thousand at a time as they come, so an import of any size
-        holds only a run in memory.
-        """
+        """Copy already-numbered events, keeping sequences and times; all or none. Streamed
+        in one transaction, a run of a few thousand at a time: any size holds only a run."""
         return self._import(stored_events)
 
     def _import(
@@ -283,6 +284,10 @@ class SqlEventStore(BatchWritingStore):
         decoded in full from its own JSON.
         """
         return self._read(session_id, after, trust_columns=True)
+
+    def read_conversation(self, session_id: SessionId, *, after: int = 0) -> Iterator[StoredEvent]:
+        """The session's conversation events after ``after`` (`said`), alone."""
+        return said_events(self._database, session_id, after, self._read_batch, self._unavailable)
 
     def _read(
         self, session_id: SessionId, after: int, *, trust_columns: bool

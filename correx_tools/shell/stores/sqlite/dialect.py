@@ -126,6 +126,12 @@ class SQLiteDialect:
         ]
 
     @staticmethod
+    def has_index(cursor: Cursor, name: str) -> bool:
+        """Asked of the file's schema table."""
+        found = "SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?"
+        return cursor.execute(found, (name,)).fetchone() is not None
+
+    @staticmethod
     def session_name(cursor: Cursor, key: object) -> str:
         """The key is the id."""
         return str(key)

@@ -114,7 +114,10 @@ class SQLiteEventStore(SqlEventStore):
             return layout
         connection.execute("PRAGMA journal_mode=WAL")
         connection.execute("PRAGMA synchronous=FULL")
-        if layout < LAYOUT:
+        said_index = layout < LAYOUT or self._sqlite.dialect.has_index(
+            connection.cursor(), "events_said"
+        )
+        if layout < LAYOUT or not said_index:
             # Decided again inside the write lock: another process may be creating it too.
             with self._sqlite.writing() as cursor:
                 self._prepare(cursor, upgrade, interval, progress)
