@@ -112,7 +112,9 @@ def _session(
     connection: sqlite3.Connection, order: str, row: tuple[Any, ...], tokens: dict[str, Any]
 ) -> Transcript:
     session, cwd, title, created = row
-    messages = [
+    # Each message decoded as its calls are read from it, not all of them first: what is
+    # kept is the calls, and the collector is not made to walk every message's JSON.
+    messages = (
         (
             f"session {session}, message row {row_id}",
             {
@@ -126,7 +128,7 @@ def _session(
             f"WHERE session_id = ? ORDER BY {order}",
             (session,),
         )
-    ]
+    )
     about = About(
         agent_session_id=str(session),
         started_at=_time(created),
