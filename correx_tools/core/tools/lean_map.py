@@ -1,0 +1,78 @@
+"""``pmap(items)`` built with fewer objects for the collector to walk.
+
+pyrsistent's ``pmap`` keeps a map's pairs in a vector of buckets, each bucket a
+``list`` of ``(key, value)`` tuples. A list is always tracked by the cyclic
+garbage collector, so every frozen JSON object costs it one list per key, and
+a session of a million events holds millions of them: each full collection walks
+them all again. Importing a large transcript spent a third of its time there
+(docs/performance.md).
+
+`lean_pmap` builds the very map ``pmap`` builds (the same number of buckets,
+the same pairs in the same buckets in the same order) with each bucket a tuple.
+A tuple of strings and numbers is one the collector stops tracking, and
+pyrsistent only ever iterates a bucket, replacing one it changes with a new
+list, so the map reads, compares, hashes, pickles, prints and changes exactly
+as ``pmap``'s. That rests on how pyrsistent lays a map out, which is not its
+public contract: `LEAN` checks it once, on import, and where it does not hold
+(a later pyrsistent), `frozen_map` is plain ``pmap``.
+
+>>> frozen_map({"text": "hello", "model": "m"}) == pmap({"text": "hello", "model": "m"})
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from pyrsistent import PMap, pmap, pvector
+
+_EMPTY: PMap[str, Any] = pmap()
+
+
+def lean_pmap(items: Mapping[str, Any]) -> PMap[str, Any]:
+    """The map ``pmap(items)`` builds, each of its buckets a tuple rather than a list."""
+    if not items:
+        return _EMPTY
+    size = 2 * len(items)  # as pyrsistent sizes a new map
+    buckets: list[Any] = [None] * size
+    for key, value in items.items():
+        index = hash(key) % size
+        bucket = buckets[index]
+        buckets[index] = ((key, value),) if bucket is None else (*bucket, (key, value))
+    made: PMap[str, Any] = PMap(len(items), pvector(buckets))  # type: ignore[call-arg]
+    return made
+
+
+def _behaves_as_pmap() -> bool:
+    """Whether a lean map answers every question as ``pmap``'s does, in this pyrsistent."""
+    sample = {"text": "hello", "model": None, "tokens": 12, "nested": pmap({"a": 1}), "b": 2.5}
+    try:
+        lean, plain = lean_pmap(sample), pmap(sample)
+        changed = lean.set("tokens", 13).set("new", "x").remove("text").discard("model")
+        expected = plain.set("tokens", 13).set("new", "x").remove("text").discard("model")
+        grown = lean.evolver()
+        for number in range(40):  # past a reallocation of the buckets
+            grown[f"k{number}"] = number
+        return (
+            lean == plain
+            and plain == lean
+            and hash(lean) == hash(plain)
+            and list(lean.items()) == list(plain.items())
+            and repr(lean) == repr(plain)
+            and all(lean[key] == value and key in lean for key, value in sample.items())
+            and "absent" not in lean
+            and lean.get("absent", 0) == 0
+            and changed == expected
+            and dict(grown.persistent()) == {**sample, **{f"k{n}": n for n in range(40)}}
+            and lean.update({"b": 3}) == plain.update({"b": 3})
+        )
+    except Exception:  # any surprise means the layout changed: use pmap
+        return False
+
+
+LEAN = _behaves_as_pmap()
+"""Whether `frozen_map` builds lean maps (pyrsistent lays a map out as this module expects)."""
+
+frozen_map: Callable[[Mapping[str, Any]], PMap[str, Any]] = lean_pmap if LEAN else pmap
+"""``pmap(items)``: lean where `LEAN` holds."""
