@@ -68,6 +68,7 @@ def test_a_lean_map_changes_as_pmaps_map(found: dict[str, Any], steps: list[Any]
 def test_frozen_json_objects_are_lean_and_their_buckets_untracked() -> None:
     frozen = freeze_json({"text": "hello", "model": "m", "nested": {"a": [1, 2]}})
     assert frozen == pmap({"text": "hello", "model": "m", "nested": pmap({"a": pvector([1, 2])})})
+    assert isinstance(frozen._buckets, tuple)  # not a C vector walked slot by slot
     buckets = [bucket for bucket in frozen._buckets if bucket]
     assert buckets and all(type(bucket) is tuple for bucket in buckets)
     gc.collect()  # a pair is let go first, then (next time) the bucket that holds it

@@ -64,8 +64,46 @@ from .policy import Policy
 EXIT_CODE_KNOWN = "exit_code_known"
 """The receipt's metadata key that is ``"false"`` when the transcript records no exit code."""
 
-Staged = tuple[tuple[Position, int], datetime, object, Call | None, bool]
-"""``(place, time, event, call, whether the transcript records the time)``."""
+
+class Staged:
+    """The session's events before they are numbered, as columns: each one's place in the
+    file, time, event, call (``None`` for the conversation) and whether the transcript
+    records its time. Columns rather than a tuple per event: on a large transcript those
+    tuples were a million more objects for the collector to walk while the events grew."""
+
+    __slots__ = ("calls", "events", "places", "recorded", "times")
+
+    def __init__(self) -> None:
+        self.places: list[tuple[Position, int]] = []
+        self.times: list[datetime] = []
+        self.events: list[object] = []
+        self.calls: list[Call | None] = []
+        self.recorded: list[bool] = []
+
+    def add(
+        self,
+        place: tuple[Position, int],
+        at: datetime,
+        event: object,
+        call: Call | None,
+        recorded: bool,
+    ) -> None:
+        """One more event."""
+        self.places.append(place)
+        self.times.append(at)
+        self.events.append(event)
+        self.calls.append(call)
+        self.recorded.append(recorded)
+
+    def in_order(self) -> None:
+        """Each column put in the order of the places (a stable sort: equal places keep the
+        order they were added in)."""
+        order = sorted(range(len(self.places)), key=self.places.__getitem__)
+        self.places = [self.places[i] for i in order]
+        self.times = [self.times[i] for i in order]
+        self.events = [self.events[i] for i in order]
+        self.calls = [self.calls[i] for i in order]
+        self.recorded = [self.recorded[i] for i in order]
 
 
 def stage(
@@ -79,12 +117,12 @@ def stage(
     """The session's events and the state they fold to, checked by a strict fold: a
     transcript whose events the lifecycle refuses is an error naming the call.
     ``conversation`` false leaves the conversation around the calls out."""
-    staged: list[Staged] = []
+    staged = Staged()
     if conversation:
         for said in transcript.said:
             event = conversation_event(said.message)
             at = ORIGIN if said.at is None else said.at
-            staged.append(((said.position, 0), at, event, None, said.at is not None))
+            staged.add((said.position, 0), at, event, None, said.at is not None)
     total = len(transcript.calls)
     for done, call in enumerate(transcript.calls, start=1):
         try:
@@ -93,7 +131,7 @@ def stage(
             raise Unreadable(call.where, f"call {call.call_id}: {error}") from None
         if progress is not None and (done % 1000 == 0 or done == total):
             progress(done, total)
-    staged.sort(key=lambda item: item[0])
+    staged.in_order()
     first = _times(staged)
     about = transcript.about
     began = about.started_at or transcript.first_time
@@ -108,12 +146,10 @@ def stage(
     events = [StoredEvent(session_id=session_id, sequence=1, recorded_at=opened, event=description)]
     events += [
         StoredEvent(session_id=session_id, sequence=number, recorded_at=at, event=event)
-        for number, (_, at, event, _, _) in enumerate(staged, start=2)
+        for number, (at, event) in enumerate(zip(staged.times, staged.events, strict=True), start=2)
     ]
-    calls = [None, *(call for _, _, _, call, _ in staged)]
-    # Let the staging tuples go before the fold: on a large transcript they are millions of
-    # objects the collector would otherwise walk again and again while the fold allocates.
-    staged.clear()
+    calls = [None, *staged.calls]
+    del staged  # its columns go before the fold allocates
     folded = fold_events(ToolProjector(), events)
     if not isinstance(folded, Success):
         refused = folded.failure()
@@ -122,26 +158,27 @@ def stage(
     return events, folded.unwrap().state
 
 
-def _times(staged: list[Staged]) -> datetime | None:
+def _times(staged: Staged) -> datetime | None:
     """Give each step whose time is not recorded the nearest recorded one, in place: the
     one before it in the file, or (before the first) the first after it; and keep each
     call's start and end at or after its request (a skewed clock). The first recorded time,
     or ``None`` when no step records one (the derived times are then kept: they only keep
     the order)."""
-    first = next((item[1] for item in staged if item[4]), None)
+    times = staged.times
+    first = next((at for at, known in zip(times, staged.recorded, strict=True) if known), None)
     if first is None:
         # No time recorded at all: the derived times only keep the order, and a step of the
         # conversation (which derives none) takes the one of the step before it.
         last = ORIGIN
-        for index, (key, stamped, event, call, recorded) in enumerate(staged):
-            last = max(last, stamped)
-            staged[index] = (key, last, event, call, recorded)
+        for index, stamped in enumerate(times):
+            last = times[index] = max(last, stamped)
         return None
-    if all(item[4] for item in staged):
+    if all(staged.recorded):
         return first
     requested: dict[int, datetime] = {}
     last = first
-    for index, (key, stamped, event, call, recorded) in enumerate(staged):
+    steps = zip(staged.places, times, staged.calls, staged.recorded, strict=True)
+    for index, (key, stamped, call, recorded) in enumerate(steps):
         if recorded:
             last = stamped
         at = last
@@ -150,12 +187,12 @@ def _times(staged: list[Staged]) -> datetime | None:
                 requested[id(call)] = at
             else:
                 at = max(at, requested.get(id(call), at))
-        staged[index] = (key, at, event, call, recorded)
+        times[index] = at
     return first
 
 
 def _call_events(
-    transcript: Transcript, call: Call, session_id: SessionId, policy: Policy, staged: list[Staged]
+    transcript: Transcript, call: Call, session_id: SessionId, policy: Policy, staged: Staged
 ) -> None:
     invocation = InvocationId(f"{session_id}/{call.call_id}")
     assignment = policy(call.tool_name, call.arguments)
@@ -169,7 +206,7 @@ def _call_events(
 
     event, cut = fitted(call.arguments, "arguments", requested, session_id, inline=True,
                         beside=2 * len(call.tool_name) + len(invocation))  # fmt: skip
-    staged.append(((call.position, 0), call.requested_at, event, call, call.recorded))
+    staged.add((call.position, 0), call.requested_at, event, call, call.recorded)
     end = call.end
     ran = end is not None and end.kind is not Ending.REJECTED
     if call.started_at is not None or ran:
@@ -178,12 +215,11 @@ def _call_events(
         where = call.started_position if call.started_at is not None else None
         key = (where, 1) if where is not None else (end.position, 1)  # type: ignore[union-attr]
         timed = call.started_recorded if call.started_at is not None else call.recorded
-        staged.append((key, started, ToolExecutionStartedEvent(invocation_id=invocation), call,
-                       timed))  # fmt: skip
+        staged.add(key, started, ToolExecutionStartedEvent(invocation_id=invocation), call, timed)
     if end is not None:
         at = max(end.at, call.requested_at)
         event = _end_event(transcript, call, session_id, assignment.capabilities, cut)
-        staged.append(((end.position, 2), at, event, call, end.recorded))
+        staged.add((end.position, 2), at, event, call, end.recorded)
 
 
 @cache
