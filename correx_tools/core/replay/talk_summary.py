@@ -14,7 +14,7 @@ cuts to `TITLE_CHARS` (`cut_title`).
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import final
 
 from ..lifecycle.conversation import (
@@ -35,8 +35,8 @@ TITLE_CHARS = 120
 class TalkSummary:
     """What a session's conversation adds up to: ``title`` (its first prompt's first line,
     whole: a view masks it, then cuts it with `cut_title`), ``models`` in the order first
-    seen, ``tokens`` (``None``
-    while no usage is recorded: a session whose format records none says so, not 0),
+    seen, ``tokens`` (``None`` while no usage is recorded: a session whose format records
+    none says so, not 0),
     and how many ``prompts`` and ``messages`` (words and reasoning) it holds."""
 
     title: str | None = None
@@ -44,8 +44,6 @@ class TalkSummary:
     tokens: TokenUsage | None = None
     prompts: int = 0
     messages: int = 0
-    seen: int = field(default=0)
-    """How many events it has taken."""
 
     @property
     def empty(self) -> bool:
@@ -56,9 +54,8 @@ class TalkSummary:
         """This summary moved on by ``events`` (the session's next ones, in order)."""
         title, models, tokens = self.title, list(self.models), self.tokens
         known = set(models)  # a transcript may name a model per message: no list to search
-        prompts, messages, seen = self.prompts, self.messages, self.seen
+        prompts, messages = self.prompts, self.messages
         for event in events:
-            seen += 1
             said = conversation_of(event)
             if said is None:
                 continue
@@ -75,7 +72,7 @@ class TalkSummary:
                 known.add(said.model)
                 models.append(said.model)
         return replace(self, title=title, models=tuple(models), tokens=tokens, prompts=prompts,
-                       messages=messages, seen=seen)  # fmt: skip
+                       messages=messages)  # fmt: skip
 
 
 def first_line(text: str) -> str:

@@ -13,7 +13,6 @@ from typing import Any
 from ...core.lifecycle.record import ToolInvocationRecord
 from ...core.lifecycle.status import ToolInvocationStatus
 from ...core.replay.summary import DiffSummary
-from ...core.replay.talk_summary import TalkSummary
 from ..replay.documents import (
     by_status,
     diff_document,
@@ -68,12 +67,7 @@ def cmd_sessions(args: argparse.Namespace) -> int:
         with repository.view(session) as view:
             summary = answered(view.summary(), session, lenient=True)
         transcript = description_json(session_description(store, session))
-        # Its conversation's events alone; a session neither imported nor holding any
-        # has no conversation to speak of (null, not "none").
-        talk: TalkSummary | None = talk_of(store, session)
-        if transcript is None and talk is not None and talk.empty:
-            talk = None
-        row = session_row(summary, transcript=transcript, talk=talk)
+        row = session_row(summary, transcript=transcript, talk=talk_of(store, session))
         row["first_time"], row["last_time"] = session_times(store, session, summary.sequence,
                                                             transcript)  # fmt: skip
         rows.append(row)

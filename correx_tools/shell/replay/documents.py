@@ -109,9 +109,13 @@ def session_row(
     what its conversation adds up to (``talk``): a title (the agent's own, else the first
     prompt's), its models and its tokens (``null`` where none are recorded), and how many
     things said it holds (``said``: prompts, words and reasoning; ``null`` for a session
-    not imported, 0 for one imported without its conversation); its ``agent``
+    neither imported nor holding any, 0 for one imported without its conversation); its
+    ``agent``
     (the transcript's format) and ``project`` (its working directory), ``null`` where not
-    known."""
+    known. A session neither imported nor holding any conversation (``talk`` empty) has
+    none to speak of: ``null``, not "none said"."""
+    if transcript is None and talk is not None and talk.empty:
+        talk = None
     shown = _Shown(redaction)
     own = transcript.get("title") if transcript is not None else None
     title = own if isinstance(own, str) and own else None if talk is None else talk.title

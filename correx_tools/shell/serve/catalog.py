@@ -141,11 +141,7 @@ class Catalog:
         else:
             first, final = self._ends(session_id, last)
             transcript = description_json(described(() if first is None else (first,)))
-            # Its conversation, summed on from the last look; a session neither imported nor
-            # holding any has none to speak of (null, not "none").
-            talk: TalkSummary | None = self._talk_through(session_id, last)
-            if transcript is None and talk is not None and talk.empty:
-                talk = None
+            talk = self._talk_through(session_id, last)  # summed on from the last look
             row = session_row(summary.unwrap(), self._redaction, transcript=transcript, talk=talk)
             # A transcript that records no time gave its steps stand-ins that keep their
             # order only: none is shown as the session's first or last time.
