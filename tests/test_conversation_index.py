@@ -197,7 +197,9 @@ def test_a_postgres_store_made_before_the_index_gains_it_on_writing(
 
 
 @pytest.mark.parametrize("talk", [True, False])
-def test_holding_a_conversation_is_told_by_the_index_alone(tmp_path: Path, talk: bool) -> None:
+def test_a_session_holds_a_conversation_only_where_something_was_said(
+    tmp_path: Path, talk: bool
+) -> None:
     path = tmp_path / "loop.sqlite"
     _recorded(path, talk=talk)
     with SQLiteEventStore(path, read_only=True) as store:

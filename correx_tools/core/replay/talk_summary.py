@@ -48,7 +48,7 @@ class TalkSummary:
     @property
     def empty(self) -> bool:
         """Whether it has taken no conversation event: no prompt, words, reasoning or usage."""
-        return not (self.prompts or self.messages) and self.tokens is None and not self.models
+        return not (self.prompts or self.messages) and self.tokens is None
 
     def taking(self, events: Iterable[object]) -> TalkSummary:
         """This summary moved on by ``events`` (the session's next ones, in order)."""

@@ -119,7 +119,8 @@ class PostgresDialect:
     def has_index(self, cursor: Cursor, name: str) -> bool:
         """Asked of the catalogue's indexes of the store's schema."""
         found = "SELECT 1 FROM pg_indexes WHERE schemaname = %s AND indexname = %s"
-        return cursor.execute(found, (self.schema, "correx_" + name)).fetchone() is not None
+        index = self._names["index_prefix"] + name
+        return cursor.execute(found, (self.schema, index)).fetchone() is not None
 
     def session_name(self, cursor: Cursor, key: object) -> str:
         """The id of the session with this digest."""

@@ -71,16 +71,24 @@ def continues(d: Dialect, chain: int, row: Row) -> bool:
 
 
 def events(
-    d: Dialect, cursor: Cursor, session_id: str, after: int, limit: int, *, indexed: bool
+    d: Dialect,
+    cursor: Cursor,
+    session_id: str,
+    after: int,
+    limit: int,
+    *,
+    indexed: bool,
+    only: str | None = None,
 ) -> list[tuple[Any, ...]]:
     """One batch of a session's event rows after ``after``: ``(sequence, recorded_at, type,
     version, data)``, and with ``indexed`` every column a checked read needs
-    (`CHAINED_COLUMNS`)."""
+    (`CHAINED_COLUMNS`); with ``only``, those rows that meet that condition alone."""
     columns = CHAINED_COLUMNS if indexed else "sequence, recorded_at, type, version, data"
+    condition = "" if only is None else f" AND {only}"
     rows: list[tuple[Any, ...]] = cursor.execute(
         d.sql(
             f"SELECT {columns} FROM {{events}} "
-            "WHERE {session} = ? AND sequence > ? ORDER BY sequence LIMIT ?"
+            f"WHERE {{session}} = ? AND sequence > ?{condition} ORDER BY sequence LIMIT ?"
         ),
         (d.session_key(session_id), after, limit),
     ).fetchall()

@@ -90,9 +90,12 @@ SAID = "type IN (" + ", ".join(f"'{tag}'" for tag in sorted(CONVERSATION_TYPES))
 spelled the same in `SAID_INDEX` and in every query meant to use it: a database uses a
 partial index only for a query whose condition contains the index's own."""
 
+SAID_INDEX_NAME = "events_said"
+"""`SAID_INDEX`'s name as the layout spells it (a database puts its ``{index_prefix}`` first)."""
+
 SAID_INDEX = (
-    "CREATE INDEX IF NOT EXISTS {index_prefix}events_said ON {events} ({session}, sequence) "
-    f"WHERE {SAID}"
+    f"CREATE INDEX IF NOT EXISTS {{index_prefix}}{SAID_INDEX_NAME} "
+    f"ON {{events}} ({{session}}, sequence) WHERE {SAID}"
 )
 """The conversation's events of each session, in order: whether a session holds any, and
 what it said, are answered without reading its tool events (a recorded session of a

@@ -15,6 +15,7 @@ from ....core.lifecycle.events import StoredEvent
 from ....core.tools.ids import SessionId
 from ..codec.rows import decode_row
 from ..port import StoreReadError
+from .chains import events
 from .dialect import Database, ReadFault
 from .layout import SAID
 
@@ -29,15 +30,11 @@ def said_events(
     """The session's conversation events after ``after``, in order, ``batch`` rows a query;
     a database that cannot be read raises what ``unavailable`` makes of it."""
     d, last = database.dialect, after
-    query = d.sql(
-        "SELECT sequence, recorded_at, type, version, data FROM {events} "
-        f"WHERE {{session}} = ? AND sequence > ? AND {SAID} ORDER BY sequence LIMIT ?"
-    )
     while True:
         # One batch per query: other threads may use the connection in between.
         try:
             with database.query() as cursor:
-                rows = cursor.execute(query, (d.session_key(session_id), last, batch)).fetchall()
+                rows = events(d, cursor, session_id, last, batch, indexed=False, only=SAID)
         except ReadFault as fault:
             raise unavailable(fault, last + 1) from None
         for row in rows:

@@ -32,7 +32,7 @@ from .chains import ChainBroken, checked_rows, events
 from .dialect import Cursor, Database, ReadFault, WriteFault
 from .index import chain_at, last_sequence, load_head, mark_stale, marked_fresh
 from .indexing import EMPTY_CHAIN
-from .layout import SAID_INDEX
+from .layout import SAID_INDEX, SAID_INDEX_NAME
 from .parts import Part, Runner
 from .reading import SqlSessionIndex
 from .rebuild_parts import rebuild_in_parts, rebuild_part
@@ -77,9 +77,8 @@ class SqlEventStore(BatchWritingStore):
         interval: int,
         progress: Callable[[int, int], None] | None,
     ) -> None:
-        """In the caller's write transaction: the tables of a new database created, those of
-        an older layout upgraded and every session's index rebuilt — or, unless
-        ``allowed``, a `StoreLayoutError` saying what to run."""
+        """In the caller's write transaction: a new database's tables made, an older layout's
+        upgraded and its index rebuilt (unless ``allowed``: a `StoreLayoutError`)."""
         if layout == 0:
             self._create_tables(cursor, interval)
         elif layout < self._layout:
@@ -90,9 +89,12 @@ class SqlEventStore(BatchWritingStore):
                 )
             self._upgrade_tables(cursor, interval, since=layout)
             self._upgraded = rebuild_all(self._database.dialect, cursor, interval, progress)
-        elif not self._database.dialect.has_index(cursor, "events_said"):
-            # Made before the conversation's index: it changes no row, nothing to rebuild.
+        elif not self._current(cursor, layout):  # only the conversation's index: no rebuild
             cursor.execute(self._database.dialect.sql(SAID_INDEX))
+
+    def _current(self, cursor: Any, layout: int) -> bool:
+        """Whether a store of ``layout`` has all this release writes (its tables and indexes)."""
+        return layout >= self._layout and self._database.dialect.has_index(cursor, SAID_INDEX_NAME)
 
     def _create_tables(self, cursor: Any, interval: int) -> None:
         """The database's own DDL for the current layout (each store gives its own)."""
@@ -135,8 +137,7 @@ class SqlEventStore(BatchWritingStore):
         )
 
     def import_events(self, stored_events: Iterable[StoredEvent]) -> Result[int, AppendError]:
-        """Copy already-numbered events, keeping sequences and times; all or none. Streamed
-        in one transaction, a run of a few thousand at a time: any size holds only a run."""
+        """Copy numbered events as they are, all or none; streamed a run at a time (`runs`)."""
         return self._import(stored_events)
 
     def _import(
@@ -215,9 +216,8 @@ class SqlEventStore(BatchWritingStore):
             raise self._unavailable(fault, 0) from None
 
     def work_part(self, task: str, part: Part) -> Any:
-        """One part of a session checked (``task`` ``"verify"``) or rebuilt (``"rebuild"``,
-        ``"rebuild!"`` accepting edits) in one read snapshot, nothing written: what a
-        worker process does (`parts`)."""
+        """One part of a session checked (``task`` ``"verify"``) or rebuilt (``"rebuild"``;
+        ``"rebuild!"`` accepting edits) in one snapshot, writing nothing (`parts`)."""
         try:
             with self._database.snapshot() as cursor:
                 d = self._database.dialect

@@ -114,10 +114,7 @@ class SQLiteEventStore(SqlEventStore):
             return layout
         connection.execute("PRAGMA journal_mode=WAL")
         connection.execute("PRAGMA synchronous=FULL")
-        said_index = layout < LAYOUT or self._sqlite.dialect.has_index(
-            connection.cursor(), "events_said"
-        )
-        if layout < LAYOUT or not said_index:
+        if not self._current(connection.cursor(), layout):
             # Decided again inside the write lock: another process may be creating it too.
             with self._sqlite.writing() as cursor:
                 self._prepare(cursor, upgrade, interval, progress)
