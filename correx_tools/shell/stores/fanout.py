@@ -124,6 +124,12 @@ class Workers:
             for process in list(_processes(pool)):
                 process.kill()
             pool.shutdown(wait=False, cancel_futures=True)
+            # Its manager thread closes the pool's wake-up pipe as it ends; left to race the
+            # interpreter's exit, Python 3.11's exit hook may write to the pipe as it closes
+            # (a traceback on stderr). The processes are dead, so it ends at once.
+            manager = getattr(pool, "_executor_manager_thread", None)
+            if manager is not None:
+                manager.join(timeout=_LOOK * 10)
 
     def _result(self, future: Future[Any]) -> Any:
         """A part's result, or `WorkerLost` as soon as any worker process has died."""
