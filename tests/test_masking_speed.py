@@ -173,13 +173,16 @@ def test_a_session_id_of_20000_characters_slows_no_request(tmp_path: Path) -> No
         listed = server.answer("/api/v1/sessions")["sessions"]
         [row] = [r for r in listed if r["session_id"].endswith("/agent-a2898e3")]
         session = f"/api/v1/sessions/{quote(row['ref'], safe='')}"
-        waits = []
+        waits: dict[str, list[float]] = {}
         for question in ("", "/state", "/stats", "/timeline", "/scrub", "/search?q=ls") * 3:
             start = time.perf_counter()
             status, body, _ = server.get(session + question)
-            waits.append(time.perf_counter() - start)
+            waits.setdefault(question, []).append(time.perf_counter() - start)
             assert status == 200, body
-        assert max(waits) < 0.25, waits
+        # Work that grows with the id slows every asking of a question; a loaded machine
+        # delays one asking now and then, so the fastest of three is what is bounded.
+        assert max(min(times) for times in waits.values()) < 0.25, waits
+        assert max(max(times) for times in waits.values()) < 2.0, waits
     finally:
         server.stop()
 
