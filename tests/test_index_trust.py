@@ -17,6 +17,7 @@ import pytest
 from correx_tools import (
     DefaultToolRepository,
     EventReplayer,
+    InvocationId,
     PostgresEventStore,
     Retention,
     SessionId,
@@ -29,6 +30,7 @@ from correx_tools.shell.stores.codec.encoding import encode_event
 from correx_tools.shell.stores.port import EventStore
 
 from .strategies import completed, failed, requested, started, stored
+from .test_cli import run
 
 S = SessionId("s")
 
@@ -212,3 +214,35 @@ def test_a_postgres_index_edited_by_hand_is_rebuilt(
         assert answers(store) == expected
         assert answered_from_index(store)
     store.close()
+
+
+@pytest.mark.parametrize(
+    ("sequence", "edited"),
+    [
+        (
+            13,
+            '{"invocation_id":"i4","request":{"arguments":{"path":"/etc/shadow"},'
+            '"tool_name":"read_file"},"tier":"auto","tool_name":"read_file"}',
+        ),
+        (15, '{"invocation_id":"i4","receipt":{"exit_code":0,"metadata":{},"output":"forged"}}'),
+        (15, '{"invocation_id":"i4","receipt":'),  # not even JSON
+    ],
+)
+def test_a_payload_edited_behind_the_triggers_is_held_to_its_chain_when_an_entry_hands_it_on(
+    sqlite_store: SQLiteEventStore, sequence: int, edited: str
+) -> None:
+    # A row's seal covers its events' chain values, not their JSON: an entry that hands a
+    # payload on checks it against the chain, so the edit is seen and the fold answers.
+    for trigger in ("events_changed", "events_deleted", "events_unindexed"):
+        sql(sqlite_store, f"DROP TRIGGER {trigger}")
+    sql(sqlite_store, "UPDATE events SET data = ? WHERE sequence = ?", edited, sequence)
+    reader = SQLiteEventStore(sqlite_store.path, read_only=True)
+    if not edited.endswith(":"):
+        with DefaultToolRepository(EventReplayer(reader), strict=False).view(S) as view:
+            history = view.history(InvocationId("i4")).unwrap()
+            assert view.stale  # the row's events did not hold: answered by folding
+        assert history == folded(reader)[3]
+        return
+    result = run("history", str(reader.path), S, "i4", ok=False)
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert f"sequence {sequence}: cannot read" in result.stderr

@@ -212,12 +212,23 @@ def check_entries(
     quarantined: Any,
 ) -> None:
     """The index's entries, the entries one pass over the events computes, and the fold
-    agree: same invocations in request order, same history, same refusals."""
-    from_index = DefaultToolRepository(EventReplayer(store), strict=False).entries(session)
+    agree: same invocations in request order, same history, same refusals; and so do the
+    outlines at every point (read from the index without the payloads)."""
+    indexed = DefaultToolRepository(EventReplayer(store), strict=False)
+    from_index = indexed.entries(session)
     memory = InMemoryEventStore()
     memory.import_events(events).unwrap()
-    folded = DefaultToolRepository(EventReplayer(memory), strict=False).entries(session)
+    folding = DefaultToolRepository(EventReplayer(memory), strict=False)
+    folded = folding.entries(session)
     assert from_index.unwrap() == folded.unwrap()
+    with indexed.view(session) as index_view, folding.view(session) as fold_view:
+        for k in range(len(events) + 1):
+            outlines = list(index_view.outlines(k).unwrap())
+            assert outlines == list(fold_view.outlines(k).unwrap())
+            assert [o.invocation_id for o in outlines] == [
+                r.invocation_id for r in timeline.at(k).records()
+            ]
+        assert index_view.indexed and not index_view.stale
     last, entries, refused = folded.unwrap()
     assert last == len(events) and refused == quarantined
     assert [e.invocation_id for e in entries] == [

@@ -191,7 +191,7 @@ def cmd_reindex(args: argparse.Namespace) -> int:
     if address_of(args.source).kind == "jsonl":
         raise CliError(f"{args.source}: a JSONL log is a plain log and keeps no index to rebuild")
     looked = open_store(args.source)  # read-only: which layout is it?
-    older = isinstance(looked, IndexedStore) and looked.needs_upgrade
+    older = isinstance(looked, IndexedStore) and looked.outdated
     close_store(looked)
     started = time.perf_counter()
     with Progress("indexing", None, sys.stderr) as bar:

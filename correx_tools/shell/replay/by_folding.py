@@ -28,7 +28,7 @@ from ...core.replay.summary import DiffSummary, SessionSummary, summarize, summa
 from ...core.replay.timeline import Timeline
 from ...core.tools.ids import InvocationId, SessionId
 from ...core.tools.short_ids import starting_in
-from .pages import Entries
+from .pages import Entries, Outlines, outlines_of
 from .questions import Changes, History, Refusals, SessionEntries, refusal_error
 from .replayer import EventReplayer, unanswered
 
@@ -139,6 +139,10 @@ class ByFolding:
         if self._strict and refused and refused[0][0].sequence <= sequence:
             return Failure(refusal_error(*refused[0]))
         return Success(e for e in entries if after < e.requested_seq <= sequence)
+
+    def outlines_through(self, sequence: int, after: int) -> Outlines:
+        """The outlines of `entries_through`'s entries."""
+        return self.entries_through(sequence, after).map(outlines_of)
 
     def entries_before(self, through: int, count: int) -> list[InvocationEntry]:
         """From one pass over the events."""

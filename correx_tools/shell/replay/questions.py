@@ -35,7 +35,7 @@ from ...core.replay.timeline import RecordChange
 from ...core.tools.ids import InvocationId, SessionId
 from ..stores.port import SessionIndex, StaleIndex
 from .diffs import changes_between, count_changes
-from .pages import Entries, index_entries
+from .pages import Entries, Outlines, index_entries, index_outlines
 
 T = TypeVar("T")
 History = tuple[tuple[int, ToolInvocationRecord], ...]
@@ -102,6 +102,10 @@ class Questions(Protocol):
 
     def entries_through(self, sequence: int, after: int) -> Entries:
         """Entries requested in ``(after, sequence]``, as they are now; read as consumed."""
+        ...
+
+    def outlines_through(self, sequence: int, after: int) -> Outlines:
+        """`entries_through`, as outlines: the invocations as they are now."""
         ...
 
     def entries_by_id(self, ids: Sequence[str]) -> list[InvocationEntry | None]:
@@ -272,6 +276,13 @@ class FromIndex:
         if problem is not None:
             return Failure(problem)
         return Success(index_entries(self._index, sequence, after))
+
+    def outlines_through(self, sequence: int, after: int) -> Outlines:
+        """From the index, a page at a time, payloads unread (`index_outlines`)."""
+        problem = self._check(sequence)
+        if problem is not None:
+            return Failure(problem)
+        return Success(index_outlines(self._index, sequence, after))
 
     def entries_by_id(self, ids: Sequence[str]) -> list[InvocationEntry | None]:
         """Each entry by its primary key."""

@@ -25,13 +25,14 @@ from ...core.replay.timeline import RecordChange
 from ...core.tools.ids import InvocationId, SessionId
 from ...core.tools.short_ids import UnresolvedId, resolve_name
 from ..stores.port import StaleIndex
-from .pages import Entries, Outlines, outlines_at
+from .pages import Entries, Outlines, R, outlines_at
 from .questions import FromIndex, History, Questions, Refusals, SessionEntries
 from .replayer import answered_or_unreadable
 
 T = TypeVar("T")
-Ask = Callable[[Questions, int], Entries]
-"""A stream's question: the entries after a request's sequence, of these questions."""
+Ask = Callable[[Questions, int], Result[Iterator[R], ReplayError]]
+"""A stream's question: what is said of the invocations requested after a sequence (their
+entries, their outlines), of these questions."""
 
 
 class StreamFailed(Exception):
@@ -179,7 +180,8 @@ class SessionView:
         return answered_or_unreadable(lambda: self._outlines(self._point(at)))
 
     def _outlines(self, k: int) -> Outlines:
-        return self._entries_through(k).map(lambda entries: outlines_at(entries, k))
+        found = self._stream(lambda questions, after: questions.outlines_through(k, after), k)
+        return found.map(lambda outlines: outlines_at(outlines, k))
 
     def entries_through(self, at: int | None = None) -> Entries:
         """The entry of each invocation requested by ``at`` (the last event unless given),
@@ -189,11 +191,11 @@ class SessionView:
     def _entries_through(self, k: int) -> Entries:
         return self._stream(lambda questions, after: questions.entries_through(k, after), k)
 
-    def _stream(self, ask: Ask, k: int) -> Entries:
+    def _stream(self, ask: Ask[R], k: int) -> Result[Iterator[R], ReplayError]:
         first = self._ask(lambda questions: ask(questions, 0), k)
         return first.map(lambda items: self._resumed(items, ask))
 
-    def _resumed(self, items: Iterator[InvocationEntry], ask: Ask) -> Iterator[InvocationEntry]:
+    def _resumed(self, items: Iterator[R], ask: Ask[R]) -> Iterator[R]:
         """``items``; an index found stale part way is left for a fold, which goes on after
         the last invocation given (`StreamFailed` if the fold refuses the session)."""
         after = 0

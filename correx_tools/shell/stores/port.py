@@ -30,6 +30,7 @@ from returns.result import Result
 from ...core.lifecycle.events import StoredEvent
 from ...core.lifecycle.status import ToolInvocationStatus
 from ...core.replay.errors import EventDecodeError
+from ...core.replay.outline import InvocationOutline
 from ...core.replay.stored_index import Counts, InvocationEntry
 from ...core.tools.errors import CorrexError, error_value
 from ...core.tools.ids import SessionId
@@ -166,6 +167,10 @@ class SessionIndex(Protocol):
         request order (a whole session read a page at a time)."""
         ...
 
+    def outlines_after(self, after: int, *, through: int, count: int) -> list[InvocationOutline]:
+        """`entries_after`, as outlines (payloads left unread where the index allows)."""
+        ...
+
     def rows_through(self, through: int) -> int:
         """How many invocation rows the index holds for the invocations requested by
         ``through``."""
@@ -273,6 +278,13 @@ class IndexedStore(Protocol):
     def needs_upgrade(self) -> bool:
         """Whether it was written by an older release and keeps no index to answer from
         until it is upgraded (``correx-tools reindex``)."""
+        ...
+
+    @property
+    def outdated(self) -> bool:
+        """Whether it was written by an older release: writing to it needs an upgrade
+        first (``correx-tools reindex``). Every store that `needs_upgrade` is outdated; a
+        store whose index this release still reads is outdated and answers from it."""
         ...
 
     @property

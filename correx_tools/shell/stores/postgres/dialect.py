@@ -20,6 +20,7 @@ from typing import Any, final
 from ..addresses import redact_dsn
 from ..port import AppendErrorKind
 from ..sql.dialect import Cursor, ReadFault, WriteFault
+from ..sql.layout import LAYOUT
 from .connection import Link, Unavailable
 from .layout import CHANNEL, id_key
 
@@ -33,6 +34,7 @@ except ImportError:  # pragma: no cover - exercised only without the extra
 class PostgresDialect:
     """The engine's SQL as PostgreSQL spells it, in one schema; ids as bytes."""
 
+    layout = LAYOUT
     texts_as_bytes = True
     claim_columns = "invocation_key, invocation_id"
 

@@ -115,7 +115,7 @@ STORE_TABLES = ("correx_checkpoints", "correx_events", "correx_invocations",
 
 
 def layout_of(connection: Any, schema: str) -> int | None:
-    """The schema's layout: 3, 2, 1; 0 when it holds no tables, ``None`` for the text-id
+    """The schema's layout: 4, 3, 2, 1; 0 when it holds no tables, ``None`` for the text-id
     layout."""
     columns = {
         (table, column)

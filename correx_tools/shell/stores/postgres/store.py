@@ -23,7 +23,7 @@ from ....core.tools.ids import SessionId
 from ..addresses import StoreAddress, redact_dsn
 from ..port import StoreLayoutError
 from ..sql.indexing import CHECKPOINT_INTERVAL
-from ..sql.layout import LAYOUT
+from ..sql.layout import LAYOUT, READABLE_LAYOUT
 from ..sql.store import SqlEventStore
 from .connection import Link, require_psycopg
 from .dialect import PostgresDatabase
@@ -83,7 +83,7 @@ class PostgresEventStore(SqlEventStore):
                 self._check_tables()
             else:
                 self.init_db()
-            if self.layout >= LAYOUT:
+            if self.layout >= READABLE_LAYOUT:  # its index is read: its interval counts
                 self.checkpoint_interval = stored_interval(link.current, schema)
         except BaseException:
             link.close()
@@ -144,8 +144,9 @@ class PostgresEventStore(SqlEventStore):
     def _create_tables(self, cursor: Any, interval: int) -> None:
         create(cursor, self._postgres.dialect, self.schema, interval)
 
-    def _upgrade_tables(self, cursor: Any, interval: int, *, since: int) -> None:
+    def _upgrade_tables(self, cursor: Any, interval: int, *, since: int) -> int:
         upgrade(cursor, self._postgres.dialect, self.schema, interval, since=since)
+        return stored_interval(cursor, self.schema)
 
     @property
     def _what(self) -> str:

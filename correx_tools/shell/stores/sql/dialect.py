@@ -52,6 +52,10 @@ class Dialect(Protocol):
     where: str
     """How messages name where the events are (a file, a table)."""
 
+    layout: int
+    """The layout of the store it reads and writes: its index rows are checked by that
+    layout's seals (`images.proof_for`)."""
+
     def sql(self, text: str) -> str:
         """The engine's SQL (``?`` parameters, braced names) in this database's spelling."""
         ...

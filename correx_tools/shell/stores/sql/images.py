@@ -3,16 +3,24 @@
 The row (its *image*) holds the sequences and fields of the invocation's
 request, start and end, so that its entry is read in one lookup. It is
 derived data, and its ``seal`` — a CRC-32 over every column of the row, the
-session, and the JSON of the request (and of the completion) it was built
+session, and a *proof* of the request (and of the completion) it was built
 from — is checked each time the row is read (`entries.entry_of`): a stray
-``UPDATE`` of a column, a row moved to another session, or an event's payload
-changed beside it no longer matches, and the question is answered from the
-events instead.
+``UPDATE`` of a column, a row moved to another session, or an event changed
+beside it no longer matches, and the question is answered from the events
+instead.
+
+The proof of an event is its chain value with the CRC-32 of its JSON (layout 4
+on), and the row keeps those CRCs in two columns of its own: a row is checked
+without reading a payload (an outline, for ``stats``), and a payload read for
+an entry is held to the CRC the row keeps. Layout 3 sealed a row over the
+CRC-32s of the two events' JSON alone, kept nowhere (`payload_proof`): its
+rows are checked by reading both payloads, until the store is upgraded.
 """
 
 from __future__ import annotations
 
 import zlib
+from collections.abc import Callable
 from dataclasses import KW_ONLY, dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import final
@@ -30,9 +38,39 @@ def micros(moment: datetime | None) -> int | None:
     return None if moment is None else (moment - _EPOCH) // _MICROSECOND
 
 
+CHAIN_SEALS = 4
+"""The first layout whose rows are sealed over their events' chains."""
+
+Proof = Callable[[int | None, int | None], int]
+"""What a row's seal takes of one of its events, from the CRC-32 of the event's JSON
+(`payload_crc`) and the event's chain value."""
+
+
 def payload_crc(data: str | None) -> int:
     """The CRC-32 of an event's JSON as stored (0 for none)."""
     return 0 if data is None else zlib.crc32(data.encode("utf-8"))
+
+
+def chained_proof(crc: int | None, chain: int | None) -> int:
+    """Layout 4's proof of an event: its chain value, with the CRC-32 of its JSON, which
+    the row keeps in a column of its own (`keeps_crcs`)."""
+    return ((chain or 0) << 32) | (crc or 0)
+
+
+def payload_proof(crc: int | None, chain: int | None) -> int:
+    """Layout 3's proof of an event: the CRC-32 of its JSON alone."""
+    return crc or 0
+
+
+def proof_for(layout: int) -> Proof:
+    """How the rows of a store of ``layout`` (3 or later) are sealed over their events."""
+    return chained_proof if layout >= CHAIN_SEALS else payload_proof
+
+
+def keeps_crcs(proof: Proof) -> bool:
+    """Whether rows sealed by ``proof`` keep their payloads' CRCs in columns of their own
+    (``request_crc``, ``end_crc``): then a row's seal is checked without its payloads."""
+    return proof is chained_proof
 
 
 SealedColumns = tuple[
@@ -41,18 +79,18 @@ SealedColumns = tuple[
 ]  # fmt: skip
 """An invocation row's columns in the order its seal takes them: the invocation's id, its
 request's sequence, its status, its request time, its start's sequence and time, its end's
-sequence and time, its tool and tier, the end's label and code, and the `payload_crc` of
-the Requested event's JSON and of the Completed event's (0 unless it completed)."""
+sequence and time, its tool and tier, the end's label and code, and the proof (`Proof`) of
+the Requested event and of the Completed event (0 unless it completed)."""
 
 
 def seal_of_row(session_id: str, columns: SealedColumns) -> int:
     """The seal of an invocation's row: a CRC-32 over its columns and what it was built from."""
     (invocation_id, sequence, status, requested_at, started_seq, started_at, ended_seq,
-     completed_at, tool, tier, end_label, end_code, request_crc, end_crc) = columns  # fmt: skip
+     completed_at, tool, tier, end_label, end_code, request_proof, end_proof) = columns  # fmt: skip
     text = (
         f"{session_id}\x1f{invocation_id}\x1f{sequence}\x1f{status}\x1f{micros(requested_at)}"
         f"\x1f{started_seq}\x1f{micros(started_at)}\x1f{ended_seq}\x1f{micros(completed_at)}"
-        f"\x1f{tool}\x1f{tier}\x1f{end_label}\x1f{end_code}\x1f{request_crc}\x1f{end_crc}"
+        f"\x1f{tool}\x1f{tier}\x1f{end_label}\x1f{end_code}\x1f{request_proof}\x1f{end_proof}"
     )
     return zlib.crc32(text.encode("utf-8"))
 
@@ -70,6 +108,12 @@ class Image:
     tool_name: str
     tier: int
     request_crc: int
+    """The `payload_crc` of the Requested event's JSON (and ``end_crc``, of the Completed
+    event's; 0 unless it completed)."""
+    request_chain: int
+    """The Requested event's chain value (and ``end_chain``, the Completed event's)."""
+    proof: Proof = chained_proof
+    """How this row's seal takes its events (`proof_for` the store's layout)."""
     requested_text: str | None = None
     """Each time's text as the event stored it, when known: SQLite keeps that text, and
     writing it as it is saves formatting the moment again."""
@@ -84,11 +128,19 @@ class Image:
     end_label: str | None = field(default=None, init=False)
     end_code: int | None = field(default=None, init=False)
     end_crc: int = field(default=0, init=False)
+    end_chain: int = field(default=0, init=False)
 
     @classmethod
-    def requested(cls, change: EntryChange, columns: TypedColumns, event: EncodedEvent) -> Image:
+    def requested(
+        cls,
+        change: EntryChange,
+        columns: TypedColumns,
+        event: EncodedEvent,
+        chain: int,
+        proof: Proof = chained_proof,
+    ) -> Image:
         """The row of an invocation just requested by ``change`` (its event's typed
-        ``columns``, and the ``event`` as stored)."""
+        ``columns``, the ``event`` as stored and its ``chain``), sealed by ``proof``."""
         assert columns.label is not None  # a Requested event has a tool
         assert columns.code is not None  # and a tier
         return cls(
@@ -98,14 +150,21 @@ class Image:
             tool_name=columns.label,
             tier=columns.code,
             request_crc=payload_crc(event.data),
+            request_chain=chain,
+            proof=proof,
             requested_text=event.recorded_at,
         )
 
     def advance(
-        self, change: EntryChange, status: int, columns: TypedColumns, event: EncodedEvent
+        self,
+        change: EntryChange,
+        status: int,
+        columns: TypedColumns,
+        event: EncodedEvent,
+        chain: int,
     ) -> None:
         """Move the row on over its start or end (``status``: the status code it reaches;
-        the event's typed ``columns``, and the ``event`` as stored)."""
+        the event's typed ``columns``, the ``event`` as stored and its ``chain``)."""
         if change.kind == 2:
             self.status, self.started_seq, self.started_at = 2, change.sequence, change.recorded_at
             self.started_text = event.recorded_at
@@ -113,7 +172,8 @@ class Image:
         self.status, self.ended_seq, self.completed_at = status, change.sequence, change.recorded_at
         self.completed_text = event.recorded_at
         self.end_label, self.end_code = columns.label, columns.code
-        self.end_crc = payload_crc(event.data) if status == 3 else 0
+        if status == 3:
+            self.end_crc, self.end_chain = payload_crc(event.data), chain
 
     def seal(self, session_id: str) -> int:
         """The seal of this row in ``session_id``."""
@@ -121,6 +181,7 @@ class Image:
             session_id,
             (self.invocation_id, self.sequence, self.status, self.requested_at,
              self.started_seq, self.started_at, self.ended_seq, self.completed_at,
-             self.tool_name, self.tier, self.end_label, self.end_code, self.request_crc,
-             self.end_crc),
+             self.tool_name, self.tier, self.end_label, self.end_code,
+             self.proof(self.request_crc, self.request_chain),
+             self.proof(self.end_crc, self.end_chain) if self.status == 3 else 0),
         )  # fmt: skip

@@ -16,7 +16,7 @@ from ....core.replay.stored_index import InvocationState as State
 from ..port import StaleIndex
 from ..writing import Refused, duplicate
 from .dialect import Cursor, Dialect
-from .images import Image, payload_crc
+from .images import Image, Proof, chained_proof
 from .indexing import Checkpoint, Head, IndexedEvent, head_seal
 
 # -- the session's head ------------------------------------------------------------
@@ -128,7 +128,8 @@ def mark_stale(d: Dialect, cursor: Cursor, session_id: str) -> None:
 _IMAGE_QUERY = (
     "SELECT i.{invocation}, i.{session}, i.invocation_id, i.sequence, i.status, "
     "i.requested_at, i.started_seq, i.started_at, i.ended_seq, i.completed_at, i.tool_name, "
-    "i.tier, i.end_label, i.end_code, i.seal, r.data, e.data FROM {invocations} i "
+    "i.tier, i.end_label, i.end_code, i.seal, i.request_crc, r.chain, i.end_crc, e.chain "
+    "FROM {invocations} i "
     "JOIN {events} r ON r.{session} = i.{session} AND r.sequence = i.sequence "
     "LEFT JOIN {events} e ON i.status = 3 AND e.{session} = i.{session} "
     "AND e.sequence = i.ended_seq WHERE i.{invocation} "
@@ -139,14 +140,16 @@ def load_images(
     d: Dialect, cursor: Cursor, session_id: str, ids: Iterable[str]
 ) -> dict[str, Image]:
     """The rows of those of ``ids`` this session requested, each checked against its seal
-    (`StaleIndex` when one does not match: the session's index is to be rebuilt)."""
+    (`StaleIndex` when one does not match: the session's index is to be rebuilt). For a
+    store being written to, whose rows are sealed over their events' chains."""
     by_key = {d.invocation_key(invocation): invocation for invocation in ids}
     mine, text, when = d.session_key(session_id), d.text, d.when
     found: dict[str, Image] = {}
     for fragment, keys in d.key_sets(list(by_key)):
         for row in cursor.execute(d.sql(_IMAGE_QUERY) + fragment, keys):
-            (key, session, _, sequence, status, requested, started_seq, started,
-             ended_seq, completed, tool, tier, label, code, seal, r_data, e_data) = row  # fmt: skip
+            (key, session, _, sequence, status, requested, started_seq, started, ended_seq,
+             completed, tool, tier, label, code, seal, r_crc, r_chain, e_crc,
+             e_chain) = row  # fmt: skip
             if session != mine or status is None:
                 continue
             invocation = by_key[key]
@@ -156,7 +159,8 @@ def load_images(
                 requested_at=when(requested),
                 tool_name=text(tool) or "",
                 tier=tier,
-                request_crc=payload_crc(r_data),
+                request_crc=r_crc or 0,
+                request_chain=r_chain or 0,
                 requested_text=_text_of(requested),
             )
             image.status, image.started_seq, image.ended_seq = status, started_seq, ended_seq
@@ -164,7 +168,8 @@ def load_images(
             image.completed_at = None if completed is None else when(completed)
             image.started_text, image.completed_text = _text_of(started), _text_of(completed)
             image.end_label, image.end_code = text(label), code
-            image.end_crc = payload_crc(e_data) if status == 3 else 0
+            if status == 3:
+                image.end_crc, image.end_chain = e_crc or 0, e_chain or 0
             if seal != image.seal(session_id):
                 raise StaleIndex(f"the index row of invocation {invocation!r} does not match")
             found[invocation] = image
@@ -192,8 +197,8 @@ def write_images(
             d.sql(
                 f"INSERT INTO {{invocations}} ({d.claim_columns}, {{session}}, sequence, status, "
                 "requested_at, started_seq, started_at, ended_seq, completed_at, tool_name, "
-                f"tier, end_label, end_code, seal) VALUES ({_marks(d)}, "
-                "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT ({invocation}) DO NOTHING"
+                f"tier, end_label, end_code, request_crc, end_crc, seal) VALUES ({_marks(d)}, "
+                "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT ({invocation}) DO NOTHING"
             ),
             [
                 (*d.claim_ids(i.invocation_id), key, *_columns(d, i), i.seal(session_id))
@@ -216,7 +221,8 @@ def write_images(
             d.sql(
                 "UPDATE {invocations} SET status = ?, requested_at = ?, started_seq = ?, "
                 "started_at = ?, ended_seq = ?, completed_at = ?, tool_name = ?, tier = ?, "
-                "end_label = ?, end_code = ?, seal = ? WHERE {invocation} = ?"
+                "end_label = ?, end_code = ?, request_crc = ?, end_crc = ?, seal = ? "
+                "WHERE {invocation} = ?"
             ),
             rows,
         )
@@ -227,7 +233,7 @@ def _marks(d: Dialect) -> str:
 
 
 def _columns(d: Dialect, image: Image) -> tuple[Any, ...]:
-    """An image's columns from ``sequence`` to ``end_code``, as the database keeps them."""
+    """An image's columns from ``sequence`` to ``end_crc``, as the database keeps them."""
     time, text = d.time_value, d.text_value
     return (
         image.sequence,
@@ -241,27 +247,35 @@ def _columns(d: Dialect, image: Image) -> tuple[Any, ...]:
         image.tier,
         text(image.end_label),
         image.end_code,
+        image.request_crc,
+        image.end_crc,
     )
 
 
 def move_images(
-    changes: Iterable[EntryChange], events: Sequence[IndexedEvent], known: Mapping[str, Image]
+    changes: Iterable[EntryChange],
+    events: Sequence[IndexedEvent],
+    known: Mapping[str, Image],
+    proof: Proof = chained_proof,
 ) -> tuple[dict[str, Image], dict[str, Image]]:
     """The rows ``changes`` make or move on: those requested here, and those of ``known``
     (requested earlier) that changed. ``events`` are the indexed events the changes came
-    from, in sequence order."""
+    from, in sequence order; a new row is sealed by ``proof``."""
     first = events[0].sequence if events else 0
     new: dict[str, Image] = {}
     changed: dict[str, Image] = {}
     for change in changes:
         invocation, event = change.invocation_id, events[change.sequence - first]
         if change.kind == 1:
-            new[invocation] = Image.requested(change, event.columns, event.encoded)
+            new[invocation] = Image.requested(
+                change, event.columns, event.encoded, event.chain, proof
+            )
             continue
         image = new.get(invocation)
         if image is None:
             image = changed[invocation] = known[invocation]
-        image.advance(change, STATUS_CODES[change.status], event.columns, event.encoded)
+        status = STATUS_CODES[change.status]
+        image.advance(change, status, event.columns, event.encoded, event.chain)
     return new, changed
 
 

@@ -3,12 +3,19 @@
 Layout 1 (release 0.2.0) kept the events and the invocation ids only; layout
 2 added the index: typed and derived columns on the events and the
 invocations, the sessions' heads, the checkpoints and the store's settings;
-layout 3 (this release) seals every invocation row and head, and its events'
-chains cover their derived columns too, so an index of layout 2 is rebuilt on
-upgrade. Layout 3 stores of this release also keep a partial index of the
-conversation's events (`SAID_INDEX`): it changes no row and no chain, so a
-store made before it gains it the next time it is opened for writing, and
-until then a search for those events reads the session's rows. A database's
+layout 3 seals every invocation row and head, and its events' chains cover
+their derived columns too, so an index of layout 2 is rebuilt on upgrade.
+Layout 4 (this release) seals an invocation row over its events' chain values
+and the CRC-32s of their JSON, which the row keeps in two columns of its own,
+where layout 3 sealed it over the JSON itself (`images`): a row is checked
+without reading a payload. Layout 3's tables are otherwise the same, so a
+layout-3 index is still read (and verified) as it is, each row by its own
+layout's seal; it is rebuilt, sealed anew, when the store is upgraded for
+writing. Stores also
+keep a partial index of the conversation's events (`SAID_INDEX`): it changes
+no row and no chain, so a store made before it gains it the next time it is
+opened for writing, and until then a search for those events reads the
+session's rows. A database's
 own layout module (`sqlite.layout`, `postgres.layout`) keeps the events' and
 invocations' tables, its triggers and how it records its layout; what the
 index adds is here, in the engine's spelling (`dialect`: braced table names and
@@ -19,8 +26,12 @@ from __future__ import annotations
 
 from ....core.lifecycle.conversation import CONVERSATION_TYPES
 
-LAYOUT = 3
+LAYOUT = 4
 """The layout this release writes."""
+
+READABLE_LAYOUT = 3
+"""The oldest layout whose index this release reads as it is (an older one is answered by
+folding until it is upgraded)."""
 
 INDEX_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
     "events": (
@@ -52,6 +63,12 @@ SEAL_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
     "heads": (("seal", "big"),),
 }
 """What layout 3 adds to layout 2's tables."""
+
+CRC_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
+    "invocations": (("request_crc", "big"), ("end_crc", "big")),
+}
+"""What layout 4 adds to layout 3's tables: the CRC-32 of the JSON of an invocation's
+Requested and Completed events, sealed with the row."""
 
 INDEX_TABLES = (
     """CREATE TABLE IF NOT EXISTS {heads} (
@@ -103,14 +120,17 @@ million calls and no conversation is known to hold none from one probe)."""
 
 
 def index_statements(since: int) -> list[str]:
-    """What brings a store of layout ``since`` (1 or 2; 1 for a new store, whose layout-1
+    """What brings a store of layout ``since`` (1 to 3; 1 for a new store, whose layout-1
     tables were just made) to `LAYOUT`, in the engine's spelling: the columns each layout
     adds, then the index's tables. Its index is still to be built (or rebuilt)."""
     statements: list[str] = []
     if since < 2:
         statements += _adding(INDEX_COLUMNS)
         statements += INDEX_TABLES
-    statements += _adding(SEAL_COLUMNS)
+    if since < 3:
+        statements += _adding(SEAL_COLUMNS)
+    if since < 4:
+        statements += _adding(CRC_COLUMNS)
     statements.append(SAID_INDEX)
     return statements
 

@@ -11,6 +11,7 @@ from typing import Any, final
 
 from ....core.lifecycle.events import StoredEvent
 from ....core.lifecycle.status import ToolInvocationStatus
+from ....core.replay.outline import InvocationOutline
 from ....core.replay.stored_index import STATUS_OF_CODE, Counts, InvocationEntry, count_delta
 from ....core.tools.ids import SessionId
 from ....core.tools.short_ids import prefix_end
@@ -18,43 +19,10 @@ from ..codec.rows import decode_row
 from ..port import StaleIndex
 from .chains import CHAINED_COLUMNS, ChainBroken, checked_rows
 from .dialect import Cursor, Dialect
-from .entries import entry_of
+from .entries import TEXT_COLUMNS, entry_of, entry_query, outline_of_row, page_query
+from .images import proof_for
 from .index import chain_at, exits_nonzero, requested_in
 from .indexing import EMPTY_CHAIN, checkpoint_seal
-
-_ENTRY_QUERY = """
-SELECT i.invocation_id, i.sequence, i.requested_at, i.tool_name, i.tier, r.data, r.kind,
-       r.invocation_id, i.started_seq, i.started_at, i.ended_seq, i.completed_at, i.status,
-       i.end_label, i.end_code, e.data, e.kind, e.invocation_id, i.seal
-FROM (
-    SELECT * FROM {{invocations}} i
-    WHERE {session_test} = ? AND {where}
-    ORDER BY i.sequence {order} {limit}
-) i
-JOIN {{events}} r ON r.{{session}} = i.{{session}} AND r.sequence = i.sequence
-LEFT JOIN {{events}} e
-    ON i.status = 3 AND e.{{session}} = i.{{session}} AND e.sequence = i.ended_seq
-ORDER BY i.sequence {order}
-"""
-# The invocations are chosen (and limited) before the joins: joined first, a planner
-# may merge the whole session's events to keep the last twenty calls before a point.
-
-_PAGE_QUERY = """
-SELECT i.invocation_id, i.sequence, i.requested_at, i.tool_name, i.tier, r.data, r.kind,
-       r.invocation_id, i.started_seq, i.started_at, i.ended_seq, i.completed_at, i.status,
-       i.end_label, i.end_code, e.data, e.kind, e.invocation_id, i.seal
-FROM {invocations} i
-JOIN {events} r ON r.{session} = i.{session} AND r.sequence = i.sequence
-LEFT JOIN {events} e ON i.status = 3 AND e.{session} = i.{session} AND e.sequence = i.ended_seq
-WHERE i.{session} = ? AND i.sequence > ? AND i.sequence <= ?
-ORDER BY i.sequence LIMIT ?
-"""
-# The entry query's columns, for the next page of a session in request order: walking the
-# invocations' index forward, each joined as it comes, stops at the page's end (the entry
-# query's subquery, which the walks back need, costs a copy and a sort of every page).
-
-_TEXT_COLUMNS = (0, 3, 7, 13, 17)  # the seal, last, is a number
-"""The entry query's ids and labels (kept as bytes where a database cannot keep NULs)."""
 
 _ALL = 1 << 62
 """A limit no session reaches (SQLite's "no limit" is -1, PostgreSQL's NULL)."""
@@ -71,13 +39,14 @@ class SqlSessionIndex:
     events it covers.
     """
 
-    __slots__ = ("_cursor", "_d", "_key", "_session", "last_sequence")
+    __slots__ = ("_cursor", "_d", "_key", "_proof", "_session", "last_sequence")
 
     def __init__(self, d: Dialect, cursor: Cursor, session_id: str, last: int) -> None:
         self._d = d
         self._cursor = cursor
         self._session = session_id
         self._key = d.session_key(session_id)
+        self._proof = proof_for(d.layout)
         self.last_sequence = last
 
     def counts_at(self, sequence: int) -> Counts:
@@ -154,7 +123,7 @@ class SqlSessionIndex:
         limit = first if newest is None else newest
         assert not skip or limit is not None, "rows skipped need a limit (SQLite's OFFSET)"
         return self._d.sql(
-            _ENTRY_QUERY.format(
+            entry_query(self._proof).format(
                 session_test=self._d.unindexed(session) if by_key else session,
                 where=where,
                 order="ASC" if newest is None else "DESC",
@@ -162,13 +131,17 @@ class SqlSessionIndex:
             )
         )
 
+    def _texts(self, row: Sequence[Any]) -> Sequence[Any]:
+        """A row of the entry query with its ids and labels as text."""
+        if not self._d.texts_as_bytes:
+            return row
+        values = list(row)
+        for column in TEXT_COLUMNS[: len(values)]:
+            values[column] = self._d.text(values[column])
+        return values
+
     def _entry(self, row: Sequence[Any]) -> InvocationEntry:
-        if self._d.texts_as_bytes:
-            values = list(row)
-            for column in _TEXT_COLUMNS:
-                values[column] = self._d.text(values[column])
-            row = values
-        return entry_of(self._session, row, self._d.when)
+        return entry_of(self._session, self._texts(row), self._d.when, self._proof)
 
     def _entries(self, where: str, parameters: tuple[Any, ...], *, newest: int | None = None,
                  first: int | None = None, skip: int = 0) -> list[InvocationEntry]:  # fmt: skip
@@ -206,9 +179,19 @@ class SqlSessionIndex:
         """At most ``count`` entries of the invocations requested in ``(after, through]``, in
         request order: a whole session read a page at a time."""
         rows = self._cursor.execute(
-            self._d.sql(_PAGE_QUERY), (self._key, after, through, count)
+            self._d.sql(page_query(self._proof, payloads=True)), (self._key, after, through, count)
         ).fetchall()
         return [self._entry(row) for row in rows]
+
+    def outlines_after(self, after: int, *, through: int, count: int) -> list[InvocationOutline]:
+        """`entries_after`, as outlines: where rows are sealed over their events' chains,
+        read without the payloads."""
+        query = page_query(self._proof, payloads=False)
+        rows = self._cursor.execute(
+            self._d.sql(query), (self._key, after, through, count)
+        ).fetchall()
+        session, when, proof = self._session, self._d.when, self._proof
+        return [outline_of_row(session, self._texts(row), when, proof) for row in rows]
 
     def rows_through(self, through: int) -> int:
         """How many invocation rows the index holds for the invocations requested by

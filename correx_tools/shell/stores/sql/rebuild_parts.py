@@ -58,8 +58,9 @@ class RebuiltPart:
 
     batches: list[Batch]
     open: dict[str, Image]
-    foreign: list[tuple[int, Any, Any, EncodedEvent]]
-    """Changes to invocations requested before the part, each with its batch."""
+    foreign: list[tuple[int, Any, Any, EncodedEvent, int]]
+    """Changes to invocations requested before the part, each with its batch (and its
+    event's columns, the event as stored and its chain)."""
     assumed: dict[str, Assumed]
     head: Head
     damage: tuple[int, str] | tuple[EventDecodeError, int] | None
@@ -101,7 +102,7 @@ class _Build:
         self.open: dict[str, Image] = {}
         self.ended: dict[str, tuple[int, datetime]] = {}
         self.batches: list[Batch] = []
-        self.foreign: list[tuple[int, Any, Any, EncodedEvent]] = []
+        self.foreign: list[tuple[int, Any, Any, EncodedEvent, int]] = []
 
     def lookup(self, ids: Iterable[str]) -> dict[str, State]:
         wanted = list(ids)
@@ -149,9 +150,8 @@ class _Build:
                     new.add(invocation)
                 elif invocation not in new and invocation not in self.open:
                     event = group.events[change.sequence - first]
-                    self.foreign.append(
-                        (len(self.batches), shipped(change), event.columns, event.encoded)
-                    )
+                    moved = (shipped(change), event.columns, event.encoded, event.chain)
+                    self.foreign.append((len(self.batches), *moved))
                     self.outside.moved(change)
                     continue
                 own.append(change)
@@ -283,9 +283,9 @@ def _write(
         pending = next(foreign, None)
         for number, (changed, own_ended, checkpoints, count) in enumerate(result.batches):
             while pending is not None and pending[0] == number:
-                _, change, columns, encoded = pending
+                _, change, columns, encoded, chain = pending
                 images[change.invocation_id].advance(
-                    change, STATUS_CODES[change.status], columns, encoded
+                    change, STATUS_CODES[change.status], columns, encoded, chain
                 )
                 pending = next(foreign, None)
             update_event_columns(d, cursor, changed)

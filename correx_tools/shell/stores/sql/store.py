@@ -29,10 +29,10 @@ from ..port import (
 from ..writing import BatchWritingStore
 from .append import SourceFailed, runs, write_groups
 from .chains import ChainBroken, checked_rows, events
-from .dialect import Cursor, Database, ReadFault, WriteFault
+from .dialect import Cursor, ReadFault, WriteFault
 from .index import chain_at, last_sequence, load_head, mark_stale, marked_fresh
 from .indexing import EMPTY_CHAIN
-from .layout import SAID_INDEX, SAID_INDEX_NAME
+from .laid_out import LaidOutStore
 from .parts import Part, Runner
 from .reading import SqlSessionIndex
 from .rebuild_parts import rebuild_in_parts, rebuild_part
@@ -42,85 +42,20 @@ from .verify_parts import check_part, verify_in_parts
 from .verifying import verify_session
 
 
-class SqlEventStore(BatchWritingStore):
+class SqlEventStore(LaidOutStore, BatchWritingStore):
     """An event store in a SQL database, with its time-travel index (internal base).
 
     A subclass opens its database and sets, before anything is read:
     ``_database``; ``name`` (how messages name the store); ``read_only``;
-    ``layout`` and ``_layout`` (the layout found, and the one this release
-    writes: an older layout keeps no index to answer from); and
-    ``checkpoint_interval``.
+    ``layout`` and ``_layout`` (`LaidOutStore`); and ``checkpoint_interval``.
     """
 
-    _database: Database
-    _layout: int
-    _upgraded: Reindexed | None = None
     _read_batch: int = 5_000
     _first_batch: int = 100
     """Rows of a read's first batch: a reader that wants a session's first event (its
     description, for ``sessions``) is not made to fetch thousands."""
-    name: str
     read_only: bool
-    layout: int
     checkpoint_interval: int
-
-    @property
-    def _indexed(self) -> bool:
-        return self.layout >= self._layout
-
-    def _bring_to_layout(
-        self,
-        cursor: Any,
-        layout: int,
-        *,
-        allowed: bool,
-        interval: int,
-        progress: Callable[[int, int], None] | None,
-    ) -> None:
-        """In the caller's write transaction: a new database's tables made, an older layout's
-        upgraded and its index rebuilt (unless ``allowed``: a `StoreLayoutError`)."""
-        if layout == 0:
-            self._create_tables(cursor, interval)
-        elif layout < self._layout:
-            if not allowed:
-                raise StoreLayoutError(
-                    f"{self._what} was written by an older release (layout {layout}); "
-                    f"upgrade it in place with: correx-tools reindex {self.name}"
-                )
-            self._upgrade_tables(cursor, interval, since=layout)
-            self._upgraded = rebuild_all(self._database.dialect, cursor, interval, progress)
-        elif not self._current(cursor, layout):  # only the conversation's index: no rebuild
-            cursor.execute(self._database.dialect.sql(SAID_INDEX))
-
-    def _current(self, cursor: Any, layout: int) -> bool:
-        """Whether a store of ``layout`` has all this release writes (its tables and indexes)."""
-        return layout >= self._layout and self._database.dialect.has_index(cursor, SAID_INDEX_NAME)
-
-    def _create_tables(self, cursor: Any, interval: int) -> None:
-        """The database's own DDL for the current layout (each store gives its own)."""
-        raise NotImplementedError
-
-    def _upgrade_tables(self, cursor: Any, interval: int, *, since: int) -> None:
-        """The database's own DDL from layout ``since`` to the current one."""
-        raise NotImplementedError
-
-    @property
-    def _what(self) -> str:
-        """The store as an error names it (its file, or its database and schema)."""
-        return self.name
-
-    @property
-    def upgraded(self) -> Reindexed | None:
-        """What upgrading the store in place did, when it was opened with ``upgrade=True``
-        and needed it (``None`` otherwise): a session whose events stopped its rebuild
-        keeps no index, and is answered by folding."""
-        return self._upgraded
-
-    @property
-    def needs_upgrade(self) -> bool:
-        """Whether the store was written by an older release and keeps no index to answer
-        from until it is upgraded (``correx-tools reindex``)."""
-        return not self._indexed
 
     def _refuse_writes(self) -> None:
         if self.read_only:

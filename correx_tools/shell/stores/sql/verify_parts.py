@@ -42,7 +42,7 @@ class CheckedPart:
     ended: dict[str, tuple[int, int, int, int]]
     """Each invocation requested and ended in the part: its request's and its end's
     sequence, its expected seal and its status."""
-    foreign: list[tuple[Any, Any, Any]]
+    foreign: list[tuple[Any, Any, Any, int]]
     assumed: dict[str, Assumed]
 
 
@@ -119,9 +119,9 @@ def _join(check: Checking, parts: list[Part], results: list[CheckedPart]) -> Ses
             return None
         if not held(result.assumed, truth):
             return None
-        for change, columns, encoded in result.foreign:
+        for change, columns, encoded, chain in result.foreign:
             images[change.invocation_id].advance(
-                change, STATUS_CODES[change.status], columns, encoded
+                change, STATUS_CODES[change.status], columns, encoded, chain
             )
         check.faults += result.faults
         check.seen, requested = result.seen, requested + result.requested

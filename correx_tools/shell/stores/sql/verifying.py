@@ -31,7 +31,7 @@ from ..codec.rows import decode_row, decode_written_row
 from ..port import Fault, SessionCheck, StoreReadError
 from .chains import CHAINED_COLUMNS, continues
 from .dialect import Cursor, Dialect
-from .images import Image, payload_crc, seal_of_row
+from .images import Image, Proof, keeps_crcs, payload_crc, proof_for, seal_of_row
 from .index import move_images, requested_in
 from .indexing import EMPTY_CHAIN, Head, IndexedEvent, chain_of, checkpoint_seal, index_group
 from .parts import LONG_AGO, Outside, shipped
@@ -72,7 +72,8 @@ class Checking:
     ) -> None:
         self.d, self.cursor, self.session, self.interval = d, cursor, session_id, interval
         self.batch, self.outside = batch, outside
-        self.foreign: list[tuple[Any, Any, EncodedEvent]] = []
+        self.foreign: list[tuple[Any, Any, EncodedEvent, int]] = []
+        self.proof = proof_for(d.layout)
         self.previous = EMPTY_CHAIN
         self.ended_images: dict[str, tuple[int, int]] = {}
         self.key = d.session_key(session_id)
@@ -212,7 +213,7 @@ class Checking:
         """Move the expected rows on; an ended one is kept only as its seal and status."""
         if self.outside is not None:
             changes = self._own(changes, events)
-        new, _ = move_images(changes, events, self.open)
+        new, _ = move_images(changes, events, self.open, self.proof)
         self.requested += new
         self.open.update(new)
         for invocation in [i for i, image in self.open.items() if image.ended_seq is not None]:
@@ -232,7 +233,7 @@ class Checking:
                 new.add(invocation)
             elif invocation not in new and invocation not in self.open:
                 event = events[change.sequence - first]
-                self.foreign.append((shipped(change), event.columns, event.encoded))
+                self.foreign.append((shipped(change), event.columns, event.encoded, event.chain))
                 self.outside.moved(change)
                 continue
             own.append(change)
@@ -282,20 +283,23 @@ class Checking:
 
     def rows(self) -> None:
         """Every invocation row against the row the events make, by its seal."""
-        d, text, when = self.d, self.d.text, self.d.when
+        d, text, when, proof = self.d, self.d.text, self.d.when, self.proof
+        # A row that keeps its payloads' CRCs (layout 4) is checked without the payloads.
+        kept = keeps_crcs(proof)
+        proofs = "i.request_crc, r.chain, i.end_crc, e.chain" if kept else "r.data, e.data"
         expected = {i: (image.seal(self.session), image.status) for i, image in self.open.items()}
         expected |= self.ended
         query = d.sql(
             "SELECT i.invocation_id, i.sequence, i.status, i.requested_at, i.started_seq, "
             "i.started_at, i.ended_seq, i.completed_at, i.tool_name, i.tier, i.end_label, "
-            "i.end_code, i.seal, r.data, e.data FROM {invocations} i "
+            f"i.end_code, i.seal, {proofs} FROM {{invocations}} i "
             "LEFT JOIN {events} r ON r.{session} = i.{session} AND r.sequence = i.sequence "
             "LEFT JOIN {events} e ON i.status = 3 AND e.{session} = i.{session} "
             "AND e.sequence = i.ended_seq WHERE i.{session} = ?"
         )
         for row in self.cursor.execute(query, (self.key,)):
             (invocation, sequence, status, requested, started_seq, started, ended_seq,
-             completed, tool, tier, label, code, seal, r_data, e_data) = row  # fmt: skip
+             completed, tool, tier, label, code, seal, *proved) = row  # fmt: skip
             invocation, tool, label = text(invocation) or "", text(tool), text(label)
             made = expected.pop(invocation, None)
             if made is None:
@@ -305,7 +309,7 @@ class Checking:
                 invocation, sequence, status, None if requested is None else when(requested),
                 started_seq, None if started is None else when(started), ended_seq,
                 None if completed is None else when(completed), tool, tier, label, code,
-                payload_crc(r_data), payload_crc(e_data) if status == 3 else 0,
+                *_proofs(proof, proved, kept, completed=status == 3),
             )  # fmt: skip
             if seal != made[0] or seal_of_row(self.session, columns) != made[0]:
                 self.fault(sequence, f"the index row of invocation {invocation!r} does not match")
@@ -329,3 +333,13 @@ class Checking:
                     f"invocation {invocation!r} is requested here and in session {other!r}",
                     in_events=True,
                 )
+
+
+def _proofs(proof: Proof, proved: list[Any], kept: bool, *, completed: bool) -> tuple[int, int]:
+    """The proofs of a row's two events from what `Checking.rows` read of them: the CRCs
+    the row keeps and the events' chains, or (layout 3) the events' JSON."""
+    if kept:
+        r_crc, r_chain, e_crc, e_chain = proved
+        return proof(r_crc, r_chain), proof(e_crc, e_chain) if completed else 0
+    r_data, e_data = proved
+    return proof(payload_crc(r_data), None), proof(payload_crc(e_data), None) if completed else 0

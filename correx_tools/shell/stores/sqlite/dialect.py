@@ -20,6 +20,7 @@ from ..codec.envelope import format_timestamp
 from ..port import AppendErrorKind, StoreLayoutError
 from ..sql.dialect import Cursor, WriteFault
 from ..sql.index import last_sequence
+from ..sql.layout import LAYOUT
 
 IDS_PER_QUERY = 500
 """Ids asked for in one ``IN (...)`` list: well within SQLite's limit on host parameters."""
@@ -49,6 +50,7 @@ _NAMES = {
 class SQLiteDialect:
     """The engine's SQL as SQLite spells it; every value as text."""
 
+    layout = LAYOUT
     texts_as_bytes = False
     claim_columns = "invocation_id"
 

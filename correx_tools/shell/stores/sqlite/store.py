@@ -22,7 +22,7 @@ from ....core.lifecycle.events import StoredEvent
 from ..addresses import StoreAddress
 from ..port import AppendError, StoreLayoutError
 from ..sql.indexing import CHECKPOINT_INTERVAL
-from ..sql.layout import LAYOUT
+from ..sql.layout import LAYOUT, READABLE_LAYOUT
 from ..sql.store import SqlEventStore
 from .dialect import SQLiteDatabase
 from .layout import create, layout_of, stored_interval, upgrade
@@ -39,15 +39,14 @@ class SQLiteEventStore(SqlEventStore):
     The file and its tables are created on first use, with a time-travel index
     kept beside the events (a checkpoint of each session's counters every
     ``checkpoint_interval`` events; see `indexing`). A file written by an
-    older release (layout 1) is refused for writing with a message that says
-    how to upgrade it, unless ``upgrade=True`` upgrades it in place, in one
+    older release (an older layout) is refused for writing with a message that
+    says how to upgrade it, unless ``upgrade=True`` upgrades it in place, in one
     transaction. With ``read_only=True`` nothing is ever written or created:
-    the file must exist and hold an event store (a
-    `StoreLayoutError` says what it
-    holds instead), ``append`` raises ``PermissionError``, and a file of the
-    older layout is read as it is (questions about its past are then answered
-    by folding). One store object may be shared by threads; processes each
-    open their own.
+    the file must exist and hold an event store (a `StoreLayoutError` says what
+    it holds instead), ``append`` raises ``PermissionError``, and a file of an
+    older layout is read as it is (its index, from layout 3 on; before that,
+    questions about its past are answered by folding). One store object may be
+    shared by threads; processes each open their own.
     """
 
     _layout = LAYOUT
@@ -83,9 +82,8 @@ class SQLiteEventStore(SqlEventStore):
         connection = self._sqlite.connection
         try:
             self.layout = self._open(upgrade, checkpoint_interval, progress)
-            self.checkpoint_interval = (
-                checkpoint_interval if self.layout < LAYOUT else stored_interval(connection)
-            )
+            kept = self.layout >= READABLE_LAYOUT  # its index is read: its interval counts
+            self.checkpoint_interval = stored_interval(connection) if kept else checkpoint_interval
         except BaseException:
             connection.close()
             raise
@@ -147,8 +145,9 @@ class SQLiteEventStore(SqlEventStore):
     def _create_tables(self, cursor: Any, interval: int) -> None:
         create(cursor, self._sqlite.dialect, interval)
 
-    def _upgrade_tables(self, cursor: Any, interval: int, *, since: int) -> None:
+    def _upgrade_tables(self, cursor: Any, interval: int, *, since: int) -> int:
         upgrade(cursor, self._sqlite.dialect, interval, since=since)
+        return stored_interval(cursor)
 
     @property
     def address(self) -> StoreAddress:

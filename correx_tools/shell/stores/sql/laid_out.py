@@ -1,0 +1,107 @@
+"""A database store's layout: the one it was found in, and how it is brought to this release's.
+
+The layout decides how much of the store is read as it is: an index of
+`READABLE_LAYOUT` or later is answered from (each row checked by its own
+layout's seal, `images.proof_for`); an older one keeps no index to answer from
+until it is upgraded. Writing needs this release's layout: an older store is
+upgraded in place, in one transaction, its index rebuilt.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..port import Reindexed, StoreLayoutError
+from .dialect import Database
+from .layout import READABLE_LAYOUT, SAID_INDEX, SAID_INDEX_NAME
+from .rebuilding import rebuild_all
+
+
+class LaidOutStore:
+    """What a database store knows of its layout (internal base of `SqlEventStore`).
+
+    A subclass sets ``_database``, ``name``, ``_layout`` (the layout this release
+    writes) and ``layout`` (the one found, this release's once created or upgraded),
+    and gives its database's own DDL (`_create_tables`, `_upgrade_tables`).
+    """
+
+    _database: Database
+    _layout: int
+    _upgraded: Reindexed | None = None
+    name: str
+
+    @property
+    def layout(self) -> int:
+        """The store's layout: as found when opened read-only, else this release's."""
+        return self._database.dialect.layout
+
+    @layout.setter
+    def layout(self, layout: int) -> None:
+        # The dialect reads the index by that layout's seals.
+        self._database.dialect.layout = layout
+
+    @property
+    def _indexed(self) -> bool:
+        return self.layout >= READABLE_LAYOUT
+
+    @property
+    def outdated(self) -> bool:
+        """Whether an older release wrote it: writing to it needs an upgrade first
+        (``correx-tools reindex``), which rebuilds its index."""
+        return self.layout < self._layout
+
+    def _bring_to_layout(
+        self,
+        cursor: Any,
+        layout: int,
+        *,
+        allowed: bool,
+        interval: int,
+        progress: Callable[[int, int], None] | None,
+    ) -> None:
+        """In the caller's write transaction: a new database's tables made, an older layout's
+        upgraded and its index rebuilt (unless ``allowed``: a `StoreLayoutError`)."""
+        if layout == 0:
+            self._create_tables(cursor, interval)
+        elif layout < self._layout:
+            if not allowed:
+                raise StoreLayoutError(
+                    f"{self._what} was written by an older release (layout {layout}); "
+                    f"upgrade it in place with: correx-tools reindex {self.name}"
+                )
+            interval = self._upgrade_tables(cursor, interval, since=layout)
+            self._upgraded = rebuild_all(self._database.dialect, cursor, interval, progress)
+        elif not self._current(cursor, layout):  # only the conversation's index: no rebuild
+            cursor.execute(self._database.dialect.sql(SAID_INDEX))
+
+    def _current(self, cursor: Any, layout: int) -> bool:
+        """Whether a store of ``layout`` has all this release writes (its tables and indexes)."""
+        return layout >= self._layout and self._database.dialect.has_index(cursor, SAID_INDEX_NAME)
+
+    def _create_tables(self, cursor: Any, interval: int) -> None:
+        """The database's own DDL for the current layout (each store gives its own)."""
+        raise NotImplementedError
+
+    def _upgrade_tables(self, cursor: Any, interval: int, *, since: int) -> int:
+        """The database's own DDL from layout ``since`` to the current one; the checkpoint
+        interval the store keeps (its own, when its layout kept one; else ``interval``)."""
+        raise NotImplementedError
+
+    @property
+    def _what(self) -> str:
+        """The store as an error names it (its file, or its database and schema)."""
+        return self.name
+
+    @property
+    def upgraded(self) -> Reindexed | None:
+        """What upgrading the store in place did, when it was opened with ``upgrade=True``
+        and needed it (``None`` otherwise): a session whose events stopped its rebuild
+        keeps no index, and is answered by folding."""
+        return self._upgraded
+
+    @property
+    def needs_upgrade(self) -> bool:
+        """Whether the store was written by an older release and keeps no index to answer
+        from until it is upgraded (``correx-tools reindex``)."""
+        return not self._indexed
