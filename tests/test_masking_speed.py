@@ -74,15 +74,24 @@ def ratios(seeds: list[str], size: int, *, rounds: int = 5) -> dict[str, float]:
     return found
 
 
+def over_twice(found: dict[str, float], size: int) -> dict[str, float]:
+    """The seeds of ``found`` that cost over twice ordinary text, and still do when timed
+    again with three times the rounds: work that grows with a hostile text costs that
+    every time, while a loaded machine slows one seed of hundreds now and then."""
+    suspects = sorted(seed for seed, r in found.items() if r > 2.0)
+    again = ratios(suspects, size, rounds=15) if suspects else {}
+    return {seed: round(r, 2) for seed, r in again.items() if r > 2.0}
+
+
 def test_the_named_hostile_strings_cost_what_ordinary_text_costs() -> None:
     found = ratios(NAMED, 64 * 1024)
-    assert {seed: r for seed, r in found.items() if r > 2.0} == {}, found
+    assert over_twice(found, 64 * 1024) == {}, found
 
 
 def test_each_rules_keywords_repeated_cost_what_ordinary_text_costs() -> None:
     found = ratios(KEYWORDS, 64 * 1024)
     assert len(found) > 200
-    assert {seed: round(r, 2) for seed, r in found.items() if r > 2.0} == {}
+    assert over_twice(found, 64 * 1024) == {}
 
 
 def test_a_text_of_nothing_but_findings_costs_time_linear_in_its_size() -> None:
