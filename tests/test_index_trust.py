@@ -31,6 +31,7 @@ from correx_tools.shell.stores.port import EventStore
 
 from .strategies import completed, failed, requested, started, stored
 from .test_cli import run
+from .test_streamed import fields
 
 S = SessionId("s")
 
@@ -47,7 +48,10 @@ def session_events() -> list[object]:
 def answers(store: EventStore) -> list[object]:
     repository = DefaultToolRepository(EventReplayer(store), strict=False)
     last = repository.last_sequence(S)
+    with repository.view(S) as view:
+        outlines = [fields(outline) for outline in view.outlines().unwrap()]
     return [
+        outlines,
         [repository.at(S, k).unwrap() for k in range(last + 1)],
         [repository.summary(S, at=k).unwrap() for k in range(last + 1)],
         repository.diff(S, 3, last).unwrap(),
@@ -65,6 +69,7 @@ def folded(store: EventStore) -> list[object]:
     last = replay.last_sequence
     by_folding = ByFolding(S, replayer, strict=False)
     return [
+        [fields(record) for record in timeline.at(last).records()],
         [timeline.at(k) for k in range(last + 1)],
         [by_folding.summary(k).unwrap() for k in range(last + 1)],
         timeline.diff(3, last),
@@ -161,6 +166,8 @@ def test_events_appended_by_an_older_release_are_indexed_before_any_answer(
         "DELETE FROM checkpoints",
         "DELETE FROM session_heads",
         "UPDATE invocations SET ended_seq = 2 WHERE invocation_id = 'i4'",
+        "UPDATE invocations SET request_chain = request_chain + 1 WHERE invocation_id = 'i4'",
+        "UPDATE invocations SET end_crc = end_crc + 1 WHERE invocation_id = 'i4'",
     ],
 )
 def test_derived_data_changed_by_hand_is_detected_and_never_trusted(
@@ -241,7 +248,7 @@ def test_a_payload_edited_behind_the_triggers_is_held_to_its_chain_when_an_entry
         with DefaultToolRepository(EventReplayer(reader), strict=False).view(S) as view:
             history = view.history(InvocationId("i4")).unwrap()
             assert view.stale  # the row's events did not hold: answered by folding
-        assert history == folded(reader)[3]
+        assert history == folded(reader)[4]
         return
     result = run("history", str(reader.path), S, "i4", ok=False)
     assert result.returncode == 1 and "Traceback" not in result.stderr

@@ -184,6 +184,9 @@ def test_a_layout_3_index_is_checked_by_its_own_seals_and_sealed_anew(legacy_fil
         with read_only.session_index(session) as index:
             assert index is not None
             assert len(index.entries(through=index.last_sequence)) == calls
+        with DefaultToolRepository(EventReplayer(read_only), strict=False).view(session) as view:
+            assert len(list(view.outlines().unwrap())) == calls
+            assert view.indexed and not view.stale
     read_only.close()
 
     def rename(tool: str) -> None:

@@ -124,6 +124,12 @@ INDEX_DAMAGE: dict[str, tuple[str, ...]] = {
         f"UPDATE events SET kind = 4, label = 'tampered', code = 0 WHERE {where(24)}",
     ),
     "an event's effect edited": (f"UPDATE events SET effect = 14 WHERE {where(23)}",),
+    "an invocation row's kept chain edited": (
+        f"UPDATE invocations SET request_chain = request_chain + 1 WHERE invocation_id = '{CALL}'",
+    ),
+    "an invocation row's kept CRC edited": (
+        f"UPDATE invocations SET end_crc = end_crc + 1 WHERE invocation_id = '{CALL}'",
+    ),
 }
 
 

@@ -9,9 +9,9 @@ keeps; in a layout-3 store, the CRC-32s of the JSON as read), its request is
 that invocation's Requested event, its sequences and status agree, and the
 JSON the entry hands on has the CRC-32 the row keeps. Anything else is a
 `StaleIndex`: the question is answered from the events instead. A row read
-for its outline alone (`outline_of_row`: no request, no receipt) is checked
-the same way but for that last step, and where rows keep their CRCs it is
-read without the payloads (`page_query`).
+for its outline alone (`outline_of_row`: no request, no receipt), where rows
+keep their events' chains and CRCs, is read and checked alone, without its
+events (`page_query`).
 """
 
 from __future__ import annotations
@@ -81,10 +81,23 @@ def page_query(proof: Proof, *, payloads: bool) -> str:
     the sequence after which and through which, and how many): walking the invocations'
     index forward, each joined as it comes, stops at the page's end (`entry_query`'s
     subquery, which the walks back need, costs a copy and a sort of every page). Without
-    ``payloads``, where the rows keep their CRCs, the two events' JSON are read as NULL
-    (for outlines)."""
-    data = ("r.data", "e.data") if payloads or not keeps_crcs(proof) else ("NULL", "NULL")
-    return _PAGE_QUERY.format(r_data=data[0], e_data=data[1], crcs=_crcs(proof))
+    ``payloads``, where the rows keep their CRCs and chains, the rows alone (for outlines:
+    a database reads a row's later columns only past its JSON, so joining the events for
+    their chains would read the payloads after all)."""
+    if payloads or not keeps_crcs(proof):
+        return _PAGE_QUERY.format(r_data="r.data", e_data="e.data", crcs=_crcs(proof))
+    return _ROWS_PAGE_QUERY
+
+
+_ROWS_PAGE_QUERY = """
+SELECT i.invocation_id, i.sequence, i.requested_at, i.tool_name, i.tier, NULL, NULL, NULL,
+       i.started_seq, i.started_at, i.ended_seq, i.completed_at, i.status, i.end_label,
+       i.end_code, NULL, NULL, NULL, i.seal, i.request_chain, i.end_chain, i.request_crc,
+       i.end_crc
+FROM {invocations} i
+WHERE i.{session} = ? AND i.sequence > ? AND i.sequence <= ?
+ORDER BY i.sequence LIMIT ?
+"""
 
 
 ENTRY_COLUMNS = 23
@@ -121,13 +134,16 @@ def held_times(
     proof: Proof,
     *,
     payloads: bool,
+    joined: bool = True,
 ) -> Times:
     """The times of a row of the entry query, once it is found to hold together (see the
     module's docstring); `StaleIndex` if it does not.
 
     ``when`` turns a stored timestamp into a UTC ``datetime``; ``proof`` is how the store's
     rows are sealed over their events (`images.proof_for` its layout); ``payloads``, whether
-    the two events' JSON, read, is handed on (and so held to the CRCs the row keeps).
+    the two events' JSON, read, is handed on (and so held to the CRCs the row keeps);
+    ``joined``, whether the row was read with its two events (else the chains in it are
+    the row's own, and the events' kinds and ids are not there to compare).
     """
     (invocation, requested_seq, requested_text, tool_name, tier, r_data, r_kind, r_id,
      started_seq, started_text, ended_seq, completed_text, status, e_label, e_code,
@@ -148,13 +164,12 @@ def held_times(
         proof(e_crc, e_chain) if completed else 0,
     )  # fmt: skip
     if (
-        r_kind != KIND_REQUESTED
-        or r_id != invocation
+        (joined and (r_kind != KIND_REQUESTED or r_id != invocation))
         or (ended_seq is None) != (status in _OPEN_CODES)
         or (started_seq is None) != (started_at is None)
         or not requested_seq < (started_seq or requested_seq + 1) <= (ended_seq or _AFTER_ALL)
         or (ended_seq is not None and ended_seq <= requested_seq)
-        or (completed and (e_kind != KIND_COMPLETED or e_id != invocation))
+        or (joined and completed and (e_kind != KIND_COMPLETED or e_id != invocation))
         or seal != seal_of_row(session_id, sealed)
     ):
         raise StaleIndex(f"the index row of invocation {invocation!r} does not match its events")
@@ -205,8 +220,9 @@ def outline_of_row(
 ) -> InvocationOutline:
     """An invocation's outline from a row of the entry query (checked as `entry_of` checks
     it; the payloads, unused, may be NULL where the rows keep their CRCs)."""
+    joined = not keeps_crcs(proof)
     requested_at, started_at, completed_at = held_times(
-        session_id, row, when, proof, payloads=False
+        session_id, row, when, proof, payloads=False, joined=joined
     )
     (invocation, requested_seq, _, tool_name, tier, _, _, _, started_seq, _, ended_seq, _,
      status, e_label, e_code, *_) = row  # fmt: skip

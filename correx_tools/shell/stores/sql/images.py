@@ -10,9 +10,10 @@ beside it no longer matches, and the question is answered from the events
 instead.
 
 The proof of an event is its chain value with the CRC-32 of its JSON (layout 4
-on), and the row keeps those CRCs in two columns of its own: a row is checked
-without reading a payload (an outline, for ``stats``), and a payload read for
-an entry is held to the CRC the row keeps. Layout 3 sealed a row over the
+on), and the row keeps both in columns of its own: a row is checked alone,
+without an event or a payload (an outline, for ``stats``); an entry, read with
+its events, is checked against their chains and holds the payloads it hands
+on to the kept CRCs; ``verify`` holds every kept value to the events. Layout 3 sealed a row over the
 CRC-32s of the two events' JSON alone, kept nowhere (`payload_proof`): its
 rows are checked by reading both payloads, until the store is upgraded.
 """
@@ -68,8 +69,9 @@ def proof_for(layout: int) -> Proof:
 
 
 def keeps_crcs(proof: Proof) -> bool:
-    """Whether rows sealed by ``proof`` keep their payloads' CRCs in columns of their own
-    (``request_crc``, ``end_crc``): then a row's seal is checked without its payloads."""
+    """Whether rows sealed by ``proof`` keep their events' CRCs and chains in columns of
+    their own (``request_crc``, ``end_crc``, ``request_chain``, ``end_chain``): then a
+    row's seal is checked without its events."""
     return proof is chained_proof
 
 

@@ -128,11 +128,8 @@ def mark_stale(d: Dialect, cursor: Cursor, session_id: str) -> None:
 _IMAGE_QUERY = (
     "SELECT i.{invocation}, i.{session}, i.invocation_id, i.sequence, i.status, "
     "i.requested_at, i.started_seq, i.started_at, i.ended_seq, i.completed_at, i.tool_name, "
-    "i.tier, i.end_label, i.end_code, i.seal, i.request_crc, r.chain, i.end_crc, e.chain "
-    "FROM {invocations} i "
-    "JOIN {events} r ON r.{session} = i.{session} AND r.sequence = i.sequence "
-    "LEFT JOIN {events} e ON i.status = 3 AND e.{session} = i.{session} "
-    "AND e.sequence = i.ended_seq WHERE i.{invocation} "
+    "i.tier, i.end_label, i.end_code, i.seal, i.request_crc, i.request_chain, i.end_crc, "
+    "i.end_chain FROM {invocations} i WHERE i.{invocation} "
 )
 
 
@@ -197,8 +194,9 @@ def write_images(
             d.sql(
                 f"INSERT INTO {{invocations}} ({d.claim_columns}, {{session}}, sequence, status, "
                 "requested_at, started_seq, started_at, ended_seq, completed_at, tool_name, "
-                f"tier, end_label, end_code, request_crc, end_crc, seal) VALUES ({_marks(d)}, "
-                "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT ({invocation}) DO NOTHING"
+                "tier, end_label, end_code, request_crc, end_crc, request_chain, end_chain, "
+                f"seal) VALUES ({_marks(d)}, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                "ON CONFLICT ({invocation}) DO NOTHING"
             ),
             [
                 (*d.claim_ids(i.invocation_id), key, *_columns(d, i), i.seal(session_id))
@@ -221,8 +219,8 @@ def write_images(
             d.sql(
                 "UPDATE {invocations} SET status = ?, requested_at = ?, started_seq = ?, "
                 "started_at = ?, ended_seq = ?, completed_at = ?, tool_name = ?, tier = ?, "
-                "end_label = ?, end_code = ?, request_crc = ?, end_crc = ?, seal = ? "
-                "WHERE {invocation} = ?"
+                "end_label = ?, end_code = ?, request_crc = ?, end_crc = ?, request_chain = ?, "
+                "end_chain = ?, seal = ? WHERE {invocation} = ?"
             ),
             rows,
         )
@@ -233,7 +231,7 @@ def _marks(d: Dialect) -> str:
 
 
 def _columns(d: Dialect, image: Image) -> tuple[Any, ...]:
-    """An image's columns from ``sequence`` to ``end_crc``, as the database keeps them."""
+    """An image's columns from ``sequence`` to ``end_chain``, as the database keeps them."""
     time, text = d.time_value, d.text_value
     return (
         image.sequence,
@@ -249,6 +247,8 @@ def _columns(d: Dialect, image: Image) -> tuple[Any, ...]:
         image.end_code,
         image.request_crc,
         image.end_crc,
+        image.request_chain,
+        image.end_chain,
     )
 
 

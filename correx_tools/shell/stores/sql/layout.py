@@ -6,7 +6,7 @@ invocations, the sessions' heads, the checkpoints and the store's settings;
 layout 3 seals every invocation row and head, and its events' chains cover
 their derived columns too, so an index of layout 2 is rebuilt on upgrade.
 Layout 4 (this release) seals an invocation row over its events' chain values
-and the CRC-32s of their JSON, which the row keeps in two columns of its own,
+and the CRC-32s of their JSON, which the row keeps in columns of its own,
 where layout 3 sealed it over the JSON itself (`images`): a row is checked
 without reading a payload. Layout 3's tables are otherwise the same, so a
 layout-3 index is still read (and verified) as it is, each row by its own
@@ -65,10 +65,16 @@ SEAL_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
 """What layout 3 adds to layout 2's tables."""
 
 CRC_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
-    "invocations": (("request_crc", "big"), ("end_crc", "big")),
+    "invocations": (
+        ("request_crc", "big"),
+        ("end_crc", "big"),
+        ("request_chain", "big"),
+        ("end_chain", "big"),
+    ),
 }
 """What layout 4 adds to layout 3's tables: the CRC-32 of the JSON of an invocation's
-Requested and Completed events, sealed with the row."""
+Requested and Completed events, and their chain values, sealed with the row (so that the
+row is checked alone; `verify` holds the chains to the events')."""
 
 INDEX_TABLES = (
     """CREATE TABLE IF NOT EXISTS {heads} (

@@ -284,15 +284,21 @@ class Checking:
     def rows(self) -> None:
         """Every invocation row against the row the events make, by its seal."""
         d, text, when, proof = self.d, self.d.text, self.d.when, self.proof
-        # A row that keeps its payloads' CRCs (layout 4) is checked without the payloads.
+        # A row that keeps its payloads' CRCs and its events' chains (layout 4) is checked
+        # alone: its seal, made again from what it keeps, must be the one the events make.
         kept = keeps_crcs(proof)
-        proofs = "i.request_crc, r.chain, i.end_crc, e.chain" if kept else "r.data, e.data"
         expected = {i: (image.seal(self.session), image.status) for i, image in self.open.items()}
         expected |= self.ended
-        query = d.sql(
-            "SELECT i.invocation_id, i.sequence, i.status, i.requested_at, i.started_seq, "
+        selected = (
+            "i.invocation_id, i.sequence, i.status, i.requested_at, i.started_seq, "
             "i.started_at, i.ended_seq, i.completed_at, i.tool_name, i.tier, i.end_label, "
-            f"i.end_code, i.seal, {proofs} FROM {{invocations}} i "
+            "i.end_code, i.seal"
+        )
+        query = d.sql(
+            f"SELECT {selected}, i.request_crc, i.request_chain, i.end_crc, i.end_chain "
+            "FROM {invocations} i WHERE i.{session} = ?"
+            if kept
+            else f"SELECT {selected}, r.data, e.data FROM {{invocations}} i "
             "LEFT JOIN {events} r ON r.{session} = i.{session} AND r.sequence = i.sequence "
             "LEFT JOIN {events} e ON i.status = 3 AND e.{session} = i.{session} "
             "AND e.sequence = i.ended_seq WHERE i.{session} = ?"
@@ -337,7 +343,7 @@ class Checking:
 
 def _proofs(proof: Proof, proved: list[Any], kept: bool, *, completed: bool) -> tuple[int, int]:
     """The proofs of a row's two events from what `Checking.rows` read of them: the CRCs
-    the row keeps and the events' chains, or (layout 3) the events' JSON."""
+    and chains the row keeps, or (layout 3) the events' JSON."""
     if kept:
         r_crc, r_chain, e_crc, e_chain = proved
         return proof(r_crc, r_chain), proof(e_crc, e_chain) if completed else 0
