@@ -166,8 +166,6 @@ def test_events_appended_by_an_older_release_are_indexed_before_any_answer(
         "DELETE FROM checkpoints",
         "DELETE FROM session_heads",
         "UPDATE invocations SET ended_seq = 2 WHERE invocation_id = 'i4'",
-        "UPDATE invocations SET request_chain = request_chain + 1 WHERE invocation_id = 'i4'",
-        "UPDATE invocations SET end_crc = end_crc + 1 WHERE invocation_id = 'i4'",
     ],
 )
 def test_derived_data_changed_by_hand_is_detected_and_never_trusted(
@@ -178,6 +176,34 @@ def test_derived_data_changed_by_hand_is_detected_and_never_trusted(
     assert answers(sqlite_store) == expected
     # Asked again: by now a writable store has rebuilt what it found wrong.
     assert answers(sqlite_store) == expected
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        "UPDATE invocations SET request_chain = request_chain + 1 WHERE invocation_id = 'i4'",
+        "UPDATE invocations SET end_crc = end_crc + 1 WHERE invocation_id = 'i4'",
+        "UPDATE invocations SET end_crc = 123 WHERE invocation_id = 'i0'",  # failed: none kept
+        # A CRC out of range standing in for the chain below it: sealed the same, but for
+        # the range check (any call whose chain is odd will do).
+        "UPDATE invocations SET request_chain = request_chain - 1, "
+        "request_crc = request_crc + 4294967296 WHERE invocation_id = "
+        "(SELECT invocation_id FROM invocations WHERE request_chain % 2 = 1 LIMIT 1)",
+    ],
+)
+def test_a_kept_chain_or_crc_edited_is_read_around_and_named(
+    sqlite_store: SQLiteEventStore, damage: str
+) -> None:
+    # An outline is checked from its row alone: what the row keeps of its events is sealed.
+    expected = folded(sqlite_store)[0]
+    sql(sqlite_store, damage)
+    reader = SQLiteEventStore(sqlite_store.path, read_only=True)
+    with DefaultToolRepository(EventReplayer(reader), strict=False).view(S) as view:
+        outlines = [fields(outline) for outline in view.outlines().unwrap()]
+        assert view.stale  # the row did not hold: answered by folding
+    assert outlines == expected
+    [fault] = reader.verify_session(S).faults
+    assert "does not match" in fault.message and not fault.in_events
 
 
 def test_a_read_only_store_with_a_stale_index_answers_by_folding(
@@ -235,11 +261,12 @@ def test_a_postgres_index_edited_by_hand_is_rebuilt(
         (15, '{"invocation_id":"i4","receipt":'),  # not even JSON
     ],
 )
-def test_a_payload_edited_behind_the_triggers_is_held_to_its_chain_when_an_entry_hands_it_on(
+def test_a_payload_edited_behind_the_triggers_is_held_to_its_row_when_an_entry_hands_it_on(
     sqlite_store: SQLiteEventStore, sequence: int, edited: str
 ) -> None:
-    # A row's seal covers its events' chain values, not their JSON: an entry that hands a
-    # payload on checks it against the chain, so the edit is seen and the fold answers.
+    # A row's seal covers its events' chains and the CRCs of their JSON, kept in the row:
+    # an entry that hands a payload on holds it to the kept CRC, so the edit is seen and
+    # the fold answers (no trigger marked the session stale).
     for trigger in ("events_changed", "events_deleted", "events_unindexed"):
         sql(sqlite_store, f"DROP TRIGGER {trigger}")
     sql(sqlite_store, "UPDATE events SET data = ? WHERE sequence = ?", edited, sequence)

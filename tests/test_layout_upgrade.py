@@ -220,3 +220,18 @@ def test_a_layout_3_postgres_schema_is_checked_by_its_own_seals(
     upgraded = PostgresEventStore(postgres_dsn, schema=legacy_schema, upgrade=True)
     assert [upgraded.verify_session(session).faults for session in (A, B)] == [(), ()]
     upgraded.close()
+
+
+@pytest.mark.parametrize("old_layout", [3])
+def test_a_reader_open_while_another_process_upgrades_reads_by_the_new_layout(
+    legacy_file: Path,
+) -> None:
+    reader = SQLiteEventStore(legacy_file, read_only=True)
+    assert reader.layout == 3 and reader.verify_session(A).faults == ()
+    SQLiteEventStore(legacy_file, upgrade=True).close()  # another process, say
+    assert reader.verify_session(A).faults == ()  # its rows now checked by layout 4's rule
+    assert reader.layout == LAYOUT and not reader.outdated
+    with DefaultToolRepository(EventReplayer(reader), strict=False).view(A) as view:
+        assert len(list(view.outlines().unwrap())) == 4
+        assert view.indexed and not view.stale
+    reader.close()

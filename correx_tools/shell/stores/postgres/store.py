@@ -144,6 +144,10 @@ class PostgresEventStore(SqlEventStore):
     def _create_tables(self, cursor: Any, interval: int) -> None:
         create(cursor, self._postgres.dialect, self.schema, interval)
 
+    def _layout_in(self, cursor: Any) -> int:
+        found = layout_of(cursor, self.schema)
+        return found or self.layout
+
     def _upgrade_tables(self, cursor: Any, interval: int, *, since: int) -> int:
         upgrade(cursor, self._postgres.dialect, self.schema, interval, since=since)
         return stored_interval(cursor, self.schema)

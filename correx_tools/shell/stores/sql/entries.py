@@ -149,8 +149,8 @@ def held_times(
      started_seq, started_text, ended_seq, completed_text, status, e_label, e_code,
      e_data, e_kind, e_id, seal, r_chain, e_chain, r_crc, e_crc) = row  # fmt: skip
     completed = status == KIND_COMPLETED
-    if not keeps_crcs(proof):
-        r_crc, e_crc = payload_crc(r_data), payload_crc(e_data) if completed else 0
+    if not keeps_crcs(proof):  # (the Completed event is joined only to a completed call)
+        r_crc, e_crc = payload_crc(r_data), payload_crc(e_data)
     elif payloads and (
         payload_crc(r_data) != r_crc or (completed and payload_crc(e_data) != e_crc)
     ):
@@ -161,7 +161,7 @@ def held_times(
     sealed = (
         invocation, requested_seq, status, requested_at, started_seq, started_at, ended_seq,
         completed_at, tool_name, tier, e_label, e_code, proof(r_crc, r_chain),
-        proof(e_crc, e_chain) if completed else 0,
+        proof(e_crc, e_chain),
     )  # fmt: skip
     if (
         (joined and (r_kind != KIND_REQUESTED or r_id != invocation))

@@ -5,9 +5,9 @@ request, start and end, so that its entry is read in one lookup. It is
 derived data, and its ``seal`` — a CRC-32 over every column of the row, the
 session, and a *proof* of the request (and of the completion) it was built
 from — is checked each time the row is read (`entries.entry_of`): a stray
-``UPDATE`` of a column, a row moved to another session, or an event changed
-beside it no longer matches, and the question is answered from the events
-instead.
+``UPDATE`` of a column or a row moved to another session no longer matches,
+nor, where a read takes the events too, an event changed beside it; the
+question is then answered from the events instead.
 
 The proof of an event is its chain value with the CRC-32 of its JSON (layout 4
 on), and the row keeps both in columns of its own: a row is checked alone,
@@ -54,8 +54,15 @@ def payload_crc(data: str | None) -> int:
 
 def chained_proof(crc: int | None, chain: int | None) -> int:
     """Layout 4's proof of an event: its chain value, with the CRC-32 of its JSON, which
-    the row keeps in a column of its own (`keeps_crcs`)."""
-    return ((chain or 0) << 32) | (crc or 0)
+    the row keeps in a column of its own (`keeps_crcs`); -1, which no row is sealed with,
+    for a value no CRC-32 takes (one could otherwise stand in for another chain)."""
+    crc, chain = crc or 0, chain or 0
+    if not (0 <= crc <= _CRC_MAX and 0 <= chain <= _CRC_MAX):
+        return -1
+    return (chain << 32) | crc
+
+
+_CRC_MAX = 0xFFFF_FFFF
 
 
 def payload_proof(crc: int | None, chain: int | None) -> int:
@@ -111,9 +118,10 @@ class Image:
     tier: int
     request_crc: int
     """The `payload_crc` of the Requested event's JSON (and ``end_crc``, of the Completed
-    event's; 0 unless it completed)."""
+    event's; 0 unless it completed, and sealed as 0 then)."""
     request_chain: int
-    """The Requested event's chain value (and ``end_chain``, the Completed event's)."""
+    """The Requested event's chain value (and ``end_chain``, the Completed event's; 0
+    unless it completed)."""
     proof: Proof = chained_proof
     """How this row's seal takes its events (`proof_for` the store's layout)."""
     requested_text: str | None = None
@@ -185,5 +193,5 @@ class Image:
              self.started_seq, self.started_at, self.ended_seq, self.completed_at,
              self.tool_name, self.tier, self.end_label, self.end_code,
              self.proof(self.request_crc, self.request_chain),
-             self.proof(self.end_crc, self.end_chain) if self.status == 3 else 0),
+             self.proof(self.end_crc, self.end_chain)),
         )  # fmt: skip

@@ -51,6 +51,17 @@ class LaidOutStore:
         (``correx-tools reindex``), which rebuilds its index."""
         return self.layout < self._layout
 
+    def _follow_layout(self, cursor: Any) -> None:
+        """In a read snapshot of an outdated store: take its layout as this snapshot sees
+        it. Another process may have upgraded it since it was opened (its rows are then
+        sealed by the new layout's rule), and a reader open for hours reads them so."""
+        if self.outdated:
+            self.layout = self._layout_in(cursor)
+
+    def _layout_in(self, cursor: Any) -> int:
+        """The database's layout as ``cursor``'s snapshot sees it (each store gives its own)."""
+        raise NotImplementedError
+
     def _bring_to_layout(
         self,
         cursor: Any,

@@ -143,6 +143,7 @@ class SqlEventStore(LaidOutStore, BatchWritingStore):
             )
         try:
             with self._database.snapshot() as cursor:
+                self._follow_layout(cursor)
                 d, interval = self._database.dialect, self.checkpoint_interval
                 if runner is not None:
                     return verify_in_parts(d, cursor, session_id, interval, runner)
@@ -155,6 +156,7 @@ class SqlEventStore(LaidOutStore, BatchWritingStore):
         ``"rebuild!"`` accepting edits) in one snapshot, writing nothing (`parts`)."""
         try:
             with self._database.snapshot() as cursor:
+                self._follow_layout(cursor)
                 d = self._database.dialect
                 if task == "verify":
                     return check_part(d, cursor, part)
@@ -290,6 +292,7 @@ class SqlEventStore(LaidOutStore, BatchWritingStore):
             if not self.read_only:
                 self._rebuild_if_stale(session_id)
             with self._database.snapshot() as cursor:
+                self._follow_layout(cursor)
                 fresh = load_head(d, cursor, session_id) is not None
                 last = last_sequence(d, cursor, session_id)
                 yield SqlSessionIndex(d, cursor, session_id, last) if fresh else None

@@ -44,6 +44,8 @@ class CheckedPart:
     sequence, its expected seal and its status."""
     foreign: list[tuple[Any, Any, Any, int]]
     assumed: dict[str, Assumed]
+    layout: int
+    """The layout the part's snapshot saw: its expected seals follow that layout's rule."""
 
 
 def check_part(d: Dialect, cursor: Cursor, part: Part) -> CheckedPart:
@@ -68,6 +70,7 @@ def check_part(d: Dialect, cursor: Cursor, part: Part) -> CheckedPart:
         ended=ended,
         foreign=check.foreign,
         assumed=outside.assumed,
+        layout=d.layout,
     )
 
 
@@ -112,6 +115,8 @@ def _join(check: Checking, parts: list[Part], results: list[CheckedPart]) -> Ses
             return ended[invocation][3], LONG_AGO
         return None
 
+    if any(result.layout != check.d.layout for result in results):
+        return None  # the store was upgraded while the parts were read: checked whole here
     for part, result in zip(parts, results, strict=True):
         assert head is not None
         start = (head.indexed_through, list(head.counts), head.chain, previous)

@@ -315,7 +315,7 @@ class Checking:
                 invocation, sequence, status, None if requested is None else when(requested),
                 started_seq, None if started is None else when(started), ended_seq,
                 None if completed is None else when(completed), tool, tier, label, code,
-                *_proofs(proof, proved, kept, completed=status == 3),
+                *_proofs(proof, proved, kept),
             )  # fmt: skip
             if seal != made[0] or seal_of_row(self.session, columns) != made[0]:
                 self.fault(sequence, f"the index row of invocation {invocation!r} does not match")
@@ -341,11 +341,12 @@ class Checking:
                 )
 
 
-def _proofs(proof: Proof, proved: list[Any], kept: bool, *, completed: bool) -> tuple[int, int]:
+def _proofs(proof: Proof, proved: list[Any], kept: bool) -> tuple[int, int]:
     """The proofs of a row's two events from what `Checking.rows` read of them: the CRCs
-    and chains the row keeps, or (layout 3) the events' JSON."""
+    and chains the row keeps (an ended call's end values are 0 but for a completed one,
+    and sealed so), or (layout 3) the events' JSON (the end's read for a completed call)."""
     if kept:
         r_crc, r_chain, e_crc, e_chain = proved
-        return proof(r_crc, r_chain), proof(e_crc, e_chain) if completed else 0
+        return proof(r_crc, r_chain), proof(e_crc, e_chain)
     r_data, e_data = proved
-    return proof(payload_crc(r_data), None), proof(payload_crc(e_data), None) if completed else 0
+    return proof(payload_crc(r_data), None), proof(payload_crc(e_data), None)

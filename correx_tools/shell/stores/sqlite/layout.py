@@ -4,8 +4,9 @@ Layout 1 (release 0.2.0) had the events and the invocation ids only; what
 later layouts add for the time-travel index is written once for every database
 (`correx_tools.shell.stores.sql.layout`). ``PRAGMA user_version`` holds the
 layout (0 before it was set, as layout 1 left it). A file of an older layout
-opens read-only and is answered by folding; to write to it, or to answer from
-an index, it is upgraded in one transaction (``correx-tools reindex FILE``).
+opens read-only, answered from its index as it is (layout 3) or by folding
+(layouts 1 and 2); to write to it, or to answer from an index where it keeps
+none, it is upgraded in one transaction (``correx-tools reindex FILE``).
 """
 
 from __future__ import annotations
@@ -56,7 +57,7 @@ _TRIGGERS = (
 
 
 def layout_of(connection: sqlite3.Connection | sqlite3.Cursor) -> int | None:
-    """The layout of the file: 3, 2, 1; 0 for one with no tables yet, ``None`` for another
+    """The layout of the file: 4, 3, 2, 1; 0 for one with no tables yet, ``None`` for another
     database."""
     tables = {
         row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")

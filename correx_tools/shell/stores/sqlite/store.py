@@ -145,6 +145,10 @@ class SQLiteEventStore(SqlEventStore):
     def _create_tables(self, cursor: Any, interval: int) -> None:
         create(cursor, self._sqlite.dialect, interval)
 
+    def _layout_in(self, cursor: Any) -> int:
+        found = layout_of(cursor)
+        return self.layout if found is None else found
+
     def _upgrade_tables(self, cursor: Any, interval: int, *, since: int) -> int:
         upgrade(cursor, self._sqlite.dialect, interval, since=since)
         return stored_interval(cursor)
