@@ -193,15 +193,3 @@ def _record(connection: Any, schema: str, interval: int) -> None:
         ).format(sql.Identifier(schema)),
         (LAYOUT,),
     )
-
-
-def stored_interval(connection: Any, schema: str) -> int:
-    """The interval the store was made with."""
-    from psycopg import sql  # noqa: PLC0415 - the optional extra
-
-    row = connection.execute(
-        sql.SQL("SELECT value FROM {}.correx_settings WHERE name = 'checkpoint_interval'").format(
-            sql.Identifier(schema)
-        )
-    ).fetchone()
-    return int(row[0])

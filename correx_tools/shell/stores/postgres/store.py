@@ -23,7 +23,7 @@ from ....core.tools.ids import SessionId
 from ..addresses import StoreAddress, redact_dsn
 from ..port import StoreLayoutError
 from ..sql.indexing import CHECKPOINT_INTERVAL
-from ..sql.layout import LAYOUT, READABLE_LAYOUT
+from ..sql.layout import LAYOUT
 from ..sql.store import SqlEventStore
 from .connection import Link, require_psycopg
 from .dialect import PostgresDatabase
@@ -34,7 +34,6 @@ from .layout import (
     hidden_tables,
     layout_of,
     lock_schema,
-    stored_interval,
     upgrade,
 )
 
@@ -83,8 +82,7 @@ class PostgresEventStore(SqlEventStore):
                 self._check_tables()
             else:
                 self.init_db()
-            if self.layout >= READABLE_LAYOUT:  # its index is read: its interval counts
-                self.checkpoint_interval = stored_interval(link.current, schema)
+            self.checkpoint_interval = self._interval(link.current, checkpoint_interval)
         except BaseException:
             link.close()
             raise
@@ -144,13 +142,11 @@ class PostgresEventStore(SqlEventStore):
     def _create_tables(self, cursor: Any, interval: int) -> None:
         create(cursor, self._postgres.dialect, self.schema, interval)
 
-    def _layout_in(self, cursor: Any) -> int:
-        found = layout_of(cursor, self.schema)
-        return found or self.layout
+    def _layout_in(self, cursor: Any) -> int | None:
+        return layout_of(cursor, self.schema)
 
-    def _upgrade_tables(self, cursor: Any, interval: int, *, since: int) -> int:
+    def _upgrade_tables(self, cursor: Any, interval: int, *, since: int) -> None:
         upgrade(cursor, self._postgres.dialect, self.schema, interval, since=since)
-        return stored_interval(cursor, self.schema)
 
     @property
     def _what(self) -> str:

@@ -56,11 +56,23 @@ class LaidOutStore:
         it. Another process may have upgraded it since it was opened (its rows are then
         sealed by the new layout's rule), and a reader open for hours reads them so."""
         if self.outdated:
-            self.layout = self._layout_in(cursor)
+            self.layout = self._layout_in(cursor) or self.layout
 
-    def _layout_in(self, cursor: Any) -> int:
-        """The database's layout as ``cursor``'s snapshot sees it (each store gives its own)."""
+    def _layout_in(self, cursor: Any) -> int | None:
+        """The database's layout as ``cursor``'s snapshot sees it, if it holds a store (each
+        store gives its own: where a database keeps the number differs)."""
         raise NotImplementedError
+
+    def _interval(self, cursor: Any, given: int) -> int:
+        """The checkpoint interval to index by: the store's own where its index is read (its
+        layout keeps one), else ``given``."""
+        return self._stored_interval(cursor) if self._indexed else given
+
+    def _stored_interval(self, cursor: Any) -> int:
+        """The checkpoint interval the store was made with (layout 2 on)."""
+        d = self._database.dialect
+        query = d.sql("SELECT value FROM {settings} WHERE name = 'checkpoint_interval'")
+        return int(cursor.execute(query).fetchone()[0])
 
     def _bring_to_layout(
         self,
@@ -81,7 +93,8 @@ class LaidOutStore:
                     f"{self._what} was written by an older release (layout {layout}); "
                     f"upgrade it in place with: correx-tools reindex {self.name}"
                 )
-            interval = self._upgrade_tables(cursor, interval, since=layout)
+            self._upgrade_tables(cursor, interval, since=layout)
+            interval = self._stored_interval(cursor)  # a store made with another keeps it
             self._upgraded = rebuild_all(self._database.dialect, cursor, interval, progress)
         elif not self._current(cursor, layout):  # only the conversation's index: no rebuild
             cursor.execute(self._database.dialect.sql(SAID_INDEX))
@@ -94,9 +107,9 @@ class LaidOutStore:
         """The database's own DDL for the current layout (each store gives its own)."""
         raise NotImplementedError
 
-    def _upgrade_tables(self, cursor: Any, interval: int, *, since: int) -> int:
-        """The database's own DDL from layout ``since`` to the current one; the checkpoint
-        interval the store keeps (its own, when its layout kept one; else ``interval``)."""
+    def _upgrade_tables(self, cursor: Any, interval: int, *, since: int) -> None:
+        """The database's own DDL from layout ``since`` to the current one (``interval``
+        recorded where the layout kept none)."""
         raise NotImplementedError
 
     @property

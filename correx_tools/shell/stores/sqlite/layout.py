@@ -89,11 +89,3 @@ def upgrade(cursor: sqlite3.Cursor, d: Dialect, interval: int, *, since: int) ->
         (interval,),
     )
     cursor.execute(f"PRAGMA user_version = {LAYOUT}")
-
-
-def stored_interval(connection: sqlite3.Connection | sqlite3.Cursor) -> int:
-    """The interval the store was made with."""
-    row = connection.execute(
-        "SELECT value FROM store_settings WHERE name = 'checkpoint_interval'"
-    ).fetchone()
-    return int(row[0])

@@ -22,10 +22,10 @@ from ....core.lifecycle.events import StoredEvent
 from ..addresses import StoreAddress
 from ..port import AppendError, StoreLayoutError
 from ..sql.indexing import CHECKPOINT_INTERVAL
-from ..sql.layout import LAYOUT, READABLE_LAYOUT
+from ..sql.layout import LAYOUT
 from ..sql.store import SqlEventStore
 from .dialect import SQLiteDatabase
-from .layout import create, layout_of, stored_interval, upgrade
+from .layout import create, layout_of, upgrade
 from .removing import remove_sessions
 
 BUSY_TIMEOUT_SECONDS = 30.0
@@ -82,8 +82,7 @@ class SQLiteEventStore(SqlEventStore):
         connection = self._sqlite.connection
         try:
             self.layout = self._open(upgrade, checkpoint_interval, progress)
-            kept = self.layout >= READABLE_LAYOUT  # its index is read: its interval counts
-            self.checkpoint_interval = stored_interval(connection) if kept else checkpoint_interval
+            self.checkpoint_interval = self._interval(connection, checkpoint_interval)
         except BaseException:
             connection.close()
             raise
@@ -145,13 +144,11 @@ class SQLiteEventStore(SqlEventStore):
     def _create_tables(self, cursor: Any, interval: int) -> None:
         create(cursor, self._sqlite.dialect, interval)
 
-    def _layout_in(self, cursor: Any) -> int:
-        found = layout_of(cursor)
-        return self.layout if found is None else found
+    def _layout_in(self, cursor: Any) -> int | None:
+        return layout_of(cursor)
 
-    def _upgrade_tables(self, cursor: Any, interval: int, *, since: int) -> int:
+    def _upgrade_tables(self, cursor: Any, interval: int, *, since: int) -> None:
         upgrade(cursor, self._sqlite.dialect, interval, since=since)
-        return stored_interval(cursor)
 
     @property
     def address(self) -> StoreAddress:
