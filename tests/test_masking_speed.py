@@ -108,8 +108,16 @@ def test_a_text_of_nothing_but_findings_costs_time_linear_in_its_size() -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("seed", NAMED + FINDINGS)
 def test_masking_grows_linearly_up_to_a_mebibyte(seed: str) -> None:
-    costs = [cost(sized(seed, size), runs=3) for size in (16 * 1024, 64 * 1024, 1 << 20)]
-    assert costs[2] / costs[1] < 32, costs  # linear is 16
+    def growth() -> float:
+        small, large = (cost(sized(seed, size), runs=3) for size in (64 * 1024, 1 << 20))
+        return large / small  # linear is 16; quadratic, 256
+
+    # A busy core can land on every run of one size (a 64 KiB run takes under a
+    # millisecond); a real slowdown stays on a second look.
+    grown = [growth()]
+    if grown[0] >= 32:
+        grown.append(growth())
+    assert min(grown) < 32, grown
     if seed in NAMED:
         # Beside the other slow tests a mebibyte's rounds can all meet a busy
         # core; a real slowdown stays on a second look.
