@@ -10,7 +10,7 @@ tracked as a source of values.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, final
 
@@ -27,7 +27,7 @@ from ..tools.capability import ToolCapability
 from ..tools.request import plain_arguments
 from .effects import Effects, effects_with
 from .finding import RULES, Evidence, Finding, cut
-from .flows import FlowTracker, Source
+from .flows import FlowRecorder, FlowTracker, Source
 from .policy import CompiledPolicy, inside, normalised
 from .rules import Call, call_findings, secret_in
 from .table import CapabilityTable, ToolEntry
@@ -50,10 +50,13 @@ _SINKS = (
 
 @final
 @dataclass(frozen=True, slots=True)
-class _Open:
+class InFlight:
+    """A call requested and not yet ended: its tool, its request's sequence, and why its
+    output is a source of untrusted values (``None``: it is not)."""
+
     tool: str
     request: int
-    why: str | None  # why its output is a source of untrusted values; None: it is not
+    why: str | None
 
 
 class SessionAuditor:
@@ -63,6 +66,11 @@ class SessionAuditor:
     the policy's workspace winning; ``evidence`` gives an event's evidence value, asked only
     of the events a finding or a tracked value needs; ``declared`` maps a tool name to the
     capabilities its registered tool or MCP annotations state.
+
+    A part of a session audited apart from the parts before it (``recording``) looks
+    nothing up in a flow tracker of its own: it keeps what it would have tracked and looked
+    up (`recorder`) for the join to replay, in order, through the session's
+    one auditor (`track`, `knows`, `flows_of`, `carry`), which then finds what one pass finds.
     """
 
     def __init__(
@@ -76,6 +84,7 @@ class SessionAuditor:
         format: str | None = None,
         workspace: str | None = None,
         declared: Mapping[str, frozenset[ToolCapability]] | None = None,
+        recording: bool = False,
     ) -> None:
         self.session = session
         self._policy = policy
@@ -85,10 +94,13 @@ class SessionAuditor:
         self._format = format
         self.workspace = policy.policy.workspace or workspace
         self._declared = declared or {}
-        self._open: dict[str, _Open] = {}
+        self._open: dict[str, InFlight] = {}
         self._entries: dict[str, ToolEntry | None] = {}
-        self._flows = FlowTracker(policy.policy.flow_min_chars)
+        least = policy.policy.flow_min_chars
+        self._flows = FlowRecorder(least) if recording else FlowTracker(least)
         self.calls = 0
+        self.peak = 0
+        """The most calls in flight at once so far."""
         self.unknown: dict[str, int] = {}
 
     def feed(self, stored: StoredEvent) -> list[Finding]:
@@ -104,37 +116,77 @@ class SessionAuditor:
 
     def _requested(self, stored: StoredEvent, event: ToolInvocationRequestedEvent) -> list[Finding]:
         self.calls += 1
+        call = self._call(stored, event)
+        if not call.effects.known:
+            self.unknown[event.tool_name] = self.unknown.get(event.tool_name, 0) + 1
+        if len(self._open) >= MAX_OPEN:
+            del self._open[next(iter(self._open))]
+        why = self._why_untrusted(call.effects)
+        self._open[event.invocation_id] = InFlight(event.tool_name, stored.sequence, why)
+        self.peak = max(self.peak, len(self._open))
+        evidence = _once(self._evidence, stored)
+        found = [
+            *call_findings(call, self._policy, self.workspace, self._redaction),
+            *self.flow_findings(call, evidence),
+        ]
+        return _pinned(call, found, evidence)
+
+    def _call(self, stored: StoredEvent, event: ToolInvocationRequestedEvent) -> Call:
         # Events read from a store are decoded here as plain JSON, once, and not kept: the
         # store's text is handed to the secret rule's prefilter.
         arguments, text = plain_arguments(event.request)
         effects = effects_with(
             self._entry(event.tool_name), arguments, declared=self._declared.get(event.tool_name)
         )
-        if not effects.known:
-            self.unknown[event.tool_name] = self.unknown.get(event.tool_name, 0) + 1
-        value: list[str] = []
-
-        def evidence() -> str:
-            if not value:
-                value.append(self._evidence(stored))
-            return value[0]
-
-        why = self._why_untrusted(effects)
-        if len(self._open) >= MAX_OPEN:
-            del self._open[next(iter(self._open))]
-        self._open[event.invocation_id] = _Open(event.tool_name, stored.sequence, why)
-        call = Call(
+        return Call(
             session=self.session, sequence=stored.sequence, tool=event.tool_name,
             arguments=arguments, effects=effects, value="", text=text,
         )  # fmt: skip
-        found = [
-            *call_findings(call, self._policy, self.workspace, self._redaction),
-            *self.flow_findings(call, evidence),
-        ]
-        if not found:
-            return found
-        pinned = Evidence(sequence=call.sequence, role="call", value=evidence())
-        return [replace(finding, evidence=(pinned, *finding.evidence[1:])) for finding in found]
+
+    def in_flight(self, invocation_id: str) -> bool:
+        """Whether the call ``invocation_id`` was requested and has not ended (so far)."""
+        return invocation_id in self._open
+
+    @property
+    def open_count(self) -> int:
+        """How many calls are in flight."""
+        return len(self._open)
+
+    def open_calls(self) -> list[tuple[str, InFlight]]:
+        """The calls in flight, the oldest first."""
+        return list(self._open.items())
+
+    def carry(self, calls: Iterable[tuple[str, InFlight]]) -> None:
+        """Take ``calls`` (a later part's `open_calls`) as in flight after those already in
+        flight; the join sees to it that no more than `MAX_OPEN` are then in flight."""
+        self._open.update(calls)
+
+    @property
+    def recorder(self) -> FlowRecorder:
+        """What a ``recording`` auditor keeps in place of tracking and looking up values
+        (the caller takes them out as it goes)."""
+        flows = self._flows
+        assert isinstance(flows, FlowRecorder)
+        return flows
+
+    def track(self, keys: bytes, source: Source) -> None:
+        """Track the hashed units ``keys`` (a part's `recorded` source) as `feed` would."""
+        assert isinstance(self._flows, FlowTracker)
+        self._flows.add_keys(keys, source)
+
+    def knows(self, keys: bytes) -> bool:
+        """Whether any of the hashed units ``keys`` (a part's `recorded` sink) is tracked."""
+        assert isinstance(self._flows, FlowTracker)
+        return self._flows.knows(keys)
+
+    def flows_of(self, stored: StoredEvent) -> list[Finding]:
+        """The flow findings of the request ``stored`` against what is tracked now: what
+        `feed` gives of it but its call rules' findings, and keeping nothing of it."""
+        event = stored.event
+        assert isinstance(event, ToolInvocationRequestedEvent)
+        call = self._call(stored, event)
+        evidence = _once(self._evidence, stored)
+        return _pinned(call, list(self.flow_findings(call, evidence)), evidence)
 
     def _entry(self, tool: str) -> ToolEntry | None:
         """The capability table's row of ``tool`` in this session's format."""
@@ -176,13 +228,7 @@ class SessionAuditor:
             output = found if wanted else None
             if opened is None:
                 tool = metadata.get("tool_name", "?")
-        value: list[str] = []
-
-        def evidence() -> str:
-            if not value:
-                value.append(self._evidence(stored))
-            return value[0]
-
+        evidence = _once(self._evidence, stored)
         if policy.secrets and output is not None:
             where = secret_in(output, self._redaction, text)
             if where is not None:
@@ -226,6 +272,26 @@ class SessionAuditor:
                         Evidence(sequence=source.sequence, role="source", value=source.value),
                     ),
                 )  # fmt: skip
+
+
+def _once(evidence: Callable[[StoredEvent], str], stored: StoredEvent) -> Callable[[], str]:
+    """``evidence(stored)``, worked out when first asked (most events need none)."""
+    value: list[str] = []
+
+    def once() -> str:
+        if not value:
+            value.append(evidence(stored))
+        return value[0]
+
+    return once
+
+
+def _pinned(call: Call, found: list[Finding], evidence: Callable[[], str]) -> list[Finding]:
+    """``found`` (``call``'s findings) each pinned to the call's evidence value."""
+    if not found:
+        return found
+    pinned = Evidence(sequence=call.sequence, role="call", value=evidence())
+    return [replace(finding, evidence=(pinned, *finding.evidence[1:])) for finding in found]
 
 
 def text_of(value: Any) -> str:

@@ -26,6 +26,8 @@ MIN_WORD = 24
 """The shortest whitespace-free word followed on its own."""
 MAX_TEXT = 1 << 20
 """Characters of one output or sink text cut into units."""
+KEY_SIZE = 8
+"""Bytes of a unit's hash."""
 
 
 @final
@@ -57,7 +59,17 @@ def units(text: str, min_chars: int) -> Iterator[str]:
 
 
 def _key(unit: str) -> bytes:
-    return hashlib.blake2b(unit.encode("utf-8", "surrogatepass"), digest_size=8).digest()
+    return hashlib.blake2b(unit.encode("utf-8", "surrogatepass"), digest_size=KEY_SIZE).digest()
+
+
+def unit_keys(text: str, min_chars: int) -> bytes:
+    """The hashes of ``text``'s units, in order, each `KEY_SIZE` bytes, joined: what a
+    worker auditing a part of a session sends back for the join to track or look up."""
+    return b"".join(_key(unit) for unit in units(text, min_chars))
+
+
+def _split(keys: bytes) -> Iterator[bytes]:
+    return (keys[at : at + KEY_SIZE] for at in range(0, len(keys), KEY_SIZE))
 
 
 class FlowTracker:
@@ -74,14 +86,23 @@ class FlowTracker:
 
     def add(self, text: str, source: Source) -> None:
         """Track every unit of ``text`` as having come out of ``source``."""
+        self.add_keys(unit_keys(text, self._min), source)
+
+    def add_keys(self, keys: bytes, source: Source) -> None:
+        """Track every unit hashed in ``keys`` (`unit_keys`) as having come out of
+        ``source``: the same as `add` of the text they were cut from."""
         values = self._values
-        for unit in units(text, self._min):
-            key = _key(unit)
+        for key in _split(keys):
             if key in values:
                 continue
             if len(values) >= MAX_VALUES:
                 del values[next(iter(values))]
             values[key] = source
+
+    def knows(self, keys: bytes) -> bool:
+        """Whether any unit hashed in ``keys`` is tracked (`found` would find one)."""
+        values = self._values
+        return bool(values) and any(key in values for key in _split(keys))
 
     def found(self, text: str) -> list[tuple[str, Source]]:
         """Each unit of ``text`` tracked before, with its source (one per source)."""
@@ -93,3 +114,28 @@ class FlowTracker:
             if source is not None and source.sequence not in seen:
                 seen[source.sequence] = (unit, source)
         return list(seen.values())
+
+
+class FlowRecorder:
+    """In place of a `FlowTracker` where a part of a session is audited apart from the
+    parts before it (which it cannot see): what would have been tracked and looked up is
+    kept, hashed, in order, for the join to replay through the session's one tracker."""
+
+    __slots__ = ("_min", "sinks", "sources")
+
+    def __init__(self, min_chars: int) -> None:
+        self._min = min_chars
+        self.sources: list[tuple[bytes, Source]] = []
+        self.sinks: list[bytes] = []
+
+    def __len__(self) -> int:
+        return 1  # any earlier part may have tracked a value: every sink is looked up
+
+    def add(self, text: str, source: Source) -> None:
+        """Keep ``text``'s hashed units as having come out of ``source``."""
+        self.sources.append((unit_keys(text, self._min), source))
+
+    def found(self, text: str) -> list[tuple[str, Source]]:
+        """Keep ``text``'s hashed units to be looked up; nothing is found here."""
+        self.sinks.append(unit_keys(text, self._min))
+        return []
