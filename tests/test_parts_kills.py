@@ -117,3 +117,13 @@ def test_a_killed_worker_leaves_the_old_index_whole(long_store: Path, tmp_path: 
     assert correx("verify", str(damaged), "--workers", "1").returncode == 1
     assert correx("reindex", str(damaged), "--workers", "2").returncode == 0
     assert index_of(damaged) == index_of(intact)
+
+
+def test_a_killed_worker_ends_audit_in_one_line(long_store: Path, tmp_path: Path) -> None:
+    path = tmp_path / "store.sqlite"
+    shutil.copy(long_store, path)
+    before = digest(path)
+    result = killed_worker("audit", str(path))
+    said_in_one_line(result)
+    assert result.returncode == 2  # could not run: no half a list of findings
+    assert digest(path) == before

@@ -1,37 +1,27 @@
 """A store's sessions audited: each read once, in order, through the rules.
 
 Nothing of a session is held but what the auditor keeps (its calls in flight and its
-bounded flow set): the events are read as the store streams them and let go.
+bounded flow set): the events are read as the store streams them and let go. A database's
+large session is audited in parts by worker processes at once (`parts`), with the one
+pass's findings in the one pass's order.
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import final
 
-from ...core.audit.auditor import SessionAuditor
 from ...core.audit.finding import Finding
 from ...core.audit.policy import CompiledPolicy
-from ...core.lifecycle.events import StoredEvent
-from ...core.report.redaction import Redaction
 from ...core.tools.capability import ToolCapability
 from ...core.tools.ids import SessionId
-from ..stores.port import EventStore
-from ..transcripts.description import described
-from .evidence import evidence_value
-from .policy_file import capability_table
+from ..stores.fanout import Workers
+from ..stores.port import EventStore, LocatedStore, session_events
+from ..stores.sql.store import SqlEventStore
+from .audited import Audited
+from .parts import PART_EVENTS, audit_in_parts, audit_task
 
-
-@final
-@dataclass(slots=True)
-class Audited:
-    """What an audit looked at: sessions, events, calls, and the calls of unknown tools."""
-
-    sessions: int = 0
-    events: int = 0
-    calls: int = 0
-    unknown: dict[str, int] = field(default_factory=dict)
+__all__ = ["Audited", "audit_store"]
 
 
 def audit_store(
@@ -41,44 +31,53 @@ def audit_store(
     *,
     audited: Audited | None = None,
     declared: Mapping[str, frozenset[ToolCapability]] | None = None,
+    workers: int = 1,
+    part_events: int = PART_EVENTS,
 ) -> Iterator[Finding]:
     """Every finding of ``sessions`` (all the store's if ``None``), session by session, each
-    as soon as it is found; ``audited`` is filled in as they are read."""
-    redaction = Redaction.with_patterns(policy.policy.secret_patterns)
+    as soon as it is found; ``audited`` is filled in as they are read. A database's session
+    of at least twice ``part_events`` events is audited in parts, ``workers`` processes at
+    once (this one joining them), with the same findings in the same order."""
     seen = audited if audited is not None else Audited()
-    for session in store.sessions() if sessions is None else sessions:
-        seen.sessions += 1
-        yield from audit_events(
-            session, store.read(session), policy, redaction, seen, declared=declared
-        )
+    runner = (
+        Workers(store.address, workers)
+        if workers > 1 and isinstance(store, SqlEventStore) and isinstance(store, LocatedStore)
+        else None
+    )
+    try:
+        for session in store.sessions() if sessions is None else sessions:
+            seen.sessions += 1
+            yield from _session(
+                store, session, policy, declared=declared, runner=runner, audited=seen,
+                part_events=part_events,
+            )  # fmt: skip
+    finally:
+        if runner is not None:
+            runner.close()
 
 
-def audit_events(
-    session: str,
-    events: Iterator[StoredEvent],
+def _session(
+    store: EventStore,
+    session: SessionId,
     policy: CompiledPolicy,
-    redaction: Redaction,
-    audited: Audited,
     *,
-    declared: Mapping[str, frozenset[ToolCapability]] | None = None,
+    declared: Mapping[str, frozenset[ToolCapability]] | None,
+    runner: Workers | None,
+    audited: Audited,
+    part_events: int,
 ) -> Iterator[Finding]:
-    """The findings of one session's events (read once, in order)."""
-    first = next(events, None)
-    if first is None:
-        return
-    about = described([first])
-    auditor = SessionAuditor(
-        session, policy, capability_table(),
-        evidence=evidence_value, redaction=redaction,
-        format=None if about is None else about.format,
-        workspace=None if about is None else about.about.cwd,
-        declared=declared,
-    )  # fmt: skip
-    audited.events += 1
-    yield from auditor.feed(first)
-    for stored in events:
-        audited.events += 1
-        yield from auditor.feed(stored)
-    audited.calls += auditor.calls
-    for tool, count in auditor.unknown.items():
-        audited.unknown[tool] = audited.unknown.get(tool, 0) + count
+    with session_events(store, session) as events:
+        first = next(events, None)
+        if first is None:
+            return
+        task = audit_task(policy, first, declared)
+        large = isinstance(store, SqlEventStore) and store.last_sequence(session) >= 2 * part_events
+        if runner is None or not large:
+            auditor = task.auditor(session, recording=False)
+            for stored in itertools.chain((first,), events):
+                audited.events += 1
+                yield from auditor.feed(stored)
+            audited.add(auditor.calls, auditor.unknown)
+            return
+    assert isinstance(store, SqlEventStore)  # `large`
+    yield from audit_in_parts(store, session, task, runner, audited, part_events=part_events)

@@ -24,12 +24,14 @@ from ..audit.evidence import Rechecked, recheck
 from ..audit.policy_file import PolicyFileError, default_policy_text, read_policy
 from ..audit.running import Audited, audit_store
 from ..audit.sarif import sarif_log
+from ..stores.fanout import WorkerLost
 from ..stores.port import StoreLayoutError, StoreReadError
 from .errors import CliError
 from .loading import find_session
 from .render import emit, in_line, table
 from .sources import close_store, open_store, read_json, redact
 from .tools import read_tools
+from .verify import add_workers_argument, workers_of
 
 COULD_NOT_RUN = 2
 
@@ -56,6 +58,7 @@ def add_audit_arguments(parser: argparse.ArgumentParser, source_help: str) -> No
     parser.add_argument(
         "--print-policy", action="store_true", help="print the built-in policy and stop"
     )
+    add_workers_argument(parser, "audit", among="this one joining them")
     parser.add_argument(
         "--recheck",
         metavar="FILE",
@@ -77,7 +80,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
         return _could_not_run(str(error))
     except StoreReadError as error:
         return _could_not_run(f"{redact(args.source)}: {error.error}")
-    except (OSError, sqlite3.Error, StoreLayoutError) as error:
+    except (OSError, sqlite3.Error, StoreLayoutError, WorkerLost) as error:
         return _could_not_run(str(error))
 
 
@@ -93,7 +96,12 @@ def _audit(args: argparse.Namespace) -> int:
     audited = Audited()
     try:
         sessions = (find_session(store, args.session, args.source),) if args.session else None
-        findings = list(audit_store(store, policy, sessions, audited=audited, declared=declared))
+        findings = list(
+            audit_store(
+                store, policy, sessions, audited=audited, declared=declared,
+                workers=workers_of(args),
+            )
+        )  # fmt: skip
     finally:
         close_store(store)
     shown_as = args.format or ("json" if args.json else "table")

@@ -29,14 +29,16 @@ def add_verify_arguments(parser: argparse.ArgumentParser, source_help: str) -> N
     add_workers_argument(parser, "check")
 
 
-def add_workers_argument(parser: argparse.ArgumentParser, verb: str) -> None:
+def add_workers_argument(
+    parser: argparse.ArgumentParser, verb: str, *, among: str = "this one among them"
+) -> None:
     """``--workers N``: how many processes work a database's large sessions in parts."""
     parser.add_argument(
         "--workers",
         type=_workers,
         default=None,
         metavar="N",
-        help=f"processes that {verb} a large session's parts at once, this one among them "
+        help=f"processes that {verb} a large session's parts at once, {among} "
         "(default: the machine's cores; 1 works every session in this process)",
     )
 

@@ -1,5 +1,5 @@
-"""Worker processes that check or rebuild the parts of a database's sessions, this
-process among them (`sql.parts`).
+"""Worker processes that check, rebuild or audit the parts of a database's sessions
+(`sql.parts`, `audit.parts`), this process among them or joining them.
 
 The workers each open the store themselves, read-only, and send back what a
 part holds as plain values; this process works parts too, from the back of
@@ -18,16 +18,17 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from typing import Any, final
+from typing import Any, TypeVar, final
 
 from .addresses import StoreAddress
 from .opening import open_address
 from .port import EventStore
-from .sql.parts import Part
 from .sql.store import SqlEventStore
+
+P = TypeVar("P")
 
 _DIED = (
     "a worker process ended before its part was done (killed, or out of memory); "
@@ -81,7 +82,12 @@ def _quiet() -> None:
     threading.Thread(target=watch, daemon=True).start()
 
 
-def _work(address: StoreAddress, task: str, part: Part) -> Any:
+Task = str | Callable[[SqlEventStore, Any], Any]
+"""What a worker does with a part: the name of a store's own `work_part` task, or a
+callable (picklable, as a module's function or a dataclass is) given the store and part."""
+
+
+def _work(address: StoreAddress, task: Task, part: Any) -> Any:
     """One part worked in a worker process. Its errors are sent back as their text (a
     store's errors do not all survive being sent between processes)."""
     try:
@@ -89,6 +95,8 @@ def _work(address: StoreAddress, task: str, part: Part) -> Any:
         if store is None:
             store = _worker_stores[address] = open_address(address, read_only=True)
         assert isinstance(store, SqlEventStore)  # only a database is split in parts
+        if callable(task):
+            return task(store, part)
         return store.work_part(task, part)
     except Exception as error:
         raise WorkerLost(str(error)) from None
@@ -151,8 +159,8 @@ class Workers:
         return self._pool
 
     def stream(
-        self, task: str, parts: Sequence[Part], here: Callable[[Part], Any]
-    ) -> Iterator[Any]:
+        self, task: Task, parts: Sequence[P], here: Callable[[P], Any]
+    ) -> Generator[Any, None, None]:
         """Each part's result in the parts' order, as soon as it and those before it are in,
         every part worked by a worker process while this one takes them in (writes them);
         at most a few are held at a time, so memory stays bounded by a part. `WorkerLost`
@@ -182,7 +190,7 @@ class Workers:
             for future in pending:
                 future.cancel()
 
-    def run(self, task: str, parts: Sequence[Part], here: Callable[[Part], Any]) -> list[Any]:
+    def run(self, task: Task, parts: Sequence[P], here: Callable[[P], Any]) -> list[Any]:
         """Each part's result, in the parts' order; `WorkerLost` if a worker died."""
         if self._count < 2 or len(parts) < 2:
             return [here(part) for part in parts]
