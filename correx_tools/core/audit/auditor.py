@@ -21,6 +21,7 @@ from ..lifecycle.events import (
     ToolExecutionRejectedEvent,
     ToolInvocationRequestedEvent,
     plain_receipt,
+    undecoded_text,
 )
 from ..report.redaction import Redaction
 from ..tools.capability import ToolCapability
@@ -29,6 +30,7 @@ from .effects import Effects, effects_with
 from .finding import RULES, Evidence, Finding, cut
 from .flows import FlowRecorder, FlowTracker, Source
 from .policy import CompiledPolicy, inside, normalised
+from .prefilter import may_hold_secret
 from .rules import Call, call_findings, secret_in
 from .table import CapabilityTable, ToolEntry
 
@@ -109,7 +111,7 @@ class SessionAuditor:
         if isinstance(event, ToolInvocationRequestedEvent):
             return self._requested(stored, event)
         if isinstance(event, ToolExecutionCompletedEvent):
-            return list(self._completed(stored, event))
+            return self._completed(stored, event)
         if isinstance(event, (ToolExecutionFailedEvent, ToolExecutionRejectedEvent)):
             self._open.pop(event.invocation_id, None)
         return []
@@ -214,36 +216,37 @@ class SessionAuditor:
                 return f"a file outside the workspace ({cut(self._redaction.text(path), 80)!r})"
         return None
 
-    def _completed(
-        self, stored: StoredEvent, event: ToolExecutionCompletedEvent
-    ) -> Iterator[Finding]:
+    def _completed(self, stored: StoredEvent, event: ToolExecutionCompletedEvent) -> list[Finding]:
         opened = self._open.pop(event.invocation_id, None)
         policy = self._policy.policy
-        wanted = policy.secrets or (opened is not None and opened.why is not None)
-        output: Any = None
-        text: str | None = None
-        tool = "?" if opened is None else opened.tool
-        if wanted or opened is None:
-            found, metadata, text = plain_receipt(event.receipt)
-            output = found if wanted else None
-            if opened is None:
-                tool = metadata.get("tool_name", "?")
+        if opened is not None and opened.why is None:
+            # A trusted call's output is read by the secret rule alone, whose prefilter reads
+            # the store's text first: an output it clears is never decoded.
+            spelled = undecoded_text(event.receipt)
+            if not policy.secrets or (
+                spelled is not None and not may_hold_secret(spelled, self._redaction)
+            ):
+                return []
+        found, metadata, text = plain_receipt(event.receipt)
+        tool = metadata.get("tool_name", "?") if opened is None else opened.tool
         evidence = _once(self._evidence, stored)
-        if policy.secrets and output is not None:
-            where = secret_in(output, self._redaction, text)
+        findings: list[Finding] = []
+        if policy.secrets and found is not None:
+            where = secret_in(found, self._redaction, text)
             if where is not None:
-                yield Finding(
+                findings.append(Finding(
                     rule="secret-in-output", level=RULES["secret-in-output"][0],
                     session=self.session, tool=tool,
                     message=f"{tool}'s output holds a secret: {where}",
                     evidence=(Evidence(sequence=stored.sequence, role="output", value=evidence()),),
-                )  # fmt: skip
-        if opened is not None and opened.why is not None and output is not None:
+                ))  # fmt: skip
+        if opened is not None and opened.why is not None and found is not None:
             source = Source(
                 tool=tool, request=opened.request, sequence=stored.sequence,
                 value=evidence(), why=opened.why,
             )  # fmt: skip
-            self._flows.add(text_of(output), source)
+            self._flows.add(text_of(found), source)
+        return findings
 
     def flow_findings(self, call: Call, evidence: Callable[[], str]) -> Iterator[Finding]:
         """The values of earlier untrusted calls ``call`` passes on."""
