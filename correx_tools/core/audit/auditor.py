@@ -25,7 +25,7 @@ from ..lifecycle.events import (
 )
 from ..report.redaction import Redaction
 from ..tools.capability import ToolCapability
-from ..tools.request import plain_arguments
+from ..tools.request import plain_arguments, undecoded_request
 from .effects import Effects, effects_with
 from .finding import RULES, Evidence, Finding, cut
 from .flows import FlowRecorder, FlowTracker, Source
@@ -39,6 +39,11 @@ MAX_OPEN = 4_096
 tracked)."""
 MAX_OUTPUT = 1 << 20
 """Characters of one call's output looked at."""
+MAX_REPEATS = 4_096
+"""Requests whose call rules' answer is kept for the same request asked again (`_repeat_key`);
+the oldest is let go past it."""
+MAX_REPEAT_TEXT = 1_024
+"""The longest request text (its event's JSON) whose answer is kept."""
 MAX_TOOLS = 1_024
 """Tools whose capability table row is kept looked up at once (the lookups are let go
 past it)."""
@@ -98,6 +103,7 @@ class SessionAuditor:
         self._declared = declared or {}
         self._open: dict[str, InFlight] = {}
         self._entries: dict[str, ToolEntry | None] = {}
+        self._repeats: dict[str, tuple[Mapping[str, Any], Effects, str | None, list[Finding]]] = {}
         least = policy.policy.flow_min_chars
         self._flows = FlowRecorder(least) if recording else FlowTracker(least)
         self.calls = 0
@@ -118,20 +124,30 @@ class SessionAuditor:
 
     def _requested(self, stored: StoredEvent, event: ToolInvocationRequestedEvent) -> list[Finding]:
         self.calls += 1
-        call = self._call(stored, event)
+        key = _repeat_key(event)
+        seen = None if key is None else self._repeats.get(key)
+        if seen is None:
+            call = self._call(stored, event)
+            why = self._why_untrusted(call.effects)
+            rules = list(call_findings(call, self._policy, self.workspace, self._redaction))
+            if key is not None:
+                if len(self._repeats) >= MAX_REPEATS:
+                    del self._repeats[next(iter(self._repeats))]
+                self._repeats[key] = (call.arguments, call.effects, why, rules)
+        else:
+            arguments, effects, why, rules = seen
+            call = Call(
+                session=self.session, sequence=stored.sequence, tool=event.tool_name,
+                arguments=arguments, effects=effects, value="",
+            )  # fmt: skip
         if not call.effects.known:
             self.unknown[event.tool_name] = self.unknown.get(event.tool_name, 0) + 1
         if len(self._open) >= MAX_OPEN:
             del self._open[next(iter(self._open))]
-        why = self._why_untrusted(call.effects)
         self._open[event.invocation_id] = InFlight(event.tool_name, stored.sequence, why)
         self.peak = max(self.peak, len(self._open))
         evidence = _once(self._evidence, stored)
-        found = [
-            *call_findings(call, self._policy, self.workspace, self._redaction),
-            *self.flow_findings(call, evidence),
-        ]
-        return _pinned(call, found, evidence)
+        return _pinned(call, [*rules, *self.flow_findings(call, evidence)], evidence)
 
     def _call(self, stored: StoredEvent, event: ToolInvocationRequestedEvent) -> Call:
         # Events read from a store are decoded here as plain JSON, once, and not kept: the
@@ -275,6 +291,23 @@ class SessionAuditor:
                         Evidence(sequence=source.sequence, role="source", value=source.value),
                     ),
                 )  # fmt: skip
+
+
+def _repeat_key(event: ToolInvocationRequestedEvent) -> str | None:
+    """What makes a request the same as an earlier one for the call rules: its event's
+    stored JSON after the invocation id (its arguments, tier and tool; the JSON is canonical,
+    its keys sorted, so the id comes first). Agents ask the same thing again and again (a
+    file read, a search, a command), and the rules' answer to the same request is the same:
+    it is kept for a short text. ``None`` for a request not read from a store's text, a long
+    one, or an id the text spells otherwise (escaped)."""
+    text = undecoded_request(event.request)
+    if text is None or len(text) > MAX_REPEAT_TEXT:
+        return None
+    invocation = event.invocation_id
+    if '"' in invocation or "\\" in invocation:
+        return None
+    head = f'{{"invocation_id":"{invocation}",'
+    return text[len(head) :] if text.startswith(head) else None
 
 
 def _once(evidence: Callable[[StoredEvent], str], stored: StoredEvent) -> Callable[[], str]:

@@ -115,6 +115,13 @@ def lazy_request(tool_name: str, text: str, keys: tuple[str, ...]) -> ToolReques
     return request
 
 
+def undecoded_request(request: ToolRequest) -> str | None:
+    """The Requested event's data text while the arguments are not decoded yet
+    (`lazy_request`); ``None`` once they are, or for a request built from values."""
+    source = request._source
+    return None if source is None else source[0]
+
+
 def plain_arguments(request: ToolRequest) -> tuple[Mapping[str, Any], str | None]:
     """The arguments for one look, and the store's text they were read from.
 
