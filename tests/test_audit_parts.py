@@ -15,7 +15,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from correx_tools import SQLiteEventStore
+from correx_tools import PostgresEventStore, SQLiteEventStore
 from correx_tools.core.audit.auditor import MAX_OPEN
 from correx_tools.core.audit.finding import Finding
 from correx_tools.core.tools.ids import SessionId
@@ -25,6 +25,7 @@ from correx_tools.shell.audit.policy_file import read_policy
 from correx_tools.shell.audit.running import audit_store
 from correx_tools.shell.stores.fanout import Workers
 from correx_tools.shell.stores.port import first_event
+from correx_tools.shell.stores.sql.store import SqlEventStore
 
 from .strategies import SESSION, completed, failed, rejected, requested, stored
 from .test_verify_parts import long_session
@@ -38,26 +39,25 @@ LINES = (
 COMMANDS = ("ls -la", "git push --force origin main", *LINES)
 
 
-def one_pass(path: Path) -> tuple[list[Finding], Audited]:
+def one_pass(store: SqlEventStore) -> tuple[list[Finding], Audited]:
     audited = Audited()
-    with SQLiteEventStore(path, read_only=True) as store:
-        found = list(audit_store(store, read_policy(None), audited=audited))
-    return found, audited
+    return list(audit_store(store, read_policy(None), audited=audited)), audited
 
 
-def in_parts(path: Path, part_events: int, workers: int = 1) -> tuple[list[Finding], Audited]:
+def in_parts(
+    store: SqlEventStore, part_events: int, workers: int = 1
+) -> tuple[list[Finding], Audited]:
     """The session audited in parts of ``part_events`` events, whatever its length; by the
     join here alone (``workers`` 1) or with worker processes."""
     audited = Audited(sessions=1)
-    with SQLiteEventStore(path, read_only=True) as store:
-        first = first_event(store, SessionId(SESSION))
-        assert first is not None
-        task = audit_task(read_policy(None), first, None)
-        with Workers(store.address, workers) as runner:
-            found = list(
-                audit_in_parts(store, SessionId(SESSION), task, runner, audited,
-                               part_events=part_events)
-            )  # fmt: skip
+    first = first_event(store, SessionId(SESSION))
+    assert first is not None
+    task = audit_task(read_policy(None), first, None)
+    with Workers(store.address, workers) as runner:
+        found = list(
+            audit_in_parts(store, SessionId(SESSION), task, runner, audited,
+                           part_events=part_events)
+        )  # fmt: skip
     return found, audited
 
 
@@ -68,8 +68,13 @@ def written(events: list[Any], path: Path) -> Path:
 
 
 def same(path: Path, part_events: int, workers: int = 1) -> list[Finding]:
-    whole, counted = one_pass(path)
-    parted, counted_in_parts = in_parts(path, part_events, workers)
+    with SQLiteEventStore(path, read_only=True) as store:
+        return same_in(store, part_events, workers)
+
+
+def same_in(store: SqlEventStore, part_events: int, workers: int = 1) -> list[Finding]:
+    whole, counted = one_pass(store)
+    parted, counted_in_parts = in_parts(store, part_events, workers)
     assert parted == whole
     assert counted_in_parts == counted
     return whole
@@ -155,15 +160,24 @@ def test_worker_processes_find_what_one_pass_finds(tmp_path: Path) -> None:
 
 def test_the_store_audit_with_workers_finds_what_one_pass_finds(tmp_path: Path) -> None:
     path = written(crossing(60), tmp_path / "s.sqlite")
-    whole, counted = one_pass(path)
     audited = Audited()
     with SQLiteEventStore(path, read_only=True) as store:
+        whole, counted = one_pass(store)
         parted = list(
             audit_store(store, read_policy(None), audited=audited, workers=2, part_events=50)
         )
     assert parted == whole
     assert audited == counted
     assert counted.events == 240 and counted.calls == 120
+
+
+def test_worker_processes_audit_a_postgres_session_as_one_pass_does(
+    postgres_dsn: str, postgres_schema: str
+) -> None:
+    with PostgresEventStore(postgres_dsn, schema=postgres_schema) as store:
+        store.import_events(stored(crossing(100))).unwrap()
+        found = same_in(store, part_events=150, workers=2)
+    assert sum(finding.rule == "flow-into-shell" for finding in found) == 100
 
 
 def test_the_command_audits_in_parts_as_in_one_process(tmp_path: Path) -> None:
