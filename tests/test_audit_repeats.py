@@ -11,12 +11,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from correx_tools import InMemoryEventStore, SQLiteEventStore
+from correx_tools.core.audit.auditor import MAX_REPEAT_CHARS, MAX_REPEATS
 from correx_tools.core.audit.finding import Finding
+from correx_tools.core.tools.ids import SessionId
+from correx_tools.shell.audit.parts import audit_task
 from correx_tools.shell.audit.policy_file import read_policy
 from correx_tools.shell.audit.running import audit_store
-from correx_tools.shell.stores.port import EventStore
+from correx_tools.shell.stores.port import EventStore, first_event
 
-from .strategies import completed, requested, stored
+from .strategies import SESSION, completed, requested, stored
 
 TOKEN = "ghp_aB3dE5fG7hI9jK1lM3nO5pQ7rS9tU1vW3xY5"
 REQUESTS = (
@@ -67,3 +70,21 @@ def test_each_repeat_is_pinned_to_its_own_event(tmp_path: Path) -> None:
     assert [f.sequence for f in found if f.rule == "command-denied"] == [1, 3, 5]
     values = {f.evidence[0].value for f in found if f.rule == "command-denied"}
     assert len(values) == 3  # each event's own evidence value
+
+
+def test_the_kept_answers_are_bounded(tmp_path: Path) -> None:
+    events: list[Any] = []
+    for n in range(MAX_REPEATS + 200):
+        path = f"src/{n:06d}/" + "x" * 200  # a request of some 300 characters
+        events += [requested(f"c{n}", "Read", file_path=path), completed(f"c{n}")]
+    with SQLiteEventStore(tmp_path / "s") as store:
+        store.import_events(stored(events)).unwrap()
+        first = first_event(store, SessionId(SESSION))
+        assert first is not None
+        auditor = audit_task(read_policy(None), first, None).auditor(SESSION, recording=False)
+        for event in store.read(SessionId(SESSION)):
+            auditor.feed(event)
+    kept = auditor._repeats  # what the bound is about
+    assert 0 < len(kept) <= MAX_REPEATS
+    assert sum(map(len, kept)) <= MAX_REPEAT_CHARS < (MAX_REPEATS + 200) * 300
+    assert f"src/{MAX_REPEATS + 199:06d}/" in next(reversed(kept))  # the newest kept

@@ -44,6 +44,9 @@ MAX_REPEATS = 4_096
 the oldest is let go past it."""
 MAX_REPEAT_TEXT = 1_024
 """The longest request text (its event's JSON) whose answer is kept."""
+MAX_REPEAT_CHARS = 1 << 20
+"""Characters of the requests whose answers are kept, all together (with their decoded
+arguments, a few MiB at most a session)."""
 MAX_TOOLS = 1_024
 """Tools whose capability table row is kept looked up at once (the lookups are let go
 past it)."""
@@ -64,6 +67,11 @@ class InFlight:
     tool: str
     request: int
     why: str | None
+
+
+_Answer = tuple[Mapping[str, Any], Effects, str | None, list[Finding]]
+"""The call rules' answer to a request: its arguments, effects, why its output is untrusted
+(``None``: it is not) and its findings."""
 
 
 class SessionAuditor:
@@ -103,7 +111,8 @@ class SessionAuditor:
         self._declared = declared or {}
         self._open: dict[str, InFlight] = {}
         self._entries: dict[str, ToolEntry | None] = {}
-        self._repeats: dict[str, tuple[Mapping[str, Any], Effects, str | None, list[Finding]]] = {}
+        self._repeats: dict[str, _Answer] = {}
+        self._repeat_chars = 0
         least = policy.policy.flow_min_chars
         self._flows = FlowRecorder(least) if recording else FlowTracker(least)
         self.calls = 0
@@ -131,9 +140,7 @@ class SessionAuditor:
             why = self._why_untrusted(call.effects)
             rules = list(call_findings(call, self._policy, self.workspace, self._redaction))
             if key is not None:
-                if len(self._repeats) >= MAX_REPEATS:
-                    del self._repeats[next(iter(self._repeats))]
-                self._repeats[key] = (call.arguments, call.effects, why, rules)
+                self._keep(key, (call.arguments, call.effects, why, rules))
         else:
             arguments, effects, why, rules = seen
             call = Call(
@@ -148,6 +155,17 @@ class SessionAuditor:
         self.peak = max(self.peak, len(self._open))
         evidence = _once(self._evidence, stored)
         return _pinned(call, [*rules, *self.flow_findings(call, evidence)], evidence)
+
+    def _keep(self, key: str, answer: _Answer) -> None:
+        """Keep the call rules' ``answer`` to the request ``key``, the oldest let go past
+        `MAX_REPEATS` requests or `MAX_REPEAT_CHARS` characters of them."""
+        repeats = self._repeats
+        self._repeat_chars += len(key)
+        repeats[key] = answer
+        while len(repeats) > MAX_REPEATS or self._repeat_chars > MAX_REPEAT_CHARS:
+            oldest = next(iter(repeats))
+            self._repeat_chars -= len(oldest)
+            del repeats[oldest]
 
     def _call(self, stored: StoredEvent, event: ToolInvocationRequestedEvent) -> Call:
         # Events read from a store are decoded here as plain JSON, once, and not kept: the
