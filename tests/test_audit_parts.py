@@ -12,6 +12,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -19,6 +20,7 @@ from correx_tools import PostgresEventStore, SQLiteEventStore
 from correx_tools.core.audit.auditor import MAX_OPEN
 from correx_tools.core.audit.finding import Finding
 from correx_tools.core.tools.ids import SessionId
+from correx_tools.shell.audit import parts
 from correx_tools.shell.audit.audited import Audited
 from correx_tools.shell.audit.parts import audit_in_parts, audit_task
 from correx_tools.shell.audit.policy_file import read_policy
@@ -195,3 +197,11 @@ def test_the_command_audits_in_parts_as_in_one_process(tmp_path: Path) -> None:
     alone = audit("1")
     assert alone["events"] == 50_983 and alone["calls"] == 16_995  # counted in each part
     assert audit("2") == alone
+
+
+def test_a_part_of_too_many_hashed_units_is_read_on_in_one_pass(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(parts, "MAX_PART_KEYS", 16)  # two units (8 bytes each)
+    found = same(written(crossing(40), tmp_path / "s.sqlite"), part_events=7)
+    assert sum(finding.rule == "flow-into-shell" for finding in found) == 40

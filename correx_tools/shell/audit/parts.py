@@ -12,8 +12,9 @@ each sink looked up (a hit, which is rare, is read again and its flows found as 
 finds them), each end of an earlier part's call read again and fed, and each part's calls in
 flight carried on. So the findings, their order and their evidence are the one pass's. One
 pass lets the oldest call in flight go past `MAX_OPEN`; a part that may have seen that (the
-calls carried into it and its own most in flight at once reach the bound) is not joined:
-the session is read on from that part's start in one pass here.
+calls carried into it and its own most in flight at once reach the bound) is not joined,
+nor one whose hashed units outgrew `MAX_PART_KEYS`: the session is read on from that
+part's start in one pass here.
 """
 
 from __future__ import annotations
@@ -48,6 +49,11 @@ from .policy_file import capability_table
 PART_EVENTS = 25_000
 """Events in a part; a session of fewer than twice as many is audited in one pass (a worker
 process takes about half a second to start, the time one pass takes over some 30,000)."""
+
+MAX_PART_KEYS = 16 << 20
+"""Bytes of hashed units a part sends back at most (a part of huge writes, each cut into
+many units, would otherwise hold them all): past it the part sends none, and the session is
+read on from that part's start in one pass, as one pass holds no more than a call's."""
 
 _ENDS = (ToolExecutionCompletedEvent, ToolExecutionFailedEvent, ToolExecutionRejectedEvent)
 
@@ -86,7 +92,8 @@ class Again(NamedTuple):
 @dataclass(frozen=True, slots=True)
 class PartAudit:
     """What a part sends back: its findings and flow steps in order (``items``), its calls
-    in flight at its end, the most in flight at once, and what it looked at."""
+    in flight at its end, the most in flight at once, and what it looked at; ``whole``
+    false: it stopped, its hashed units past `MAX_PART_KEYS` (nothing else is then used)."""
 
     items: list[Finding | Track | Sink | Again]
     open: list[tuple[str, InFlight]]
@@ -94,6 +101,7 @@ class PartAudit:
     events: int
     calls: int
     unknown: dict[str, int]
+    whole: bool = True
 
 
 @functools.lru_cache(maxsize=4)
@@ -140,7 +148,7 @@ class AuditTask:
     def __call__(self, store: EventStore, part: AuditPart) -> PartAudit:
         auditor = self.auditor(part.session_id, recording=True)
         items: list[Finding | Track | Sink | Again] = []
-        events = 0
+        events = kept = 0
         feed, recorder = auditor.feed, auditor.recorder
         sources, sinks = recorder.sources, recorder.sinks
         with session_events(store, part.session_id, after=part.start) as read:
@@ -158,11 +166,15 @@ class AuditTask:
                     items += found
                 if sources:
                     items += (Track(keys, source) for keys, source in sources)
+                    kept += sum(len(keys) for keys, _ in sources)
                     sources.clear()
                 if sinks:
                     if keys := b"".join(sinks):
                         items.append(Sink(sequence, keys))
+                        kept += len(keys)
                     sinks.clear()
+                if kept > MAX_PART_KEYS:
+                    return PartAudit([], [], 0, events, 0, {}, whole=False)
         return PartAudit(
             items, auditor.open_calls(), auditor.peak, events, auditor.calls, auditor.unknown
         )
@@ -204,7 +216,7 @@ def audit_in_parts(
     results = runner.stream(task, parts, lambda part: task(store, part))
     try:
         for part, done in zip(parts, results, strict=True):
-            if auditor.open_count + done.peak >= MAX_OPEN:
+            if not done.whole or auditor.open_count + done.peak >= MAX_OPEN:
                 results.close()  # the parts not yet joined are not needed
                 with session_events(store, session, after=part.start) as rest:
                     for stored in rest:
