@@ -206,12 +206,14 @@ class SessionAuditor:
         return flows
 
     def track(self, keys: bytes, source: Source) -> None:
-        """Track the hashed units ``keys`` (a part's `recorded` source) as `feed` would."""
+        """Track the hashed units ``keys`` (a source a part's `recorder` kept) as `feed`
+        would have tracked them."""
         assert isinstance(self._flows, FlowTracker)
         self._flows.add_keys(keys, source)
 
     def knows(self, keys: bytes) -> bool:
-        """Whether any of the hashed units ``keys`` (a part's `recorded` sink) is tracked."""
+        """Whether any of the hashed units ``keys`` (a sink a part's `recorder` kept) is
+        tracked."""
         assert isinstance(self._flows, FlowTracker)
         return self._flows.knows(keys)
 

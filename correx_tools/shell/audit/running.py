@@ -19,7 +19,7 @@ from ..stores.fanout import Workers
 from ..stores.port import EventStore, LocatedStore, session_events
 from ..stores.sql.store import SqlEventStore
 from .audited import Audited
-from .parts import PART_EVENTS, audit_in_parts, audit_task
+from .parts import PART_EVENTS, audit_in_parts, audit_task, session_auditor
 
 __all__ = ["Audited", "audit_store"]
 
@@ -37,7 +37,8 @@ def audit_store(
     """Every finding of ``sessions`` (all the store's if ``None``), session by session, each
     as soon as it is found; ``audited`` is filled in as they are read. A database's session
     of at least twice ``part_events`` events is audited in parts, ``workers`` processes at
-    once (this one joining them), with the same findings in the same order."""
+    once (this one joining them), with the same findings in the same order; `WorkerLost`
+    if one of them dies."""
     seen = audited if audited is not None else Audited()
     runner = (
         Workers(store.address, workers)
@@ -73,7 +74,9 @@ def _session(
         task = audit_task(policy, first, declared)
         large = isinstance(store, SqlEventStore) and store.last_sequence(session) >= 2 * part_events
         if runner is None or not large:
-            auditor = task.auditor(session, recording=False)
+            auditor = session_auditor(
+                session, policy, format=task.format, workspace=task.workspace, declared=declared
+            )
             for stored in itertools.chain((first,), events):
                 audited.events += 1
                 yield from auditor.feed(stored)
