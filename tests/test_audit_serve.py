@@ -23,6 +23,8 @@ from correx_tools import (
     Tier,
     ToolRequest,
 )
+from correx_tools.shell.audit import live
+from correx_tools.shell.audit.policy_file import read_policy
 
 from .browsing import Opened, module_browser
 from .serving import Served
@@ -189,3 +191,17 @@ def test_the_panel_holds_sessions_to_the_policy_given(corpus_store: Path, tmp_pa
     assert refused.stderr.strip() == (
         f"correx-tools serve: error: --policy: {policy}: paths.writes: is not a policy key (line 2)"
     )
+
+
+def test_the_live_audit_keeps_the_sessions_asked_last(
+    corpus_store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(live, "MAX_SESSIONS", 2)
+    names = [SessionId(f"audit-{name}") for name in ("denied_commands", "flow_shell", "clean")]
+    with SQLiteEventStore(corpus_store, read_only=True) as store:
+        audits = live.LiveAudits(store, read_policy(None))
+        first = [audits.audit(name) for name in names]
+        assert list(audits._sessions) == names[1:]  # the least recently asked let go
+        assert audits.audit(names[0]) == first[0]  # audited again from the start
+        assert list(audits._sessions) == [names[2], names[0]]
+    assert first[0]["findings"] and first[1]["findings"] and not first[2]["findings"]

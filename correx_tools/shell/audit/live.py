@@ -2,8 +2,9 @@
 
 Each session asked about keeps its auditor (its calls in flight and bounded flow set), the
 sequence it has read through, and its findings (the first `MAX_KEPT`); a question reads
-only the events after that sequence. A session that shrank or was rewritten (its first
-event's evidence changed) is audited again from the start.
+only the events after that sequence; the `MAX_SESSIONS` most recently asked are kept. A
+session that shrank or was rewritten (its first event's evidence changed) is audited again
+from the start.
 """
 
 from __future__ import annotations
@@ -25,6 +26,10 @@ from .policy_file import capability_table
 
 MAX_KEPT = 1_000
 """Findings kept per session; past it they are counted."""
+MAX_SESSIONS = 64
+"""Sessions whose audit is kept moving on at once; the least recently asked is let go past
+it (each keeps a few MiB at most: its flow set, its answers to repeated requests) and
+audited again from the start when next asked."""
 
 
 @final
@@ -55,7 +60,11 @@ class LiveAudits:
     def audit(self, session: SessionId) -> dict[str, Any]:
         """The session's findings through its last event now, as ``audit --json`` has them."""
         with self._lock:
-            running = self._sessions.setdefault(session, _Running())
+            sessions = self._sessions
+            running = sessions.pop(session, None) or _Running()
+            sessions[session] = running  # the most recently asked last
+            while len(sessions) > MAX_SESSIONS:
+                del sessions[next(iter(sessions))]
         with running.lock:
             self._advance(session, running)
             auditor = running.auditor
