@@ -19,10 +19,9 @@ from ...core.audit.policy import CompiledPolicy
 from ...core.report.redaction import Redaction
 from ...core.tools.ids import SessionId
 from ..stores.port import EventStore, first_event
-from ..transcripts.description import described
 from .documents import finding_json
 from .evidence import evidence_value
-from .policy_file import capability_table
+from .parts import audit_task, session_auditor
 
 MAX_KEPT = 1_000
 """Findings kept per session; past it they are counted."""
@@ -88,13 +87,15 @@ class LiveAudits:
             if stored.sequence == 1:
                 value = evidence_value(stored)
                 running.findings, running.more, running.first = [], 0, value
-                about = described([stored])
-                running.auditor = SessionAuditor(
-                    session, self._policy, capability_table(),
-                    evidence=evidence_value, redaction=self._redaction,
-                    format=None if about is None else about.format,
-                    workspace=None if about is None else about.about.cwd,
-                )  # fmt: skip
+                about = audit_task(self._policy, stored, None)  # what the session says
+                running.auditor = session_auditor(
+                    session,
+                    self._policy,
+                    redaction=self._redaction,
+                    declared=None,
+                    format=about.format,
+                    workspace=about.workspace,
+                )
             if running.auditor is None:
                 return
             for finding in running.auditor.feed(stored):

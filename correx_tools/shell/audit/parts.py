@@ -117,12 +117,14 @@ def session_auditor(
     workspace: str | None,
     declared: Mapping[str, frozenset[ToolCapability]] | None,
     recording: bool = False,
+    redaction: Redaction | None = None,
 ) -> SessionAuditor:
-    """An auditor of ``session`` with the package's capability table and evidence values."""
+    """An auditor of ``session`` with the package's capability table and evidence values;
+    ``redaction``: what its messages mask (default: the policy's secrets)."""
     return SessionAuditor(
         session, policy, capability_table(),
         evidence=evidence_value,
-        redaction=Redaction.with_patterns(policy.policy.secret_patterns),
+        redaction=redaction or Redaction.with_patterns(policy.policy.secret_patterns),
         format=format, workspace=workspace, declared=declared, recording=recording,
     )  # fmt: skip
 

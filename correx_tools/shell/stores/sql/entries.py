@@ -84,9 +84,15 @@ def page_query(proof: Proof, *, payloads: bool) -> str:
     ``payloads``, where the rows keep their CRCs and chains, the rows alone (for outlines:
     a database reads a row's later columns only past its JSON, so joining the events for
     their chains would read the payloads after all)."""
-    if payloads or not keeps_crcs(proof):
+    if joins_events(proof, payloads=payloads):
         return _PAGE_QUERY.format(r_data="r.data", e_data="e.data", crcs=_crcs(proof))
     return _ROWS_PAGE_QUERY
+
+
+def joins_events(proof: Proof, *, payloads: bool) -> bool:
+    """Whether a row is read with its two events: where its payloads are handed on, or
+    where it does not keep its events' CRCs and chains (`page_query`)."""
+    return payloads or not keeps_crcs(proof)
 
 
 _ROWS_PAGE_QUERY = """
@@ -100,13 +106,12 @@ ORDER BY i.sequence LIMIT ?
 """
 
 
-ENTRY_COLUMNS = 23
-"""How many columns `entry_of` and `outline_of_row` read (see `entry_query`): the
-invocation's id, request sequence, request time, tool and tier; its Requested event's data,
-kind and id; its start's sequence and time; its end's sequence and time; its status; the
-end's label and code; the data, kind and id of its Completed event, if it completed; the
-row's seal; the chain values of the Requested and the Completed event; and the CRC-32s the
-row keeps of their JSON."""
+# The 23 columns `entry_of` and `outline_of_row` read (see `entry_query`): the
+# invocation's id, request sequence, request time, tool and tier; its Requested event's data,
+# kind and id; its start's sequence and time; its end's sequence and time; its status; the
+# end's label and code; the data, kind and id of its Completed event, if it completed; the
+# row's seal; the chain values of the Requested and the Completed event; and the CRC-32s the
+# row keeps of their JSON.
 
 TEXT_COLUMNS = (0, 3, 7, 13, 17)
 """The entry query's ids and labels (kept as bytes where a database cannot keep NULs)."""
@@ -134,21 +139,21 @@ def held_times(
     proof: Proof,
     *,
     payloads: bool,
-    joined: bool = True,
 ) -> Times:
     """The times of a row of the entry query, once it is found to hold together (see the
     module's docstring); `StaleIndex` if it does not.
 
     ``when`` turns a stored timestamp into a UTC ``datetime``; ``proof`` is how the store's
     rows are sealed over their events (`images.proof_for` its layout); ``payloads``, whether
-    the two events' JSON, read, is handed on (and so held to the CRCs the row keeps);
-    ``joined``, whether the row was read with its two events (else the chains in it are
-    the row's own, and the events' kinds and ids are not there to compare).
+    the two events' JSON, read, is handed on (and so held to the CRCs the row keeps). A
+    row read without its events (`joins_events`) has the chains it keeps in place of
+    theirs, and no events' kinds and ids to compare.
     """
     (invocation, requested_seq, requested_text, tool_name, tier, r_data, r_kind, r_id,
      started_seq, started_text, ended_seq, completed_text, status, e_label, e_code,
      e_data, e_kind, e_id, seal, r_chain, e_chain, r_crc, e_crc) = row  # fmt: skip
     completed = status == KIND_COMPLETED
+    joined = joins_events(proof, payloads=payloads)
     if not keeps_crcs(proof):  # (the Completed event is joined only to a completed call)
         r_crc, e_crc = payload_crc(r_data), payload_crc(e_data)
     elif payloads and (
@@ -220,9 +225,8 @@ def outline_of_row(
 ) -> InvocationOutline:
     """An invocation's outline from a row of the entry query (checked as `entry_of` checks
     it; the payloads, unused, may be NULL where the rows keep their CRCs)."""
-    joined = not keeps_crcs(proof)
     requested_at, started_at, completed_at = held_times(
-        session_id, row, when, proof, payloads=False, joined=joined
+        session_id, row, when, proof, payloads=False
     )
     (invocation, requested_seq, _, tool_name, tier, _, _, _, started_seq, _, ended_seq, _,
      status, e_label, e_code, *_) = row  # fmt: skip
