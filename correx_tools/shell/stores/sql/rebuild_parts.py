@@ -33,7 +33,7 @@ from .chains import CHAINED_COLUMNS, continues
 from .dialect import Cursor, Dialect
 from .images import Image
 from .index import move_images, save_head, states, write_checkpoints
-from .indexing import Checkpoint, Head, index_group
+from .indexing import Checkpoint, Head, IndexedGroup, index_group
 from .parts import Assumed, Outside, Part, Runner, held, plan, shipped
 from .rebuilding import (
     CHANGED,
@@ -71,11 +71,11 @@ class RebuiltPart:
 def rebuild_part(d: Dialect, cursor: Cursor, part: Part, *, accept_edits: bool) -> RebuiltPart:
     """What rebuilding one part would write, read in the caller's snapshot."""
     outside = Outside(d, cursor, part, ended_long_ago=False)
-    build = _Build(d, cursor, part, outside, accept_edits=accept_edits)
+    build = PartBuild(d, cursor, part, outside, accept_edits=accept_edits)
     damage: tuple[int, str] | tuple[EventDecodeError, int] | None = None
     try:
         build.run()
-    except _Damaged as found:
+    except PartDamaged as found:
         damage = (found.sequence, found.message)
     except StoreReadError as error:
         damage = (error.error, error.sequence)
@@ -84,14 +84,17 @@ def rebuild_part(d: Dialect, cursor: Cursor, part: Part, *, accept_edits: bool) 
     )
 
 
-class _Damaged(Exception):
+class PartDamaged(Exception):
+    """What stops a part where it would stop the one-process pass: its sequence and why."""
+
     def __init__(self, sequence: int, message: str) -> None:
         super().__init__(message)
         self.sequence, self.message = sequence, message
 
 
-class _Build:
-    """One part's rebuild, read and built but not written."""
+class PartBuild:
+    """One part's rebuild, read and built but not written (`_indexed` reads and indexes a
+    batch; `copy_parts` reads it another way)."""
 
     def __init__(
         self, d: Dialect, cursor: Cursor, part: Part, outside: Outside, *, accept_edits: bool
@@ -115,59 +118,70 @@ class _Build:
         return found | self.outside.states([i for i in wanted if i not in found])
 
     def run(self) -> None:
-        d, part, after = self.d, self.part, self.part.start
+        after = self.part.start
+        while (limit := min(self.part.batch, self.part.end - after)) > 0:
+            group, written = self._indexed(after, limit)
+            self._take(group, written)
+            self.head, after = group.head, group.events[-1].sequence
+
+    def _indexed(self, after: int, limit: int) -> tuple[IndexedGroup, list[tuple[Any, ...]]]:
+        """One batch of the part indexed, and its event rows whose index columns change."""
+        d, part = self.d, self.part
         session_id = part.session_id
         session = SessionId(session_id)
-        while (limit := min(part.batch, part.end - after)) > 0:
-            rows = self.cursor.execute(
-                d.sql(
-                    f"SELECT position, {CHAINED_COLUMNS} FROM {{events}} WHERE {{session}} = ? "
-                    "AND sequence > ? AND sequence <= ? ORDER BY sequence LIMIT ?"
-                ),
-                (d.session_key(session_id), after, part.end, limit),
-            ).fetchall()
-            self._gaps(rows, after, limit)
-            events = [decode_written_row(d.where, session, row[1:6]) for row in rows]
-            encoded = [
-                EncodedEvent(t, v, data, at if isinstance(at, str) else format_timestamp(at))
-                for _, _, at, t, v, data, *_ in rows
-            ]
-            group = index_group(
-                session_id, events, encoded, head=self.head, lookup=self.lookup,
-                interval=part.interval,
-            )  # fmt: skip
-            self._changed(group.events, rows)
-            changed = [
-                (*index_columns(d, indexed), row[0])
-                for indexed, row in zip(group.events, rows, strict=True)
-                if (indexed.columns, indexed.effect, indexed.chain) != as_stored(d, row)
-            ]
-            own, new = [], set()
-            first = group.events[0].sequence
-            for change in group.changes:
-                invocation = change.invocation_id
-                if change.kind == 1:
-                    new.add(invocation)
-                elif invocation not in new and invocation not in self.open:
-                    event = group.events[change.sequence - first]
-                    moved = (shipped(change), event.columns, event.encoded, event.chain)
-                    self.foreign.append((len(self.batches), *moved))
-                    self.outside.moved(change)
-                    continue
-                own.append(change)
-            made, _ = move_images(own, group.events, self.open)
-            self.open.update(made)
-            ended = [image for image in self.open.values() if image.ended_seq is not None]
-            for image in ended:
-                del self.open[image.invocation_id]
-                self.ended[image.invocation_id] = (image.status, image.requested_at)
-            self.batches.append((changed, ended, group.checkpoints, len(rows)))
-            self.head, after = group.head, rows[-1][1]
+        rows = self.cursor.execute(
+            d.sql(
+                f"SELECT position, {CHAINED_COLUMNS} FROM {{events}} WHERE {{session}} = ? "
+                "AND sequence > ? AND sequence <= ? ORDER BY sequence LIMIT ?"
+            ),
+            (d.session_key(session_id), after, part.end, limit),
+        ).fetchall()
+        self._gaps(rows, after, limit)
+        events = [decode_written_row(d.where, session, row[1:6]) for row in rows]
+        encoded = [
+            EncodedEvent(t, v, data, at if isinstance(at, str) else format_timestamp(at))
+            for _, _, at, t, v, data, *_ in rows
+        ]
+        group = index_group(
+            session_id, events, encoded, head=self.head, lookup=self.lookup,
+            interval=part.interval,
+        )  # fmt: skip
+        self._changed(group.events, rows)
+        changed = [
+            (*index_columns(d, indexed), row[0])
+            for indexed, row in zip(group.events, rows, strict=True)
+            if (indexed.columns, indexed.effect, indexed.chain) != as_stored(d, row)
+        ]
+        return group, changed
+
+    def _take(self, group: IndexedGroup, written: list[tuple[Any, ...]]) -> None:
+        """A batch's invocation rows moved on: those it requested kept (until they end, then
+        sent back), those requested before the part noted as changes to send back."""
+        own, new = [], set()
+        first = group.events[0].sequence
+        for change in group.changes:
+            invocation = change.invocation_id
+            if change.kind == 1:
+                new.add(invocation)
+            elif invocation not in new and invocation not in self.open:
+                event = group.events[change.sequence - first]
+                moved = (shipped(change), event.columns, event.encoded, event.chain)
+                self.foreign.append((len(self.batches), *moved))
+                self.outside.moved(change)
+                continue
+            own.append(change)
+        made, _ = move_images(own, group.events, self.open)
+        self.open.update(made)
+        ended = [image for image in self.open.values() if image.ended_seq is not None]
+        for image in ended:
+            del self.open[image.invocation_id]
+            self.ended[image.invocation_id] = (image.status, image.requested_at)
+        self.batches.append((written, ended, group.checkpoints, len(group.events)))
 
     def _gaps(self, rows: list[Any], after: int, limit: int) -> None:
         for expected, row in enumerate(rows, start=after + 1):
             if row[1] != expected:
-                raise _Damaged(expected, _gap(row[1]))
+                raise PartDamaged(expected, _gap(row[1]))
         if len(rows) < limit:
             missing = after + len(rows) + 1
             found = self.cursor.execute(
@@ -176,7 +190,7 @@ class _Build:
                 ),
                 (self.d.session_key(self.part.session_id), missing),
             ).fetchone()
-            raise _Damaged(missing, _gap(found[0]))
+            raise PartDamaged(missing, _gap(found[0]))
 
     def _changed(self, indexed_events: list[Any], rows: list[Any]) -> None:
         """As the one-process rebuild: an event whose chain goes on from what was written
@@ -192,7 +206,7 @@ class _Build:
                 following = after_it[0] if after_it else None
             changed = row[11] is not None and following and continues(d, row[11], following)
             if changed and not self.accept_edits:
-                raise _Damaged(row[1], CHANGED)
+                raise PartDamaged(row[1], CHANGED)
 
 
 def _gap(next_stored: object) -> str:
@@ -201,7 +215,7 @@ def _gap(next_stored: object) -> str:
     )
 
 
-class _Fallback(Exception):
+class Fallback(Exception):
     """A part took a start the parts before it did not make."""
 
 
@@ -235,7 +249,7 @@ def rebuild_in_parts(
                 head = _write(d, cursor, session_id, zip(parts, results, strict=True), counted)
             finally:
                 getattr(results, "close", lambda: None)()  # the parts not needed, dropped
-        except _Fallback:
+        except Fallback:
             cursor.execute("ROLLBACK TO SAVEPOINT correx_parts")
         except (DamagedEvents, StoreReadError):
             if progress is not None:
@@ -262,6 +276,27 @@ def _write(
     key = d.session_key(session_id)
     for table in ("checkpoints", "heads", "invocations"):
         cursor.execute(d.sql(f"DELETE FROM {{{table}}} WHERE {{session}} = ?"), (key,))
+    return join_parts(
+        d, cursor, session_id, worked, counted,
+        write_rows=lambda changed: update_event_columns(d, cursor, changed),
+        write_ended=lambda images: write_rebuilt(d, cursor, session_id, images),
+    )  # fmt: skip
+
+
+def join_parts(
+    d: Dialect,
+    cursor: Cursor,
+    session_id: str,
+    worked: Iterable[tuple[Part, RebuiltPart]],
+    counted: list[int],
+    *,
+    write_rows: Callable[[list[tuple[Any, ...]]], None],
+    write_ended: Callable[[list[Image]], None],
+) -> Head:
+    """The parts written in order, each batch's event rows by ``write_rows`` and the rows
+    of the invocations that ended in it by ``write_ended`` (those still open at the end
+    too); `Fallback` at a part that took a start the parts before it did not make, the
+    part's damage raised where it stopped. ``counted[0]``: the events written."""
     head = Head()
     images: dict[str, Image] = {}
     ended: dict[str, tuple[int, datetime]] = {}
@@ -278,19 +313,19 @@ def _write(
             list(part.counts),
             part.chain,
         ) or not held(result.assumed, truth):
-            raise _Fallback
+            raise Fallback
         foreign = iter(result.foreign)
         pending = next(foreign, None)
-        for number, (changed, own_ended, checkpoints, count) in enumerate(result.batches):
+        for number, (rows, own_ended, checkpoints, count) in enumerate(result.batches):
             while pending is not None and pending[0] == number:
                 _, change, columns, encoded, chain = pending
                 images[change.invocation_id].advance(
                     change, STATUS_CODES[change.status], columns, encoded, chain
                 )
                 pending = next(foreign, None)
-            update_event_columns(d, cursor, changed)
+            write_rows(rows)
             done = [image for image in images.values() if image.ended_seq is not None]
-            write_rebuilt(d, cursor, session_id, [*done, *own_ended])
+            write_ended([*done, *own_ended])
             for image in [*done, *own_ended]:
                 images.pop(image.invocation_id, None)
                 ended[image.invocation_id] = (image.status, image.requested_at)
@@ -307,6 +342,6 @@ def _write(
             raise DamagedEvents(session_id, sequence, message)
         images.update(result.open)
         head = result.head
-    write_rebuilt(d, cursor, session_id, images.values())
+    write_ended(list(images.values()))
     save_head(d, cursor, session_id, head)
     return head
