@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import chain
+from typing import Any, Protocol
 
 from returns.result import Failure, Result, Success
 
@@ -45,9 +46,28 @@ an import of any size holds a few thousand events in memory, not all of them."""
 Group = tuple[str, Sequence[StoredEvent]]
 
 
+class WholeSession(Protocol):
+    """A session an import writes whole, by other means than its events one group at a
+    time (`copy_parts`); where it cannot, its events are written as groups."""
+
+    @property
+    def session_id(self) -> str:
+        """The session it writes."""
+        ...
+
+    def write(self, d: Dialect, cursor: Cursor, interval: int) -> int | None:
+        """The events written, in the caller's transaction; ``None`` when it wrote nothing
+        and leaves the session to `groups`."""
+        ...
+
+    def groups(self) -> Iterable[Group]:
+        """The session's events, a group at a time."""
+        ...
+
+
 def write_groups(
     database: Database,
-    groups: Iterable[Group],
+    groups: Iterable[Group | WholeSession],
     *,
     expected: int | None,
     interval: int,
@@ -68,25 +88,37 @@ def write_groups(
     # to begin one is named with the session it was to write.
     stream = iter(groups)
     head = next(stream, None)
-    current = "" if head is None else head[0]
+    current = "" if head is None else head[0] if isinstance(head, tuple) else head.session_id
     try:
         with database.writing() as cursor:
             if first is not None:
                 first(cursor)
-            for session_id, events in chain(() if head is None else (head,), stream):
-                current = session_id
-                encoded = encode_rows([(session_id, events)], _envelope)
-                if isinstance(encoded, AppendError):
-                    raise Refused(encoded)
-                last = d.lock_session(cursor, session_id)
-                problem = check_continues(session_id, last, events, expected)
-                if problem is not None:
-                    raise Refused(problem)
-                sessions[session_id] = None
-                if events:
-                    index_and_write(d, cursor, session_id, list(events), encoded, interval=interval)
-                    d.advance_session(cursor, session_id, events[-1].sequence)
-                    written += len(events)
+            for item in chain(() if head is None else (head,), stream):
+                if isinstance(item, tuple):
+                    parts: Iterable[Group] = (item,)
+                else:
+                    current = item.session_id
+                    copied = item.write(d, cursor, interval)
+                    if copied is not None:
+                        sessions[current], written = None, written + copied
+                        continue
+                    parts = item.groups()  # written as any other events are
+                for session_id, events in parts:
+                    current = session_id
+                    encoded = encode_rows([(session_id, events)], _envelope)
+                    if isinstance(encoded, AppendError):
+                        raise Refused(encoded)
+                    last = d.lock_session(cursor, session_id)
+                    problem = check_continues(session_id, last, events, expected)
+                    if problem is not None:
+                        raise Refused(problem)
+                    sessions[session_id] = None
+                    if events:
+                        index_and_write(
+                            d, cursor, session_id, list(events), encoded, interval=interval
+                        )
+                        d.advance_session(cursor, session_id, events[-1].sequence)
+                        written += len(events)
             if not written:
                 raise _Nothing
             d.after_write(cursor, sessions)
@@ -197,17 +229,28 @@ def write_events(
     d: Dialect, cursor: Cursor, session_id: str, events: list[StoredEvent], group: IndexedGroup
 ) -> None:
     """Insert a group's events with their typed columns, effects and chains."""
-    key, text, time = d.session_key(session_id), d.text_value, d.time_value
+    insert_events(d, cursor, event_rows(d, d.session_key(session_id), events, group))
+
+
+def event_rows(
+    d: Dialect, key: object, events: list[StoredEvent], group: IndexedGroup
+) -> list[tuple[Any, ...]]:
+    """A group's event rows as `insert_events` writes them (``key``: their session's)."""
+    text, time = d.text_value, d.time_value
+    return [
+        (key, row.sequence, time(stored.recorded_at, row.encoded.recorded_at), row.encoded.type,
+         row.encoded.version, row.encoded.data, row.columns.kind, text(row.columns.invocation_id),
+         text(row.columns.label), row.columns.code, row.effect, row.chain)
+        for stored, row in zip(events, group.events, strict=True)
+    ]  # fmt: skip
+
+
+def insert_events(d: Dialect, cursor: Cursor, rows: list[tuple[Any, ...]]) -> None:
+    """Insert event rows made by `event_rows`."""
     cursor.executemany(
         d.sql(
             "INSERT INTO {events} ({session}, sequence, recorded_at, type, version, data, kind, "
             "invocation_id, label, code, effect, chain) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
         ),
-        [
-            (key, row.sequence, time(stored.recorded_at, row.encoded.recorded_at),
-             row.encoded.type, row.encoded.version, row.encoded.data, row.columns.kind,
-             text(row.columns.invocation_id), text(row.columns.label), row.columns.code,
-             row.effect, row.chain)
-            for stored, row in zip(events, group.events, strict=True)
-        ],
-    )  # fmt: skip
+        rows,
+    )
