@@ -106,6 +106,7 @@ def build_parser(chosen: str | None = None) -> argparse.ArgumentParser:
     )
     copy.add_argument("source", metavar="SOURCE", help=source_help)
     copy.add_argument("dest", metavar="DEST", help=STORE_HELP)
+    declared.extend("import", copy, "stores:add_import_arguments")
     init_db = command("init-db", "stores:cmd_init_db", "create the tables of a store (idempotent)")
     init_db.add_argument("source", metavar="SOURCE", help=STORE_HELP)
     everything = command(

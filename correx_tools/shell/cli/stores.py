@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from contextlib import ExitStack
 from typing import Any
 
 from returns.result import Success
@@ -14,11 +15,20 @@ from ...core.lifecycle.events import StoredEvent
 from ...core.lifecycle.state import ToolState
 from ...core.replay.fold import Replay
 from ...core.replay.projection import ToolProjector
+from ...core.tools.ids import SessionId
 from ..replay.parallel import replay_all
 from ..stores.addresses import address_of
 from ..stores.fanout import WorkerLost, Workers
 from ..stores.jsonl import JsonlEventLog
-from ..stores.port import IndexedStore, LocatedStore, Reindexed, SequencedStore, StoreReadError
+from ..stores.port import (
+    EventStore,
+    IndexedStore,
+    LocatedStore,
+    Reindexed,
+    SequencedStore,
+    StoreReadError,
+)
+from ..stores.sql.copy_parts import CopiedSession, copy_sessions
 from ..stores.sql.store import SqlEventStore
 from .errors import CliError
 from .readable import counted
@@ -27,7 +37,31 @@ from .sources import close_store, open_store, redact
 from .staging import writing_to
 from .terminal import Progress
 from .transcript_sources import refused_files
-from .verify import workers_of
+from .verify import add_workers_argument, workers_of
+
+
+def add_import_arguments(parser: argparse.ArgumentParser) -> None:
+    """``import``'s ``--workers``."""
+    add_workers_argument(parser, "read, check and index", among="this one writing them")
+
+
+def _copies(
+    source: EventStore,
+    dest: EventStore,
+    sessions: Sequence[SessionId],
+    *,
+    workers: int,
+    bar: Progress,
+    held: ExitStack,
+) -> list[CopiedSession] | None:
+    """The sessions to copy whole, a large one's parts read by ``workers`` processes
+    (`copy_parts`); ``None`` unless both stores are databases and more than one works."""
+    if workers < 2 or not isinstance(dest, SqlEventStore):
+        return None
+    if not (isinstance(source, SqlEventStore) and isinstance(source, LocatedStore)):
+        return None
+    runner = held.enter_context(Workers(source.address, workers))
+    return copy_sessions(source, sessions, runner, dest.layout, bar.advance)
 
 
 def cmd_import(args: argparse.Namespace) -> int:
@@ -53,14 +87,25 @@ def cmd_import(args: argparse.Namespace) -> int:
         with (
             Progress(f"copying {args.source}", total, sys.stderr) as bar,
             writing_to(args.dest) as staging,
+            ExitStack() as held,
         ):
-            # One import_events call: every session lands in one transaction, or none does.
-            result = staging.store.import_events(events(bar))
+            # One call: every session lands in one transaction, or none does.
+            copies = _copies(
+                source, staging.store, sessions, workers=workers_of(args), bar=bar, held=held
+            )
+            if copies is not None:
+                assert isinstance(staging.store, SqlEventStore)  # as `_copies` found it
+                result = staging.store.import_copies(copies)
+                copied.update((copy.session_id, copy.copied) for copy in copies)
+            else:
+                result = staging.store.import_events(events(bar))
             if not isinstance(result, Success):
                 staging.discard()
                 raise CliError(f"{args.dest}: {result.failure().message}; nothing was imported")
     except StoreReadError as error:
         raise CliError(f"{args.source}: {error.error}; nothing was imported") from None
+    except WorkerLost as lost:
+        raise CliError(f"{args.source}: {lost}; nothing was imported") from None
     finally:
         close_store(source)
     count = result.unwrap()

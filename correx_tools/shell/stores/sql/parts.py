@@ -89,13 +89,17 @@ def plan(
     *,
     batch: int,
     smallest: int = SMALLEST_PART,
+    largest: int | None = None,
 ) -> list[Part] | None:
-    """The session's parts, about ``pieces`` of them, each starting at a checkpoint;
-    ``None`` when it is too small to split (or has no checkpoint where one would start)."""
+    """The session's parts, about ``pieces`` of them (more, if a part would pass
+    ``largest`` events), each starting at a checkpoint; ``None`` when it is too small to
+    split (or has no checkpoint where one would start)."""
     last = last_sequence(d, cursor, session_id)
     if pieces < 2 or last < 2 * smallest:
         return None
     step = math.lcm(interval, batch)
+    if largest is not None:
+        pieces = max(pieces, math.ceil(last / largest))
     size = max(math.ceil(last / pieces / step), math.ceil(smallest / step), 1) * step
     starts = list(range(size, last, size))
     if not starts:

@@ -29,11 +29,12 @@ from ..port import (
 from ..writing import BatchWritingStore
 from .append import SourceFailed, runs, write_groups
 from .chains import ChainBroken, checked_rows, events
+from .copy_parts import COPIED_PART, CopiedSession, copy_part
 from .dialect import Cursor, ReadFault, WriteFault
 from .index import chain_at, last_sequence, load_head, mark_stale, marked_fresh
 from .indexing import EMPTY_CHAIN
 from .laid_out import LaidOutStore
-from .parts import Part, Runner
+from .parts import Part, Runner, plan
 from .reading import SqlSessionIndex
 from .rebuild_parts import rebuild_in_parts, rebuild_part
 from .rebuilding import DamagedEvents, Parted, rebuild, rebuild_all
@@ -90,6 +91,40 @@ class SqlEventStore(LaidOutStore, BatchWritingStore):
             )
         except SourceFailed as failed:
             raise failed.error from None  # the source's own error, as a read would raise it
+
+    def import_copies(self, sessions: Iterable[CopiedSession]) -> Result[int, AppendError]:
+        """Copy whole sessions of another database as `import_events` copies their events,
+        all or none, a large one's parts read by worker processes (`copy_parts`)."""
+        self._refuse_writes()
+        try:
+            return write_groups(
+                self._database, sessions, expected=None, interval=self.checkpoint_interval
+            )
+        except SourceFailed as failed:
+            raise failed.error from None  # the source's own error, as a read would raise it
+
+    def parts_to_copy(
+        self, session_id: SessionId, pieces: int, *, batch: int, smallest: int | None = None
+    ) -> tuple[type, int, list[Part]] | None:
+        """The parts a copy of the session is read in (`copy_parts`), with this store's
+        dialect type and layout; ``None`` when it is too small to split, or its index is
+        not fresh (a copy then reads it in one pass, as a read would)."""
+        if not self._indexed:
+            return None
+        extra = {} if smallest is None else {"smallest": smallest}
+        try:
+            with self._database.snapshot() as cursor:
+                self._follow_layout(cursor)
+                d = self._database.dialect
+                if not marked_fresh(d, cursor, session_id):
+                    return None
+                parts = plan(
+                    d, cursor, session_id, self.checkpoint_interval, pieces, batch=batch,
+                    largest=COPIED_PART, **extra,
+                )  # fmt: skip
+        except ReadFault as fault:
+            raise self._unavailable(fault, 0) from None
+        return None if parts is None else (type(d), self.layout, parts)
 
     def reindex(
         self,
@@ -152,14 +187,17 @@ class SqlEventStore(LaidOutStore, BatchWritingStore):
             raise self._unavailable(fault, 0) from None
 
     def work_part(self, task: str, part: Part) -> Any:
-        """One part of a session checked (``task`` ``"verify"``) or rebuilt (``"rebuild"``;
-        ``"rebuild!"`` accepting edits) in one snapshot, writing nothing (`parts`)."""
+        """One part of a session checked (``task`` ``"verify"``), rebuilt (``"rebuild"``;
+        ``"rebuild!"`` accepting edits) or read to be copied (``"copy"``) in one snapshot,
+        writing nothing (`parts`)."""
         try:
             with self._database.snapshot() as cursor:
                 self._follow_layout(cursor)
                 d = self._database.dialect
                 if task == "verify":
                     return check_part(d, cursor, part)
+                if task == "copy":
+                    return copy_part(d, cursor, part)
                 return rebuild_part(d, cursor, part, accept_edits=task == "rebuild!")
         except ReadFault as fault:
             raise self._unavailable(fault, part.start + 1) from None
