@@ -96,10 +96,17 @@ def whole_store_rows(stored: StoredSession, raw_seconds: float, repeat: int) -> 
             ("verify", "verify --workers 2", lambda _: ["verify", stored.source, "--workers", "2"]),
             ("reindex", "reindex --workers 2", lambda _: ["reindex", str(copy), "--workers", "2"]),
         ]
+    into = directory / "imported-{}.sqlite"
+    apart = ["--workers", "1"] if _has_workers("import") else []
     commands.append(
         ("import", "import into a new SQLite file",
-         lambda n: ["import", stored.source, str(directory / f"imported-{n}.sqlite")]),
+         lambda n: ["import", stored.source, str(into).format(n), *apart]),
     )  # fmt: skip
+    if apart:
+        commands.append(
+            ("import", "import into a new SQLite file, --workers 2",
+             lambda n: ["import", stored.source, str(into).format(f"2-{n}"), "--workers", "2"]),
+        )  # fmt: skip
     for command, label, arguments in commands:
         runs = [run(arguments(n)) for n in range(repeat)]
         seconds, peak = statistics.median(r[0] for r in runs), max(r[1] for r in runs)
@@ -122,9 +129,10 @@ def whole_store_rows(stored: StoredSession, raw_seconds: float, repeat: int) -> 
     return rows
 
 
-def _has_workers() -> bool:
-    """Whether the command under test takes ``--workers`` (those before it work alone)."""
+def _has_workers(command: str = "verify") -> bool:
+    """Whether ``command`` of the tree under test takes ``--workers`` (those before it work
+    alone)."""
     said = subprocess.run(
-        [*installed(), "verify", "--help"], capture_output=True, text=True, check=False
+        [*installed(), command, "--help"], capture_output=True, text=True, check=False
     )
     return "--workers" in said.stdout
