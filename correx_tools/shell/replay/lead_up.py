@@ -12,22 +12,38 @@ from ...core.lifecycle.status import ToolInvocationStatus
 from ...core.replay.lead_up import LOOKED_AT_MOST, LeadUp, Words, lead_up
 from ...core.report.redaction import Redaction
 from ...core.tools.ids import SessionId
-from ..stores.port import EventStore, session_events
+from ..stores.port import EventStore
+from ..stores.said import conversation_events
 
 MAX_CHARS = 20_000
 """The longest text a document shows of one thing said (masked whole first, then cut)."""
 
 
-def lead_up_in(store: EventStore, session: SessionId, request: int) -> LeadUp:
-    """What led to the call requested at sequence ``request`` of ``session``."""
-    after = max(0, request - 1 - LOOKED_AT_MOST)
-    window: list[tuple[int, object]] = []
-    with session_events(store, session, after=after) as events:
-        for stored in events:
-            if stored.sequence >= request:
-                break
-            window.append((stored.sequence, stored.event))
-    found = lead_up(reversed(window), limit=len(window) + 1)
+_OTHER = object()
+"""Stands for the events between two of the conversation's: the rule only asks whether
+there are any (they end a run of words), not what they are."""
+
+
+def lead_up_in(
+    store: EventStore, session: SessionId, request: int, *, window: int = LOOKED_AT_MOST
+) -> LeadUp:
+    """What led to the call requested at sequence ``request`` of ``session``, from the
+    ``window`` events before it. They are read as the conversation's events alone (a SQL
+    store finds them through their own index: a session of tool calls alone reads
+    nothing), with one stand-in for each run of other events between them, which is all
+    the rule asks of those."""
+    after = max(0, request - 1 - window)
+    walked: list[tuple[int, object]] = []
+    previous = after
+    with conversation_events(store, session, after=after, before=request) as said:
+        for stored in said:
+            if stored.sequence > previous + 1:
+                walked.append((stored.sequence - 1, _OTHER))
+            walked.append((stored.sequence, stored.event))
+            previous = stored.sequence
+    if previous < request - 1:
+        walked.append((request - 1, _OTHER))
+    found = lead_up(reversed(walked), limit=len(walked) + 1)
     return dataclasses.replace(found, whole=found.prompt is not None or after == 0)
 
 

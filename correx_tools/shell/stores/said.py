@@ -23,8 +23,11 @@ from .port import EventStore, closed_after
 class ConversationStore(Protocol):
     """A store that reads a session's conversation events alone."""
 
-    def read_conversation(self, session_id: SessionId, *, after: int = 0) -> Iterator[StoredEvent]:
-        """The session's conversation events after ``after``, in sequence order."""
+    def read_conversation(
+        self, session_id: SessionId, *, after: int = 0, before: int | None = None
+    ) -> Iterator[StoredEvent]:
+        """The session's conversation events after ``after`` (and before ``before``), in
+        sequence order."""
         ...
 
 
@@ -35,17 +38,20 @@ def is_said(stored: StoredEvent) -> bool:
 
 
 def conversation_events(
-    store: EventStore, session_id: SessionId, *, after: int = 0
+    store: EventStore, session_id: SessionId, *, after: int = 0, before: int | None = None
 ) -> AbstractContextManager[Iterator[StoredEvent]]:
-    """The session's conversation events after ``after``, in order, closed on leaving."""
+    """The session's conversation events after ``after`` (and before ``before``), in order,
+    closed on leaving."""
     if isinstance(store, ConversationStore):
-        return closed_after(store.read_conversation(session_id, after=after))
-    return closed_after(_said_only(store.read(session_id, after=after)))
+        return closed_after(store.read_conversation(session_id, after=after, before=before))
+    return closed_after(_said_only(store.read(session_id, after=after), before))
 
 
-def _said_only(events: Iterator[StoredEvent]) -> Iterator[StoredEvent]:
+def _said_only(events: Iterator[StoredEvent], before: int | None) -> Iterator[StoredEvent]:
     with closed_after(events):  # closing this closes the read
         for stored in events:
+            if before is not None and stored.sequence >= before:
+                return
             if is_said(stored):
                 yield stored
 

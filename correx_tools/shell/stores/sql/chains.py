@@ -79,17 +79,22 @@ def events(
     *,
     indexed: bool,
     only: str | None = None,
+    before: int | None = None,
 ) -> list[tuple[Any, ...]]:
-    """One batch of a session's event rows after ``after``: ``(sequence, recorded_at, type,
-    version, data)``, and with ``indexed`` every column a checked read needs
-    (`CHAINED_COLUMNS`); with ``only``, those rows that meet that condition alone."""
+    """One batch of a session's event rows after ``after`` (and before ``before``):
+    ``(sequence, recorded_at, type, version, data)``, and with ``indexed`` every column a
+    checked read needs (`CHAINED_COLUMNS`); with ``only``, those rows that meet that
+    condition alone."""
     columns = CHAINED_COLUMNS if indexed else "sequence, recorded_at, type, version, data"
     condition = "" if only is None else f" AND {only}"
+    bounds: tuple[int, ...] = (after,) if before is None else (after, before)
+    if before is not None:
+        condition += " AND sequence < ?"
     rows: list[tuple[Any, ...]] = cursor.execute(
         d.sql(
             f"SELECT {columns} FROM {{events}} "
             f"WHERE {{session}} = ? AND sequence > ?{condition} ORDER BY sequence LIMIT ?"
         ),
-        (d.session_key(session_id), after, limit),
+        (d.session_key(session_id), *bounds, limit),
     ).fetchall()
     return rows

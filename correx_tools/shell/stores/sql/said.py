@@ -26,15 +26,20 @@ def said_events(
     after: int,
     batch: int,
     unavailable: Callable[[ReadFault, int], StoreReadError],
+    *,
+    before: int | None = None,
 ) -> Iterator[StoredEvent]:
-    """The session's conversation events after ``after``, in order, ``batch`` rows a query;
-    a database that cannot be read raises what ``unavailable`` makes of it."""
+    """The session's conversation events after ``after`` (and before ``before``), in order,
+    ``batch`` rows a query; a database that cannot be read raises what ``unavailable`` makes
+    of it."""
     d, last = database.dialect, after
     while True:
         # One batch per query: other threads may use the connection in between.
         try:
             with database.query() as cursor:
-                rows = events(d, cursor, session_id, last, batch, indexed=False, only=SAID)
+                rows = events(
+                    d, cursor, session_id, last, batch, indexed=False, only=SAID, before=before
+                )
         except ReadFault as fault:
             raise unavailable(fault, last + 1) from None
         for row in rows:

@@ -260,9 +260,14 @@ class SqlEventStore(LaidOutStore, BatchWritingStore):
         """
         return self._read(session_id, after, trust_columns=True)
 
-    def read_conversation(self, session_id: SessionId, *, after: int = 0) -> Iterator[StoredEvent]:
-        """The session's conversation events after ``after`` (`said`), alone."""
-        return said_events(self._database, session_id, after, self._read_batch, self._unavailable)
+    def read_conversation(
+        self, session_id: SessionId, *, after: int = 0, before: int | None = None
+    ) -> Iterator[StoredEvent]:
+        """The session's conversation events after ``after`` and before ``before`` (`said`),
+        alone."""
+        return said_events(
+            self._database, session_id, after, self._read_batch, self._unavailable, before=before
+        )
 
     def _read(
         self, session_id: SessionId, after: int, *, trust_columns: bool
