@@ -14,7 +14,7 @@ from typing import Any
 
 from ..port import Reindexed, StoreLayoutError
 from .dialect import Database
-from .layout import READABLE_LAYOUT, SAID_INDEX, SAID_INDEX_NAME
+from .layout import ADDED_INDEXES, READABLE_LAYOUT
 from .rebuilding import rebuild_all
 
 
@@ -96,12 +96,14 @@ class LaidOutStore:
             self._upgrade_tables(cursor, interval, since=layout)
             interval = self._stored_interval(cursor)  # a store made with another keeps it
             self._upgraded = rebuild_all(self._database.dialect, cursor, interval, progress)
-        elif not self._current(cursor, layout):  # only the conversation's index: no rebuild
-            cursor.execute(self._database.dialect.sql(SAID_INDEX))
+        elif not self._current(cursor, layout):  # only indexes added since: no rebuild
+            for statement in ADDED_INDEXES.values():
+                cursor.execute(self._database.dialect.sql(statement))
 
     def _current(self, cursor: Any, layout: int) -> bool:
         """Whether a store of ``layout`` has all this release writes (its tables and indexes)."""
-        return layout >= self._layout and self._database.dialect.has_index(cursor, SAID_INDEX_NAME)
+        d = self._database.dialect
+        return layout >= self._layout and all(d.has_index(cursor, name) for name in ADDED_INDEXES)
 
     def _create_tables(self, cursor: Any, interval: int) -> None:
         """The database's own DDL for the current layout (each store gives its own)."""

@@ -12,10 +12,10 @@ without reading a payload. Layout 3's tables are otherwise the same, so a
 layout-3 index is still read (and verified) as it is, each row by its own
 layout's seal; it is rebuilt, sealed anew, when the store is upgraded for
 writing. Stores also
-keep a partial index of the conversation's events (`SAID_INDEX`): it changes
-no row and no chain, so a store made before it gains it the next time it is
-opened for writing, and until then a search for those events reads the
-session's rows. A database's
+keep partial indexes that change no row and no chain (`ADDED_INDEXES`: the
+conversation's events, the calls that exited non-zero), so a store made before
+one gains it the next time it is opened for writing, and until then a question
+that would use it reads the rows it would have found. A database's
 own layout module (`sqlite.layout`, `postgres.layout`) keeps the events' and
 invocations' tables, its triggers and how it records its layout; what the
 index adds is here, in the engine's spelling (`dialect`: braced table names and
@@ -124,6 +124,21 @@ SAID_INDEX = (
 what it said, are answered without reading its tool events (a recorded session of a
 million calls and no conversation is known to hold none from one probe)."""
 
+EXITED_INDEX_NAME = "invocations_exited"
+"""`EXITED_INDEX`'s name as the layout spells it."""
+
+EXITED_INDEX = (
+    f"CREATE INDEX IF NOT EXISTS {{index_prefix}}{EXITED_INDEX_NAME} "
+    "ON {invocations} ({session}, ended_seq) WHERE status = 3 AND end_code <> 0"
+)
+"""The calls that completed with an exit code other than 0, by when they ended: how many
+had by any point of a session is counted from them alone (`index.exits_nonzero`, whose
+condition contains this one), not from every call of the session."""
+
+ADDED_INDEXES: dict[str, str] = {SAID_INDEX_NAME: SAID_INDEX, EXITED_INDEX_NAME: EXITED_INDEX}
+"""The indexes added to a layout without changing it, by name: a store of the layout
+without one gains it when next opened for writing."""
+
 
 def index_statements(since: int) -> list[str]:
     """What brings a store of layout ``since`` (1 to 3; 1 for a new store, whose layout-1
@@ -137,7 +152,7 @@ def index_statements(since: int) -> list[str]:
         statements += _adding(SEAL_COLUMNS)
     if since < 4:
         statements += _adding(CRC_COLUMNS)
-    statements.append(SAID_INDEX)
+    statements += ADDED_INDEXES.values()
     return statements
 
 
