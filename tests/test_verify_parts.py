@@ -32,7 +32,7 @@ from correx_tools import (
     ToolInvocationRequestedEvent,
 )
 from correx_tools.shell.stores.port import StoreReadError
-from correx_tools.shell.stores.sql.parts import Part
+from correx_tools.shell.stores.sql.parts import Part, plan
 from correx_tools.shell.stores.sql.rebuild_parts import rebuild_in_parts
 from correx_tools.shell.stores.sql.rebuilding import DamagedEvents, rebuild
 from correx_tools.shell.stores.sql.verify_parts import verify_in_parts
@@ -203,6 +203,26 @@ def test_a_session_long_enough_is_split_and_its_parts_joined(tmp_path: Path) -> 
         check = verify_in_parts(database.dialect, cursor, S, 2, runner, batch=5, smallest=1)
     assert check.intact and check.events == 30 and check.invocations == 10
     assert runner.parts == 3
+
+
+def test_no_part_passes_the_largest_whatever_the_sessions_length(tmp_path: Path) -> None:
+    # What a part holds on its way back is bounded by its size: a longer session is cut
+    # into more parts, not longer ones (at 1M events, eight parts held 230 MB).
+    events = []
+    for n in range(10):
+        call = f"c{n}"
+        events += [requested(call), started(call), completed(call)]
+    store = SQLiteEventStore(made(tmp_path, events, 2, "none", 1), read_only=True)
+    with store._database.snapshot() as cursor:
+        d = store._database.dialect
+        few = plan(d, cursor, S, 2, 2, batch=5, smallest=1)
+        capped = plan(d, cursor, S, 2, 2, batch=5, smallest=1, largest=10)
+    assert few is not None and [(p.start, p.end) for p in few] == [(0, 20), (20, 30)]
+    assert capped is not None and [(p.start, p.end) for p in capped] == [
+        (0, 10),
+        (10, 20),
+        (20, 30),
+    ]
 
 
 def long_session(path: Path) -> Path:

@@ -39,10 +39,6 @@ from .parts import Outside, Part, Runner
 from .rebuild_parts import Fallback, PartBuild, PartDamaged, RebuiltPart, join_parts
 from .rebuilding import DamagedEvents
 
-COPIED_PART = 25_000
-"""The most events a part of a copy holds: the few parts on their way here are held whole
-(their event rows and calls), so a part's size bounds the import's memory."""
-
 
 def copy_part(d: Dialect, cursor: Cursor, part: Part) -> RebuiltPart:
     """What copying one part would write (its event rows whole, ready to insert), read

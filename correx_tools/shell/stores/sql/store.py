@@ -29,7 +29,7 @@ from ..port import (
 from ..writing import BatchWritingStore
 from .append import SourceFailed, runs, write_groups
 from .chains import ChainBroken, checked_rows, events
-from .copy_parts import COPIED_PART, CopiedSession, copy_part
+from .copy_parts import CopiedSession, copy_part
 from .dialect import Cursor, ReadFault, WriteFault
 from .index import chain_at, last_sequence, load_head, mark_stale, marked_fresh
 from .indexing import EMPTY_CHAIN
@@ -119,9 +119,8 @@ class SqlEventStore(LaidOutStore, BatchWritingStore):
                 if not marked_fresh(d, cursor, session_id):
                     return None
                 parts = plan(
-                    d, cursor, session_id, self.checkpoint_interval, pieces, batch=batch,
-                    largest=COPIED_PART, **extra,
-                )  # fmt: skip
+                    d, cursor, session_id, self.checkpoint_interval, pieces, batch=batch, **extra
+                )
         except ReadFault as fault:
             raise self._unavailable(fault, 0) from None
         return None if parts is None else (type(d), self.layout, parts)
