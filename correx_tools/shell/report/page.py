@@ -19,12 +19,11 @@ from typing import Any, BinaryIO
 from returns.result import Failure, Result, Success
 
 from ...core.replay.errors import ReplayError
-from ...core.replay.outline import outline_of
 from ...core.replay.stored_index import InvocationEntry
 from ...core.report.page_data import LIMITS, PageBuilder, PageLimits, page_data, plain
 from ...core.report.redaction import DEFAULT, Redaction
 from ...core.report.tool_views import views_of
-from ...core.tools.ids import SessionId
+from ...core.tools.ids import InvocationId, SessionId
 from ..replay.repository import DefaultToolRepository
 from ..replay.view import SessionView
 
@@ -62,27 +61,39 @@ def page_document(
     if not view.indexed:
         # Without an index the session is one pass over its events, which gives the entries
         # whole: a stream would read the events once for the length and again for them.
-        whole = view.entries()
-        if not isinstance(whole, Success):
-            return Failure(whole.failure())
-        last, every, refused = whole.unwrap()
-        data = page_data(
-            view.session_id, last, every, refused, redaction=redaction, limits=limits,
-            times=times,
-        )  # fmt: skip
-        return Success(_with_views(data, dict(enumerate(every)), last, redaction))
+        return _folded(view, redaction, limits, times)
     last = view.last_sequence
-    entries = view.entries_through(last)
-    if not isinstance(entries, Success):
-        return Failure(entries.failure())
+    outlines = view.outlines(last)
+    if not isinstance(outlines, Success):
+        return Failure(outlines.failure())
     builder = PageBuilder(view.session_id, last, redaction=redaction, limits=limits, times=times)
-    kept: dict[int, InvocationEntry] = {}  # the details' candidates, a few thousand at most
-    for position, entry in enumerate(entries.unwrap()):
-        if builder.add(outline_of(entry)):
-            kept[position] = entry
-    chosen = {position: kept[position] for position, _ in builder.wanted()}
+    for outline in outlines.unwrap():
+        builder.add(outline)
+    # Only the calls shown in full are read with their arguments and output (a few
+    # thousand at most); every other call's outline is read and checked without them.
+    wanted = builder.wanted()
+    found = view.entries_by_id([InvocationId(invocation) for _, invocation in wanted])
+    chosen: dict[int, InvocationEntry] = {}
+    for (position, _), entry in zip(wanted, found, strict=True):
+        if entry is None:  # the index lost a row since its outline was read: fold instead
+            return _folded(view, redaction, limits, times)
+        chosen[position] = entry
     data = builder.document(view.refused(last, None), chosen)
     return Success(_with_views(data, chosen, last, redaction))
+
+
+def _folded(
+    view: SessionView, redaction: Redaction, limits: PageLimits, times: bool
+) -> Result[dict[str, Any], ReplayError]:
+    """The page's document from one pass over the session's events."""
+    whole = view.entries()
+    if not isinstance(whole, Success):
+        return Failure(whole.failure())
+    last, every, refused = whole.unwrap()
+    data = page_data(
+        view.session_id, last, every, refused, redaction=redaction, limits=limits, times=times
+    )
+    return Success(_with_views(data, dict(enumerate(every)), last, redaction))
 
 
 def _with_views(
