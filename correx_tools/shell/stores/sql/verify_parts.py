@@ -98,7 +98,9 @@ def verify_in_parts(
 
 def _join(check: Checking, parts: list[Part], results: list[CheckedPart]) -> SessionCheck | None:
     """The parts' results joined into the session's ``check`` (``None``: a part took a
-    start the parts before it did not make)."""
+    start the parts before it did not make). ``results`` is emptied as they are joined, and
+    what the join builds let go once the expected rows are made: every call of the session
+    is held once while the rows are read, as in the one-process check."""
     session_id, batch = check.session, check.batch
     head: Head | None = Head()
     previous, requested = 0, 0
@@ -137,6 +139,7 @@ def _join(check: Checking, parts: list[Part], results: list[CheckedPart]) -> Ses
             head = None
             break
         head, previous = result.head, result.previous
+    results.clear()
     check.requested = [""] * requested
     # The rows expected, in the order the one-process check holds them (which orders the
     # faults of missing rows): those still open by request, then the ended ones by the
@@ -147,8 +150,11 @@ def _join(check: Checking, parts: list[Part], results: list[CheckedPart]) -> Ses
         ended[invocation] = (image.sequence, image.ended_seq, image.seal(session_id), image.status)
     still = sorted((i for i in images.values() if i.ended_seq is None), key=lambda i: i.sequence)
     check.open = {image.invocation_id: image for image in still}
-    order = sorted(ended.items(), key=lambda item: ((item[1][1] - 1) // batch, item[1][0]))
-    check.ended = {invocation: (seal, status) for invocation, (_, _, seal, status) in order}
+    order = sorted(ended, key=lambda i: ((ended[i][1] - 1) // batch, ended[i][0]))
+    check.ended = {invocation: ended[invocation][2:] for invocation in order}
+    del order
+    ended.clear()
+    images.clear()
     if head is not None:
         check.head(head)
         check.rows()
