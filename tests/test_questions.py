@@ -228,6 +228,11 @@ def check_entries(
             assert [o.invocation_id for o in outlines] == [
                 r.invocation_id for r in timeline.at(k).records()
             ]
+        # Entries asked by id, together: every id in reverse request order, one twice,
+        # and one never requested.
+        ids = [e.invocation_id for e in reversed(folded.unwrap()[1])]
+        asked = [*ids, *ids[:1], InvocationId("never-requested")]
+        assert index_view.entries_by_id(asked) == fold_view.entries_by_id(asked)
         assert index_view.indexed and not index_view.stale
     last, entries, refused = folded.unwrap()
     assert last == len(events) and refused == quarantined

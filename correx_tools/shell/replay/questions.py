@@ -286,7 +286,7 @@ class FromIndex:
 
     def entries_by_id(self, ids: Sequence[str]) -> list[InvocationEntry | None]:
         """Each entry by its primary key."""
-        return [self._index.entry(invocation) for invocation in ids]
+        return self._index.entries_of(ids)
 
     def changed_entries(self, a: int, b: int) -> list[InvocationEntry]:
         """The index's entries with an applied event in ``(a, b]``."""

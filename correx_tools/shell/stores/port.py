@@ -180,6 +180,10 @@ class SessionIndex(Protocol):
         """The entry of one invocation of this session, if it was requested here."""
         ...
 
+    def entries_of(self, invocation_ids: Sequence[str]) -> list[InvocationEntry | None]:
+        """The entry of each of ``invocation_ids`` (`entry`), read together."""
+        ...
+
     def changed(self, a: int, b: int) -> list[InvocationEntry]:
         """The entries with an applied event in ``(a, b]``, in request order."""
         ...

@@ -207,12 +207,22 @@ class SqlSessionIndex:
 
         An id with no row is looked for among the session's events (`requested_in`): one
         the events request means a row is missing, a `StaleIndex`."""
-        found = self._by_keys([self._d.invocation_key(invocation_id)])
-        if found:
-            return found[0]
-        if requested_in(self._d, self._cursor, self._session, invocation_id):
-            raise StaleIndex(f"the index row of invocation {invocation_id!r} is missing")
-        return None
+        return self.entries_of([invocation_id])[0]
+
+    def entries_of(self, invocation_ids: Sequence[str]) -> list[InvocationEntry | None]:
+        """The entry of each of ``invocation_ids`` (`entry`), their rows read by one query
+        (or a few, for a long list) rather than one each."""
+        if not invocation_ids:
+            return []
+        keys = [self._d.invocation_key(invocation_id) for invocation_id in invocation_ids]
+        found: dict[str, InvocationEntry] = {e.invocation_id: e for e in self._by_keys(keys)}
+        answers: list[InvocationEntry | None] = []
+        for invocation_id in invocation_ids:
+            entry = found.get(invocation_id)
+            if entry is None and requested_in(self._d, self._cursor, self._session, invocation_id):
+                raise StaleIndex(f"the index row of invocation {invocation_id!r} is missing")
+            answers.append(entry)
+        return answers
 
     def _by_keys(self, keys: list[object]) -> list[InvocationEntry]:
         found: list[InvocationEntry] = []
