@@ -218,11 +218,22 @@ def test_no_part_passes_the_largest_whatever_the_sessions_length(tmp_path: Path)
         few = plan(d, cursor, S, 2, 2, batch=5, smallest=1)
         capped = plan(d, cursor, S, 2, 2, batch=5, smallest=1, largest=10)
     assert few is not None and [(p.start, p.end) for p in few] == [(0, 20), (20, 30)]
-    assert capped is not None and [(p.start, p.end) for p in capped] == [
-        (0, 10),
-        (10, 20),
-        (20, 30),
-    ]
+    assert capped is not None
+    assert [(p.start, p.end) for p in capped] == [(0, 10), (10, 20), (20, 30)]
+    # An interval that meets the batch every 15 events: the bound takes the longest part
+    # under it (15) over the smallest part's 30.
+    longer = [*events]
+    for n in range(10, 20):
+        longer += [requested(f"c{n}"), started(f"c{n}"), completed(f"c{n}")]
+    store = SQLiteEventStore(made(tmp_path, longer, 3, "none", 1), read_only=True)
+    with store._database.snapshot() as cursor:
+        d = store._database.dialect
+        wide = plan(d, cursor, S, 3, 2, batch=5, smallest=20)
+        odd = plan(d, cursor, S, 3, 2, batch=5, smallest=20, largest=20)
+    assert wide is not None and [(p.start, p.end) for p in wide] == [(0, 30), (30, 60)]
+    assert odd is not None and [(p.start, p.end) for p in odd] == [
+        (0, 15), (15, 30), (30, 45), (45, 60)
+    ]  # fmt: skip
 
 
 def long_session(path: Path) -> Path:

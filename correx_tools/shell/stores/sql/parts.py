@@ -42,10 +42,10 @@ time the one-process path takes over 25,000 events): a session of fewer than twi
 is worked whole, here."""
 
 LARGEST_PART = 25_000
-"""The most events a part holds: what a part keeps while it is worked and on its way back
-(its state, its rows) is bounded by this, not by the session's length. At 1M events in
-eight parts of 125,000, `verify --workers 2` peaked at 208 MB and `reindex --workers 2` at
-232 MB."""
+"""The most events a part holds (with the default checkpoint interval; see `plan`): what a
+part keeps while it is worked and on its way back (its state, its rows) is bounded by
+this, not by the session's length. At 1M events in eight parts of 125,000, `reindex
+--workers 2` peaked at 232 MB."""
 
 
 @final
@@ -99,13 +99,16 @@ def plan(
 ) -> list[Part] | None:
     """The session's parts, about ``pieces`` of them (more, if a part would pass
     ``largest`` events), each starting at a checkpoint; ``None`` when it is too small to
-    split (or has no checkpoint where one would start)."""
+    split (or has no checkpoint where one would start). A part starts where a checkpoint
+    and a batch meet (every ``lcm(interval, batch)`` events): one is at most ``largest``
+    long, or that step where a store's interval makes the step longer."""
     last = last_sequence(d, cursor, session_id)
     if pieces < 2 or last < 2 * smallest:
         return None
     step = math.lcm(interval, batch)
     pieces = max(pieces, math.ceil(last / largest))
     size = max(math.ceil(last / pieces / step), math.ceil(smallest / step), 1) * step
+    size = min(size, max(largest // step, 1) * step)  # the bound wins over the smallest
     starts = list(range(size, last, size))
     if not starts:
         return None
