@@ -75,7 +75,7 @@ def page_document(
     found = view.entries_by_id([InvocationId(invocation) for _, invocation in wanted])
     chosen: dict[int, InvocationEntry] = {}
     for (position, _), entry in zip(wanted, found, strict=True):
-        if entry is None:  # the index lost a row since its outline was read: fold instead
+        if entry is None:  # the fold the view fell back on does not know it: fold whole
             return _folded(view, redaction, limits, times)
         chosen[position] = entry
     data = builder.document(view.refused(last, None), chosen)

@@ -91,6 +91,7 @@ def verify_in_parts(
     if parts is not None:
         results = runner.run("verify", parts, lambda part: check_part(d, cursor, part))
         joined = _join(Checking(d, cursor, session_id, interval, batch=batch), parts, results)
+        del results  # a session checked again whole below does not hold its parts' results
         if joined is not None:
             return joined
     return verify_session(d, cursor, session_id, interval, batch=batch)
@@ -98,9 +99,9 @@ def verify_in_parts(
 
 def _join(check: Checking, parts: list[Part], results: list[CheckedPart]) -> SessionCheck | None:
     """The parts' results joined into the session's ``check`` (``None``: a part took a
-    start the parts before it did not make). ``results`` is emptied as they are joined, and
-    what the join builds let go once the expected rows are made: every call of the session
-    is held once while the rows are read, as in the one-process check."""
+    start the parts before it did not make). ``results`` is emptied once all are joined, and
+    the join's own record of them let go once the expected rows are made: every call of the
+    session is held once while the rows are read, as in the one-process check."""
     session_id, batch = check.session, check.batch
     head: Head | None = Head()
     previous, requested = 0, 0
