@@ -1,7 +1,8 @@
 """What led to a call, read from a store as the conversation's events alone (with a
 stand-in for the other events between them), is what the rule makes of every event
-before the call: on a real SQLite file (its conversation index) and in memory (a read
-of every event), drawn sessions, each call, windows of every size."""
+before the call: on a real SQLite file (its conversation index), a JSONL log and in
+memory (a read of every event), drawn sessions, each call, windows of every size; and on
+PostgreSQL for one session."""
 
 from __future__ import annotations
 
@@ -14,7 +15,9 @@ from hypothesis import strategies as st
 from correx_tools import (
     AssistantText,
     InMemoryEventStore,
+    JsonlEventLog,
     OpaqueEvent,
+    PostgresEventStore,
     Prompt,
     Reasoning,
     SQLiteEventStore,
@@ -83,21 +86,37 @@ def test_the_conversation_read_alone_makes_what_every_event_makes(
         stores: list[EventStore] = [
             InMemoryEventStore(),
             SQLiteEventStore(Path(directory) / "s.sqlite"),
+            JsonlEventLog(Path(directory) / "s.jsonl"),
         ]
         for store in stores:
-            store.append(SESSION, events, expected_sequence=0)
-            for request in each_call(store):
-                # The bound alone, where the event before the call is the conversation's too.
-                with conversation_events(store, SESSION, after=1, before=request - 1) as said:
-                    bounded = [s.sequence for s in said]
-                assert bounded == [
-                    s.sequence
-                    for s in store.read(SESSION, after=1)
-                    if s.sequence < request - 1 and is_said(s)
-                ]
-                assert lead_up_in(store, SESSION, request, window=window) == expected(
-                    store, request, window
-                ), (letters, request)
-            close = getattr(store, "close", None)
-            if close is not None:
-                close()
+            holds_the_rule(store, events, [window])
+
+
+def holds_the_rule(store: EventStore, events: list[object], windows: list[int]) -> None:
+    """Every call's lead-up read from ``store`` is the rule over every event before it."""
+    try:
+        store.append(SESSION, events, expected_sequence=0)
+        for request in each_call(store):
+            # The bound alone, where the event before the call is the conversation's too.
+            with conversation_events(store, SESSION, after=1, before=request - 1) as said:
+                bounded = [s.sequence for s in said]
+            assert bounded == [
+                s.sequence
+                for s in store.read(SESSION, after=1)
+                if s.sequence < request - 1 and is_said(s)
+            ]
+            for window in windows:
+                found = lead_up_in(store, SESSION, request, window=window)
+                assert found == expected(store, request, window), (request, window)
+    finally:
+        close = getattr(store, "close", None)
+        if close is not None:
+            close()
+
+
+def test_a_postgres_store_reads_the_lead_up_through_its_conversation_index(
+    postgres_dsn: str, postgres_schema: str
+) -> None:
+    events = events_of("ptcutrcpuxtcrrccptttuc")
+    store = PostgresEventStore(postgres_dsn, schema=postgres_schema)
+    holds_the_rule(store, events, [1, 3, 5, 45])
