@@ -74,13 +74,19 @@ def ratios(seeds: list[str], size: int, *, rounds: int = 5) -> dict[str, float]:
     return found
 
 
-def over_twice(found: dict[str, float], size: int) -> dict[str, float]:
-    """The seeds of ``found`` that cost over twice ordinary text, and still do when timed
-    again with three times the rounds: work that grows with a hostile text costs that
-    every time, while a loaded machine slows one seed of hundreds now and then."""
-    suspects = sorted(seed for seed, r in found.items() if r > 2.0)
-    again = ratios(suspects, size, rounds=15) if suspects else {}
-    return {seed: round(r, 2) for seed, r in again.items() if r > 2.0}
+def over_twice(found: dict[str, float], size: int, *, looks: int = 2) -> dict[str, float]:
+    """The seeds of ``found`` that cost over twice ordinary text, and still do each time
+    they are timed again (``looks`` more times, with three times the rounds): work that
+    grows with a hostile text costs that every time, while a loaded machine slows one
+    seed of hundreds now and then (beside the other tests, a private key's header at 1.5x
+    alone was seen at 4.4x, then 2.05x)."""
+    over = {seed: r for seed, r in found.items() if r > 2.0}
+    for _ in range(looks):
+        if not over:
+            break
+        again = ratios(sorted(over), size, rounds=15)
+        over = {seed: r for seed, r in again.items() if r > 2.0}
+    return {seed: round(r, 2) for seed, r in over.items()}
 
 
 def test_the_named_hostile_strings_cost_what_ordinary_text_costs() -> None:
