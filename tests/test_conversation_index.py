@@ -36,6 +36,7 @@ from correx_tools.shell.stores.said import conversation_events, holds_conversati
 from correx_tools.shell.stores.sql.layout import SAID
 
 from .serving import Served
+from .stores import postgres_index
 from .strategies import EPOCH, completed, requested, started
 from .test_cli import run_json
 from .test_conversation import messages
@@ -170,24 +171,16 @@ def test_a_store_made_before_the_index_is_read_as_it_is_and_gains_it_on_writing(
 def test_a_postgres_store_made_before_the_index_gains_it_on_writing(
     postgres_dsn: str, postgres_schema: str
 ) -> None:
-    import psycopg  # noqa: PLC0415 - only PostgreSQL tests need it
-
     from correx_tools import PostgresEventStore  # noqa: PLC0415
 
-    def present() -> bool:
-        with psycopg.connect(postgres_dsn, autocommit=True) as connection:
-            row = connection.execute(
-                "SELECT 1 FROM pg_indexes WHERE schemaname = %s AND indexname = %s",
-                (postgres_schema, "correx_events_said"),
-            ).fetchone()
-        return row is not None
+    def present(*, drop: bool = False) -> bool:
+        return postgres_index(postgres_dsn, postgres_schema, "correx_events_said", drop=drop)
 
     with PostgresEventStore(postgres_dsn, schema=postgres_schema) as store:
         recorder = SessionRecorder(store, SessionId("loop"))
         recorder.say(Prompt(text="why does the test fail?")).unwrap()
     assert present()
-    with psycopg.connect(postgres_dsn, autocommit=True) as connection:
-        connection.execute(f'DROP INDEX "{postgres_schema}".correx_events_said')
+    assert not present(drop=True)
     with PostgresEventStore(postgres_dsn, schema=postgres_schema, read_only=True) as store:
         assert holds_conversation(store, SessionId("loop"))
     assert not present()

@@ -11,6 +11,7 @@ from correx_tools import DefaultToolRepository, EventReplayer, PostgresEventStor
 from correx_tools.core.tools.ids import SessionId
 from correx_tools.shell.stores.port import EventStore
 
+from .stores import postgres_index
 from .strategies import completed, failed, requested, started
 
 SESSION = SessionId("exits")
@@ -85,22 +86,15 @@ def test_a_sqlite_store_made_before_the_index_answers_the_same_and_gains_it_on_w
 def test_a_postgres_store_made_before_the_index_gains_it_on_writing(
     postgres_dsn: str, postgres_schema: str
 ) -> None:
-    import psycopg  # noqa: PLC0415 - only PostgreSQL tests need it
-
-    def present() -> bool:
-        with psycopg.connect(postgres_dsn, autocommit=True) as connection:
-            row = connection.execute(
-                "SELECT 1 FROM pg_indexes WHERE schemaname = %s AND indexname = %s",
-                (postgres_schema, "correx_invocations_exited"),
-            ).fetchone()
-        return row is not None
+    def present(*, drop: bool = False) -> bool:
+        name = "correx_invocations_exited"
+        return postgres_index(postgres_dsn, postgres_schema, name, drop=drop)
 
     with PostgresEventStore(postgres_dsn, schema=postgres_schema) as store:
         store.append(SESSION, _events(), expected_sequence=0)
         assert _exits_at_every_point(store) == _expected()
     assert present()
-    with psycopg.connect(postgres_dsn, autocommit=True) as connection:
-        connection.execute(f'DROP INDEX "{postgres_schema}".correx_invocations_exited')
+    assert not present(drop=True)
     with PostgresEventStore(postgres_dsn, schema=postgres_schema, read_only=True) as store:
         assert _exits_at_every_point(store) == _expected()
     assert not present()

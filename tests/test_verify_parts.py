@@ -212,28 +212,25 @@ def test_no_part_passes_the_largest_whatever_the_sessions_length(tmp_path: Path)
     for n in range(10):
         call = f"c{n}"
         events += [requested(call), started(call), completed(call)]
-    store = SQLiteEventStore(made(tmp_path, events, 2, "none", 1), read_only=True)
-    with store._database.snapshot() as cursor:
-        d = store._database.dialect
-        few = plan(d, cursor, S, 2, 2, batch=5, smallest=1)
-        capped = plan(d, cursor, S, 2, 2, batch=5, smallest=1, largest=10)
-    assert few is not None and [(p.start, p.end) for p in few] == [(0, 20), (20, 30)]
-    assert capped is not None
-    assert [(p.start, p.end) for p in capped] == [(0, 10), (10, 20), (20, 30)]
+    path = made(tmp_path, events, 2, "none", 1)
+    assert spans(path, 2, smallest=1) == [(0, 20), (20, 30)]
+    assert spans(path, 2, smallest=1, largest=10) == [(0, 10), (10, 20), (20, 30)]
     # An interval that meets the batch every 15 events: the bound takes the longest part
     # under it (15) over the smallest part's 30.
     longer = [*events]
     for n in range(10, 20):
         longer += [requested(f"c{n}"), started(f"c{n}"), completed(f"c{n}")]
-    store = SQLiteEventStore(made(tmp_path, longer, 3, "none", 1), read_only=True)
+    path = made(tmp_path, longer, 3, "none", 1)
+    assert spans(path, 3, smallest=20) == [(0, 30), (30, 60)]
+    assert spans(path, 3, smallest=20, largest=20) == [(0, 15), (15, 30), (30, 45), (45, 60)]
+
+
+def spans(path: Path, interval: int, **sizes: int) -> list[tuple[int, int]] | None:
+    """Where `plan` cuts the store's session in two pieces or more, in batches of 5."""
+    store = SQLiteEventStore(path, read_only=True)
     with store._database.snapshot() as cursor:
-        d = store._database.dialect
-        wide = plan(d, cursor, S, 3, 2, batch=5, smallest=20)
-        odd = plan(d, cursor, S, 3, 2, batch=5, smallest=20, largest=20)
-    assert wide is not None and [(p.start, p.end) for p in wide] == [(0, 30), (30, 60)]
-    assert odd is not None and [(p.start, p.end) for p in odd] == [
-        (0, 15), (15, 30), (30, 45), (45, 60)
-    ]  # fmt: skip
+        parts = plan(store._database.dialect, cursor, S, interval, 2, batch=5, **sizes)
+    return None if parts is None else [(part.start, part.end) for part in parts]
 
 
 def long_session(path: Path) -> Path:

@@ -34,15 +34,13 @@ def lead_up_in(
     the rule asks of those."""
     after = max(0, request - 1 - window)
     walked: list[tuple[int, object]] = []
-    previous = after
     with conversation_events(store, session, after=after, before=request) as said:
         for stored in said:
-            if stored.sequence > previous + 1:
+            # Other events before the first or after the last change nothing: the walk
+            # passes over them looking for words, and has done all it can past them.
+            if walked and stored.sequence > walked[-1][0] + 1:
                 walked.append((stored.sequence - 1, _OTHER))
             walked.append((stored.sequence, stored.event))
-            previous = stored.sequence
-    if previous < request - 1:
-        walked.append((request - 1, _OTHER))
     found = lead_up(reversed(walked), limit=len(walked) + 1)
     return dataclasses.replace(found, whole=found.prompt is not None or after == 0)
 
