@@ -22,7 +22,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from correx_tools.shell.cli.transcript_sources import note
+from correx_tools.shell.cli.sources.transcripts import note
 
 from .serving import ROOT, Served
 from .transcript_samples import DATA

@@ -25,7 +25,7 @@ from correx_tools import (
     StoreReadError,
 )
 from correx_tools.shell.cli.errors import CliError
-from correx_tools.shell.cli.loading import answered
+from correx_tools.shell.cli.sources.loading import answered
 from correx_tools.shell.stores.postgres.layout import id_key
 
 from .strategies import requested, started

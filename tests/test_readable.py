@@ -17,7 +17,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from correx_tools import SessionId, SQLiteEventStore
-from correx_tools.shell.cli.readable import ELLIPSIS, counted, cut_middle, duration
+from correx_tools.shell.cli.output.readable import ELLIPSIS, counted, cut_middle, duration
 
 from .browsing import chromium_path
 from .strategies import completed, failed, requested, started

@@ -27,9 +27,9 @@ from ..audit.sarif import sarif_log
 from ..stores.fanout import WorkerLost
 from ..stores.port import StoreLayoutError, StoreReadError
 from .errors import CliError
-from .loading import find_session
-from .render import emit, in_line, table
-from .sources import close_store, open_store, read_json, redact
+from .output.render import emit, in_line, table
+from .sources.loading import find_session
+from .sources.stores import close_store, open_store, read_json, redact
 from .tools import read_tools
 from .verify import add_workers_argument, workers_of
 

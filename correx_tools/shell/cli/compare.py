@@ -22,10 +22,10 @@ from ..replay.view import StreamFailed
 from ..transcripts.description import session_description
 from .compare_many import cmd_compare_many
 from .errors import CliError
-from .loading import SESSION_HELP, answered, find_session, repository_for
-from .readable import counted, cut_middle
-from .render import emit, one_line, shown_id, table
-from .sources import open_store
+from .output.readable import counted, cut_middle
+from .output.render import emit, one_line, shown_id, table
+from .sources.loading import SESSION_HELP, answered, find_session, repository_for
+from .sources.stores import open_store
 
 BRIEF = 60
 """How much of a call's arguments a row of the table shows."""

@@ -21,10 +21,10 @@ from ..replay.view import StreamFailed
 from ..stores.port import EventStore
 from ..transcripts.description import session_description
 from .errors import CliError
-from .loading import answered, find_session, repository_for
-from .readable import counted, cut_middle
-from .render import emit, one_line
-from .sources import open_store
+from .output.readable import counted, cut_middle
+from .output.render import emit, one_line
+from .sources.loading import answered, find_session, repository_for
+from .sources.stores import open_store
 
 BRIEF = 60
 

@@ -27,11 +27,11 @@ from ..stores.sqlite import SQLiteEventStore
 from ..transcripts.importing import import_bytes
 from .demo_session import Step, agent_session
 from .errors import CliError
-from .loading import TIMELINE_STRIDE, replay_session
-from .readable import counted
-from .render import changes_table, emit, shown_id, status_counts, table
-from .sources import open_store
-from .terminal import Progress
+from .output.readable import counted
+from .output.render import changes_table, emit, shown_id, status_counts, table
+from .output.terminal import Progress
+from .sources.loading import TIMELINE_STRIDE, replay_session
+from .sources.stores import open_store
 
 
 def cmd_demo(args: argparse.Namespace) -> int:

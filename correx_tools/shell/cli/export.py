@@ -34,13 +34,13 @@ from ...core.tools.json_values import thaw_json
 from ..export.otel_sdk import traces_endpoint
 from ..export.otlp import otlp_lines
 from ..stores.port import EventStore
-from .collector import send_to_collector
 from .errors import CliError
-from .loading import answered, times_recorded
-from .output import STANDARD_OUTPUT, output_argument, size_text, whole_file
-from .render import emit
+from .output.collector import send_to_collector
+from .output.files import STANDARD_OUTPUT, output_argument, size_text, whole_file
+from .output.render import emit
 from .report import add_redact_argument
-from .streaming import Streamed, streamed_session
+from .sources.loading import answered, times_recorded
+from .sources.streaming import Streamed, streamed_session
 
 ARGUMENTS, RESULT = "gen_ai.tool.call.arguments", "gen_ai.tool.call.result"
 

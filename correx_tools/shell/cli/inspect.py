@@ -28,19 +28,9 @@ from ..replay.lead_up import lead_up_in, request_sequence
 from ..replay.spent import call_spent_json, talked_if_any
 from ..transcripts.description import description_json, session_description
 from .errors import CliError
-from .lead_up_text import arguments_text, lead_up_text, talk_of, talk_table
-from .loading import (
-    answered,
-    asked_at,
-    find_invocation,
-    in_range,
-    opened_session,
-    repository_for,
-    times_recorded,
-)
-from .prices import prices_of
-from .readable import counted
-from .render import (
+from .output.lead_up_text import arguments_text, lead_up_text, talk_of, talk_table
+from .output.readable import counted
+from .output.render import (
     changes_table,
     emit,
     one_line,
@@ -49,8 +39,18 @@ from .render import (
     shown_id,
     table,
 )
-from .sources import open_store
-from .tokens_text import cost_text, spent_text
+from .output.tokens_text import cost_text, spent_text
+from .sources.loading import (
+    answered,
+    asked_at,
+    find_invocation,
+    in_range,
+    opened_session,
+    repository_for,
+    times_recorded,
+)
+from .sources.prices import prices_of
+from .sources.stores import open_store
 
 REFUSED_SHOWN = 10
 TOOLS_SHOWN = 10

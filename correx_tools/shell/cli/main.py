@@ -21,9 +21,9 @@ from typing import Any
 from ..._version import __version__
 from ..stores.port import StoreLayoutError, StoreReadError
 from .errors import CliError
-from .loading import INVOCATION_HELP, SESSION_HELP
-from .render import in_line
-from .transcript_sources import STORE_HELP, add_cache_arguments, source_scope
+from .output.render import in_line
+from .sources.loading import INVOCATION_HELP, SESSION_HELP
+from .sources.transcripts import STORE_HELP, add_cache_arguments, source_scope
 
 # -- the parser ----------------------------------------------------------------
 #

@@ -10,11 +10,11 @@ from pathlib import Path
 from ...core.report.redaction import Redaction
 from ..report.page import page_document, write_page
 from .errors import CliError
-from .loading import SESSION_HELP, answered, times_recorded
-from .output import STANDARD_OUTPUT, output_argument, whole_file
-from .readable import counted
-from .render import emit, one_line
-from .streaming import streamed_session
+from .output.files import STANDARD_OUTPUT, output_argument, whole_file
+from .output.readable import counted
+from .output.render import emit, one_line
+from .sources.loading import SESSION_HELP, answered, times_recorded
+from .sources.streaming import streamed_session
 
 
 def cmd_report(args: argparse.Namespace) -> int:

@@ -22,13 +22,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ...core.report.redaction import Redaction
-from .browser import open_in_browser, redirect_file, remove
 from .errors import CliError
-from .prices import add_prices_argument, prices_of
+from .output.browser import open_in_browser, redirect_file, remove
 from .report import add_redact_argument
-from .serve_sources import Served, served
-from .sources import close_store
-from .transcript_sources import note
+from .sources.prices import add_prices_argument, prices_of
+from .sources.served import Served, served
+from .sources.stores import close_store
+from .sources.transcripts import note
 
 if TYPE_CHECKING:
     from ...core.audit.policy import CompiledPolicy

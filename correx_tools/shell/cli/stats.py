@@ -13,12 +13,12 @@ from ...core.replay.recorded import exited_nonzero
 from ..replay.documents import NO_DURATIONS, stats_document
 from ..replay.spent import talked_if_any, tokens_json
 from ..transcripts.description import session_description
-from .loading import SESSION_HELP, answered, times_recorded
-from .prices import add_prices_argument, prices_of
-from .readable import counted, duration
-from .render import emit, one_line, table
-from .streaming import streamed_session
-from .tokens_text import tokens_text
+from .output.readable import counted, duration
+from .output.render import emit, one_line, table
+from .output.tokens_text import tokens_text
+from .sources.loading import SESSION_HELP, answered, times_recorded
+from .sources.prices import add_prices_argument, prices_of
+from .sources.streaming import streamed_session
 
 InFlight = tuple[str, str, ToolInvocationStatus, timedelta | None]
 """A call in flight as ``stats`` shows it: id, tool, status, how long it queued."""

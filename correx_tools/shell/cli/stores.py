@@ -31,12 +31,12 @@ from ..stores.port import (
 from ..stores.sql.copy_parts import CopiedSession, copy_sessions
 from ..stores.sql.store import SqlEventStore
 from .errors import CliError
-from .readable import counted
-from .render import emit, table
-from .sources import close_store, open_store, redact
-from .staging import writing_to
-from .terminal import Progress
-from .transcript_sources import refused_files
+from .output.readable import counted
+from .output.render import emit, table
+from .output.terminal import Progress
+from .sources.staging import writing_to
+from .sources.stores import close_store, open_store, redact
+from .sources.transcripts import refused_files
 from .verify import add_workers_argument, workers_of
 
 

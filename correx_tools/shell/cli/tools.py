@@ -23,8 +23,8 @@ from ...core.tools.spec import ToolSpec
 from ...core.tools.tier import Tier
 from ...core.tools.validation import Invalid
 from .errors import CliError
-from .render import emit, table
-from .sources import read_json
+from .output.render import emit, table
+from .sources.stores import read_json
 
 FORMATS = ("openai", "anthropic", "mcp")
 """What ``correx-tools tools --to`` writes."""

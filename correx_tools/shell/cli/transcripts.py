@@ -31,11 +31,11 @@ from ..transcripts.goose_db import is_database
 from ..transcripts.importing import TranscriptImport, import_bytes, import_transcripts
 from ..transcripts.reading import FORMATS
 from .errors import CliError
-from .render import emit, table
-from .sources import read_file, redact, refuse_never_read
-from .staging import Staging, staged_path, writing_to
-from .terminal import Progress
-from .transcript_sources import NO_CONVERSATION
+from .output.render import emit, table
+from .output.terminal import Progress
+from .sources.staging import Staging, staged_path, writing_to
+from .sources.stores import read_file, redact, refuse_never_read
+from .sources.transcripts import NO_CONVERSATION
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

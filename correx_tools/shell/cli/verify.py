@@ -11,10 +11,10 @@ from ..stores.fanout import WorkerLost, default_workers
 from ..stores.port import IndexedStore, SessionCheck, StoreReadError
 from ..stores.verifying import verify_store
 from .errors import CliError
-from .loading import find_session
-from .render import emit
-from .sources import close_store, open_store, redact
-from .terminal import Progress
+from .output.render import emit
+from .output.terminal import Progress
+from .sources.loading import find_session
+from .sources.stores import close_store, open_store, redact
 
 
 def add_verify_arguments(parser: argparse.ArgumentParser, source_help: str) -> None:

@@ -23,10 +23,10 @@ from typing import final
 
 from returns.result import Success
 
-from ..stores.addresses import POSTGRES_SCHEMES
-from ..stores.port import EventStore, IndexedStore
-from .errors import CliError
-from .sources import close_store, open_store, redact
+from ...stores.addresses import POSTGRES_SCHEMES
+from ...stores.port import EventStore, IndexedStore
+from ..errors import CliError
+from .stores import close_store, open_store, redact
 
 _FULL = {errno.ENOSPC, errno.EFBIG, errno.EDQUOT}
 

@@ -14,8 +14,8 @@ import sys
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 
-from ...core.replay.spans import Span
-from ..export.otel_sdk import (
+from ....core.replay.spans import Span
+from ...export.otel_sdk import (
     DEFAULT_ENDPOINT,
     ENDPOINT,
     TRACES_ENDPOINT,
@@ -23,8 +23,8 @@ from ..export.otel_sdk import (
     send,
     within,
 )
-from ..export.otlp import OtelMissing
-from .errors import CliError
+from ...export.otlp import OtelMissing
+from ..errors import CliError
 
 ANSWER_SECONDS = 2.0
 """How long a collector has to answer the first, empty request."""

@@ -7,13 +7,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ...core.lifecycle.record import ToolInvocationRecord
-from ...core.replay.lead_up import LOOKED_AT_MOST, LeadUp, Words
-from ...core.replay.talk_summary import TalkSummary
-from ...core.tools.ids import SessionId
-from ...core.tools.json_values import thaw_json
-from ..stores.port import EventStore
-from ..stores.said import conversation_events
+from ....core.lifecycle.record import ToolInvocationRecord
+from ....core.replay.lead_up import LOOKED_AT_MOST, LeadUp, Words
+from ....core.replay.talk_summary import TalkSummary
+from ....core.tools.ids import SessionId
+from ....core.tools.json_values import thaw_json
+from ...stores.port import EventStore
+from ...stores.said import conversation_events
 from .readable import counted
 from .render import table
 

@@ -15,23 +15,23 @@ from typing import NamedTuple, TextIO, TypeVar
 
 from returns.result import Result, Success
 
-from ...core.lifecycle.events import StoredEvent
-from ...core.lifecycle.state import ToolState
-from ...core.lifecycle.transitions import TransitionError
-from ...core.replay.errors import ReplayError
-from ...core.replay.fold import Replay
-from ...core.replay.projection import ToolProjector
-from ...core.replay.retention import Retention
-from ...core.replay.timeline import Timeline
-from ...core.tools.ids import InvocationId, SessionId
-from ..replay.replayer import CANNOT_READ, EventReplayer
-from ..replay.repository import DefaultToolRepository
-from ..replay.view import SessionView
-from ..stores.port import EventStore, IndexedStore
-from ..transcripts.description import session_description
-from .errors import CliError
-from .sources import note_unindexed, open_store
-from .terminal import Progress
+from ....core.lifecycle.events import StoredEvent
+from ....core.lifecycle.state import ToolState
+from ....core.lifecycle.transitions import TransitionError
+from ....core.replay.errors import ReplayError
+from ....core.replay.fold import Replay
+from ....core.replay.projection import ToolProjector
+from ....core.replay.retention import Retention
+from ....core.replay.timeline import Timeline
+from ....core.tools.ids import InvocationId, SessionId
+from ...replay.replayer import CANNOT_READ, EventReplayer
+from ...replay.repository import DefaultToolRepository
+from ...replay.view import SessionView
+from ...stores.port import EventStore, IndexedStore
+from ...transcripts.description import session_description
+from ..errors import CliError
+from ..output.terminal import Progress
+from .stores import note_unindexed, open_store
 
 TIMELINE_STRIDE = 256
 SESSION_HELP = "a session's id, or the start of exactly one (as git takes a commit's)"

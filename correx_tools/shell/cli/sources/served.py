@@ -13,16 +13,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..stores.addresses import redact_dsn
-from ..stores.port import EventStore
-from ..stores.sqlite import SQLiteEventStore
-from ..transcripts.agents import AgentFolder, agent_folders, candidate_folders
-from ..transcripts.cache import Look
-from ..transcripts.folders import transcript_files
-from ..transcripts.following import Follower
-from .errors import CliError
-from .sources import note_unindexed, open_store
-from .transcript_sources import (
+from ...stores.addresses import redact_dsn
+from ...stores.port import EventStore
+from ...stores.sqlite import SQLiteEventStore
+from ...transcripts.agents import AgentFolder, agent_folders, candidate_folders
+from ...transcripts.cache import Look
+from ...transcripts.folders import transcript_files
+from ...transcripts.following import Follower
+from ..errors import CliError
+from .stores import note_unindexed, open_store
+from .transcripts import (
     checked_look,
     command_name,
     is_transcript_source,

@@ -33,17 +33,17 @@ from pathlib import Path
 
 import re2
 
-from ..stores.addresses import POSTGRES_SCHEMES
-from ..stores.port import EventStore, StoreLayoutError
-from ..stores.sqlite import SQLiteEventStore
-from ..transcripts.cache import CacheError, Look, TranscriptCache, Watcher
-from ..transcripts.goose_db import HEADER
-from ..transcripts.lines import LENIENT_HINT
-from ..transcripts.reading import FORMATS
+from ...stores.addresses import POSTGRES_SCHEMES
+from ...stores.port import EventStore, StoreLayoutError
+from ...stores.sqlite import SQLiteEventStore
+from ...transcripts.cache import CacheError, Look, TranscriptCache, Watcher
+from ...transcripts.goose_db import HEADER
+from ...transcripts.lines import LENIENT_HINT
+from ...transcripts.reading import FORMATS
+from ..errors import CliError
+from ..output.render import in_line
+from ..output.terminal import Progress
 from .empty_folder import why_no_session
-from .errors import CliError
-from .render import in_line
-from .terminal import Progress
 
 SHOWN_AT_MOST = 10
 """Skipped or refused files listed one by one in a look; the rest are counted."""

@@ -7,14 +7,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..stores.addresses import POSTGRES_SCHEMES, redact_dsn
-from ..stores.codec.strict_json import EnvelopeError, loads_strict
-from ..stores.jsonl import JsonlEventLog
-from ..stores.opening import open_source
-from ..stores.port import ClosableStore, EventStore, StoreLayoutError
-from ..transcripts.folders import never_read
-from .errors import CliError
-from .transcript_sources import opened_transcripts
+from ...stores.addresses import POSTGRES_SCHEMES, redact_dsn
+from ...stores.codec.strict_json import EnvelopeError, loads_strict
+from ...stores.jsonl import JsonlEventLog
+from ...stores.opening import open_source
+from ...stores.port import ClosableStore, EventStore, StoreLayoutError
+from ...transcripts.folders import never_read
+from ..errors import CliError
+from .transcripts import opened_transcripts
 
 # -- opening sources -----------------------------------------------------------
 

@@ -14,9 +14,9 @@ from typing import NamedTuple
 
 from returns.result import Failure
 
-from ...core.tools.ids import SessionId
-from ..replay.view import SessionView, StreamFailed
-from ..stores.port import EventStore
+from ....core.tools.ids import SessionId
+from ...replay.view import SessionView, StreamFailed
+from ...stores.port import EventStore
 from .loading import answered, asked_at, opened_session
 
 

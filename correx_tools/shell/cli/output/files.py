@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO
 
-from .errors import CliError
+from ..errors import CliError
 
 STANDARD_OUTPUT = "-"
 """What ``-o`` takes for standard output, as most commands do."""

@@ -6,11 +6,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from decimal import Decimal
 
-from ...core.lifecycle.conversation import TokenUsage
-from ...core.replay.pricing import PriceTable, cost_of
-from ...core.replay.spending import Spent
-from ...core.replay.talk_summary import cut_title
-from ..replay.spent import Talked, no_price
+from ....core.lifecycle.conversation import TokenUsage
+from ....core.replay.pricing import PriceTable, cost_of
+from ....core.replay.spending import Spent
+from ....core.replay.talk_summary import cut_title
+from ...replay.spent import Talked, no_price
 from .render import one_line, table
 
 TOP_CALLS = 10

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import argparse
 
-from ...core.replay.pricing import PricesError, PriceTable
-from ..replay.prices import load_prices
-from .errors import CliError
+from ....core.replay.pricing import PricesError, PriceTable
+from ...replay.prices import load_prices
+from ..errors import CliError
 
 
 def add_prices_argument(parser: argparse.ArgumentParser) -> None:
