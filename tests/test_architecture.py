@@ -311,7 +311,7 @@ MAY_BACKTRACK = {
     "correx_tools.shell.serve.params": "a number in a query string, bounded in length",
     "correx_tools.shell.serve.everywhere": "the server's own cursor, bounded in length",
     "correx_tools.shell.recording.outcomes": "one character class (lone surrogates)",
-    "correx_tools.shell.cli.report": "one character class over a session id",
+    "correx_tools.shell.cli.commands.report": "one character class over a session id",
     "correx_tools.shell.cli.output.render": "character classes (controls, line breaks)",
     "correx_tools.core.tools.formats._reader": "a tool name's characters, bounded in length",
     "correx_tools.core.tools.definitions": "one character class over a tool name",

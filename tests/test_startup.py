@@ -48,6 +48,6 @@ def test_a_command_imports_its_own_module_and_not_the_others() -> None:
          "print(' '.join(m for m in sys.modules if m.startswith('correx_tools.shell.cli.')))"],
         check=True, capture_output=True, text=True, timeout=60,
     ).stdout.split()  # fmt: skip
-    assert "correx_tools.shell.cli.stats" in probe
+    assert "correx_tools.shell.cli.commands.stats" in probe
     others = ("serve", "compare", "export", "report", "verify", "tools", "demo")
     assert [m for m in others if f"correx_tools.shell.cli.{m}" in probe] == []

@@ -27,7 +27,7 @@ from correx_tools import (
 )
 from correx_tools.core.replay.analytics import durations, in_flight, tool_stats
 from correx_tools.core.replay.stored_index import record_at
-from correx_tools.shell.cli.stats import session_stats
+from correx_tools.shell.cli.commands.stats import session_stats
 from correx_tools.shell.replay import pages
 from correx_tools.shell.replay.questions import FromIndex
 from correx_tools.shell.stores.port import EventStore

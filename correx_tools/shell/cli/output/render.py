@@ -21,6 +21,11 @@ from ..errors import CliError
 from .readable import cut_middle
 from .terminal import rich_table
 
+NO_TIMES = (
+    "the transcript records no time for its steps: none is shown (their order is the sequences')"
+)
+"""What a command about a session says when its transcript records no time."""
+
 FLOOR = 10
 """The narrowest a squeezed column is cut to (its header permitting): both ends still show."""
 

@@ -9,16 +9,6 @@ from ...replay.prices import load_prices
 from ..errors import CliError
 
 
-def add_prices_argument(parser: argparse.ArgumentParser) -> None:
-    """The ``--prices FILE`` option."""
-    parser.add_argument(
-        "--prices",
-        metavar="FILE",
-        help="a TOML or JSON file of prices per model (US dollars per million tokens: input, "
-        "output, cache_read, cache_write) put over the shipped table",
-    )
-
-
 def prices_of(args: argparse.Namespace) -> PriceTable:
     """The table ``--prices`` asks for (the shipped one without it); a one-line error for a
     file that cannot be read as one, naming the file and the key."""

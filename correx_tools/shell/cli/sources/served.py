@@ -21,10 +21,10 @@ from ...transcripts.cache import Look
 from ...transcripts.folders import transcript_files
 from ...transcripts.following import Follower
 from ..errors import CliError
+from .options import command_name
 from .stores import note_unindexed, open_store
 from .transcripts import (
     checked_look,
-    command_name,
     is_transcript_source,
     note,
     open_cache,

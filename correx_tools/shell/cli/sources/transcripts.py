@@ -18,17 +18,12 @@ looks like and what was expected.
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import os
-import shutil
 import sqlite3
 import sys
 import tempfile
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
-from contextvars import ContextVar
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 from pathlib import Path
 
 import re2
@@ -44,81 +39,13 @@ from ..errors import CliError
 from ..output.render import in_line
 from ..output.terminal import Progress
 from .empty_folder import why_no_session
+from .options import SourceOptions, current_options
 
 SHOWN_AT_MOST = 10
 """Skipped or refused files listed one by one in a look; the rest are counted."""
 ANNOUNCE_FILES = 20
 """A look that reads at least this many files says first what it is doing."""
 _ENVELOPE = re2.compile(rb'\A\s*\{\s*"crc32"\s*:')
-
-
-@dataclass(slots=True)
-class SourceOptions:
-    """The command's ``--cache``, ``--no-cache``, ``--no-conversation``; what it opened."""
-
-    command: str = "correx-tools"
-    cache: str | None = None
-    no_cache: bool = False
-    conversation: bool = True
-    opened: list[EventStore] = field(default_factory=list)
-    temporary: list[Path] = field(default_factory=list)
-    refused: int = 0
-    """Files of the transcripts opened that could not be read (each told on stderr)."""
-
-
-NO_CONVERSATION = "leave out the conversation around the calls (prompts, words, reasoning, tokens)"
-STORE_HELP = "a SQLite file, a .jsonl log or a postgresql:// URL"
-"""What a store SOURCE or DEST may be, for the command's help."""
-TRANSCRIPT_SOURCES = frozenset(
-    {"sessions", "replay", "history", "diff", "stats", "export", "report", "serve", "verify",
-     "import", "replay-all", "audit"}
-)  # fmt: skip
-"""The commands whose SOURCE may be a transcript or a folder of them."""
-
-_OPTIONS: ContextVar[SourceOptions | None] = ContextVar("correx_source_options", default=None)
-
-
-def add_cache_arguments(parser: argparse.ArgumentParser, command: str) -> None:
-    """``--cache`` and ``--no-cache``, for a command whose SOURCE may be a transcript (one of
-    `TRANSCRIPT_SOURCES`; other commands get nothing)."""
-    if command not in TRANSCRIPT_SOURCES:
-        return
-    group = parser.add_mutually_exclusive_group()
-    group.add_argument(
-        "--cache",
-        metavar="PATH",
-        help="for a transcript or folder SOURCE: the SQLite file to cache it in "
-        "(default: one per SOURCE in the user's cache folder)",
-    )
-    group.add_argument(
-        "--no-cache",
-        action="store_true",
-        help="for a transcript or folder SOURCE: a temporary cache, gone when the command ends",
-    )
-    parser.add_argument("--no-conversation", action="store_true", help=NO_CONVERSATION)
-
-
-@contextmanager
-def source_scope(args: argparse.Namespace) -> Iterator[SourceOptions]:
-    """The command's cache options while it runs; what it opened is closed (and a temporary
-    cache removed) when it ends."""
-    options = SourceOptions(
-        command=f"correx-tools {getattr(args, 'command', '')}".rstrip(),
-        cache=getattr(args, "cache", None),
-        no_cache=bool(getattr(args, "no_cache", False)),
-        conversation=not getattr(args, "no_conversation", False),
-    )
-    token = _OPTIONS.set(options)
-    try:
-        yield options
-    finally:
-        _OPTIONS.reset(token)
-        for store in options.opened:
-            close = getattr(store, "close", None)
-            if close is not None:
-                close()
-        for folder in options.temporary:
-            shutil.rmtree(folder, ignore_errors=True)
 
 
 def as_source(reason: str) -> str:
@@ -130,16 +57,6 @@ def as_source(reason: str) -> str:
 _SOURCE_LENIENT_HINT = (
     "; correx-tools import-transcript --lenient imports its other lines into a store"
 )
-
-
-def refused_files() -> int:
-    """How many files of the transcripts this command opened could not be read."""
-    return _options().refused
-
-
-def _options() -> SourceOptions:
-    found = _OPTIONS.get()
-    return found if found is not None else SourceOptions()
 
 
 # -- what a SOURCE is ------------------------------------------------------------------------
@@ -218,7 +135,7 @@ def default_cache(roots: Sequence[Path]) -> Path:
 def open_cache(roots: Sequence[Path], label: str) -> TranscriptCache:
     """The cache of ``roots`` the command's options choose, ready to look (see the module
     docstring for the fallbacks); ``label`` names the SOURCE in notes."""
-    options = _options()
+    options = current_options()
     if options.no_cache:
         return _temporary(roots, options)
     chosen = Path(options.cache) if options.cache else default_cache(roots)
@@ -284,12 +201,9 @@ def note(message: str, command: str | None = None) -> None:
     """One line on stderr, named by the command (``command``: from a thread of the command's,
     which does not see its options). A file's name or a transcript's text in it cannot steer
     the terminal: its control characters are written as ``[U+XXXX]``, as the tables do."""
-    print(f"{command or _options().command}: {in_line(message)}", file=sys.stderr, flush=True)
-
-
-def command_name() -> str:
-    """The running command's name, as notes begin."""
-    return _options().command
+    print(
+        f"{command or current_options().command}: {in_line(message)}", file=sys.stderr, flush=True
+    )
 
 
 class TerminalWatcher(Watcher):
@@ -336,11 +250,11 @@ def opened_transcripts(source: str) -> EventStore | None:
         return None
     cache = open_cache([Path(source)], source)
     try:
-        _options().refused += len(checked_look(cache, source).refused)
+        current_options().refused += len(checked_look(cache, source).refused)
     finally:
         cache.close()
     store = SQLiteEventStore(cache.path, read_only=True)
-    _options().opened.append(store)
+    current_options().opened.append(store)
     return store
 
 
@@ -370,7 +284,7 @@ def checked_look(cache: TranscriptCache, label: str) -> Look:
 
 def _drop(cache: TranscriptCache) -> None:
     """Remove a cache made for a file that gave nothing (it would hold nothing, ever)."""
-    if not _options().cache and cache.store.sessions() == ():
+    if not current_options().cache and cache.store.sessions() == ():
         cache.close()
         for end in ("", "-wal", "-shm", "-journal", ".lock"):
             cache.path.with_name(cache.path.name + end).unlink(missing_ok=True)

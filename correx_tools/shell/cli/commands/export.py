@@ -17,10 +17,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from ...core.lifecycle.record import ToolInvocationRecord
-from ...core.lifecycle.status import ToolInvocationStatus
-from ...core.replay.outline import InvocationOutline
-from ...core.replay.spans import (
+from ....core.lifecycle.record import ToolInvocationRecord
+from ....core.lifecycle.status import ToolInvocationStatus
+from ....core.replay.outline import InvocationOutline
+from ....core.replay.spans import (
     EXIT_CODE,
     AttributeValue,
     Call,
@@ -28,24 +28,25 @@ from ...core.replay.spans import (
     session_spans,
     trace_id_of,
 )
-from ...core.replay.stored_index import record_at
-from ...core.report.redaction import Redaction
-from ...core.tools.json_values import thaw_json
-from ..export.otel_sdk import traces_endpoint
-from ..export.otlp import otlp_lines
-from ..stores.port import EventStore
-from .errors import CliError
-from .output.collector import send_to_collector
-from .output.files import STANDARD_OUTPUT, output_argument, size_text, whole_file
-from .output.render import emit
-from .report import add_redact_argument
-from .sources.loading import answered, times_recorded
-from .sources.streaming import Streamed, streamed_session
+from ....core.replay.stored_index import record_at
+from ....core.report.redaction import Redaction
+from ....core.tools.json_values import thaw_json
+from ...export.otel_sdk import traces_endpoint
+from ...export.otlp import otlp_lines
+from ...stores.port import EventStore
+from .. import arguments
+from ..errors import CliError
+from ..output.collector import send_to_collector
+from ..output.files import STANDARD_OUTPUT, output_argument, size_text, whole_file
+from ..output.render import emit
+from ..sources.loading import answered, times_recorded
+from ..sources.streaming import Streamed, streamed_session
 
 ARGUMENTS, RESULT = "gen_ai.tool.call.arguments", "gen_ai.tool.call.result"
 
 
-def cmd_export(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
+    """Run ``correx-tools export``; the exit status."""
     if args.to == "otlp" and args.output is not None:
         raise CliError("--to otlp sends to a collector (--endpoint); -o is for --to otlp-json")
     if args.to == "otlp-json" and args.endpoint is not None:
@@ -154,9 +155,9 @@ def _observed_at(store: EventStore, session: str, at: int) -> datetime:
     return observed.recorded_at if observed is not None else datetime(1970, 1, 1, tzinfo=UTC)
 
 
-def add_export_arguments(parser: argparse.ArgumentParser, source_help: str) -> None:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The arguments of ``correx-tools export``."""
-    parser.add_argument("source", metavar="SOURCE", help=source_help)
+    arguments.add_source(parser)
     parser.add_argument("session", metavar="SESSION")
     parser.add_argument(
         "--to",
@@ -196,7 +197,7 @@ def add_export_arguments(parser: argparse.ArgumentParser, source_help: str) -> N
         help=f"add each call's arguments ({ARGUMENTS}) and a completed call's result ({RESULT}) "
         "as JSON, masked and cut as the report does; off by default: they may hold secrets",
     )
-    add_redact_argument(parser)
+    arguments.add_redact_argument(parser)
 
 
 def _seconds(text: str) -> float:

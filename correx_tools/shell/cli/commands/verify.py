@@ -6,65 +6,38 @@ import argparse
 import sys
 from typing import Any
 
-from ...core.tools.ids import SessionId
-from ..stores.fanout import WorkerLost, default_workers
-from ..stores.port import IndexedStore, SessionCheck, StoreReadError
-from ..stores.verifying import verify_store
-from .errors import CliError
-from .output.render import emit
-from .output.terminal import Progress
-from .sources.loading import find_session
-from .sources.stores import close_store, open_store, redact
+from ....core.tools.ids import SessionId
+from ...stores.fanout import WorkerLost
+from ...stores.port import IndexedStore, SessionCheck, StoreReadError
+from ...stores.verifying import verify_store
+from .. import arguments
+from ..errors import CliError
+from ..output.render import emit
+from ..output.terminal import Progress
+from ..sources.loading import find_session
+from ..sources.stores import close_store, open_store, redact
 
 
-def add_verify_arguments(parser: argparse.ArgumentParser, source_help: str) -> None:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The arguments of ``correx-tools verify``."""
-    parser.add_argument("source", metavar="SOURCE", help=source_help)
+    arguments.add_source(parser)
     parser.add_argument("session", metavar="SESSION", nargs="?", help="check only this session")
     parser.add_argument(
         "--repair",
         action="store_true",
         help="rebuild the index of each session whose index (not its events) is damaged",
     )
-    add_workers_argument(parser, "check")
+    arguments.add_workers_argument(parser, "check")
 
 
-def add_workers_argument(
-    parser: argparse.ArgumentParser, verb: str, *, among: str = "this one among them"
-) -> None:
-    """``--workers N``: how many processes work a database's large sessions in parts."""
-    parser.add_argument(
-        "--workers",
-        type=_workers,
-        default=None,
-        metavar="N",
-        help=f"processes that {verb} a large session's parts at once, {among} "
-        "(default: the machine's cores; 1 works every session in this process)",
-    )
-
-
-def _workers(text: str) -> int:
-    try:
-        count = int(text)
-    except ValueError:
-        count = 0
-    if count < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {text!r}")
-    return count
-
-
-def workers_of(args: argparse.Namespace) -> int:
-    """The ``--workers`` asked for, or the machine's cores."""
-    return default_workers() if args.workers is None else int(args.workers)
-
-
-def cmd_verify(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
+    """Run ``correx-tools verify``; the exit status."""
     store = open_store(args.source, upgrade=args.repair)
     try:
         sessions = (find_session(store, args.session, args.source),) if args.session else None
         total = None if sessions is None else len(sessions)
         with Progress("verifying sessions", total, sys.stderr) as bar:
-            checking = verify_store(store, sessions, workers=workers_of(args))
+            checking = verify_store(store, sessions, workers=arguments.workers_of(args))
             checks = list(bar.wrap(checking, every=1))
         repaired: list[str] = []
         if args.repair:

@@ -15,30 +15,31 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from ...core.audit.effects import declared_by
-from ...core.audit.finding import Finding, Level
-from ...core.tools.capability import ToolCapability
-from ...core.tools.formats._reader import tool_list
-from ..audit.documents import finding_json
-from ..audit.evidence import Rechecked, recheck
-from ..audit.policy_file import PolicyFileError, default_policy_text, read_policy
-from ..audit.running import Audited, audit_store
-from ..audit.sarif import sarif_log
-from ..stores.fanout import WorkerLost
-from ..stores.port import StoreLayoutError, StoreReadError
-from .errors import CliError
-from .output.render import emit, in_line, table
-from .sources.loading import find_session
-from .sources.stores import close_store, open_store, read_json, redact
-from .tools import read_tools
-from .verify import add_workers_argument, workers_of
+from ....core.audit.effects import declared_by
+from ....core.audit.finding import Finding, Level
+from ....core.tools.capability import ToolCapability
+from ....core.tools.formats._reader import tool_list
+from ...audit.documents import finding_json
+from ...audit.evidence import Rechecked, recheck
+from ...audit.policy_file import PolicyFileError, default_policy_text, read_policy
+from ...audit.running import Audited, audit_store
+from ...audit.sarif import sarif_log
+from ...stores.fanout import WorkerLost
+from ...stores.port import StoreLayoutError, StoreReadError
+from .. import arguments
+from ..errors import CliError
+from ..output.render import emit, in_line, table
+from ..sources.loading import find_session
+from ..sources.stores import close_store, open_store, read_json, redact
+from ..sources.tool_files import read_tools
 
 COULD_NOT_RUN = 2
 
 
-def add_audit_arguments(parser: argparse.ArgumentParser, source_help: str) -> None:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The arguments of ``correx-tools audit``."""
-    parser.add_argument("source", metavar="SOURCE", nargs="?", help=source_help)
+    parser.add_argument("source", metavar="SOURCE", nargs="?", help=arguments.SOURCE_HELP)
+    arguments.add_cache_arguments(parser)
     parser.add_argument("session", metavar="SESSION", nargs="?", help="audit only this session")
     parser.add_argument(
         "--policy", metavar="FILE", help="the policy (TOML; default: the built-in one)"
@@ -58,7 +59,7 @@ def add_audit_arguments(parser: argparse.ArgumentParser, source_help: str) -> No
     parser.add_argument(
         "--print-policy", action="store_true", help="print the built-in policy and stop"
     )
-    add_workers_argument(parser, "audit", among="this one joining them")
+    arguments.add_workers_argument(parser, "audit", among="this one joining them")
     parser.add_argument(
         "--recheck",
         metavar="FILE",
@@ -66,7 +67,8 @@ def add_audit_arguments(parser: argparse.ArgumentParser, source_help: str) -> No
     )
 
 
-def cmd_audit(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
+    """Run ``correx-tools audit``; the exit status."""
     if args.print_policy:
         print(default_policy_text(), end="")
         return 0
@@ -99,7 +101,7 @@ def _audit(args: argparse.Namespace) -> int:
         findings = list(
             audit_store(
                 store, policy, sessions, audited=audited, declared=declared,
-                workers=workers_of(args),
+                workers=arguments.workers_of(args),
             )
         )  # fmt: skip
     finally:

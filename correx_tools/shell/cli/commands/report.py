@@ -7,17 +7,19 @@ import re
 import sys
 from pathlib import Path
 
-from ...core.report.redaction import Redaction
-from ..report.page import page_document, write_page
-from .errors import CliError
-from .output.files import STANDARD_OUTPUT, output_argument, whole_file
-from .output.readable import counted
-from .output.render import emit, one_line
-from .sources.loading import SESSION_HELP, answered, times_recorded
-from .sources.streaming import streamed_session
+from ....core.report.redaction import Redaction
+from ...report.page import page_document, write_page
+from .. import arguments
+from ..errors import CliError
+from ..output.files import STANDARD_OUTPUT, output_argument, whole_file
+from ..output.readable import counted
+from ..output.render import emit, one_line
+from ..sources.loading import answered, times_recorded
+from ..sources.streaming import streamed_session
 
 
-def cmd_report(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
+    """Run ``correx-tools report``; the exit status."""
     try:
         redaction = Redaction.with_patterns(args.redact)
     except ValueError as error:
@@ -64,10 +66,10 @@ def default_name(session: str) -> str:
     return f"report-{re.sub(r'[^A-Za-z0-9._-]', '_', session)[:100]}.html"
 
 
-def add_report_arguments(parser: argparse.ArgumentParser, source_help: str) -> None:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The arguments of ``correx-tools report``."""
-    parser.add_argument("source", metavar="SOURCE", help=source_help)
-    parser.add_argument("session", metavar="SESSION", help=SESSION_HELP)
+    arguments.add_source(parser)
+    arguments.add_session(parser)
     parser.add_argument(
         "-o",
         "--output",
@@ -77,17 +79,4 @@ def add_report_arguments(parser: argparse.ArgumentParser, source_help: str) -> N
         "standard output)",
     )
     parser.add_argument("--lenient", action="store_true", help="skip events the lifecycle refuses")
-    add_redact_argument(parser)
-
-
-def add_redact_argument(parser: argparse.ArgumentParser) -> None:
-    """``--redact PATTERN``, repeatable: what the report and the server also mask."""
-    parser.add_argument(
-        "--redact",
-        metavar="PATTERN",
-        action="append",
-        default=[],
-        help="also mask what this regular expression (RE2 syntax: no lookaround or "
-        "backreferences) matches (repeatable); keys, tokens, private keys and passwords are "
-        "always masked",
-    )
+    arguments.add_redact_argument(parser)

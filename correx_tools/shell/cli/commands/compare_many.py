@@ -13,18 +13,18 @@ from fnmatch import fnmatchcase
 from functools import partial
 from typing import Any
 
-from ...core.replay.comparison import Calls
-from ...core.tools.ids import SessionId
-from ..replay.branching import runs_tree
-from ..replay.comparing import Side, read_calls
-from ..replay.view import StreamFailed
-from ..stores.port import EventStore
-from ..transcripts.description import session_description
-from .errors import CliError
-from .output.readable import counted, cut_middle
-from .output.render import emit, one_line
-from .sources.loading import answered, find_session, repository_for
-from .sources.stores import open_store
+from ....core.replay.comparison import Calls
+from ....core.tools.ids import SessionId
+from ...replay.branching import runs_tree
+from ...replay.comparing import Side, read_calls
+from ...replay.view import StreamFailed
+from ...stores.port import EventStore
+from ...transcripts.description import session_description
+from ..errors import CliError
+from ..output.readable import counted, cut_middle
+from ..output.render import emit, one_line
+from ..sources.loading import answered, find_session, repository_for
+from ..sources.stores import open_store
 
 BRIEF = 60
 

@@ -13,28 +13,49 @@ from typing import Any
 
 from returns.result import Success
 
-from ...core.lifecycle.events import StoredEvent, ToolInvocationRequestedEvent
-from ...core.lifecycle.state import ToolState
-from ...core.lifecycle.status import ToolInvocationStatus
-from ...core.replay.fold import Replay
-from ...core.replay.retention import Retention
-from ...core.replay.timeline import Timeline
-from ...core.tools.ids import SessionId
-from ..replay.replayer import EventReplayer
-from ..replay.repository import DefaultToolRepository
-from ..stores.codec.envelope import format_timestamp
-from ..stores.sqlite import SQLiteEventStore
-from ..transcripts.importing import import_bytes
+from ....core.lifecycle.events import StoredEvent, ToolInvocationRequestedEvent
+from ....core.lifecycle.state import ToolState
+from ....core.lifecycle.status import ToolInvocationStatus
+from ....core.replay.fold import Replay
+from ....core.replay.retention import Retention
+from ....core.replay.timeline import Timeline
+from ....core.tools.ids import SessionId
+from ...replay.replayer import EventReplayer
+from ...replay.repository import DefaultToolRepository
+from ...stores.codec.envelope import format_timestamp
+from ...stores.sqlite import SQLiteEventStore
+from ...transcripts.importing import import_bytes
+from .. import arguments
+from ..errors import CliError
+from ..output.readable import counted
+from ..output.render import changes_table, emit, shown_id, status_counts, table
+from ..output.terminal import Progress
+from ..sources.loading import TIMELINE_STRIDE, replay_session
+from ..sources.stores import open_store
 from .demo_session import Step, agent_session
-from .errors import CliError
-from .output.readable import counted
-from .output.render import changes_table, emit, shown_id, status_counts, table
-from .output.terminal import Progress
-from .sources.loading import TIMELINE_STRIDE, replay_session
-from .sources.stores import open_store
 
 
-def cmd_demo(args: argparse.Namespace) -> int:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The arguments of ``correx-tools demo``."""
+    parser.add_argument(
+        "--db", default="correx-demo.sqlite", help="the SQLite file to write (default: %(default)s)"
+    )
+    parser.add_argument(
+        "--sessions",
+        type=arguments.positive,
+        default=4,
+        help="sessions to write (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--invocations",
+        type=arguments.positive,
+        default=2_500,
+        help="tool calls per session (default: %(default)s)",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``correx-tools demo``; the exit status."""
     path = Path(args.db)
     store = open_store(str(path), create=True)
     if not isinstance(store, SQLiteEventStore):
@@ -236,7 +257,7 @@ def _real_session(
 ) -> tuple[dict[str, Any], list[str], list[str]]:
     """The bundled real transcript imported into the demo's file: a summary, what
     the demo prints about it and the commands that look closer."""
-    data = (resources.files(__package__) / "data" / BUNDLED).read_bytes()
+    data = (resources.files("correx_tools.shell.cli") / "data" / BUNDLED).read_bytes()
     # A readable session id that sorts after the generated runs, instead of
     # the transcript's own uuid/agent id.
     # Without its conversation: the demo's walk-through and its tests name this session's

@@ -21,18 +21,18 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ...core.report.redaction import Redaction
-from .errors import CliError
-from .output.browser import open_in_browser, redirect_file, remove
-from .report import add_redact_argument
-from .sources.prices import add_prices_argument, prices_of
-from .sources.served import Served, served
-from .sources.stores import close_store
-from .sources.transcripts import note
+from ....core.report.redaction import Redaction
+from .. import arguments
+from ..errors import CliError
+from ..output.browser import open_in_browser, redirect_file, remove
+from ..sources.prices import prices_of
+from ..sources.served import Served, served
+from ..sources.stores import close_store
+from ..sources.transcripts import note
 
 if TYPE_CHECKING:
-    from ...core.audit.policy import CompiledPolicy
-    from ..serve.debugger import Debugger
+    from ....core.audit.policy import CompiledPolicy
+    from ...serve.debugger import Debugger
 
 DEFAULT_PORT = 8765
 
@@ -109,7 +109,7 @@ def _warn(args: argparse.Namespace) -> None:
 def _policy_of(args: argparse.Namespace) -> CompiledPolicy:
     """The audit panel's policy: ``--policy FILE``, else the built-in one; a bad file said in
     one line before anything is opened."""
-    from ..audit.policy_file import PolicyFileError, read_policy  # noqa: PLC0415 - only here
+    from ...audit.policy_file import PolicyFileError, read_policy  # noqa: PLC0415 - only here
 
     try:
         return read_policy(args.policy)
@@ -117,14 +117,15 @@ def _policy_of(args: argparse.Namespace) -> CompiledPolicy:
         raise CliError(f"--policy: {error}") from None
 
 
-def cmd_serve(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
+    """Run ``correx-tools serve``; the exit status."""
     """Check everything, listen, print where, and serve until stopped."""
     redaction = _checked(args)
     prices = prices_of(args)  # a bad file is said before anything is opened
     policy = _policy_of(args)
-    from ..serve.access import Access  # noqa: PLC0415 - the optional extra
-    from ..serve.debugger import Debugger  # noqa: PLC0415
-    from ..serve.server import ListenError, listen, serve  # noqa: PLC0415
+    from ...serve.access import Access  # noqa: PLC0415 - the optional extra
+    from ...serve.debugger import Debugger  # noqa: PLC0415
+    from ...serve.server import ListenError, listen, serve  # noqa: PLC0415
 
     opened = served(args.source)
     store = opened.store
@@ -200,14 +201,14 @@ def _port(text: str) -> int:
     return value
 
 
-def add_serve_arguments(parser: argparse.ArgumentParser, source_help: str) -> None:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The arguments of ``correx-tools serve``."""
     parser.add_argument(
         "source",
         metavar="SOURCE",
         nargs="?",
-        help=f"{source_help}, followed as agents write them (default: every agent's folder "
-        "found on this machine)",
+        help=f"{arguments.SOURCE_HELP}, followed as agents write them (default: every "
+        "agent's folder found on this machine)",
     )
     parser.add_argument(
         "--host", default="127.0.0.1", help="the address to listen on (default: %(default)s)"
@@ -220,8 +221,9 @@ def add_serve_arguments(parser: argparse.ArgumentParser, source_help: str) -> No
     )
     parser.add_argument("--open", action="store_true", help="open the page in a browser")
     parser.add_argument("--lenient", action="store_true", help="skip events the lifecycle refuses")
-    add_redact_argument(parser)
-    add_prices_argument(parser)
+    arguments.add_cache_arguments(parser)
+    arguments.add_redact_argument(parser)
+    arguments.add_prices_argument(parser)
     parser.add_argument(
         "--policy",
         metavar="FILE",

@@ -6,26 +6,28 @@ import argparse
 from collections.abc import Iterable, Iterator
 from datetime import datetime, timedelta
 
-from ...core.lifecycle.status import ToolInvocationStatus
-from ...core.replay.analytics import Percentiles, ToolStats, ToolStatsBuilder
-from ...core.replay.outline import InvocationOutline
-from ...core.replay.recorded import exited_nonzero
-from ..replay.documents import NO_DURATIONS, stats_document
-from ..replay.spent import talked_if_any, tokens_json
-from ..transcripts.description import session_description
-from .output.readable import counted, duration
-from .output.render import emit, one_line, table
-from .output.tokens_text import tokens_text
-from .sources.loading import SESSION_HELP, answered, times_recorded
-from .sources.prices import add_prices_argument, prices_of
-from .sources.streaming import streamed_session
+from ....core.lifecycle.status import ToolInvocationStatus
+from ....core.replay.analytics import Percentiles, ToolStats, ToolStatsBuilder
+from ....core.replay.outline import InvocationOutline
+from ....core.replay.recorded import exited_nonzero
+from ...replay.documents import NO_DURATIONS, stats_document
+from ...replay.spent import talked_if_any, tokens_json
+from ...transcripts.description import session_description
+from .. import arguments
+from ..output.readable import counted, duration
+from ..output.render import emit, one_line, table
+from ..output.tokens_text import tokens_text
+from ..sources.loading import answered, times_recorded
+from ..sources.prices import prices_of
+from ..sources.streaming import streamed_session
 
 InFlight = tuple[str, str, ToolInvocationStatus, timedelta | None]
 """A call in flight as ``stats`` shows it: id, tool, status, how long it queued."""
 _IN_FLIGHT = frozenset({ToolInvocationStatus.REQUESTED, ToolInvocationStatus.STARTED})
 
 
-def cmd_stats(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
+    """Run ``correx-tools stats``; the exit status."""
     prices = prices_of(args)
     tools: dict[str, str] = {}
     with streamed_session(args) as (store, session, at, view):
@@ -115,13 +117,13 @@ def _noting_tools(
         yield outline
 
 
-def add_stats_arguments(parser: argparse.ArgumentParser, source_help: str) -> None:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The arguments of ``correx-tools stats``."""
-    parser.add_argument("source", metavar="SOURCE", help=source_help)
-    parser.add_argument("session", metavar="SESSION", help=SESSION_HELP)
+    arguments.add_source(parser)
+    arguments.add_session(parser)
     parser.add_argument("--at", type=int, metavar="SEQ", help="the state right after this sequence")
     parser.add_argument("--lenient", action="store_true", help="skip events the lifecycle refuses")
-    add_prices_argument(parser)
+    arguments.add_prices_argument(parser)
 
 
 def _none(spread: Percentiles) -> str:

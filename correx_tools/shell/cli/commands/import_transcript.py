@@ -17,9 +17,9 @@ from typing import Any
 
 from returns.result import Success
 
-from ..stores.addresses import POSTGRES_SCHEMES
-from ..transcripts.calls import TranscriptError
-from ..transcripts.folders import (
+from ...stores.addresses import POSTGRES_SCHEMES
+from ...transcripts.calls import TranscriptError
+from ...transcripts.folders import (
     FileImport,
     FolderImport,
     file_size,
@@ -27,15 +27,15 @@ from ..transcripts.folders import (
     shown,
     transcript_files,
 )
-from ..transcripts.goose_db import is_database
-from ..transcripts.importing import TranscriptImport, import_bytes, import_transcripts
-from ..transcripts.reading import FORMATS
-from .errors import CliError
-from .output.render import emit, table
-from .output.terminal import Progress
-from .sources.staging import Staging, staged_path, writing_to
-from .sources.stores import read_file, redact, refuse_never_read
-from .sources.transcripts import NO_CONVERSATION
+from ...transcripts.goose_db import is_database
+from ...transcripts.importing import TranscriptImport, import_bytes, import_transcripts
+from ...transcripts.reading import FORMATS
+from .. import arguments
+from ..errors import CliError
+from ..output.render import emit, table
+from ..output.terminal import Progress
+from ..sources.staging import Staging, staged_path, writing_to
+from ..sources.stores import read_file, redact, refuse_never_read
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -66,10 +66,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="leave a damaged line of a JSON Lines transcript out (each is listed) instead of "
         "refusing the file",
     )
-    parser.add_argument("--no-conversation", action="store_true", help=NO_CONVERSATION)
+    parser.add_argument("--no-conversation", action="store_true", help=arguments.NO_CONVERSATION)
 
 
-def cmd_import_transcript(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
+    """Run ``correx-tools import-transcript``; the exit status."""
     folder = args.path != "-" and Path(args.path).is_dir()
     if args.session is not None and not args.session.strip():
         raise CliError("--session names the session: it cannot be empty")

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from ...core.lifecycle.events import (
+from ....core.lifecycle.events import (
     ToolExecutionCompletedEvent,
     ToolExecutionFailedEvent,
     ToolExecutionRejectedEvent,
@@ -23,9 +23,9 @@ from ...core.lifecycle.events import (
     ToolInvocationRequestedEvent,
     ToolReceipt,
 )
-from ...core.tools.ids import InvocationId
-from ...core.tools.request import ToolRequest
-from ...core.tools.tier import Tier
+from ....core.tools.ids import InvocationId
+from ....core.tools.request import ToolRequest
+from ....core.tools.tier import Tier
 
 FILES = ["src/app.py", "src/models.py", "src/api/routes.py", "src/db.py", "tests/test_app.py",
          "tests/test_api.py", "README.md", "pyproject.toml", "src/util/strings.py"]  # fmt: skip

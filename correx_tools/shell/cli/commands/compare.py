@@ -16,30 +16,31 @@ from typing import Any
 
 from returns.result import Failure
 
-from ...core.tools.ids import SessionId
-from ..replay.comparing import Run, Side, compare_document, compared, read_calls
-from ..replay.view import StreamFailed
-from ..transcripts.description import session_description
+from ....core.tools.ids import SessionId
+from ...replay.comparing import Run, Side, compare_document, compared, read_calls
+from ...replay.view import StreamFailed
+from ...transcripts.description import session_description
+from .. import arguments
+from ..errors import CliError
+from ..output.readable import counted, cut_middle
+from ..output.render import emit, one_line, shown_id, table
+from ..sources.loading import answered, find_session, repository_for
+from ..sources.stores import open_store
 from .compare_many import cmd_compare_many
-from .errors import CliError
-from .output.readable import counted, cut_middle
-from .output.render import emit, one_line, shown_id, table
-from .sources.loading import SESSION_HELP, answered, find_session, repository_for
-from .sources.stores import open_store
 
 BRIEF = 60
 """How much of a call's arguments a row of the table shows."""
 
 
-def add_compare_arguments(compare: argparse.ArgumentParser, source_help: str) -> None:
+def add_arguments(compare: argparse.ArgumentParser) -> None:
     """The arguments of ``compare``."""
-    compare.add_argument("source", metavar="SOURCE", help=source_help)
+    compare.add_argument("source", metavar="SOURCE", help=arguments.SOURCE_HELP)
     compare.add_argument(
         "sessions",
         nargs="*",
         metavar="SESSION",
         help=f"two sessions, A and B (B read from --with if given); three or more (or --match) "
-        f"for the tree of where they split. Each is {SESSION_HELP}",
+        f"for the tree of where they split. Each is {arguments.SESSION_HELP}",
     )
     compare.add_argument(
         "--match",
@@ -89,7 +90,8 @@ def _calls(side: Side, *, lenient: bool) -> Run:
     return calls
 
 
-def cmd_compare(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
+    """Run ``correx-tools compare``; the exit status."""
     if args.limit < 0:
         raise CliError(f"--limit={args.limit} is negative; give 0 or more")
     names: list[str] = args.sessions

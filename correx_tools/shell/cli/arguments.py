@@ -1,0 +1,131 @@
+"""The arguments the commands share: what SOURCE, SESSION and INVOCATION may be, the
+whole-number types, and the options several commands take (``--cache``, ``--workers``,
+``--prices``, ``--redact``).
+
+Declaring an argument costs nothing here: this module imports no more than `argparse`,
+so that every start of the command, whatever it runs, stays light.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+STORE_HELP = "a SQLite file, a .jsonl log or a postgresql:// URL"
+"""What a store SOURCE or DEST may be, for the command's help."""
+SOURCE_HELP = f"{STORE_HELP}; or an agent's transcript, or a folder of them"
+"""What a SOURCE may be for a command that also reads transcripts."""
+SESSION_HELP = "a session's id, or the start of exactly one (as git takes a commit's)"
+INVOCATION_HELP = (
+    "an invocation's id, or its id without the session's own prefix (call-00005), or the "
+    "start of exactly one of those"
+)
+NO_CONVERSATION = "leave out the conversation around the calls (prompts, words, reasoning, tokens)"
+
+
+def whole(text: str) -> int:
+    """A whole number, or a usage error naming what was given."""
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+
+
+def positive(text: str) -> int:
+    """A whole number of at least 1."""
+    value = whole(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text} is not a positive number")
+    return value
+
+
+def count(text: str) -> int:
+    """A whole number of at least 0."""
+    value = whole(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text} is negative; give 0 or more")
+    return value
+
+
+def add_source(parser: argparse.ArgumentParser, *, transcripts: bool = True) -> None:
+    """The positional SOURCE; with ``transcripts``, also the options of a SOURCE that is a
+    transcript or a folder of them (read through a cache)."""
+    parser.add_argument("source", metavar="SOURCE", help=SOURCE_HELP if transcripts else STORE_HELP)
+    if transcripts:
+        add_cache_arguments(parser)
+
+
+def add_cache_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--cache``, ``--no-cache`` and ``--no-conversation``, for a command whose SOURCE may be
+    a transcript or a folder of them."""
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument(
+        "--cache",
+        metavar="PATH",
+        help="for a transcript or folder SOURCE: the SQLite file to cache it in "
+        "(default: one per SOURCE in the user's cache folder)",
+    )
+    group.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="for a transcript or folder SOURCE: a temporary cache, gone when the command ends",
+    )
+    parser.add_argument("--no-conversation", action="store_true", help=NO_CONVERSATION)
+
+
+def add_session(parser: argparse.ArgumentParser) -> None:
+    """The positional SESSION."""
+    parser.add_argument("session", metavar="SESSION", help=SESSION_HELP)
+
+
+def add_workers_argument(
+    parser: argparse.ArgumentParser, verb: str, *, among: str = "this one among them"
+) -> None:
+    """``--workers N``: how many processes work a database's large sessions in parts."""
+    parser.add_argument(
+        "--workers",
+        type=_workers,
+        default=None,
+        metavar="N",
+        help=f"processes that {verb} a large session's parts at once, {among} "
+        "(default: the machine's cores; 1 works every session in this process)",
+    )
+
+
+def _workers(text: str) -> int:
+    try:
+        number = int(text)
+    except ValueError:
+        number = 0
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {text!r}")
+    return number
+
+
+def workers_of(args: argparse.Namespace) -> int:
+    """The ``--workers`` asked for, or the machine's cores."""
+    from ..stores.fanout import default_workers  # noqa: PLC0415 - only commands with workers
+
+    return default_workers() if args.workers is None else int(args.workers)
+
+
+def add_prices_argument(parser: argparse.ArgumentParser) -> None:
+    """The ``--prices FILE`` option."""
+    parser.add_argument(
+        "--prices",
+        metavar="FILE",
+        help="a TOML or JSON file of prices per model (US dollars per million tokens: input, "
+        "output, cache_read, cache_write) put over the shipped table",
+    )
+
+
+def add_redact_argument(parser: argparse.ArgumentParser) -> None:
+    """``--redact PATTERN``, repeatable: what the report and the server also mask."""
+    parser.add_argument(
+        "--redact",
+        metavar="PATTERN",
+        action="append",
+        default=[],
+        help="also mask what this regular expression (RE2 syntax: no lookaround or "
+        "backreferences) matches (repeatable); keys, tokens, private keys and passwords are "
+        "always masked",
+    )

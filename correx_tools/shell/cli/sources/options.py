@@ -1,0 +1,79 @@
+"""What a running command chose about its SOURCE (``--cache``, ``--no-cache``,
+``--no-conversation``) and what it opened, for the code that opens sources to read.
+
+`source_scope` holds them while the command runs, then closes every store it
+opened and removes a temporary cache. Light on purpose: `main` enters the scope
+for every command before knowing whether the command opens anything.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ...stores.port import EventStore
+
+
+@dataclass(slots=True)
+class SourceOptions:
+    """The command's ``--cache``, ``--no-cache``, ``--no-conversation``; what it opened."""
+
+    command: str = "correx-tools"
+    cache: str | None = None
+    no_cache: bool = False
+    conversation: bool = True
+    opened: list[EventStore] = field(default_factory=list)
+    temporary: list[Path] = field(default_factory=list)
+    refused: int = 0
+    """Files of the transcripts opened that could not be read (each told on stderr)."""
+
+
+_OPTIONS: ContextVar[SourceOptions | None] = ContextVar("correx_source_options", default=None)
+
+
+@contextmanager
+def source_scope(args: argparse.Namespace) -> Iterator[SourceOptions]:
+    """The command's cache options while it runs; what it opened is closed (and a temporary
+    cache removed) when it ends."""
+    options = SourceOptions(
+        command=f"correx-tools {getattr(args, 'command', '')}".rstrip(),
+        cache=getattr(args, "cache", None),
+        no_cache=bool(getattr(args, "no_cache", False)),
+        conversation=not getattr(args, "no_conversation", False),
+    )
+    token = _OPTIONS.set(options)
+    try:
+        yield options
+    finally:
+        _OPTIONS.reset(token)
+        for store in options.opened:
+            close = getattr(store, "close", None)
+            if close is not None:
+                close()
+        if options.temporary:
+            import shutil  # noqa: PLC0415 - only a command that made a temporary cache
+
+            for folder in options.temporary:
+                shutil.rmtree(folder, ignore_errors=True)
+
+
+def current_options() -> SourceOptions:
+    """The running command's options (defaults outside a command)."""
+    found = _OPTIONS.get()
+    return found if found is not None else SourceOptions()
+
+
+def refused_files() -> int:
+    """How many files of the transcripts this command opened could not be read."""
+    return current_options().refused
+
+
+def command_name() -> str:
+    """The running command's name, as notes begin."""
+    return current_options().command
