@@ -1,22 +1,90 @@
-"""What the command imports when it starts: every test of the command and every user's
-command pays it, so what only some commands need is imported when they need it."""
+"""What the command imports when it starts: every user's command and every test's pays for
+it, so what only some commands need is imported when they need it.
+
+Each test reads what a real start imported from ``python -X importtime`` (one line per
+module, in the order they were first imported) and holds it to a budget: a list of what may
+be imported, and a count of the package's own modules. A budget, not a time: what a start
+imports is the same on a busy machine and a quiet one, while its seconds are not (the start-up
+times themselves are a row of the benchmarks).
+"""
 
 from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
-LOADED_LATER = ("jsonschema", "referencing", "psycopg", "starlette", "uvicorn")
+import pytest
+
+TRANSCRIPT = (
+    Path(__file__).parent / "data" / "transcripts" / "claude-code" / "short_two_rejections.jsonl"
+)
+HEAVY = ("jsonschema", "referencing", "rich", "psycopg", "starlette", "uvicorn", "opentelemetry",
+         "google")  # fmt: skip
+"""Third-party packages no start may import unless its command uses them."""
+FIRST_START = {
+    "correx_tools", "correx_tools._version", "correx_tools.shell", "correx_tools.shell.cli",
+    "correx_tools.shell.cli.main", "correx_tools.shell.cli.errors", "correx_tools.cli",
+}  # fmt: skip
+"""All of the package that ``--version`` and ``--help`` may import."""
+SESSIONS_BUDGET = 160
+"""How many of the package's modules listing a small transcript's sessions may import."""
 
 
-def test_the_command_starts_without_what_only_some_commands_use() -> None:
-    loaded = subprocess.run(
-        [sys.executable, "-c",
-         "import sys, correx_tools.shell.cli.main; print(' '.join(sorted(sys.modules)))"],
-        check=True, capture_output=True, text=True, timeout=60,
-    ).stdout.split()  # fmt: skip
-    assert "correx_tools.shell.cli.main" in loaded
-    assert [name for name in LOADED_LATER if name in loaded] == []
+def imported(*argv: str, cwd: Path | None = None) -> list[str]:
+    """The modules a start of ``correx-tools ARGV`` imported, in order."""
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "correx_tools", *argv],
+        capture_output=True, text=True, timeout=120, check=False, cwd=cwd,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    names = [
+        line.rpartition("|")[2].strip()
+        for line in done.stderr.splitlines()
+        if line.startswith("import time:") and "|" in line
+    ]
+    assert names[0] == "imported package"  # the header: what follows is the whole list
+    return names[1:]
+
+
+def third_party(names: list[str]) -> set[str]:
+    """The top-level packages of ``names`` that are neither the standard library nor ours."""
+    tops = {name.split(".")[0] for name in names}
+    return {
+        top
+        for top in tops
+        if top not in sys.stdlib_module_names
+        and not top.startswith("_")
+        and top not in {"correx_tools", "sitecustomize", "usercustomize"}
+    }
+
+
+@pytest.mark.parametrize("argv", [["--version"], ["--help"]])
+def test_version_and_help_import_no_command_and_no_library(argv: list[str]) -> None:
+    names = imported(*argv)
+    ours = {name for name in names if name.startswith("correx_tools")}
+    # The editable install's own finder is not ours; everything else of the package is.
+    assert ours - {n for n in ours if n.startswith("correx_tools.__editable")} <= FIRST_START
+    assert third_party(names) == set()
+
+
+def test_one_command_imports_its_own_module_and_no_other_command() -> None:
+    names = imported("stats", "--help")
+    commands = {n for n in names if n.startswith("correx_tools.shell.cli.commands.")}
+    assert commands == {"correx_tools.shell.cli.commands.stats"}
+
+
+def test_listing_a_transcript_imports_no_heavy_library_and_stays_in_its_budget(
+    tmp_path: Path,
+) -> None:
+    cache = ["--cache", str(tmp_path / "cache.sqlite")]
+    imported("sessions", str(TRANSCRIPT), *cache)  # fills the cache: the next start is warm
+    names = imported("sessions", str(TRANSCRIPT), *cache)
+    assert [name for name in names if name.split(".")[0] in HEAVY] == []
+    ours = [name for name in names if name.startswith("correx_tools")]
+    assert len(ours) <= SESSIONS_BUDGET, sorted(ours)
+    # A warm cache reads no transcript again: no agent's reader is needed to say so.
+    assert "correx_tools.shell.cli.commands.sessions" in ours
 
 
 def test_a_schema_still_compiles_and_validates_when_first_used() -> None:
@@ -29,25 +97,3 @@ def test_a_schema_still_compiles_and_validates_when_first_used() -> None:
         check=True, capture_output=True, text=True, timeout=60,
     ).stdout  # fmt: skip
     assert checked.strip() == '1 violation: $: "path" is a required property'
-
-
-def test_a_command_imports_its_own_module_and_not_the_others() -> None:
-    loaded = subprocess.run(
-        [sys.executable, "-c",
-         "import sys\n"
-         "from correx_tools.shell.cli.main import main\n"
-         "main(['stats', '--help'])"],
-        check=False, capture_output=True, text=True, timeout=60,
-    )  # fmt: skip
-    assert "usage: correx-tools stats" in loaded.stdout
-    probe = subprocess.run(
-        [sys.executable, "-c",
-         "import sys\n"
-         "from correx_tools.shell.cli.main import build_parser\n"
-         "build_parser('stats').parse_args(['stats', 'x.sqlite', 's'])\n"
-         "print(' '.join(m for m in sys.modules if m.startswith('correx_tools.shell.cli.')))"],
-        check=True, capture_output=True, text=True, timeout=60,
-    ).stdout.split()  # fmt: skip
-    assert "correx_tools.shell.cli.commands.stats" in probe
-    others = ("serve", "compare", "export", "report", "verify", "tools", "demo")
-    assert [m for m in others if f"correx_tools.shell.cli.{m}" in probe] == []
