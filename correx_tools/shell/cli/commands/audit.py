@@ -8,11 +8,9 @@ unreadable source or findings file), with one line saying why.
 from __future__ import annotations
 
 import argparse
-import json
 import sqlite3
 import sys
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 from ....core.audit.effects import declared_by
@@ -24,13 +22,14 @@ from ...audit.evidence import Rechecked, recheck
 from ...audit.policy_file import PolicyFileError, default_policy_text, read_policy
 from ...audit.running import Audited, audit_store
 from ...audit.sarif import sarif_log
+from ...stores.codec.strict_json import EnvelopeError, loads_strict
 from ...stores.fanout import WorkerLost
 from ...stores.port import StoreLayoutError, StoreReadError
 from .. import arguments
 from ..errors import CliError
 from ..output.render import emit, in_line, table
 from ..sources.loading import find_session
-from ..sources.stores import close_store, open_store, read_json, redact
+from ..sources.stores import close_store, open_store, read_file, read_json, redact
 from ..sources.tool_files import read_tools
 
 COULD_NOT_RUN = 2
@@ -221,12 +220,8 @@ def _recheck_text(checked: list[Rechecked], bad: list[Rechecked]) -> str:
 def _saved_findings(path: str) -> Iterator[dict[str, Any]]:
     """The findings of a file ``audit --json`` or ``--format sarif`` wrote."""
     try:
-        document = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as error:
-        raise CliError(
-            f"{path}: cannot be read: {getattr(error, 'strerror', None) or error}"
-        ) from None
-    except json.JSONDecodeError as error:
+        document = loads_strict(read_file(path))
+    except EnvelopeError as error:
         raise CliError(f"{path}: not JSON: {error}") from None
     if isinstance(document, dict) and isinstance(document.get("findings"), list):
         found: list[Any] = document["findings"]
