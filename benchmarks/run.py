@@ -31,6 +31,7 @@ from .folds import (
     validation_row,
 )
 from .masking import masking_rows
+from .seals import seal_rows
 from .serve import serve_rows
 from .sessions import session, thirds
 from .sources import source_rows
@@ -86,7 +87,8 @@ def small_bulk_rows(events: Sequence[object], repeat: int, directory: Path) -> l
 
 
 GROUPS = (
-    "folds", "masking", "stored", "parallel", "transcripts", "sources", "compare", "audit"
+    "folds", "masking", "stored", "seals", "parallel", "transcripts", "sources", "compare",
+    "audit",
 )  # fmt: skip
 """The groups of rows ``--only`` picks from, in the table's order."""
 
@@ -168,8 +170,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if "stored" in only:
             rows += small_bulk_rows(small, repeat, Path(directory))
             rows += stored_rows(large, repeat, Path(directory), 20 if args.quick else 200)
-        if "parallel" in only:
-            rows += parallel_rows(large_n, Path(directory), repeat)
+        rows += seal_rows(small_n * 10, repeat, Path(directory)) if "seals" in only else []
+        rows += parallel_rows(large_n, Path(directory), repeat) if "parallel" in only else []
         if "transcripts" in only:
             rows += transcript_rows(300 if args.quick else 100_000, Path(directory))
             small_lines, large_lines = (300, 3_000) if args.quick else (10_000, 1_000_000)

@@ -80,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
     except (CliError, PolicyFileError) as error:
         return _could_not_run(str(error))
     except StoreReadError as error:
-        return _could_not_run(f"{redact(args.source)}: {error.error}")
+        return _could_not_run(str(error.error))  # it names the store, session and sequence
     except (OSError, sqlite3.Error, StoreLayoutError, WorkerLost) as error:
         return _could_not_run(str(error))
 
