@@ -17,6 +17,7 @@ from typing import Any, final
 # stored event is read with, so an imported value always reads back as itself.
 from ..stores.codec.strict_json import EnvelopeError, loads_strict
 from .calls import Unreadable
+from .shallow import shallow_text
 
 LENIENT_HINT = "; --lenient imports the other lines and lists the ones it leaves out"
 
@@ -58,7 +59,7 @@ class Lines:
             if not line or line.isspace():
                 continue
             try:
-                yield number, loads_strict(line)
+                yield number, loads_shallow(line)
             except EnvelopeError as error:
                 if last:  # no newline after it: still being written
                     self.incomplete_tail = f"line {number}"
@@ -87,10 +88,22 @@ def first_record_has(records: list[Record], *keys: str, lacking: str) -> bool:
     return first is not None and all(key in first for key in keys) and lacking not in first
 
 
+def loads_shallow(text: str) -> Any:
+    """``text`` as JSON, strictly (no NaN, no duplicate keys), each part nested too deeply
+    for the parser replaced by a mark saying what it was (`shallow`): an agent's input
+    nested 3,000 deep costs that input's depth, not the session."""
+    try:
+        return loads_strict(text)
+    except EnvelopeError as error:
+        if "nested too deeply" not in str(error):
+            raise
+    return loads_strict(shallow_text(text))
+
+
 def strict_value(text: str, where: str) -> Any:
     """``text`` as JSON, strictly (no NaN, no duplicate keys); an error names ``where``."""
     try:
-        return loads_strict(text)
+        return loads_shallow(text)
     except EnvelopeError as error:
         raise Unreadable(where, str(error)) from None
 
@@ -98,7 +111,7 @@ def strict_value(text: str, where: str) -> Any:
 def json_document(text: str) -> tuple[Any, str | None]:
     """``text`` as one strict JSON document, or ``None`` and why it is not one."""
     try:
-        return loads_strict(text), None
+        return loads_shallow(text), None
     except EnvelopeError as error:
         return None, str(error)
 
@@ -106,7 +119,7 @@ def json_document(text: str) -> tuple[Any, str | None]:
 def is_json(text: str) -> bool:
     """Whether ``text`` is one strict JSON value."""
     try:
-        loads_strict(text)
+        loads_shallow(text)
     except EnvelopeError:
         return False
     return True

@@ -29,7 +29,7 @@ from typing import Any
 
 import re2
 
-from ..stores.codec.strict_json import EnvelopeError, loads_strict
+from ..stores.codec.strict_json import EnvelopeError
 from .calls import (
     Call,
     End,
@@ -41,6 +41,7 @@ from .calls import (
     step_time,
     text_of,
 )
+from .lines import loads_shallow
 from .messages_talk import anthropic_said, openai_said
 from .outcomes import completed, failed, rejected
 from .pairing import Pairing
@@ -147,7 +148,7 @@ def _openai(message: dict[str, Any], index: int, where: str, at: datetime, calls
             text = function.get("arguments", "{}")
             must_be(text, str, f"{at_call}.function.arguments", "the arguments")
             try:
-                arguments = loads_strict(text) if text.strip() else {}
+                arguments = loads_shallow(text) if text.strip() else {}
             except EnvelopeError as error:
                 raise Unreadable(f"{at_call}.function.arguments", str(error)) from None
             calls.request(

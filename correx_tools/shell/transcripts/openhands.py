@@ -37,8 +37,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..stores.codec.strict_json import EnvelopeError, loads_strict
+from ..stores.codec.strict_json import EnvelopeError
 from .calls import About, Call, Transcript, Unreadable, must_be, text_of, utc_time
+from .lines import loads_shallow
 from .openhands_talk import said_in
 from .outcomes import completed, not_applied, rejected
 from .talk import Talk
@@ -159,7 +160,7 @@ def _arguments_from_response(
             if not isinstance(text, str):
                 raise Unreadable(at, "the arguments must be a JSON string")
             try:
-                arguments = loads_strict(text)
+                arguments = loads_shallow(text)
             except EnvelopeError as error:
                 raise Unreadable(at, str(error)) from None
             return must_be(arguments, dict, at, "the arguments")  # type: ignore[no-any-return]

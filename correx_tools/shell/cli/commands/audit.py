@@ -2,7 +2,8 @@
 
 Exit status: 0 no finding (or, with ``--recheck``, every evidence intact), 1 findings (or
 evidence edited, missing or unreadable), 2 the audit could not run (a bad policy, an
-unreadable source or findings file), with one line saying why.
+unreadable source or findings file, an event changed after it was written) or could not
+read the whole SOURCE (a transcript file refused), with one line saying why.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from .. import arguments
 from ..errors import CliError
 from ..output.render import emit, in_line, table
 from ..sources.loading import find_session
+from ..sources.options import refused_files
 from ..sources.stores import close_store, open_store, read_file, read_json, redact
 from ..sources.tool_files import read_tools
 
@@ -107,6 +109,7 @@ def _audit(args: argparse.Namespace) -> int:
         close_store(store)
     shown_as = args.format or ("json" if args.json else "table")
     source = redact(args.source)
+    unread = refused_files()  # each named on stderr as its look found it
     if shown_as == "sarif":
         args.json = True
         emit(args, sarif_log(findings, source), str)
@@ -119,9 +122,16 @@ def _audit(args: argparse.Namespace) -> int:
             "events": audited.events,
             "calls": audited.calls,
             "unknown_tools": dict(sorted(audited.unknown.items())),
+            "unread_files": unread,
             "findings": [finding_json(f) for f in findings],
         }
         emit(args, document, lambda: _text(findings, audited))
+    if unread:
+        # What could not be read was not audited: no exit status may say it was clean.
+        return _could_not_run(
+            f"{unread:,} transcript file{_s(unread)} of {source} could not be read (named "
+            "above), so the audit is not of the whole SOURCE"
+        )
     return 1 if findings else 0
 
 
