@@ -32,6 +32,7 @@ from ..stores.port import StoreReadError
 from . import answers, comparisons, said_search, scrubber, search, talk, views
 from .debugger import Debugger
 from .everywhere import said_everywhere, search_everywhere
+from .limits import STREAM
 from .params import VERIFY_HINT, ApiError
 from .security import TRUSTED
 
@@ -209,6 +210,7 @@ async def _api(
             return JSONResponse(await run_in_threadpool(answers.overview, debugger, session))
         case ["sessions", ref, "stream"]:
             session = await run_in_threadpool(debugger.session, ref)
+            request.scope[STREAM] = True  # the first to go when the places are full
             return StreamingResponse(
                 _heads(debugger, session, stopping), media_type="text/event-stream"
             )
