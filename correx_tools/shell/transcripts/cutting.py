@@ -78,9 +78,10 @@ def fitted(
     cap = LIMIT - _ROUGH_SLACK - 6 * (beside + len(session_id))
     if _bound(value, cap) <= cap:
         return build(value, notes), notes
-    event = build(value, notes)
-    if _size(event, session_id) <= LIMIT:
-        return event, notes
+    if not (type(value) is str and len(value) > LIMIT):  # one that plainly does not fit
+        event = build(value, notes)  # is not written out whole to be measured
+        if _size(event, session_id) <= LIMIT:
+            return event, notes
     current = value
     done: set[tuple[Any, ...]] = set()
     for _ in range(_MOST_CUTS):
@@ -182,9 +183,18 @@ def _escaped_size(text: str) -> int:
 
 
 def _described(text: str) -> str:
-    """``1,572,864 bytes, sha256:<hex>``: the original string's size and digest."""
-    data = text.encode("utf-8", "surrogatepass")
-    return f"{len(data):,} bytes, sha256:{sha256(data).hexdigest()}"
+    """``1,572,864 bytes, sha256:<hex>``: the original string's size and digest, encoded a
+    piece at a time (a 100 MB output is not copied whole to be hashed)."""
+    digest, size = sha256(), 0
+    for start in range(0, len(text), _PIECE):
+        data = text[start : start + _PIECE].encode("utf-8", "surrogatepass")
+        digest.update(data)
+        size += len(data)
+    return f"{size:,} bytes, sha256:{digest.hexdigest()}"
+
+
+_PIECE: Final = 1 << 20
+"""Characters encoded at a time to measure and hash a long string."""
 
 
 def _json_text(value: Any) -> str | None:

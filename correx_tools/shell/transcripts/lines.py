@@ -15,7 +15,7 @@ from typing import Any, final
 
 # The readers' one way to the stores' strict JSON (no NaN, no duplicate key): what every
 # stored event is read with, so an imported value always reads back as itself.
-from ..stores.codec.strict_json import EnvelopeError, loads_strict
+from ..stores.codec.strict_json import EnvelopeError, loads_strict, loads_strict_span
 from .calls import Unreadable
 from .shallow import shallow_text
 
@@ -53,13 +53,14 @@ class Lines:
         while start < size:
             end = text.find("\n", start)
             last = end < 0
-            line = text[start:] if last else text[start:end]
+            stop = size if last else end
             number += 1
-            start = size if last else end + 1
-            if not line or line.isspace():
+            begin, start = start, size if last else end + 1
+            if begin == stop or (text[begin].isspace() and text[begin:stop].isspace()):
                 continue
             try:
-                yield number, loads_shallow(line)
+                # A line of many megabytes is read where it lies, not copied first.
+                yield number, loads_shallow(text, begin, stop)
             except EnvelopeError as error:
                 if last:  # no newline after it: still being written
                     self.incomplete_tail = f"line {number}"
@@ -88,16 +89,18 @@ def first_record_has(records: list[Record], *keys: str, lacking: str) -> bool:
     return first is not None and all(key in first for key in keys) and lacking not in first
 
 
-def loads_shallow(text: str) -> Any:
-    """``text`` as JSON, strictly (no NaN, no duplicate keys), each part nested too deeply
-    for the parser replaced by a mark saying what it was (`shallow`): an agent's input
-    nested 3,000 deep costs that input's depth, not the session."""
+def loads_shallow(text: str, start: int = 0, stop: int | None = None) -> Any:
+    """``text`` (``text[start:stop]``) as JSON, strictly (no NaN, no duplicate keys), each
+    part nested too deeply for the parser replaced by a mark saying what it was
+    (`shallow`): an agent's input nested 3,000 deep costs that input's depth, not the
+    session."""
+    stop = len(text) if stop is None else stop
     try:
-        return loads_strict(text)
+        return loads_strict_span(text, start, stop)
     except EnvelopeError as error:
         if "nested too deeply" not in str(error):
             raise
-    return loads_strict(shallow_text(text))
+    return loads_strict(shallow_text(text[start:stop]))
 
 
 def strict_value(text: str, where: str) -> Any:

@@ -34,6 +34,7 @@ always read and written by the rules, and that limit is theirs as before.
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections.abc import Callable
 from typing import Any, Final
@@ -117,6 +118,11 @@ _LONG: Final = 2 * SHALLOW
 counted (one comparison, where nearly every text is short)."""
 
 
+_HUGE: Final = 8 << 20
+"""A text longer than this is read by the rules alone: the compiled path's check writes the
+value back and compares (two more copies of a 100 MB line)."""
+
+
 def _may_nest_deep(text: str | bytes) -> bool:
     """Whether JSON ``text`` (at least `_LONG` long) may nest `SHALLOW` levels deep: two
     counts at C speed."""
@@ -135,7 +141,7 @@ def loads_strict(text: str | bytes) -> Any:
     ...
     correx_tools.shell.stores.codec.strict_json.EnvelopeError: duplicate key 'a'
     """
-    if len(text) >= _LONG and _may_nest_deep(text):
+    if len(text) >= _LONG and (len(text) > _HUGE or _may_nest_deep(text)):
         return _loads_by_the_rules(text)
     try:
         value = _COMPILED_READ(text)
@@ -149,6 +155,32 @@ def loads_strict(text: str | bytes) -> Any:
     if len(read) == len(written) + 1 and read.endswith(b"\n") and read.startswith(written):
         return value
     return _loads_by_the_rules(text)
+
+
+def loads_strict_span(text: str, start: int, stop: int) -> Any:
+    """``loads_strict(text[start:stop])``, without copying a span longer than `_HUGE` (a
+    line of 100 MB read in place): the standard library's scanner reads it where it lies,
+    and anything it does not read whole and alone is read from the copy, which words the
+    error."""
+    if stop - start <= _HUGE:
+        return loads_strict(text[start:stop])
+    at = start
+    while at < stop and text[at] in _JSON_WHITESPACE:
+        at += 1
+    try:
+        value, end = _SCAN(text, at)
+    except (StopIteration, ValueError, RecursionError):
+        return loads_strict(text[start:stop])
+    if end <= stop and _NOT_WHITESPACE.search(text, end, stop) is None:
+        return value
+    if end <= stop:  # a value, then more: said as the parser says it, without a copy
+        error = json.JSONDecodeError("Extra data", text, end)
+        raise EnvelopeError(f"invalid JSON: {str(error)[:200]}")
+    return loads_strict(text[start:stop])
+
+
+_NOT_WHITESPACE = re.compile(r"[^ \t\n\r]")
+"""A character JSON does not take as white space (one character class: linear)."""
 
 
 def loads_vouched(text: str) -> Any:
