@@ -16,6 +16,7 @@ Edit the last two by hand and run ``python -m benchmarks --rewrite-page``; never
 from __future__ import annotations
 
 import json
+import shlex
 import subprocess
 import sys
 import tomllib
@@ -135,7 +136,7 @@ def this_run(argv: Sequence[str], started: datetime, note: str = "") -> Run:
         key=f"{started:%Y-%m-%d %H:%M}",
         commit=_commit(),
         machine=machine(),
-        command=" ".join(["python -m benchmarks", *argv]),
+        command=shlex.join(["python", "-m", "benchmarks", *argv]),
         note=note,
     )
 

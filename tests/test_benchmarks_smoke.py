@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -112,7 +113,9 @@ def test_the_benchmarks_run_print_every_row_and_write_the_page(
     # The run is recorded where it was told, and the page written from it names every row's
     # issue: a new row without a note in benchmarks/notes.toml fails here.
     recorded, notes = load(results), load_notes(NOTES)
-    assert [run.command for run in recorded.runs] == ["python -m benchmarks " + " ".join(command)]
+    assert [run.command for run in recorded.runs] == [
+        shlex.join(["python", "-m", "benchmarks", *command])
+    ]
     assert {r.group for r in recorded.rows} == set(GROUPS)
     for row in recorded.rows:
         assert note_for(row.row.name, notes) is not None, row.row.name
