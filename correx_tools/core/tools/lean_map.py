@@ -5,7 +5,7 @@ pyrsistent's ``pmap`` keeps a map's pairs in a vector of buckets, each bucket a
 garbage collector, so every frozen JSON object costs it one list per key, and
 a session of a million events holds millions of them: each full collection walks
 them all again. Importing a large transcript spent a third of its time there
-(docs/performance.md).
+(docs/performance-log.md).
 
 `lean_pmap` builds the very map ``pmap`` builds (the same number of buckets,
 the same pairs in the same buckets in the same order) with each bucket a tuple,
