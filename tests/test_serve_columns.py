@@ -29,11 +29,11 @@ from correx_tools import (
     in_flight,
     tool_stats,
 )
+from correx_tools.core.replay.order_stats import PrefixOrder, sort_order
+from correx_tools.core.replay.stabbing import BlockMax
 from correx_tools.shell.serve.answers import changed
 from correx_tools.shell.serve.columns import SessionColumns
-from correx_tools.shell.serve.order_stats import PrefixOrder, sort_order
 from correx_tools.shell.serve.shelf import ColumnShelf
-from correx_tools.shell.serve.stabbing import BlockMax
 from correx_tools.shell.serve.stats_at import (
     counts_at,
     in_flight_at,

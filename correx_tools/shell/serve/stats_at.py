@@ -19,10 +19,10 @@ from typing import NamedTuple
 
 from ...core.lifecycle.status import ToolInvocationStatus
 from ...core.replay.analytics import Percentiles, ToolStats
+from ...core.replay.order_stats import PrefixOrder
+from ...core.replay.stabbing import BlockMax
 from ...core.replay.stored_index import STATUS_OF_CODE
 from .columns import KIND_STARTED, SessionColumns
-from .order_stats import PrefixOrder
-from .stabbing import BlockMax
 
 _MICROSECOND = timedelta(microseconds=1)
 _NEVER = 1 << 62
