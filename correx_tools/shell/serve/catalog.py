@@ -23,6 +23,7 @@ from ...core.lifecycle.events import StoredEvent
 from ...core.lifecycle.status import ToolInvocationStatus
 from ...core.replay.talk_summary import TalkSummary
 from ...core.report.redaction import Redaction
+from ...core.report.refs import ref_of
 from ...core.tools.ids import SessionId
 from ..replay.documents import iso_time, session_row
 from ..replay.repository import DefaultToolRepository
@@ -30,7 +31,6 @@ from ..stores.port import EventStore, SequencedStore, StoreReadError
 from ..stores.said import conversation_events
 from ..transcripts.description import described, description_json
 from .params import VERIFY_HINT
-from .refs import ref_of
 
 
 def _count(*values: int | None) -> int:

@@ -22,6 +22,7 @@ from ...core.audit.policy import CompiledPolicy
 from ...core.replay.errors import ReplayError
 from ...core.replay.pricing import PriceTable
 from ...core.report.redaction import Redaction
+from ...core.report.refs import is_digest, ref_of, resolve
 from ...core.tools.ids import InvocationId, SessionId
 from ...core.tools.short_ids import resolve_name, starting_in
 from ..audit.policy_file import read_policy
@@ -33,7 +34,6 @@ from ..transcripts.description import described
 from .catalog import Catalog
 from .columns import SessionColumns
 from .params import ApiError
-from .refs import is_digest, ref_of, resolve
 from .relations import Relations
 from .shelf import ColumnShelf
 from .talk_shelf import TalkShelf
