@@ -30,10 +30,10 @@ from ..replay.documents import (
 from ..replay.lead_up import lead_up_in, request_sequence
 from ..stores.addresses import redact_dsn
 from .catalog import SORTS
-from .columns import SessionColumns
+from .columns.columns import SessionColumns
+from .columns.stats_at import in_flight_at, open_at, tool_stats_at
 from .debugger import Debugger
 from .params import ApiError, choice, paging, sequence
-from .stats_at import in_flight_at, open_at, tool_stats_at
 from .talk import call_tokens
 
 _SORTS = tuple(key for name in SORTS for key in (name, f"-{name}"))

@@ -32,10 +32,10 @@ from ..replay.repository import DefaultToolRepository
 from ..stores.port import ClosableStore, EventStore, IndexedStore, SequencedStore, first_event
 from ..transcripts.description import described
 from .catalog import Catalog
-from .columns import SessionColumns
+from .columns.columns import SessionColumns
+from .columns.shelf import ColumnShelf
 from .params import ApiError
 from .relations import Relations
-from .shelf import ColumnShelf
 from .talk_shelf import TalkShelf
 
 

@@ -19,11 +19,28 @@ from typing import Any
 from ...core.tools.ids import SessionId
 from ..replay.documents import iso_time
 from .answers import changed
-from .columns import KIND_REFUSED, Refusal, SessionColumns, moment
+from .columns.columns import KIND_REFUSED, Refusal, SessionColumns, moment
+from .columns.stats_at import (
+    COMPLETED,
+    FAILED,
+    REJECTED,
+    counts_at,
+    nonzero_at,
+    open_at,
+    tool_stats_at,
+)
+from .columns.timeline import (
+    BAR_LIMIT,
+    BUCKETS,
+    bar_fields,
+    bars,
+    bounds,
+    buckets,
+    visible_count,
+    window,
+)
 from .debugger import Debugger
 from .params import ApiError, choice, paging, sequence, whole
-from .stats_at import COMPLETED, FAILED, REJECTED, counts_at, nonzero_at, open_at, tool_stats_at
-from .timeline import BAR_LIMIT, BUCKETS, bar_fields, bars, bounds, buckets, visible_count, window
 
 STATUSES = ("requested", "started", "completed", "failed", "rejected")
 KINDS = ("other", *STATUSES, "refused")

@@ -20,7 +20,7 @@ from ...core.lifecycle.record import ToolInvocationRecord
 from ...core.replay.stored_index import record_at
 from ...core.tools.ids import InvocationId, SessionId
 from ...core.tools.json_values import thaw_json
-from .columns import SessionColumns
+from .columns.columns import SessionColumns
 from .debugger import Debugger
 from .params import ApiError, paging, sequence, whole
 from .scrubber import STATUSES

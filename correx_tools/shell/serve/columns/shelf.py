@@ -18,11 +18,11 @@ from typing import final
 
 from returns.result import Success
 
-from ...core.lifecycle.events import StoredEvent
-from ...core.lifecycle.transitions import TransitionError
-from ...core.replay.stored_index import InvocationEntry
-from ...core.tools.ids import SessionId
-from ..replay.repository import DefaultToolRepository
+from ....core.lifecycle.events import StoredEvent
+from ....core.lifecycle.transitions import TransitionError
+from ....core.replay.stored_index import InvocationEntry
+from ....core.tools.ids import SessionId
+from ...replay.repository import DefaultToolRepository
 from .columns import Refusal, SessionColumns, columns_of
 from .memory import give_back
 

@@ -17,8 +17,8 @@ from bisect import bisect_left, bisect_right
 from operator import le
 from typing import Any, NamedTuple
 
-from ...core.replay.order_stats import sort_order
-from ...core.replay.stabbing import BlockMax
+from ....core.replay.order_stats import sort_order
+from ....core.replay.stabbing import BlockMax
 from .columns import SessionColumns
 
 BAR_LIMIT = 1_000

@@ -24,7 +24,7 @@ from itertools import accumulate
 from operator import sub
 from typing import Any, NamedTuple, TypeVar, final
 
-from ...core.replay.stored_index import STATUS_CODES, InvocationEntry
+from ....core.replay.stored_index import STATUS_CODES, InvocationEntry
 
 T = TypeVar("T")
 

@@ -17,11 +17,11 @@ from datetime import timedelta
 from math import ceil
 from typing import NamedTuple
 
-from ...core.lifecycle.status import ToolInvocationStatus
-from ...core.replay.analytics import Percentiles, ToolStats
-from ...core.replay.order_stats import PrefixOrder
-from ...core.replay.stabbing import BlockMax
-from ...core.replay.stored_index import STATUS_OF_CODE
+from ....core.lifecycle.status import ToolInvocationStatus
+from ....core.replay.analytics import Percentiles, ToolStats
+from ....core.replay.order_stats import PrefixOrder
+from ....core.replay.stabbing import BlockMax
+from ....core.replay.stored_index import STATUS_OF_CODE
 from .columns import KIND_STARTED, SessionColumns
 
 _MICROSECOND = timedelta(microseconds=1)
