@@ -31,7 +31,7 @@ from correx_tools import (
 )
 from correx_tools.core.replay.order_stats import PrefixOrder, sort_order
 from correx_tools.core.replay.stabbing import BlockMax
-from correx_tools.shell.serve.answers import changed
+from correx_tools.shell.serve.columns.changes import changed
 from correx_tools.shell.serve.columns.columns import SessionColumns
 from correx_tools.shell.serve.columns.shelf import ColumnShelf
 from correx_tools.shell.serve.columns.stats_at import (

@@ -30,8 +30,9 @@ from ..replay.documents import (
 from ..replay.lead_up import lead_up_in, request_sequence
 from ..stores.addresses import redact_dsn
 from .catalog import SORTS
+from .columns.changes import changed_count
 from .columns.columns import SessionColumns
-from .columns.stats_at import in_flight_at, open_at, tool_stats_at
+from .columns.stats_at import in_flight_at, tool_stats_at
 from .debugger import Debugger
 from .params import ApiError, choice, paging, sequence
 from .talk import call_tokens
@@ -121,26 +122,6 @@ def history(debugger: Debugger, session: SessionId, ref: str) -> dict[str, Any]:
     )  # fmt: skip
     document["spent"] = call_tokens(debugger, session, invocation)
     return document
-
-
-def changed(columns: SessionColumns, a: int, b: int) -> list[int]:
-    """The positions of the invocations added or changed from right after ``a`` to ``b``, in
-    request order: those open at ``a`` that started or ended by ``b``, then those requested
-    in between (the order of the command's ``diff``, which the scrubber's panel keeps)."""
-    return _moved(columns, a, b) + list(range(columns.requested_by(a), columns.requested_by(b)))
-
-
-def changed_count(columns: SessionColumns, a: int, b: int) -> int:
-    """How many invocations `changed` lists, without listing them."""
-    return len(_moved(columns, a, b)) + columns.requested_by(b) - columns.requested_by(a)
-
-
-def _moved(columns: SessionColumns, a: int, b: int) -> list[int]:
-    return [
-        p
-        for p in open_at(columns, a)
-        if a < columns.start[p] <= b or a < columns.end[p] <= b
-    ]  # fmt: skip
 
 
 def diff(debugger: Debugger, session: SessionId, query: Mapping[str, str]) -> dict[str, Any]:

@@ -18,17 +18,9 @@ from typing import Any
 
 from ...core.tools.ids import SessionId
 from ..replay.documents import iso_time
-from .answers import changed
-from .columns.columns import KIND_REFUSED, Refusal, SessionColumns, moment
-from .columns.stats_at import (
-    COMPLETED,
-    FAILED,
-    REJECTED,
-    counts_at,
-    nonzero_at,
-    open_at,
-    tool_stats_at,
-)
+from .columns.changes import changed
+from .columns.columns import KIND_REFUSED, KINDS, STATUSES, Refusal, SessionColumns, moment
+from .columns.stats_at import FAILED, NONZERO, REJECTED, counts_at, endings, nonzero_at, open_at
 from .columns.timeline import (
     BAR_LIMIT,
     BUCKETS,
@@ -42,8 +34,6 @@ from .columns.timeline import (
 from .debugger import Debugger
 from .params import ApiError, choice, paging, sequence, whole
 
-STATUSES = ("requested", "started", "completed", "failed", "rejected")
-KINDS = ("other", *STATUSES, "refused")
 SHOWN = 50
 """Rows of each list a scrub shows (each list also says how long it is)."""
 AROUND = (6, 3)
@@ -134,21 +124,6 @@ def _status(columns: SessionColumns, position: int, sequence: int) -> str | None
     return STATUSES[code - 1] if code else None
 
 
-NONZERO = 7
-"""`_endings`' key for the completions with an exit code other than 0."""
-
-
-def _endings(columns: SessionColumns) -> dict[int, list[int]]:
-    found: dict[int, list[int]] = {FAILED: [], REJECTED: [], COMPLETED: [], NONZERO: []}
-    positions, nonzero = columns.event_position, columns.nonzero
-    for q, kind in enumerate(columns.event_kind):
-        if kind in found:
-            found[kind].append(q)
-            if kind == COMPLETED and nonzero[positions[q]]:
-                found[NONZERO].append(q)
-    return found
-
-
 _SOUGHT = {
     "failure": (FAILED, REJECTED, NONZERO),
     "failed-or-rejected": (FAILED, REJECTED),
@@ -160,15 +135,6 @@ _SOUGHT = {
 rejected, or completed with an exit code other than 0."""
 
 
-def prepare(columns: SessionColumns) -> None:
-    """Build every structure the page's questions use, before they are asked."""
-    tool_stats_at(columns, columns.last)
-    counts_at(columns, columns.last)
-    open_at(columns, columns.last)
-    bounds(columns)
-    columns.derived("endings", _endings)
-
-
 def seek(debugger: Debugger, session: SessionId, query: Mapping[str, str]) -> dict[str, Any]:
     """The next (or previous) failure after (before) ``from`` (`_SOUGHT`: by default a call
     that failed, was rejected or exited non-zero): its sequence and invocation, or ``null``
@@ -178,11 +144,11 @@ def seek(debugger: Debugger, session: SessionId, query: Mapping[str, str]) -> di
     direction = choice(query, "direction", ("next", "previous"), "next")
     wanted = choice(query, "status", tuple(_SOUGHT), "failure")
     columns = debugger.columns(session)
-    endings = columns.derived("endings", _endings)
+    by_kind = columns.derived("endings", endings)
     codes = _SOUGHT[wanted]
     found: list[int] = []
     for code in codes:
-        ends = endings[code]
+        ends = by_kind[code]
         if direction == "next":
             index = bisect_right(ends, start)
             found += ends[index : index + 1]

@@ -20,10 +20,9 @@ from ...core.lifecycle.record import ToolInvocationRecord
 from ...core.replay.stored_index import record_at
 from ...core.tools.ids import InvocationId, SessionId
 from ...core.tools.json_values import thaw_json
-from .columns.columns import SessionColumns
+from .columns.columns import STATUSES, SessionColumns
 from .debugger import Debugger
 from .params import ApiError, paging, sequence, whole
-from .scrubber import STATUSES
 
 BUDGET_SECONDS = 0.25
 """How long one page may look before it answers with what it found."""

@@ -24,10 +24,10 @@ import uvicorn
 from .access import Access
 from .app import build_app
 from .columns.memory import give_back
+from .columns.shelf import prepare
 from .debugger import Debugger
 from .limits import BACKLOG, Watch, connection_cap, raise_file_limit, watched
 from .said import LOGGERS, Said
-from .scrubber import prepare
 from .security import Guard, allowed_hosts
 
 
