@@ -37,6 +37,7 @@ LAYERS = [
     (
         "correx_tools.shell.serve",
         [
+            "correx_tools.shell.serve.guard",
             "correx_tools.shell.serve.columns",
             "correx_tools.shell.audit",
             "correx_tools.shell.transcripts",
@@ -45,6 +46,8 @@ LAYERS = [
             "correx_tools.core",
         ],
     ),
+    # The guard knows nothing of what it guards: no API, no store, no core.
+    ("correx_tools.shell.serve.guard", []),
     ("correx_tools.shell.serve.columns", ["correx_tools.shell.replay", "correx_tools.core"]),
     (
         "correx_tools.shell.runs",

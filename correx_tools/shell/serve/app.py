@@ -32,8 +32,8 @@ from ..stores.port import StoreReadError
 from . import answers, comparisons, said_search, scrubber, search, talk, views
 from .debugger import Debugger
 from .everywhere import said_everywhere, search_everywhere
+from .guard.middleware import TRUSTED
 from .params import VERIFY_HINT, ApiError
-from .security import TRUSTED
 
 POLL_SECONDS = 0.5
 """How often a stream looks at its session's last sequence."""

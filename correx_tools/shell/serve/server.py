@@ -21,14 +21,15 @@ from types import FrameType
 
 import uvicorn
 
-from .access import Access
 from .app import build_app
 from .columns.memory import give_back
 from .columns.shelf import prepare
 from .debugger import Debugger
+from .guard.access import Access
+from .guard.hosts import allowed_hosts
+from .guard.middleware import Guard
 from .limits import BACKLOG, Watch, connection_cap, raise_file_limit, watched
 from .said import LOGGERS, Said
-from .security import Guard, allowed_hosts
 
 
 class ListenError(Exception):
