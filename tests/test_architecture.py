@@ -37,8 +37,22 @@ LAYERS = [
     (
         "correx_tools.shell.serve",
         [
+            "correx_tools.shell.serve.debugger",
             "correx_tools.shell.serve.guard",
             "correx_tools.shell.serve.columns",
+            "correx_tools.shell.serve.errors",
+            "correx_tools.shell.audit",
+            "correx_tools.shell.transcripts",
+            "correx_tools.shell.replay",
+            "correx_tools.shell.stores",
+            "correx_tools.core",
+        ],
+    ),
+    (
+        "correx_tools.shell.serve.debugger",
+        [
+            "correx_tools.shell.serve.columns",
+            "correx_tools.shell.serve.errors",
             "correx_tools.shell.audit",
             "correx_tools.shell.transcripts",
             "correx_tools.shell.replay",
@@ -49,6 +63,7 @@ LAYERS = [
     # The guard knows nothing of what it guards: no API, no store, no core.
     ("correx_tools.shell.serve.guard", []),
     ("correx_tools.shell.serve.columns", ["correx_tools.shell.replay", "correx_tools.core"]),
+    ("correx_tools.shell.serve.errors", []),
     (
         "correx_tools.shell.runs",
         [

@@ -32,7 +32,7 @@ from .transcript_sources import note
 
 if TYPE_CHECKING:
     from ...core.audit.policy import CompiledPolicy
-    from ..serve.debugger import Debugger
+    from ..serve.debugger.debugger import Debugger
 
 DEFAULT_PORT = 8765
 
@@ -122,7 +122,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     redaction = _checked(args)
     prices = prices_of(args)  # a bad file is said before anything is opened
     policy = _policy_of(args)
-    from ..serve.debugger import Debugger  # noqa: PLC0415
+    from ..serve.debugger.debugger import Debugger  # noqa: PLC0415
     from ..serve.guard.access import Access  # noqa: PLC0415 - the optional extra
     from ..serve.server import ListenError, listen, serve  # noqa: PLC0415
 

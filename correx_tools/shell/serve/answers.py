@@ -29,12 +29,13 @@ from ..replay.documents import (
 )
 from ..replay.lead_up import lead_up_in, request_sequence
 from ..stores.addresses import redact_dsn
-from .catalog import SORTS
 from .columns.changes import changed_count
 from .columns.columns import SessionColumns
 from .columns.stats_at import in_flight_at, tool_stats_at
-from .debugger import Debugger
-from .params import ApiError, choice, paging, sequence
+from .debugger.catalog import SORTS
+from .debugger.debugger import Debugger
+from .errors import ApiError
+from .params import choice, paging, sequence
 from .talk import call_tokens
 
 _SORTS = tuple(key for name in SORTS for key in (name, f"-{name}"))

@@ -30,10 +30,10 @@ from ...core.tools.ids import SessionId
 from ..audit.live import LiveAudits
 from ..stores.port import StoreReadError
 from . import answers, comparisons, said_search, scrubber, search, talk, views
-from .debugger import Debugger
+from .debugger.debugger import Debugger
+from .errors import VERIFY_HINT, ApiError
 from .everywhere import said_everywhere, search_everywhere
 from .guard.middleware import TRUSTED
-from .params import VERIFY_HINT, ApiError
 
 POLL_SECONDS = 0.5
 """How often a stream looks at its session's last sequence."""

@@ -25,8 +25,9 @@ from ..replay.comparing import Run, Side, compare_document, compared, read_calls
 from ..replay.view import StreamFailed
 from ..stores.addresses import redact_dsn
 from ..transcripts.description import session_description
-from .debugger import Debugger
-from .params import MAX_LIMIT, ApiError, whole
+from .debugger.debugger import Debugger
+from .errors import ApiError
+from .params import MAX_LIMIT, whole
 
 DEFAULT_ROWS = 200
 

@@ -24,8 +24,9 @@ from urllib.parse import quote, urlencode
 
 from ...core.tools.ids import SessionId
 from ..stores.port import StoreReadError
-from .debugger import Debugger
-from .params import ApiError, whole
+from .debugger.debugger import Debugger
+from .errors import ApiError
+from .params import whole
 from .said_search import said_in
 from .search import BUDGET_SECONDS, checked_status, search
 

@@ -20,7 +20,7 @@ from typing import Any
 from ...core.lifecycle.conversation import AssistantText, Prompt, Reasoning, conversation_of
 from ...core.tools.ids import SessionId
 from ..stores.port import session_events
-from .debugger import Debugger
+from .debugger.debugger import Debugger
 from .params import paging, sequence, whole
 from .search import BUDGET_SECONDS
 

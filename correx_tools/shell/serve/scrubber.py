@@ -31,8 +31,9 @@ from .columns.timeline import (
     visible_count,
     window,
 )
-from .debugger import Debugger
-from .params import ApiError, choice, paging, sequence, whole
+from .debugger.debugger import Debugger
+from .errors import ApiError
+from .params import choice, paging, sequence, whole
 
 SHOWN = 50
 """Rows of each list a scrub shows (each list also says how long it is)."""

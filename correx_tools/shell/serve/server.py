@@ -24,7 +24,7 @@ import uvicorn
 from .app import build_app
 from .columns.memory import give_back
 from .columns.shelf import prepare
-from .debugger import Debugger
+from .debugger.debugger import Debugger
 from .guard.access import Access
 from .guard.hosts import allowed_hosts
 from .guard.middleware import Guard

@@ -13,7 +13,7 @@ from typing import Any
 
 from ...core.tools.ids import SessionId
 from ..replay.spent import call_spent_json, prices_json, spent_json, turn_json
-from .debugger import Debugger
+from .debugger.debugger import Debugger
 
 
 def turns(debugger: Debugger, session: SessionId, query: Mapping[str, str]) -> dict[str, Any]:

@@ -15,9 +15,9 @@ from typing import Any
 from ...core.replay.stored_index import record_at
 from ...core.report.tool_views import subagent_of, tool_view
 from ...core.tools.ids import SessionId
-from .debugger import Debugger
-from .params import ApiError
-from .relations import link
+from .debugger.debugger import Debugger
+from .debugger.relations import link
+from .errors import ApiError
 
 
 def view(debugger: Debugger, session: SessionId, ref: str) -> dict[str, Any]:
