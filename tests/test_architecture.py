@@ -32,33 +32,41 @@ PURE = ("urllib.parse",)
 # Each room may import only from the rooms listed after it (and from itself). A room is a
 # package or a module; a module lives in the longest room it lies under, so a subroom is a
 # room of its own, held to its own line.
+# What the server's rooms may read below them.
+_BELOW_SERVE = [
+    "correx_tools.shell.audit",
+    "correx_tools.shell.transcripts",
+    "correx_tools.shell.replay",
+    "correx_tools.shell.stores",
+    "correx_tools.core",
+]
 LAYERS = [
     ("correx_tools.shell.cli", ["correx_tools.shell", "correx_tools.core"]),
+    # The server: the app and the server on top, then the API (a module per path), the
+    # debugger (the store and what is kept of it), the guard, the columns, the API's error.
     (
         "correx_tools.shell.serve",
         [
+            "correx_tools.shell.serve.api",
             "correx_tools.shell.serve.debugger",
             "correx_tools.shell.serve.guard",
             "correx_tools.shell.serve.columns",
             "correx_tools.shell.serve.errors",
-            "correx_tools.shell.audit",
-            "correx_tools.shell.transcripts",
-            "correx_tools.shell.replay",
-            "correx_tools.shell.stores",
-            "correx_tools.core",
+            *_BELOW_SERVE,
+        ],
+    ),
+    (
+        "correx_tools.shell.serve.api",
+        [
+            "correx_tools.shell.serve.debugger",
+            "correx_tools.shell.serve.columns",
+            "correx_tools.shell.serve.errors",
+            *_BELOW_SERVE,
         ],
     ),
     (
         "correx_tools.shell.serve.debugger",
-        [
-            "correx_tools.shell.serve.columns",
-            "correx_tools.shell.serve.errors",
-            "correx_tools.shell.audit",
-            "correx_tools.shell.transcripts",
-            "correx_tools.shell.replay",
-            "correx_tools.shell.stores",
-            "correx_tools.core",
-        ],
+        ["correx_tools.shell.serve.columns", "correx_tools.shell.serve.errors", *_BELOW_SERVE],
     ),
     # The guard knows nothing of what it guards: no API, no store, no core.
     ("correx_tools.shell.serve.guard", []),
@@ -368,8 +376,8 @@ MAY_BACKTRACK = {
     "correx_tools.shell.stores.codec.encoding": "JSON the encoder itself wrote",
     "correx_tools.shell.stores.postgres.layout": "a schema name the user gives",
     "correx_tools.shell.stores.addresses": "a DSN the user gives",
-    "correx_tools.shell.serve.params": "a number in a query string, bounded in length",
-    "correx_tools.shell.serve.everywhere": "the server's own cursor, bounded in length",
+    "correx_tools.shell.serve.api.params": "a number in a query string, bounded in length",
+    "correx_tools.shell.serve.api.everywhere": "the server's own cursor, bounded in length",
     "correx_tools.shell.recording.outcomes": "one character class (lone surrogates)",
     "correx_tools.shell.cli.report": "one character class over a session id",
     "correx_tools.shell.cli.render": "character classes (controls, line breaks)",

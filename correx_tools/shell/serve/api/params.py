@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from .errors import ApiError
+from ..errors import ApiError
 
 DEFAULT_LIMIT = 100
 MAX_LIMIT = 1_000

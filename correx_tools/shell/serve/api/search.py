@@ -16,13 +16,13 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from ...core.lifecycle.record import ToolInvocationRecord
-from ...core.replay.stored_index import record_at
-from ...core.tools.ids import InvocationId, SessionId
-from ...core.tools.json_values import thaw_json
-from .columns.columns import STATUSES, SessionColumns
-from .debugger.debugger import Debugger
-from .errors import ApiError
+from ....core.lifecycle.record import ToolInvocationRecord
+from ....core.replay.stored_index import record_at
+from ....core.tools.ids import InvocationId, SessionId
+from ....core.tools.json_values import thaw_json
+from ..columns.columns import STATUSES, SessionColumns
+from ..debugger.debugger import Debugger
+from ..errors import ApiError
 from .params import paging, sequence, whole
 
 BUDGET_SECONDS = 0.25
