@@ -12,8 +12,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pyrsistent import PMap, pmap, pvector
 
+from correx_tools.core.tools._lean_map import LEAN, frozen_map, lean_pmap
 from correx_tools.core.tools.json_values import freeze_json
-from correx_tools.core.tools.lean_map import LEAN, frozen_map, lean_pmap
 
 keys = st.text(max_size=6)
 scalars = st.none() | st.booleans() | st.integers() | st.text(max_size=8)

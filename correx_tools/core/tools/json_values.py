@@ -14,7 +14,7 @@ from typing import Any, TypeAlias
 
 from pyrsistent import PMap, PVector, pvector
 
-from .lean_map import frozen_map
+from ._lean_map import frozen_map
 
 FrozenJson: TypeAlias = (
     "PMap[str, FrozenJson] | PVector[FrozenJson] | str | int | float | bool | None"
