@@ -17,9 +17,9 @@ from bisect import bisect_left, bisect_right
 from operator import le
 from typing import Any, NamedTuple
 
+from ....core.replay.order_stats import sort_order
+from ....core.replay.stabbing import BlockMax
 from .columns import SessionColumns
-from .order_stats import sort_order
-from .stabbing import BlockMax
 
 BAR_LIMIT = 1_000
 """At most this many calls in view are drawn one by one; past it, in buckets."""

@@ -19,18 +19,18 @@ from typing import Any, final
 
 from returns.result import Success
 
-from ...core.lifecycle.events import StoredEvent
-from ...core.lifecycle.status import ToolInvocationStatus
-from ...core.replay.talk_summary import TalkSummary
-from ...core.report.redaction import Redaction
-from ...core.tools.ids import SessionId
-from ..replay.documents import iso_time, session_row
-from ..replay.repository import DefaultToolRepository
-from ..stores.port import EventStore, SequencedStore, StoreReadError
-from ..stores.said import conversation_events
-from ..transcripts.description import described, description_json
-from .params import VERIFY_HINT
-from .refs import ref_of
+from ....core.lifecycle.events import StoredEvent
+from ....core.lifecycle.status import ToolInvocationStatus
+from ....core.replay.talk_summary import TalkSummary
+from ....core.report.redaction import Redaction
+from ....core.report.refs import ref_of
+from ....core.tools.ids import SessionId
+from ...replay.documents import iso_time, session_row
+from ...replay.repository import DefaultToolRepository
+from ...stores.port import EventStore, SequencedStore, StoreReadError
+from ...stores.said import conversation_events
+from ...transcripts.description import described, description_json
+from ..errors import VERIFY_HINT
 
 
 def _count(*values: int | None) -> int:

@@ -1,28 +1,15 @@
-"""Reading a request's parameters, and the one error a question can end in.
-
-Every problem with a question is an `ApiError`: the status to answer with and
-one line saying what is wrong and where, sent as ``{"error": "..."}``.
-"""
+"""Reading a request's parameters: each problem with one is an `ApiError` (a 400) naming the
+parameter and what is wrong with it."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import final
+
+from ..errors import ApiError
 
 DEFAULT_LIMIT = 100
 MAX_LIMIT = 1_000
-
-
-@final
-class ApiError(Exception):
-    """A question that cannot be answered: 400 (a bad parameter), 401 (no token), 404 (no
-    such session or invocation), 409 (a session that cannot answer it as asked)."""
-
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
 
 
 def whole(query: Mapping[str, str], name: str, default: int | None = None) -> int:
@@ -36,9 +23,6 @@ def whole(query: Mapping[str, str], name: str, default: int | None = None) -> in
         raise ApiError(400, f"{name}={text!r} is not a whole number")
     return int(text)
 
-
-VERIFY_HINT = "correx-tools verify checks the store and names each fault"
-"""What an answer says when the store's own data is what went wrong."""
 
 # ASCII digits only, one sign at most (str.isdigit takes any script's digits, and
 # lstrip("-") took "--5"); eighteen digits at most, as no session is longer.

@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable
 
-from ...core.report.redaction import Redaction
+from .redaction import Redaction
 
 MARK = "~"
 

@@ -18,24 +18,24 @@ from typing import Literal, final
 
 from returns.result import Failure, Result, Success
 
-from ...core.audit.policy import CompiledPolicy
-from ...core.replay.errors import ReplayError
-from ...core.replay.pricing import PriceTable
-from ...core.report.redaction import Redaction
-from ...core.tools.ids import InvocationId, SessionId
-from ...core.tools.short_ids import resolve_name, starting_in
-from ..audit.policy_file import read_policy
-from ..replay.prices import shipped_prices
-from ..replay.replayer import EventReplayer
-from ..replay.repository import DefaultToolRepository
-from ..stores.port import ClosableStore, EventStore, IndexedStore, SequencedStore, first_event
-from ..transcripts.description import described
+from ....core.audit.policy import CompiledPolicy
+from ....core.replay.errors import ReplayError
+from ....core.replay.pricing import PriceTable
+from ....core.report.redaction import Redaction
+from ....core.report.refs import is_digest, ref_of, resolve
+from ....core.tools.ids import InvocationId, SessionId
+from ....core.tools.short_ids import resolve_name, starting_in
+from ...audit.policy_file import read_policy
+from ...replay.prices import shipped_prices
+from ...replay.replayer import EventReplayer
+from ...replay.repository import DefaultToolRepository
+from ...stores.port import ClosableStore, EventStore, IndexedStore, SequencedStore, first_event
+from ...transcripts.description import described
+from ..columns.columns import SessionColumns
+from ..columns.shelf import ColumnShelf
+from ..errors import ApiError
 from .catalog import Catalog
-from .columns import SessionColumns
-from .params import ApiError
-from .refs import is_digest, ref_of, resolve
 from .relations import Relations
-from .shelf import ColumnShelf
 from .talk_shelf import TalkShelf
 
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 import threading
 from typing import final
 
-from ...core.tools.ids import SessionId
-from ..replay.spent import Talked, talked_if_any
-from ..stores.port import EventStore
-from ..transcripts.description import session_description
+from ....core.tools.ids import SessionId
+from ...replay.spent import Talked, talked_if_any
+from ...stores.port import EventStore
+from ...transcripts.description import session_description
 
 
 @final

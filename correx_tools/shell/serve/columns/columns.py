@@ -24,7 +24,7 @@ from itertools import accumulate
 from operator import sub
 from typing import Any, NamedTuple, TypeVar, final
 
-from ...core.replay.stored_index import STATUS_CODES, InvocationEntry
+from ....core.replay.stored_index import STATUS_CODES, InvocationEntry
 
 T = TypeVar("T")
 
@@ -32,6 +32,11 @@ KIND_OTHER, KIND_REQUESTED, KIND_STARTED = 0, 1, 2
 KIND_REFUSED = 6
 """What an event did, as ``event_kind`` holds it: the status it gave its invocation (1..5),
 0 for an event that is not a tool event, 6 for one the lifecycle refused."""
+
+STATUSES = ("requested", "started", "completed", "failed", "rejected")
+"""The names of the status codes 1..5, as the answers say them."""
+KINDS = ("other", *STATUSES, "refused")
+"""The names of the ``event_kind`` codes 0..6, as the answers say them."""
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MICROSECOND = timedelta(microseconds=1)

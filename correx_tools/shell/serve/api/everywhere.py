@@ -10,7 +10,7 @@ every session was searched), so a rare text over many sessions is many quick
 pages, never a stall.
 
 ``GET /api/v1/said?q=&after=&limit=`` looks the same way for what was said (the
-prompts, the assistant's words and reasoning, masked whole first: `said_search`), each
+prompts, the assistant's words and reasoning, masked whole first: `said`), each
 hit a deep link to its event.
 """
 
@@ -22,11 +22,12 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import quote, urlencode
 
-from ...core.tools.ids import SessionId
-from ..stores.port import StoreReadError
-from .debugger import Debugger
-from .params import ApiError, whole
-from .said_search import said_in
+from ....core.tools.ids import SessionId
+from ...stores.port import StoreReadError
+from ..debugger.debugger import Debugger
+from ..errors import ApiError
+from .params import whole
+from .said import said_in
 from .search import BUDGET_SECONDS, checked_status, search
 
 DEFAULT_LIMIT = 50

@@ -1,8 +1,8 @@
 """Who may ask the server, and what every answer carries: the Host check, credentials, headers.
 
 * The ``Host`` header must name the address the server is bound to, or
-  ``localhost``: a page on another site that resolves its own name to this
-  machine (DNS rebinding) is refused (403). A server bound to every address
+  ``localhost`` (`hosts`): a page on another site that resolves its own name to
+  this machine (DNS rebinding) is refused (403). A server bound to every address
   (``0.0.0.0``) cannot know its names, and relies on the credentials.
 * The page's own files (``/``, ``/sessions/ID``, ``/compare``, ``/static/NAME``: the HTML,
   script and styles shipped in the package, no session data) are served to
@@ -27,6 +27,7 @@ import anyio
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from .access import CODE_SECONDS, Access, Holder
+from .hosts import host_name
 
 POLICY = (
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -51,29 +52,8 @@ DEAD_LINK = (
 TRUSTED = "correx.trusted"
 """The scope's key saying whether the request carries a credential (the page's status for a
 session is said only then)."""
-WILDCARDS = frozenset({"0.0.0.0", "::", ""})
 BODY_BYTES = 4_096
 BODY_SECONDS = 5.0
-
-
-def allowed_hosts(host: str) -> frozenset[str] | None:
-    """The host names a request may use for a server bound to ``host`` (``None``: any)."""
-    if host in WILDCARDS:
-        return None
-    names = {host.lower().strip("[]"), "localhost"}
-    if host in ("127.0.0.1", "localhost"):
-        names.add("127.0.0.1")
-    if host in ("::1", "localhost"):
-        names.add("::1")
-    return frozenset(names)
-
-
-def host_name(value: str) -> str:
-    """The name in a ``Host`` header, without its port (``[::1]:8765`` gives ``::1``)."""
-    value = value.strip().lower()
-    if value.startswith("["):
-        return value[1 : value.find("]")] if "]" in value else value
-    return value.rsplit(":", 1)[0] if value.count(":") == 1 else value
 
 
 def is_page(raw_path: bytes) -> bool:

@@ -15,12 +15,12 @@ from typing import Any, final
 
 from returns.result import Success
 
-from ...core.replay.stored_index import record_at
-from ...core.report.tool_views import subagent_of
-from ...core.tools.ids import InvocationId, SessionId
-from ..replay.repository import DefaultToolRepository
-from ..stores.port import EventStore, StoreReadError
-from ..transcripts.description import session_description
+from ....core.replay.stored_index import record_at
+from ....core.report.tool_views import subagent_of
+from ....core.tools.ids import InvocationId, SessionId
+from ...replay.repository import DefaultToolRepository
+from ...stores.port import EventStore, StoreReadError
+from ...transcripts.description import session_description
 
 
 @final

@@ -16,14 +16,14 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from ...core.lifecycle.record import ToolInvocationRecord
-from ...core.replay.stored_index import record_at
-from ...core.tools.ids import InvocationId, SessionId
-from ...core.tools.json_values import thaw_json
-from .columns import SessionColumns
-from .debugger import Debugger
-from .params import ApiError, paging, sequence, whole
-from .scrubber import STATUSES
+from ....core.lifecycle.record import ToolInvocationRecord
+from ....core.replay.stored_index import record_at
+from ....core.tools.ids import InvocationId, SessionId
+from ....core.tools.json_values import thaw_json
+from ..columns.columns import STATUSES, SessionColumns
+from ..debugger.debugger import Debugger
+from ..errors import ApiError
+from .params import paging, sequence, whole
 
 BUDGET_SECONDS = 0.25
 """How long one page may look before it answers with what it found."""

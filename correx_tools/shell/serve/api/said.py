@@ -17,10 +17,10 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from ...core.lifecycle.conversation import AssistantText, Prompt, Reasoning, conversation_of
-from ...core.tools.ids import SessionId
-from ..stores.port import session_events
-from .debugger import Debugger
+from ....core.lifecycle.conversation import AssistantText, Prompt, Reasoning, conversation_of
+from ....core.tools.ids import SessionId
+from ...stores.port import session_events
+from ..debugger.debugger import Debugger
 from .params import paging, sequence, whole
 from .search import BUDGET_SECONDS
 

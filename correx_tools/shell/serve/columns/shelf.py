@@ -18,13 +18,15 @@ from typing import final
 
 from returns.result import Success
 
-from ...core.lifecycle.events import StoredEvent
-from ...core.lifecycle.transitions import TransitionError
-from ...core.replay.stored_index import InvocationEntry
-from ...core.tools.ids import SessionId
-from ..replay.repository import DefaultToolRepository
+from ....core.lifecycle.events import StoredEvent
+from ....core.lifecycle.transitions import TransitionError
+from ....core.replay.stored_index import InvocationEntry
+from ....core.tools.ids import SessionId
+from ...replay.repository import DefaultToolRepository
 from .columns import Refusal, SessionColumns, columns_of
 from .memory import give_back
+from .stats_at import counts_at, endings, open_at, tool_stats_at
+from .timeline import bounds
 
 PIECE = 5_000
 """Entries read at a time."""
@@ -139,3 +141,13 @@ class ColumnShelf:
 def _refusal(stored: StoredEvent, error: TransitionError) -> Refusal:
     invocation = getattr(stored.event, "invocation_id", None)
     return Refusal(stored.sequence, invocation, error.kind.value, str(error))
+
+
+def prepare(columns: SessionColumns) -> None:
+    """Build every structure the page's questions use, before they are asked (the server
+    warms a small store's sessions so)."""
+    tool_stats_at(columns, columns.last)
+    counts_at(columns, columns.last)
+    open_at(columns, columns.last)
+    bounds(columns)
+    columns.derived("endings", endings)

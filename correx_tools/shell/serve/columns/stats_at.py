@@ -17,12 +17,12 @@ from datetime import timedelta
 from math import ceil
 from typing import NamedTuple
 
-from ...core.lifecycle.status import ToolInvocationStatus
-from ...core.replay.analytics import Percentiles, ToolStats
-from ...core.replay.stored_index import STATUS_OF_CODE
+from ....core.lifecycle.status import ToolInvocationStatus
+from ....core.replay.analytics import Percentiles, ToolStats
+from ....core.replay.order_stats import PrefixOrder
+from ....core.replay.stabbing import BlockMax
+from ....core.replay.stored_index import STATUS_OF_CODE
 from .columns import KIND_STARTED, SessionColumns
-from .order_stats import PrefixOrder
-from .stabbing import BlockMax
 
 _MICROSECOND = timedelta(microseconds=1)
 _NEVER = 1 << 62
@@ -182,3 +182,20 @@ def in_flight_at(
         )
     found.sort(key=lambda row: (row[0], row[1]))
     return [row[1:] for row in found]
+
+
+NONZERO = 7
+"""`endings`' key for the completions with an exit code other than 0."""
+
+
+def endings(columns: SessionColumns) -> dict[int, list[int]]:
+    """The sequences at which calls failed, were rejected, completed, or completed with an exit
+    code other than 0 (`NONZERO`), each in order: what the page's seek walks."""
+    found: dict[int, list[int]] = {FAILED: [], REJECTED: [], COMPLETED: [], NONZERO: []}
+    positions, nonzero = columns.event_position, columns.nonzero
+    for q, kind in enumerate(columns.event_kind):
+        if kind in found:
+            found[kind].append(q)
+            if kind == COMPLETED and nonzero[positions[q]]:
+                found[NONZERO].append(q)
+    return found

@@ -19,14 +19,15 @@ from typing import Any
 
 from returns.result import Success
 
-from ...core.tools.ids import SessionId
-from ..replay.branching import runs_tree
-from ..replay.comparing import Run, Side, compare_document, compared, read_calls
-from ..replay.view import StreamFailed
-from ..stores.addresses import redact_dsn
-from ..transcripts.description import session_description
-from .debugger import Debugger
-from .params import MAX_LIMIT, ApiError, whole
+from ....core.tools.ids import SessionId
+from ...replay.branching import runs_tree
+from ...replay.comparing import Run, Side, compare_document, compared, read_calls
+from ...replay.view import StreamFailed
+from ...stores.addresses import redact_dsn
+from ...transcripts.description import session_description
+from ..debugger.debugger import Debugger
+from ..errors import ApiError
+from .params import MAX_LIMIT, whole
 
 DEFAULT_ROWS = 200
 
