@@ -123,8 +123,8 @@ def run(args: argparse.Namespace) -> int:
     redaction = _checked(args)
     prices = prices_of(args)  # a bad file is said before anything is opened
     policy = _policy_of(args)
-    from ...serve.guard.access import Access  # noqa: PLC0415 - the optional extra
     from ...serve.debugger.debugger import Debugger  # noqa: PLC0415
+    from ...serve.guard.access import Access  # noqa: PLC0415 - the optional extra
     from ...serve.server import ListenError, listen, serve  # noqa: PLC0415
 
     opened = served(args.source)
