@@ -123,7 +123,7 @@ if _typing.TYPE_CHECKING:
     from .shell.stores.port import StoreReadError as StoreReadError
     from .shell.stores.postgres import PostgresEventStore as PostgresEventStore
     from .shell.stores.sqlite import SQLiteEventStore as SQLiteEventStore
-    from .shell.transcripts.calls import TranscriptError as TranscriptError
+    from .shell.transcripts.errors import TranscriptError as TranscriptError
     from .shell.transcripts.importing import TranscriptImport as TranscriptImport
     from .shell.transcripts.importing import import_transcript as import_transcript
     from .shell.workspace import Workspace as Workspace
@@ -212,7 +212,7 @@ _LOCATIONS = {
     "ToolState": "core.lifecycle.state",
     "ToolStats": "core.replay.analytics",
     "ToolSuccess": "core.tools.executor",
-    "TranscriptError": "shell.transcripts.calls",
+    "TranscriptError": "shell.transcripts.errors",
     "TranscriptImport": "shell.transcripts.importing",
     "TransitionError": "core.lifecycle.transitions",
     "TransitionErrorKind": "core.lifecycle.transitions",

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from returns.result import Success
 
 from correx_tools import EventReplayer, InMemoryEventStore, ToolProjector
-from correx_tools.shell.transcripts.calls import TranscriptError
+from correx_tools.shell.transcripts.errors import TranscriptError
 from correx_tools.shell.transcripts.importing import import_transcripts
 
 from .transcript_samples import DATA, samples

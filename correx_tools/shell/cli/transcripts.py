@@ -18,7 +18,7 @@ from typing import Any
 from returns.result import Success
 
 from ..stores.addresses import POSTGRES_SCHEMES
-from ..transcripts.calls import TranscriptError
+from ..transcripts.errors import TranscriptError
 from ..transcripts.folders import (
     FileImport,
     FolderImport,

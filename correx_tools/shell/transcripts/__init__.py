@@ -2,7 +2,7 @@
 Cline and Roo Code, Goose, OpenCode, Aider, MCP traffic, OpenHands, SWE-agent, and OpenAI or
 Anthropic message lists.
 
-Each format module reads one format into `calls.Transcript` (the calls,
+Each format module reads one format into `model.Transcript` (the calls,
 their times and how each ended; `outcomes` holds the one rule for how a call
 ended, `pairing` the pairing of results with calls by id); `reading`
 recognises a file's format from its content; `staging` turns a transcript

@@ -45,7 +45,8 @@ from typing import TYPE_CHECKING
 import re2
 
 from .aider_talk import AiderTalk
-from .calls import ORIGIN, About, Call, Transcript, Unreadable
+from .errors import Unreadable
+from .model import ORIGIN, About, Call, Transcript
 from .outcomes import completed, failed, not_applied, rejected
 
 if TYPE_CHECKING:

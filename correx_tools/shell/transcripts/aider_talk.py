@@ -7,7 +7,7 @@ from datetime import datetime
 import re2
 
 from ...core.lifecycle.conversation import TokenUsage
-from .calls import Unreadable
+from .errors import Unreadable
 from .talk import MOST_COUNTED, Talk, too_many
 
 _MODEL = re2.compile(r"\A(?:Main )?[Mm]odel: (\S{1,200})")

@@ -39,7 +39,7 @@ from ...core.lifecycle.events import StoredEvent
 from ...core.tools.ids import SessionId
 from ..stores.port import session_events
 from ..stores.sqlite import SQLiteEventStore
-from .calls import Unreadable, Unrecognised
+from .errors import Unreadable, Unrecognised
 from .folders import FileImport, file_size, never_read, transcript_files
 from .goose_db import is_database
 from .manifest import RULES, WITHOUT_CONVERSATION, FileRow, Manifest, foreign_store, stamp_of

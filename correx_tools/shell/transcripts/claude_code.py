@@ -39,8 +39,9 @@ from ...core.lifecycle.conversation import (
     Usage,
 )
 from ...core.report.tool_views import SUBAGENT_SESSION
-from .calls import About, Call, Said, Transcript, Unreadable, must_be, utc_time
+from .errors import Unreadable
 from .messages import result_end
+from .model import About, Call, Said, Transcript, must_be, utc_time
 from .talk import MOST_COUNTED, too_many
 
 FORMAT = "claude-code"

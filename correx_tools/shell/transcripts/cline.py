@@ -38,9 +38,10 @@ from typing import Any
 
 import re2
 
-from .calls import About, Call, End, Position, Transcript, Unreadable, must_be, step_time
 from .cline_talk import RESULT as _RESULT
 from .cline_talk import said_in
+from .errors import Unreadable
+from .model import About, Call, End, Position, Transcript, must_be, step_time
 from .outcomes import completed, epoch_time, failed, rejected
 from .pairing import Pairing
 from .talk import Talk

@@ -29,8 +29,9 @@ from __future__ import annotations
 import dataclasses
 
 from ...core.lifecycle.conversation import AssistantText, Reasoning, TokenUsage, Usage
-from .calls import Said, Transcript, Unreadable
+from .errors import Unreadable
 from .lines import strict_value
+from .model import Said, Transcript
 from .talk import count, model_of
 
 UI_MESSAGES = "ui_messages.json"

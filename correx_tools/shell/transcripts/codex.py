@@ -39,9 +39,10 @@ from typing import Any
 
 import re2
 
-from .calls import About, Call, End, Position, Transcript, Unreadable, must_be, text_of, utc_time
 from .codex_talk import Talk
+from .errors import Unreadable
 from .lines import first_record, is_json, strict_value
+from .model import About, Call, End, Position, Transcript, must_be, text_of, utc_time
 from .outcomes import completed, exit_code_in, failed, rejected
 from .pairing import Pairing
 

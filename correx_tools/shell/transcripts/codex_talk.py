@@ -13,7 +13,7 @@ from ...core.lifecycle.conversation import (
     TokenUsage,
     Usage,
 )
-from .calls import Position, Said, utc_time
+from .model import Position, Said, utc_time
 from .talk import count
 
 _COUNTS = ("input_tokens", "cached_input_tokens", "output_tokens")

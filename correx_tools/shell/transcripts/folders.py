@@ -19,7 +19,7 @@ from typing import final
 from returns.result import Success
 
 from ..stores.port import EventStore
-from .calls import TranscriptError, Unreadable, Unrecognised
+from .errors import TranscriptError, Unreadable, Unrecognised
 from .importing import TranscriptImport, write
 from .policy import Policy
 from .reading import default_name, load

@@ -39,9 +39,9 @@ from typing import Any
 
 import re2
 
-from .calls import About, Call, End, Position, Said, Transcript, must_be, utc_time
 from .gemini_talk import said_in
 from .lines import first_record_has
+from .model import About, Call, End, Position, Said, Transcript, must_be, utc_time
 from .outcomes import completed, failed, rejected
 
 FORMAT = "gemini-cli"

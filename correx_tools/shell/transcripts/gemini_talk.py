@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...core.lifecycle.conversation import TokenUsage
-from .calls import Said, utc_time
+from .model import Said, utc_time
 from .talk import Talk, count, model_of, texts
 
 

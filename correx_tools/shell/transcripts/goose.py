@@ -34,9 +34,9 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
-from .calls import About, Call, End, Position, Transcript, must_be, text_of, utc_time
 from .goose_talk import said_in, session_usage
 from .lines import first_record_has
+from .model import About, Call, End, Position, Transcript, must_be, text_of, utc_time
 from .outcomes import completed, epoch_time, failed, rejected
 from .pairing import Pairing
 from .talk import Talk

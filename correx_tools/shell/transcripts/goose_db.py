@@ -21,9 +21,10 @@ from typing import Any
 
 import re2
 
-from .calls import About, Transcript, Unreadable, Unrecognised, utc_time
+from .errors import Unreadable, Unrecognised
 from .goose import read_messages
 from .lines import strict_value
+from .model import About, Transcript, utc_time
 
 HEADER = b"SQLite format 3\x00"
 """The first bytes of every SQLite file."""

@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from ...core.lifecycle.conversation import TokenUsage
-from .calls import Position
+from .model import Position
 from .talk import Talk, count
 
 _TOTALS = (

@@ -24,8 +24,9 @@ from ...core.lifecycle.status import ToolInvocationStatus
 from ...core.replay.recorded import receipt_exited_nonzero
 from ...core.tools.ids import SessionId
 from ..stores.port import EventStore, StoreReadError, store_name
-from .calls import Transcript, TranscriptError, Unreadable
+from .errors import TranscriptError, Unreadable
 from .goose_db import is_database
+from .model import Transcript
 from .policy import Policy, default_policy
 from .reading import default_name, load, parse
 from .staging import stage

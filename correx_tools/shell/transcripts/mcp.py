@@ -25,17 +25,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from .calls import (
-    About,
-    Call,
-    Transcript,
-    Unreadable,
-    must_be,
-    step_time,
-    text_of,
-    unique_id,
-    utc_time,
-)
+from .errors import Unreadable
+from .model import About, Call, Transcript, must_be, step_time, text_of, unique_id, utc_time
 from .outcomes import completed, failed, rejected
 
 FORMAT = "mcp"

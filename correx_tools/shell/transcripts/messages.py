@@ -30,18 +30,9 @@ from typing import Any
 import re2
 
 from ..stores.codec.strict_json import EnvelopeError, loads_strict
-from .calls import (
-    Call,
-    End,
-    Position,
-    Transcript,
-    Unreadable,
-    must_be,
-    plain_text,
-    step_time,
-    text_of,
-)
+from .errors import Unreadable
 from .messages_talk import anthropic_said, openai_said
+from .model import Call, End, Position, Transcript, must_be, plain_text, step_time, text_of
 from .outcomes import completed, failed, rejected
 from .pairing import Pairing
 from .talk import Talk

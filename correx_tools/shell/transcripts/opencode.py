@@ -28,7 +28,7 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
-from .calls import ORIGIN, About, Call, End, Ending, Position, Transcript, must_be
+from .model import ORIGIN, About, Call, End, Ending, Position, Transcript, must_be
 from .opencode_talk import said_in
 from .outcomes import completed, epoch_time, failed, rejected
 from .talk import Talk

@@ -38,7 +38,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..stores.codec.strict_json import EnvelopeError, loads_strict
-from .calls import About, Call, Transcript, Unreadable, must_be, text_of, utc_time
+from .errors import Unreadable
+from .model import About, Call, Transcript, must_be, text_of, utc_time
 from .openhands_talk import said_in
 from .outcomes import completed, not_applied, rejected
 from .talk import Talk

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from .calls import Call, Unreadable, unique_id
+from .errors import Unreadable
+from .model import Call, unique_id
 
 
 class Pairing:

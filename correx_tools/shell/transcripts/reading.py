@@ -33,8 +33,9 @@ from . import (
     openhands,
     swe_agent,
 )
-from .calls import Transcript, Unreadable, Unrecognised
+from .errors import Unreadable, Unrecognised
 from .lines import LENIENT_HINT, Lines, json_document, json_lines
+from .model import Transcript
 
 
 @final

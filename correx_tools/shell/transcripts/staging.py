@@ -56,9 +56,10 @@ from ...core.replay.projection import ToolProjector
 from ...core.tools.capability import ToolCapability
 from ...core.tools.ids import InvocationId, SessionId
 from ...core.tools.request import ToolRequest
-from .calls import ORIGIN, Call, Ending, Position, Transcript, Unreadable
 from .cutting import CUT, fitted
 from .description import description_event
+from .errors import Unreadable
+from .model import ORIGIN, Call, Ending, Position, Transcript
 from .policy import Policy
 
 EXIT_CODE_KNOWN = "exit_code_known"

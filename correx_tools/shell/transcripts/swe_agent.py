@@ -38,7 +38,8 @@ from datetime import timedelta
 from typing import Any
 
 from ..stores.codec.strict_json import EnvelopeError, loads_strict
-from .calls import ORIGIN, Call, Transcript, Unreadable, must_be, text_of, unique_id
+from .errors import Unreadable
+from .model import ORIGIN, Call, Transcript, must_be, text_of, unique_id
 from .outcomes import completed, first_line, not_applied
 from .swe_agent_talk import said_in
 

@@ -20,7 +20,8 @@ from ...core.lifecycle.conversation import (
     TokenUsage,
     Usage,
 )
-from .calls import Position, Said, Unreadable
+from .errors import Unreadable
+from .model import Position, Said
 
 MOST_COUNTED = 10**15
 """The most tokens a transcript's count may say: a quadrillion, which no message comes near.

@@ -1,5 +1,5 @@
 """What every transcript format is read into: the tool calls, when each was asked for,
-started and ended, and how it ended; and the error that names where a transcript is wrong."""
+started and ended, and how it ended (`errors` holds what a reader raises)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, final
 
 from ...core.lifecycle.conversation import ConversationEvent
-from ...core.tools.errors import CorrexError, error_value
+from .errors import Unreadable
 
 Position = tuple[int, ...]
 """Where a step happened in the transcript (record, block, ...): events are written in this
@@ -125,48 +125,6 @@ class Transcript:
     Goose file: its first message's): the session's description is stamped with it."""
     said: tuple[Said, ...] = field(default=(), kw_only=True)
     """The conversation around the calls, for the formats whose reader reads it."""
-
-
-@final
-@error_value
-class TranscriptError(CorrexError):
-    """A transcript that could not be imported: the file, where in it, and what is wrong.
-
-    ``where`` is ``line N`` for a JSON Lines file, a JSON path (``$.history[3].args``)
-    for a JSON document, or empty for the file as a whole. Nothing was written.
-    """
-
-    source: str
-    where: str
-    message: str
-
-    def __str__(self) -> str:
-        return (
-            f"{self.source}: {self.where}: {self.message}"
-            if self.where
-            else (f"{self.source}: {self.message}")
-        )
-
-
-class Unreadable(Exception):
-    """Raised inside a format reader; the reader's caller makes it a `TranscriptError`."""
-
-    def __init__(self, where: str, message: str) -> None:
-        super().__init__(message)
-        self.where = where
-        self.message = message
-
-
-class Unrecognised(Unreadable):
-    """Raised when no reader recognises a file: it is not a transcript this package reads
-    (a folder's import skips such a file, where it refuses a transcript that is damaged).
-
-    ``short`` is the message without ``tried``, the formats it was tried as.
-    """
-
-    def __init__(self, message: str, tried: str = "") -> None:
-        super().__init__("", f"{message}; tried {tried}" if tried else message)
-        self.short = message
 
 
 def unique_id(call_id: str, taken: dict[str, int]) -> str:
