@@ -21,8 +21,8 @@ from hypothesis import strategies as st
 from returns.result import Failure
 
 from correx_tools import InMemoryEventStore, PostgresEventStore, SessionId
+from correx_tools.shell.transcripts.common.lines import is_json
 from correx_tools.shell.transcripts.importing import import_transcript
-from correx_tools.shell.transcripts.lines import is_json
 
 from .transcript_samples import DATA
 

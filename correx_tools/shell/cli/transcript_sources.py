@@ -37,8 +37,8 @@ from ..stores.addresses import POSTGRES_SCHEMES
 from ..stores.port import EventStore, StoreLayoutError
 from ..stores.sqlite import SQLiteEventStore
 from ..transcripts.cache import CacheError, Look, TranscriptCache, Watcher
+from ..transcripts.common.lines import LENIENT_HINT
 from ..transcripts.goose_db import HEADER
-from ..transcripts.lines import LENIENT_HINT
 from ..transcripts.reading import FORMATS
 from .empty_folder import why_no_session
 from .errors import CliError

@@ -45,9 +45,9 @@ from typing import TYPE_CHECKING
 import re2
 
 from .aider_talk import AiderTalk
+from .common.outcomes import completed, failed, not_applied, rejected
 from .errors import Unreadable
 from .model import ORIGIN, About, Call, Transcript
-from .outcomes import completed, failed, not_applied, rejected
 
 if TYPE_CHECKING:
     from re2 import _Match, _Regexp

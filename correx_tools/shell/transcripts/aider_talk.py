@@ -7,8 +7,8 @@ from datetime import datetime
 import re2
 
 from ...core.lifecycle.conversation import TokenUsage
+from .common.talk import MOST_COUNTED, Talk, too_many
 from .errors import Unreadable
-from .talk import MOST_COUNTED, Talk, too_many
 
 _MODEL = re2.compile(r"\A(?:Main )?[Mm]odel: (\S{1,200})")
 _MODEL_OPENINGS = ("Main model: ", "Main Model: ", "model: ", "Model: ")

@@ -39,10 +39,11 @@ from ...core.lifecycle.conversation import (
     Usage,
 )
 from ...core.report.tool_views import SUBAGENT_SESSION
+from .common.talk import MOST_COUNTED, too_many
+from .common.values import must_be, utc_time
 from .errors import Unreadable
 from .messages import result_end
-from .model import About, Call, Said, Transcript, must_be, utc_time
-from .talk import MOST_COUNTED, too_many
+from .model import About, Call, Said, Transcript
 
 FORMAT = "claude-code"
 RECORD_TYPES = frozenset(

@@ -40,11 +40,12 @@ import re2
 
 from .cline_talk import RESULT as _RESULT
 from .cline_talk import said_in
+from .common.outcomes import completed, epoch_time, failed, rejected
+from .common.pairing import Pairing
+from .common.talk import Talk
+from .common.values import must_be
 from .errors import Unreadable
-from .model import About, Call, End, Position, Transcript, must_be, step_time
-from .outcomes import completed, epoch_time, failed, rejected
-from .pairing import Pairing
-from .talk import Talk
+from .model import About, Call, End, Position, Transcript, step_time
 
 FORMAT = "cline"
 HISTORY = "api_conversation_history.json"

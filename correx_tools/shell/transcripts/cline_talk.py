@@ -7,7 +7,7 @@ from typing import Any
 
 import re2
 
-from .talk import Talk, model_of, texts
+from .common.talk import Talk, model_of, texts
 
 RESULT = re2.compile(r"\A\[(\w+)(?: for [^\n]*)?\] Result:")
 """How a user text that gives a tool's result begins."""

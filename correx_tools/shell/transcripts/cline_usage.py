@@ -29,10 +29,10 @@ from __future__ import annotations
 import dataclasses
 
 from ...core.lifecycle.conversation import AssistantText, Reasoning, TokenUsage, Usage
+from .common.lines import strict_value
+from .common.talk import count, model_of
 from .errors import Unreadable
-from .lines import strict_value
 from .model import Said, Transcript
-from .talk import count, model_of
 
 UI_MESSAGES = "ui_messages.json"
 """The file Cline keeps beside each task's history."""

@@ -40,11 +40,12 @@ from typing import Any
 import re2
 
 from .codex_talk import Talk
+from .common.lines import first_record, is_json, strict_value
+from .common.outcomes import completed, exit_code_in, failed, rejected
+from .common.pairing import Pairing
+from .common.values import must_be, text_of, utc_time
 from .errors import Unreadable
-from .lines import first_record, is_json, strict_value
-from .model import About, Call, End, Position, Transcript, must_be, text_of, utc_time
-from .outcomes import completed, exit_code_in, failed, rejected
-from .pairing import Pairing
+from .model import About, Call, End, Position, Transcript
 
 FORMAT = "codex"
 EXPECTED = "OpenAI Codex CLI rollout JSON Lines, its first record a session_meta"

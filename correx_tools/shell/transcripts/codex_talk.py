@@ -13,8 +13,9 @@ from ...core.lifecycle.conversation import (
     TokenUsage,
     Usage,
 )
-from .model import Position, Said, utc_time
-from .talk import count
+from .common.talk import count
+from .common.values import utc_time
+from .model import Position, Said
 
 _COUNTS = ("input_tokens", "cached_input_tokens", "output_tokens")
 _CODEX_OWN = ("<", "# AGENTS.md instructions")

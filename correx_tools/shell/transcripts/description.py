@@ -21,8 +21,9 @@ from ...core.lifecycle.events import OpaqueEvent, StoredEvent
 from ...core.tools.ids import SessionId
 from ..stores.codec.envelope import format_timestamp
 from ..stores.port import EventStore, session_events
+from .common.values import utc_time
 from .errors import Unreadable
-from .model import About, utc_time
+from .model import About
 
 DESCRIBED = "correx.session.described"
 """The type tag of the event that describes an imported session."""

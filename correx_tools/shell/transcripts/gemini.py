@@ -39,10 +39,11 @@ from typing import Any
 
 import re2
 
+from .common.lines import first_record_has
+from .common.outcomes import completed, failed, rejected
+from .common.values import must_be, utc_time
 from .gemini_talk import said_in
-from .lines import first_record_has
-from .model import About, Call, End, Position, Said, Transcript, must_be, utc_time
-from .outcomes import completed, failed, rejected
+from .model import About, Call, End, Position, Said, Transcript
 
 FORMAT = "gemini-cli"
 EXPECTED = (

@@ -6,8 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 from ...core.lifecycle.conversation import TokenUsage
-from .model import Said, utc_time
-from .talk import Talk, count, model_of, texts
+from .common.talk import Talk, count, model_of, texts
+from .common.values import utc_time
+from .model import Said
 
 
 def said_in(message: dict[str, Any], first: int, where: str) -> list[Said]:

@@ -21,10 +21,11 @@ from typing import Any
 
 import re2
 
+from .common.lines import strict_value
+from .common.values import utc_time
 from .errors import Unreadable, Unrecognised
 from .goose import read_messages
-from .lines import strict_value
-from .model import About, Transcript, utc_time
+from .model import About, Transcript
 
 HEADER = b"SQLite format 3\x00"
 """The first bytes of every SQLite file."""

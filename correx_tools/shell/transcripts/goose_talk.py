@@ -7,8 +7,8 @@ from datetime import datetime
 from typing import Any
 
 from ...core.lifecycle.conversation import TokenUsage
+from .common.talk import Talk, count
 from .model import Position
-from .talk import Talk, count
 
 _TOTALS = (
     ("accumulated_input_tokens", "accumulated_output_tokens"),

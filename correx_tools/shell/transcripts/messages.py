@@ -30,12 +30,13 @@ from typing import Any
 import re2
 
 from ..stores.codec.strict_json import EnvelopeError, loads_strict
+from .common.outcomes import completed, failed, rejected
+from .common.pairing import Pairing
+from .common.talk import Talk
+from .common.values import must_be, plain_text, text_of
 from .errors import Unreadable
 from .messages_talk import anthropic_said, openai_said
-from .model import Call, End, Position, Transcript, must_be, plain_text, step_time, text_of
-from .outcomes import completed, failed, rejected
-from .pairing import Pairing
-from .talk import Talk
+from .model import Call, End, Position, Transcript, step_time
 
 OPENAI = "openai-chat"
 ANTHROPIC = "anthropic-messages"

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...core.lifecycle.conversation import TokenUsage
-from .talk import Talk, count, model_of, texts
+from .common.talk import Talk, count, model_of, texts
 
 
 def openai_said(message: dict[str, Any], index: int, where: str, talk: Talk) -> None:

@@ -28,10 +28,11 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
-from .model import ORIGIN, About, Call, End, Ending, Position, Transcript, must_be
+from .common.outcomes import completed, epoch_time, failed, rejected
+from .common.talk import Talk
+from .common.values import must_be
+from .model import ORIGIN, About, Call, End, Ending, Position, Transcript
 from .opencode_talk import said_in
-from .outcomes import completed, epoch_time, failed, rejected
-from .talk import Talk
 
 FORMAT = "opencode"
 EXPECTED = "an opencode export: an object with info (an id 'ses_...') and messages of parts"

@@ -6,7 +6,7 @@ from datetime import datetime
 from typing import Any
 
 from ...core.lifecycle.conversation import TokenUsage
-from .talk import Talk, count, model_of
+from .common.talk import Talk, count, model_of
 
 
 def said_in(

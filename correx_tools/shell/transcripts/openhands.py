@@ -38,11 +38,12 @@ from __future__ import annotations
 from typing import Any
 
 from ..stores.codec.strict_json import EnvelopeError, loads_strict
+from .common.outcomes import completed, not_applied, rejected
+from .common.talk import Talk
+from .common.values import must_be, text_of, utc_time
 from .errors import Unreadable
-from .model import About, Call, Transcript, must_be, text_of, utc_time
+from .model import About, Call, Transcript
 from .openhands_talk import said_in
-from .outcomes import completed, not_applied, rejected
-from .talk import Talk
 
 FORMAT = "openhands"
 NOT_EXITED = -1

@@ -33,8 +33,8 @@ from . import (
     openhands,
     swe_agent,
 )
+from .common.lines import LENIENT_HINT, Lines, json_document, json_lines
 from .errors import Unreadable, Unrecognised
-from .lines import LENIENT_HINT, Lines, json_document, json_lines
 from .model import Transcript
 
 

@@ -38,9 +38,11 @@ from datetime import timedelta
 from typing import Any
 
 from ..stores.codec.strict_json import EnvelopeError, loads_strict
+from .common.outcomes import completed, first_line, not_applied
+from .common.pairing import unique_id
+from .common.values import must_be, text_of
 from .errors import Unreadable
-from .model import ORIGIN, Call, Transcript, must_be, text_of, unique_id
-from .outcomes import completed, first_line, not_applied
+from .model import ORIGIN, Call, Transcript
 from .swe_agent_talk import said_in
 
 FORMAT = "swe-agent"

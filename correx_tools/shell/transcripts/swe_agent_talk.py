@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...core.lifecycle.conversation import TokenUsage
-from .talk import Talk, count, texts
+from .common.talk import Talk, count, texts
 
 
 def said_in(document: dict[str, Any]) -> Talk:

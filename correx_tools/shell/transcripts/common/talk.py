@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from ...core.lifecycle.conversation import (
+from ....core.lifecycle.conversation import (
     AssistantText,
     ConversationEvent,
     Prompt,
@@ -20,8 +20,8 @@ from ...core.lifecycle.conversation import (
     TokenUsage,
     Usage,
 )
-from .errors import Unreadable
-from .model import Position, Said
+from ..errors import Unreadable
+from ..model import Position, Said
 
 MOST_COUNTED = 10**15
 """The most tokens a transcript's count may say: a quadrillion, which no message comes near.

@@ -19,8 +19,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from .errors import Unreadable
-from .model import End, Ending, Position
+from ..errors import Unreadable
+from ..model import End, Ending, Position
 
 if TYPE_CHECKING:
     from re2 import _Regexp

@@ -15,8 +15,8 @@ from typing import Any, final
 
 # The readers' one way to the stores' strict JSON (no NaN, no duplicate key): what every
 # stored event is read with, so an imported value always reads back as itself.
-from ..stores.codec.strict_json import EnvelopeError, loads_strict
-from .errors import Unreadable
+from ...stores.codec.strict_json import EnvelopeError, loads_strict
+from ..errors import Unreadable
 
 LENIENT_HINT = "; --lenient imports the other lines and lists the ones it leaves out"
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from .errors import Unreadable
-from .model import Call, unique_id
+from ..errors import Unreadable
+from ..model import Call
 
 
 class Pairing:
@@ -48,3 +48,11 @@ class Pairing:
     def calls(self) -> tuple[Call, ...]:
         """Every call, in the order they were asked for."""
         return tuple(self.by_id.values())
+
+
+def unique_id(call_id: str, taken: dict[str, int]) -> str:
+    """``call_id`` the first time it is used, then ``call_id#2``, ``call_id#3``, ...: some
+    transcripts reuse an id for a later call (a replayed run's repeated command)."""
+    count = taken.get(call_id, 0) + 1
+    taken[call_id] = count
+    return call_id if count == 1 else f"{call_id}#{count}"
