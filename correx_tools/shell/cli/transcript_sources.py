@@ -38,8 +38,7 @@ from ..stores.port import EventStore, StoreLayoutError
 from ..stores.sqlite import SQLiteEventStore
 from ..transcripts.cache import CacheError, Look, TranscriptCache, Watcher
 from ..transcripts.common.lines import LENIENT_HINT
-from ..transcripts.goose_db import HEADER
-from ..transcripts.reading import FORMATS
+from ..transcripts.reading import FORMATS, SQLITE_HEADER, database_format
 from .empty_folder import why_no_session
 from .errors import CliError
 from .render import in_line
@@ -161,11 +160,11 @@ def is_transcript_source(source: str) -> bool:
         # Empty: an empty log or SQLite file, for the store's opener to say. Blank lines
         # alone no store writes: the transcripts' reader says what the file holds.
         return bool(head) and len(head) < (1 << 12)
-    if head.startswith(HEADER):
-        # Goose's sessions.db is a transcript; any other SQLite file is for the store's opener
-        # to take, or to say in one line what it holds instead.
+    if head.startswith(SQLITE_HEADER):
+        # A format's database (Goose's sessions.db) is a transcript; any other SQLite file is
+        # for the store's opener to take, or to say in one line what it holds instead.
         tables = _tables(path)
-        return "events" not in tables and {"sessions", "messages"} <= tables
+        return "events" not in tables and database_format(tables) is not None
     return not _ENVELOPE.match(head)
 
 

@@ -27,9 +27,8 @@ from ..transcripts.folders import (
     shown,
     transcript_files,
 )
-from ..transcripts.goose_db import is_database
 from ..transcripts.importing import TranscriptImport, import_bytes, import_transcripts
-from ..transcripts.reading import FORMATS
+from ..transcripts.reading import FORMATS, is_database
 from .errors import CliError
 from .render import emit, table
 from .sources import read_file, redact, refuse_never_read

@@ -41,10 +41,9 @@ from ..stores.port import session_events
 from ..stores.sqlite import SQLiteEventStore
 from .errors import Unreadable, Unrecognised
 from .folders import FileImport, file_size, never_read, transcript_files
-from .goose_db import is_database
 from .manifest import RULES, WITHOUT_CONVERSATION, FileRow, Manifest, foreign_store, stamp_of
 from .policy import default_policy
-from .reading import default_name, load
+from .reading import default_name, is_database, load
 from .staging import stage
 
 BATCH_EVENTS = 5_000

@@ -33,7 +33,9 @@ with the history by `cline_usage`.
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 import re2
@@ -103,6 +105,14 @@ _TOOLS = frozenset(
 _LONG_TEXT = frozenset({"content", "diff"})
 """Parameters whose text may hold anything, markup included: they end at their last
 closing tag, and keep their inner lines (one newline each side is the element's own)."""
+
+
+def placed(transcript: Transcript, path: Path) -> Transcript:
+    """A task's history with its id: the folder it is kept in is named by the task's id."""
+    if path.name != HISTORY:
+        return transcript
+    about = dataclasses.replace(transcript.about, agent_session_id=path.parent.name)
+    return dataclasses.replace(transcript, about=about)
 
 
 def looks_like(document: Any) -> bool:

@@ -35,6 +35,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 import re2
@@ -60,6 +61,15 @@ _REJECTED_ERRORS = (
 _DENIED = "User denied execution"
 SUBAGENT = ""
 """A chat's parent session while only its folder knows it (``chats/<parent>/<id>.jsonl``)."""
+
+
+def placed(transcript: Transcript, path: Path) -> Transcript:
+    """A subagent's chat with its parent: the folder it is kept in is named by the session
+    that started it."""
+    if transcript.about.parent_session != SUBAGENT:
+        return transcript
+    about = replace(transcript.about, parent_session=path.parent.name or None)
+    return replace(transcript, about=about)
 
 
 def looks_like_lines(records: list[tuple[int, Any]]) -> bool:

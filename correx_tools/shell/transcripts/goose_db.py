@@ -27,19 +27,11 @@ from .errors import Unreadable, Unrecognised
 from .goose import read_messages
 from .model import About, Transcript
 
-HEADER = b"SQLite format 3\x00"
-"""The first bytes of every SQLite file."""
 _TOKENS = ("accumulated_input_tokens", "accumulated_output_tokens", "input_tokens",
            "output_tokens")  # fmt: skip
 """The ``sessions`` columns that count its tokens (`goose_talk.session_usage`)."""
 # Spaces before a trailing zone offset (``2025-01-02 10:00:00 +01:00``), which ISO 8601 has not.
 _ZONE = re2.compile(r"\s+([+-][0-9]{2}:?[0-9]{2})\z")
-
-
-def is_database(path: Path) -> bool:
-    """Whether the file at ``path`` is a SQLite database (by its first bytes)."""
-    with path.open("rb") as file:
-        return file.read(len(HEADER)) == HEADER
 
 
 def read_database(path: Path, session: str | None = None) -> list[Transcript]:

@@ -2,12 +2,13 @@
 given no SOURCE.
 
 Each agent writes its transcripts under a folder of its own (the table in the
-transcripts page of the documentation); `agent_folders` lists the ones that
-exist, each with the agent's name. Paths follow the agents' own defaults and
-the variables that move them (``CLAUDE_CONFIG_DIR``, ``CODEX_HOME``,
-``GEMINI_CLI_HOME``, ``XDG_DATA_HOME``, ``XDG_CONFIG_HOME``). OpenCode keeps
-no transcript a reader takes (its ``export`` does) and Aider writes one per
-repository, so neither has a folder here.
+transcripts page of the documentation); its format's record says where
+(`AgentFormat.homes`, from the home folder, ``XDG_DATA_HOME``,
+``XDG_CONFIG_HOME`` and the variables the agent itself reads), and where its
+editor extension keeps them (`AgentFormat.extension_homes`, in VS Code's and
+its forks' storage). `agent_folders` lists the ones that exist, each with the
+agent's name. A format written per repository, or only by an export, has no
+folder here.
 """
 
 from __future__ import annotations
@@ -19,9 +20,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import final
 
-_VS_CODE_EXTENSIONS = (
-    ("Cline", "saoudrizwan.claude-dev"),
-    ("Roo Code", "rooveterinaryinc.roo-cline"),
+from .agent_format import Places
+from .agents import REGISTRY
+
+_OWN = sorted((home for found in REGISTRY for home in found.homes), key=lambda home: home.rank)
+_IN_EDITORS = sorted(
+    (home for found in REGISTRY for home in found.extension_homes), key=lambda home: home.rank
 )
 
 
@@ -40,26 +44,24 @@ def candidate_folders(
     """Every folder an agent may keep its sessions in, whether it exists or not."""
     env = os.environ if environ is None else environ
     home = Path(env.get("HOME") or Path.home()) if home is None else home
-    data = Path(env.get("XDG_DATA_HOME") or home / ".local" / "share")
     config = Path(env.get("XDG_CONFIG_HOME") or home / ".config")
-    claude = Path(env.get("CLAUDE_CONFIG_DIR") or home / ".claude")
-    found = [
-        AgentFolder("Claude Code", claude / "projects"),
-        AgentFolder("Codex CLI", Path(env.get("CODEX_HOME") or home / ".codex") / "sessions"),
-        AgentFolder("Gemini CLI", Path(env.get("GEMINI_CLI_HOME") or home) / ".gemini" / "tmp"),
-        AgentFolder("Cline", home / ".cline" / "data" / "tasks"),
-        AgentFolder("Goose", data / "goose" / "sessions"),
-    ]
-    for editor in _editor_storage(home, config, env):
+    places = Places(
+        home=home,
+        environ=env,
+        data=Path(env.get("XDG_DATA_HOME") or home / ".local" / "share"),
+        config=config,
+        editors=tuple(_editor_storage(home, config, env)),
+    )
+    found = [AgentFolder(own.agent, own.folder(places)) for own in _OWN]
+    for editor in places.editors:
         found += [
-            AgentFolder(agent, editor / extension / "tasks")
-            for agent, extension in _VS_CODE_EXTENSIONS
+            AgentFolder(extension.agent, extension.folder(editor)) for extension in _IN_EDITORS
         ]
     return found
 
 
 def _editor_storage(home: Path, config: Path, env: Mapping[str, str]) -> list[Path]:
-    """VS Code's (and its forks') global storage folders, where Cline and Roo Code write."""
+    """VS Code's (and its forks') global storage folders, where extensions write."""
     if sys.platform == "darwin":
         base = home / "Library" / "Application Support"
     elif sys.platform == "win32":

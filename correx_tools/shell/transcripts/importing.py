@@ -25,10 +25,9 @@ from ...core.replay.recorded import receipt_exited_nonzero
 from ...core.tools.ids import SessionId
 from ..stores.port import EventStore, StoreReadError, store_name
 from .errors import TranscriptError, Unreadable
-from .goose_db import is_database
 from .model import Transcript
 from .policy import Policy, default_policy
-from .reading import default_name, load, parse
+from .reading import default_name, is_database, load, parse
 from .staging import stage
 
 

@@ -21,8 +21,7 @@ from types import TracebackType
 from typing import final
 
 from ..stores.sqlite.removing import remove_sessions
-from .cline import HISTORY
-from .cline_usage import UI_MESSAGES
+from .agents import REGISTRY
 
 TABLE = "correx_transcript_files"
 """The table's name: it marks a SQLite file as a cache of transcripts."""
@@ -66,12 +65,14 @@ def stamp_of(path: Path, rules: str = RULES) -> str:
 
 
 def companion_of(path: Path) -> Path | None:
-    """The file read with ``path``, if it has one: a database's write-ahead log (Goose
-    writes there first), a Cline task's ``ui_messages.json`` (its tokens are there)."""
-    if path.suffix == ".db":
-        return path.with_name(path.name + "-wal")
-    if path.name == HISTORY:
-        return path.with_name(UI_MESSAGES)
+    """The file read with ``path``, if it has one: a database's write-ahead log (written
+    there first), a transcript's companion (`AgentFormat.companion`)."""
+    for found in REGISTRY:
+        if found.database is not None and path.suffix == found.database.suffix:
+            return path.with_name(path.name + found.database.log)
+    for found in REGISTRY:
+        if found.companion is not None and path.name == found.companion.transcript:
+            return path.with_name(found.companion.name)
     return None
 
 

@@ -1,106 +1,70 @@
 """Reading a transcript and recognising its format from its content, never its name.
 
-A file of one JSON value a line is a Codex rollout, a Gemini CLI chat, MCP
-traffic, an older Goose session or a Claude Code session, told apart by their
-first records; a file that is one JSON document is an OpenCode export, a Goose
-export, an older Gemini CLI chat, a Cline task, a SWE-agent trajectory, an
-OpenHands history, or an OpenAI or Anthropic message list, told apart by their
-shapes (in that order: the more particular first); Markdown is an Aider
-history; a SQLite file is Goose's database. Everything is parsed strictly (no
-``NaN``, no duplicate keys); a damaged line or document is named by its line.
+A file's shape is told first: one JSON document, lines of one JSON value each,
+Markdown, or (by its first bytes) a SQLite database. The formats written in
+that shape (`agents.REGISTRY`, each its `AgentFormat`) are then tried on it in
+their `Shape.rank` order, the more particular first; a document is also tried
+as a file of one JSON line. What a format needs beside its file (a companion
+read with it, a name its folder gives) is its record's too. Everything is
+parsed strictly (no ``NaN``, no duplicate keys); a damaged line or document is
+named by its line.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, final
+from typing import Any
 
-from . import (
-    aider,
-    claude_code,
-    cline,
-    cline_usage,
-    codex,
-    gemini,
-    goose,
-    goose_db,
-    mcp,
-    messages,
-    opencode,
-    openhands,
-    swe_agent,
-)
+from .agent_format import AgentFormat, Shape
+from .agents import REGISTRY
 from .common.lines import LENIENT_HINT, Lines, json_document, json_lines
 from .errors import Unreadable, Unrecognised
 from .model import Transcript
 
-
-@final
-@dataclass(frozen=True, slots=True)
-class Reader:
-    """One format's test of a file's content and its reader."""
-
-    format: str
-    looks_like: Callable[[Any], bool]
-    read: Callable[[Any, str], Transcript]
-
-
-LINE_READERS = (
-    Reader(codex.FORMAT, codex.looks_like, codex.read),
-    Reader(gemini.FORMAT, gemini.looks_like_lines, gemini.read_lines),
-    Reader(mcp.FORMAT, mcp.looks_like, mcp.read),
-    Reader(goose.FORMAT, goose.looks_like_legacy, goose.read_legacy),
-    Reader(claude_code.FORMAT, claude_code.looks_like, claude_code.read),
-)
-"""The JSON Lines formats, each tested on the file's records in this order."""
-
-
-def _messages(kind: str) -> Reader:
-    def looks_like(document: Any) -> bool:
-        found = messages.messages_of(document)
-        return found is not None and messages.kind_of(found[0]) == kind
-
-    return Reader(kind, looks_like, lambda document, name: messages.read(document, name, kind))
-
-
-DOCUMENT_READERS = (
-    Reader(opencode.FORMAT, opencode.looks_like, opencode.read),
-    Reader(goose.FORMAT, goose.looks_like_export, goose.read_export),
-    Reader(gemini.FORMAT, gemini.looks_like_document, gemini.read_document),
-    Reader(cline.FORMAT, cline.looks_like, cline.read),
-    Reader(swe_agent.FORMAT, swe_agent.looks_like, swe_agent.read),
-    Reader(openhands.FORMAT, lambda d: openhands.events_of(d) is not None, openhands.read),
-    _messages(messages.OPENAI),
-    _messages(messages.ANTHROPIC),
-)
-"""The JSON document formats, each tested on the document in this order."""
-
-EXPECTED = {
-    claude_code.FORMAT: "a Claude Code session: JSON Lines of user/assistant records "
-    "with a sessionId",
-    codex.FORMAT: codex.EXPECTED,
-    gemini.FORMAT: gemini.EXPECTED,
-    mcp.FORMAT: mcp.EXPECTED,
-    goose.FORMAT: goose.EXPECTED,
-    opencode.FORMAT: opencode.EXPECTED,
-    cline.FORMAT: cline.EXPECTED,
-    aider.FORMAT: aider.EXPECTED,
-    swe_agent.FORMAT: "a SWE-agent trajectory: an object with a trajectory list",
-    openhands.FORMAT: "an OpenHands history: a list of events, or an object with history",
-    messages.OPENAI: "an OpenAI chat message list holding tool_calls",
-    messages.ANTHROPIC: "an Anthropic Messages list holding tool_use blocks",
-}
+BY_NAME = {found.name: found for found in REGISTRY}
+"""Each format's record, by its name."""
+FORMATS = tuple(BY_NAME)
+"""Every format this package reads (``auto`` recognises each)."""
+EXPECTED = {found.name: found.expected for found in REGISTRY}
 """What each format looks like, for the message that says a file is not one."""
 
-FORMATS = tuple(EXPECTED)
-"""Every format this package reads (``auto`` recognises each)."""
+
+def _tried(shape: str) -> tuple[tuple[str, Shape], ...]:
+    """The formats written in ``shape``, each with its shape, in the order they are tried."""
+    found = [(f.name, getattr(f, shape)) for f in REGISTRY if getattr(f, shape) is not None]
+    return tuple(sorted(found, key=lambda pair: pair[1].rank))
 
 
+LINE_READERS = _tried("lines")
+"""The JSON Lines formats, each tested on the file's records in this order."""
+DOCUMENT_READERS = _tried("document")
+"""The JSON document formats, each tested on the document in this order."""
+MARKDOWN_READERS = _tried("markdown")
+"""The Markdown formats, each tested on the text in this order."""
+DATABASES = tuple(found for found in REGISTRY if found.database is not None)
+"""The formats kept in a SQLite database."""
+SESSION_FILES = frozenset(f.session_file for f in REGISTRY if f.session_file is not None)
+"""The file names every session of a format is written under (a folder names each)."""
+_NOT_MARKDOWN = "Markdown, not " + " or ".join(BY_NAME[name].called for name, _ in MARKDOWN_READERS)
+
+SQLITE_HEADER = b"SQLite format 3\x00"
+"""The first bytes of every SQLite file."""
 _NEWLINE = b"\n"
 _BOM = b"\xef\xbb\xbf"
+
+
+def is_database(path: Path) -> bool:
+    """Whether the file at ``path`` is a SQLite database (by its first bytes)."""
+    with path.open("rb") as file:
+        return file.read(len(SQLITE_HEADER)) == SQLITE_HEADER
+
+
+def database_format(tables: set[str]) -> AgentFormat | None:
+    """The format of a SQLite file that holds ``tables``, if it is one this package reads."""
+    return next(
+        (found for found in DATABASES if found.database and found.database.tables <= tables), None
+    )
 
 
 def load(
@@ -112,41 +76,58 @@ def load(
     session: str | None = None,
     data: bytes | None = None,
 ) -> list[Transcript]:
-    """The transcripts in the file at ``path``: one, or a Goose database's every session
-    (only ``session``'s when it is given). ``data`` is the file's bytes, when they were
-    read already."""
-    if data is None and goose_db.is_database(path):
-        if format not in ("auto", goose.FORMAT):
-            raise _mismatch(format, "a SQLite database")
-        return goose_db.read_database(path, session)
-    if path.name == cline_usage.UI_MESSAGES and path.with_name(cline.HISTORY).is_file():
-        raise Unrecognised(f"read with the {cline.HISTORY} beside it, for the task's tokens")
+    """The transcripts in the file at ``path``: one, or a database's every session (only
+    ``session``'s when it is given). ``data`` is the file's bytes, when they were read
+    already."""
+    if data is None and is_database(path):
+        return _database(path, format, session)
+    for found in REGISTRY:
+        beside = found.companion
+        if (
+            beside is not None
+            and path.name == beside.name
+            and path.with_name(beside.transcript).is_file()
+        ):
+            raise Unrecognised(f"read with the {beside.transcript} beside it, {beside.why}")
     transcript = parse(path.read_bytes() if data is None else data, format, name, lenient=lenient)
-    if transcript.format == cline.FORMAT and path.name == cline.HISTORY:
-        # A task's folder is named by the task's id.
-        about = dataclasses.replace(transcript.about, agent_session_id=path.parent.name)
-        transcript = dataclasses.replace(transcript, about=about)
-        tokens = path.with_name(cline_usage.UI_MESSAGES)
-        if tokens.is_file():  # the task's tokens are kept there
-            transcript = cline_usage.with_usage(transcript, tokens.read_bytes())
-    if transcript.format == gemini.FORMAT and transcript.about.parent_session == gemini.SUBAGENT:
-        # A subagent's chat is kept in a folder named by the session that started it.
-        about = dataclasses.replace(transcript.about, parent_session=path.parent.name or None)
-        transcript = dataclasses.replace(transcript, about=about)
+    read_as = BY_NAME[transcript.format]
+    if read_as.placed is not None:
+        transcript = read_as.placed(transcript, path)
+    beside = read_as.companion
+    if beside is not None and path.name == beside.transcript:
+        companion = path.with_name(beside.name)
+        if companion.is_file():
+            transcript = beside.add(transcript, companion.read_bytes())
     return [transcript]
+
+
+def _database(path: Path, format: str, session: str | None) -> list[Transcript]:
+    """Every session of a database (or ``session``), read by the first format that takes it."""
+    chosen = [found for found in DATABASES if format in ("auto", found.name)]
+    if not chosen:
+        raise _mismatch(format, "a SQLite database")
+    refused: Unrecognised | None = None
+    for found in chosen:
+        assert found.database is not None
+        try:
+            return found.database.read(path, session)
+        except Unrecognised as error:
+            refused = error
+    assert refused is not None
+    raise refused
 
 
 def default_name(path: Path) -> str:
     """A session's name of last resort: the file's, or its folder's where the file's name
-    is the same for every session (a Cline task's, an Aider history's)."""
-    if path.name in (cline.HISTORY, ".aider.chat.history.md"):
+    is the same for every session (`AgentFormat.session_file`)."""
+    if path.name in SESSION_FILES:
         return path.resolve().parent.name or path.stem
     return path.stem
 
 
 def parse(data: bytes, format: str, name: str, *, lenient: bool = False) -> Transcript:
     """The transcript in ``data``, in ``format`` (or the one recognised, for ``"auto"``)."""
-    if data.startswith(goose_db.HEADER):
+    if data.startswith(SQLITE_HEADER):
         raise Unreadable("", "a SQLite database: give its path, not its bytes")
     data = data.removeprefix(_BOM)  # some Windows editors and tools begin UTF-8 text so
     text, cut, undecodable = _decoded(data, lenient)
@@ -214,10 +195,11 @@ def _parsed(text: str, format: str, name: str, lenient: bool) -> Transcript:
         raise _mismatch(format, blank)
     document, problem = json_document(text)
     markdown = document is None and not text.lstrip().startswith(("{", "["))
-    if format == aider.FORMAT or (format == "auto" and markdown and aider.looks_like(text)):
-        if not markdown:
-            raise _mismatch(format, _shape(document, None, problem))
-        return _markdown(text, name, recognised=format == aider.FORMAT)
+    for written, markdown_shape in MARKDOWN_READERS:
+        if format == written or (format == "auto" and markdown and markdown_shape.looks_like(text)):
+            if not markdown:
+                raise _mismatch(format, _shape(document, None, problem))
+            return _markdown(markdown_shape, text, name, recognised=format == written)
     if document is not None:
         readers = [(reader, document, document) for reader in DOCUMENT_READERS]
         one = [(1, document)]  # a JSON Lines file of one line
@@ -227,11 +209,7 @@ def _parsed(text: str, format: str, name: str, lenient: bool) -> Transcript:
     while True:
         lines = _lines(text, lenient)
         if lines is None:  # not even its first line is JSON
-            shape = (
-                "Markdown, not an Aider history"
-                if markdown_like(text)
-                else _shape(None, None, problem)
-            )
+            shape = _NOT_MARKDOWN if markdown_like(text) else _shape(None, None, problem)
             if format == "auto":
                 raise Unrecognised(
                     f"not a transcript of a known format ({shape})", ", ".join(FORMATS)
@@ -273,12 +251,12 @@ def _without_line(text: str, number: int) -> str:
 
 
 def _read(
-    candidates: list[tuple[Reader, Any, Any]], format: str, name: str, shape: str
+    candidates: list[tuple[tuple[str, Shape], Any, Any]], format: str, name: str, shape: str
 ) -> Transcript:
     """The transcript the first reader that recognises its ``probe`` reads (a document, or
     a file's first lines) from its ``value`` (the document, or all the lines)."""
-    for reader, probe, value in candidates:
-        if format in ("auto", reader.format) and reader.looks_like(probe):
+    for (written, reader), probe, value in candidates:
+        if format in ("auto", written) and reader.looks_like(probe):
             return reader.read(value, name)
     if format == "auto":
         raise Unrecognised(f"not a transcript of a known format ({shape})", ", ".join(FORMATS))
@@ -289,26 +267,26 @@ def _mismatch(format: str, found: str) -> Unrecognised:
     return Unrecognised(f"not a {format} transcript: expected {EXPECTED[format]}; found {found}")
 
 
-def _markdown(text: str, name: str, *, recognised: bool) -> Transcript:
-    """An Aider history's complete lines (a last line still being written is left out).
+def _markdown(shape: Shape, text: str, name: str, *, recognised: bool) -> Transcript:
+    """A Markdown transcript's complete lines (a last line still being written is left out).
 
     Unless the caller named the format (``recognised``), the complete lines alone must say
-    it is one: a file whose only Aider line is still being written is not one yet, exactly
+    it is one: a file whose only line of the format is still being written is not one yet, exactly
     as the same file without that line is not.
     """
     cut = text.rfind("\n") + 1
     tail = "" if cut == len(text) or not text[cut:].strip() else f"line {text.count(chr(10)) + 1}"
     whole = text[:cut] if tail else text
-    if not recognised and not aider.looks_like(whole):
+    if not recognised and not shape.looks_like(whole):
         found = (
             "one line, still being written"
             if not whole
             else "only blank lines"
             if not whole.strip()
-            else "Markdown that is no Aider chat history"
+            else _NOT_MARKDOWN
         )
         raise Unrecognised(f"not a transcript of a known format ({found})", ", ".join(FORMATS))
-    return dataclasses.replace(aider.read(whole, name), incomplete_tail=tail)
+    return dataclasses.replace(shape.read(whole, name), incomplete_tail=tail)
 
 
 def markdown_like(text: str) -> bool:

@@ -1,0 +1,161 @@
+"""Every transcript format this package reads, one `AgentFormat` record each.
+
+`REGISTRY` lists them in the order a message or ``--format`` names them; the
+machinery loops over it. Imports the formats' readers and `agent_format`; the
+machinery imports it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .. import (
+    aider,
+    claude_code,
+    cline,
+    cline_usage,
+    codex,
+    gemini,
+    goose,
+    goose_db,
+    mcp,
+    messages,
+    opencode,
+    openhands,
+    swe_agent,
+)
+from ..agent_format import AgentFormat, Companion, Database, ExtensionHome, Home, Shape
+
+CLAUDE_CODE = AgentFormat(
+    name=claude_code.FORMAT,
+    expected="a Claude Code session: JSON Lines of user/assistant records with a sessionId",
+    lines=Shape(5, claude_code.looks_like, claude_code.read),
+    homes=(
+        Home(
+            "Claude Code",
+            1,
+            lambda places: (
+                Path(places.environ.get("CLAUDE_CONFIG_DIR") or places.home / ".claude")
+                / "projects"
+            ),
+        ),
+    ),
+)
+CODEX = AgentFormat(
+    name=codex.FORMAT,
+    expected=codex.EXPECTED,
+    lines=Shape(1, codex.looks_like, codex.read),
+    homes=(
+        Home(
+            "Codex CLI",
+            2,
+            lambda places: (
+                Path(places.environ.get("CODEX_HOME") or places.home / ".codex") / "sessions"
+            ),
+        ),
+    ),
+)
+GEMINI_CLI = AgentFormat(
+    name=gemini.FORMAT,
+    expected=gemini.EXPECTED,
+    lines=Shape(2, gemini.looks_like_lines, gemini.read_lines),
+    document=Shape(3, gemini.looks_like_document, gemini.read_document),
+    placed=gemini.placed,
+    homes=(
+        Home(
+            "Gemini CLI",
+            3,
+            lambda places: (
+                Path(places.environ.get("GEMINI_CLI_HOME") or places.home) / ".gemini" / "tmp"
+            ),
+        ),
+    ),
+)
+MCP = AgentFormat(name=mcp.FORMAT, expected=mcp.EXPECTED, lines=Shape(3, mcp.looks_like, mcp.read))
+GOOSE = AgentFormat(
+    name=goose.FORMAT,
+    expected=goose.EXPECTED,
+    lines=Shape(4, goose.looks_like_legacy, goose.read_legacy),
+    document=Shape(2, goose.looks_like_export, goose.read_export),
+    database=Database(frozenset({"sessions", "messages"}), goose_db.read_database),
+    homes=(Home("Goose", 5, lambda places: places.data / "goose" / "sessions"),),
+)
+OPENCODE = AgentFormat(
+    name=opencode.FORMAT,
+    expected=opencode.EXPECTED,
+    document=Shape(1, opencode.looks_like, opencode.read),
+)
+CLINE = AgentFormat(
+    name=cline.FORMAT,
+    expected=cline.EXPECTED,
+    document=Shape(4, cline.looks_like, cline.read),
+    companion=Companion(
+        cline.HISTORY, cline_usage.UI_MESSAGES, "for the task's tokens", cline_usage.with_usage
+    ),
+    session_file=cline.HISTORY,
+    placed=cline.placed,
+    homes=(Home("Cline", 4, lambda places: places.home / ".cline" / "data" / "tasks"),),
+    extension_homes=(
+        ExtensionHome("Cline", 1, lambda storage: storage / "saoudrizwan.claude-dev" / "tasks"),
+        ExtensionHome(
+            "Roo Code", 2, lambda storage: storage / "rooveterinaryinc.roo-cline" / "tasks"
+        ),
+    ),
+)
+AIDER = AgentFormat(
+    name=aider.FORMAT,
+    expected=aider.EXPECTED,
+    called="an Aider history",
+    markdown=Shape(1, aider.looks_like, aider.read),
+    session_file=".aider.chat.history.md",
+)
+SWE_AGENT = AgentFormat(
+    name=swe_agent.FORMAT,
+    expected="a SWE-agent trajectory: an object with a trajectory list",
+    document=Shape(5, swe_agent.looks_like, swe_agent.read),
+)
+OPENHANDS = AgentFormat(
+    name=openhands.FORMAT,
+    expected="an OpenHands history: a list of events, or an object with history",
+    document=Shape(6, lambda document: openhands.events_of(document) is not None, openhands.read),
+)
+
+
+def _messages(kind: str) -> Shape:
+    def looks_like(document: object) -> bool:
+        found = messages.messages_of(document)
+        return found is not None and messages.kind_of(found[0]) == kind
+
+    return Shape(
+        7 if kind == messages.OPENAI else 8,
+        looks_like,
+        lambda document, name: messages.read(document, name, kind),
+    )
+
+
+OPENAI_CHAT = AgentFormat(
+    name=messages.OPENAI,
+    expected="an OpenAI chat message list holding tool_calls",
+    document=_messages(messages.OPENAI),
+)
+ANTHROPIC_MESSAGES = AgentFormat(
+    name=messages.ANTHROPIC,
+    expected="an Anthropic Messages list holding tool_use blocks",
+    document=_messages(messages.ANTHROPIC),
+)
+
+REGISTRY: tuple[AgentFormat, ...] = (
+    CLAUDE_CODE,
+    CODEX,
+    GEMINI_CLI,
+    MCP,
+    GOOSE,
+    OPENCODE,
+    CLINE,
+    AIDER,
+    SWE_AGENT,
+    OPENHANDS,
+    OPENAI_CHAT,
+    ANTHROPIC_MESSAGES,
+)
+"""Every format, in the order a message or ``--format`` names them."""
