@@ -14,7 +14,6 @@ from .. import (
     claude_code,
     cline,
     cline_usage,
-    codex,
     gemini,
     goose,
     goose_db,
@@ -25,6 +24,7 @@ from .. import (
     swe_agent,
 )
 from ..agent_format import AgentFormat, Companion, Database, ExtensionHome, Home, Shape
+from .codex import CODEX
 
 CLAUDE_CODE = AgentFormat(
     name=claude_code.FORMAT,
@@ -37,20 +37,6 @@ CLAUDE_CODE = AgentFormat(
             lambda places: (
                 Path(places.environ.get("CLAUDE_CONFIG_DIR") or places.home / ".claude")
                 / "projects"
-            ),
-        ),
-    ),
-)
-CODEX = AgentFormat(
-    name=codex.FORMAT,
-    expected=codex.EXPECTED,
-    lines=Shape(1, codex.looks_like, codex.read),
-    homes=(
-        Home(
-            "Codex CLI",
-            2,
-            lambda places: (
-                Path(places.environ.get("CODEX_HOME") or places.home / ".codex") / "sessions"
             ),
         ),
     ),

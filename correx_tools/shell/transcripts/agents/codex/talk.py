@@ -1,11 +1,11 @@
 """The conversation of a Codex rollout: its prompts, the assistant's words and reasoning,
-the model and the tokens (the rules are in `codex`'s docstring)."""
+the model and the tokens (the rules are in `calls`' docstring)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from ...core.lifecycle.conversation import (
+from .....core.lifecycle.conversation import (
     AssistantText,
     ConversationEvent,
     Prompt,
@@ -13,9 +13,9 @@ from ...core.lifecycle.conversation import (
     TokenUsage,
     Usage,
 )
-from .common.talk import count
-from .common.values import utc_time
-from .model import Position, Said
+from ...common.talk import count
+from ...common.values import utc_time
+from ...model import Position, Said
 
 _COUNTS = ("input_tokens", "cached_input_tokens", "output_tokens")
 _CODEX_OWN = ("<", "# AGENTS.md instructions")

@@ -18,7 +18,7 @@ One ``{timestamp, type, payload}`` record a line, the first a ``session_meta``.
 ``event_msg`` records echo the same calls (``exec_command_end`` …): detail,
 never calls. A ``compacted`` record's ``replacement_history`` is not imported.
 
-The conversation around the calls (`codex_talk`): a ``response_item`` user ``message``
+The conversation around the calls (`talk`): a ``response_item`` user ``message``
 is a prompt, but for those Codex writes itself (its instructions and environment:
 text that opens with ``<``, or ``# AGENTS.md instructions``), and the ``event_msg``
 ``user_message`` that echoes it is not read (so a file cut anywhere gives the first
@@ -39,13 +39,13 @@ from typing import Any
 
 import re2
 
-from .codex_talk import Talk
-from .common.lines import first_record, is_json, strict_value
-from .common.outcomes import completed, exit_code_in, failed, rejected
-from .common.pairing import Pairing
-from .common.values import must_be, text_of, utc_time
-from .errors import Unreadable
-from .model import About, Call, End, Position, Transcript
+from ...common.lines import first_record, is_json, strict_value
+from ...common.outcomes import completed, exit_code_in, failed, rejected
+from ...common.pairing import Pairing
+from ...common.values import must_be, text_of, utc_time
+from ...errors import Unreadable
+from ...model import About, Call, End, Position, Transcript
+from .talk import Talk
 
 FORMAT = "codex"
 EXPECTED = "OpenAI Codex CLI rollout JSON Lines, its first record a session_meta"
