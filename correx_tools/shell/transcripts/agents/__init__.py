@@ -11,7 +11,6 @@ from pathlib import Path
 
 from .. import (
     aider,
-    claude_code,
     cline,
     cline_usage,
     gemini,
@@ -24,23 +23,9 @@ from .. import (
     swe_agent,
 )
 from ..agent_format import AgentFormat, Companion, Database, ExtensionHome, Home, Shape
+from .claude_code import CLAUDE_CODE
 from .codex import CODEX
 
-CLAUDE_CODE = AgentFormat(
-    name=claude_code.FORMAT,
-    expected="a Claude Code session: JSON Lines of user/assistant records with a sessionId",
-    lines=Shape(5, claude_code.looks_like, claude_code.read),
-    homes=(
-        Home(
-            "Claude Code",
-            1,
-            lambda places: (
-                Path(places.environ.get("CLAUDE_CONFIG_DIR") or places.home / ".claude")
-                / "projects"
-            ),
-        ),
-    ),
-)
 GEMINI_CLI = AgentFormat(
     name=gemini.FORMAT,
     expected=gemini.EXPECTED,

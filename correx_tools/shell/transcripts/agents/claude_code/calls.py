@@ -31,19 +31,13 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
-from ...core.lifecycle.conversation import (
-    AssistantText,
-    Prompt,
-    Reasoning,
-    TokenUsage,
-    Usage,
-)
-from ...core.report.tool_views import SUBAGENT_SESSION
-from .common.talk import MOST_COUNTED, too_many
-from .common.values import must_be, utc_time
-from .errors import Unreadable
-from .messages import result_end
-from .model import About, Call, Said, Transcript
+from .....core.lifecycle.conversation import AssistantText, Prompt, Reasoning, TokenUsage, Usage
+from .....core.report.tool_views import SUBAGENT_SESSION
+from ...common.talk import MOST_COUNTED, too_many
+from ...common.values import must_be, utc_time
+from ...errors import Unreadable
+from ...messages import result_end
+from ...model import About, Call, Said, Transcript
 
 FORMAT = "claude-code"
 RECORD_TYPES = frozenset(
