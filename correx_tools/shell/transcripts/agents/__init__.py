@@ -7,13 +7,10 @@ machinery imports it.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from .. import (
     aider,
     cline,
     cline_usage,
-    gemini,
     goose,
     goose_db,
     mcp,
@@ -25,23 +22,8 @@ from .. import (
 from ..agent_format import AgentFormat, Companion, Database, ExtensionHome, Home, Shape
 from .claude_code import CLAUDE_CODE
 from .codex import CODEX
+from .gemini import GEMINI_CLI
 
-GEMINI_CLI = AgentFormat(
-    name=gemini.FORMAT,
-    expected=gemini.EXPECTED,
-    lines=Shape(2, gemini.looks_like_lines, gemini.read_lines),
-    document=Shape(3, gemini.looks_like_document, gemini.read_document),
-    placed=gemini.placed,
-    homes=(
-        Home(
-            "Gemini CLI",
-            3,
-            lambda places: (
-                Path(places.environ.get("GEMINI_CLI_HOME") or places.home) / ".gemini" / "tmp"
-            ),
-        ),
-    ),
-)
 MCP = AgentFormat(name=mcp.FORMAT, expected=mcp.EXPECTED, lines=Shape(3, mcp.looks_like, mcp.read))
 GOOSE = AgentFormat(
     name=goose.FORMAT,

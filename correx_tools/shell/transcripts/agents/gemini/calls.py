@@ -21,7 +21,7 @@ user denied it, failed when a running call was cancelled; any other status in
 flight. An outcome without its own ``timestamp``
 has no recorded time (the request's keeps its place).
 
-The conversation around the calls (`gemini_talk`), read from each message's last copy
+The conversation around the calls (`talk`), read from each message's last copy
 like its calls: a ``user`` message's text parts are a prompt; a ``gemini`` message's
 ``thoughts`` (each its ``subject`` and ``description``) are its reasoning and its
 ``content`` its words, with its ``model``; its ``tokens`` are its usage, once per
@@ -40,11 +40,11 @@ from typing import Any
 
 import re2
 
-from .common.lines import first_record_has
-from .common.outcomes import completed, failed, rejected
-from .common.values import must_be, utc_time
-from .gemini_talk import said_in
-from .model import About, Call, End, Position, Said, Transcript
+from ...common.lines import first_record_has
+from ...common.outcomes import completed, failed, rejected
+from ...common.values import must_be, utc_time
+from ...model import About, Call, End, Position, Said, Transcript
+from .talk import said_in
 
 FORMAT = "gemini-cli"
 EXPECTED = (

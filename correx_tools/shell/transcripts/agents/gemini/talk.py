@@ -1,14 +1,14 @@
 """The conversation of a Gemini CLI chat: its prompts, the model's words and thoughts, the
-model and the tokens of each message (the rules are in `gemini`'s docstring)."""
+model and the tokens of each message (the rules are in `calls`' docstring)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from ...core.lifecycle.conversation import TokenUsage
-from .common.talk import Talk, count, model_of, texts
-from .common.values import utc_time
-from .model import Said
+from .....core.lifecycle.conversation import TokenUsage
+from ...common.talk import Talk, count, model_of, texts
+from ...common.values import utc_time
+from ...model import Said
 
 
 def said_in(message: dict[str, Any], first: int, where: str) -> list[Said]:
