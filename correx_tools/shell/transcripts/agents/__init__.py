@@ -7,24 +7,13 @@ machinery imports it.
 
 from __future__ import annotations
 
-from .. import (
-    aider,
-    cline,
-    cline_usage,
-    goose,
-    goose_db,
-    mcp,
-    messages,
-    opencode,
-    openhands,
-    swe_agent,
-)
+from .. import aider, cline, cline_usage, goose, goose_db, messages, opencode, openhands, swe_agent
 from ..agent_format import AgentFormat, Companion, Database, ExtensionHome, Home, Shape
 from .claude_code import CLAUDE_CODE
 from .codex import CODEX
 from .gemini import GEMINI_CLI
+from .mcp import MCP
 
-MCP = AgentFormat(name=mcp.FORMAT, expected=mcp.EXPECTED, lines=Shape(3, mcp.looks_like, mcp.read))
 GOOSE = AgentFormat(
     name=goose.FORMAT,
     expected=goose.EXPECTED,

@@ -25,11 +25,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from .common.outcomes import completed, failed, rejected
-from .common.pairing import unique_id
-from .common.values import must_be, text_of, utc_time
-from .errors import Unreadable
-from .model import About, Call, Transcript, step_time
+from ...common.outcomes import completed, failed, rejected
+from ...common.pairing import unique_id
+from ...common.values import must_be, text_of, utc_time
+from ...errors import Unreadable
+from ...model import About, Call, Transcript, step_time
 
 FORMAT = "mcp"
 EXPECTED = (
