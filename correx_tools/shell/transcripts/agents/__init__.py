@@ -7,21 +7,14 @@ machinery imports it.
 
 from __future__ import annotations
 
-from .. import aider, cline, cline_usage, goose, goose_db, messages, opencode, openhands, swe_agent
-from ..agent_format import AgentFormat, Companion, Database, ExtensionHome, Home, Shape
+from .. import aider, cline, cline_usage, messages, opencode, openhands, swe_agent
+from ..agent_format import AgentFormat, Companion, ExtensionHome, Home, Shape
 from .claude_code import CLAUDE_CODE
 from .codex import CODEX
 from .gemini import GEMINI_CLI
+from .goose import GOOSE
 from .mcp import MCP
 
-GOOSE = AgentFormat(
-    name=goose.FORMAT,
-    expected=goose.EXPECTED,
-    lines=Shape(4, goose.looks_like_legacy, goose.read_legacy),
-    document=Shape(2, goose.looks_like_export, goose.read_export),
-    database=Database(frozenset({"sessions", "messages"}), goose_db.read_database),
-    homes=(Home("Goose", 5, lambda places: places.data / "goose" / "sessions"),),
-)
 OPENCODE = AgentFormat(
     name=opencode.FORMAT,
     expected=opencode.EXPECTED,

@@ -5,7 +5,7 @@ immutable (nothing is written beside it, no lock is taken). Goose keeps it in
 WAL mode; while its write-ahead log holds what is not yet in the file, the
 two are copied to a temporary folder and the copy is read, so the newest
 messages are there too. The ``sessions`` table describes each session, the
-``messages`` table holds its messages in order (`goose.read_messages` reads
+``messages`` table holds its messages in order (`calls.read_messages` reads
 their calls).
 """
 
@@ -21,15 +21,15 @@ from typing import Any
 
 import re2
 
-from .common.lines import strict_value
-from .common.values import utc_time
-from .errors import Unreadable, Unrecognised
-from .goose import read_messages
-from .model import About, Transcript
+from ...common.lines import strict_value
+from ...common.values import utc_time
+from ...errors import Unreadable, Unrecognised
+from ...model import About, Transcript
+from .calls import read_messages
 
 _TOKENS = ("accumulated_input_tokens", "accumulated_output_tokens", "input_tokens",
            "output_tokens")  # fmt: skip
-"""The ``sessions`` columns that count its tokens (`goose_talk.session_usage`)."""
+"""The ``sessions`` columns that count its tokens (`talk.session_usage`)."""
 # Spaces before a trailing zone offset (``2025-01-02 10:00:00 +01:00``), which ISO 8601 has not.
 _ZONE = re2.compile(r"\s+([+-][0-9]{2}:?[0-9]{2})\z")
 

@@ -1,4 +1,4 @@
-"""The conversation of a Goose session (the rules are in `goose`'s docstring)."""
+"""The conversation of a Goose session (the rules are in `calls`' docstring)."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from ...core.lifecycle.conversation import TokenUsage
-from .common.talk import Talk, count
-from .model import Position
+from .....core.lifecycle.conversation import TokenUsage
+from ...common.talk import Talk, count
+from ...model import Position
 
 _TOTALS = (
     ("accumulated_input_tokens", "accumulated_output_tokens"),

@@ -1,7 +1,7 @@
 """Goose sessions (block/goose): ``goose session export`` JSON and the older per-session JSONL.
 
 Both hold Goose's messages (``{role, created, content[], metadata}``); so does
-its ``sessions.db`` (`goose_db`). In a message's content:
+its ``sessions.db`` (`database`). In a message's content:
 
 * a ``toolRequest`` ``{id, toolCall}`` is a request: ``toolCall.value`` names
   the tool (``<extension>__<tool>``) and its arguments; a ``toolCall`` whose
@@ -17,7 +17,7 @@ its ``sessions.db`` (`goose_db`). In a message's content:
 older session file's first line records no start, and its first message's time
 stands for it. Goose records no exit code: a completed call has none.
 
-The conversation around the calls (`goose_talk`): a user message's ``text`` items are a
+The conversation around the calls (`talk`): a user message's ``text`` items are a
 prompt, an assistant's its words and its ``thinking`` items its reasoning; a message Goose
 wrote for the model only (``metadata.userVisible`` false: a compaction's summary) is
 neither. Goose names no model in a session, and counts tokens per session, not per
@@ -34,13 +34,13 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
-from .common.lines import first_record_has
-from .common.outcomes import completed, epoch_time, failed, rejected
-from .common.pairing import Pairing
-from .common.talk import Talk
-from .common.values import must_be, text_of, utc_time
-from .goose_talk import said_in, session_usage
-from .model import About, Call, End, Position, Transcript
+from ...common.lines import first_record_has
+from ...common.outcomes import completed, epoch_time, failed, rejected
+from ...common.pairing import Pairing
+from ...common.talk import Talk
+from ...common.values import must_be, text_of, utc_time
+from ...model import About, Call, End, Position, Transcript
+from .talk import said_in, session_usage
 
 FORMAT = "goose"
 EXPECTED = (
