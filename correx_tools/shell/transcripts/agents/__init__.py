@@ -7,19 +7,15 @@ machinery imports it.
 
 from __future__ import annotations
 
-from .. import aider, cline, cline_usage, messages, opencode, openhands, swe_agent
+from .. import aider, cline, cline_usage, messages, openhands, swe_agent
 from ..agent_format import AgentFormat, Companion, ExtensionHome, Home, Shape
 from .claude_code import CLAUDE_CODE
 from .codex import CODEX
 from .gemini import GEMINI_CLI
 from .goose import GOOSE
 from .mcp import MCP
+from .opencode import OPENCODE
 
-OPENCODE = AgentFormat(
-    name=opencode.FORMAT,
-    expected=opencode.EXPECTED,
-    document=Shape(1, opencode.looks_like, opencode.read),
-)
 CLINE = AgentFormat(
     name=cline.FORMAT,
     expected=cline.EXPECTED,

@@ -13,7 +13,7 @@ its message was created (a message without that time: when the call started,
 else the nearest recorded time, `staging`). Only a shell's ``metadata.exit`` is
 an exit code: any other completed call has none.
 
-The conversation around the calls (`opencode_talk`): a user message's ``text`` parts are
+The conversation around the calls (`talk`): a user message's ``text`` parts are
 a prompt, an assistant's its words and its ``reasoning`` parts its reasoning, with the
 message's ``modelID``; a ``synthetic`` part is OpenCode's own. Its tokens are counted per
 step, as OpenCode records each model call: each ``step-finish`` part's ``tokens`` (a
@@ -28,11 +28,11 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
-from .common.outcomes import completed, epoch_time, failed, rejected
-from .common.talk import Talk
-from .common.values import must_be
-from .model import ORIGIN, About, Call, End, Ending, Position, Transcript
-from .opencode_talk import said_in
+from ...common.outcomes import completed, epoch_time, failed, rejected
+from ...common.talk import Talk
+from ...common.values import must_be
+from ...model import ORIGIN, About, Call, End, Ending, Position, Transcript
+from .talk import said_in
 
 FORMAT = "opencode"
 EXPECTED = "an opencode export: an object with info (an id 'ses_...') and messages of parts"

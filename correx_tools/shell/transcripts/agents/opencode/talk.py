@@ -1,12 +1,12 @@
-"""The conversation of an ``opencode export`` (the rules are in `opencode`'s docstring)."""
+"""The conversation of an ``opencode export`` (the rules are in `calls`' docstring)."""
 
 from __future__ import annotations
 
 from datetime import datetime
 from typing import Any
 
-from ...core.lifecycle.conversation import TokenUsage
-from .common.talk import Talk, count, model_of
+from .....core.lifecycle.conversation import TokenUsage
+from ...common.talk import Talk, count, model_of
 
 
 def said_in(
