@@ -7,32 +7,16 @@ machinery imports it.
 
 from __future__ import annotations
 
-from .. import aider, cline, cline_usage, messages, openhands, swe_agent
-from ..agent_format import AgentFormat, Companion, ExtensionHome, Home, Shape
+from .. import aider, messages, openhands, swe_agent
+from ..agent_format import AgentFormat, Shape
 from .claude_code import CLAUDE_CODE
+from .cline import CLINE
 from .codex import CODEX
 from .gemini import GEMINI_CLI
 from .goose import GOOSE
 from .mcp import MCP
 from .opencode import OPENCODE
 
-CLINE = AgentFormat(
-    name=cline.FORMAT,
-    expected=cline.EXPECTED,
-    document=Shape(4, cline.looks_like, cline.read),
-    companion=Companion(
-        cline.HISTORY, cline_usage.UI_MESSAGES, "for the task's tokens", cline_usage.with_usage
-    ),
-    session_file=cline.HISTORY,
-    placed=cline.placed,
-    homes=(Home("Cline", 4, lambda places: places.home / ".cline" / "data" / "tasks"),),
-    extension_homes=(
-        ExtensionHome("Cline", 1, lambda storage: storage / "saoudrizwan.claude-dev" / "tasks"),
-        ExtensionHome(
-            "Roo Code", 2, lambda storage: storage / "rooveterinaryinc.roo-cline" / "tasks"
-        ),
-    ),
-)
 AIDER = AgentFormat(
     name=aider.FORMAT,
     expected=aider.EXPECTED,

@@ -21,14 +21,14 @@ with 0; a command's result that begins otherwise, ``Command executed.`` or
 carry ``ts`` (milliseconds) in newer files; older ones have no times (derived,
 keeping the order: the session's description says no time is recorded).
 
-The conversation around the calls (`cline_talk`): a user text is a prompt (the task, the
+The conversation around the calls (`talk`): a user text is a prompt (the task, the
 words inside Cline's ``<task>``, ``<feedback>``, ``<answer>`` or ``<user_message>``), but
 for a tool's result and what Cline writes itself (``<environment_details>``,
 ``[TASK RESUMPTION]``, ``[Response interrupted …]``); an assistant's text is its words
 (less its tool element, when it is an XML call) with the model of its ``modelInfo``, its
 ``<thinking>`` elements and ``thinking`` blocks its reasoning. This file records no
 tokens: Cline keeps them in the task's ``ui_messages.json`` (``api_req_started``), read
-with the history by `cline_usage`.
+with the history by `usage`.
 """
 
 from __future__ import annotations
@@ -40,14 +40,14 @@ from typing import Any
 
 import re2
 
-from .cline_talk import RESULT as _RESULT
-from .cline_talk import said_in
-from .common.outcomes import completed, epoch_time, failed, rejected
-from .common.pairing import Pairing
-from .common.talk import Talk
-from .common.values import must_be
-from .errors import Unreadable
-from .model import About, Call, End, Position, Transcript, step_time
+from ...common.outcomes import completed, epoch_time, failed, rejected
+from ...common.pairing import Pairing
+from ...common.talk import Talk
+from ...common.values import must_be
+from ...errors import Unreadable
+from ...model import About, Call, End, Position, Transcript, step_time
+from .talk import RESULT as _RESULT
+from .talk import said_in
 
 FORMAT = "cline"
 HISTORY = "api_conversation_history.json"

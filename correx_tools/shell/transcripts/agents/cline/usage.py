@@ -28,11 +28,11 @@ from __future__ import annotations
 
 import dataclasses
 
-from ...core.lifecycle.conversation import AssistantText, Reasoning, TokenUsage, Usage
-from .common.lines import strict_value
-from .common.talk import count, model_of
-from .errors import Unreadable
-from .model import Said, Transcript
+from .....core.lifecycle.conversation import AssistantText, Reasoning, TokenUsage, Usage
+from ...common.lines import strict_value
+from ...common.talk import count, model_of
+from ...errors import Unreadable
+from ...model import Said, Transcript
 
 UI_MESSAGES = "ui_messages.json"
 """The file Cline keeps beside each task's history."""

@@ -1,4 +1,4 @@
-"""The conversation of a Cline or Roo Code task (the rules are in `cline`'s docstring)."""
+"""The conversation of a Cline or Roo Code task (the rules are in `calls`' docstring)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 
 import re2
 
-from .common.talk import Talk, model_of, texts
+from ...common.talk import Talk, model_of, texts
 
 RESULT = re2.compile(r"\A\[(\w+)(?: for [^\n]*)?\] Result:")
 """How a user text that gives a tool's result begins."""
