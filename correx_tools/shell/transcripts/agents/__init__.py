@@ -7,8 +7,9 @@ machinery imports it.
 
 from __future__ import annotations
 
-from .. import aider, messages, openhands, swe_agent
+from .. import messages, openhands, swe_agent
 from ..agent_format import AgentFormat, Shape
+from .aider import AIDER
 from .claude_code import CLAUDE_CODE
 from .cline import CLINE
 from .codex import CODEX
@@ -17,13 +18,6 @@ from .goose import GOOSE
 from .mcp import MCP
 from .opencode import OPENCODE
 
-AIDER = AgentFormat(
-    name=aider.FORMAT,
-    expected=aider.EXPECTED,
-    called="an Aider history",
-    markdown=Shape(1, aider.looks_like, aider.read),
-    session_file=".aider.chat.history.md",
-)
 SWE_AGENT = AgentFormat(
     name=swe_agent.FORMAT,
     expected="a SWE-agent trajectory: an object with a trajectory list",

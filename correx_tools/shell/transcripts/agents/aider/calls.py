@@ -24,7 +24,7 @@ after its run's header (a file without a header starts at the fixed origin):
 those times only keep the order, and the session's description says no time is
 recorded. No exit code is recorded either.
 
-The conversation around the calls (`aider_talk`): a user's message (its ``#### `` lines,
+The conversation around the calls (`talk`): a user's message (its ``#### `` lines,
 one after another) is a prompt, but for Aider's commands (a line opening with ``/`` or
 ``!``; the rest of ``/ask``, ``/code``, ``/architect`` and ``/context`` is a prompt); a
 reply is the model's words, SEARCH/REPLACE blocks and all, with the model of the run's
@@ -44,10 +44,10 @@ from typing import TYPE_CHECKING
 
 import re2
 
-from .aider_talk import AiderTalk
-from .common.outcomes import completed, failed, not_applied, rejected
-from .errors import Unreadable
-from .model import ORIGIN, About, Call, Transcript
+from ...common.outcomes import completed, failed, not_applied, rejected
+from ...errors import Unreadable
+from ...model import ORIGIN, About, Call, Transcript
+from .talk import AiderTalk
 
 if TYPE_CHECKING:
     from re2 import _Match, _Regexp

@@ -1,4 +1,4 @@
-"""The conversation of an Aider chat history (the rules are in `aider`'s docstring)."""
+"""The conversation of an Aider chat history (the rules are in `calls`' docstring)."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ from datetime import datetime
 
 import re2
 
-from ...core.lifecycle.conversation import TokenUsage
-from .common.talk import MOST_COUNTED, Talk, too_many
-from .errors import Unreadable
+from .....core.lifecycle.conversation import TokenUsage
+from ...common.talk import MOST_COUNTED, Talk, too_many
+from ...errors import Unreadable
 
 _MODEL = re2.compile(r"\A(?:Main )?[Mm]odel: (\S{1,200})")
 _MODEL_OPENINGS = ("Main model: ", "Main Model: ", "model: ", "Model: ")
