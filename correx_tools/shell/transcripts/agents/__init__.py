@@ -7,7 +7,7 @@ machinery imports it.
 
 from __future__ import annotations
 
-from .. import messages, openhands, swe_agent
+from .. import messages, openhands
 from ..agent_format import AgentFormat, Shape
 from .aider import AIDER
 from .claude_code import CLAUDE_CODE
@@ -17,12 +17,8 @@ from .gemini import GEMINI_CLI
 from .goose import GOOSE
 from .mcp import MCP
 from .opencode import OPENCODE
+from .swe_agent import SWE_AGENT
 
-SWE_AGENT = AgentFormat(
-    name=swe_agent.FORMAT,
-    expected="a SWE-agent trajectory: an object with a trajectory list",
-    document=Shape(5, swe_agent.looks_like, swe_agent.read),
-)
 OPENHANDS = AgentFormat(
     name=openhands.FORMAT,
     expected="an OpenHands history: a list of events, or an object with history",

@@ -1,11 +1,11 @@
-"""The conversation of a SWE-agent trajectory (the rules are in `swe_agent`'s docstring)."""
+"""The conversation of a SWE-agent trajectory (the rules are in `calls`' docstring)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from ...core.lifecycle.conversation import TokenUsage
-from .common.talk import Talk, count, texts
+from .....core.lifecycle.conversation import TokenUsage
+from ...common.talk import Talk, count, texts
 
 
 def said_in(document: dict[str, Any]) -> Talk:

@@ -18,7 +18,7 @@ where the run recorded one, else one second. They only keep the order: the
 session's description says no time is recorded. A step's ``execution_time`` is a
 duration the run did record: its receipt keeps it (seconds, as written).
 
-The conversation around the calls (`swe_agent_talk`): the first user message of
+The conversation around the calls (`talk`): the first user message of
 ``history`` is the prompt (the task as the run's template put it; a demonstration's
 messages, ``is_demo``, are not this run's, and the later user messages are the
 environment's observations); each step's ``thought`` is the assistant's words before its
@@ -37,13 +37,13 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
-from ..stores.codec.strict_json import EnvelopeError, loads_strict
-from .common.outcomes import completed, first_line, not_applied
-from .common.pairing import unique_id
-from .common.values import must_be, text_of
-from .errors import Unreadable
-from .model import ORIGIN, Call, Transcript
-from .swe_agent_talk import said_in
+from ....stores.codec.strict_json import EnvelopeError, loads_strict
+from ...common.outcomes import completed, first_line, not_applied
+from ...common.pairing import unique_id
+from ...common.values import must_be, text_of
+from ...errors import Unreadable
+from ...model import ORIGIN, Call, Transcript
+from .talk import said_in
 
 FORMAT = "swe-agent"
 EDIT_TOOLS = frozenset({"edit", "insert", "str_replace_editor"})
