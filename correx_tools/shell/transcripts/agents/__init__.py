@@ -7,7 +7,7 @@ machinery imports it.
 
 from __future__ import annotations
 
-from .. import messages, openhands
+from .. import messages
 from ..agent_format import AgentFormat, Shape
 from .aider import AIDER
 from .claude_code import CLAUDE_CODE
@@ -17,13 +17,8 @@ from .gemini import GEMINI_CLI
 from .goose import GOOSE
 from .mcp import MCP
 from .opencode import OPENCODE
+from .openhands import OPENHANDS
 from .swe_agent import SWE_AGENT
-
-OPENHANDS = AgentFormat(
-    name=openhands.FORMAT,
-    expected="an OpenHands history: a list of events, or an object with history",
-    document=Shape(6, lambda document: openhands.events_of(document) is not None, openhands.read),
-)
 
 
 def _messages(kind: str) -> Shape:

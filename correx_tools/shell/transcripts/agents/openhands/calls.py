@@ -20,7 +20,7 @@
 
 Times carry no zone; they are UTC.
 
-The conversation around the calls (`openhands_talk`): a user ``message`` action is a
+The conversation around the calls (`talk`): a user ``message`` action is a
 prompt (a ``recall`` is OpenHands' own, the ``system`` action its system prompt); an
 agent action's ``thought`` (an agent ``message``'s content) is the assistant's words, with
 the model of its ``tool_call_metadata.model_response``; that response's
@@ -37,13 +37,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..stores.codec.strict_json import EnvelopeError, loads_strict
-from .common.outcomes import completed, not_applied, rejected
-from .common.talk import Talk
-from .common.values import must_be, text_of, utc_time
-from .errors import Unreadable
-from .model import About, Call, Transcript
-from .openhands_talk import said_in
+from ....stores.codec.strict_json import EnvelopeError, loads_strict
+from ...common.outcomes import completed, not_applied, rejected
+from ...common.talk import Talk
+from ...common.values import must_be, text_of, utc_time
+from ...errors import Unreadable
+from ...model import About, Call, Transcript
+from .talk import said_in
 
 FORMAT = "openhands"
 NOT_EXITED = -1

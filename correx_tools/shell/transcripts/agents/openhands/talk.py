@@ -1,12 +1,12 @@
-"""The conversation of an OpenHands history (the rules are in `openhands`' docstring)."""
+"""The conversation of an OpenHands history (the rules are in `calls`' docstring)."""
 
 from __future__ import annotations
 
 from datetime import datetime
 from typing import Any
 
-from ...core.lifecycle.conversation import TokenUsage
-from .common.talk import Talk, count, model_of
+from .....core.lifecycle.conversation import TokenUsage
+from ...common.talk import Talk, count, model_of
 
 _PROMPTS = frozenset({"message"})
 """The user's actions that are its words (a ``recall`` is OpenHands' own)."""
