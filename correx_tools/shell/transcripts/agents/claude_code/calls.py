@@ -36,8 +36,8 @@ from .....core.report.tool_views import SUBAGENT_SESSION
 from ...common.talk import MOST_COUNTED, too_many
 from ...common.values import must_be, utc_time
 from ...errors import Unreadable
-from ...messages import result_end
 from ...model import About, Call, Said, Transcript
+from ..anthropic_messages.calls import result_end
 
 FORMAT = "claude-code"
 RECORD_TYPES = frozenset(
