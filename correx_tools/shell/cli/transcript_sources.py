@@ -38,7 +38,7 @@ from ..stores.port import EventStore, StoreLayoutError
 from ..stores.sqlite import SQLiteEventStore
 from ..transcripts.cache import CacheError, Look, TranscriptCache, Watcher
 from ..transcripts.common.lines import LENIENT_HINT
-from ..transcripts.reading import FORMATS, SQLITE_HEADER, database_format
+from ..transcripts.recognising import FORMATS, SQLITE_HEADER, database_format
 from .empty_folder import why_no_session
 from .errors import CliError
 from .render import in_line

@@ -28,7 +28,7 @@ from ..transcripts.folders import (
     transcript_files,
 )
 from ..transcripts.importing import TranscriptImport, import_bytes, import_transcripts
-from ..transcripts.reading import FORMATS, is_database
+from ..transcripts.recognising import FORMATS, is_database
 from .errors import CliError
 from .render import emit, table
 from .sources import read_file, redact, refuse_never_read

@@ -43,7 +43,7 @@ from .errors import Unreadable, Unrecognised
 from .folders import FileImport, file_size, never_read, transcript_files
 from .manifest import RULES, WITHOUT_CONVERSATION, FileRow, Manifest, foreign_store, stamp_of
 from .policy import default_policy
-from .reading import default_name, is_database, load
+from .recognising import default_name, is_database, load
 from .staging import stage
 
 BATCH_EVENTS = 5_000

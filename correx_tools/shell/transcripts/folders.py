@@ -22,7 +22,7 @@ from ..stores.port import EventStore
 from .errors import TranscriptError, Unreadable, Unrecognised
 from .importing import TranscriptImport, write
 from .policy import Policy
-from .reading import default_name, load
+from .recognising import default_name, load
 
 SUFFIXES = frozenset({".jsonl", ".json", ".ndjson", ".log", ".traj", ".md", ".db"})
 """The file names a folder's import looks at (others are never transcripts)."""

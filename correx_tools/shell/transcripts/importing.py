@@ -27,7 +27,7 @@ from ..stores.port import EventStore, StoreReadError, store_name
 from .errors import TranscriptError, Unreadable
 from .model import Transcript
 from .policy import Policy, default_policy
-from .reading import default_name, is_database, load, parse
+from .recognising import default_name, is_database, load, parse
 from .staging import stage
 
 

@@ -274,6 +274,6 @@ def _about(header: Any, where: str) -> About:
         agent_session_id=session if isinstance(session, str) and session else None,
         started_at=utc_time(started, f"{where}: startTime") if started else None,
         # A subagent's chat is kept in a folder named by its parent's session: the file's
-        # reader (`reading.load`) names the parent.
+        # reader (`recognising.load`, by `placed`) names the parent.
         parent_session=SUBAGENT if header.get("kind") == "subagent" else None,
     )
