@@ -124,8 +124,8 @@ if _typing.TYPE_CHECKING:
     from .shell.stores.postgres import PostgresEventStore as PostgresEventStore
     from .shell.stores.sqlite import SQLiteEventStore as SQLiteEventStore
     from .shell.transcripts.errors import TranscriptError as TranscriptError
-    from .shell.transcripts.importing import TranscriptImport as TranscriptImport
-    from .shell.transcripts.importing import import_transcript as import_transcript
+    from .shell.transcripts.importing.importing import TranscriptImport as TranscriptImport
+    from .shell.transcripts.importing.importing import import_transcript as import_transcript
     from .shell.workspace import Workspace as Workspace
 
 # Where each public name lives. None is imported with the package: a name's module is
@@ -213,7 +213,7 @@ _LOCATIONS = {
     "ToolStats": "core.replay.analytics",
     "ToolSuccess": "core.tools.executor",
     "TranscriptError": "shell.transcripts.errors",
-    "TranscriptImport": "shell.transcripts.importing",
+    "TranscriptImport": "shell.transcripts.importing.importing",
     "TransitionError": "core.lifecycle.transitions",
     "TransitionErrorKind": "core.lifecycle.transitions",
     "UnresolvedId": "core.tools.short_ids",
@@ -232,7 +232,7 @@ _LOCATIONS = {
     "fold_events": "core.replay.fold",
     "follow": "shell.replay.follow",
     "freeze_json": "core.tools.json_values",
-    "import_transcript": "shell.transcripts.importing",
+    "import_transcript": "shell.transcripts.importing.importing",
     "in_flight": "core.replay.analytics",
     "invocation_id": "core.tools.ids",
     "outcome_text": "core.tools.result_messages",

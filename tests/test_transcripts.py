@@ -35,7 +35,7 @@ from correx_tools import (
     conversation_of,
     import_transcript,
 )
-from correx_tools.shell.transcripts.policy import Assignment
+from correx_tools.shell.transcripts.importing.policy import Assignment
 
 DATA = Path(__file__).parent / "data" / "transcripts"
 

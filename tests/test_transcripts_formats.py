@@ -28,7 +28,7 @@ from correx_tools import (
     ToolProjector,
     conversation_of,
 )
-from correx_tools.shell.transcripts.importing import (
+from correx_tools.shell.transcripts.importing.importing import (
     TranscriptImport,
     import_transcript,
     import_transcripts,

@@ -20,7 +20,7 @@ from returns.result import Success
 
 from correx_tools import EventReplayer, InMemoryEventStore, ToolProjector
 from correx_tools.shell.transcripts.errors import TranscriptError
-from correx_tools.shell.transcripts.importing import import_transcripts
+from correx_tools.shell.transcripts.importing.importing import import_transcripts
 
 from .transcript_samples import DATA, samples
 

@@ -22,7 +22,7 @@ from returns.result import Failure
 
 from correx_tools import InMemoryEventStore, PostgresEventStore, SessionId
 from correx_tools.shell.transcripts.common.lines import is_json
-from correx_tools.shell.transcripts.importing import import_transcript
+from correx_tools.shell.transcripts.importing.importing import import_transcript
 
 from .transcript_samples import DATA
 

@@ -24,7 +24,7 @@ from ..replay.replayer import EventReplayer
 from ..replay.repository import DefaultToolRepository
 from ..stores.codec.envelope import format_timestamp
 from ..stores.sqlite import SQLiteEventStore
-from ..transcripts.importing import import_bytes
+from ..transcripts.importing.importing import import_bytes
 from .demo_session import Step, agent_session
 from .errors import CliError
 from .loading import TIMELINE_STRIDE, replay_session

@@ -17,9 +17,9 @@ from ..stores.addresses import redact_dsn
 from ..stores.port import EventStore
 from ..stores.sqlite import SQLiteEventStore
 from ..transcripts.cache import Look
-from ..transcripts.folders import transcript_files
 from ..transcripts.following import Follower
 from ..transcripts.homes import AgentFolder, agent_folders, candidate_folders
+from ..transcripts.importing.folders import transcript_files
 from .errors import CliError
 from .sources import note_unindexed, open_store
 from .transcript_sources import (

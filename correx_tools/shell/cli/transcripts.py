@@ -19,7 +19,7 @@ from returns.result import Success
 
 from ..stores.addresses import POSTGRES_SCHEMES
 from ..transcripts.errors import TranscriptError
-from ..transcripts.folders import (
+from ..transcripts.importing.folders import (
     FileImport,
     FolderImport,
     file_size,
@@ -27,7 +27,7 @@ from ..transcripts.folders import (
     shown,
     transcript_files,
 )
-from ..transcripts.importing import TranscriptImport, import_bytes, import_transcripts
+from ..transcripts.importing.importing import TranscriptImport, import_bytes, import_transcripts
 from ..transcripts.recognising import FORMATS, is_database
 from .errors import CliError
 from .render import emit, table

@@ -28,9 +28,9 @@ from collections.abc import Callable, Iterator
 from hashlib import sha256
 from typing import Any, Final
 
-from ..stores.codec.encoding import line_size
-from ..stores.codec.envelope import MAX_EVENT_BYTES, event_payload
-from ..stores.codec.strict_json import canonical_json
+from ...stores.codec.encoding import line_size
+from ...stores.codec.envelope import MAX_EVENT_BYTES, event_payload
+from ...stores.codec.strict_json import canonical_json
 
 CUT: Final = "cut"
 """The receipt's metadata key that names what the import cut, and what it was."""

@@ -12,8 +12,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, final
 
-from ...core.tools.capability import ToolCapability
-from ...core.tools.tier import Tier
+from ....core.tools.capability import ToolCapability
+from ....core.tools.tier import Tier
 
 
 @final

@@ -40,8 +40,8 @@ from typing import Any
 
 from returns.result import Success
 
-from ...core.lifecycle.conversation import conversation_event
-from ...core.lifecycle.events import (
+from ....core.lifecycle.conversation import conversation_event
+from ....core.lifecycle.events import (
     StoredEvent,
     ToolExecutionCompletedEvent,
     ToolExecutionFailedEvent,
@@ -50,16 +50,16 @@ from ...core.lifecycle.events import (
     ToolInvocationRequestedEvent,
     ToolReceipt,
 )
-from ...core.lifecycle.state import ToolState
-from ...core.replay.fold import fold_events
-from ...core.replay.projection import ToolProjector
-from ...core.tools.capability import ToolCapability
-from ...core.tools.ids import InvocationId, SessionId
-from ...core.tools.request import ToolRequest
+from ....core.lifecycle.state import ToolState
+from ....core.replay.fold import fold_events
+from ....core.replay.projection import ToolProjector
+from ....core.tools.capability import ToolCapability
+from ....core.tools.ids import InvocationId, SessionId
+from ....core.tools.request import ToolRequest
+from ..description import description_event
+from ..errors import Unreadable
+from ..model import ORIGIN, Call, Ending, Position, Transcript
 from .cutting import CUT, fitted
-from .description import description_event
-from .errors import Unreadable
-from .model import ORIGIN, Call, Ending, Position, Transcript
 from .policy import Policy
 
 EXIT_CODE_KNOWN = "exit_code_known"

@@ -18,11 +18,11 @@ from typing import final
 
 from returns.result import Success
 
-from ..stores.port import EventStore
-from .errors import TranscriptError, Unreadable, Unrecognised
+from ...stores.port import EventStore
+from ..errors import TranscriptError, Unreadable, Unrecognised
+from ..recognising import default_name, load
 from .importing import TranscriptImport, write
 from .policy import Policy
-from .recognising import default_name, load
 
 SUFFIXES = frozenset({".jsonl", ".json", ".ndjson", ".log", ".traj", ".md", ".db"})
 """The file names a folder's import looks at (others are never transcripts)."""

@@ -18,17 +18,17 @@ from typing import final
 
 from returns.result import Failure, Result, Success
 
-from ...core.lifecycle.conversation import conversation_of
-from ...core.lifecycle.events import StoredEvent
-from ...core.lifecycle.status import ToolInvocationStatus
-from ...core.replay.recorded import receipt_exited_nonzero
-from ...core.tools.ids import SessionId
-from ..stores.port import EventStore, StoreReadError, store_name
-from .errors import TranscriptError, Unreadable
-from .model import Transcript
+from ....core.lifecycle.conversation import conversation_of
+from ....core.lifecycle.events import StoredEvent
+from ....core.lifecycle.status import ToolInvocationStatus
+from ....core.replay.recorded import receipt_exited_nonzero
+from ....core.tools.ids import SessionId
+from ...stores.port import EventStore, StoreReadError, store_name
+from ..errors import TranscriptError, Unreadable
+from ..model import Transcript
+from ..recognising import default_name, is_database, load, parse
+from .events import stage
 from .policy import Policy, default_policy
-from .recognising import default_name, is_database, load, parse
-from .staging import stage
 
 
 @final
