@@ -23,8 +23,8 @@ from correx_tools import (
     conversation_of,
     import_transcript,
 )
-from correx_tools.shell.transcripts.cache import TranscriptCache
-from correx_tools.shell.transcripts.manifest import RULES
+from correx_tools.shell.transcripts.cache.cache import TranscriptCache
+from correx_tools.shell.transcripts.cache.manifest import RULES
 
 from .test_cli import run
 from .transcript_samples import DATA

@@ -36,7 +36,7 @@ import re2
 from ..stores.addresses import POSTGRES_SCHEMES
 from ..stores.port import EventStore, StoreLayoutError
 from ..stores.sqlite import SQLiteEventStore
-from ..transcripts.cache import CacheError, Look, TranscriptCache, Watcher
+from ..transcripts.cache.cache import CacheError, Look, TranscriptCache, Watcher
 from ..transcripts.common.lines import LENIENT_HINT
 from ..transcripts.recognising import FORMATS, SQLITE_HEADER, database_format
 from .empty_folder import why_no_session

@@ -20,8 +20,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import final
 
-from ..stores.sqlite.removing import remove_sessions
-from .agents import REGISTRY
+from ...stores.sqlite.removing import remove_sessions
+from ..agents import REGISTRY
 
 TABLE = "correx_transcript_files"
 """The table's name: it marks a SQLite file as a cache of transcripts."""

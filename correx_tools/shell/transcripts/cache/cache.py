@@ -35,16 +35,16 @@ from typing import final
 
 from returns.result import Success
 
-from ...core.lifecycle.events import StoredEvent
-from ...core.tools.ids import SessionId
-from ..stores.port import session_events
-from ..stores.sqlite import SQLiteEventStore
-from .errors import Unreadable, Unrecognised
-from .importing.events import stage
-from .importing.folders import FileImport, file_size, never_read, transcript_files
-from .importing.policy import default_policy
+from ....core.lifecycle.events import StoredEvent
+from ....core.tools.ids import SessionId
+from ...stores.port import session_events
+from ...stores.sqlite import SQLiteEventStore
+from ..errors import Unreadable, Unrecognised
+from ..importing.events import stage
+from ..importing.folders import FileImport, file_size, never_read, transcript_files
+from ..importing.policy import default_policy
+from ..recognising import default_name, is_database, load
 from .manifest import RULES, WITHOUT_CONVERSATION, FileRow, Manifest, foreign_store, stamp_of
-from .recognising import default_name, is_database, load
 
 BATCH_EVENTS = 5_000
 """Events written in one transaction when many small files are read at once. More held at
