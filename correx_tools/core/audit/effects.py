@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from typing import Any, final
 
 from ..tools.capability import ToolCapability
+from ..tools.capability_table import CapabilityTable, ToolEntry
 from ..tools.tool import Tool
 from .commands import command_effects
-from .table import CapabilityTable, ToolEntry
 
 MAX_VALUES = 64
 """Paths, commands, URLs or texts kept of one call, of each kind."""

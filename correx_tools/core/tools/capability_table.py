@@ -1,20 +1,29 @@
 """The tool → capability table: what each agent's tools may do, and which arguments hold
 the paths, commands, URLs and written text they touch.
 
-The table is data (``shell/audit/capabilities.toml``, read by the shell); this module is
-its shape and the one way it is read from a parsed document. A tool is looked up by its
-lower-cased name, in the format's own section first, then in the shared one; Goose's
-``extension__tool`` names are looked up by the tool's part.
+One table, read by both who need it: an import gives each call the capabilities
+(and from them the tier) its row says (`shell.transcripts.importing.policy`), and
+the audit holds each call's effects to its row (`core.audit.effects`). The table
+is data shipped inside the package (``capabilities.toml``, beside this module):
+reading the package's own data is no I/O of the world, read once, when it is first
+asked for, as a module's source is (`builtin_table`). A tool is looked up by its
+lower-cased name, in the format's own section first, then in the shared one;
+Goose's ``extension__tool`` names are looked up by the tool's part.
 """
 
 from __future__ import annotations
 
+import functools
+import importlib.resources
+import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, final
 
-from ..tools.capability import ToolCapability
+from .capability import ToolCapability
 
+TABLE = "capabilities.toml"
+"""The package's table, beside this module."""
 ARGUMENT_KINDS = ("path", "command", "url", "content", "patch")
 """The kinds of argument an entry names: a path, a shell command, a URL, the text a write
 puts in a file, an ``apply_patch`` text (its paths and added lines)."""
@@ -116,3 +125,13 @@ def capability_named(name: object, where: str) -> ToolCapability:
             return capability
     known = ", ".join(c.value for c in ToolCapability)
     raise TableError(where, f"{name!r} is not a capability (known: {known})")
+
+
+@functools.cache
+def builtin_table() -> CapabilityTable:
+    """The table the package ships (read once)."""
+    text = importlib.resources.files(__package__).joinpath(TABLE).read_text("utf-8")
+    try:
+        return table_from_document(tomllib.loads(text))
+    except (tomllib.TOMLDecodeError, TableError) as error:  # the package's own file
+        raise AssertionError(f"{TABLE}: {error}") from None
