@@ -35,7 +35,7 @@ from correx_tools import (
     conversation_of,
     import_transcript,
 )
-from correx_tools.shell.transcripts.importing.policy import Assignment
+from correx_tools.shell.transcripts.importing.tiers import Assignment
 
 DATA = Path(__file__).parent / "data" / "transcripts"
 
@@ -171,7 +171,7 @@ def test_an_exit_code_result_is_a_completed_call_with_that_code(tmp_path: Path) 
     ])  # fmt: skip
     store = InMemoryEventStore()
     done = import_transcript(
-        path, store, policy=lambda name, args: Assignment(Tier.CONFIRM)
+        path, store, tiering=lambda name, args: Assignment(Tier.CONFIRM)
     ).unwrap()
     events = tool_events(store, done.session_id)
     completed = events[-1].event

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, final
 
 from .capability import ToolCapability
+from .tier import Tier
 
 TABLE = "capabilities.toml"
 """The package's table, beside this module."""
@@ -42,6 +43,37 @@ class ToolEntry:
     def names(self, kind: str) -> tuple[str, ...]:
         """The argument names that hold a value of ``kind`` (one of `ARGUMENT_KINDS`)."""
         return self.arguments.get(kind, ())
+
+    def capabilities_for(
+        self, arguments: Mapping[str, Any], declared: frozenset[ToolCapability] | None = None
+    ) -> frozenset[ToolCapability]:
+        """What one call with ``arguments`` may do: the row's capabilities (or those the
+        tool ``declared``), or only reading where its arguments say so
+        (``read_only_when``: a reading-and-writing tool asked to view)."""
+        if self.read_only_when and all(arguments.get(k) == v for k, v in self.read_only_when):
+            return _READ_ONLY
+        return self.capabilities if declared is None else declared
+
+
+_READ_ONLY = frozenset({ToolCapability.FILE_READ})
+_ELEVATED = frozenset(
+    {ToolCapability.SHELL_EXEC, ToolCapability.PROCESS_SPAWN, ToolCapability.NETWORK_ACCESS}
+)
+
+
+def tier_of(capabilities: frozenset[ToolCapability]) -> Tier:
+    """The approval a call that may do this needs: elevated for a shell, another process or
+    the network; confirm for a write; none (auto) for a read, or for nothing outside the
+    agent (a plan, a question, a thought).
+
+    >>> tier_of(frozenset({ToolCapability.FILE_READ, ToolCapability.FILE_WRITE}))
+    <Tier.CONFIRM: 'confirm'>
+    """
+    if capabilities & _ELEVATED:
+        return Tier.ELEVATED
+    if ToolCapability.FILE_WRITE in capabilities:
+        return Tier.CONFIRM
+    return Tier.AUTO
 
 
 @final

@@ -42,7 +42,6 @@ from ...stores.sqlite import SQLiteEventStore
 from ..errors import Unreadable, Unrecognised
 from ..importing.events import stage
 from ..importing.folders import FileImport, file_size, never_read, transcript_files
-from ..importing.policy import default_policy
 from ..recognising import default_name, is_database, load
 from .manifest import RULES, WITHOUT_CONVERSATION, FileRow, Manifest, foreign_store, stamp_of
 
@@ -271,7 +270,7 @@ class _Pass:
         for transcript in transcripts:
             session = transcript.session
             try:
-                events, _ = stage(transcript, SessionId(session), default_policy,
+                events, _ = stage(transcript, SessionId(session), None,
                                   conversation=self.cache.conversation)  # fmt: skip
             except Unreadable as error:
                 reasons.append(f"{error.where}: {error.message}" if error.where else error.message)

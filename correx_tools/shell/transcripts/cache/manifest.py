@@ -36,13 +36,14 @@ _CREATE = f"""CREATE TABLE IF NOT EXISTS {TABLE} (
 )"""
 
 
-RULES = "rules 5"
+RULES = "rules 6"
 """The import's rules the cache's sessions were made by, kept in every file's stamp: when a
 release changes what a transcript gives (rules 2: exit codes not recorded, edits that did
 not take effect, times not recorded, values cut to fit; rules 3: the conversation around
 the calls of Claude Code and Codex; rules 4: of every other format that records one;
-rules 5: a Cline task's tokens), every file is read again once, and each session whose
-events differ is imported again."""
+rules 5: a Cline task's tokens; rules 6: each call's tier and capabilities from the one
+capability table the audit reads too), every file is read again once, and each session
+whose events differ is imported again."""
 WITHOUT_CONVERSATION = " without conversation"
 """Added to the rules of a cache made without the conversation (``--no-conversation``):
 a cache made the other way is read again, as under other rules."""

@@ -2,7 +2,7 @@
 
 * the session begins with the event that describes it (`description`);
 * each call is a Requested event at its request time, with the tier the
-  policy gives; a Started event at its start when the transcript records one,
+  tiering gives (`tiers`); a Started event at its start when the transcript records one,
   else at the request time, for every call that ran; and its end;
 * a call without an end stays in flight (requested, or started);
 * the invocation id is ``<session>/<the transcript's own call id>``;
@@ -60,7 +60,7 @@ from ..description import description_event
 from ..errors import Unreadable
 from ..model import ORIGIN, Call, Ending, Position, Transcript
 from .cutting import CUT, fitted
-from .policy import Policy
+from .tiers import Tiering, table_tiering
 
 EXIT_CODE_KNOWN = "exit_code_known"
 """The receipt's metadata key that is ``"false"`` when the transcript records no exit code."""
@@ -110,14 +110,16 @@ class Staged:
 def stage(
     transcript: Transcript,
     session_id: SessionId,
-    policy: Policy,
+    tiering: Tiering | None,
     progress: Callable[[int, int], None] | None = None,
     *,
     conversation: bool = True,
 ) -> tuple[list[StoredEvent], ToolState]:
     """The session's events and the state they fold to, checked by a strict fold: a
     transcript whose events the lifecycle refuses is an error naming the call.
-    ``conversation`` false leaves the conversation around the calls out."""
+    ``tiering`` gives each call its tier (``None``: the capability table's,
+    `tiers.table_tiering`); ``conversation`` false leaves the conversation around the
+    calls out."""
     staged = Staged()
     if conversation:
         for said in transcript.said:
@@ -125,9 +127,10 @@ def stage(
             at = ORIGIN if said.at is None else said.at
             staged.add((said.position, 0), at, event, None, said.at is not None)
     total = len(transcript.calls)
+    tiering = tiering or table_tiering(transcript.format)
     for done, call in enumerate(transcript.calls, start=1):
         try:
-            _call_events(transcript, call, session_id, policy, staged)
+            _call_events(transcript, call, session_id, tiering, staged)
         except (ValueError, TypeError) as error:
             raise Unreadable(call.where, f"call {call.call_id}: {error}") from None
         if progress is not None and (done % 1000 == 0 or done == total):
@@ -193,10 +196,10 @@ def _times(staged: Staged) -> datetime | None:
 
 
 def _call_events(
-    transcript: Transcript, call: Call, session_id: SessionId, policy: Policy, staged: Staged
+    transcript: Transcript, call: Call, session_id: SessionId, tiering: Tiering, staged: Staged
 ) -> None:
     invocation = InvocationId(f"{session_id}/{call.call_id}")
-    assignment = policy(call.tool_name, call.arguments)
+    assignment = tiering(call.tool_name, call.arguments)
 
     def requested(arguments: Any, _: tuple[str, ...]) -> object:
         request = ToolRequest(tool_name=call.tool_name, arguments=arguments)
@@ -225,7 +228,7 @@ def _call_events(
 
 @cache
 def _named(capabilities: frozenset[ToolCapability]) -> str:
-    """Capabilities as the receipt's metadata writes them (a policy gives few sets)."""
+    """Capabilities as the receipt's metadata writes them (a tiering gives few sets)."""
     return ",".join(sorted(c.value for c in capabilities))
 
 

@@ -22,7 +22,7 @@ from ...stores.port import EventStore
 from ..errors import TranscriptError, Unreadable, Unrecognised
 from ..recognising import default_name, load
 from .importing import TranscriptImport, write
-from .policy import Policy
+from .tiers import Tiering
 
 SUFFIXES = frozenset({".jsonl", ".json", ".ndjson", ".log", ".traj", ".md", ".db"})
 """The file names a folder's import looks at (others are never transcripts)."""
@@ -132,7 +132,7 @@ def import_folder(
     store: EventStore,
     *,
     format: str = "auto",
-    policy: Policy | None = None,
+    tiering: Tiering | None = None,
     lenient: bool = False,
     exclude: Iterable[Path] = (),
     conversation: bool = True,
@@ -140,7 +140,7 @@ def import_folder(
     """Import every transcript under ``root`` (see the module docstring); ``conversation``
     false leaves the conversation around the calls out."""
     paths, unreadable = transcript_files(root, exclude)
-    done = import_files(paths, store, format=format, policy=policy, lenient=lenient,
+    done = import_files(paths, store, format=format, tiering=tiering, lenient=lenient,
                         conversation=conversation)  # fmt: skip
     return done.with_files(unreadable)
 
@@ -150,7 +150,7 @@ def import_files(
     store: EventStore,
     *,
     format: str = "auto",
-    policy: Policy | None = None,
+    tiering: Tiering | None = None,
     lenient: bool = False,
     progress: Callable[[int], None] | None = None,
     conversation: bool = True,
@@ -158,7 +158,7 @@ def import_files(
     """Import each file's transcripts; ``progress`` is told each file's size once it is done."""
     results = []
     for path in paths:
-        results.append(import_file(path, store, format=format, policy=policy, lenient=lenient,
+        results.append(import_file(path, store, format=format, tiering=tiering, lenient=lenient,
                                    conversation=conversation))  # fmt: skip
         if progress is not None:
             progress(file_size(path))
@@ -170,7 +170,7 @@ def import_file(
     store: EventStore,
     *,
     format: str = "auto",
-    policy: Policy | None = None,
+    tiering: Tiering | None = None,
     lenient: bool = False,
     conversation: bool = True,
 ) -> FileImport:
@@ -188,7 +188,7 @@ def import_file(
                                                          message=_reason(error)),))  # fmt: skip
     imported, refused = [], []
     for transcript in transcripts:
-        result = write(transcript, source, store, policy=policy, conversation=conversation)
+        result = write(transcript, source, store, tiering=tiering, conversation=conversation)
         if isinstance(result, Success):
             imported.append(result.unwrap())
         else:

@@ -28,7 +28,7 @@ from ..errors import TranscriptError, Unreadable
 from ..model import Transcript
 from ..recognising import default_name, is_database, load, parse
 from .events import stage
-from .policy import Policy, default_policy
+from .tiers import Tiering
 
 
 @final
@@ -69,7 +69,7 @@ def import_transcript(
     *,
     format: str = "auto",
     session: str | None = None,
-    policy: Policy | None = None,
+    tiering: Tiering | None = None,
     progress: Progress | None = None,
     lenient: bool = False,
     conversation: bool = True,
@@ -79,15 +79,15 @@ def import_transcript(
     ``format`` is one of `FORMATS` or ``"auto"`` (recognised from the content,
     not the name); ``session`` names the session (by default the transcript's
     own session id, or the file's name) — for a file of many sessions (Goose's
-    ``sessions.db``) it chooses the one to import, by its own id. ``policy``
-    gives each call its tier (`policy.default_policy` by default);
+    ``sessions.db``) it chooses the one to import, by its own id. ``tiering``
+    gives each call its tier (`tiers.table_tiering` by default);
     ``progress(done, total)`` is told how many calls are converted;
     ``lenient`` leaves a damaged line out (and lists it) instead of refusing;
     ``conversation`` false leaves out the conversation around the calls (the prompts,
     the assistant's words and reasoning, the tokens), for who must not keep it.
     """
     results = import_transcripts(
-        path, store, format=format, session=session, policy=policy, progress=progress,
+        path, store, format=format, session=session, tiering=tiering, progress=progress,
         lenient=lenient, single=True, conversation=conversation,
     )  # fmt: skip
     return results[0]
@@ -99,7 +99,7 @@ def import_transcripts(
     *,
     format: str = "auto",
     session: str | None = None,
-    policy: Policy | None = None,
+    tiering: Tiering | None = None,
     progress: Progress | None = None,
     lenient: bool = False,
     single: bool = False,
@@ -124,7 +124,7 @@ def import_transcripts(
         return [Failure(TranscriptError(source=source, where="", message=message))]
     name = None if several else session
     return [
-        write(t, source, store, session=name, policy=policy, progress=progress,
+        write(t, source, store, session=name, tiering=tiering, progress=progress,
               conversation=conversation)
         for t in transcripts
     ]  # fmt: skip
@@ -138,7 +138,7 @@ def import_bytes(
     name: str,
     format: str = "auto",
     session: str | None = None,
-    policy: Policy | None = None,
+    tiering: Tiering | None = None,
     progress: Progress | None = None,
     lenient: bool = False,
     conversation: bool = True,
@@ -149,7 +149,7 @@ def import_bytes(
         transcript = parse(data, format, name, lenient=lenient)
     except Unreadable as error:
         return Failure(TranscriptError(source=source, where=error.where, message=error.message))
-    return write(transcript, source, store, session=session, policy=policy, progress=progress,
+    return write(transcript, source, store, session=session, tiering=tiering, progress=progress,
                  conversation=conversation)  # fmt: skip
 
 
@@ -159,7 +159,7 @@ def write(
     store: EventStore,
     *,
     session: str | None = None,
-    policy: Policy | None = None,
+    tiering: Tiering | None = None,
     progress: Progress | None = None,
     conversation: bool = True,
 ) -> Result[TranscriptImport, TranscriptError]:
@@ -169,7 +169,7 @@ def write(
         session_id = SessionId(session or transcript.session)
         if not session_id:
             raise Unreadable("", "the session name is empty")
-        events, state = stage(transcript, session_id, policy or default_policy, progress,
+        events, state = stage(transcript, session_id, tiering, progress,
                               conversation=conversation)  # fmt: skip
         held = _held(store, session_id, events)
         if held < len(events):
