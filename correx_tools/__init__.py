@@ -126,6 +126,7 @@ if _typing.TYPE_CHECKING:
     from .shell.transcripts.errors import TranscriptError as TranscriptError
     from .shell.transcripts.importing.importing import TranscriptImport as TranscriptImport
     from .shell.transcripts.importing.importing import import_transcript as import_transcript
+    from .shell.transcripts.importing.options import ImportOptions as ImportOptions
     from .shell.workspace import Workspace as Workspace
 
 # Where each public name lives. None is imported with the package: a name's module is
@@ -152,6 +153,7 @@ _LOCATIONS = {
     "EventStore": "shell.stores.port",
     "FileAffectingTool": "core.tools.tool",
     "FormatError": "core.tools.formats._reader",
+    "ImportOptions": "shell.transcripts.importing.options",
     "InMemoryEventStore": "shell.stores.memory",
     "InMemoryToolRegistry": "core.tools.registry",
     "Invalid": "core.tools.validation",
@@ -285,6 +287,7 @@ __all__ = [
     "EventStore",
     "FileAffectingTool",
     "FormatError",
+    "ImportOptions",
     "InMemoryEventStore",
     "InMemoryToolRegistry",
     "Invalid",

@@ -35,6 +35,7 @@ from correx_tools import (
     conversation_of,
     import_transcript,
 )
+from correx_tools.shell.transcripts.importing.options import ImportOptions
 from correx_tools.shell.transcripts.importing.tiers import Assignment
 
 DATA = Path(__file__).parent / "data" / "transcripts"
@@ -111,9 +112,13 @@ def test_each_sample_imports_with_the_counts_of_its_transcript(sample: str, tmp_
 
 def test_every_store_kind_takes_an_import(store: EventStore) -> None:
     sample = DATA / "claude-code" / "session_4d5611e5_subagent_a2898e3.jsonl"
-    done = import_transcript(sample, store, conversation=False).unwrap()
+    done = import_transcript(sample, store, ImportOptions(conversation=False)).unwrap()
     assert done.events == 100  # the description, then 33 calls' 99 events
-    assert import_transcript(sample, store, conversation=False).unwrap().already_imported
+    assert (
+        import_transcript(sample, store, ImportOptions(conversation=False))
+        .unwrap()
+        .already_imported
+    )
     assert len(tool_events(store, done.session_id)) == 99
 
 
@@ -171,7 +176,7 @@ def test_an_exit_code_result_is_a_completed_call_with_that_code(tmp_path: Path) 
     ])  # fmt: skip
     store = InMemoryEventStore()
     done = import_transcript(
-        path, store, tiering=lambda name, args: Assignment(Tier.CONFIRM)
+        path, store, ImportOptions(tiering=lambda name, args: Assignment(Tier.CONFIRM))
     ).unwrap()
     events = tool_events(store, done.session_id)
     completed = events[-1].event
@@ -290,7 +295,7 @@ def test_a_failed_import_writes_nothing_and_a_name_clash_is_refused(tmp_path: Pa
         assert "a second tool_result for t1" in failure(bad, store).message
         assert store.count() == 0
         sample = DATA / "claude-code" / "short_two_rejections.jsonl"
-        import_transcript(sample, store, session="mine", conversation=False).unwrap()
+        import_transcript(sample, store, ImportOptions(conversation=False), session="mine").unwrap()
         other = DATA / "openhands" / "runtime_test_basic.json"
         clash = failure(other, store, session="mine")
         assert "holds a different session named 'mine'" in clash.message

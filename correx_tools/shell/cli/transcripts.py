@@ -28,6 +28,7 @@ from ..transcripts.importing.folders import (
     transcript_files,
 )
 from ..transcripts.importing.importing import TranscriptImport, import_bytes, import_transcripts
+from ..transcripts.importing.options import ImportOptions
 from ..transcripts.recognising import FORMATS, is_database
 from .errors import CliError
 from .render import emit, table
@@ -92,6 +93,13 @@ def _database(path: str) -> bool:
     return path != "-" and is_database(Path(path))
 
 
+def _options(args: argparse.Namespace) -> ImportOptions:
+    """The import's options, as the command's arguments give them."""
+    return ImportOptions(
+        format=args.format, lenient=args.lenient, conversation=not args.no_conversation
+    )
+
+
 def _one(args: argparse.Namespace, staging: Staging) -> Callable[[], int]:
     """Import one session; what to say of it, and the exit status, once it is kept."""
     source = "standard input" if args.path == "-" else args.path
@@ -99,15 +107,13 @@ def _one(args: argparse.Namespace, staging: Staging) -> Callable[[], int]:
     with Progress("converting calls", None, sys.stderr) as bar:
         if args.path == "-":
             result = import_bytes(
-                read_file("-"), source, store, name="stdin", format=args.format,
-                session=args.session, progress=bar.update, lenient=args.lenient,
-                conversation=not args.no_conversation,
+                read_file("-"), source, store, _options(args), name="stdin",
+                session=args.session, progress=bar.update,
             )  # fmt: skip
         else:
             result = import_transcripts(
-                args.path, store, format=args.format, session=args.session,
-                progress=bar.update, lenient=args.lenient, single=True,
-                conversation=not args.no_conversation,
+                args.path, store, _options(args), session=args.session,
+                progress=bar.update, single=True,
             )[0]  # fmt: skip
     if not isinstance(result, Success):
         staging.discard()
@@ -196,9 +202,8 @@ def _many(args: argparse.Namespace, staging: Staging) -> Callable[[], int]:
         transcript_files(root, exclude=_store_files(args.dest)) if root.is_dir() else ([root], [])
     )
     with Progress("importing transcripts (bytes)", sum(map(file_size, paths)), sys.stderr) as bar:
-        done = import_files(paths, store, format=args.format, lenient=args.lenient,
-                            progress=bar.advance, conversation=not args.no_conversation,
-                            ).with_files(unreadable)  # fmt: skip
+        done = import_files(paths, store, _options(args),
+                            progress=bar.advance).with_files(unreadable)  # fmt: skip
     done = FolderImport(tuple(_told(file, staging) for file in done.files))
     if not root.is_dir() and done.files and all(file.skipped for file in done.files):
         # One file named, and no transcript: an error, as for any other file.

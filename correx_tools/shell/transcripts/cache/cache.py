@@ -42,6 +42,7 @@ from ...stores.sqlite import SQLiteEventStore
 from ..errors import Unreadable, Unrecognised
 from ..importing.events import stage
 from ..importing.folders import FileImport, file_size, never_read, transcript_files
+from ..importing.options import ImportOptions
 from ..recognising import default_name, is_database, load
 from .manifest import RULES, WITHOUT_CONVERSATION, FileRow, Manifest, foreign_store, stamp_of
 
@@ -101,7 +102,7 @@ class TranscriptCache:
 
     def __init__(self, path: Path, roots: Sequence[Path], *, conversation: bool = True) -> None:
         self.path, self.roots = path, [Path(root) for root in roots]
-        self.conversation = conversation
+        self.options = ImportOptions(conversation=conversation)
         self.rules = RULES if conversation else RULES + WITHOUT_CONVERSATION
         if foreign_store(path):
             raise CacheError(
@@ -270,8 +271,7 @@ class _Pass:
         for transcript in transcripts:
             session = transcript.session
             try:
-                events, _ = stage(transcript, SessionId(session), None,
-                                  conversation=self.cache.conversation)  # fmt: skip
+                events, _ = stage(transcript, SessionId(session), self.cache.options)
             except Unreadable as error:
                 reasons.append(f"{error.where}: {error.message}" if error.where else error.message)
                 if session in was:

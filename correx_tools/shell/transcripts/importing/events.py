@@ -60,6 +60,7 @@ from ..description import description_event
 from ..errors import Unreadable
 from ..model import ORIGIN, Call, Ending, Position, Transcript
 from .cutting import CUT, fitted
+from .options import ImportOptions
 from .tiers import Tiering, table_tiering
 
 EXIT_CODE_KNOWN = "exit_code_known"
@@ -110,24 +111,22 @@ class Staged:
 def stage(
     transcript: Transcript,
     session_id: SessionId,
-    tiering: Tiering | None,
+    options: ImportOptions,
     progress: Callable[[int, int], None] | None = None,
-    *,
-    conversation: bool = True,
 ) -> tuple[list[StoredEvent], ToolState]:
     """The session's events and the state they fold to, checked by a strict fold: a
-    transcript whose events the lifecycle refuses is an error naming the call.
-    ``tiering`` gives each call its tier (``None``: the capability table's,
-    `tiers.table_tiering`); ``conversation`` false leaves the conversation around the
-    calls out."""
+    transcript whose events the lifecycle refuses is an error naming the call. Of the
+    ``options``, the tiering gives each call its tier (``None``: the capability
+    table's, `tiers.table_tiering`); ``conversation`` false leaves the conversation
+    around the calls out."""
     staged = Staged()
-    if conversation:
+    if options.conversation:
         for said in transcript.said:
             event = conversation_event(said.message)
             at = ORIGIN if said.at is None else said.at
             staged.add((said.position, 0), at, event, None, said.at is not None)
     total = len(transcript.calls)
-    tiering = tiering or table_tiering(transcript.format)
+    tiering = options.tiering or table_tiering(transcript.format)
     for done, call in enumerate(transcript.calls, start=1):
         try:
             _call_events(transcript, call, session_id, tiering, staged)

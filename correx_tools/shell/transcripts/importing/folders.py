@@ -21,8 +21,8 @@ from returns.result import Success
 from ...stores.port import EventStore
 from ..errors import TranscriptError, Unreadable, Unrecognised
 from ..recognising import default_name, load
-from .importing import TranscriptImport, write
-from .tiers import Tiering
+from .importing import DEFAULT, TranscriptImport, write
+from .options import ImportOptions
 
 SUFFIXES = frozenset({".jsonl", ".json", ".ndjson", ".log", ".traj", ".md", ".db"})
 """The file names a folder's import looks at (others are never transcripts)."""
@@ -128,56 +128,34 @@ def never_read(path: Path) -> FileImport | None:
 
 
 def import_folder(
-    root: Path,
-    store: EventStore,
-    *,
-    format: str = "auto",
-    tiering: Tiering | None = None,
-    lenient: bool = False,
-    exclude: Iterable[Path] = (),
-    conversation: bool = True,
+    root: Path, store: EventStore, options: ImportOptions = DEFAULT, *, exclude: Iterable[Path] = ()
 ) -> FolderImport:
-    """Import every transcript under ``root`` (see the module docstring); ``conversation``
-    false leaves the conversation around the calls out."""
+    """Import every transcript under ``root`` (see the module docstring), but ``exclude``."""
     paths, unreadable = transcript_files(root, exclude)
-    done = import_files(paths, store, format=format, tiering=tiering, lenient=lenient,
-                        conversation=conversation)  # fmt: skip
-    return done.with_files(unreadable)
+    return import_files(paths, store, options).with_files(unreadable)
 
 
 def import_files(
     paths: Iterable[Path],
     store: EventStore,
+    options: ImportOptions = DEFAULT,
     *,
-    format: str = "auto",
-    tiering: Tiering | None = None,
-    lenient: bool = False,
     progress: Callable[[int], None] | None = None,
-    conversation: bool = True,
 ) -> FolderImport:
     """Import each file's transcripts; ``progress`` is told each file's size once it is done."""
     results = []
     for path in paths:
-        results.append(import_file(path, store, format=format, tiering=tiering, lenient=lenient,
-                                   conversation=conversation))  # fmt: skip
+        results.append(import_file(path, store, options))
         if progress is not None:
             progress(file_size(path))
     return FolderImport(tuple(results))
 
 
-def import_file(
-    path: Path,
-    store: EventStore,
-    *,
-    format: str = "auto",
-    tiering: Tiering | None = None,
-    lenient: bool = False,
-    conversation: bool = True,
-) -> FileImport:
+def import_file(path: Path, store: EventStore, options: ImportOptions = DEFAULT) -> FileImport:
     """Every session of one file, each all or nothing; never an exception for a bad file."""
     source = str(path)
     try:
-        transcripts = load(path, format, default_name(path), lenient=lenient)
+        transcripts = load(path, options.format, default_name(path), lenient=options.lenient)
     except Unrecognised as error:
         return FileImport(path, skipped=error.short)
     except Unreadable as error:
@@ -188,7 +166,7 @@ def import_file(
                                                          message=_reason(error)),))  # fmt: skip
     imported, refused = [], []
     for transcript in transcripts:
-        result = write(transcript, source, store, tiering=tiering, conversation=conversation)
+        result = write(transcript, source, store, options)
         if isinstance(result, Success):
             imported.append(result.unwrap())
         else:

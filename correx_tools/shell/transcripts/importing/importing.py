@@ -28,7 +28,7 @@ from ..errors import TranscriptError, Unreadable
 from ..model import Transcript
 from ..recognising import default_name, is_database, load, parse
 from .events import stage
-from .tiers import Tiering
+from .options import ImportOptions
 
 
 @final
@@ -61,49 +61,41 @@ class TranscriptImport:
 
 
 Progress = Callable[[int, int], None]
+DEFAULT = ImportOptions()
+"""The options of an import that chooses none."""
 
 
 def import_transcript(
     path: str | os.PathLike[str],
     store: EventStore,
+    options: ImportOptions = DEFAULT,
     *,
-    format: str = "auto",
     session: str | None = None,
-    tiering: Tiering | None = None,
     progress: Progress | None = None,
-    lenient: bool = False,
-    conversation: bool = True,
 ) -> Result[TranscriptImport, TranscriptError]:
     """Import the transcript at ``path`` into ``store`` as one session, all or nothing.
 
-    ``format`` is one of `FORMATS` or ``"auto"`` (recognised from the content,
-    not the name); ``session`` names the session (by default the transcript's
-    own session id, or the file's name) — for a file of many sessions (Goose's
-    ``sessions.db``) it chooses the one to import, by its own id. ``tiering``
-    gives each call its tier (`tiers.table_tiering` by default);
-    ``progress(done, total)`` is told how many calls are converted;
-    ``lenient`` leaves a damaged line out (and lists it) instead of refusing;
-    ``conversation`` false leaves out the conversation around the calls (the prompts,
-    the assistant's words and reasoning, the tokens), for who must not keep it.
+    ``options`` are the import's choices (`ImportOptions`: the format, or ``"auto"``
+    to recognise it from the content; the tiering; lenient; the conversation or
+    not); ``session`` names the session (by default the transcript's own session
+    id, or the file's name) — for a file of many sessions (Goose's ``sessions.db``)
+    it chooses the one to import, by its own id; ``progress(done, total)`` is told
+    how many calls are converted.
     """
     results = import_transcripts(
-        path, store, format=format, session=session, tiering=tiering, progress=progress,
-        lenient=lenient, single=True, conversation=conversation,
-    )  # fmt: skip
+        path, store, options, session=session, progress=progress, single=True
+    )
     return results[0]
 
 
 def import_transcripts(
     path: str | os.PathLike[str],
     store: EventStore,
+    options: ImportOptions = DEFAULT,
     *,
-    format: str = "auto",
     session: str | None = None,
-    tiering: Tiering | None = None,
     progress: Progress | None = None,
-    lenient: bool = False,
     single: bool = False,
-    conversation: bool = True,
 ) -> list[Result[TranscriptImport, TranscriptError]]:
     """Import every session of the file at ``path``, each all or nothing (one for most
     formats; each of a Goose database's). A file that cannot be read is one failure.
@@ -111,7 +103,7 @@ def import_transcripts(
     source, file = str(path), Path(path)
     try:
         several = is_database(file)
-        transcripts = load(file, format, default_name(file), lenient=lenient,
+        transcripts = load(file, options.format, default_name(file), lenient=options.lenient,
                            session=session if several else None)  # fmt: skip
         if single and len(transcripts) != 1:
             ids = ", ".join(t.session for t in transcripts[:5]) or "none"
@@ -123,54 +115,46 @@ def import_transcripts(
         message = error.strerror or str(error)
         return [Failure(TranscriptError(source=source, where="", message=message))]
     name = None if several else session
-    return [
-        write(t, source, store, session=name, tiering=tiering, progress=progress,
-              conversation=conversation)
-        for t in transcripts
-    ]  # fmt: skip
+    return [write(t, source, store, options, session=name, progress=progress) for t in transcripts]
 
 
 def import_bytes(
     data: bytes,
     source: str,
     store: EventStore,
+    options: ImportOptions = DEFAULT,
     *,
     name: str,
-    format: str = "auto",
     session: str | None = None,
-    tiering: Tiering | None = None,
     progress: Progress | None = None,
-    lenient: bool = False,
-    conversation: bool = True,
 ) -> Result[TranscriptImport, TranscriptError]:
     """`import_transcript` of bytes already read (standard input, say); ``source``
     names them in messages and ``name`` is the session's name of last resort."""
     try:
-        transcript = parse(data, format, name, lenient=lenient)
+        transcript = parse(data, options.format, name, lenient=options.lenient)
     except Unreadable as error:
         return Failure(TranscriptError(source=source, where=error.where, message=error.message))
-    return write(transcript, source, store, session=session, tiering=tiering, progress=progress,
-                 conversation=conversation)  # fmt: skip
+    return write(transcript, source, store, options, session=session, progress=progress)
 
 
 def write(
     transcript: Transcript,
     source: str,
     store: EventStore,
+    options: ImportOptions = DEFAULT,
     *,
     session: str | None = None,
-    tiering: Tiering | None = None,
     progress: Progress | None = None,
-    conversation: bool = True,
 ) -> Result[TranscriptImport, TranscriptError]:
     """Write a transcript read already as a session (``session`` names it), all or nothing;
-    what the store holds of it already is not written again (see the module docstring)."""
+    what the store holds of it already is not written again (see the module docstring).
+    Of the ``options``, only the tiering and the conversation matter here (the file is
+    read)."""
     try:
         session_id = SessionId(session or transcript.session)
         if not session_id:
             raise Unreadable("", "the session name is empty")
-        events, state = stage(transcript, session_id, tiering, progress,
-                              conversation=conversation)  # fmt: skip
+        events, state = stage(transcript, session_id, options, progress)
         held = _held(store, session_id, events)
         if held < len(events):
             written = store.import_events(events[held:])
