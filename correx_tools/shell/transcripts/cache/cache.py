@@ -37,11 +37,11 @@ from returns.result import Success
 
 from ....core.lifecycle.events import StoredEvent
 from ....core.tools.ids import SessionId
-from ...stores.port import session_events
 from ...stores.sqlite import SQLiteEventStore
 from ..errors import Unreadable, Unrecognised
 from ..importing.events import stage
 from ..importing.folders import FileImport, file_size, never_read, transcript_files
+from ..importing.importing import held_of
 from ..importing.options import ImportOptions
 from ..recognising import default_name, is_database, load
 from .manifest import RULES, WITHOUT_CONVERSATION, FileRow, Manifest, foreign_store, stamp_of
@@ -314,7 +314,7 @@ class _Pass:
 
     def take(self, shown: str, session: str, events: list[StoredEvent]) -> None:
         """Hold the session's new events for the batch: the ones the cache lacks."""
-        held = self.held_of(session, events)
+        held = held_of(self.store, SessionId(session), events)
         if held is None:
             self.owners.pop(session, None)
             self.replacing.add(session)
@@ -328,25 +328,11 @@ class _Pass:
             self.pending[session] = events
             self.held[session] = held
 
-    def held_of(self, session: str, events: list[StoredEvent]) -> int | None:
-        """How many of ``events`` the cache holds as the session's first events already;
-        ``None`` when it holds others."""
-        last = self.store.last_sequence(SessionId(session))
-        if last == 0:
-            return 0
-        if last > len(events):
-            return None
-        with session_events(self.store, SessionId(session)) as stored:
-            for number, event in enumerate(stored):
-                if event != events[number]:
-                    return None
-        return last
-
     def same(self, session: str, events: list[StoredEvent]) -> bool:
         """Whether the session another file gave holds exactly ``events``."""
         if session in self.pending:
             return self.pending[session] == events
-        return self.held_of(session, events) == len(events)
+        return held_of(self.store, SessionId(session), events) == len(events)
 
     def forget(self, sessions: set[str], said: list[tuple[str, str]]) -> None:
         if not sessions:

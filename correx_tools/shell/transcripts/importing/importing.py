@@ -11,7 +11,7 @@ session of the same name) is an error, and nothing is written.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import final
@@ -23,7 +23,7 @@ from ....core.lifecycle.events import StoredEvent
 from ....core.lifecycle.status import ToolInvocationStatus
 from ....core.replay.recorded import receipt_exited_nonzero
 from ....core.tools.ids import SessionId
-from ...stores.port import EventStore, StoreReadError, store_name
+from ...stores.port import EventStore, StoreReadError, session_events, store_name
 from ..errors import TranscriptError, Unreadable
 from ..model import Transcript
 from ..recognising import default_name, is_database, load, parse
@@ -155,7 +155,9 @@ def write(
         if not session_id:
             raise Unreadable("", "the session name is empty")
         events, state = stage(transcript, session_id, options, progress)
-        held = _held(store, session_id, events)
+        held = held_of(store, session_id, events)
+        if held is None:
+            raise Unreadable("", _not_held(store, session_id, events))
         if held < len(events):
             written = store.import_events(events[held:])
             if not isinstance(written, Success):
@@ -191,27 +193,39 @@ def write(
     )
 
 
-def _held(store: EventStore, session_id: SessionId, events: list[StoredEvent]) -> int:
-    """How many of ``events`` the store holds already, as the session's first events; an
-    error when it holds others."""
+def held_of(store: EventStore, session_id: SessionId, events: Sequence[StoredEvent]) -> int | None:
+    """How many of ``events`` the store holds already, as the session's first events (0: it
+    holds none of the session); ``None`` when it holds others (a file rewritten, another
+    session of the same name). The one answer both an import (which then refuses) and a
+    cache (which then imports the session again whole) go by."""
     held = 0
-    differs: int | None = None
-    for stored in store.read(session_id):
-        if held == len(events) or stored != events[held]:
-            differs = stored.sequence
-            break
-        held += 1
-    if differs is None:
-        return held
-    # Imported the other way: one side holds a conversation and the other none, and their
-    # other events agree (one may have grown). A chat rewritten at a prompt is a rewritten
-    # chat; another session under the same name is another session.
+    with session_events(store, session_id) as stored:
+        for event in stored:
+            if held == len(events) or event != events[held]:
+                return None
+            held += 1
+    return held
+
+
+def _not_held(store: EventStore, session_id: SessionId, events: Sequence[StoredEvent]) -> str:
+    """Why the session the store holds is not the one the transcript gives, and what to do.
+
+    Imported the other way: one side holds a conversation and the other none, and their
+    other events agree (one may have grown). A chat rewritten at a prompt is a rewritten
+    chat; another session under the same name is another session.
+    """
+    with session_events(store, session_id) as stored:
+        differs = next(
+            event.sequence
+            for number, event in enumerate(stored)
+            if number == len(events) or event != events[number]
+        )
     held_talk, held_rest = _parted(stored.event for stored in store.read(session_id))
     given_talk, given_rest = _parted(stored.event for stored in events)
     shorter = min(len(held_rest), len(given_rest))
     if held_rest[:shorter] != given_rest[:shorter]:
         held_talk = given_talk  # not the same calls: the option is not the reason
-    raise Unreadable("", _different(session_id, differs, held_talk, given_talk))
+    return _different(session_id, differs, held_talk, given_talk)
 
 
 def _parted(events: Iterable[object]) -> tuple[bool, list[object]]:
