@@ -28,6 +28,7 @@ from ...core.audit.auditor import MAX_OPEN, InFlight, SessionAuditor
 from ...core.audit.finding import Finding
 from ...core.audit.flows import Source
 from ...core.audit.policy import CompiledPolicy, Policy, compiled
+from ...core.lifecycle.description import described
 from ...core.lifecycle.events import (
     StoredEvent,
     ToolExecutionCompletedEvent,
@@ -42,7 +43,6 @@ from ...core.tools.ids import SessionId
 from ..stores.fanout import Workers
 from ..stores.port import EventStore, StoreReadError, first_event, session_events
 from ..stores.sql.store import SqlEventStore
-from ..transcripts.description import described
 from .audited import Audited
 from .evidence import evidence_value
 

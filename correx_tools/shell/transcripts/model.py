@@ -9,6 +9,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, final
 
 from ...core.lifecycle.conversation import ConversationEvent
+from ...core.lifecycle.description import About
 
 Position = tuple[int, ...]
 """Where a step happened in the transcript (record, block, ...): events are written in this
@@ -72,25 +73,6 @@ class Call:
     ``requested_at`` is a derived time that only keeps the call's place)."""
     started_recorded: bool = True
     """Whether it records when the call started, when it says it did (``started_at``)."""
-
-
-@final
-@dataclass(frozen=True, slots=True, kw_only=True)
-class About:
-    """What a transcript says of its session beside its calls, each part when it says it.
-
-    Only what the transcript's first records say: a file that grows keeps the same
-    description, so a later import of it can add to the session it made.
-    """
-
-    agent_session_id: str | None = None
-    """The agent's own id of the session (Claude Code's ``sessionId``, a Codex rollout's id)."""
-    started_at: datetime | None = None
-    cwd: str | None = None
-    """The working directory the agent ran in."""
-    title: str | None = None
-    parent_session: str | None = None
-    """For a subagent's session: the session of the agent that started it."""
 
 
 @final

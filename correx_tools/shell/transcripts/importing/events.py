@@ -41,6 +41,7 @@ from typing import Any
 from returns.result import Success
 
 from ....core.lifecycle.conversation import conversation_event
+from ....core.lifecycle.description import description_event
 from ....core.lifecycle.events import (
     StoredEvent,
     ToolExecutionCompletedEvent,
@@ -56,7 +57,6 @@ from ....core.replay.projection import ToolProjector
 from ....core.tools.capability import ToolCapability
 from ....core.tools.ids import InvocationId, SessionId
 from ....core.tools.request import ToolRequest
-from ..description import description_event
 from ..errors import Unreadable
 from ..model import ORIGIN, Call, Ending, Position, Transcript
 from .cutting import CUT, fitted

@@ -44,9 +44,10 @@ from typing import TYPE_CHECKING
 
 import re2
 
+from .....core.lifecycle.description import About
 from ...common.outcomes import completed, failed, not_applied, rejected
 from ...errors import Unreadable
-from ...model import ORIGIN, About, Call, Transcript
+from ...model import ORIGIN, Call, Transcript
 from .talk import AiderTalk
 
 if TYPE_CHECKING:

@@ -32,11 +32,12 @@ from datetime import datetime
 from typing import Any
 
 from .....core.lifecycle.conversation import AssistantText, Prompt, Reasoning, TokenUsage, Usage
+from .....core.lifecycle.description import About
 from .....core.report.tool_views import SUBAGENT_SESSION
 from ...common.talk import MOST_COUNTED, too_many
 from ...common.values import must_be, utc_time
 from ...errors import Unreadable
-from ...model import About, Call, Said, Transcript
+from ...model import Call, Said, Transcript
 from ..anthropic_messages.calls import result_end
 
 FORMAT = "claude-code"

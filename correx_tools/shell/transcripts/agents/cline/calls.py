@@ -40,12 +40,13 @@ from typing import Any
 
 import re2
 
+from .....core.lifecycle.description import About
 from ...common.outcomes import completed, epoch_time, failed, rejected
 from ...common.pairing import Pairing
 from ...common.talk import Talk
 from ...common.values import must_be
 from ...errors import Unreadable
-from ...model import About, Call, End, Position, Transcript, step_time
+from ...model import Call, End, Position, Transcript, step_time
 from .talk import RESULT as _RESULT
 from .talk import said_in
 

@@ -39,12 +39,13 @@ from typing import Any
 
 import re2
 
+from .....core.lifecycle.description import About
 from ...common.lines import first_record, is_json, strict_value
 from ...common.outcomes import completed, exit_code_in, failed, rejected
 from ...common.pairing import Pairing
 from ...common.values import must_be, text_of, utc_time
 from ...errors import Unreadable
-from ...model import About, Call, End, Position, Transcript
+from ...model import Call, End, Position, Transcript
 from .talk import Talk
 
 FORMAT = "codex"

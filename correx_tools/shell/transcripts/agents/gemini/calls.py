@@ -40,10 +40,11 @@ from typing import Any
 
 import re2
 
+from .....core.lifecycle.description import About
 from ...common.lines import first_record_has
 from ...common.outcomes import completed, failed, rejected
 from ...common.values import must_be, utc_time
-from ...model import About, Call, End, Position, Said, Transcript
+from ...model import Call, End, Position, Said, Transcript
 from .talk import said_in
 
 FORMAT = "gemini-cli"

@@ -34,12 +34,13 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
+from .....core.lifecycle.description import About
 from ...common.lines import first_record_has
 from ...common.outcomes import completed, epoch_time, failed, rejected
 from ...common.pairing import Pairing
 from ...common.talk import Talk
 from ...common.values import must_be, text_of, utc_time
-from ...model import About, Call, End, Position, Transcript
+from ...model import Call, End, Position, Transcript
 from .talk import said_in, session_usage
 
 FORMAT = "goose"

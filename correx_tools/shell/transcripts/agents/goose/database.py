@@ -21,10 +21,11 @@ from typing import Any
 
 import re2
 
+from .....core.lifecycle.description import About
 from ...common.lines import strict_value
 from ...common.values import utc_time
 from ...errors import Unreadable, Unrecognised
-from ...model import About, Transcript
+from ...model import Transcript
 from .calls import read_messages
 
 _TOKENS = ("accumulated_input_tokens", "accumulated_output_tokens", "input_tokens",

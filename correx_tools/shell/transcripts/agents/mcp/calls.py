@@ -25,11 +25,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from .....core.lifecycle.description import About
 from ...common.outcomes import completed, failed, rejected
 from ...common.pairing import unique_id
 from ...common.values import must_be, text_of, utc_time
 from ...errors import Unreadable
-from ...model import About, Call, Transcript, step_time
+from ...model import Call, Transcript, step_time
 
 FORMAT = "mcp"
 EXPECTED = (

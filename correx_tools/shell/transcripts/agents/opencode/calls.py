@@ -28,10 +28,11 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
+from .....core.lifecycle.description import About
 from ...common.outcomes import completed, epoch_time, failed, rejected
 from ...common.talk import Talk
 from ...common.values import must_be
-from ...model import ORIGIN, About, Call, End, Ending, Position, Transcript
+from ...model import ORIGIN, Call, End, Ending, Position, Transcript
 from .talk import said_in
 
 FORMAT = "opencode"

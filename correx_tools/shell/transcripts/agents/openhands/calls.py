@@ -37,12 +37,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from .....core.lifecycle.description import About
 from ....stores.codec.strict_json import EnvelopeError, loads_strict
 from ...common.outcomes import completed, not_applied, rejected
 from ...common.talk import Talk
 from ...common.values import must_be, text_of, utc_time
 from ...errors import Unreadable
-from ...model import About, Call, Transcript
+from ...model import Call, Transcript
 from .talk import said_in
 
 FORMAT = "openhands"
