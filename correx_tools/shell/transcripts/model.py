@@ -55,7 +55,7 @@ class End:
 
 
 @dataclass(slots=True, kw_only=True)
-class Call:
+class TranscriptCall:
     """One tool call of a transcript, as it is read."""
 
     call_id: str
@@ -77,7 +77,7 @@ class Call:
 
 @final
 @dataclass(frozen=True, slots=True)
-class Said:
+class TalkStep:
     """One step of the conversation around the calls (a prompt, the assistant's words, its
     reasoning, a message's tokens), where the transcript tells it and when (``at`` is
     ``None`` when it records no time for it: the nearest recorded one is taken)."""
@@ -95,7 +95,7 @@ class Transcript:
     format: str
     session: str
     """The session's own name in the transcript (or its file's name, when it has none)."""
-    calls: tuple[Call, ...]
+    calls: tuple[TranscriptCall, ...]
     about: About = field(default_factory=About, kw_only=True)
     incomplete_tail: str = field(default="", kw_only=True)
     """``line N`` when the file's last line was cut mid-way (a live file) and left out."""
@@ -104,7 +104,7 @@ class Transcript:
     first_time: datetime | None = field(default=None, kw_only=True)
     """The first time the transcript records, where its header records no start (an older
     Goose file: its first message's): the session's description is stamped with it."""
-    said: tuple[Said, ...] = field(default=(), kw_only=True)
+    talk: tuple[TalkStep, ...] = field(default=(), kw_only=True)
     """The conversation around the calls, for the formats whose reader reads it."""
 
 

@@ -39,7 +39,7 @@ from ....core.lifecycle.events import StoredEvent
 from ....core.tools.ids import SessionId
 from ...stores.sqlite import SQLiteEventStore
 from ..errors import Unreadable, Unrecognised
-from ..importing.events import stage
+from ..importing.events import transcript_events
 from ..importing.folders import FileImport, file_size, never_read, transcript_files
 from ..importing.importing import held_of
 from ..importing.options import ImportOptions
@@ -271,7 +271,7 @@ class _Pass:
         for transcript in transcripts:
             session = transcript.session
             try:
-                events, _ = stage(transcript, SessionId(session), self.cache.options)
+                events, _ = transcript_events(transcript, SessionId(session), self.cache.options)
             except Unreadable as error:
                 reasons.append(f"{error.where}: {error.message}" if error.where else error.message)
                 if session in was:
@@ -334,13 +334,13 @@ class _Pass:
             return self.pending[session] == events
         return held_of(self.store, SessionId(session), events) == len(events)
 
-    def forget(self, sessions: set[str], said: list[tuple[str, str]]) -> None:
+    def forget(self, sessions: set[str], removed: list[tuple[str, str]]) -> None:
         if not sessions:
             return
         self.manifest.forget_sessions(sorted(sessions))
         for session in sessions:
             self.owners.pop(session, None)
-        self.look.removed += said
+        self.look.removed += removed
 
     # -- writing -------------------------------------------------------------------------------
 
@@ -377,7 +377,7 @@ class _Pass:
                 FileRow(row.path, row.stamp, kept, row.shared, "refused", reason)
             )
         if failed:
-            for said in (self.look.new, self.look.grown, self.look.rewritten):
-                said[:] = [(file, session) for file, session in said if session not in failed]
+            for told in (self.look.new, self.look.grown, self.look.rewritten):
+                told[:] = [(file, session) for file, session in told if session not in failed]
         self.pending, self.held, self.batch_rows, self.batch_files = {}, {}, [], {}
         self.replacing = set()

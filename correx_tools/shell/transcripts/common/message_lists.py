@@ -69,4 +69,4 @@ def read_list(document: Any, name: str, format: str, step: Step) -> Transcript:
         if not isinstance(message, dict):
             raise Unreadable(where, "a message must be a JSON object")
         step(message, index, where, calls, talk)
-    return Transcript(format, name, calls.calls(), said=tuple(talk.said))
+    return Transcript(format, name, calls.calls(), talk=tuple(talk.steps))

@@ -84,10 +84,10 @@ def rejected(
                recorded=recorded)  # fmt: skip
 
 
-def not_applied(metadata: dict[str, str], said: str) -> dict[str, str]:
+def not_applied(metadata: dict[str, str], output: str) -> dict[str, str]:
     """``metadata`` with the marks of an edit that did not take effect: ``edit_applied``
-    ``"false"`` and ``edit_note``, the first line of what the tool said (`first_line`)."""
-    return {**metadata, EDIT_APPLIED: "false", EDIT_NOTE: first_line(said)}
+    ``"false"`` and ``edit_note``, the first line of the tool's ``output`` (`first_line`)."""
+    return {**metadata, EDIT_APPLIED: "false", EDIT_NOTE: first_line(output)}
 
 
 def first_line(text: str) -> str:

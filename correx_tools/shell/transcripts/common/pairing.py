@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..errors import Unreadable
-from ..model import Call
+from ..model import TranscriptCall
 
 
 class Pairing:
@@ -15,11 +15,11 @@ class Pairing:
     """
 
     def __init__(self) -> None:
-        self.by_id: dict[str, Call] = {}
-        self.latest: dict[str, Call] = {}
+        self.by_id: dict[str, TranscriptCall] = {}
+        self.latest: dict[str, TranscriptCall] = {}
         self.taken: dict[str, int] = {}
 
-    def request(self, call: Call) -> Call:
+    def request(self, call: TranscriptCall) -> TranscriptCall:
         """Add ``call`` (its id made unique); an error if its id is still open."""
         earlier = self.latest.get(call.call_id)
         if earlier is not None and earlier.end is None:
@@ -31,7 +31,7 @@ class Pairing:
         self.by_id[call.call_id] = call
         return call
 
-    def ended(self, call_id: str, where: str) -> Call:
+    def ended(self, call_id: str, where: str) -> TranscriptCall:
         """The open call a result for ``call_id`` ends; an error if there is none."""
         call = self.latest.get(call_id)
         if call is None:
@@ -40,12 +40,12 @@ class Pairing:
             raise Unreadable(where, f"a second result for {call_id}")
         return call
 
-    def open(self, call_id: str) -> Call | None:
+    def open(self, call_id: str) -> TranscriptCall | None:
         """The call of ``call_id`` if it has not ended yet."""
         call = self.latest.get(call_id)
         return call if call is not None and call.end is None else None
 
-    def calls(self) -> tuple[Call, ...]:
+    def calls(self) -> tuple[TranscriptCall, ...]:
         """Every call, in the order they were asked for."""
         return tuple(self.by_id.values())
 

@@ -21,7 +21,7 @@ from ....core.lifecycle.conversation import (
     Usage,
 )
 from ..errors import Unreadable
-from ..model import Position, Said
+from ..model import Position, TalkStep
 
 MOST_COUNTED = 10**15
 """The most tokens a transcript's count may say: a quadrillion, which no message comes near.
@@ -71,13 +71,13 @@ class Talk:
     before the calls of the same record (``(record, -1, n)``), unless given its own."""
 
     def __init__(self) -> None:
-        self.said: list[Said] = []
-        self._steps = 0
+        self.steps: list[TalkStep] = []
+        self._count = 0
 
     def put(self, message: ConversationEvent, at: datetime | None, record: Position) -> None:
         """Put ``message``, told by ``record`` (its place), before that record's calls."""
-        self._steps += 1
-        self.said.append(Said((*record, -1, self._steps), at, message))
+        self._count += 1
+        self.steps.append(TalkStep((*record, -1, self._count), at, message))
 
     def prompt(self, text: str, at: datetime | None, record: Position) -> None:
         """A prompt, if it says anything."""

@@ -20,7 +20,7 @@
 * a value too large for an event is cut to fit, and the call says so (`cutting`);
 * a transcript that holds no call yet and records no time gives no events (not even its
   conversation: what it says before its first call, with no time, waits for it);
-* the conversation around the calls (`Said`: prompts, the assistant's words, reasoning,
+* the conversation around the calls (`TalkStep`: prompts, the assistant's words, reasoning,
   tokens) is an event each (`conversation_event`) at its place, unless
   ``conversation`` is false; a step of it with no recorded time takes the nearest one,
   as a call's does.
@@ -58,7 +58,7 @@ from ....core.tools.capability import ToolCapability
 from ....core.tools.ids import InvocationId, SessionId
 from ....core.tools.request import ToolRequest
 from ..errors import Unreadable
-from ..model import ORIGIN, Call, Ending, Position, Transcript
+from ..model import ORIGIN, Ending, Position, Transcript, TranscriptCall
 from .cutting import CUT, fitted
 from .options import ImportOptions
 from .tiers import Tiering, table_tiering
@@ -67,7 +67,7 @@ EXIT_CODE_KNOWN = "exit_code_known"
 """The receipt's metadata key that is ``"false"`` when the transcript records no exit code."""
 
 
-class Staged:
+class EventColumns:
     """The session's events before they are numbered, as columns: each one's place in the
     file, time, event, call (``None`` for the conversation) and whether the transcript
     records its time. Columns rather than a tuple per event: on a large transcript those
@@ -79,7 +79,7 @@ class Staged:
         self.places: list[tuple[Position, int]] = []
         self.times: list[datetime] = []
         self.events: list[object] = []
-        self.calls: list[Call | None] = []
+        self.calls: list[TranscriptCall | None] = []
         self.recorded: list[bool] = []
 
     def add(
@@ -87,7 +87,7 @@ class Staged:
         place: tuple[Position, int],
         at: datetime,
         event: object,
-        call: Call | None,
+        call: TranscriptCall | None,
         recorded: bool,
     ) -> None:
         """One more event."""
@@ -108,7 +108,7 @@ class Staged:
         self.recorded = [self.recorded[i] for i in order]
 
 
-def stage(
+def transcript_events(
     transcript: Transcript,
     session_id: SessionId,
     options: ImportOptions,
@@ -119,23 +119,23 @@ def stage(
     ``options``, the tiering gives each call its tier (``None``: the capability
     table's, `tiers.table_tiering`); ``conversation`` false leaves the conversation
     around the calls out."""
-    staged = Staged()
+    columns = EventColumns()
     if options.conversation:
-        for said in transcript.said:
-            event = conversation_event(said.message)
-            at = ORIGIN if said.at is None else said.at
-            staged.add((said.position, 0), at, event, None, said.at is not None)
+        for step in transcript.talk:
+            event = conversation_event(step.message)
+            at = ORIGIN if step.at is None else step.at
+            columns.add((step.position, 0), at, event, None, step.at is not None)
     total = len(transcript.calls)
     tiering = options.tiering or table_tiering(transcript.format)
     for done, call in enumerate(transcript.calls, start=1):
         try:
-            _call_events(transcript, call, session_id, tiering, staged)
+            _call_events(transcript, call, session_id, tiering, columns)
         except (ValueError, TypeError) as error:
             raise Unreadable(call.where, f"call {call.call_id}: {error}") from None
         if progress is not None and (done % 1000 == 0 or done == total):
             progress(done, total)
-    staged.in_order()
-    first = _times(staged)
+    columns.in_order()
+    first = _times(columns)
     about = transcript.about
     began = about.started_at or transcript.first_time
     if not transcript.calls and first is None and began is None:
@@ -149,10 +149,12 @@ def stage(
     events = [StoredEvent(session_id=session_id, sequence=1, recorded_at=opened, event=description)]
     events += [
         StoredEvent(session_id=session_id, sequence=number, recorded_at=at, event=event)
-        for number, (at, event) in enumerate(zip(staged.times, staged.events, strict=True), start=2)
+        for number, (at, event) in enumerate(
+            zip(columns.times, columns.events, strict=True), start=2
+        )
     ]
-    calls = [None, *staged.calls]
-    del staged  # its columns go before the fold allocates
+    calls = [None, *columns.calls]
+    del columns  # they go before the fold allocates
     folded = fold_events(ToolProjector(), events)
     if not isinstance(folded, Success):
         refused = folded.failure()
@@ -161,14 +163,14 @@ def stage(
     return events, folded.unwrap().state
 
 
-def _times(staged: Staged) -> datetime | None:
+def _times(columns: EventColumns) -> datetime | None:
     """Give each step whose time is not recorded the nearest recorded one, in place: the
     one before it in the file, or (before the first) the first after it; and keep each
     call's start and end at or after its request (a skewed clock). The first recorded time,
     or ``None`` when no step records one (the derived times are then kept: they only keep
     the order)."""
-    times = staged.times
-    first = next((at for at, known in zip(times, staged.recorded, strict=True) if known), None)
+    times = columns.times
+    first = next((at for at, known in zip(times, columns.recorded, strict=True) if known), None)
     if first is None:
         # No time recorded at all: the derived times only keep the order, and a step of the
         # conversation (which derives none) takes the one of the step before it.
@@ -176,11 +178,11 @@ def _times(staged: Staged) -> datetime | None:
         for index, stamped in enumerate(times):
             last = times[index] = max(last, stamped)
         return None
-    if all(staged.recorded):
+    if all(columns.recorded):
         return first
     requested: dict[int, datetime] = {}
     last = first
-    steps = zip(staged.places, times, staged.calls, staged.recorded, strict=True)
+    steps = zip(columns.places, times, columns.calls, columns.recorded, strict=True)
     for index, (key, stamped, call, recorded) in enumerate(steps):
         if recorded:
             last = stamped
@@ -195,7 +197,11 @@ def _times(staged: Staged) -> datetime | None:
 
 
 def _call_events(
-    transcript: Transcript, call: Call, session_id: SessionId, tiering: Tiering, staged: Staged
+    transcript: Transcript,
+    call: TranscriptCall,
+    session_id: SessionId,
+    tiering: Tiering,
+    columns: EventColumns,
 ) -> None:
     invocation = InvocationId(f"{session_id}/{call.call_id}")
     assignment = tiering(call.tool_name, call.arguments)
@@ -209,7 +215,7 @@ def _call_events(
 
     event, cut = fitted(call.arguments, "arguments", requested, session_id, inline=True,
                         beside=2 * len(call.tool_name) + len(invocation))  # fmt: skip
-    staged.add((call.position, 0), call.requested_at, event, call, call.recorded)
+    columns.add((call.position, 0), call.requested_at, event, call, call.recorded)
     end = call.end
     ran = end is not None and end.kind is not Ending.REJECTED
     if call.started_at is not None or ran:
@@ -218,11 +224,11 @@ def _call_events(
         where = call.started_position if call.started_at is not None else None
         key = (where, 1) if where is not None else (end.position, 1)  # type: ignore[union-attr]
         timed = call.started_recorded if call.started_at is not None else call.recorded
-        staged.add(key, started, ToolExecutionStartedEvent(invocation_id=invocation), call, timed)
+        columns.add(key, started, ToolExecutionStartedEvent(invocation_id=invocation), call, timed)
     if end is not None:
         at = max(end.at, call.requested_at)
         event = _end_event(transcript, call, session_id, assignment.capabilities, cut)
-        staged.add((end.position, 2), at, event, call, end.recorded)
+        columns.add((end.position, 2), at, event, call, end.recorded)
 
 
 @cache
@@ -233,7 +239,7 @@ def _named(capabilities: frozenset[ToolCapability]) -> str:
 
 def _end_event(
     transcript: Transcript,
-    call: Call,
+    call: TranscriptCall,
     session: SessionId,
     capabilities: Any,
     cut: tuple[str, ...],
@@ -273,8 +279,8 @@ def _end_event(
         metadata[CUT] = "; ".join(cut)
 
     def completed(output: Any, notes: tuple[str, ...]) -> object:
-        said = metadata if not notes else {**metadata, CUT: "; ".join([*cut, *notes])}
-        receipt = ToolReceipt(output=output, exit_code=end.exit_code or 0, metadata=said)
+        noted = metadata if not notes else {**metadata, CUT: "; ".join([*cut, *notes])}
+        receipt = ToolReceipt(output=output, exit_code=end.exit_code or 0, metadata=noted)
         return ToolExecutionCompletedEvent(invocation_id=invocation, receipt=receipt)
 
     beside = len(invocation) + sum(map(len, metadata)) + sum(map(len, metadata.values()))

@@ -27,7 +27,7 @@ from ...stores.port import EventStore, StoreReadError, session_events, store_nam
 from ..errors import TranscriptError, Unreadable
 from ..model import Transcript
 from ..recognising import default_name, is_database, load, parse
-from .events import stage
+from .events import transcript_events
 from .options import ImportOptions
 
 
@@ -154,7 +154,7 @@ def write(
         session_id = SessionId(session or transcript.session)
         if not session_id:
             raise Unreadable("", "the session name is empty")
-        events, state = stage(transcript, session_id, options, progress)
+        events, state = transcript_events(transcript, session_id, options, progress)
         held = held_of(store, session_id, events)
         if held is None:
             raise Unreadable("", _not_held(store, session_id, events))

@@ -47,7 +47,7 @@ import re2
 from .....core.lifecycle.description import About
 from ...common.outcomes import completed, failed, not_applied, rejected
 from ...errors import Unreadable
-from ...model import ORIGIN, Call, Transcript
+from ...model import ORIGIN, Transcript, TranscriptCall
 from .talk import AiderTalk
 
 if TYPE_CHECKING:
@@ -96,13 +96,13 @@ def looks_like(text: str) -> bool:
 class _Reply:
     """One reply of the model: its edit calls by file, still open to outcomes."""
 
-    edits: dict[str, Call] = field(default_factory=dict)
+    edits: dict[str, TranscriptCall] = field(default_factory=dict)
     open: bool = True
 
 
 @dataclass(slots=True)
 class _Reader:
-    calls: list[Call] = field(default_factory=list)
+    calls: list[TranscriptCall] = field(default_factory=list)
     run_at: datetime = ORIGIN
     run_line: int = 0
     reply: _Reply | None = None
@@ -163,7 +163,7 @@ def read(text: str, name: str) -> Transcript:
     _flush(reader)
     reader.talk.settle(None)
     return Transcript(FORMAT, name, tuple(reader.calls), about=About(started_at=started),
-                      said=tuple(reader.talk.talk.said))  # fmt: skip
+                      talk=tuple(reader.talk.talk.steps))  # fmt: skip
 
 
 def _local(stamp: str, line: int) -> datetime:
@@ -180,13 +180,16 @@ def _flush(reader: _Reader) -> None:
         _outcomes(reader)
 
 
-def _user(reader: _Reader, said: str, number: int) -> None:
-    command = said[5:] if said.startswith("/run ") else said[1:] if said.startswith("!") else None
+def _user(reader: _Reader, words: str, number: int) -> None:
+    command = (
+        words[5:] if words.startswith("/run ") else words[1:] if words.startswith("!") else None
+    )
     if command:
         at = reader.at(number)
-        call = Call(call_id=f"shell-{number}", tool_name="shell", arguments={"command": command},
-                    requested_at=at, position=(number,), where=f"line {number}",
-                    recorded=False)  # fmt: skip
+        call = TranscriptCall(call_id=f"shell-{number}", tool_name="shell",
+                              arguments={"command": command},
+                              requested_at=at, position=(number,), where=f"line {number}",
+                              recorded=False)  # fmt: skip
         call.end = completed(at, (number,), None, {"line": str(number)}, recorded=False)
         reader.calls.append(call)
 
@@ -198,9 +201,10 @@ def _reply(reader: _Reader) -> None:
         call = reply.edits.get(path)
         if call is None:
             at = reader.at(number)
-            call = Call(call_id=f"edit-{number}", tool_name="edit",
-                        arguments={"path": path, "edits": []}, requested_at=at,
-                        position=(number,), where=f"line {number}", recorded=False)  # fmt: skip
+            call = TranscriptCall(call_id=f"edit-{number}", tool_name="edit",
+                                  arguments={"path": path, "edits": []}, requested_at=at,
+                                  position=(number,), where=f"line {number}",
+                                  recorded=False)  # fmt: skip
             reply.edits[path] = call
             reader.calls.append(call)
         call.arguments["edits"].append({"search": search, "replace": replace})
@@ -289,19 +293,19 @@ def _shell(
 ) -> None:
     command: list[str] = []
     first = number
-    for earlier, said in reversed(before):
-        if not said or said.startswith(_STATUS) or _first(_PROMPT, said):
+    for earlier, previous in reversed(before):
+        if not previous or previous.startswith(_STATUS) or _first(_PROMPT, previous):
             break
-        command.insert(0, said)
+        command.insert(0, previous)
         first = earlier
     if not command:
         return
     default = "y" if "[Yes]" in line else "n"
     yes = (answer or default).lower().startswith(_YES)
     at = reader.at(number)
-    call = Call(call_id=f"shell-{number}", tool_name="shell",
-                arguments={"command": "\n".join(command)}, requested_at=reader.at(first),
-                position=(first,), where=f"line {first}", recorded=False)  # fmt: skip
+    call = TranscriptCall(call_id=f"shell-{number}", tool_name="shell",
+                          arguments={"command": "\n".join(command)}, requested_at=reader.at(first),
+                          position=(first,), where=f"line {first}", recorded=False)  # fmt: skip
     metadata = {"line": str(number)}
     call.end = (
         completed(at, (number,), None, metadata, recorded=False)

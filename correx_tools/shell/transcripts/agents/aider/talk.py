@@ -37,11 +37,11 @@ class AiderTalk:
         self._spoken_to = False  # the model speaks after a user's message, never before
         self._unmatched = False  # Aider's last output says a block failed to match
 
-    def user(self, said: str, number: int) -> None:
-        """A ``#### `` line (``said``: after the marks)."""
+    def user(self, words: str, number: int) -> None:
+        """A ``#### `` line (``words``: after the marks)."""
         if not self._asked:
             self._asked_at = number
-        self._asked.append(said)
+        self._asked.append(words)
         self._spoken_to = True
         self._unmatched = False
 
@@ -85,13 +85,13 @@ class AiderTalk:
                 self.talk.usage(usage, self.model, at, (number,))
 
 
-def _usage(said: str, number: int) -> TokenUsage | None:
+def _usage(line: str, number: int) -> TokenUsage | None:
     """``Tokens: 2.9k sent, 1.2k cache write, 20k cache hit, 141 received``: Aider's own
     rounding (one decimal under 10k; older releases wrote ``6,445``), read back as the
     counts it stands for; ``None`` for a line that states none. ``number`` is the line's."""
     counts = {"sent": 0, "received": 0, "cache write": 0, "cache hit": 0}
     found = False
-    for count in _COUNT.finditer(said):
+    for count in _COUNT.finditer(line):
         whole, tenths, scale, what = count.groups()
         value = int(whole.replace(",", "")) * _SCALE[scale]
         if tenths:

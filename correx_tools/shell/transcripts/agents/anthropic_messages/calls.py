@@ -24,7 +24,7 @@ from ...common.outcomes import completed, failed, rejected
 from ...common.pairing import Pairing
 from ...common.talk import Talk
 from ...common.values import must_be, plain_text, text_of
-from ...model import Call, End, Position, Transcript, step_time
+from ...model import End, Position, Transcript, TranscriptCall, step_time
 from .talk import anthropic_said
 
 FORMAT = "anthropic-messages"
@@ -92,7 +92,7 @@ def _calls(message: dict[str, Any], index: int, where: str, at: datetime, calls:
         if block.get("type") == "tool_use":
             call_id = must_be(block.get("id"), str, f"{at_block}.id", "a tool_use id")
             calls.request(
-                Call(
+                TranscriptCall(
                     call_id=call_id,
                     tool_name=must_be(
                         block.get("name"), str, f"{at_block}.name", "a tool_use name"

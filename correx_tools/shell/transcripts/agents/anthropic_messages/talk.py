@@ -19,8 +19,8 @@ def anthropic_said(
         if isinstance(content, str):
             talk.prompt(content, None, (index,))
         elif isinstance(content, list):
-            said = [b for b in content if isinstance(b, dict) and b.get("type") == "text"]
-            talk.prompt("\n".join(texts(said)), None, (index,))
+            blocks = [b for b in content if isinstance(b, dict) and b.get("type") == "text"]
+            talk.prompt("\n".join(texts(blocks)), None, (index,))
         return
     if role != "assistant":
         return

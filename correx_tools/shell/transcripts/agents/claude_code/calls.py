@@ -37,7 +37,7 @@ from .....core.report.tool_views import SUBAGENT_SESSION
 from ...common.talk import MOST_COUNTED, too_many
 from ...common.values import must_be, utc_time
 from ...errors import Unreadable
-from ...model import Call, Said, Transcript
+from ...model import TalkStep, Transcript, TranscriptCall
 from ..anthropic_messages.calls import result_end
 
 FORMAT = "claude-code"
@@ -66,8 +66,8 @@ def looks_like(records: list[tuple[int, Any]]) -> bool:
 
 def read(records: Iterable[tuple[int, Any]], name: str) -> Transcript:
     """The calls of a Claude Code session file (its records, with their line numbers)."""
-    calls: dict[str, Call] = {}
-    said: list[Said] = []
+    calls: dict[str, TranscriptCall] = {}
+    talk: list[TalkStep] = []
     counted: set[str] = set()
     session: str | None = None
     started: datetime | None = None
@@ -88,15 +88,15 @@ def read(records: Iterable[tuple[int, Any]], name: str) -> Transcript:
         kind = record.get("type")
         if kind == "assistant":
             _requests(record, index, where, calls)
-            _assistant(record, index, where, said, counted)
+            _assistant(record, index, where, talk, counted)
         elif kind == "progress":
             _started(record, index, where, calls)
         elif kind == "user":
             _results(record, index, where, calls)
-            _prompt(record, index, where, said)
+            _prompt(record, index, where, talk)
     parent = session.rpartition("/agent-")[0] if session and "/agent-" in session else None
     about = About(agent_session_id=session, started_at=started, cwd=cwd, parent_session=parent)
-    return Transcript(FORMAT, session or name, tuple(calls.values()), about=about, said=tuple(said))
+    return Transcript(FORMAT, session or name, tuple(calls.values()), about=about, talk=tuple(talk))
 
 
 _INTERRUPTED = "[Request interrupted by user"
@@ -107,7 +107,7 @@ def _time(record: dict[str, Any], where: str) -> datetime | None:
     return None if stamp is None else utc_time(stamp, where)
 
 
-def _prompt(record: dict[str, Any], index: int, where: str, said: list[Said]) -> None:
+def _prompt(record: dict[str, Any], index: int, where: str, talk: list[TalkStep]) -> None:
     """A user record's own words: a prompt (not a tool's result, nor a note of Claude
     Code's own)."""
     if record.get("isMeta") is True or record.get("isCompactSummary") is True:
@@ -127,11 +127,11 @@ def _prompt(record: dict[str, Any], index: int, where: str, said: list[Said]) ->
     else:
         return
     if text.strip() and not text.startswith(_INTERRUPTED):
-        said.append(Said((index, -1), _time(record, where), Prompt(text=text)))
+        talk.append(TalkStep((index, -1), _time(record, where), Prompt(text=text)))
 
 
 def _assistant(
-    record: dict[str, Any], index: int, where: str, said: list[Said], counted: set[str]
+    record: dict[str, Any], index: int, where: str, talk: list[TalkStep], counted: set[str]
 ) -> None:
     """An assistant record's words, reasoning and (once per message) tokens."""
     message = record.get("message")
@@ -147,15 +147,21 @@ def _assistant(
         if identifier is not None:
             counted.add(identifier)
         tokens = _tokens(usage, where)
-        said.append(Said((index, -1), at, Usage(usage=tokens, model=model, message_id=identifier)))
+        talk.append(
+            TalkStep((index, -1), at, Usage(usage=tokens, model=model, message_id=identifier))
+        )
     for number, block in enumerate(_blocks(record)):
         if not isinstance(block, dict):
             continue
         kind = block.get("type")
         if kind == "text" and isinstance(block.get("text"), str) and block["text"].strip():
-            said.append(Said((index, number), at, AssistantText(text=block["text"], model=model)))
+            talk.append(
+                TalkStep((index, number), at, AssistantText(text=block["text"], model=model))
+            )
         elif kind == "thinking" and isinstance(block.get("thinking"), str) and block["thinking"]:
-            said.append(Said((index, number), at, Reasoning(text=block["thinking"], model=model)))
+            talk.append(
+                TalkStep((index, number), at, Reasoning(text=block["thinking"], model=model))
+            )
 
 
 def _tokens(usage: dict[str, Any], where: str) -> TokenUsage:
@@ -178,7 +184,9 @@ def _blocks(record: dict[str, Any]) -> list[Any]:
     return content if isinstance(content, list) else []
 
 
-def _requests(record: dict[str, Any], index: int, where: str, calls: dict[str, Call]) -> None:
+def _requests(
+    record: dict[str, Any], index: int, where: str, calls: dict[str, TranscriptCall]
+) -> None:
     for number, block in enumerate(_blocks(record)):
         if not isinstance(block, dict) or block.get("type") != "tool_use":
             continue
@@ -191,7 +199,7 @@ def _requests(record: dict[str, Any], index: int, where: str, calls: dict[str, C
             if known.tool_name != tool or known.arguments != arguments:
                 raise Unreadable(where, f"tool_use {call_id} again, with other contents")
             continue
-        calls[call_id] = Call(
+        calls[call_id] = TranscriptCall(
             call_id=call_id,
             tool_name=tool,
             arguments=arguments,
@@ -201,7 +209,9 @@ def _requests(record: dict[str, Any], index: int, where: str, calls: dict[str, C
         )
 
 
-def _started(record: dict[str, Any], index: int, where: str, calls: dict[str, Call]) -> None:
+def _started(
+    record: dict[str, Any], index: int, where: str, calls: dict[str, TranscriptCall]
+) -> None:
     data = record.get("data")
     if not isinstance(data, dict):
         return
@@ -216,7 +226,9 @@ def _started(record: dict[str, Any], index: int, where: str, calls: dict[str, Ca
         call.started_position = (index,)
 
 
-def _results(record: dict[str, Any], index: int, where: str, calls: dict[str, Call]) -> None:
+def _results(
+    record: dict[str, Any], index: int, where: str, calls: dict[str, TranscriptCall]
+) -> None:
     for number, block in enumerate(_blocks(record)):
         if not isinstance(block, dict) or block.get("type") != "tool_result":
             continue

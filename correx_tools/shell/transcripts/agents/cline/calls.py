@@ -46,9 +46,9 @@ from ...common.pairing import Pairing
 from ...common.talk import Talk
 from ...common.values import must_be
 from ...errors import Unreadable
-from ...model import Call, End, Position, Transcript, step_time
+from ...model import End, Position, Transcript, TranscriptCall, step_time
 from .talk import RESULT as _RESULT
-from .talk import said_in
+from .talk import talk_in
 
 FORMAT = "cline"
 HISTORY = "api_conversation_history.json"
@@ -134,7 +134,9 @@ def read(document: list[Any], name: str) -> Transcript:
     """The calls of a conversation history."""
     calls = Pairing()
     talk = Talk()
-    waiting: Call | None = None  # an XML call, until the next user message says how it went
+    waiting: TranscriptCall | None = (
+        None  # an XML call, until the next user message says how it went
+    )
     for index, message in enumerate(document):
         where = f"$[{index}]"
         must_be(message, dict, where, "a message")
@@ -158,8 +160,8 @@ def read(document: list[Any], name: str) -> Transcript:
             if waiting is not None:
                 waiting.end = _xml_result(message, waiting, index, where, at, recorded=recorded)
                 waiting = None
-        said_in(message, index, at if recorded else None, tool, talk)
-    return Transcript(FORMAT, name, calls.calls(), about=_about(document), said=tuple(talk.said))
+        talk_in(message, index, at if recorded else None, tool, talk)
+    return Transcript(FORMAT, name, calls.calls(), about=_about(document), talk=tuple(talk.steps))
 
 
 def _texts(message: dict[str, Any]) -> list[str]:
@@ -186,14 +188,16 @@ def _time(message: dict[str, Any], index: int, where: str) -> tuple[datetime, bo
     return epoch_time(stamp, f"{where}.ts", milliseconds=True), True
 
 
-def _native_requests(message: dict[str, Any], index: int, where: str, at: datetime) -> list[Call]:
+def _native_requests(
+    message: dict[str, Any], index: int, where: str, at: datetime
+) -> list[TranscriptCall]:
     content = message.get("content")
     found = []
     for number, block in enumerate(content if isinstance(content, list) else []):
         if isinstance(block, dict) and block.get("type") == "tool_use":
             at_block = f"{where}.content[{number}]"
             found.append(
-                Call(
+                TranscriptCall(
                     call_id=must_be(block.get("id"), str, f"{at_block}.id", "a tool_use id"),
                     tool_name=must_be(block.get("name"), str, f"{at_block}.name", "a name"),
                     arguments=must_be(block.get("input", {}), dict, f"{at_block}.input", "input"),
@@ -233,14 +237,14 @@ def _result_of(message: Any) -> str | None:
 
 def _xml_request(
     message: dict[str, Any], index: int, where: str, at: datetime, answered: str | None
-) -> Call | None:
+) -> TranscriptCall | None:
     """The one tool element of an assistant's text, if it holds one (``answered`` names the
     tool the next message gives the result of)."""
     for text in _texts(message):
         found = _element(text, answered)
         if found is not None:
             tool, arguments = found
-            return Call(
+            return TranscriptCall(
                 call_id=f"message-{index}",
                 tool_name=tool,
                 arguments=arguments,
@@ -294,7 +298,13 @@ def _parameters(body: str) -> dict[str, str]:
 
 
 def _xml_result(
-    message: dict[str, Any], call: Call, index: int, where: str, at: datetime, *, recorded: bool
+    message: dict[str, Any],
+    call: TranscriptCall,
+    index: int,
+    where: str,
+    at: datetime,
+    *,
+    recorded: bool,
 ) -> End | None:
     texts = _texts(message)
     tool = _result_of(message)

@@ -18,7 +18,7 @@ _WRAPPED = re2.compile(r"\A[^<]{0,200}<(task|feedback|answer|user_message)>")
 """A user's words as Cline wraps them: the task, feedback on a call, an answer."""
 
 
-def said_in(
+def talk_in(
     message: dict[str, Any], index: int, at: datetime | None, tool: str | None, talk: Talk
 ) -> None:
     """What one message says around its calls (``at``: when, if it records it); ``tool``

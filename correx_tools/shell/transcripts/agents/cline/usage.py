@@ -32,7 +32,7 @@ from .....core.lifecycle.conversation import AssistantText, Reasoning, TokenUsag
 from ...common.lines import strict_value
 from ...common.talk import count, model_of
 from ...errors import Unreadable
-from ...model import Said, Transcript
+from ...model import TalkStep, Transcript
 
 UI_MESSAGES = "ui_messages.json"
 """The file Cline keeps beside each task's history."""
@@ -55,11 +55,11 @@ def with_usage(transcript: Transcript, data: bytes) -> Transcript:
     if not isinstance(messages, list):
         raise Unreadable(where, f"expected a list of messages, found {type(messages).__name__}")
     models = {
-        said.position[0]: said.message.model
-        for said in transcript.said
-        if isinstance(said.message, AssistantText | Reasoning) and said.message.model
+        step.position[0]: step.message.model
+        for step in transcript.talk
+        if isinstance(step.message, AssistantText | Reasoning) and step.message.model
     }
-    added: list[Said] = []
+    added: list[TalkStep] = []
     for number, message in enumerate(messages):
         if not isinstance(message, dict) or message.get("say") != "api_req_started":
             continue
@@ -81,6 +81,6 @@ def with_usage(transcript: Transcript, data: bytes) -> Transcript:
         # Named by its place in the file: unique, and short whatever the message holds.
         spent = Usage(usage=usage, model=model, message_id=f"cline-request-{number}")
         # Step 0 and the request's number: before the reply's own steps (1, 2, ...), in order.
-        added.append(Said((reply, -1, 0, number), None, spent))
+        added.append(TalkStep((reply, -1, 0, number), None, spent))
     # Placed by position: staging puts the conversation and the calls in order.
-    return dataclasses.replace(transcript, said=(*transcript.said, *added))
+    return dataclasses.replace(transcript, talk=(*transcript.talk, *added))

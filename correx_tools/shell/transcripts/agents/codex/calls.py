@@ -45,8 +45,8 @@ from ...common.outcomes import completed, exit_code_in, failed, rejected
 from ...common.pairing import Pairing
 from ...common.values import must_be, text_of, utc_time
 from ...errors import Unreadable
-from ...model import Call, End, Position, Transcript
-from .talk import Talk
+from ...model import End, Position, Transcript, TranscriptCall
+from .talk import CodexTalk
 
 FORMAT = "codex"
 EXPECTED = "OpenAI Codex CLI rollout JSON Lines, its first record a session_meta"
@@ -86,7 +86,7 @@ def read(records: Iterable[tuple[int, Any]], name: str) -> Transcript:
     """The calls of a rollout file (its records, with their line numbers)."""
     calls = Pairing()
     about = About()
-    talk = Talk()
+    talk = CodexTalk()
     for index, (line, record) in enumerate(records):
         where = f"line {line}"
         must_be(record, dict, where, "a record")
@@ -113,7 +113,7 @@ def read(records: Iterable[tuple[int, Any]], name: str) -> Transcript:
                 at = utc_time(record.get("timestamp"), f"{where}: timestamp")
                 call.end = _end(payload.get("output"), at, (index,), call_id, where)
     return Transcript(
-        FORMAT, about.agent_session_id or name, calls.calls(), about=about, said=talk.said()
+        FORMAT, about.agent_session_id or name, calls.calls(), about=about, talk=talk.steps()
     )
 
 
@@ -130,7 +130,7 @@ def _about(payload: dict[str, Any], where: str) -> About:
 
 def _request(
     payload: dict[str, Any], item: str, at: datetime, position: Position, where: str
-) -> Call:
+) -> TranscriptCall:
     if item == "local_shell_call":
         call_id = payload.get("call_id") or payload.get("id")
         tool = "local_shell"
@@ -142,7 +142,7 @@ def _request(
             arguments = {"input": must_be(payload.get("input"), str, where, "the input")}
         else:
             arguments = _arguments(payload.get("arguments", "{}"), where)
-    return Call(
+    return TranscriptCall(
         call_id=must_be(call_id, str, where, f"a {item}'s call_id"),
         tool_name=tool,
         arguments=arguments,

@@ -15,18 +15,18 @@ from .....core.lifecycle.conversation import (
 )
 from ...common.talk import count
 from ...common.values import utc_time
-from ...model import Position, Said
+from ...model import Position, TalkStep
 
 _COUNTS = ("input_tokens", "cached_input_tokens", "output_tokens")
 _CODEX_OWN = ("<", "# AGENTS.md instructions")
 """How the user messages Codex writes itself begin (its environment, the instructions)."""
 
 
-class Talk:
+class CodexTalk:
     """What a rollout's records say around its calls, read one record at a time."""
 
     def __init__(self) -> None:
-        self._said: list[Said] = []
+        self._steps: list[TalkStep] = []
         self._model: str | None = None
         self._total = (0, 0, 0)
 
@@ -47,27 +47,27 @@ class Talk:
             parts = [*_texts(payload.get("summary")), *_texts(payload.get("content"))]
             text = "\n\n".join(part for part in parts if part.strip())
             if text:
-                self._put(self._said, Reasoning(text=text, model=self._model), stamp, at, where)
+                self._put(self._steps, Reasoning(text=text, model=self._model), stamp, at, where)
         elif payload.get("role") == "assistant":
             text = "\n".join(_texts(payload.get("content")))
             if text.strip():
-                said = AssistantText(text=text, model=self._model)
-                self._put(self._said, said, stamp, at, where)
+                words = AssistantText(text=text, model=self._model)
+                self._put(self._steps, words, stamp, at, where)
         elif payload.get("role") == "user":
             text = "\n".join(_texts(payload.get("content")))
             if text.strip() and not text.lstrip().startswith(_CODEX_OWN):
-                self._put(self._said, Prompt(text=text), stamp, at, where)
+                self._put(self._steps, Prompt(text=text), stamp, at, where)
 
-    def said(self) -> tuple[Said, ...]:
+    def steps(self) -> tuple[TalkStep, ...]:
         """Everything read, in the file's order."""
-        return tuple(self._said)
+        return tuple(self._steps)
 
     def _put(
-        self, into: list[Said], message: ConversationEvent, stamp: object, at: Position,
+        self, into: list[TalkStep], message: ConversationEvent, stamp: object, at: Position,
         where: str,
     ) -> None:  # fmt: skip
         moment = None if stamp is None else utc_time(stamp, f"{where}: timestamp")
-        into.append(Said(at, moment, message))
+        into.append(TalkStep(at, moment, message))
 
     def _tokens(self, info: object, stamp: object, at: Position, where: str) -> None:
         total = info.get("total_token_usage") if isinstance(info, dict) else None
@@ -85,7 +85,7 @@ class Talk:
             return  # the same total again: nothing spent since
         cached = min(added[1], added[0])
         usage = TokenUsage(input=added[0] - cached, cache_read=cached, output=added[2])
-        self._put(self._said, Usage(usage=usage, model=self._model), stamp, at, where)
+        self._put(self._steps, Usage(usage=usage, model=self._model), stamp, at, where)
 
 
 def _texts(content: object) -> list[str]:

@@ -44,8 +44,8 @@ from .....core.lifecycle.description import About
 from ...common.lines import first_record_has
 from ...common.outcomes import completed, failed, rejected
 from ...common.values import must_be, utc_time
-from ...model import Call, End, Position, Said, Transcript
-from .talk import said_in
+from ...model import End, Position, TalkStep, Transcript, TranscriptCall
+from .talk import talk_in
 
 FORMAT = "gemini-cli"
 EXPECTED = (
@@ -96,14 +96,14 @@ class _Message:
 
     first: int
     """The index of the record where the message first appeared: its place."""
-    calls: list[Call] = field(default_factory=list)
-    said: list[Said] = field(default_factory=list)
+    calls: list[TranscriptCall] = field(default_factory=list)
+    talk: list[TalkStep] = field(default_factory=list)
 
     def update(self, record: dict[str, Any], index: int, where: str) -> None:
         """Take this copy of the message (record ``index``)."""
         earlier = {call.call_id: call for call in self.calls}
         self.calls = _calls(record, where, index, earlier)
-        self.said = said_in(record, self.first, where)
+        self.talk = talk_in(record, self.first, where)
 
 
 def read_lines(records: Iterable[tuple[int, Any]], name: str) -> Transcript:
@@ -130,22 +130,22 @@ def read_lines(records: Iterable[tuple[int, Any]], name: str) -> Transcript:
         else:
             _add(messages, record, index, where)
     calls = [call for message in messages.values() for call in message.calls]
-    said = tuple(step for message in messages.values() for step in message.said)
+    talk = tuple(step for message in messages.values() for step in message.talk)
     return Transcript(FORMAT, _session(header, name), tuple(calls), about=_about(header, "line 1"),
-                      said=said)  # fmt: skip
+                      talk=talk)  # fmt: skip
 
 
 def read_document(document: dict[str, Any], name: str) -> Transcript:
     """The calls of a chat in the older ``.json`` form."""
     calls = []
-    said: list[Said] = []
+    talk: list[TalkStep] = []
     for index, message in enumerate(document["messages"]):
         where = f"$.messages[{index}]"
         must_be(message, dict, where, "a message")
         calls.extend(_calls(message, where, index, {}))
-        said.extend(said_in(message, index, where))
+        talk.extend(talk_in(message, index, where))
     return Transcript(FORMAT, _session(document, name), tuple(calls), about=_about(document, "$"),
-                      said=tuple(said))  # fmt: skip
+                      talk=tuple(talk))  # fmt: skip
 
 
 def _add(messages: dict[str, _Message], record: dict[str, Any], index: int, where: str) -> None:
@@ -188,7 +188,9 @@ def _tool_calls(message: dict[str, Any], where: str) -> list[dict[str, Any]]:
     return entries  # type: ignore[no-any-return]
 
 
-def _calls(message: dict[str, Any], where: str, index: int, earlier: dict[str, Call]) -> list[Call]:
+def _calls(
+    message: dict[str, Any], where: str, index: int, earlier: dict[str, TranscriptCall]
+) -> list[TranscriptCall]:
     """The calls of one copy of a message (record ``index``), ``earlier`` those of the copy
     before it: a call keeps its first place, and an outcome that did not change its own."""
     calls = []
@@ -197,7 +199,7 @@ def _calls(message: dict[str, Any], where: str, index: int, earlier: dict[str, C
         at_call = f"{where}: toolCalls[{number}]"
         call_id = must_be(entry.get("id"), str, at_call, "a tool call's id")
         before = earlier.get(call_id)
-        call = Call(
+        call = TranscriptCall(
             call_id=call_id,
             tool_name=must_be(entry.get("name"), str, at_call, "a tool call's name"),
             arguments=must_be(entry.get("args", {}), dict, at_call, "a tool call's args"),

@@ -8,10 +8,10 @@ from typing import Any
 from .....core.lifecycle.conversation import TokenUsage
 from ...common.talk import Talk, count, model_of, texts
 from ...common.values import utc_time
-from ...model import Said
+from ...model import TalkStep
 
 
-def said_in(message: dict[str, Any], first: int, where: str) -> list[Said]:
+def talk_in(message: dict[str, Any], first: int, where: str) -> list[TalkStep]:
     """What one copy of a message says, placed where the message first appeared (record
     ``first``), before its calls."""
     kind = message.get("type")
@@ -22,7 +22,7 @@ def said_in(message: dict[str, Any], first: int, where: str) -> list[Said]:
     talk = Talk()
     if kind == "user":
         talk.prompt("\n".join(texts(message.get("content"))), at, (first,))
-        return talk.said
+        return talk.steps
     model = model_of(message.get("model"))
     tokens = message.get("tokens")
     if isinstance(tokens, dict):
@@ -35,7 +35,7 @@ def said_in(message: dict[str, Any], first: int, where: str) -> list[Said]:
             text = "\n".join(part for part in parts if isinstance(part, str) and part.strip())
             talk.reasoning(text, model, at, (first,))
     talk.text("\n".join(texts(message.get("content"))), model, at, (first,))
-    return talk.said
+    return talk.steps
 
 
 def _usage(tokens: dict[str, Any], where: str) -> TokenUsage:

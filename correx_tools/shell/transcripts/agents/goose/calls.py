@@ -40,8 +40,8 @@ from ...common.outcomes import completed, epoch_time, failed, rejected
 from ...common.pairing import Pairing
 from ...common.talk import Talk
 from ...common.values import must_be, text_of, utc_time
-from ...model import Call, End, Position, Transcript
-from .talk import said_in, session_usage
+from ...model import End, Position, Transcript, TranscriptCall
+from .talk import session_usage, talk_in
 
 FORMAT = "goose"
 EXPECTED = (
@@ -126,7 +126,7 @@ def read_messages(
             if not isinstance(item, dict):
                 continue
             at_item = f"{where}: content[{number}]"
-            said_in(message, item, at, (index, number), talk)
+            talk_in(message, item, at, (index, number), talk)
             if item.get("type") == "toolRequest":
                 calls.request(_request(item, at, (index, number), at_item))
             elif item.get("type") == "toolResponse":
@@ -137,15 +137,15 @@ def read_messages(
                 call = calls.ended(call_id, at_item)
                 call.end = _end(item.get("toolResult"), at, (index, number), call_id, at_item)
     return Transcript(FORMAT, name, calls.calls(), about=about, first_time=first,
-                      said=tuple(talk.said))  # fmt: skip
+                      talk=tuple(talk.steps))  # fmt: skip
 
 
-def _request(item: dict[str, Any], at: datetime, position: Position, where: str) -> Call:
+def _request(item: dict[str, Any], at: datetime, position: Position, where: str) -> TranscriptCall:
     call_id = must_be(item.get("id"), str, where, "a toolRequest's id")
     request = must_be(item.get("toolCall"), dict, where, "a toolRequest's toolCall")
     value = request.get("value")
     if request.get("status") == "success" and isinstance(value, dict):
-        return Call(
+        return TranscriptCall(
             call_id=call_id,
             tool_name=must_be(value.get("name"), str, where, "the tool's name"),
             arguments=must_be(value.get("arguments") or {}, dict, where, "the arguments"),
@@ -154,7 +154,7 @@ def _request(item: dict[str, Any], at: datetime, position: Position, where: str)
             where=where,
         )
     reason = str(request.get("error") or "Goose could not read the call")
-    call = Call(
+    call = TranscriptCall(
         call_id=call_id,
         tool_name=UNKNOWN_TOOL,
         arguments={},

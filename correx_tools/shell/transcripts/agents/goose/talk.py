@@ -18,7 +18,7 @@ _TOTALS = (
 running totals in the plain names)."""
 
 
-def said_in(
+def talk_in(
     message: dict[str, Any], item: dict[str, Any], at: datetime, place: Position, talk: Talk
 ) -> None:
     """What one content item of a message says (``place``: the item's)."""

@@ -30,7 +30,7 @@ from ...common.outcomes import completed, failed, rejected
 from ...common.pairing import unique_id
 from ...common.values import must_be, text_of, utc_time
 from ...errors import Unreadable
-from ...model import Call, Transcript, step_time
+from ...model import Transcript, TranscriptCall, step_time
 
 FORMAT = "mcp"
 EXPECTED = (
@@ -43,7 +43,7 @@ INVALID_PARAMS = -32602
 class _Open:
     direction: str | None
     method: str
-    call: Call | None
+    call: TranscriptCall | None
 
 
 def _unwrapped(record: Any) -> tuple[str | None, Any, Any]:
@@ -79,8 +79,8 @@ def looks_like(records: list[tuple[int, Any]]) -> bool:
 def read(records: Iterable[tuple[int, Any]], name: str) -> Transcript:
     """The calls of a traffic log."""
     pending: dict[tuple[str, object], list[_Open]] = {}
-    by_token: dict[object, Call] = {}
-    calls: list[Call] = []
+    by_token: dict[object, TranscriptCall] = {}
+    calls: list[TranscriptCall] = []
     taken: dict[str, int] = {}
     first_time: datetime | None = None
     for index, (line, record) in enumerate(records):
@@ -138,12 +138,12 @@ def _token(item: dict[str, Any]) -> object:
 
 def _request(
     item: dict[str, Any], at: datetime, position: tuple[int, int], where: str, taken: dict[str, int]
-) -> Call:
+) -> TranscriptCall:
     params = must_be(item.get("params"), dict, f"{where}: params", "a tools/call's params")
     raw = item["id"]
     # A string id that reads as a number keeps its quotes: it is not that number's call.
     call_id = f'"{raw}"' if isinstance(raw, str) and raw.lstrip("-").isdigit() else str(raw)
-    return Call(
+    return TranscriptCall(
         call_id=unique_id(call_id, taken),
         tool_name=must_be(params.get("name"), str, f"{where}: params.name", "the tool's name"),
         arguments=must_be(params.get("arguments") or {}, dict, f"{where}: params", "arguments"),
@@ -197,7 +197,10 @@ def _cancel(
 
 
 def _end(
-    item: dict[str, Any], when: tuple[datetime, bool], position: tuple[int, int], call: Call
+    item: dict[str, Any],
+    when: tuple[datetime, bool],
+    position: tuple[int, int],
+    call: TranscriptCall,
 ) -> Any:
     at, recorded = when
     metadata = {"id": call.call_id}

@@ -24,7 +24,7 @@ from ...common.pairing import Pairing
 from ...common.talk import Talk
 from ...common.values import must_be, text_of
 from ...errors import Unreadable
-from ...model import Call, Transcript, step_time
+from ...model import Transcript, TranscriptCall, step_time
 from .talk import openai_said
 
 FORMAT = "openai-chat"
@@ -61,7 +61,7 @@ def _calls(message: dict[str, Any], index: int, where: str, at: datetime, calls:
             except EnvelopeError as error:
                 raise Unreadable(f"{at_call}.function.arguments", str(error)) from None
             calls.request(
-                Call(
+                TranscriptCall(
                     call_id=must_be(tool_call.get("id"), str, f"{at_call}.id", "a tool call's id"),
                     tool_name=must_be(
                         function.get("name"), str, f"{at_call}.function.name", "name"

@@ -32,8 +32,8 @@ from .....core.lifecycle.description import About
 from ...common.outcomes import completed, epoch_time, failed, rejected
 from ...common.talk import Talk
 from ...common.values import must_be
-from ...model import ORIGIN, Call, End, Ending, Position, Transcript
-from .talk import said_in
+from ...model import ORIGIN, End, Ending, Position, Transcript, TranscriptCall
+from .talk import talk_in
 
 FORMAT = "opencode"
 EXPECTED = "an opencode export: an object with info (an id 'ses_...') and messages of parts"
@@ -63,7 +63,7 @@ def read(document: dict[str, Any], name: str) -> Transcript:
         details = must_be(message.get("info"), dict, f"{where}.info", "a message's info")
         created = _stamp(details.get("time"), "created", f"{where}.info.time")
         parts = must_be(message.get("parts", []), list, f"{where}.parts", "the parts")
-        said_in(details, parts, index, where, created, talk=talk)
+        talk_in(details, parts, index, where, created, talk=talk)
         for number, part in enumerate(parts):
             if isinstance(part, dict) and part.get("type") == "tool":
                 calls.append(_call(part, created, (index, number), f"{where}.parts[{number}]"))
@@ -73,7 +73,7 @@ def read(document: dict[str, Any], name: str) -> Transcript:
         cwd=info.get("directory") if isinstance(info.get("directory"), str) else None,
         title=info.get("title") if isinstance(info.get("title"), str) else None,
     )
-    return Transcript(FORMAT, info["id"], tuple(calls), about=about, said=tuple(talk.said))
+    return Transcript(FORMAT, info["id"], tuple(calls), about=about, talk=tuple(talk.steps))
 
 
 def _stamp(times: Any, key: str, where: str) -> datetime | None:
@@ -81,7 +81,9 @@ def _stamp(times: Any, key: str, where: str) -> datetime | None:
     return None if value is None else epoch_time(value, f"{where}.{key}", milliseconds=True)
 
 
-def _call(part: dict[str, Any], created: datetime | None, position: Position, where: str) -> Call:
+def _call(
+    part: dict[str, Any], created: datetime | None, position: Position, where: str
+) -> TranscriptCall:
     state = must_be(part.get("state"), dict, f"{where}.state", "a tool part's state")
     arguments = must_be(state.get("input", {}), dict, f"{where}.state.input", "the input")
     tool = must_be(part.get("tool"), str, f"{where}.tool", "the tool")
@@ -89,7 +91,7 @@ def _call(part: dict[str, Any], created: datetime | None, position: Position, wh
         tool = arguments["tool"]  # the name the model asked for
     started = _stamp(state.get("time"), "start", f"{where}.state.time")
     requested = created or started
-    call = Call(
+    call = TranscriptCall(
         call_id=must_be(part.get("callID"), str, f"{where}.callID", "a callID"),
         tool_name=tool,
         arguments=arguments,

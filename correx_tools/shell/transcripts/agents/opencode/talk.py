@@ -9,7 +9,7 @@ from .....core.lifecycle.conversation import TokenUsage
 from ...common.talk import Talk, count, model_of
 
 
-def said_in(
+def talk_in(
     details: dict[str, Any], parts: list[Any], index: int, where: str, at: datetime | None, *,
     talk: Talk,
 ) -> None:  # fmt: skip

@@ -43,8 +43,8 @@ from ...common.outcomes import completed, not_applied, rejected
 from ...common.talk import Talk
 from ...common.values import must_be, text_of, utc_time
 from ...errors import Unreadable
-from ...model import Call, Transcript
-from .talk import said_in
+from ...model import Transcript, TranscriptCall
+from .talk import talk_in
 
 FORMAT = "openhands"
 NOT_EXITED = -1
@@ -94,8 +94,8 @@ def read(document: Any, name: str) -> Transcript:
         agent_session_id=instance if isinstance(instance, str) and instance else None,
         started_at=utc_time(first["timestamp"], f"{path}[0].timestamp") if first else None,
     )
-    calls: dict[str, Call] = {}
-    by_action: dict[Any, Call] = {}
+    calls: dict[str, TranscriptCall] = {}
+    by_action: dict[Any, TranscriptCall] = {}
     talk, counted = Talk(), set[str]()
     for index, event in enumerate(events):
         where = f"{path}[{index}]"
@@ -104,7 +104,7 @@ def read(document: Any, name: str) -> Transcript:
         if "action" in event:
             stamp = event.get("timestamp")
             at = utc_time(stamp, f"{where}.timestamp") if stamp else None
-            said_in(event, index, where, at, talk=talk, counted=counted)
+            talk_in(event, index, where, at, talk=talk, counted=counted)
             call = _request(event, index, where)
             if call is not None:
                 if call.call_id in calls:
@@ -114,10 +114,10 @@ def read(document: Any, name: str) -> Transcript:
         elif "observation" in event:
             _observe(event, index, where, by_action, calls)
     ordered = tuple(sorted(calls.values(), key=lambda c: c.position))
-    return Transcript(FORMAT, name, ordered, about=about, said=tuple(talk.said))
+    return Transcript(FORMAT, name, ordered, about=about, talk=tuple(talk.steps))
 
 
-def _request(event: dict[str, Any], index: int, where: str) -> Call | None:
+def _request(event: dict[str, Any], index: int, where: str) -> TranscriptCall | None:
     metadata = event.get("tool_call_metadata")
     if not isinstance(metadata, dict):
         return None  # a message, a recall: not a tool call
@@ -131,7 +131,7 @@ def _request(event: dict[str, Any], index: int, where: str) -> Call | None:
         args = event.get("args", {})
         args = must_be(args, dict, f"{where}.args", "args")
         arguments = {key: value for key, value in args.items() if key not in _NOT_ARGUMENTS}
-    return Call(
+    return TranscriptCall(
         call_id=call_id,
         tool_name=tool,
         arguments=arguments,
@@ -173,8 +173,8 @@ def _observe(
     event: dict[str, Any],
     index: int,
     where: str,
-    by_action: dict[Any, Call],
-    calls: dict[str, Call],
+    by_action: dict[Any, TranscriptCall],
+    calls: dict[str, TranscriptCall],
 ) -> None:
     kind = event.get("observation")
     at = utc_time(event.get("timestamp"), f"{where}.timestamp")
@@ -184,7 +184,7 @@ def _observe(
             # A call that never became an action: asked for, and refused there and then.
             call_id = f"error-{event.get('id', index)}"
             reason = str(event.get("content") or event.get("message") or "error")
-            calls[call_id] = Call(
+            calls[call_id] = TranscriptCall(
                 call_id=call_id,
                 tool_name="invalid_tool_call",
                 arguments={},

@@ -12,7 +12,7 @@ _PROMPTS = frozenset({"message"})
 """The user's actions that are its words (a ``recall`` is OpenHands' own)."""
 
 
-def said_in(
+def talk_in(
     event: dict[str, Any], index: int, where: str, at: datetime | None, *, talk: Talk,
     counted: set[str],
 ) -> None:  # fmt: skip

@@ -42,8 +42,8 @@ from ...common.outcomes import completed, first_line, not_applied
 from ...common.pairing import unique_id
 from ...common.values import must_be, text_of
 from ...errors import Unreadable
-from ...model import ORIGIN, Call, Transcript
-from .talk import said_in
+from ...model import ORIGIN, Transcript, TranscriptCall
+from .talk import talk_in
 
 FORMAT = "swe-agent"
 EDIT_TOOLS = frozenset({"edit", "insert", "str_replace_editor"})
@@ -91,11 +91,11 @@ def read(document: Any, name: str) -> Transcript:
         if recorded is not None:  # a duration the run recorded (its steps' times are not)
             metadata["execution_time"] = repr(recorded)
         if tool in EDIT_TOOLS and isinstance(output, str):
-            said = first_line(output)
-            if said.startswith(_NOT_APPLIED):
+            note = first_line(output)
+            if note.startswith(_NOT_APPLIED):
                 metadata = not_applied(metadata, output)
         calls.append(
-            Call(
+            TranscriptCall(
                 call_id=unique_id(call_id, taken),
                 tool_name=tool,
                 arguments=arguments,
@@ -107,7 +107,7 @@ def read(document: Any, name: str) -> Transcript:
             )
         )
         now = ended
-    return Transcript(FORMAT, name, tuple(calls), said=tuple(said_in(document).said))
+    return Transcript(FORMAT, name, tuple(calls), talk=tuple(talk_in(document).steps))
 
 
 def _function_calls(history: Any) -> list[tuple[str, str, dict[str, Any]]]:

@@ -8,7 +8,7 @@ from .....core.lifecycle.conversation import TokenUsage
 from ...common.talk import Talk, count, texts
 
 
-def said_in(document: dict[str, Any]) -> Talk:
+def talk_in(document: dict[str, Any]) -> Talk:
     """The task, each step's thought, and the run's tokens, where it records them."""
     talk = Talk()
     history = document.get("history")
