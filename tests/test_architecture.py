@@ -281,6 +281,17 @@ def test_no_module_imports_in_a_cycle() -> None:
     assert cycles == []
 
 
+def test_only_the_registry_imports_an_agents_package() -> None:
+    # One agent's format lives in its package; the machinery (recognising, the import, the
+    # cache, the home folders, the command) loops over `agents.REGISTRY` and names none.
+    agents = "correx_tools.shell.transcripts.agents"
+    for name, targets in graph().items():
+        if name.startswith(agents):
+            continue
+        named = sorted(target for target in targets if target.startswith(agents + "."))
+        assert named == [], f"{name} imports {named}: loop over agents.REGISTRY instead"
+
+
 def test_no_module_is_over_400_lines() -> None:
     long = {
         name: lines

@@ -37,6 +37,7 @@ from correx_tools import (
 )
 from correx_tools.shell.transcripts.importing.options import ImportOptions
 from correx_tools.shell.transcripts.importing.tiers import Assignment
+from correx_tools.shell.transcripts.recognising import DOCUMENT_READERS, LINE_READERS, parse
 
 DATA = Path(__file__).parent / "data" / "transcripts"
 
@@ -256,6 +257,38 @@ def test_a_file_of_no_known_format_names_the_formats_tried(tmp_path: Path) -> No
     for name in ("claude-code", "openhands", "swe-agent", "openai-chat", "anthropic-messages"):
         assert name in str(error)
     assert str(error).startswith(f"{path}: not a transcript of a known format")
+
+
+def test_formats_are_tried_in_their_ranks_order_the_more_particular_first() -> None:
+    # Each format's record says where it is tried among the formats of one shape: a file
+    # that two tests would take goes to the format tried first, as it always has.
+    assert [name for name, _ in LINE_READERS] == [
+        "codex",
+        "gemini-cli",
+        "mcp",
+        "goose",
+        "claude-code",
+    ]
+    assert [name for name, _ in DOCUMENT_READERS] == [
+        "opencode",
+        "goose",
+        "gemini-cli",
+        "cline",
+        "swe-agent",
+        "openhands",
+        "openai-chat",
+        "anthropic-messages",
+    ]
+    both = {"sessionId": "s", "projectHash": "h", "working_dir": "/w", "description": "d"}
+    assert parse(json.dumps(both).encode(), "auto", "n").format == "gemini-cli"
+    both = {
+        "sessionId": "s",
+        "projectHash": "h",
+        "messages": [],
+        "working_dir": "/w",
+        "conversation": [],
+    }
+    assert parse(json.dumps(both).encode(), "auto", "n").format == "goose"
 
 
 def test_a_damaged_line_and_a_broken_pairing_are_named_by_line(tmp_path: Path) -> None:
