@@ -29,6 +29,28 @@ FORBIDDEN = {
 # Pure parts of otherwise forbidden packages: urllib.parse only splits and joins strings.
 PURE = ("urllib.parse",)
 
+TRANSCRIPTS = "correx_tools.shell.transcripts"
+# The transcripts' rooms: the cache over the import over recognising over the agents'
+# formats over what they share; the package's own modules below them all. Each may also
+# import the core, and those marked so the stores.
+TRANSCRIPT_ROOMS = [
+    (f"{TRANSCRIPTS}.{room}",
+     [f"{TRANSCRIPTS}.{name}" for name in below.split()]
+     + ["correx_tools.core"] + (["correx_tools.shell.stores"] if stores else []))
+    for room, below, stores in [
+        ("cache", "importing recognising agents agent_format common model errors", True),
+        ("importing", "recognising agents agent_format common model errors", True),
+        ("recognising", "agents agent_format common model errors", True),
+        ("homes", "agents agent_format model", False),
+        ("agents", "agent_format common model errors", True),
+        ("common", "model errors", True),
+        ("agent_format", "model errors", False),
+        ("description", "", True),
+        ("model", "errors", False),
+        ("errors", "", False),
+    ]
+]  # fmt: skip
+
 # Each room may import only from the rooms listed after it (and from itself).
 LAYERS = [
     ("correx_tools.shell.cli", ["correx_tools.shell", "correx_tools.core"]),
@@ -56,104 +78,7 @@ LAYERS = [
         ["correx_tools.shell.transcripts", "correx_tools.shell.stores", "correx_tools.core"],
     ),
     ("correx_tools.shell.recording", ["correx_tools.shell.stores", "correx_tools.core"]),
-    # The transcripts' rooms: the cache over the import over recognising over the agents'
-    # formats over what they share; the package's own modules below them all.
-    (
-        "correx_tools.shell.transcripts.cache",
-        [
-            "correx_tools.shell.transcripts.importing",
-            "correx_tools.shell.transcripts.recognising",
-            "correx_tools.shell.transcripts.agents",
-            "correx_tools.shell.transcripts.agent_format",
-            "correx_tools.shell.transcripts.common",
-            "correx_tools.shell.transcripts.model",
-            "correx_tools.shell.transcripts.errors",
-            "correx_tools.shell.stores",
-            "correx_tools.core",
-        ],
-    ),
-    (
-        "correx_tools.shell.transcripts.importing",
-        [
-            "correx_tools.shell.transcripts.recognising",
-            "correx_tools.shell.transcripts.agents",
-            "correx_tools.shell.transcripts.agent_format",
-            "correx_tools.shell.transcripts.common",
-            "correx_tools.shell.transcripts.model",
-            "correx_tools.shell.transcripts.errors",
-            "correx_tools.shell.stores",
-            "correx_tools.core",
-        ],
-    ),
-    (
-        "correx_tools.shell.transcripts.recognising",
-        [
-            "correx_tools.shell.transcripts.agents",
-            "correx_tools.shell.transcripts.agent_format",
-            "correx_tools.shell.transcripts.common",
-            "correx_tools.shell.transcripts.model",
-            "correx_tools.shell.transcripts.errors",
-            "correx_tools.shell.stores",
-            "correx_tools.core",
-        ],
-    ),
-    (
-        "correx_tools.shell.transcripts.homes",
-        [
-            "correx_tools.shell.transcripts.agents",
-            "correx_tools.shell.transcripts.agent_format",
-            "correx_tools.shell.transcripts.model",
-            "correx_tools.core",
-        ],
-    ),
-    (
-        "correx_tools.shell.transcripts.agents",
-        [
-            "correx_tools.shell.transcripts.agent_format",
-            "correx_tools.shell.transcripts.common",
-            "correx_tools.shell.transcripts.model",
-            "correx_tools.shell.transcripts.errors",
-            "correx_tools.shell.stores",
-            "correx_tools.core",
-        ],
-    ),
-    (
-        "correx_tools.shell.transcripts.common",
-        [
-            "correx_tools.shell.transcripts.model",
-            "correx_tools.shell.transcripts.errors",
-            "correx_tools.shell.stores",
-            "correx_tools.core",
-        ],
-    ),
-    (
-        "correx_tools.shell.transcripts.agent_format",
-        [
-            "correx_tools.shell.transcripts.model",
-            "correx_tools.shell.transcripts.errors",
-            "correx_tools.core",
-        ],
-    ),
-    (
-        "correx_tools.shell.transcripts.description",
-        [
-            "correx_tools.shell.stores",
-            "correx_tools.core",
-        ],
-    ),
-    (
-        "correx_tools.shell.transcripts.model",
-        [
-            "correx_tools.shell.transcripts.errors",
-            "correx_tools.core",
-        ],
-    ),
-    (
-        "correx_tools.shell.transcripts.errors",
-        [
-            "correx_tools.core",
-        ],
-    ),
+    *TRANSCRIPT_ROOMS,
     ("correx_tools.shell.transcripts", ["correx_tools.shell.stores", "correx_tools.core"]),
     (
         "correx_tools.shell.report",

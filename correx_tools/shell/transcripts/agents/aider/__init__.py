@@ -1,9 +1,5 @@
-"""Aider's chat histories (``.aider.chat.history.md``, Markdown): `calls` reads a history's
-edits and commands, `talk` its conversation.
-
-Exports the format's one record, `AIDER`, which `agents.REGISTRY` lists; imports
-`agent_format`, `model`, `common` and the core.
-"""
+"""Aider's chat histories (``.aider.chat.history.md``, Markdown), recorded as `AIDER`:
+`calls` reads a history's edits and commands, `talk` its conversation."""
 
 from __future__ import annotations
 

@@ -1,10 +1,6 @@
-"""Anthropic Messages lists an agent loop keeps: `calls` reads a list's calls (and holds
-how a ``tool_result`` ends its call, which Claude Code's reader shares), `talk` its
-conversation.
-
-Exports the format's one record, `ANTHROPIC_MESSAGES`, which `agents.REGISTRY` lists;
-imports `agent_format`, `model`, `common` and the core.
-"""
+"""Anthropic Messages lists an agent loop keeps, recorded as `ANTHROPIC_MESSAGES`: `calls`
+reads a list's calls (and says how a ``tool_result`` ends its call, for Claude Code's
+reader too), `talk` its conversation."""
 
 from __future__ import annotations
 

@@ -1,9 +1,6 @@
-"""Claude Code's session files: `calls` reads a session's calls and its conversation.
-
-Exports the format's one record, `CLAUDE_CODE`, which `agents.REGISTRY` lists; imports
-`agent_format`, `model`, `common`, the Anthropic Messages reader (Claude Code
-keeps the API's messages) and the core.
-"""
+"""Claude Code's session files, recorded as `CLAUDE_CODE`: `calls` reads a session's calls
+and its conversation (its results are Anthropic's ``tool_result`` blocks, read as
+`anthropic_messages` reads them)."""
 
 from __future__ import annotations
 

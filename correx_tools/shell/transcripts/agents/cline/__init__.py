@@ -1,9 +1,6 @@
-"""Cline's and Roo Code's tasks: `calls` reads a task's ``api_conversation_history.json``,
-`talk` its conversation, `usage` its tokens from the ``ui_messages.json`` beside it.
-
-Exports the format's one record, `CLINE`, which `agents.REGISTRY` lists; imports
-`agent_format`, `model`, `common` and the core.
-"""
+"""Cline's and Roo Code's tasks, recorded as `CLINE`: `calls` reads a task's
+``api_conversation_history.json``, `talk` its conversation, `usage` its tokens from the
+``ui_messages.json`` beside it."""
 
 from __future__ import annotations
 

@@ -1,8 +1,5 @@
-"""OpenAI Codex CLI's rollouts: `calls` reads a rollout's calls, `talk` its conversation.
-
-Exports the format's one record, `CODEX`, which `agents.REGISTRY` lists; imports
-`agent_format`, `model`, `common` and the core.
-"""
+"""OpenAI Codex CLI's rollouts, recorded as `CODEX`: `calls` reads a rollout's calls,
+`talk` its conversation."""
 
 from __future__ import annotations
 

@@ -1,8 +1,5 @@
-"""Gemini CLI's chats: `calls` reads a chat's calls, `talk` its conversation.
-
-Exports the format's one record, `GEMINI_CLI`, which `agents.REGISTRY` lists; imports
-`agent_format`, `model`, `common` and the core.
-"""
+"""Gemini CLI's chats (JSON Lines, or the older document), recorded as `GEMINI_CLI`:
+`calls` reads a chat's calls, `talk` its conversation."""
 
 from __future__ import annotations
 

@@ -1,9 +1,6 @@
-"""Goose's sessions: `calls` reads an export's or an older session file's calls, `talk`
-their conversation, `database` every session of Goose's own ``sessions.db``.
-
-Exports the format's one record, `GOOSE`, which `agents.REGISTRY` lists; imports
-`agent_format`, `model`, `common` and the core.
-"""
+"""Goose's sessions, recorded as `GOOSE`: `calls` reads an export's or an older session
+file's calls, `talk` their conversation, `database` every session of Goose's own
+``sessions.db``."""
 
 from __future__ import annotations
 

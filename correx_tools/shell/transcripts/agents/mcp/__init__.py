@@ -1,9 +1,5 @@
-"""MCP traffic: JSON-RPC messages between a client and a server, one a line; `calls`
-reads their tool calls (MCP records no conversation).
-
-Exports the format's one record, `MCP`, which `agents.REGISTRY` lists; imports
-`agent_format`, `model`, `common` and the core.
-"""
+"""MCP traffic (JSON-RPC messages between a client and a server, one a line), recorded
+as `MCP`: `calls` reads its tool calls; MCP records no conversation."""
 
 from __future__ import annotations
 

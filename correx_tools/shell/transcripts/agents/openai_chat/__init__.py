@@ -1,9 +1,5 @@
-"""OpenAI chat message lists an agent loop keeps: `calls` reads a list's calls, `talk` its
-conversation.
-
-Exports the format's one record, `OPENAI_CHAT`, which `agents.REGISTRY` lists; imports
-`agent_format`, `model`, `common`, the stores' strict JSON and the core.
-"""
+"""OpenAI chat message lists an agent loop keeps, recorded as `OPENAI_CHAT`: `calls`
+reads a list's calls, `talk` its conversation."""
 
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
-"""OpenCode's exports (``opencode export``): `calls` reads an export's calls, `talk` its
-conversation.
-
-Exports the format's one record, `OPENCODE`, which `agents.REGISTRY` lists; imports
-`agent_format`, `model`, `common` and the core.
-"""
+"""OpenCode's exports (``opencode export``), recorded as `OPENCODE`: `calls` reads an
+export's calls, `talk` its conversation."""
 
 from __future__ import annotations
 

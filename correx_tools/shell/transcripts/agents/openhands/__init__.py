@@ -1,9 +1,5 @@
-"""OpenHands' event histories: `calls` reads a history's actions and observations, `talk`
-its conversation.
-
-Exports the format's one record, `OPENHANDS`, which `agents.REGISTRY` lists; imports
-`agent_format`, `model`, `common`, the stores' strict JSON and the core.
-"""
+"""OpenHands' event histories, recorded as `OPENHANDS`: `calls` reads a history's actions
+and observations, `talk` its conversation."""
 
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
-"""SWE-agent's trajectories (``*.traj``): `calls` reads a trajectory's steps, `talk` its
-conversation.
-
-Exports the format's one record, `SWE_AGENT`, which `agents.REGISTRY` lists; imports
-`agent_format`, `model`, `common`, the stores' strict JSON and the core.
-"""
+"""SWE-agent's trajectories (``*.traj``), recorded as `SWE_AGENT`: `calls` reads a
+trajectory's steps, `talk` its conversation."""
 
 from __future__ import annotations
 
