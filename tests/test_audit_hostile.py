@@ -20,7 +20,8 @@ import pytest
 from correx_tools.core.audit.effects import effects_of
 from correx_tools.core.audit.rules import Call, call_findings
 from correx_tools.core.report.redaction import Redaction
-from correx_tools.shell.audit.policy_file import capability_table, read_policy
+from correx_tools.core.tools.capability_table import builtin_table
+from correx_tools.shell.audit.policy_file import read_policy
 
 from .hostile_calls import WORKSPACE, hostile_session
 
@@ -47,7 +48,7 @@ def audited(transcript: Path, *more: str, status: int = 1) -> dict[str, Any]:
 def rules_of(tool: str, arguments: dict[str, Any]) -> list[str]:
     """The rules one call of ``tool`` breaks under the built-in policy, in a session working
     in `WORKSPACE`."""
-    effects = effects_of(capability_table(), "claude-code", tool, arguments)
+    effects = effects_of(builtin_table(), "claude-code", tool, arguments)
     call = Call(session="s", sequence=1, tool=tool, arguments=arguments, effects=effects, value="")
     found = call_findings(call, read_policy(None), WORKSPACE, Redaction())
     return [finding.rule for finding in found]

@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from correx_tools.shell.stores.codec.strict_json import canonical_json
-from correx_tools.shell.transcripts.shallow import MAX_DEPTH, shallow_text, shallow_value
+from correx_tools.shell.transcripts.common.shallow import MAX_DEPTH, shallow_text, shallow_value
 
 from .hostile_calls import hostile_session
 

@@ -16,10 +16,10 @@ from pathlib import Path
 from ...stores.addresses import redact_dsn
 from ...stores.port import EventStore
 from ...stores.sqlite import SQLiteEventStore
-from ...transcripts.agents import AgentFolder, agent_folders, candidate_folders
-from ...transcripts.cache import Look
-from ...transcripts.folders import transcript_files
-from ...transcripts.following import Follower
+from ...transcripts.cache.cache import Look
+from ...transcripts.cache.following import Follower
+from ...transcripts.homes import AgentFolder, agent_folders, candidate_folders
+from ...transcripts.importing.folders import transcript_files
 from ..errors import CliError
 from .options import command_name
 from .stores import note_unindexed, open_store

@@ -1,0 +1,13 @@
+"""OpenCode's exports (``opencode export``), recorded as `OPENCODE`: `calls` reads an
+export's calls, `talk` its conversation."""
+
+from __future__ import annotations
+
+from ...agent_format import AgentFormat, Shape
+from .calls import EXPECTED, FORMAT, looks_like, read
+
+OPENCODE = AgentFormat(
+    name=FORMAT,
+    expected=EXPECTED,
+    document=Shape(1, looks_like, read),
+)
