@@ -1,5 +1,7 @@
 """OpenHands' event histories, recorded as `OPENHANDS`: `calls` reads a history's actions
-and observations, `talk` its conversation."""
+and observations, `talk` its conversation.
+Only the registry (`agents`) imports it; it imports the transcripts' common rooms and
+the core."""
 
 from __future__ import annotations
 
