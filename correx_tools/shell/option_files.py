@@ -31,7 +31,7 @@ def read_option_file(path: str, *, most: int = MAX_BYTES) -> bytes:
     try:
         found = os.fstat(descriptor)
         if stat.S_ISDIR(found.st_mode):
-            raise OptionFileError(f"{path}: is a folder, not a file")
+            raise OptionFileError(f"{path}: is a directory, not a file")
         if not stat.S_ISREG(found.st_mode):
             raise OptionFileError(f"{path}: is not a regular file (a FIFO, socket or device)")
         if found.st_size > most:

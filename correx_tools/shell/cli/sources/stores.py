@@ -7,7 +7,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ...option_files import OptionFileError, read_option_file
 from ...stores.addresses import POSTGRES_SCHEMES, redact_dsn
 from ...stores.codec.strict_json import EnvelopeError, loads_strict
 from ...stores.jsonl import JsonlEventLog
@@ -126,6 +125,8 @@ def read_file(argument: str) -> bytes:
     regular file (missing, a folder, a FIFO) is a CliError."""
     if argument == "-":
         return sys.stdin.buffer.read()
+    from ...option_files import OptionFileError, read_option_file  # noqa: PLC0415 - on use
+
     try:
         return read_option_file(argument)
     except OptionFileError as error:

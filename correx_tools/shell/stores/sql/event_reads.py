@@ -24,7 +24,6 @@ from .chains import ChainBroken, checked_rows, continues, events
 from .dialect import Cursor, Database, ReadFault
 from .index import chain_at, marked_fresh, sealed_head
 from .indexing import EMPTY_CHAIN
-from .vouching import Row, refused, vouched_chain
 
 UNCHAINED = (
     "its chain cannot be checked: an event before it was written without one "
@@ -33,6 +32,14 @@ UNCHAINED = (
 GAP = "the event is missing (a gap: expected sequence {}, found {}), so no event after it is read"
 
 Unavailable = Callable[[ReadFault, int], StoreReadError]
+Row = tuple[Any, ...]
+"""An event row in `chains.CHAINED_COLUMNS` order."""
+
+
+def _refused(where: str, session: str, sequence: int, why: str) -> StoreReadError:
+    from .vouching import refused  # noqa: PLC0415 - only a damaged store needs it
+
+    return refused(where, session, sequence, why)
 
 
 class _Reader:
@@ -75,12 +82,14 @@ class _Reader:
                 self.previous = None
             elif sequence != self.last + 1:
                 missing = self.last + 1
-                raise refused(d.where, session, missing, GAP.format(missing, sequence))
+                raise _refused(d.where, session, missing, GAP.format(missing, sequence))
             elif self.previous is None:
-                raise refused(d.where, session, sequence, UNCHAINED)
+                raise _refused(d.where, session, sequence, UNCHAINED)
             elif continues(d, self.previous, row):
                 self.previous = int(row[10])
             else:
+                from .vouching import vouched_chain  # noqa: PLC0415 - only at damage
+
                 self.previous = vouched_chain(
                     d, session, row, self.previous,
                     following=functools.partial(self._following, rows, n), head=self._head,

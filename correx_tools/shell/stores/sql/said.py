@@ -23,7 +23,6 @@ from .dialect import Cursor, Database, Dialect, ReadFault
 from .index import sealed_head
 from .indexing import EMPTY_CHAIN
 from .layout import SAID
-from .vouching import refused, vouched_chain
 
 _UNCHAINED = (
     "its chain cannot be checked: the event before it has none (`correx-tools verify` says which)"
@@ -86,6 +85,12 @@ def _chained(
     return rows
 
 
+def _refused(where: str, session: str, sequence: int) -> StoreReadError:
+    from .vouching import refused  # noqa: PLC0415 - only a damaged store needs it
+
+    return refused(where, session, sequence, _UNCHAINED)
+
+
 def _vouch(database: Database, session_id: SessionId, previous: Any, row: tuple[Any, ...]) -> None:
     """Hold one conversation row to its chain, from ``previous`` (the chain of the event
     before it; the first event's is the empty chain)."""
@@ -95,11 +100,12 @@ def _vouch(database: Database, session_id: SessionId, previous: Any, row: tuple[
     if row[5] is None or row[10] is None:
         if previous is None:
             return  # an older release's events, before their index: nothing to check
-        raise refused(d.where, session, sequence, _UNCHAINED)
+        raise _refused(d.where, session, sequence)
     if previous is None:
-        raise refused(d.where, session, sequence, _UNCHAINED)
+        raise _refused(d.where, session, sequence)
     if continues(d, previous, row):
         return
+    from .vouching import vouched_chain  # noqa: PLC0415 - only at damage
 
     def query(read: Callable[[Cursor], Any]) -> Any:
         with database.query() as cursor:
