@@ -21,6 +21,8 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+from .commands import correx
+
 ROOT = Path(__file__).resolve().parent.parent
 _LIMITED = (
     "import resource, runpy, sys\n"
@@ -163,11 +165,17 @@ class _NoRedirect(urllib.request.HTTPRedirectHandler):
 
 def demo_store(directory: Path, sessions: int, invocations: int) -> Path:
     """``correx-tools demo`` run in ``directory``: its store, with the real transcript."""
-    subprocess.run(
-        [sys.executable, "-m", "correx_tools", "demo", "--db", "demo.sqlite", "--sessions",
-         str(sessions), "--invocations", str(invocations)],
-        cwd=directory, check=True, capture_output=True, timeout=300,
-    )  # fmt: skip
+    correx(
+        "demo",
+        "--db",
+        "demo.sqlite",
+        "--sessions",
+        str(sessions),
+        "--invocations",
+        str(invocations),
+        cwd=directory,
+        check=True,
+    )
     return directory / "demo.sqlite"
 
 

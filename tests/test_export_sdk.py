@@ -8,10 +8,7 @@ with OpenTelemetry's own protobuf definitions.
 from __future__ import annotations
 
 import http.server
-import os
 import socket
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -27,21 +24,15 @@ from correx_tools import SQLiteEventStore, ToolProjector, fold_events
 from correx_tools.core.replay.spans import session_spans, trace_id_of
 from correx_tools.shell.export.otel_sdk import send
 
+from .commands import Ran, correx
 from .test_export import all_spans, export, session_file
 
 OTEL_VARIABLES = ("OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
 
 
-def command(*args: str, **environment: str) -> subprocess.CompletedProcess[str]:
-    variables = {k: v for k, v in os.environ.items() if k not in OTEL_VARIABLES}
-    return subprocess.run(
-        [sys.executable, "-m", "correx_tools", "export", *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-        env={**variables, **environment},
-    )
+def command(*args: str, **environment: str) -> Ran:
+    unset: dict[str, str | None] = dict.fromkeys(OTEL_VARIABLES)
+    return correx("export", *args, env={**unset, **environment})
 
 
 def closed_port() -> int:

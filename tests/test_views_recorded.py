@@ -16,8 +16,6 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -25,6 +23,7 @@ from urllib.parse import quote
 import pytest
 
 from .browsing import Opened, module_browser
+from .commands import correx
 from .recorded_samples import CLAUDE_SESSION, FIND, LS, READ, exited_and_cut
 from .serving import Served
 from .test_terminal import on_terminal
@@ -44,10 +43,7 @@ browser = module_browser()
 
 
 def run(*args: str, cwd: Path = ROOT) -> str:
-    result = subprocess.run(
-        [sys.executable, "-m", "correx_tools", *args],
-        capture_output=True, text=True, timeout=120, check=False, cwd=cwd,
-    )  # fmt: skip
+    result = correx(*args, cwd=cwd)
     assert result.returncode == 0, result.stderr
     return result.stdout
 
