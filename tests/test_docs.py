@@ -42,6 +42,8 @@ from correx_tools import (
     ToolInvocationStatus,
 )
 
+from .commands import Ran, correx
+
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 EXAMPLE_DSN = "postgresql://agent@db.internal/correx"
@@ -95,11 +97,12 @@ def commands(body: str) -> Iterator[tuple[str, int]]:
 
 def run_command(
     command: str, cwd: Path, env: dict[str, str]
-) -> tuple[subprocess.CompletedProcess[str], list[str]]:
+) -> tuple[Ran | subprocess.CompletedProcess[str], list[str]]:
+    """A page's command: ``correx-tools`` in this process, ``python`` as a new one."""
     words = shlex.split(command)
     match words[0]:
         case "correx-tools":
-            argv = [sys.executable, "-m", "correx_tools", *words[1:]]
+            return correx(*words[1:], cwd=cwd), words
         case "python" | "python3":
             argv = [sys.executable, *words[1:]]
         case _:

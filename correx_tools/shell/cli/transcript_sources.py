@@ -339,7 +339,12 @@ def opened_transcripts(source: str) -> EventStore | None:
         _options().refused += len(checked_look(cache, source).refused)
     finally:
         cache.close()
-    store = SQLiteEventStore(cache.path, read_only=True)
+    return closed_at_the_end(SQLiteEventStore(cache.path, read_only=True))
+
+
+def closed_at_the_end(store: EventStore) -> EventStore:
+    """``store``, closed when the command ends (`source_scope`): a command run in a process
+    that goes on (a script's, a test's) leaves no connection open behind it."""
     _options().opened.append(store)
     return store
 
