@@ -43,12 +43,23 @@ def growth(
 def grows_linearly(
     work: Callable[[int], Callable[[], object]], small: int, large: int, *, runs: int = 3
 ) -> float:
-    """`growth`, taken once more if the first look is past twice linear (a look can still
-    meet a cache another process emptied; work that grows faster costs that every time);
-    fails past twice linear (quadratic is ``large / small`` times that)."""
-    linear = large / small
+    """`growth`, failing past twice linear (quadratic is ``large / small`` times that)."""
+    return grows_at_most(2 * large / small, work, small, large, runs=runs)
+
+
+def grows_at_most(
+    limit: float,
+    work: Callable[[int], Callable[[], object]],
+    small: int,
+    large: int,
+    *,
+    runs: int = 3,
+) -> float:
+    """`growth`, taken once more if the first look is past ``limit`` (a look can still meet a
+    cache another process emptied; work that grows faster costs that every time); fails
+    past ``limit``."""
     found = growth(work, small, large, runs=runs)
-    if found > 2 * linear:
+    if found > limit:
         found = min(found, growth(work, small, large, runs=runs))
-    assert found <= 2 * linear, f"{found:.1f} times the cost at {large / small:g} times the size"
+    assert found <= limit, f"{found:.1f} times the cost at {large / small:g} times the size"
     return found
