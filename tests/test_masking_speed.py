@@ -11,7 +11,6 @@ growth up to 1 MiB is ``slow``.
 
 from __future__ import annotations
 
-import statistics
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -96,39 +95,39 @@ def served(hostile: Path) -> Iterator[Served]:
 
 def test_a_hostile_output_holds_up_no_other_client(served: Served) -> None:
     """One client opens the hostile call's history, its view and searches, again and again;
-    another's requests are each answered in under 100 ms meanwhile."""
+    another's requests are answered while each of the first one's is still being worked
+    on (a server held up by masking answers nobody until it is done)."""
     session = f"/api/v1/sessions/{quote(SESSION, safe='')}"
     call = f"{session}/invocations/{quote(SESSION + '/toolu_planted00', safe='')}"
     heavy = [(f"{call}/history", None), (f"{call}/view", None), (f"{session}/search", {"q": "x"})]
     for path, query in heavy:  # each answers, masked
         status, body, _ = served.get(path, query)
         assert status == 200 and NAMED[1] * 2 not in str(body)
-    stop, opened = threading.Event(), [0]
+    stop = threading.Event()
+    spans: list[tuple[float, float]] = []  # each heavy request: sent, answered
 
     def opener() -> None:
         while not stop.is_set():
             for path, query in heavy:
+                sent = time.monotonic()
                 served.get(path, query)
-                opened[0] += 1
+                spans.append((sent, time.monotonic()))
 
     thread = threading.Thread(target=opener)
     thread.start()
-    waits = []
+    light: list[tuple[float, float]] = []
     try:
-        time.sleep(0.3)
-        for _ in range(40):
-            start = time.perf_counter()
+        while len(spans) < 12:  # however long a busy machine makes them take
+            sent = time.monotonic()
             assert served.get(session)[0] == 200
-            waits.append(time.perf_counter() - start)
-            time.sleep(0.02)
+            light.append((sent, time.monotonic()))
     finally:
         stop.set()
         thread.join()
-    assert opened[0] >= 6, opened  # the other client was busy all along
-    # A stall (masking the hostile value while holding up the server) costs every request
-    # seconds; a loaded test machine may delay one request a little past 100 ms.
-    waits.sort()
-    assert waits[-2] < 0.1 and waits[-1] < 0.5, (waits[-3:], statistics.median(waits))
+    # Light requests sent and answered while one heavy request was being worked on: held up,
+    # the server would answer each only once the heavy one was done.
+    inside = [(a, b) for a, b in light if any(start < a and b < end for start, end in spans)]
+    assert len(inside) >= 6, (len(inside), len(light), len(spans))
 
 
 def test_a_session_id_of_20000_characters_slows_no_request(tmp_path: Path) -> None:
@@ -145,20 +144,19 @@ def test_a_session_id_of_20000_characters_slows_no_request(tmp_path: Path) -> No
             if row["session_id"].endswith("/agent-a2898e3")
         }
         waits: dict[tuple[str, str], list[float]] = {}
-        for question in ("", "/state", "/stats", "/timeline", "/scrub", "/search?q=ls") * 3:
+        for question in ("", "/state", "/stats", "/timeline", "/scrub", "/search?q=ls") * 5:
             for which, ref in refs.items():
                 start = time.perf_counter()
                 status, body, _ = server.get(f"/api/v1/sessions/{quote(ref, safe='')}{question}")
                 waits.setdefault((question, which), []).append(time.perf_counter() - start)
                 assert status == 200, body
         # Work that grows with the id slows every asking of a question; a loaded machine
-        # delays one asking now and then, so the fastest of three is compared with the
-        # fastest of the same question about the same session under a short id, asked
-        # in turn with it (work quadratic in 20,000 characters takes seconds).
+        # delays some askings, so the fastest of five is compared with the fastest of the
+        # same question about the same session under a short id, asked in turn with it
+        # (work quadratic in 20,000 characters takes seconds).
         for question in {question for question, _ in waits}:
             long, short = min(waits[question, "long"]), min(waits[question, "short"])
-            assert long < 3 * short + 0.1, (question, waits)
-        assert max(max(times) for times in waits.values()) < 2.0, waits
+            assert long < 3 * short + 0.25, (question, waits)
     finally:
         server.stop()
 
