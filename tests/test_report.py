@@ -28,6 +28,7 @@ from correx_tools.shell.report.page import report_data
 
 from .browsing import Opened, module_browser
 from .commands import Ran, correx
+from .serving import demo_store
 from .strategies import SECRET, completed, failed, planted_secrets, requested, started, stored
 
 playwright = pytest.importorskip("playwright.sync_api")
@@ -49,9 +50,7 @@ browser = module_browser()
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A small demo store: two generated sessions and the real transcript."""
-    directory = tmp_path_factory.mktemp("demo")
-    run("demo", "--db", "demo.sqlite", "--sessions", "2", "--invocations", "300", cwd=directory)
-    return directory / "demo.sqlite"
+    return demo_store(tmp_path_factory.mktemp("demo"), 2, 300)
 
 
 @pytest.fixture
