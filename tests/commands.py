@@ -4,8 +4,24 @@ finished subprocess does (exit status, standard output and error as text).
 
 A start of the interpreter costs 0.3-0.8 s of imports before the command reads its
 arguments, and the tests ran it about a thousand times; here each call costs what the
-command itself does. What the process boundary is the point of stays a real subprocess
-(see `SUBPROCESS_REASONS`).
+command itself does.
+
+Where the process boundary is what is tested, the command stays a real process:
+
+* signals and kills: ``test_bulk_kills``, ``test_export_kills``, ``test_parts_kills`` and
+  ``test_import_parts`` (a killed command or worker), ``test_crashes``, two racing imports in
+  ``test_hostile_imports``;
+* the real process's streams and exit: a reader that stops early and a pseudo-terminal in
+  ``test_cli``, a closed standard output and a closed pipe in ``test_cli_writes``,
+  ``test_terminal`` and its ``on_terminal`` (used by ``test_readable``,
+  ``test_transcripts_folders``, ``test_views_recorded``), the installed ``correx-tools``
+  script and ``python -m correx_tools`` in ``test_cli``, ``test_startup`` (what a start
+  imports), a fresh hash seed in ``test_readable``;
+* another user or a limit: the ``as_nobody`` runs of ``test_read_only``, ``test_cli_writes``,
+  ``test_transcript_sources``, ``test_transcripts_folders`` and ``test_output_targets``, a
+  memory limit in ``test_bulk_memory``, a missing extra in ``test_serve_command``;
+* servers, which run until stopped: `serving.Served`, ``test_serve_command``,
+  ``test_serve_transcripts``.
 
 What a call gets, as a subprocess would: standard output and error that are not a terminal
 (text on top of bytes, for commands that write bytes to ``sys.stdout.buffer``), standard
@@ -29,22 +45,6 @@ from pathlib import Path
 from typing import Any
 
 from correx_tools.shell.cli.main import main
-
-#: The tests that keep a real subprocess, and why: there the process boundary is what they
-#: test. Every other test runs the command through `correx`.
-SUBPROCESS_REASONS = {
-    "signals and kills": "test_bulk_kills, test_export_kills, test_parts_kills, test_crashes, "
-    "test_hostile_imports (two racing processes), test_terminal (Ctrl-C)",
-    "the real process's exit and its streams": "test_terminal (closed stdout, broken pipe, "
-    "a pseudo-terminal), test_readable and test_transcripts_folders (on_terminal), "
-    "test_cli's `python -m correx_tools` and installed entry point checks",
-    "another user or limits": "test_read_only, test_cli_writes, test_transcript_sources, "
-    "test_transcripts_folders and test_output_targets (as nobody), test_bulk_memory (memory "
-    "limit)",
-    "servers": "serving.Served (serve runs until stopped), test_serve_command, "
-    "test_serve_transcripts",
-    "start-up": "test_startup (what a start imports)",
-}
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,6 +1,6 @@
 """``correx-tools audit``: the planted corpus, real transcripts, SARIF, evidence, errors.
 
-The command runs as a real subprocess on the hand-written sessions of ``data/audit``
+The command runs (in this process) on the hand-written sessions of ``data/audit``
 (each with one planted problem, or none: see its PROVENANCE) and on the real transcripts
 of ``data/transcripts``.
 """

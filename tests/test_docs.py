@@ -3,9 +3,9 @@
 Each page runs in a fresh directory of its own, its fenced blocks in order:
 
 * ``python`` blocks run in one namespace per page, like cells of a notebook;
-* ``sh`` blocks run each command as a real subprocess (``correx-tools`` as
-  ``python -m correx_tools``; a ``.venv/bin/`` prefix is dropped; ``&&``
-  chains are split). A command ends with ``# exits N`` when it is meant to
+* ``sh`` blocks run each command (``correx-tools`` in this process, as
+  `commands.correx` runs it, ``python`` as a new process; a ``.venv/bin/``
+  prefix is dropped; ``&&`` chains are split). A command ends with ``# exits N`` when it is meant to
   fail. Setting up an environment, running the test suite and the benchmarks
   are what CI itself does, so those lines are listed in ``NOT_RUN`` and skipped;
 * a ``text`` block right after a ``python`` or ``sh`` block is its output:

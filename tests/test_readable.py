@@ -1,7 +1,8 @@
 """Output a person reads at a glance: counts, durations, tables that fit, errors that name
 files, and ``--json`` that is the same bytes from run to run.
 
-The command runs as a real subprocess (on a pseudo-terminal where it draws);
+The command runs in this process (`commands.correx`), as a real process on a
+pseudo-terminal where it draws and in a fresh process for each hash seed;
 the rules themselves are held to their properties with Hypothesis.
 """
 

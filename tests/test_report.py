@@ -1,6 +1,6 @@
 """``correx-tools report`` in a real browser: the page the command writes, driven in Chromium.
 
-The command runs in a subprocess against real SQLite files (the demo's, with its
+The command runs (in this process) against real SQLite files (the demo's, with its
 real Claude Code transcript); the page is opened from ``file://`` in headless
 Chromium through Playwright and checked against what the library answers for
 the same session.

@@ -7,8 +7,8 @@ replacement was performed``, Aider's history and bare MCP traffic (neither
 records a time for its steps), and the Claude Code subagent written as Claude
 Code writes a command that exited 1 and an output too large to store
 (`recorded_samples`). They are imported once into a SQLite store, so the
-commands answer from its index; the command runs as a subprocess, and the report
-is opened in Chromium.
+commands answer from its index; the command runs in this process (as a real one on a
+pseudo-terminal), and the report is opened in Chromium.
 """
 
 from __future__ import annotations
