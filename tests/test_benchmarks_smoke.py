@@ -10,65 +10,33 @@ from pathlib import Path
 import pytest
 
 from benchmarks.baselines import eventsourcing_replay
+from benchmarks.run import GROUPS
 from benchmarks.sessions import session
 from benchmarks.transcript_files import WRITERS
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-@pytest.mark.slow  # the whole script, every row: half a minute
-def test_the_benchmarks_run_and_print_every_row(postgres_dsn: str) -> None:
-    result = subprocess.run(
-        [sys.executable, "-m", "benchmarks", "--quick"],
-        capture_output=True, text=True, cwd=ROOT, timeout=600, check=True,
-        env={**os.environ, "CORREX_BENCH_POSTGRES_DSN": postgres_dsn},
-    )  # fmt: skip
-    table = result.stdout
-    assert "# machine:" in table
-    assert "garbage collector: enabled" in table
-    rows = [
-        "final-state fold",
-        "fold, Retention.all()",
-        "10k open",
-        "vs eventsourcing replay",
-        "memory, final state (no timeline)",
-        "memory, Retention.all()",
-        "memory, Retention.every(1000), over the final state",
-        "deepcopy per event",
-        "Timeline.at(k), every(1000)",
-        "final-state fold, ends in thirds",
-        "fold, Retention.all(), ends in thirds",
+def _rows() -> dict[str, list[str]]:
+    """The rows each group of the table (``--only``) prints."""
+    stored = [
         "SQLite append, batches of 1,000, index kept",
         "release 0.2.0's append",
         "PostgreSQL append, batches of 1,000, index kept",
-        "replay_all, 4 sessions, 2 workers",
-        "replay_all + summarize, 2 workers",
-        "request validation per call",
-        "growth, final-state fold, over the baseline's",
-        "in-place baseline: time x",
-        "gc.collect()",
-        "masking, 'token' * n",
-        "masking, '-----BEGIN PRIVATE KEY-----' * n",
-        "masking, 'password=' * n",
-        "masking, 'a' * n",
-        "masking, the worst keyword of",
-        "masking, nothing but findings",
-        "audit, one session, the built-in policy",
-        "audit, one session, resident memory",
     ]
     for store in ("SQLite", "PostgreSQL", "JSONL"):
-        rows.append(f"{store} raw read, compiled parser (the floor)")
+        stored.append(f"{store} raw read, compiled parser (the floor)")
     for store in ("SQLite", "PostgreSQL"):
-        rows.append(f"{store} full replay to the final state")
-        rows.append(f"{store} cold DefaultToolRepository.get")
+        stored.append(f"{store} full replay to the final state")
+        stored.append(f"{store} cold DefaultToolRepository.get")
         for question in ("sessions", "replay --at", "history", "diff"):
-            rows.append(f"{store}: correx-tools {question}")
-    rows += [
+            stored.append(f"{store}: correx-tools {question}")
+    stored += [
         f"SQLite: serve API, {kind}" for kind in ("state", "history", "diff", "stats", "scrub")
     ]
-    rows += ["SQLite: correx-tools serve, ready", "SQLite: serve, resident memory"]
-    rows.append("SQLite: one append at the head")
-    rows += [
+    stored += ["SQLite: correx-tools serve, ready", "SQLite: serve, resident memory"]
+    stored.append("SQLite: one append at the head")
+    stored += [
         f"SQLite: correx-tools {command}"
         for command in (
             "stats --json",
@@ -79,22 +47,77 @@ def test_the_benchmarks_run_and_print_every_row(postgres_dsn: str) -> None:
             "import into a new SQLite file",
         )
     ]
-    rows.append("SQLite: serve, first paint of a session page")
-    rows.append("JSONL full replay to the final state")
-    rows.append("import-transcript (Claude Code), into memory")
-    rows.append("import-transcript (Claude Code), into SQLite")
-    for name in WRITERS:
-        rows.append(f"import-transcript ({name}), into memory")
-        rows.append(f"import-transcript ({name}), growth of the ratio")
-    rows += [
-        "transcripts as SOURCE: first open (cache filled)",
-        "transcripts as SOURCE: second open, nothing changed (replay --at 1)",
-        "transcripts as SOURCE: sessions FOLDER, nothing changed",
-        "serve: 1,000 lines appended to a live file reach the page",
-        "compare, two sessions of one task",
-        "compare, two sessions, resident memory",
+    stored += [
+        "SQLite: serve, first paint of a session page",
+        "JSONL full replay to the final state",
     ]
-    for row in rows:
+    transcripts = [
+        "import-transcript (Claude Code), into memory",
+        "import-transcript (Claude Code), into SQLite",
+    ]
+    for name in WRITERS:
+        transcripts.append(f"import-transcript ({name}), into memory")
+        transcripts.append(f"import-transcript ({name}), growth of the ratio")
+    return {
+        "folds": [
+            "final-state fold",
+            "fold, Retention.all()",
+            "10k open",
+            "vs eventsourcing replay",
+            "memory, final state (no timeline)",
+            "memory, Retention.all()",
+            "memory, Retention.every(1000), over the final state",
+            "deepcopy per event",
+            "Timeline.at(k), every(1000)",
+            "final-state fold, ends in thirds",
+            "fold, Retention.all(), ends in thirds",
+            "request validation per call",
+            "growth, final-state fold, over the baseline's",
+            "in-place baseline: time x",
+            "gc.collect()",
+        ],
+        "masking": [
+            "masking, 'token' * n",
+            "masking, '-----BEGIN PRIVATE KEY-----' * n",
+            "masking, 'password=' * n",
+            "masking, 'a' * n",
+            "masking, the worst keyword of",
+            "masking, nothing but findings",
+        ],
+        "stored": stored,
+        "parallel": ["replay_all, 4 sessions, 2 workers", "replay_all + summarize, 2 workers"],
+        "transcripts": transcripts,
+        "sources": [
+            "transcripts as SOURCE: first open (cache filled)",
+            "transcripts as SOURCE: second open, nothing changed (replay --at 1)",
+            "transcripts as SOURCE: sessions FOLDER, nothing changed",
+            "serve: 1,000 lines appended to a live file reach the page",
+        ],
+        "compare": ["compare, two sessions of one task", "compare, two sessions, resident memory"],
+        "audit": ["audit, one session, the built-in policy", "audit, one session, resident memory"],
+    }
+
+
+ROWS = _rows()
+
+
+def test_every_group_of_the_table_is_run_here() -> None:
+    assert tuple(ROWS) == GROUPS
+
+
+# Each group on its own (``--only``), so that the groups share out the test workers.
+@pytest.mark.slow  # the whole script, every row, at tiny sizes: a minute or two of CPU
+@pytest.mark.parametrize("group", GROUPS)
+def test_the_benchmarks_run_and_print_every_row(group: str, postgres_dsn: str) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "benchmarks", "--quick", "--only", group],
+        capture_output=True, text=True, cwd=ROOT, timeout=600, check=True,
+        env={**os.environ, "CORREX_BENCH_POSTGRES_DSN": postgres_dsn},
+    )  # fmt: skip
+    table = result.stdout
+    assert "# machine:" in table
+    assert "garbage collector: enabled" in table
+    for row in ROWS[group]:
         assert row in table, row
     assert "Traceback" not in result.stderr
 
