@@ -9,15 +9,11 @@ sends SIGTERM and checks it stopped cleanly: exit status 0 and no traceback.
 
 from __future__ import annotations
 
-import atexit
 import json
 import os
-import shutil
 import signal
-import sqlite3
 import subprocess
 import sys
-import tempfile
 import time
 import urllib.error
 import urllib.parse
@@ -26,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from .commands import correx
+from .copies import copy_of
 
 ROOT = Path(__file__).resolve().parent.parent
 _LIMITED = (
@@ -167,29 +164,15 @@ class _NoRedirect(urllib.request.HTTPRedirectHandler):
         return None
 
 
-_DEMOS: dict[tuple[int, int], Path] = {}
-"""The demo stores written in this process, by size: each is written once and copied."""
-
-
 def demo_store(directory: Path, sessions: int, invocations: int) -> Path:
     """What ``correx-tools demo`` writes, as ``directory/demo.sqlite``: the generated
-    sessions and the real transcript. Each size is written once in a process (a worker)
-    and copied for each caller, so that a test may write to its copy."""
-    made = _DEMOS.get((sessions, invocations))
-    if made is None:
-        folder = Path(tempfile.mkdtemp(prefix="correx-demo-"))
-        atexit.register(shutil.rmtree, folder, ignore_errors=True)
-        correx("demo", "--db", "demo.sqlite", "--sessions", str(sessions),
-               "--invocations", str(invocations), cwd=folder, check=True)  # fmt: skip
-        made = _DEMOS[sessions, invocations] = folder / "demo.sqlite"
-    copy = directory / "demo.sqlite"
-    source, target = sqlite3.connect(made), sqlite3.connect(copy)
-    try:
-        source.backup(target)  # whole and consistent, whatever the journal holds
-    finally:
-        source.close()
-        target.close()
-    return copy
+    sessions and the real transcript (each size written once in a process, then copied)."""
+
+    def demo(path: Path) -> None:
+        correx("demo", "--db", path.name, "--sessions", str(sessions),
+               "--invocations", str(invocations), cwd=path.parent, check=True)  # fmt: skip
+
+    return copy_of(f"demo {sessions} x {invocations}", demo, directory / "demo.sqlite")
 
 
 def wait_for(check: Any, timeout: float = 10.0, every: float = 0.05) -> Any:
