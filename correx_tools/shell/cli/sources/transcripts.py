@@ -38,7 +38,7 @@ from ..errors import CliError
 from ..output.render import in_line
 from ..output.terminal import Progress
 from .empty_folder import why_no_session
-from .options import SourceOptions, current_options
+from .options import SourceOptions, closed_at_the_end, current_options
 
 SHOWN_AT_MOST = 10
 """Skipped or refused files listed one by one in a look; the rest are counted."""
@@ -252,9 +252,7 @@ def opened_transcripts(source: str) -> EventStore | None:
         current_options().refused += len(checked_look(cache, source).refused)
     finally:
         cache.close()
-    store = SQLiteEventStore(cache.path, read_only=True)
-    current_options().opened.append(store)
-    return store
+    return closed_at_the_end(SQLiteEventStore(cache.path, read_only=True))
 
 
 def checked_look(cache: TranscriptCache, label: str) -> Look:
