@@ -15,7 +15,7 @@ import pytest
 
 from correx_tools import SQLiteEventStore
 from correx_tools.core.report.redaction import Redaction
-from correx_tools.shell.serve import everywhere, said_search
+from correx_tools.shell.serve.api import everywhere, said_search
 from correx_tools.shell.serve.debugger import Debugger
 from correx_tools.shell.transcripts.importing import import_transcripts
 
