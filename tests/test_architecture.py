@@ -33,6 +33,10 @@ PURE = ("urllib.parse",)
 LAYERS = [
     ("correx_tools.shell.cli", ["correx_tools.shell", "correx_tools.core"]),
     (
+        "correx_tools.shell.catalog",
+        ["correx_tools.shell.replay", "correx_tools.shell.stores", "correx_tools.core"],
+    ),
+    (
         "correx_tools.shell.serve",
         [
             "correx_tools.shell.audit",
@@ -77,6 +81,10 @@ LAYERS = [
             "correx_tools.core.lifecycle",
             "correx_tools.core.tools",
         ],
+    ),
+    (
+        "correx_tools.core.catalog",
+        ["correx_tools.core.replay", "correx_tools.core.lifecycle", "correx_tools.core.tools"],
     ),
     ("correx_tools.core.replay", ["correx_tools.core.lifecycle", "correx_tools.core.tools"]),
     ("correx_tools.core.lifecycle", ["correx_tools.core.tools"]),

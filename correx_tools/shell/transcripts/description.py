@@ -1,52 +1,30 @@
-"""What an imported session says about itself: written as its first event.
-
-An imported session begins with one event of the type `DESCRIBED` (version
-1): the transcript's format, and what the transcript says of the session —
-the agent's own session id, when it started, the working directory, a title;
-and ``"times": "none"`` when the transcript records no time for any step (the
-stored times then only keep the steps in order: no view should show them as
-times). A description without ``times`` (every one an earlier release wrote)
-is of a transcript that records its times. It is not a tool event: every store
-keeps it as an ``OpaqueEvent``, the lifecycle passes over it, and `described`
-reads it back for ``sessions``.
-"""
+"""An imported session's description (`correx_tools.core.lifecycle.description`) as the
+importer writes it from a transcript's `About`, and as the commands read it back from a
+store: `session_description` reads only a session's first event."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, final
+from typing import final
 
+from ...core.lifecycle.description import Description, description_of
+from ...core.lifecycle.description import description_event as core_description_event
 from ...core.lifecycle.events import OpaqueEvent, StoredEvent
 from ...core.tools.ids import SessionId
 from ..stores.codec.envelope import format_timestamp
 from ..stores.port import EventStore, session_events
-from .calls import About, Unreadable, utc_time
-
-DESCRIBED = "correx.session.described"
-"""The type tag of the event that describes an imported session."""
-VERSION = 1
-NO_TIMES = "none"
-"""The description's ``times`` when the transcript records no time for any step."""
+from .calls import About
 
 
 def description_event(format: str, about: About, *, times_recorded: bool = True) -> OpaqueEvent:
     """The event that describes a session imported from a ``format`` transcript
     (``times_recorded`` false: one that records no time for any step)."""
-    data = {
-        "format": format,
-        "agent_session_id": about.agent_session_id,
-        "started_at": None if about.started_at is None else about.started_at.isoformat(),
-        "cwd": about.cwd,
-        "title": about.title,
-        "parent_session_id": about.parent_session,
-        "times": None if times_recorded else NO_TIMES,
-    }
-    return OpaqueEvent(
-        type=DESCRIBED,
-        version=VERSION,
-        data={key: value for key, value in data.items() if value},
-    )
+    return core_description_event(
+        Description(format=format, agent_session_id=about.agent_session_id,
+                    started_at=about.started_at, cwd=about.cwd, title=about.title,
+                    parent_session=about.parent_session, times_recorded=times_recorded)
+    )  # fmt: skip
 
 
 @final
@@ -86,32 +64,15 @@ def session_description(store: EventStore, session: SessionId) -> Described | No
 
 
 def described(events: Iterable[StoredEvent]) -> Described | None:
-    """The description a session begins with, if it is an imported one (only the first
-    event is read)."""
+    """A session's description, if it is an imported one (only the first event is read)."""
     for stored in events:
-        event = stored.event
-        if (
-            not isinstance(event, OpaqueEvent)
-            or event.type != DESCRIBED
-            or event.version != VERSION
-        ):
+        found = description_of(stored.event)
+        if found is None:
             return None
-        data = event.data
-
-        def text(key: str, data: Any = data) -> str | None:
-            value = data.get(key)
-            return value if isinstance(value, str) and value else None
-
-        started = text("started_at")
-        try:
-            at = None if started is None else utc_time(started, "started_at")
-        except Unreadable:
-            at = None
         return Described(
-            text("format") or "unknown",
-            About(agent_session_id=text("agent_session_id"), started_at=at,
-                  cwd=text("cwd"), title=text("title"),
-                  parent_session=text("parent_session_id")),
-            times_recorded=text("times") != NO_TIMES,
+            found.format,
+            About(agent_session_id=found.agent_session_id, started_at=found.started_at,
+                  cwd=found.cwd, title=found.title, parent_session=found.parent_session),
+            times_recorded=found.times_recorded,
         )  # fmt: skip
     return None
