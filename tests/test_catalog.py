@@ -46,7 +46,7 @@ said = st.one_of(
         lambda t, m: conversation_event(AssistantText(text=t, model=m)),
         st.text(max_size=10),
         st.sampled_from(MODELS),
-    ),  # fmt: skip
+    ),
     usages,
 )
 
