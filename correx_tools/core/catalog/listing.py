@@ -27,16 +27,22 @@ from .facts import SessionFacts
 @final
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CallCounts:
-    """A session's calls: asked for, and how they stand (``open``: requested or started),
-    the completed ones that exited non-zero, and the events the lifecycle refused."""
+    """A session's calls: asked for, and how many stand in each status, the completed ones
+    that exited non-zero, and the events the lifecycle refused."""
 
     calls: int = 0
+    requested: int = 0
+    started: int = 0
     completed: int = 0
     failed: int = 0
     rejected: int = 0
-    open: int = 0
     exited_nonzero: int = 0
     refused: int = 0
+
+    @property
+    def open(self) -> int:
+        """Calls not ended: requested or started."""
+        return self.requested + self.started
 
     @property
     def failures(self) -> int:
@@ -127,7 +133,8 @@ def counts_of(summary: SessionSummary) -> CallCounts:
         completed=counts[ToolInvocationStatus.COMPLETED],
         failed=counts[ToolInvocationStatus.FAILED],
         rejected=counts[ToolInvocationStatus.REJECTED],
-        open=counts[ToolInvocationStatus.REQUESTED] + counts[ToolInvocationStatus.STARTED],
+        requested=counts[ToolInvocationStatus.REQUESTED],
+        started=counts[ToolInvocationStatus.STARTED],
         exited_nonzero=summary.exited_nonzero,
         refused=summary.refused,
     )
