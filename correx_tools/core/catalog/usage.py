@@ -8,7 +8,8 @@ database). A week begins on Monday (ISO 8601) and is named by that day. A **bloc
 ccusage's 5-hour window: it begins at the whole hour (UTC) of a usage and takes every
 later usage up to five hours after that start, unless more than five hours pass between
 two usages; it is named by its start, local. Calls and sessions are counted where they
-happened; tokens where they were spent.
+happened; tokens where they were spent; by model, calls (which no model makes) are counted
+in the total only.
 
 **Cost** is the priced tokens' (at the table's prices, by model); tokens of a model with
 no price (or none recorded) are never counted as $0: they are `UsageRow.unpriced_tokens`,
@@ -97,9 +98,11 @@ def usage_rows(entries: Iterable[Entry], by: By, *, local: Local,
     tallies: dict[str, _Tally] = {}
     total = _Tally()
     for number, (listed, quarter, model, window) in enumerate(entries):
+        total.add(listed.session_id, model, window, prices)
+        if by == "model" and not window.messages:
+            continue  # calls are no model's: counted in the total only
         key = keyed[number] if keyed is not None else _key(by, listed, quarter, model, local)
         tallies.setdefault(key, _Tally()).add(listed.session_id, model, window, prices)
-        total.add(listed.session_id, model, window, prices)
     rows = [tally.row(key) for key, tally in tallies.items()]
     if by in ("day", "week", "month", "block"):
         rows.sort(key=lambda row: (row.key == NONE_KEY, row.key))
@@ -142,7 +145,8 @@ def _blocks(entries: list[Entry], local: Local) -> list[str]:
     start of a quarter, so a window is wholly in one block (a usage exactly on a block's
     end, to the microsecond, is counted in the next block; ccusage keeps it in the block it
     ends). The calls of a quarter join the block that quarter falls in; calls outside any
-    block, and everything with no time, have the key `NONE_KEY`.
+    block, and everything with no time, have the key `NONE_KEY`. A block is named by its
+    start as the zone asked for shows it (``2026-12-01 09:00``).
     """
     span = timedelta(hours=BLOCK_HOURS)
     used = sorted(
@@ -176,4 +180,4 @@ def _blocks(entries: list[Entry], local: Local) -> list[str]:
 
 
 def _named(start: datetime, local: Local) -> str:
-    return local(start).isoformat(timespec="minutes")
+    return local(start).strftime("%Y-%m-%d %H:%M")
