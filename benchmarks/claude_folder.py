@@ -132,3 +132,21 @@ def write_folder(root: Path, sessions: int = 10_000, *, projects: int = 25, days
         records += len(written)
         size += len(text.encode("utf-8"))
     return Written(files, sessions, records, size)
+
+
+def main() -> None:
+    """``python -m benchmarks.claude_folder DIR [--sessions N]``: write a folder to try."""
+    import argparse  # noqa: PLC0415 - the script's own
+
+    parser = argparse.ArgumentParser(description=main.__doc__)
+    parser.add_argument("folder", type=Path)
+    parser.add_argument("--sessions", type=int, default=300)
+    parser.add_argument("--projects", type=int, default=6)
+    parser.add_argument("--days", type=int, default=21)
+    args = parser.parse_args()
+    done = write_folder(args.folder, args.sessions, projects=args.projects, days=args.days)
+    print(f"wrote {done.sessions:,} sessions ({done.bytes / 1e6:.1f} MB) under {args.folder}")
+
+
+if __name__ == "__main__":
+    main()

@@ -110,7 +110,7 @@ def _safe(key: str) -> str:
 
 
 COLUMNS = (
-    Column("key", fit="cut", least=10, give=1),
+    Column("key", fit="cut", least=10, ease=28, give=1),
     Column("sessions", right=True, drop=3),
     Column("calls", right=True, drop=2),
     Column("input", right=True, drop=5),
@@ -136,7 +136,10 @@ def _text(by: str, rows: list[UsageRow], total: UsageRow, *, wide: bool) -> str:
         for row in [*rows, total]
     ]  # fmt: skip
     cells[-1][0] = "total"
-    shown = fitted((Column(by, fit="cut", least=10, give=1), *COLUMNS[1:]), cells,
+    if by == "model":  # calls are no model's: they are in the total alone
+        for row_cells in cells[:-1]:
+            row_cells[2] = "-"
+    shown = fitted((Column(by, fit="cut", least=10, ease=28, give=1), *COLUMNS[1:]), cells,
                    width=None if wide else table_width())  # fmt: skip
     lines = shown.split("\n")
     lines.insert(len(lines) - 1, lines[1])  # a rule above the total

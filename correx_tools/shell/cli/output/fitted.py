@@ -2,11 +2,12 @@
 text cut at its end, ids never cut below the form that tells them apart.
 
 Each `Column` says how it may give way: a ``keep`` column (an id, a time, a count) is
-never cut; a ``cut`` column (a title, a project) is cut at its end with an ellipsis, down
-to its ``least``, the one with the highest ``give`` first; and a column with a ``drop``
-rank is left out, the highest rank first, when cutting is not enough. Widths are measured
-as a terminal draws the text (`cells`): a wide character (CJK, most emoji) takes two
-columns, a combining mark none. The width
+never cut; a ``cut`` column (a title, a project) is cut at its end with an ellipsis, the
+one with the highest ``give`` first. Cutting goes first down to each column's ``ease``
+(the width it still reads well at); then the columns with a ``drop`` rank are left out,
+the highest rank first; only then is a column cut further, down to its ``least``.
+Widths are measured as a terminal draws the text (`cells`): a wide character (CJK, most
+emoji) takes two columns, a combining mark none. The width
 is the terminal's, or ``COLUMNS`` (honoured piped or not), else 80; ``None`` keeps every
 column whole (``--wide``).
 
@@ -37,14 +38,15 @@ GAP = 2
 @final
 @dataclass(frozen=True, slots=True)
 class Column:
-    """A column: its ``header``; ``fit``: ``keep`` (never cut) or ``cut`` (cut at the end,
-    down to ``least``, the one with the highest ``give`` first); ``right`` aligned
-    (counts); ``drop``: 0 never, else the rank at which it is left out when the table
-    cannot fit (the highest first)."""
+    """A column: its ``header``; ``fit``: ``keep`` (never cut) or ``cut`` (cut at the end:
+    to ``ease`` before any column is dropped, to ``least`` after; the highest ``give``
+    first); ``right`` aligned (counts); ``drop``: 0 never, else the rank at which it is
+    left out when cutting to ``ease`` is not enough (the highest first)."""
 
     header: str
     fit: Literal["keep", "cut"] = "keep"
     least: int = 0
+    ease: int = 0
     give: int = 0
     right: bool = False
     drop: int = 0
@@ -87,12 +89,13 @@ def _fit(
     if width is None:
         return shown, widths
     while True:
-        widths = _squeezed(columns, natural, shown, width)
+        widths = _squeezed(columns, natural, shown, width, easy=True)
         if _used(widths, shown) <= width:
             return shown, widths
         droppable = [n for n in shown if columns[n].drop]
         if not droppable:
-            return shown, widths  # as narrow as it goes: the terminal wraps the rest
+            # As narrow as reads well, with nothing left to drop: cut to the least.
+            return shown, _squeezed(columns, natural, shown, width, easy=False)
         shown.remove(max(droppable, key=lambda n: (columns[n].drop, n)))
 
 
@@ -101,10 +104,12 @@ def _used(widths: Sequence[int], shown: Sequence[int]) -> int:
 
 
 def _squeezed(
-    columns: Sequence[Column], natural: Sequence[int], shown: Sequence[int], width: int
-) -> list[int]:
+    columns: Sequence[Column], natural: Sequence[int], shown: Sequence[int], width: int,
+    *, easy: bool,
+) -> list[int]:  # fmt: skip
     """The widths with the ``cut`` columns narrowed as far as needed, the highest ``give``
-    first, each down to its ``least`` (or its header) before the next is touched."""
+    first, each down to its ``ease`` (``easy``) or its ``least`` (never below its header)
+    before the next is touched."""
     widths = list(natural)
     over = _used(widths, shown) - width
     cut = sorted((n for n in shown if columns[n].fit == "cut"),
@@ -112,7 +117,8 @@ def _squeezed(
     for n in cut:
         if over <= 0:
             break
-        floor = min(widths[n], max(columns[n].least, cell_width(columns[n].header)))
+        bound = max(columns[n].ease, columns[n].least) if easy else columns[n].least
+        floor = min(widths[n], max(bound, cell_width(columns[n].header)))
         narrowed = max(floor, widths[n] - over)
         over -= widths[n] - narrowed
         widths[n] = narrowed
