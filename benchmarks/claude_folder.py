@@ -43,7 +43,7 @@ def _stamp(moment: datetime) -> str:
     return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
 
 
-def _session(rng: random.Random, number: int, project: str, cwd: str, start: datetime,
+def _session(rng: random.Random, number: int, *, cwd: str, start: datetime,
              models: tuple[str, ...], turns: int) -> list[dict[str, Any]]:  # fmt: skip
     session_id = str(uuid.UUID(int=rng.getrandbits(128), version=4))
     model = models[number % len(models)]
@@ -124,7 +124,7 @@ def write_folder(root: Path, sessions: int = 10_000, *, projects: int = 25, days
         folder = root / cwd.replace("/", "-")
         folder.mkdir(parents=True, exist_ok=True)
         start = end - timedelta(days=rng.randrange(days), seconds=rng.randrange(86_400))
-        written = _session(rng, number, folder.name, cwd, start, chosen, turns)
+        written = _session(rng, number, cwd=cwd, start=start, models=chosen, turns=turns)
         path = folder / f"{written[0]['sessionId']}.jsonl"
         text = "".join(json.dumps(r, separators=(",", ":")) + "\n" for r in written)
         path.write_text(text, encoding="utf-8")
