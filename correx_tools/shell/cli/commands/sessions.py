@@ -24,6 +24,7 @@ from ...catalog.choosing import catalog_of
 from ...replay.documents import iso_time
 from .. import arguments
 from ..output.fitted import Column, fitted, table_width
+from ..output.lead_up_text import tokens_cell
 from ..output.readable import counted
 from ..output.render import emit, in_line
 from ..output.tokens_text import dollars, short_count
@@ -180,7 +181,8 @@ WIDE = (
     Column("project"), Column("title"), Column("models"), Column("events", right=True),
     Column("calls", right=True), Column("completed", right=True), Column("failed", right=True),
     Column("rejected", right=True), Column("open", right=True), Column("exit ≠ 0", right=True),
-    Column("refused", right=True), Column("tokens", right=True), Column("cost", right=True),
+    Column("refused", right=True),
+    Column("tokens (in / out / cache read / cache write)", right=True), Column("cost", right=True),
     Column("machine"), Column("user"),
 )  # fmt: skip
 
@@ -219,7 +221,7 @@ def _wide_cells(listed: Listed, row: dict[str, Any], zone: tzinfo | None) -> lis
             in_line(", ".join(row["models"]) or "-"), f"{listed.facts.events:,}",
             f"{counts.calls:,}", f"{counts.completed:,}", f"{counts.failed:,}",
             f"{counts.rejected:,}", f"{counts.open:,}", f"{counts.exited_nonzero:,}",
-            f"{counts.refused:,}", "-" if row["tokens"] is None else f"{row['tokens']['total']:,}",
+            f"{counts.refused:,}", tokens_cell(row),
             _cost(row), in_line(listed.machine or "-"), in_line(listed.user or "-")]  # fmt: skip
 
 
