@@ -30,6 +30,7 @@ from .folds import (
     time_travel_rows,
     validation_row,
 )
+from .many_sessions import many_rows
 from .masking import masking_rows
 from .serve import serve_rows
 from .sessions import session, thirds
@@ -86,7 +87,8 @@ def small_bulk_rows(events: Sequence[object], repeat: int, directory: Path) -> l
 
 
 GROUPS = (
-    "folds", "masking", "stored", "parallel", "transcripts", "sources", "compare", "audit"
+    "folds", "masking", "stored", "parallel", "transcripts", "sources", "compare", "audit",
+    "many",
 )  # fmt: skip
 """The groups of rows ``--only`` picks from, in the table's order."""
 
@@ -183,5 +185,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             rows += audit_rows(3_000 if args.quick else large_n, repeat, Path(directory))
             files, size = (20, 20_000) if args.quick else (1_000, 100_000)
             rows += folder_rows(files, size, repeat, Path(directory))
+        if "many" in only:
+            rows += many_rows(Path(directory), 60 if args.quick else 10_000)
     print(render(rows))
     return 0
