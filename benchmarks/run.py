@@ -185,7 +185,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             rows += audit_rows(3_000 if args.quick else large_n, repeat, Path(directory))
             files, size = (20, 20_000) if args.quick else (1_000, 100_000)
             rows += folder_rows(files, size, repeat, Path(directory))
-        if "many" in only:
-            rows += many_rows(Path(directory), 60 if args.quick else 10_000)
+        rows += _peer_rows(only, Path(directory), quick=args.quick)
     print(render(rows))
     return 0
+
+
+def _peer_rows(only: frozenset[str], directory: Path, *, quick: bool) -> list[Row]:
+    """The rows measured against another tool on the same files."""
+    return many_rows(directory, 60 if quick else 10_000) if "many" in only else []
