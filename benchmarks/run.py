@@ -181,15 +181,20 @@ def main(argv: Sequence[str] | None = None) -> int:
             rows += source_rows(files, size, Path(directory))
         if "compare" in only:
             rows += compare_rows(3_000 if args.quick else 1_000_000, repeat, Path(directory))
-        if "audit" in only:
-            rows += audit_rows(3_000 if args.quick else large_n, repeat, Path(directory))
-            files, size = (20, 20_000) if args.quick else (1_000, 100_000)
-            rows += folder_rows(files, size, repeat, Path(directory))
-        rows += _peer_rows(only, Path(directory), quick=args.quick)
+        rows += _audit_and_peer_rows(only, Path(directory), repeat, large_n, quick=args.quick)
     print(render(rows))
     return 0
 
 
-def _peer_rows(only: frozenset[str], directory: Path, *, quick: bool) -> list[Row]:
-    """The rows measured against another tool on the same files."""
-    return many_rows(directory, 60 if quick else 10_000) if "many" in only else []
+def _audit_and_peer_rows(
+    only: frozenset[str], directory: Path, repeat: int, large_n: int, *, quick: bool
+) -> list[Row]:
+    """The audit's rows, and the rows measured against another tool on the same files."""
+    rows: list[Row] = []
+    if "audit" in only:
+        rows += audit_rows(3_000 if quick else large_n, repeat, directory)
+        files, size = (20, 20_000) if quick else (1_000, 100_000)
+        rows += folder_rows(files, size, repeat, directory)
+    if "many" in only:
+        rows += many_rows(directory, 60 if quick else 10_000)
+    return rows
