@@ -66,7 +66,8 @@ def fold_rows(events: Sequence[StoredEvent], label: str, repeat: int) -> list[Ro
 
 def mixed_rows(events: Sequence[StoredEvent], repeat: int) -> list[Row]:
     """Invocations ending a third each in completed, failed and rejected-after-start: the
-    final-state fold against a tight loop over pre-decoded tuples and against Retention.all()."""
+    final-state fold and Retention.all() against a tight loop over pre-decoded tuples, and
+    against each other."""
     n = len(events)
     tuples = decoded_tuples(events)
     tight = timed(lambda: tuple_loop(tuples), repeat)
@@ -75,14 +76,13 @@ def mixed_rows(events: Sequence[StoredEvent], repeat: int) -> list[Row]:
         lambda: fold_events(ToolProjector(), events, retention=Retention.all()).unwrap(), repeat
     )
     return [
-        Row(
+        at_most(
             "final-state fold, ends in thirds",
             f"{n:,}",
             rate(n, final),
             f"{rate(n, tight)} (tuple loop)",
-            final / tight,
-            "(why: docs)",
-            None,
+            ratio=final / tight,
+            limit=THIRDS_LIMITS[0],
         ),
         Row(
             "fold, Retention.all(), ends in thirds",
@@ -93,7 +93,20 @@ def mixed_rows(events: Sequence[StoredEvent], repeat: int) -> list[Row]:
             ">= 1.0x (final faster)",
             every / final >= 1.0,
         ),
+        at_most(
+            "fold, Retention.all(), ends in thirds, over the tuple loop",
+            f"{n:,}",
+            rate(n, every),
+            f"{rate(n, tight)} (tuple loop)",
+            ratio=every / tight,
+            limit=THIRDS_LIMITS[1],
+        ),
     ]
+
+
+THIRDS_LIMITS = (2.0, 5.0)
+"""The final-state fold and ``Retention.all()`` on the thirds mix, at most these multiples
+of the tuple loop (the bulk-work issue: every mix of the benchmark, this one included)."""
 
 
 def peer_row(events: Sequence[StoredEvent], repeat: int) -> Row:

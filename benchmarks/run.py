@@ -1,16 +1,21 @@
 """The benchmark table: each row against a baseline measured in the same run.
 
-``python -m benchmarks`` runs the full sizes (100k and 1M events, three
-quarters of an hour); ``--quick`` runs tiny sizes (the smoke test uses it);
-``--events N`` runs the large rows at N events (the small ones at a tenth of it)
-and ``--only`` some groups of rows, for a measurement on a shared machine. Every
-measurement runs with the garbage collector in its default state.
+``python -m benchmarks`` runs the full sizes (100k and 1M events, three quarters of an
+hour), records its rows in ``benchmarks/results.json`` and writes ``docs/performance.md``
+whole from them (``benchmarks/page.py``). ``--quick`` runs tiny sizes (the smoke test
+uses it); ``--events N`` runs the large rows at N events (the small ones at a tenth of
+it) and ``--only`` some groups of rows, for a measurement on a shared machine. Those
+print their table and record nothing unless ``--record`` is given: then their groups'
+rows replace the recorded ones, and the other groups keep theirs, each row citing the
+run that measured it. Every measurement runs with the garbage collector in its default
+state.
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import sys
 import tempfile
 from collections.abc import Sequence
 from datetime import UTC, datetime
@@ -32,9 +37,23 @@ from .folds import (
 )
 from .many_sessions import many_rows
 from .masking import masking_rows
+from .page import (
+    PAGE,
+    RESULTS,
+    ROOT,
+    TITLES,
+    Recorded,
+    Results,
+    dump,
+    load,
+    record,
+    this_run,
+    write_page,
+)
 from .serve import serve_rows
 from .sessions import session, thirds
 from .sources import source_rows
+from .startup import startup_rows
 from .stored import (
     append_latency_row,
     jsonl_session,
@@ -86,10 +105,7 @@ def small_bulk_rows(events: Sequence[object], repeat: int, directory: Path) -> l
     return bulk_rows(stored, raw, repeat) + whole_store_rows(stored, raw, repeat)
 
 
-GROUPS = (
-    "folds", "masking", "stored", "parallel", "transcripts", "sources", "compare", "audit",
-    "many",
-)  # fmt: skip
+GROUPS = tuple(TITLES)
 """The groups of rows ``--only`` picks from, in the table's order."""
 
 
@@ -113,9 +129,9 @@ def _events(text: str) -> int:
     return events
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Print the table; ``--quick`` for tiny sizes."""
-    parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__)
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
     parser.add_argument(
         "--quick", action="store_true", help="tiny sizes, one repetition (a smoke test)"
     )
@@ -132,7 +148,58 @@ def main(argv: Sequence[str] | None = None) -> int:
         metavar="GROUPS",
         help=f"comma-separated groups of rows to run: {', '.join(GROUPS)} (default: all)",
     )
-    args = parser.parse_args(argv)
+    parser.add_argument(
+        "--record",
+        action="store_true",
+        help="record this run's rows and rewrite the page though the run is not a full one "
+        "(a full run always records)",
+    )
+    parser.add_argument("--note", default="", help="what the run's record should say of it "
+                        "that it cannot measure (what else ran on the machine)")  # fmt: skip
+    parser.add_argument(
+        "--rewrite-page",
+        action="store_true",
+        help="measure nothing: write the page again from the recorded rows and the notes",
+    )
+    parser.add_argument("--results", type=Path, metavar="FILE",
+                        help=f"the recorded rows (default: {RESULTS.relative_to(ROOT)})")  # fmt: skip
+    parser.add_argument("--page", type=Path, metavar="FILE",
+                        help=f"the page written (default: {PAGE.relative_to(ROOT)})")  # fmt: skip
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Print the table; a full run (or ``--record``) records its rows and writes the page."""
+    parser = _parser()
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    args = parser.parse_args(arguments)
+    results, page = args.results or RESULTS, args.page or PAGE
+    if args.rewrite_page:
+        write_page(results, page)
+        return 0
+    if args.quick and args.record and (args.results is None or args.page is None):
+        parser.error("a --quick run is recorded only into the --results and --page given")
+    started = datetime.now(UTC)
+    print(f"# correx_tools benchmarks, {started:%Y-%m-%d %H:%M} UTC")
+    print(f"# machine: {machine()}")
+    print(
+        f"# garbage collector: {'enabled' if gc.isenabled() else 'DISABLED'}, "
+        f"thresholds {gc.get_threshold()}, left as is in every row"
+    )
+    measured = measure(args)
+    print(render([row for rows in measured.values() for row in rows]))
+    full = not args.quick and args.events is None and args.only == frozenset(GROUPS)
+    if full or args.record:
+        run = this_run(arguments, started, args.note)
+        recorded = [Recorded(g, run.key, row) for g, rows in measured.items() for row in rows]
+        before = load(results) if results.exists() else Results(runs=(), rows=())
+        results.write_text(dump(record(before, run, measured, recorded)), encoding="utf-8")
+        write_page(results, page)
+    return 0
+
+
+def measure(args: argparse.Namespace) -> dict[str, list[Row]]:
+    """The rows of each group ``args`` asks for, at the sizes it asks for."""
     small_n, large_n, repeat, peer_n, naive_n = (
         (300, 3_000, 1, 300, 200) if args.quick else (100_000, 1_000_000, 3, 100_000, 2_000)
     )
@@ -140,61 +207,65 @@ def main(argv: Sequence[str] | None = None) -> int:
         large_n = args.events
         small_n = peer_n = max(large_n // 10, 300)
     only: frozenset[str] = args.only
-    print(f"# correx_tools benchmarks, {datetime.now(UTC):%Y-%m-%d %H:%M} UTC")
-    print(f"# machine: {machine()}")
-    print(
-        f"# garbage collector: {'enabled' if gc.isenabled() else 'DISABLED'}, "
-        f"thresholds {gc.get_threshold()}, left as is in every row"
-    )
-    # The sessions held in memory, built only for the groups that read them (the audit
-    # row writes its own session to a store as it makes it).
-    held = bool(only & {"folds", "stored"})
-    small, large = (session(small_n), session(large_n)) if held else ([], [])
-    rows: list[Row] = []
-    if "folds" in only:
-        rows += fold_rows(small, "", repeat)
-        rows += fold_rows(large, "", repeat)
-        rows += fold_rows(
-            session(large_n, open_at_once=100 if args.quick else 10_000), ", 10k open", repeat
-        )
-        rows += mixed_rows(session(large_n, name="mixed", ending=thirds), repeat)
-        rows.append(peer_row(session(peer_n), repeat))
-        rows += memory_rows(large, naive_n)
-        rows += time_travel_rows(large)
-        rows.append(validation_row(200 if args.quick else 20_000))
-        rows.append(growth_row(small, large, repeat))
-        rows.append(gc_row(large))
-    if "masking" in only:
-        rows += masking_rows(65_536 if args.quick else 1 << 20, repeat)
+    rows: dict[str, list[Row]] = {group: [] for group in GROUPS if group in only}
     with tempfile.TemporaryDirectory() as directory:
+        if "startup" in only:  # first, before this process holds any session
+            rows["startup"] = startup_rows(Path(directory), 3 if args.quick else 21)
+        # The sessions held in memory, built only for the groups that read them (the audit
+        # row writes its own session to a store as it makes it).
+        held = bool(only & {"folds", "stored"})
+        small, large = (session(small_n), session(large_n)) if held else ([], [])
+        if "folds" in only:
+            rows["folds"] = fold_group(
+                small,
+                large,
+                large_n=large_n,
+                peer_n=peer_n,
+                naive_n=naive_n,
+                repeat=repeat,
+                quick=args.quick,
+            )
+        if "masking" in only:
+            rows["masking"] = masking_rows(65_536 if args.quick else 1 << 20, repeat)
         if "stored" in only:
-            rows += small_bulk_rows(small, repeat, Path(directory))
-            rows += stored_rows(large, repeat, Path(directory), 20 if args.quick else 200)
+            rows["stored"] = small_bulk_rows(small, repeat, Path(directory)) + stored_rows(
+                large, repeat, Path(directory), 20 if args.quick else 200
+            )
         if "parallel" in only:
-            rows += parallel_rows(large_n, Path(directory), repeat)
+            rows["parallel"] = parallel_rows(large_n, Path(directory), repeat)
         if "transcripts" in only:
-            rows += transcript_rows(300 if args.quick else 100_000, Path(directory))
             small_lines, large_lines = (300, 3_000) if args.quick else (10_000, 1_000_000)
-            rows += format_rows(small_lines, large_lines, Path(directory))
+            rows["transcripts"] = transcript_rows(
+                300 if args.quick else 100_000, Path(directory)
+            ) + format_rows(small_lines, large_lines, Path(directory))
         if "sources" in only:
             files, size = (20, 50_000) if args.quick else (1_000, 1_000_000)
-            rows += source_rows(files, size, Path(directory))
+            rows["sources"] = source_rows(files, size, Path(directory))
         if "compare" in only:
-            rows += compare_rows(3_000 if args.quick else 1_000_000, repeat, Path(directory))
-        rows += _audit_and_peer_rows(only, Path(directory), repeat, large_n, quick=args.quick)
-    print(render(rows))
-    return 0
+            events = 3_000 if args.quick else 1_000_000
+            rows["compare"] = compare_rows(events, repeat, Path(directory))
+        if "audit" in only:
+            files, size = (20, 20_000) if args.quick else (1_000, 100_000)
+            rows["audit"] = audit_rows(
+                3_000 if args.quick else large_n, repeat, Path(directory)
+            ) + folder_rows(files, size, repeat, Path(directory))
+        if "many" in only:
+            rows["many"] = many_rows(Path(directory), 60 if args.quick else 10_000)
+    return rows
 
 
-def _audit_and_peer_rows(
-    only: frozenset[str], directory: Path, repeat: int, large_n: int, *, quick: bool
-) -> list[Row]:
-    """The audit's rows, and the rows measured against another tool on the same files."""
-    rows: list[Row] = []
-    if "audit" in only:
-        rows += audit_rows(3_000 if quick else large_n, repeat, directory)
-        files, size = (20, 20_000) if quick else (1_000, 100_000)
-        rows += folder_rows(files, size, repeat, directory)
-    if "many" in only:
-        rows += many_rows(directory, 60 if quick else 10_000)
+def fold_group(
+    small: Sequence[object], large: Sequence[object], *, large_n: int, peer_n: int,
+    naive_n: int, repeat: int, quick: bool,
+) -> list[Row]:  # fmt: skip
+    """The in-memory fold's rows: speed, memory, time travel, validation, growth, collector."""
+    rows = fold_rows(small, "", repeat) + fold_rows(large, "", repeat)
+    rows += fold_rows(session(large_n, open_at_once=100 if quick else 10_000), ", 10k open", repeat)
+    rows += mixed_rows(session(large_n, name="mixed", ending=thirds), repeat)
+    rows.append(peer_row(session(peer_n), repeat))
+    rows += memory_rows(large, naive_n)
+    rows += time_travel_rows(large)
+    rows.append(validation_row(200 if quick else 20_000))
+    rows.append(growth_row(small, large, repeat))
+    rows.append(gc_row(large))
     return rows

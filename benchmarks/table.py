@@ -61,40 +61,59 @@ def rate(events: int, seconds: float) -> str:
 
 
 def machine() -> str:
-    """The processor, core count, Python and kernel this run is on."""
+    """The processor, core count, memory, operating system and Python this run is on."""
     cpu = platform.processor() or platform.machine()
+    memory = ""
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
             if line.startswith("model name"):
                 cpu = line.split(":", 1)[1].strip()
                 break
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal:"):
+                memory = f", {int(line.split()[1]) / 1024**2:.1f} GiB"
+                break
     except OSError:
         pass
+    try:
+        system = platform.freedesktop_os_release()["PRETTY_NAME"] + ", "
+    except (OSError, KeyError):
+        system = ""
     return (
-        f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}, "
-        f"{platform.system()} {platform.release()}"
+        f"{cpu}, {os.cpu_count()} cores{memory}, {system}{platform.system()} "
+        f"{platform.release()}, Python {platform.python_version()}"
     )
+
+
+def ratio_cell(ratio: float | None) -> str:
+    """A ratio as the table shows it: three decimals under 0.1, two above."""
+    return "-" if ratio is None else f"{ratio:.3f}" if ratio < 0.1 else f"{ratio:.2f}"
+
+
+def met_cell(met: bool | None) -> str:
+    """``yes``, ``NO`` or ``-`` (a row with no target)."""
+    return "-" if met is None else ("yes" if met else "NO")
+
+
+def markdown(headers: Sequence[str], cells: Sequence[Sequence[str]]) -> str:
+    """A Markdown table, its columns padded to line up."""
+    table = [list(headers), *(list(row) for row in cells)]
+    widths = [max(len(row[i]) for row in table) for i in range(len(headers))]
+    lines = [
+        "| " + " | ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)) + " |"
+        for row in table
+    ]
+    lines.insert(1, "|" + "|".join("-" * (w + 2) for w in widths) + "|")
+    return "\n".join(lines)
 
 
 def render(rows: Sequence[Row]) -> str:
     """The rows as a Markdown table, columns padded to line up."""
     headers = ["benchmark", "size", "correx_tools", "baseline", "ratio", "target", "met"]
-    cells = [headers] + [
+    return markdown(
+        headers,
         [
-            r.name,
-            r.size,
-            r.ours,
-            r.baseline,
-            "-" if r.ratio is None else f"{r.ratio:.3f}" if r.ratio < 0.1 else f"{r.ratio:.2f}",
-            r.target,
-            "-" if r.met is None else ("yes" if r.met else "NO"),
-        ]
-        for r in rows
-    ]
-    widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
-    lines = [
-        "| " + " | ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)) + " |"
-        for row in cells
-    ]
-    lines.insert(1, "|" + "|".join("-" * (w + 2) for w in widths) + "|")
-    return "\n".join(lines)
+            [r.name, r.size, r.ours, r.baseline, ratio_cell(r.ratio), r.target, met_cell(r.met)]
+            for r in rows
+        ],
+    )

@@ -1,19 +1,26 @@
 """A lean map is ``pmap``'s map with tuple buckets: it answers, changes, compares, hashes,
 pickles and prints exactly as the map ``pmap`` builds from the same items, and the
-collector stops tracking its buckets."""
+collector stops tracking its buckets.
+
+It is built from pyrsistent's private layout, so the layout is checked here, against the
+pyrsistent installed, and the project pins the releases it was checked against."""
 
 from __future__ import annotations
 
 import gc
 import pickle
+import tomllib
+from importlib.metadata import version
+from pathlib import Path
 from typing import Any
 
 from hypothesis import given
 from hypothesis import strategies as st
+from packaging.requirements import Requirement
 from pyrsistent import PMap, pmap, pvector
 
+from correx_tools.core.tools._lean_map import lean_pmap
 from correx_tools.core.tools.json_values import freeze_json
-from correx_tools.core.tools.lean_map import LEAN, frozen_map, lean_pmap
 
 keys = st.text(max_size=6)
 scalars = st.none() | st.booleans() | st.integers() | st.text(max_size=8)
@@ -35,9 +42,33 @@ def _edited(value: PMap[str, Any], steps: list[tuple[str, str, Any]]) -> PMap[st
 
 
 def test_this_pyrsistent_lays_maps_out_as_the_lean_map_expects() -> None:
-    # Were it not so, frozen_map would quietly be pmap and the imports slower.
-    assert LEAN is True
-    assert frozen_map is lean_pmap
+    sample = {"text": "hello", "model": None, "tokens": 12, "nested": pmap({"a": 1}), "b": 2.5}
+    lean, plain = lean_pmap(sample), pmap(sample)
+    assert lean == plain and plain == lean
+    assert hash(lean) == hash(plain)
+    assert list(lean.items()) == list(plain.items())  # the same buckets, in the same order
+    assert repr(lean) == repr(plain)
+    assert all(lean[key] == value and key in lean for key, value in sample.items())
+    assert "absent" not in lean and lean.get("absent", 0) == 0
+    changed = lean.set("tokens", 13).set("new", "x").remove("text").discard("model")
+    assert changed == plain.set("tokens", 13).set("new", "x").remove("text").discard("model")
+    assert lean.update({"b": 3}) == plain.update({"b": 3})
+    grown = lean.evolver()
+    for number in range(40):  # past a reallocation of the buckets
+        grown[f"k{number}"] = number
+    assert dict(grown.persistent()) == {**sample, **{f"k{n}": n for n in range(40)}}
+
+
+def test_the_project_pins_the_pyrsistent_it_was_checked_against() -> None:
+    project = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())
+    [pin] = [
+        requirement
+        for requirement in map(Requirement, project["project"]["dependencies"])
+        if requirement.name == "pyrsistent"
+    ]
+    # A ceiling: a later minor release may lay maps out otherwise (patch releases may come).
+    assert [spec.version for spec in pin.specifier if spec.operator == "<"] == ["0.21"]
+    assert version("pyrsistent") in pin.specifier
 
 
 @given(items, st.lists(keys, max_size=5))

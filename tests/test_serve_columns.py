@@ -29,19 +29,19 @@ from correx_tools import (
     in_flight,
     tool_stats,
 )
-from correx_tools.shell.serve.answers import changed
-from correx_tools.shell.serve.columns import SessionColumns
-from correx_tools.shell.serve.order_stats import PrefixOrder, sort_order
-from correx_tools.shell.serve.shelf import ColumnShelf
-from correx_tools.shell.serve.stabbing import BlockMax
-from correx_tools.shell.serve.stats_at import (
+from correx_tools.core.replay.order_stats import PrefixOrder, sort_order
+from correx_tools.core.replay.stabbing import BlockMax
+from correx_tools.shell.serve.columns.changes import changed
+from correx_tools.shell.serve.columns.columns import SessionColumns
+from correx_tools.shell.serve.columns.shelf import ColumnShelf
+from correx_tools.shell.serve.columns.stats_at import (
     counts_at,
     in_flight_at,
     nonzero_at,
     open_at,
     tool_stats_at,
 )
-from correx_tools.shell.serve.timeline import bars, bounds, buckets, visible_count
+from correx_tools.shell.serve.columns.timeline import bars, bounds, buckets, visible_count
 
 from .strategies import EPOCH, completed, failed, rejected, requested, started
 from .test_questions import make

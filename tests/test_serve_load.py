@@ -18,7 +18,7 @@ import pytest
 
 from correx_tools import SQLiteEventStore
 from correx_tools.shell.serve.limits import HEAD_SECONDS, connection_cap
-from correx_tools.shell.serve.said import EVERY_SECONDS, Said
+from correx_tools.shell.serve.troubles import EVERY_SECONDS, Said
 
 from .serving import Served, wait_for
 from .strategies import completed, requested, started, stored

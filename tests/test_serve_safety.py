@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from correx_tools import JsonlEventLog, SQLiteEventStore
-from correx_tools.shell.serve.access import CODE_SECONDS, Access
+from correx_tools.shell.serve.guard.access import CODE_SECONDS, Access
 
 from .serving import ROOT, Served
 from .strategies import SECRET, completed, planted_secrets, requested, started, stored

@@ -14,7 +14,7 @@ from typing import Any, TypeAlias
 
 from pyrsistent import PMap, PVector, pvector
 
-from .lean_map import frozen_map
+from ._lean_map import lean_pmap
 
 FrozenJson: TypeAlias = (
     "PMap[str, FrozenJson] | PVector[FrozenJson] | str | int | float | bool | None"
@@ -41,7 +41,7 @@ def freeze_json(value: object) -> Any:
             if type(item) not in _SCALARS:
                 break
         else:
-            return frozen_map(value)  # type: ignore[arg-type]  # a dict, as checked
+            return lean_pmap(value)  # type: ignore[arg-type]  # a dict, as checked
     if not isinstance(value, dict | list | tuple | PMap | PVector):
         return value
     # One level of scalars.
@@ -50,8 +50,8 @@ def freeze_json(value: object) -> Any:
         if isinstance(item, _CONTAINERS):
             break
     else:
-        return frozen_map(value) if isinstance(value, dict | PMap) else pvector(value)
-    return _rebuild(value, frozen_map, pvector)
+        return lean_pmap(value) if isinstance(value, dict | PMap) else pvector(value)
+    return _rebuild(value, lean_pmap, pvector)
 
 
 def _rebuild(
@@ -112,7 +112,7 @@ def freeze_object(value: Mapping[str, object]) -> PMap[str, Any]:
 
 def string_map(value: Mapping[str, str]) -> PMap[str, str]:
     """``value`` as a ``PMap`` of strings; anything else is a ``TypeError``."""
-    frozen = value if isinstance(value, PMap) else frozen_map(value)
+    frozen = value if isinstance(value, PMap) else lean_pmap(value)
     for key, item in frozen.items():
         if not isinstance(key, str) or not isinstance(item, str):
             raise TypeError(f"metadata must map str to str, got {key!r}: {item!r}")

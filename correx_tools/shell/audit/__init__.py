@@ -3,5 +3,5 @@ policy file read, a session streamed through the rules, evidence re-checked, SAR
 written.
 
 Imports from `shell.transcripts` (a session's description), `shell.stores` and `core`;
-imported by `shell.cli`.
+imported by `shell.serve` (the live audit panel) and `shell.cli`.
 """

@@ -1,5 +1,6 @@
 """Many sessions of a store at once: listed, and their activity read for usage reports.
 
 A store that keeps the catalog at write time answers from it (`CatalogStore`); any other
-is answered by folding each session's events (`folded`), the same rules either way.
+is answered by folding each session's events (`folded`), the same rules either way. The
+commands and the server import it; it imports the stores, the replay and the core.
 """

@@ -10,16 +10,14 @@ hold up the others.
 
 from __future__ import annotations
 
-import json
 import sys
 import threading
 import time
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import Callable, Mapping
 from importlib import resources
 from typing import Any
 from urllib.parse import unquote_to_bytes
 
-import anyio
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
@@ -29,15 +27,29 @@ from starlette.routing import Route
 from ...core.tools.ids import SessionId
 from ..audit.live import LiveAudits
 from ..stores.port import StoreReadError
-from . import answers, comparisons, said_search, scrubber, search, talk, views
-from .debugger import Debugger
-from .everywhere import said_everywhere, search_everywhere
-from .params import VERIFY_HINT, ApiError
-from .security import TRUSTED
-
-POLL_SECONDS = 0.5
-"""How often a stream looks at its session's last sequence."""
-KEEP_ALIVE_SECONDS = 15.0
+from .api import (
+    audit,
+    compare,
+    diff,
+    everywhere,
+    family,
+    history,
+    refused,
+    said,
+    scrub,
+    search,
+    seek,
+    sessions,
+    state,
+    stats,
+    stream,
+    timeline,
+    turns,
+    view,
+)
+from .debugger.debugger import Debugger
+from .errors import VERIFY_HINT, ApiError
+from .guard.middleware import TRUSTED
 
 _FILES = {
     "serve.js": ("serve", "application/javascript; charset=utf-8"),
@@ -47,16 +59,16 @@ _FILES = {
     "compare.js": ("serve", "application/javascript; charset=utf-8"),
 }
 _SESSION_QUESTIONS: dict[str, Callable[[Debugger, SessionId, Mapping[str, str]], Any]] = {
-    "state": answers.state,
-    "diff": answers.diff,
-    "stats": answers.stats,
-    "scrub": scrubber.scrub,
-    "seek": scrubber.seek,
-    "timeline": scrubber.timeline,
-    "refused": scrubber.refused,
+    "state": state.state,
+    "diff": diff.diff,
+    "stats": stats.stats,
+    "scrub": scrub.scrub,
+    "seek": seek.seek,
+    "timeline": timeline.timeline,
+    "refused": refused.refused,
     "search": search.search,
-    "said": said_search.said,
-    "turns": talk.turns,
+    "said": said.said,
+    "turns": turns.turns,
 }
 ENDPOINTS = [
     "GET /api/v1/sessions?q=&sort=&offset=&limit=",
@@ -124,7 +136,9 @@ def build_app(debugger: Debugger, stopping: threading.Event) -> Starlette:
             parts = segments(request)
             if parts[:2] == ["api", "v1"]:
                 if parts[2:] == ["audit"]:
-                    return JSONResponse(await run_in_threadpool(_audit, debugger, audits, request))
+                    return JSONResponse(
+                        await run_in_threadpool(audit.audit, debugger, audits, request.query_params)
+                    )
                 return await _api(debugger, request, parts[2:], stopping)
             return await _page(debugger, parts, page, files, request.scope.get(TRUSTED, True))
         except ApiError as error:
@@ -137,24 +151,6 @@ def build_app(debugger: Debugger, stopping: threading.Event) -> Starlette:
             return _error(500, f"internal error: {type(error).__name__}: {error}")
 
     return Starlette(routes=[Route("/{path:path}", endpoint, methods=["GET"])])
-
-
-def _audit(debugger: Debugger, audits: LiveAudits, request: Request) -> dict[str, Any]:
-    ref = request.query_params.get("session")
-    if not ref:
-        raise ApiError(400, "give the session: /api/v1/audit?session=ID")
-    session = debugger.session(ref)
-    said = audits.audit(session)
-    # The session and the tools as every other answer names them: masked where they look
-    # like a secret (the page names a masked session by its ref).
-    said["session"] = debugger.shown(session)
-    unknown: dict[str, int] = {}
-    for tool, count in said["unknown_tools"].items():
-        unknown[debugger.shown(tool)] = unknown.get(debugger.shown(tool), 0) + count
-    said["unknown_tools"] = unknown
-    for finding in said["findings"]:
-        finding["session"], finding["tool"] = said["session"], debugger.shown(finding["tool"])
-    return said
 
 
 def _error(status: int, message: str) -> Response:
@@ -197,58 +193,38 @@ async def _api(
         case []:
             return JSONResponse({"version": 1, "endpoints": ENDPOINTS})
         case ["sessions"]:
-            return JSONResponse(await run_in_threadpool(answers.sessions, debugger, query))
+            return JSONResponse(await run_in_threadpool(sessions.sessions, debugger, query))
         case ["search"]:
-            return JSONResponse(await run_in_threadpool(search_everywhere, debugger, query))
+            return JSONResponse(
+                await run_in_threadpool(everywhere.search_everywhere, debugger, query)
+            )
         case ["said"]:
-            return JSONResponse(await run_in_threadpool(said_everywhere, debugger, query))
+            return JSONResponse(
+                await run_in_threadpool(everywhere.said_everywhere, debugger, query)
+            )
         case ["compare"]:
-            return JSONResponse(await run_in_threadpool(comparisons.compare, debugger, query))
+            return JSONResponse(await run_in_threadpool(compare.compare, debugger, query))
         case ["sessions", ref]:
             session = await run_in_threadpool(debugger.session, ref)
-            return JSONResponse(await run_in_threadpool(answers.overview, debugger, session))
+            return JSONResponse(await run_in_threadpool(sessions.overview, debugger, session))
         case ["sessions", ref, "stream"]:
             session = await run_in_threadpool(debugger.session, ref)
             return StreamingResponse(
-                _heads(debugger, session, stopping), media_type="text/event-stream"
+                stream.heads(debugger, session, stopping), media_type="text/event-stream"
             )
         case ["sessions", ref, "invocations", invocation, "history"]:
             session = await run_in_threadpool(debugger.session, ref)
             return JSONResponse(
-                await run_in_threadpool(answers.history, debugger, session, invocation)
+                await run_in_threadpool(history.history, debugger, session, invocation)
             )
         case ["sessions", ref, "invocations", invocation, "view"]:
             session = await run_in_threadpool(debugger.session, ref)
-            return JSONResponse(await run_in_threadpool(views.view, debugger, session, invocation))
+            return JSONResponse(await run_in_threadpool(view.view, debugger, session, invocation))
         case ["sessions", ref, "family"]:
             session = await run_in_threadpool(debugger.session, ref)
-            return JSONResponse(await run_in_threadpool(views.family, debugger, session))
+            return JSONResponse(await run_in_threadpool(family.family, debugger, session))
         case ["sessions", ref, question] if question in _SESSION_QUESTIONS:
             session = await run_in_threadpool(debugger.session, ref)
             answer = _SESSION_QUESTIONS[question]
             return JSONResponse(await run_in_threadpool(answer, debugger, session, query))
     raise ApiError(404, f"no such question: /api/v1/{'/'.join(parts)}")
-
-
-async def _heads(
-    debugger: Debugger, session: SessionId, stopping: threading.Event
-) -> AsyncIterator[str]:
-    """``event: head`` with the session's last sequence, now and on each change."""
-    last: int | None = None
-    quiet = 0.0
-    while not stopping.is_set():
-        current: int | None
-        try:
-            current = await run_in_threadpool(debugger.last_sequence, session)
-        except StoreReadError as error:
-            if not error.torn:
-                raise
-            current = last  # a log's last line half written: looked at again next time
-        if current is not None and current != last:
-            last, quiet = current, 0.0
-            yield f"event: head\ndata: {json.dumps({'last_sequence': current})}\n\n"
-        elif quiet >= KEEP_ALIVE_SECONDS:
-            quiet = 0.0
-            yield ": still here\n\n"
-        await anyio.sleep(POLL_SECONDS)
-        quiet += POLL_SECONDS

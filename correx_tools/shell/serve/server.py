@@ -3,7 +3,7 @@
 The socket is bound before anything else, so a port in use is one clear line
 and nothing else happens. uvicorn serves the application on it, over the
 watched protocol of `limits` (a deadline for each request head, a cap on
-connections, the file limit raised), its errors said once per cause (`said`);
+connections, the file limit raised), its errors said once per cause (`troubles`);
 the ready callback runs once uvicorn accepts connections (the command prints
 the address then). Ctrl-C or SIGTERM ends the event streams, lets the answers
 in progress finish (two seconds at most) and returns: a stop, not a crash.
@@ -21,14 +21,15 @@ from types import FrameType
 
 import uvicorn
 
-from .access import Access
 from .app import build_app
-from .debugger import Debugger
+from .columns.memory import give_back
+from .columns.shelf import prepare
+from .debugger.debugger import Debugger
+from .guard.access import Access
+from .guard.hosts import allowed_hosts
+from .guard.middleware import Guard
 from .limits import BACKLOG, Watch, connection_cap, raise_file_limit, watched
-from .memory import give_back
-from .said import LOGGERS, Said
-from .scrubber import prepare
-from .security import Guard, allowed_hosts
+from .troubles import LOGGERS, Said
 
 
 class ListenError(Exception):

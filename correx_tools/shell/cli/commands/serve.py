@@ -32,7 +32,7 @@ from ..sources.transcripts import note
 
 if TYPE_CHECKING:
     from ....core.audit.policy import CompiledPolicy
-    from ...serve.debugger import Debugger
+    from ...serve.debugger.debugger import Debugger
 
 DEFAULT_PORT = 8765
 
@@ -118,13 +118,13 @@ def _policy_of(args: argparse.Namespace) -> CompiledPolicy:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run ``correx-tools serve``; the exit status."""
-    """Check everything, listen, print where, and serve until stopped."""
+    """Run ``correx-tools serve``: check everything, listen, print where, and serve until
+    stopped; the exit status."""
     redaction = _checked(args)
     prices = prices_of(args)  # a bad file is said before anything is opened
     policy = _policy_of(args)
-    from ...serve.access import Access  # noqa: PLC0415 - the optional extra
-    from ...serve.debugger import Debugger  # noqa: PLC0415
+    from ...serve.debugger.debugger import Debugger  # noqa: PLC0415
+    from ...serve.guard.access import Access  # noqa: PLC0415 - the optional extra
     from ...serve.server import ListenError, listen, serve  # noqa: PLC0415
 
     opened = served(args.source)

@@ -45,7 +45,8 @@ LARGEST_PART = 25_000
 """The most events a part holds (with the default checkpoint interval; see `plan`): what a
 part keeps while it is worked and on its way back (its state, its rows) is bounded by
 this, not by the session's length. At 1M events in eight parts of 125,000, `reindex
---workers 2` peaked at 232 MB."""
+--workers 2` peaked at 232 MB (docs/performance-log.md, 2026-12-07); the benchmark row
+"SQLite: correx-tools reindex --workers 2" holds it to 200 MB."""
 
 
 @final
