@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from typing import Any, final
 
 from ..tools.capability import ToolCapability
+from ..tools.capability_table import CapabilityTable, ToolEntry
 from ..tools.tool import Tool
 from .commands import command_effects
-from .table import CapabilityTable, ToolEntry
 
 MAX_VALUES = 64
 """Paths, commands, URLs or texts kept of one call, of each kind."""
@@ -95,9 +95,7 @@ def effects_with(
         if declared is None:
             return Effects(known=False)
         entry = ToolEntry(capabilities=declared)
-    capabilities = set(entry.capabilities if declared is None else declared)
-    if entry.read_only_when and all(arguments.get(k) == v for k, v in entry.read_only_when):
-        capabilities = {ToolCapability.FILE_READ}
+    capabilities = set(entry.capabilities_for(arguments, declared))
     kinds = entry.arguments
     paths = _strings(arguments, kinds["path"]) if "path" in kinds else ()
     content = _strings(arguments, kinds["content"], deep=True) if "content" in kinds else ()

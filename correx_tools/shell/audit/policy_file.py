@@ -1,4 +1,4 @@
-"""A policy file (TOML) read into a `Policy`, the built-in one, and the capability table.
+"""A policy file (TOML) read into a `Policy`, and the built-in one.
 
 A bad file is one `PolicyFileError` line naming the file, the key and the line:
 tomllib's own line for text that is not TOML, else the line the key is written on.
@@ -6,7 +6,6 @@ tomllib's own line for text that is not TOML, else the line the key is written o
 
 from __future__ import annotations
 
-import functools
 import importlib.resources
 import tomllib
 from collections.abc import Mapping
@@ -14,11 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from ...core.audit.policy import CompiledPolicy, DeniedCommand, Policy, PolicyError, compiled
-from ...core.audit.table import CapabilityTable, TableError, capability_named, table_from_document
 from ...core.tools.capability import ToolCapability
+from ...core.tools.capability_table import TableError, capability_named
 
 DEFAULT_POLICY = "default_policy.toml"
-TABLE = "capabilities.toml"
 _KEYS: dict[str, frozenset[str]] = {
     "": frozenset({"workspace", "capabilities", "paths", "commands", "secrets", "flows"}),
     "capabilities": frozenset({"allowed"}),
@@ -38,16 +36,6 @@ class PolicyFileError(Exception):
 def default_policy_text() -> str:
     """The built-in policy, as the package ships it (``--print-policy``)."""
     return importlib.resources.files(__package__).joinpath(DEFAULT_POLICY).read_text("utf-8")
-
-
-@functools.cache
-def capability_table() -> CapabilityTable:
-    """The tool → capability table the package ships (read once)."""
-    text = importlib.resources.files(__package__).joinpath(TABLE).read_text("utf-8")
-    try:
-        return table_from_document(tomllib.loads(text))
-    except (tomllib.TOMLDecodeError, TableError) as error:  # the package's own file
-        raise AssertionError(f"{TABLE}: {error}") from None
 
 
 def read_policy(path: str | None) -> CompiledPolicy:

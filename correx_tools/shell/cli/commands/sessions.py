@@ -137,10 +137,11 @@ def _row(listed: Listed, redaction: Redaction, prices: PriceTable) -> dict[str, 
         "refused_events": counts.refused,
         "transcript": None if described is None else {
             "format": described.format,
-            "agent_session_id": described.agent_session_id,
-            "started_at": iso_time(described.started_at),
-            "cwd": None if described.cwd is None else redaction.text(described.cwd),
-            "title": None if described.title is None else redaction.text(described.title),
+            "agent_session_id": described.about.agent_session_id,
+            "started_at": iso_time(described.about.started_at),
+            "cwd": None if described.about.cwd is None else redaction.text(described.about.cwd),
+            "title": None if described.about.title is None
+                     else redaction.text(described.about.title),
             "times_recorded": described.times_recorded,
         },
         # Masked whole, then cut: a cut first could split a secret the masking would miss.

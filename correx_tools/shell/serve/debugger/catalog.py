@@ -19,6 +19,7 @@ from typing import Any, final
 
 from returns.result import Success
 
+from ....core.lifecycle.description import described
 from ....core.lifecycle.events import StoredEvent
 from ....core.lifecycle.status import ToolInvocationStatus
 from ....core.replay.talk_summary import TalkSummary
@@ -29,7 +30,7 @@ from ...replay.documents import iso_time, session_row
 from ...replay.repository import DefaultToolRepository
 from ...stores.port import EventStore, SequencedStore, StoreReadError
 from ...stores.said import conversation_events
-from ...transcripts.description import described, description_json
+from ...transcripts.description import description_json
 from ..errors import VERIFY_HINT
 
 
