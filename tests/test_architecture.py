@@ -112,7 +112,12 @@ LAYERS = [
     ),
     (
         "correx_tools.shell.audit",
-        ["correx_tools.shell.transcripts", "correx_tools.shell.stores", "correx_tools.core"],
+        [
+            "correx_tools.shell.transcripts",
+            "correx_tools.shell.stores",
+            "correx_tools.shell.option_files",
+            "correx_tools.core",
+        ],
     ),
     ("correx_tools.shell.recording", ["correx_tools.shell.stores", "correx_tools.core"]),
     *TRANSCRIPT_ROOMS,
@@ -121,7 +126,11 @@ LAYERS = [
         "correx_tools.shell.report",
         ["correx_tools.shell.replay", "correx_tools.shell.stores", "correx_tools.core"],
     ),
-    ("correx_tools.shell.replay", ["correx_tools.shell.stores", "correx_tools.core"]),
+    (
+        "correx_tools.shell.replay",
+        ["correx_tools.shell.stores", "correx_tools.shell.option_files", "correx_tools.core"],
+    ),
+    ("correx_tools.shell.option_files", []),
     ("correx_tools.shell.export", ["correx_tools.core"]),
     ("correx_tools.shell.stores", ["correx_tools.core"]),
     ("correx_tools.shell.workspace", ["correx_tools.core"]),

@@ -37,7 +37,8 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
-from ....stores.codec.strict_json import EnvelopeError, loads_strict
+from ....stores.codec.strict_json import EnvelopeError
+from ...common.lines import loads_shallow
 from ...common.outcomes import completed, first_line, not_applied
 from ...common.pairing import unique_id
 from ...common.values import must_be, text_of
@@ -123,7 +124,7 @@ def _function_calls(history: Any) -> list[tuple[str, str, dict[str, Any]]]:
                 function.get("arguments", "{}"), str, f"{where}.function.arguments", "the arguments"
             )
             try:
-                arguments = loads_strict(text) if text.strip() else {}
+                arguments = loads_shallow(text) if text.strip() else {}
             except EnvelopeError as error:
                 raise Unreadable(f"{where}.function.arguments", str(error)) from None
             found.append(
