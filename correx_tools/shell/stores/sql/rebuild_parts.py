@@ -29,6 +29,7 @@ from ..codec.envelope import format_timestamp
 from ..codec.rows import decode_row, decode_written_row
 from ..port import StoreReadError
 from . import chains
+from .catalog import refill_catalog
 from .chains import CHAINED_COLUMNS, continues
 from .dialect import Cursor, Dialect
 from .images import Image
@@ -344,4 +345,5 @@ def join_parts(
         head = result.head
     write_ended(list(images.values()))
     save_head(d, cursor, session_id, head)
+    refill_catalog(d, cursor, session_id, head)
     return head

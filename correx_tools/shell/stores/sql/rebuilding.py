@@ -1,7 +1,7 @@
 """Rebuilding a session's index from its events alone, and every session's.
 
 A rebuild drops what the session's index holds — its head, checkpoints and
-invocation rows — and builds it again from the events, read in order and
+invocation rows, its catalog and words — and builds it again from the events, read in order and
 decoded in full (strictly). It never changes an event, and it never builds an
 index over events that do not hold together: a gap in the numbering, an event
 that cannot be decoded, or an invocation id another session requested too
@@ -24,6 +24,7 @@ from ..codec.rows import decode_row, decode_written_row
 from ..port import Reindexed, StoreReadError
 from ..writing import Refused
 from . import chains
+from .catalog import refill_catalog
 from .chains import CHAINED_COLUMNS, continues
 from .dialect import Cursor, Dialect
 from .images import Image
@@ -92,6 +93,9 @@ def rebuild_all(
     session instead of `rebuild` (in parts, `rebuild_parts`)."""
     total = int(cursor.execute(d.sql("SELECT COUNT(*) FROM {events}")).fetchone()[0])
     done, sessions, damaged = 0, 0, {}
+    # Every session's words are indexed again: none is left over from before.
+    d.search.cleared(cursor)
+    cursor.execute(d.sql("UPDATE {catalog} SET searched = 0"))
 
     def advance(count: int) -> None:
         nonlocal done
@@ -219,6 +223,7 @@ def rebuild(
             progress(len(rows))
     write_rebuilt(d, cursor, session_id, open_images.values())
     save_head(d, cursor, session_id, head)
+    refill_catalog(d, cursor, session_id, head)
     return head
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from typing import Any
 
 from returns.result import Result
@@ -20,6 +21,7 @@ from ....core.tools.ids import SessionId
 from ..codec.rows import decode_indexed_rows, decode_row, decode_written_row
 from ..port import (
     AppendError,
+    Fault,
     Reindexed,
     SessionCheck,
     SessionIndex,
@@ -28,6 +30,7 @@ from ..port import (
 )
 from ..writing import BatchWritingStore
 from .append import SourceFailed, runs, write_groups
+from .catalog_store import CatalogAnswers, catalog_fault
 from .chains import ChainBroken, checked_rows, events
 from .copy_parts import CopiedSession, copy_part
 from .dialect import Cursor, ReadFault, WriteFault
@@ -43,7 +46,7 @@ from .verify_parts import check_part, verify_in_parts
 from .verifying import verify_session
 
 
-class SqlEventStore(LaidOutStore, BatchWritingStore):
+class SqlEventStore(CatalogAnswers, LaidOutStore, BatchWritingStore):
     """An event store in a SQL database, with its time-travel index (internal base).
 
     A subclass opens its database and sets, before anything is read:
@@ -180,10 +183,18 @@ class SqlEventStore(LaidOutStore, BatchWritingStore):
                 self._follow_layout(cursor)
                 d, interval = self._database.dialect, self.checkpoint_interval
                 if runner is not None:
-                    return verify_in_parts(d, cursor, session_id, interval, runner)
-                return verify_session(d, cursor, session_id, interval)
+                    checked = verify_in_parts(d, cursor, session_id, interval, runner)
+                else:
+                    checked = verify_session(d, cursor, session_id, interval)
+                if not self.keeps_catalog or not checked.repairable:
+                    return checked
+                wrong = catalog_fault(d, cursor, session_id)
         except ReadFault as fault:
             raise self._unavailable(fault, 0) from None
+        if wrong is None:
+            return checked
+        found = Fault(session_id=session_id, sequence=None, in_events=False, message=wrong)
+        return replace(checked, faults=(*checked.faults, found))
 
     def work_part(self, task: str, part: Part) -> Any:
         """One part of a session checked (``task`` ``"verify"``), rebuilt (``"rebuild"``;

@@ -1,0 +1,273 @@
+"""The catalog of a database store, kept in the transaction that writes the events.
+
+Each write moves a session's catalog on by the events it writes (`keep_catalog`):
+its facts folded on from the ones kept (`SessionFacts.taking`), the activity windows the
+events touch added to the kept ones, and the events' words indexed (`searching`). A
+rebuild of the session's index, an import in parts and an upgrade fold it anew from the
+stored events (`refill_catalog`). A session's catalog is numbered when it is made (a
+number never used again), and its words are indexed under that number: a session
+folded anew takes a new number, so a full-text index that cannot forget a value (SQLite's
+contentless FTS5) never answers with the words it had.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from itertools import chain
+
+from ....core.catalog.activity import Activity, Window, WindowKey
+from ....core.catalog.facts import SessionFacts
+from ....core.catalog.listing import CallCounts, Listed
+from ....core.lifecycle.events import StoredEvent
+from ....core.tools.ids import SessionId
+from ..codec.rows import decode_written_row
+from ..port import StoreReadError
+from .catalog_rows import (
+    READ_COLUMNS,
+    ROW_COLUMNS,
+    WINDOW_COLUMNS,
+    listed_from,
+    model_rows,
+    row_values,
+    spent_rows,
+    window_from,
+    window_values,
+)
+from .dialect import Cursor, Dialect
+from .index import exits_nonzero, load_head, mark_stale
+from .indexing import Head
+from .searching import search_rows
+
+FOLD_BATCH = 5_000
+"""Events read and folded at a time by a refill."""
+
+_NUMBERS = "catalog_numbers"
+"""The settings row that keeps the last number given to a session's catalog."""
+
+
+def counts_of_head(d: Dialect, cursor: Cursor, session_id: str, head: Head) -> CallCounts:
+    """A session's calls as its index head counts them (with its non-zero exits)."""
+    requested, started, completed, failed, rejected, refused = head.counts
+    exited = exits_nonzero(d, cursor, session_id, head.indexed_through) if completed else 0
+    return CallCounts(calls=requested + started + completed + failed + rejected,
+                      completed=completed, failed=failed, rejected=rejected,
+                      open=requested + started, exited_nonzero=exited, refused=refused)  # fmt: skip
+
+
+def kept_catalog(d: Dialect, cursor: Cursor, session_id: str) -> tuple[Listed, int, int] | None:
+    """A session's catalog as kept, with its number and how many values it indexed."""
+    key = d.session_key(session_id)
+    columns = ", ".join(READ_COLUMNS)
+    row = cursor.execute(
+        d.sql(f"SELECT {columns} FROM {{catalog}} WHERE {{session}} = ?"), (key,)
+    ).fetchone()
+    if row is None:
+        return None
+    models = cursor.execute(
+        d.sql("SELECT model FROM {models} WHERE {session} = ? ORDER BY position"), (key,)
+    ).fetchall()
+    spent = cursor.execute(
+        d.sql(
+            "SELECT model, input, output, cache_read, cache_write FROM {spent} "
+            "WHERE {session} = ? ORDER BY position"
+        ),
+        (key,),
+    ).fetchall()
+    return listed_from(d, row, models, spent), int(row[1]), int(row[2])
+
+
+def keep_catalog(
+    d: Dialect, cursor: Cursor, session_id: str, events: list[StoredEvent], head: Head
+) -> None:
+    """Move the session's catalog on by ``events`` (just written, its index at ``head``)."""
+    kept = kept_catalog(d, cursor, session_id)
+    if kept is None or kept[0].facts.events != events[0].sequence - 1:
+        refill_catalog(d, cursor, session_id, head)  # none kept yet, or not up to here
+        return
+    listed, number, searched = kept
+    facts = listed.facts.taking(events)
+    added = Activity().taking(events, times_recorded=facts.times_recorded)
+    key = d.session_key(session_id)
+    if facts.talk.models != listed.facts.talk.models:
+        _rewrite(d, cursor, "models", key, model_rows(d, key, facts.talk.models))
+    if facts.spent != listed.facts.spent:
+        _rewrite(d, cursor, "spent", key, spent_rows(d, key, facts.spent))
+    _merge_windows(d, cursor, key, added)
+    indexed = search_rows(number, events)
+    if indexed:
+        d.search.written(cursor, indexed)
+    counts = counts_of_head(d, cursor, session_id, head)
+    _save_row(d, cursor, session_id, facts, counts=counts, number=number,
+              searched=searched + len(indexed))  # fmt: skip
+
+
+def refill_catalog(d: Dialect, cursor: Cursor, session_id: str, head: Head) -> None:
+    """Fold the session's catalog anew from its stored events (a new number)."""
+    kept = kept_catalog(d, cursor, session_id)
+    drop_catalog(d, cursor, session_id, kept)
+    number = _next_number(d, cursor)
+    facts, activity, searched = SessionFacts(), Activity(), 0
+    for run in stored_runs(d, cursor, session_id):
+        facts = facts.taking(run)
+        activity = activity.taking(run, times_recorded=facts.times_recorded)
+        indexed = search_rows(number, run)
+        if indexed:
+            d.search.written(cursor, indexed)
+        searched += len(indexed)
+    if not facts.events:
+        return
+    key = d.session_key(session_id)
+    _rewrite(d, cursor, "models", key, model_rows(d, key, facts.talk.models))
+    _rewrite(d, cursor, "spent", key, spent_rows(d, key, facts.spent))
+    _insert_windows(d, cursor, key, activity.windows.items())
+    counts = counts_of_head(d, cursor, session_id, head)
+    _save_row(d, cursor, session_id, facts, counts=counts, number=number, searched=searched)
+    if kept is not None:
+        machine, user = kept[0].machine, kept[0].user
+        if machine is not None or user is not None:
+            cursor.execute(
+                d.sql("UPDATE {catalog} SET machine = ?, user_name = ? WHERE {session} = ?"),
+                (d.text_value(machine), d.text_value(user), key),
+            )
+
+
+def drop_catalog(
+    d: Dialect, cursor: Cursor, session_id: str, kept: tuple[Listed, int, int] | None
+) -> None:
+    """Remove the session's catalog (``kept``: as `kept_catalog` read it) and its words."""
+    key = d.session_key(session_id)
+    for table in ("catalog", "models", "spent", "activity"):
+        cursor.execute(d.sql(f"DELETE FROM {{{table}}} WHERE {{session}} = ?"), (key,))
+    if kept is not None:
+        d.search.dropped(cursor, kept[1], kept[2])
+        if d.search.wasted(cursor):
+            rewrite_words(d, cursor)
+
+
+def rewrite_words(d: Dialect, cursor: Cursor) -> None:
+    """Make the full-text index again from every catalogued session's events."""
+    d.search.cleared(cursor)
+    sessions = cursor.execute(d.sql("SELECT name, number FROM {catalog}")).fetchall()
+    for name, number in sessions:
+        session_id, searched = d.text(name) or "", 0
+        for run in stored_runs(d, cursor, session_id):
+            indexed = search_rows(int(number), run)
+            if indexed:
+                d.search.written(cursor, indexed)
+            searched += len(indexed)
+        cursor.execute(
+            d.sql("UPDATE {catalog} SET searched = ? WHERE {session} = ?"),
+            (searched, d.session_key(session_id)),
+        )
+
+
+def stored_runs(d: Dialect, cursor: Cursor, session_id: str) -> Iterator[list[StoredEvent]]:
+    """The session's stored events, decoded a run at a time, in order."""
+    key, session, after = d.session_key(session_id), SessionId(session_id), 0
+    query = d.sql(
+        "SELECT sequence, recorded_at, type, version, data FROM {events} "
+        "WHERE {session} = ? AND sequence > ? ORDER BY sequence LIMIT ?"
+    )
+    while rows := cursor.execute(query, (key, after, FOLD_BATCH)).fetchall():
+        yield [decode_written_row(d.where, session, tuple(row)) for row in rows]
+        after = rows[-1][0]
+
+
+def _next_number(d: Dialect, cursor: Cursor) -> int:
+    cursor.execute(
+        d.sql(
+            f"INSERT INTO {{settings}} (name, value) VALUES ('{_NUMBERS}', 0) "
+            "ON CONFLICT (name) DO NOTHING"
+        )
+    )
+    cursor.execute(d.sql(f"UPDATE {{settings}} SET value = value + 1 WHERE name = '{_NUMBERS}'"))
+    row = cursor.execute(d.sql(f"SELECT value FROM {{settings}} WHERE name = '{_NUMBERS}'"))
+    return int(row.fetchone()[0])
+
+
+def _save_row(
+    d: Dialect,
+    cursor: Cursor,
+    session_id: str,
+    facts: SessionFacts,
+    *,
+    counts: CallCounts,
+    number: int,
+    searched: int,
+) -> None:
+    columns = ("{session}", "number", "searched", *ROW_COLUMNS)
+    updated = ", ".join(f"{column} = excluded.{column}" for column in columns[1:])
+    cursor.execute(
+        d.sql(
+            f"INSERT INTO {{catalog}} ({', '.join(columns)}) "
+            f"VALUES ({', '.join('?' * len(columns))}) "
+            f"ON CONFLICT ({{session}}) DO UPDATE SET {updated}"
+        ),
+        (d.session_key(session_id), number, searched, *row_values(d, session_id, facts, counts)),
+    )
+
+
+def _rewrite(
+    d: Dialect, cursor: Cursor, table: str, key: object, rows: list[tuple[object, ...]]
+) -> None:
+    cursor.execute(d.sql(f"DELETE FROM {{{table}}} WHERE {{session}} = ?"), (key,))
+    if rows:
+        marks = ", ".join("?" * len(rows[0]))
+        cursor.executemany(d.sql(f"INSERT INTO {{{table}}} VALUES ({marks})"), rows)
+
+
+def _insert_windows(d: Dialect, cursor: Cursor, key: object, windows: object) -> None:
+    rows = [(key, *window_values(d, q, m, w)) for (q, m), w in windows]  # type: ignore[attr-defined]
+    if rows:
+        cursor.executemany(
+            d.sql(
+                f"INSERT INTO {{activity}} ({{session}}, {', '.join(WINDOW_COLUMNS)}) "
+                f"VALUES ({', '.join('?' * len(rows[0]))})"
+            ),
+            rows,
+        )
+
+
+def _merge_windows(d: Dialect, cursor: Cursor, key: object, added: Activity) -> None:
+    """The windows ``added`` touches, added to the kept ones: those of the quarters they
+    span are read, taken out and written again together."""
+    if not added.windows:
+        return
+    quarters = [q for q, _ in added.windows if q is not None]
+    low, high = (min(quarters), max(quarters)) if quarters else (0, -1)
+    untimed = any(q is None for q, _ in added.windows)
+    where = "WHERE {session} = ? AND ((quarter >= ? AND quarter <= ?) OR (? AND quarter IS NULL))"
+    parameters = (key, low, high, untimed)
+    kept = cursor.execute(
+        d.sql(f"SELECT {', '.join(WINDOW_COLUMNS)} FROM {{activity}} {where}"), parameters
+    ).fetchall()
+    merged: dict[WindowKey, Window] = {}
+    for quarter, model, window in chain(
+        (window_from(d, row) for row in kept),
+        ((q, m, w) for (q, m), w in added.windows.items()),
+    ):
+        known = merged.get((quarter, model))
+        merged[(quarter, model)] = window if known is None else known.plus(window)
+    cursor.execute(d.sql(f"DELETE FROM {{activity}} {where}"), parameters)
+    _insert_windows(d, cursor, key, merged.items())
+
+
+def fill_catalogs(d: Dialect, cursor: Cursor, interval: int) -> None:
+    """Every session's catalog folded from its events (a store that kept none before), in
+    the caller's transaction; a session whose index is not fresh has it rebuilt, which
+    folds its catalog too, and one whose events do not hold together is left out (it is
+    marked stale: every question about it folds its events, which name the fault)."""
+    from .rebuilding import DamagedEvents, rebuild  # noqa: PLC0415 - rebuilding uses this module
+
+    for session_id in d.sessions(cursor):
+        head = load_head(d, cursor, session_id)
+        if head is not None:
+            refill_catalog(d, cursor, session_id, head)
+            continue
+        cursor.execute("SAVEPOINT correx_catalog")
+        try:
+            rebuild(d, cursor, session_id, interval)
+        except (DamagedEvents, StoreReadError):
+            cursor.execute("ROLLBACK TO SAVEPOINT correx_catalog")
+            mark_stale(d, cursor, session_id)
+        cursor.execute("RELEASE SAVEPOINT correx_catalog")
