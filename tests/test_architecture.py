@@ -84,7 +84,12 @@ LAYERS = [
     ),
     (
         "correx_tools.core.catalog",
-        ["correx_tools.core.replay", "correx_tools.core.lifecycle", "correx_tools.core.tools"],
+        [
+            "correx_tools.core.report",
+            "correx_tools.core.replay",
+            "correx_tools.core.lifecycle",
+            "correx_tools.core.tools",
+        ],
     ),
     ("correx_tools.core.replay", ["correx_tools.core.lifecycle", "correx_tools.core.tools"]),
     ("correx_tools.core.lifecycle", ["correx_tools.core.tools"]),

@@ -13,10 +13,9 @@ from collections.abc import Callable
 from typing import Any
 
 from ..port import Reindexed, StoreLayoutError
-from .catalog import fill_catalogs
 from .dialect import Database
 from .layout import ADDED_INDEXES, CATALOG_LAYOUT, READABLE_LAYOUT
-from .rebuilding import rebuild_all
+from .rebuilding import fill_catalogs, rebuild_all
 
 
 class LaidOutStore:

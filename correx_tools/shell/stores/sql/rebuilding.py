@@ -29,6 +29,7 @@ from .chains import CHAINED_COLUMNS, continues
 from .dialect import Cursor, Dialect
 from .images import Image
 from .index import (
+    load_head,
     load_images,
     mark_stale,
     move_images,
@@ -261,3 +262,22 @@ def write_rebuilt(d: Dialect, cursor: Cursor, session_id: str, images: Iterable[
                 d.sql("DELETE FROM {invocations} WHERE {invocation} = ?"),
                 (d.invocation_key(taken),),
             )
+
+
+def fill_catalogs(d: Dialect, cursor: Cursor, interval: int) -> None:
+    """Every session's catalog folded from its events (a store that kept none before), in
+    the caller's transaction; a session whose index is not fresh has it rebuilt, which
+    folds its catalog too, and one whose events do not hold together is left out (it is
+    marked stale: every question about it folds its events, which name the fault)."""
+    for session_id in d.sessions(cursor):
+        head = load_head(d, cursor, session_id)
+        if head is not None:
+            refill_catalog(d, cursor, session_id, head)
+            continue
+        cursor.execute("SAVEPOINT correx_catalog")
+        try:
+            rebuild(d, cursor, session_id, interval)
+        except (DamagedEvents, StoreReadError):
+            cursor.execute("ROLLBACK TO SAVEPOINT correx_catalog")
+            mark_stale(d, cursor, session_id)
+        cursor.execute("RELEASE SAVEPOINT correx_catalog")
