@@ -72,7 +72,8 @@ def steps(draw: st.DrawFn) -> object:
         case "started":
             return started(invocation)
         case "completed":
-            return completed(invocation, output=draw(texts), exit_code=draw(st.sampled_from([0, 1])))
+            code = draw(st.sampled_from([0, 1]))
+            return completed(invocation, output=draw(texts), exit_code=code)
         case "failed":
             return failed(invocation, reason=draw(texts))
         case "rejected":
@@ -80,7 +81,8 @@ def steps(draw: st.DrawFn) -> object:
         case "prompt":
             return conversation_event(Prompt(text=draw(texts)))
         case "text":
-            return conversation_event(AssistantText(text=draw(texts), model=draw(st.sampled_from(MODELS))))
+            model = draw(st.sampled_from(MODELS))
+            return conversation_event(AssistantText(text=draw(texts), model=model))
         case "reasoning":
             return conversation_event(Reasoning(text=draw(texts)))
         case _:

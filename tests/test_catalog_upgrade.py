@@ -35,9 +35,7 @@ def _answers(store: SqlEventStore) -> tuple[Any, ...]:
         ((e[0].session_id, e[1] or 0, e[2] or "", e[3]) for e in catalog.activity(SessionQuery())),
         key=lambda entry: entry[:3],
     )
-    hits = sorted(
-        (h.session_id, h.sequence, h.field, h.snippet) for h in searchable.search("read")
-    )
+    hits = sorted((h.session_id, h.sequence, h.field, h.snippet) for h in searchable.search("read"))
     return listed, windows, hits
 
 
