@@ -1,11 +1,10 @@
 """PostgreSQL's full-text index: a table of ``tsvector`` values with a GIN index.
 
-Each value's ``tsvector`` is made from the tokenizer's words as they are (a literal of
-quoted lexemes and their positions, never PostgreSQL's own parser or dictionaries), and
-a search's ``tsquery`` the same way: each term's words joined by ``<->`` (one after the
-other), the terms by ``&``. So PostgreSQL indexes and matches exactly the words SQLite's
-FTS5 does. Limits of the type: a lexeme keeps at most 256 positions, so a phrase whose
-words come more than 256 times in one value may be missed past them.
+Each value's ``tsvector`` is made from the tokenizer's words as they are
+(``array_to_tsvector``: never PostgreSQL's own parser or dictionaries), without
+positions (a phrase is held to its order by reading the value again, `searching`), and
+a search's ``tsquery`` the same way: its words joined by ``&``. So PostgreSQL indexes
+and matches exactly the words SQLite's FTS5 does.
 """
 
 from __future__ import annotations
@@ -38,11 +37,8 @@ class PostgresSearch:
     def written(self, cursor: Cursor, rows: Sequence[tuple[int, list[str]]]) -> None:
         """Index each value's words under its id."""
         cursor.executemany(
-            f"INSERT INTO {self._table} (id, words) VALUES (%s, %s::tsvector)",
-            [
-                (value, " ".join(f"{_lexeme(word)}:{at}" for at, word in enumerate(said, 1)))
-                for value, said in rows
-            ],
+            f"INSERT INTO {self._table} (id, words) VALUES (%s, array_to_tsvector(%s))",
+            [(value, list(dict.fromkeys(said))) for value, said in rows],
         )
 
     def dropped(self, cursor: Cursor, number: int, rows: int) -> None:
@@ -61,9 +57,7 @@ class PostgresSearch:
         """Never: a value let go of is deleted."""
         return False
 
-    def matching(self, asked: Sequence[tuple[str, ...]]) -> tuple[str, str, str, tuple[Any, ...]]:
-        """A ``tsquery`` of every term, each a phrase of its words."""
-        query = " & ".join(
-            "(" + " <-> ".join(_lexeme(word) for word in term) + ")" for term in asked
-        )
+    def matching(self, every: Sequence[str]) -> tuple[str, str, str, tuple[Any, ...]]:
+        """A ``tsquery`` of every word."""
+        query = " & ".join(_lexeme(word) for word in every)
         return f"{self._table} w", "w.id", "w.words @@ ?::tsquery", (query,)

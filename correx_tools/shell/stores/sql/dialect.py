@@ -70,8 +70,8 @@ class SearchIndex(Protocol):
         """Whether the values let go of cost enough to make the index again (`catalog`)."""
         ...
 
-    def matching(self, asked: Sequence[tuple[str, ...]]) -> tuple[str, str, str, tuple[Any, ...]]:
-        """What finds the values holding every term: its ``FROM`` part, the expression of a
+    def matching(self, every: Sequence[str]) -> tuple[str, str, str, tuple[Any, ...]]:
+        """What finds the values holding every word: its ``FROM`` part, the expression of a
         found row's id, its condition and the condition's parameters."""
         ...
 

@@ -5,9 +5,11 @@ what was said), its words the tokenizer's (`words.words`), kept under one id tha
 whose it is: ``number << 32 | sequence << 2 | field``, where ``number`` is the session's
 catalog number (`catalog`) and ``field`` 1, 2 or 3 (`FIELDS`' order). An event past
 sequence 2**30 of its session is not indexed. How each database keeps the words is its
-own (`Dialect.search`); a search asks it for the ids of the values holding every term,
-newest first (the sessions made last, their events from the last), keeps those of the
-sessions the question picks, and reads each hit's event for its snippet.
+own (`Dialect.search`); a search asks it for the ids of the values holding every word
+of its terms, newest first (the sessions made last, their events from the last), keeps
+those of the sessions the question picks, and reads each hit's event for its snippet,
+holding a phrase's words to their order there (the index keeps no positions: it costs a
+fifth of the text it indexes where positions would cost half).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from collections.abc import Iterable, Sequence
 
 from ....core.catalog.listing import SessionQuery
 from ....core.catalog.searched import FIELDS, Field, SearchHit, snippet, text_of
-from ....core.catalog.words import Term, words
+from ....core.catalog.words import Term, matches, words
 from ....core.lifecycle.events import StoredEvent
 from ....core.report.redaction import Redaction
 from ....core.tools.ids import SessionId
@@ -25,6 +27,8 @@ from .catalog_query import picked
 from .dialect import Cursor, Dialect
 
 SEQUENCE_BITS = 30
+PAGE = 500
+"""Candidates read at a time where a search has no limit, or holds a phrase."""
 _NUMBER_SHIFT = SEQUENCE_BITS + 2
 
 
@@ -61,26 +65,37 @@ def search(
     picks: at most ``limit``, newest first, each with its snippet."""
     if not asked or not fields:
         return []
-    source, found_id, condition, parameters = d.search.matching(asked)
+    # The index finds the values holding every word; a phrase's order is held by reading
+    # the value again (`_hit`), so candidates are read a page at a time, newest first.
+    every = tuple(dict.fromkeys(word for term in asked for word in term))
+    source, found_id, condition, parameters = d.search.matching(every)
     where, picking = picked(d, query, "c")
     codes = ", ".join(str(FIELDS.index(field) + 1) for field in sorted(set(fields)))
-    rows = cursor.execute(
-        d.sql(
-            f"SELECT {found_id}, c.name FROM {source} "
-            f"JOIN {{catalog}} c ON c.number = ({found_id}) >> {_NUMBER_SHIFT} "
-            f"WHERE {condition} AND ({found_id}) & 3 IN ({codes}) {where and 'AND ' + where} "
-            f"ORDER BY {found_id} DESC" + ("" if limit is None else f" LIMIT {int(limit)}")
-        ),
-        (*parameters, *picking),
-    ).fetchall()
-    hits = []
-    for value, name in rows:
-        session_id = d.text(name) or ""
-        sequence = (int(value) >> 2) & ((1 << SEQUENCE_BITS) - 1)
-        hit = _hit(d, cursor, session_id, sequence, asked=asked, redaction=redaction)
-        if hit is not None:
-            hits.append(hit)
-    return hits
+    phrases = any(len(term) > 1 for term in asked)
+    page = (limit or PAGE) if not phrases else max(PAGE, 4 * (limit or 0))
+    hits: list[SearchHit] = []
+    before: int | None = None
+    while limit is None or len(hits) < limit:
+        rows = cursor.execute(
+            d.sql(
+                f"SELECT {found_id}, c.name FROM {source} "
+                f"JOIN {{catalog}} c ON c.number = ({found_id}) >> {_NUMBER_SHIFT} "
+                f"WHERE {condition} AND ({found_id}) & 3 IN ({codes}) "
+                f"{where and 'AND ' + where} {'' if before is None else f'AND {found_id} < ?'} "
+                f"ORDER BY {found_id} DESC LIMIT {page}"
+            ),
+            (*parameters, *picking, *(() if before is None else (before,))),
+        ).fetchall()
+        for value, name in rows:
+            session_id = d.text(name) or ""
+            sequence = (int(value) >> 2) & ((1 << SEQUENCE_BITS) - 1)
+            hit = _hit(d, cursor, session_id, sequence, asked=asked, redaction=redaction)
+            if hit is not None:
+                hits.append(hit)
+        if len(rows) < page:
+            break
+        before = int(rows[-1][0])
+    return hits if limit is None else hits[:limit]
 
 
 def _hit(
@@ -106,5 +121,7 @@ def _hit(
     if found is None:
         return None
     field, invocation, text = found
+    if any(len(term) > 1 for term in asked) and not matches(words(text), asked):
+        return None  # every word, but not a phrase's in a row
     return SearchHit(session_id=session_id, invocation_id=invocation, sequence=sequence,
                      field=field, snippet=snippet(text, tuple(asked), redaction))  # fmt: skip

@@ -2,10 +2,11 @@
 SQLite store) searches as any store does.
 
 The table is *contentless* (``content=''``: only the index is kept, not the text, which
-the events hold already), its column the tokenizer's words joined by spaces, read by
-FTS5's ``ascii`` tokenizer, which splits at those spaces only (every character of a
-word is a letter or a digit; a non-ASCII one is a word's character to it), so FTS5
-indexes exactly our words. A contentless table cannot forget a value unless told its
+the events hold already) and keeps no positions (``detail=none``: a phrase is held to its
+order by reading the value again, `searching`), its column the tokenizer's words joined
+by spaces, read by FTS5's ``ascii`` tokenizer, which splits at those spaces only (every
+character of a word is a letter or a digit; a non-ASCII one is a word's character to
+it), so FTS5 indexes exactly our words. A contentless table cannot forget a value unless told its
 words again, and a value whose event changed cannot be told: so a value let go of is
 left in the table, unreachable (its session's number is used no more, `catalog`), and
 counted; when those outnumber the live ones the table is made again from the events
@@ -22,7 +23,7 @@ from ..sql.dialect import Cursor
 
 TABLES = (
     "CREATE VIRTUAL TABLE IF NOT EXISTS search_words USING fts5("
-    "words, content='', columnsize=0, detail=full, tokenize='ascii')",
+    "words, content='', columnsize=0, detail=none, tokenize='ascii')",
     "INSERT OR IGNORE INTO store_settings (name, value) VALUES ('search_live', 0)",
     "INSERT OR IGNORE INTO store_settings (name, value) VALUES ('search_dead', 0)",
 )
@@ -73,9 +74,9 @@ class SQLiteSearch:
         return bool(dead >= SMALLEST_REWRITE and dead > counts.get("search_live", 0))
 
     @staticmethod
-    def matching(asked: Sequence[tuple[str, ...]]) -> tuple[str, str, str, tuple[Any, ...]]:
-        """An FTS5 query of one quoted phrase per term (FTS5 ANDs them), newest first by id."""
-        expression = " ".join('"' + " ".join(term) + '"' for term in asked)
+    def matching(every: Sequence[str]) -> tuple[str, str, str, tuple[Any, ...]]:
+        """An FTS5 query of each word quoted (FTS5 ANDs them)."""
+        expression = " ".join(f'"{word}"' for word in every)
         return "search_words", "search_words.rowid", "search_words MATCH ?", (expression,)
 
 
