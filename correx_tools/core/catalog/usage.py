@@ -96,8 +96,16 @@ def usage_rows(entries: Iterable[Entry], by: By, *, local: Local,
     keyed = _blocks(entries, local) if by == "block" else None
     tallies: dict[str, _Tally] = {}
     total = _Tally()
+    by_time: dict[int | None, str] = {}  # a day, week or month, by quarter: found once each
     for number, (listed, quarter, model, window) in enumerate(entries):
-        key = keyed[number] if keyed is not None else _key(by, listed, quarter, model, local)
+        if keyed is not None:
+            key = keyed[number]
+        elif by in ("day", "week", "month"):
+            key = by_time.get(quarter) or by_time.setdefault(
+                quarter, _key(by, listed, quarter, model, local)
+            )
+        else:
+            key = _key(by, listed, quarter, model, local)
         tallies.setdefault(key, _Tally()).add(listed.session_id, model, window, prices)
         total.add(listed.session_id, model, window, prices)
     rows = [tally.row(key) for key, tally in tallies.items()]

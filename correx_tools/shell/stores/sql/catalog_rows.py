@@ -119,7 +119,7 @@ def window_from(d: Dialect, row: Sequence[Any]) -> tuple[int | None, str | None,
     window = Window(
         calls=calls,
         messages=messages,
-        tokens=TokenUsage(input=i, output=o, cache_read=r, cache_write=w),
+        tokens=TokenUsage.unchecked(i, o, r, w),
         first_at=None if first is None else d.when(first),
         last_at=None if last is None else d.when(last),
     )
@@ -138,7 +138,7 @@ def listed_from(
     (_key, _number, _searched, name, agent, _agent_fold, agent_session, described_at, project,
      _project_fold, own_title, parent_session, times_recorded, title, prompts, messages, events,
      first_at, last_at, _started, _ended, calls, completed, failed, rejected, open_calls,
-     exited, refused, _failures, *_tokens, machine, user) = row  # fmt: skip
+     exited, refused, _failures, i, o, r, w, machine, user) = row  # fmt: skip
     agent_name = text(agent)
     description = None
     if agent_name is not None:
@@ -151,15 +151,13 @@ def listed_from(
             parent_session=text(parent_session),
             times_recorded=bool(times_recorded),
         )
-    by_model = tuple(
-        (text(model), TokenUsage(input=i, output=o, cache_read=r, cache_write=w))
-        for model, i, o, r, w in spent
-    )
+    # Counts the store wrote from checked usages: not checked again.
+    by_model = tuple((text(model), TokenUsage.unchecked(*tokens)) for model, *tokens in spent)
     spent_value = Spent(by_model=by_model) if by_model else None
     talk = TalkSummary(
         title=text(title),
         models=tuple(text(model) or "" for (model,) in models),
-        tokens=None if spent_value is None else spent_value.total,
+        tokens=None if i is None else TokenUsage.unchecked(i, o, r, w),
         prompts=int(prompts),
         messages=int(messages),
     )
