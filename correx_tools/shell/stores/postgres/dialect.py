@@ -53,6 +53,7 @@ class PostgresDialect:
             "models": prefix + "models",
             "spent": prefix + "spent",
             "activity": prefix + "activity",
+            "search_runs": prefix + "search_runs",
             "session": "session_key",
             "invocation": "invocation_key",
             # The layout's words (`correx_tools.shell.stores.sql.layout`):
@@ -67,7 +68,7 @@ class PostgresDialect:
             "index_prefix": "correx_",
         }
         self.schema = schema
-        self.search: SearchIndex = PostgresSearch(prefix + "search")
+        self.search: SearchIndex = PostgresSearch(prefix + "search", prefix + "search_runs")
         self.where = f"postgresql table {schema}.correx_events"
         self._spelled: dict[str, str] = {}
 

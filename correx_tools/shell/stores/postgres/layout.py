@@ -111,7 +111,8 @@ def lock_schema(connection: Any, schema: str) -> None:
 
 
 STORE_TABLES = ("correx_activity", "correx_catalog", "correx_checkpoints", "correx_events",
-                "correx_invocations", "correx_models", "correx_search", "correx_session_heads",
+                "correx_invocations", "correx_models", "correx_search", "correx_search_runs",
+                "correx_session_heads",
                 "correx_sessions", "correx_settings", "correx_spent")  # fmt: skip
 """The tables a store of any layout keeps (other tables of the schema are not its)."""
 

@@ -31,8 +31,9 @@ def _lexeme(word: str) -> str:
 class PostgresSearch:
     """The schema's ``correx_search`` table (see the module docstring)."""
 
-    def __init__(self, table: str) -> None:
+    def __init__(self, table: str, runs: str) -> None:
         self._table = table
+        self._runs = runs
 
     def written(self, cursor: Cursor, rows: Sequence[tuple[int, list[str]]]) -> None:
         """Index each value's words under its id."""
@@ -42,11 +43,13 @@ class PostgresSearch:
         )
 
     def dropped(self, cursor: Cursor, number: int, rows: int) -> None:
-        """The session's values deleted (their ids are a range of their own)."""
-        cursor.execute(
-            f"DELETE FROM {self._table} WHERE id >= %s AND id < %s",
-            (number << 32, (number + 1) << 32),
-        )
+        """The session's values deleted, the ids of each of its runs."""
+        if rows:
+            cursor.execute(
+                f"DELETE FROM {self._table} s USING {self._runs} r WHERE r.number = %s "
+                "AND s.id >= r.first_id << 2 AND s.id < (r.last_id + 1) << 2",
+                (number,),
+            )
 
     def cleared(self, cursor: Cursor) -> None:
         """Every value deleted."""

@@ -5,9 +5,10 @@ its facts folded on from the ones kept (`SessionFacts.taking`), the activity win
 events touch added to the kept ones, and the events' words indexed (`searching`). A
 rebuild of the session's index, an import in parts and an upgrade fold it anew from the
 stored events (`refill_catalog`). A session's catalog is numbered when it is made (a
-number never used again), and its words are indexed under that number: a session
-folded anew takes a new number, so a full-text index that cannot forget a value (SQLite's
-contentless FTS5) never answers with the words it had.
+number never used again), and its words are indexed in runs of that number
+(`searching`): a session folded anew takes a new number and lets go of its runs, so a
+full-text index that cannot forget a value (SQLite's contentless FTS5) never answers
+with the words it had.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ from .catalog_rows import (
 from .dialect import Cursor, Dialect
 from .index import exits_nonzero, load_head, mark_stale
 from .indexing import Head
-from .searching import search_rows
+from .searching import clear_words, drop_words, write_words
 
 FOLD_BATCH = 5_000
 """Events read and folded at a time by a refill."""
@@ -93,12 +94,10 @@ def keep_catalog(
     if facts.spent != listed.facts.spent:
         _rewrite(d, cursor, "spent", key, spent_rows(d, key, facts.spent))
     _merge_windows(d, cursor, key, added)
-    indexed = search_rows(number, events)
-    if indexed:
-        d.search.written(cursor, indexed)
+    indexed = write_words(d, cursor, number, events)
     counts = counts_of_head(d, cursor, session_id, head)
     _save_row(d, cursor, session_id, facts, counts=counts, number=number,
-              searched=searched + len(indexed))  # fmt: skip
+              searched=searched + indexed)  # fmt: skip
 
 
 def refill_catalog(d: Dialect, cursor: Cursor, session_id: str, head: Head) -> None:
@@ -110,10 +109,7 @@ def refill_catalog(d: Dialect, cursor: Cursor, session_id: str, head: Head) -> N
     for run in stored_runs(d, cursor, session_id):
         facts = facts.taking(run)
         activity = activity.taking(run, times_recorded=facts.times_recorded)
-        indexed = search_rows(number, run)
-        if indexed:
-            d.search.written(cursor, indexed)
-        searched += len(indexed)
+        searched += write_words(d, cursor, number, run)
     if not facts.events:
         return
     key = d.session_key(session_id)
@@ -139,22 +135,19 @@ def drop_catalog(
     for table in ("catalog", "models", "spent", "activity"):
         cursor.execute(d.sql(f"DELETE FROM {{{table}}} WHERE {{session}} = ?"), (key,))
     if kept is not None:
-        d.search.dropped(cursor, kept[1], kept[2])
+        drop_words(d, cursor, kept[1], kept[2])
         if d.search.wasted(cursor):
             rewrite_words(d, cursor)
 
 
 def rewrite_words(d: Dialect, cursor: Cursor) -> None:
     """Make the full-text index again from every catalogued session's events."""
-    d.search.cleared(cursor)
+    clear_words(d, cursor)
     sessions = cursor.execute(d.sql("SELECT name, number FROM {catalog}")).fetchall()
     for name, number in sessions:
         session_id, searched = d.text(name) or "", 0
         for run in stored_runs(d, cursor, session_id):
-            indexed = search_rows(int(number), run)
-            if indexed:
-                d.search.written(cursor, indexed)
-            searched += len(indexed)
+            searched += write_words(d, cursor, int(number), run)
         cursor.execute(
             d.sql("UPDATE {catalog} SET searched = ? WHERE {session} = ?"),
             (searched, d.session_key(session_id)),

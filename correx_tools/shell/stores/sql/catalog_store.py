@@ -21,7 +21,7 @@ from .catalog_rows import WINDOW_COLUMNS, window_from
 from .dialect import Cursor, Database, Dialect, ReadFault
 from .index import load_head
 from .layout import CATALOG_LAYOUT
-from .searching import search, search_rows
+from .searching import search, search_values
 
 
 class CatalogAnswers:
@@ -104,7 +104,7 @@ def catalog_fault(d: Dialect, cursor: Cursor, session_id: str) -> str | None:
     for run in stored_runs(d, cursor, session_id):
         facts = facts.taking(run)
         windows = windows.taking(run, times_recorded=facts.times_recorded)
-        searched += len(search_rows(0, run))
+        searched += len(search_values(run))
     if kept is None:
         return "the session has no catalog row" if facts.events else None
     listed_row, _number, kept_searched = kept

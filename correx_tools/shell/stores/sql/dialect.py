@@ -49,9 +49,8 @@ class Cursor(Protocol):
 class SearchIndex(Protocol):
     """How one database keeps the full-text index of what agents did (`searching`).
 
-    Each indexed value is a row whose id says whose it is (`searching.search_id`: the
-    session's catalog number, the event's sequence, the field) and whose words are the
-    tokenizer's (`correx_tools.core.catalog.words`), joined by spaces.
+    Each indexed value is kept under an id (`searching`: a run's position and the
+    value's field) with its words, the tokenizer's (`correx_tools.core.catalog.words`).
     """
 
     def written(self, cursor: Cursor, rows: Sequence[tuple[int, list[str]]]) -> None:
@@ -59,7 +58,8 @@ class SearchIndex(Protocol):
         ...
 
     def dropped(self, cursor: Cursor, number: int, rows: int) -> None:
-        """Let go of the ``rows`` values indexed for the session numbered ``number``."""
+        """Let go of the ``rows`` values indexed for the session numbered ``number`` (its
+        runs are still there)."""
         ...
 
     def cleared(self, cursor: Cursor) -> None:

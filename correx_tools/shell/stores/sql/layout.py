@@ -196,6 +196,13 @@ CATALOG_TABLES = (
         cache_read {big} NOT NULL, cache_write {big} NOT NULL,
         first_at {time}, last_at {time}
     )""",
+    """CREATE TABLE IF NOT EXISTS {search_runs} (
+        first_id       {big} PRIMARY KEY,
+        number         {big} NOT NULL,
+        first_sequence {big} NOT NULL,
+        last_id        {big} NOT NULL
+    ){without_rowid}""",
+    "CREATE INDEX IF NOT EXISTS {index_prefix}search_runs_by_number ON {search_runs} (number)",
     "CREATE INDEX IF NOT EXISTS {index_prefix}catalog_by_end ON {catalog} (ended)",
     "CREATE INDEX IF NOT EXISTS {index_prefix}activity_by_session "
     "ON {activity} ({session}, quarter)",
@@ -203,7 +210,8 @@ CATALOG_TABLES = (
 )
 """The catalog (layout 5 on): a row per session (`catalog`), its models in the order first
 seen and its tokens by model (`models`, `spent`), its activity by quarter hour and model
-(`activity`), every column derived from its events (`correx_tools.core.catalog`)."""
+(`activity`), every column derived from its events (`correx_tools.core.catalog`); and
+where each value of the full-text index came from (`search_runs`: `searching`)."""
 
 
 def index_statements(since: int) -> list[str]:

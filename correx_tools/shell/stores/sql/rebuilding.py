@@ -40,6 +40,7 @@ from .index import (
     write_images,
 )
 from .indexing import Head, IndexedEvent, index_group
+from .searching import clear_words
 
 CHANGED = (
     "the event changed after it was written (its chain vouches for other content); "
@@ -95,7 +96,7 @@ def rebuild_all(
     total = int(cursor.execute(d.sql("SELECT COUNT(*) FROM {events}")).fetchone()[0])
     done, sessions, damaged = 0, 0, {}
     # Every session's words are indexed again: none is left over from before.
-    d.search.cleared(cursor)
+    clear_words(d, cursor)
     cursor.execute(d.sql("UPDATE {catalog} SET searched = 0"))
 
     def advance(count: int) -> None:

@@ -36,6 +36,7 @@ _NAMES = {
     "models": "session_models",
     "spent": "session_spent",
     "activity": "session_activity",
+    "search_runs": "search_runs",
     "session": "session_id",
     "invocation": "invocation_id",
     # The layout's words (`correx_tools.shell.stores.sql.layout`):

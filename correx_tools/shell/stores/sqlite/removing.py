@@ -33,9 +33,10 @@ def remove_sessions(cursor: Cursor, sessions: Iterable[str]) -> None:
         # The words of a removed session stay in the full-text index, unreachable: counted.
         for (name,) in names:
             row = cursor.execute(
-                "SELECT searched FROM session_catalog WHERE session_id = ?", (name,)
+                "SELECT number, searched FROM session_catalog WHERE session_id = ?", (name,)
             ).fetchone()
             if row is not None:
-                SQLiteSearch.dropped(cursor, 0, int(row[0]))
+                SQLiteSearch.dropped(cursor, int(row[0]), int(row[1]))
+                cursor.execute("DELETE FROM search_runs WHERE number = ?", (int(row[0]),))
     for table in tables:
         cursor.executemany(f'DELETE FROM "{table}" WHERE session_id = ?', names)
