@@ -7,7 +7,8 @@ shell call with its output, over forty projects, four models and sixty days, the
 drawn from a vocabulary of 5,000), then asked:
 
 * the first page of ``sessions`` (30) with no filter and with each filter, p95 of 20;
-* ``usage --by day`` over everything: the activity fetched and added up (`usage_rows`);
+* ``usage --by day`` over everything, added up by the database (`usage_of`), and for
+  reference from the activity windows read into Python (`usage_rows`);
 * ``search``: 100 words drawn from the data (a random value's random word) and 100
   phrases (two of a value's words in a row), p95, 30 hits at most;
 * the index's size against the text it indexes (every value's UTF-8 bytes);
@@ -44,7 +45,7 @@ from correx_tools import (
 )
 from correx_tools.core.catalog.listing import SessionQuery
 from correx_tools.core.catalog.searched import text_of
-from correx_tools.core.catalog.usage import usage_rows
+from correx_tools.core.catalog.usage import Report, usage_rows
 from correx_tools.core.catalog.words import words
 from correx_tools.core.lifecycle.conversation import (
     AssistantText,
@@ -54,6 +55,7 @@ from correx_tools.core.lifecycle.conversation import (
     conversation_event,
 )
 from correx_tools.core.lifecycle.description import Description, description_event
+from correx_tools.shell.catalog.picking import usage_of
 from correx_tools.shell.replay.prices import shipped_prices
 from correx_tools.shell.stores.sql import catalog as kept_catalog
 from correx_tools.shell.stores.sql.store import SqlEventStore
@@ -124,9 +126,12 @@ def many_sessions(sessions: int, events: int, seed: int = 55) -> Iterator[list[S
         del number
 
 
-def fill(store: SqlEventStore, sessions: int, events: int) -> tuple[float, int, list[list[str]]]:
+def fill(
+    store: SqlEventStore | None, sessions: int, events: int
+) -> tuple[float, int, list[list[str]]]:
     """The seconds the import took, the bytes of text indexed, and a sample of the values'
-    words (for the search's questions)."""
+    words (for the search's questions); with no ``store``, the same sessions counted only
+    (a store filled by an earlier run)."""
     text_bytes, sample = 0, []
     rng = random.Random(7)
     started = time.perf_counter()
@@ -138,11 +143,13 @@ def fill(store: SqlEventStore, sessions: int, events: int) -> tuple[float, int, 
                 text_bytes += len(found[2].encode())
                 if rng.random() < 0.001:
                     sample.append(words(found[2]))
+        if store is None:
+            continue
         chunk += session
         if len(chunk) >= 20_000:
             store.import_events(chunk).unwrap()
             chunk = []
-    if chunk:
+    if chunk and store is not None:
         store.import_events(chunk).unwrap()
     return time.perf_counter() - started, text_bytes, sample
 
@@ -179,14 +186,20 @@ def asked(store: SqlEventStore, size: str, sample: Sequence[list[str]]) -> list[
     for label, query in filters.items():
         _, slow = p95(lambda q=query: store.listed(q, limit=30), 20)
         rows.append(_under(f"sessions first page, {label}", size, slow, 100))
-    prices = shipped_prices()
+    report = Report(by="day", local=lambda t: t.astimezone(UTC), prices=shipped_prices())
 
     def by_day() -> object:
-        entries = store.activity(SessionQuery())
-        return usage_rows(entries, "day", local=lambda t: t.astimezone(UTC), prices=prices)
+        return usage_of(store, SessionQuery(), report)
 
-    middle, _ = p95(by_day, 3)
+    def windows_by_day() -> object:
+        entries = store.activity(SessionQuery())
+        return usage_rows(entries, "day", local=report.local, prices=report.prices)
+
+    middle, _ = p95(by_day, 5)
     rows.append(_under("usage --by day, everything", size, middle, 300, "median"))
+    middle, _ = p95(windows_by_day, 3)
+    rows.append(_under("usage --by day from the windows (reference)", size, middle, 300,
+                       "median"))  # fmt: skip
     rng = random.Random(11)
     chosen = [rng.choice(value) for value in rng.choices(sample, k=100)]
     _, word = p95(lambda: store.search(chosen.pop(), limit=30), 100)
@@ -276,14 +289,16 @@ def main() -> None:
     parser.add_argument("--events", type=int, default=1_000_000)
     parser.add_argument("--postgres", metavar="DSN", help="also measure PostgreSQL")
     parser.add_argument("--skip-sqlite", action="store_true")
+    parser.add_argument("--file", type=Path, help="the SQLite file, filled if it is not there")
     args = parser.parse_args()
     size = f"{args.sessions:,} sessions, {args.events / 1e6:g}M events"
     rows: list[Row] = []
     directory = Path(tempfile.mkdtemp())
     if not args.skip_sqlite:
-        path = directory / "many.sqlite"
+        path = args.file or directory / "many.sqlite"
+        filled = path.exists()
         store = SQLiteEventStore(path)
-        seconds, text, sample = fill(store, args.sessions, args.events)
+        seconds, text, sample = fill(None if filled else store, args.sessions, args.events)
         print(f"sqlite filled in {seconds:.0f} s", flush=True)
         rows += _named("sqlite", asked(store, size, sample))
         rows.append(size_row("sqlite: full-text index size", size, sqlite_size(path), text))

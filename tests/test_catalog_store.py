@@ -1,17 +1,20 @@
 """The catalog and the full-text index a database store keeps at write time, against the
 events: after any sequence of appends, imports, replacements and reindexes, its listing
-(every filter), its activity and its search answer exactly what a fold of the events
-(`FoldedCatalog`) and a scan of them (`ScannedSearch`) answer, and ``verify`` finds it
-intact; on SQLite and on PostgreSQL."""
+(every filter), its activity, its usage reports (every grouping, in three zones) and its
+search answer exactly what a fold of the events (`FoldedCatalog`, `usage_rows`) and a
+scan of them (`ScannedSearch`) answer, and ``verify`` finds it intact; on SQLite and on
+PostgreSQL."""
 
 from __future__ import annotations
 
 import shutil
 import tempfile
 from collections.abc import Callable
-from datetime import timedelta
+from datetime import timedelta, timezone
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import psycopg
 import pytest
@@ -21,6 +24,7 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 
 from correx_tools import EventReplayer, SessionId, SQLiteEventStore, StoredEvent
 from correx_tools.core.catalog.listing import SessionQuery
+from correx_tools.core.catalog.usage import BY, Report, usage_rows
 from correx_tools.core.lifecycle.conversation import (
     AssistantText,
     Prompt,
@@ -30,7 +34,9 @@ from correx_tools.core.lifecycle.conversation import (
     conversation_event,
 )
 from correx_tools.core.lifecycle.description import Description, description_event
+from correx_tools.core.replay.pricing import Price, PriceTable
 from correx_tools.shell.catalog.folded import FoldedCatalog
+from correx_tools.shell.catalog.picking import usage_of
 from correx_tools.shell.catalog.scanned import ScannedSearch
 from correx_tools.shell.replay.repository import DefaultToolRepository
 from correx_tools.shell.stores.sql.store import SqlEventStore
@@ -52,6 +58,16 @@ QUERIES = (
     SessionQuery(since=EPOCH + timedelta(hours=1), until=EPOCH + timedelta(hours=4), model="a"),
     SessionQuery(machine="m"),
 )
+PRICES = PriceTable(
+    models={"claude-a": Price(input=Decimal(3), output=Decimal(15), cache_read=Decimal("0.3"),
+                              cache_write=Decimal(4))}
+)  # fmt: skip
+ZONES = (
+    lambda moment: moment,
+    lambda moment: moment.astimezone(timezone(timedelta(hours=5, minutes=45))),
+    lambda moment: moment.astimezone(ZoneInfo("Europe/Paris")),
+)
+"""UTC, a zone a quarter hour off the hour, and one that moves its clocks."""
 SEARCHES = ("push", "force push", '"git push"', '"push force" main', "ünïcode tests", "nothing")
 
 texts = st.lists(st.sampled_from(VOCABULARY), max_size=6).map(" ".join) | st.sampled_from(
@@ -184,6 +200,23 @@ def make_machine(build: Callable[[Path], tuple[SqlEventStore, Callable[[], None]
             for since in (None, EPOCH + timedelta(hours=3)):
                 kept = _windows(self.store.activity(SessionQuery(), since=since))
                 assert kept == _windows(folded.activity(SessionQuery(), since=since))
+
+        @invariant()
+        def usage_added_up_by_the_database_is_the_reports(self) -> None:
+            folded = self._folded()
+            for by in BY:
+                for local in ZONES:
+                    for since, until in ((None, None), (EPOCH + timedelta(hours=2), None)):
+                        asked = Report(by=by, local=local, prices=PRICES, since=since,
+                                       until=until)  # fmt: skip
+                        kept = usage_of(self.store, QUERIES[0], asked)
+                        entries = folded.activity(QUERIES[0], since=since, until=until)
+                        assert kept == usage_rows(entries, by, local=local, prices=PRICES), by
+            narrow = SessionQuery(project="app", failed=True)
+            by_day = Report(by="day", local=ZONES[1], prices=PRICES)
+            assert usage_of(self.store, narrow, by_day) == (
+                usage_rows(folded.activity(narrow), "day", local=ZONES[1], prices=PRICES)
+            )
 
         @invariant()
         def the_index_finds_what_a_scan_finds(self) -> None:

@@ -44,6 +44,19 @@ Local = Callable[[datetime], datetime]
 
 @final
 @dataclass(frozen=True, slots=True, kw_only=True)
+class Report:
+    """What a usage report asks: how to group (``by``), the zone's clock (``local``), the
+    prices, and the range of time (UTC, ``[since, until)``; ``None``: no bound)."""
+
+    by: By
+    local: Local
+    prices: PriceTable
+    since: datetime | None = None
+    until: datetime | None = None
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
 class UsageRow:
     """One row of a usage report: its ``key`` and what it adds up to."""
 
@@ -120,12 +133,7 @@ def _key(by: By, listed: Listed, quarter: int | None, model: str | None, local: 
     facts = listed.facts
     match by:
         case "day" | "week" | "month":
-            if quarter is None:
-                return NONE_KEY
-            day = local(quarter_start(quarter)).date()
-            if by == "week":
-                return (day - timedelta(days=day.weekday())).isoformat()
-            return day.isoformat() if by == "day" else day.isoformat()[:7]
+            return time_key(by, quarter, local)
         case "project":
             return facts.project or NONE_KEY
         case "model":
@@ -140,6 +148,16 @@ def _key(by: By, listed: Listed, quarter: int | None, model: str | None, local: 
             return listed.session_id
         case "block":  # pragma: no cover - keyed by `_blocks`
             raise AssertionError(by)
+
+
+def time_key(by: Literal["day", "week", "month"], quarter: int | None, local: Local) -> str:
+    """The day, week or month (local) a quarter falls in; `NONE_KEY` for no time."""
+    if quarter is None:
+        return NONE_KEY
+    day = local(quarter_start(quarter)).date()
+    if by == "week":
+        return (day - timedelta(days=day.weekday())).isoformat()
+    return day.isoformat() if by == "day" else day.isoformat()[:7]
 
 
 def _blocks(entries: list[Entry], local: Local) -> list[str]:

@@ -1,9 +1,12 @@
 """Which answers a store gives of many sessions: its own catalog and full-text index where
 it keeps them (a database of this release's layout), else a fold of each session's events
-(`FoldedCatalog`) and a scan of them (`ScannedSearch`), by the same rules."""
+(`FoldedCatalog`) and a scan of them (`ScannedSearch`), by the same rules; and a usage
+report added up by the database where it can (`usage_of`)."""
 
 from __future__ import annotations
 
+from ...core.catalog.listing import SessionQuery
+from ...core.catalog.usage import Report, UsageRow, usage_rows
 from ..replay.repository import DefaultToolRepository
 from ..stores.port import EventStore
 from ..stores.sql.catalog_store import CatalogAnswers
@@ -18,6 +21,17 @@ def catalog_of(store: EventStore, repository: DefaultToolRepository) -> CatalogS
     if isinstance(store, CatalogAnswers) and store.keeps_catalog:
         return store
     return FoldedCatalog(store, repository)
+
+
+def usage_of(
+    catalog: CatalogStore, query: SessionQuery, report: Report
+) -> tuple[list[UsageRow], UsageRow]:
+    """The usage report of the sessions ``query`` picks (`usage_rows` of their activity in
+    the report's range), added up by the database where the catalog is a store's own."""
+    if isinstance(catalog, CatalogAnswers) and catalog.keeps_catalog:
+        return catalog.usage(query, report)
+    entries = catalog.activity(query, since=report.since, until=report.until)
+    return usage_rows(entries, report.by, local=report.local, prices=report.prices)
 
 
 def searchable_of(store: EventStore, repository: DefaultToolRepository) -> SearchableStore:

@@ -22,7 +22,6 @@ from ....core.catalog.listing import CallCounts, Listed
 from ....core.lifecycle.events import StoredEvent
 from ....core.tools.ids import SessionId
 from ..codec.rows import decode_written_row
-from ..port import StoreReadError
 from .catalog_rows import (
     READ_COLUMNS,
     ROW_COLUMNS,
@@ -35,7 +34,7 @@ from .catalog_rows import (
     window_values,
 )
 from .dialect import Cursor, Dialect
-from .index import exits_nonzero, load_head, mark_stale
+from .index import exits_nonzero
 from .indexing import Head
 from .searching import clear_words, drop_words, write_words
 
@@ -243,24 +242,3 @@ def _merge_windows(d: Dialect, cursor: Cursor, key: object, added: Activity) -> 
         merged[(quarter, model)] = window if known is None else known.plus(window)
     cursor.execute(d.sql(f"DELETE FROM {{activity}} {where}"), parameters)
     _insert_windows(d, cursor, key, merged.items())
-
-
-def fill_catalogs(d: Dialect, cursor: Cursor, interval: int) -> None:
-    """Every session's catalog folded from its events (a store that kept none before), in
-    the caller's transaction; a session whose index is not fresh has it rebuilt, which
-    folds its catalog too, and one whose events do not hold together is left out (it is
-    marked stale: every question about it folds its events, which name the fault)."""
-    from .rebuilding import DamagedEvents, rebuild  # noqa: PLC0415 - rebuilding uses this module
-
-    for session_id in d.sessions(cursor):
-        head = load_head(d, cursor, session_id)
-        if head is not None:
-            refill_catalog(d, cursor, session_id, head)
-            continue
-        cursor.execute("SAVEPOINT correx_catalog")
-        try:
-            rebuild(d, cursor, session_id, interval)
-        except (DamagedEvents, StoreReadError):
-            cursor.execute("ROLLBACK TO SAVEPOINT correx_catalog")
-            mark_stale(d, cursor, session_id)
-        cursor.execute("RELEASE SAVEPOINT correx_catalog")

@@ -120,6 +120,21 @@ def _listed(d: Dialect, cursor: Cursor, rows: Sequence[Any]) -> list[Listed]:
     return found
 
 
+def quarter_bounds(since: datetime | None, until: datetime | None) -> tuple[str, tuple[int, ...]]:
+    """The condition (``""`` for none) on activity rows ``a`` that keeps the windows whose
+    quarter lies in ``[since, until)`` (those of no time only where neither is given)."""
+    tests, bounds = [], []
+    if since is not None or until is not None:
+        tests.append("a.quarter IS NOT NULL")
+    if since is not None:
+        tests.append("a.quarter >= ?")
+        bounds.append(quarter_of(since))
+    if until is not None:
+        tests.append("a.quarter < ?")
+        bounds.append(quarter_of(until))
+    return " AND ".join(tests), tuple(bounds)
+
+
 def activity(
     d: Dialect,
     cursor: Cursor,
@@ -130,16 +145,8 @@ def activity(
     """The activity windows of the sessions ``query`` picks whose quarter lies in
     ``[since, until)`` (the windows of no time only where neither is given)."""
     where, parameters = picked(d, query, "c")
-    tests = [where] if where else []
-    bounds: list[Any] = []
-    if since is not None or until is not None:
-        tests.append("a.quarter IS NOT NULL")
-    if since is not None:
-        tests.append("a.quarter >= ?")
-        bounds.append(quarter_of(since))
-    if until is not None:
-        tests.append("a.quarter < ?")
-        bounds.append(quarter_of(until))
+    bounds, bounded = quarter_bounds(since, until)
+    tests = [test for test in (where, bounds) if test]
     condition = f"WHERE {' AND '.join(tests)}" if tests else ""
     windows = ", ".join(f"a.{column}" for column in WINDOW_COLUMNS)
     rows = cursor.execute(
@@ -147,7 +154,7 @@ def activity(
             f"SELECT a.{{session}}, {windows} FROM {{activity}} a "
             f"JOIN {{catalog}} c ON c.{{session}} = a.{{session}} {condition}"
         ),
-        (*parameters, *bounds),
+        (*parameters, *bounded),
     ).fetchall()
     keys = list(dict.fromkeys(bytes(row[0]) if d.texts_as_bytes else row[0] for row in rows))
     sessions: dict[Any, Listed] = {}

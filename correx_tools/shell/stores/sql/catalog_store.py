@@ -5,19 +5,21 @@ each in one read snapshot, and the catalog's check for ``verify``."""
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from datetime import datetime
 
 from ....core.catalog.activity import Activity
 from ....core.catalog.facts import SessionFacts
 from ....core.catalog.listing import Listed, SessionQuery
 from ....core.catalog.searched import FIELDS, Field, SearchHit
-from ....core.catalog.usage import Entry
+from ....core.catalog.usage import Entry, Report, UsageRow
 from ....core.catalog.words import terms
 from ....core.report.redaction import Redaction
 from ..port import StoreLayoutError
 from .catalog import counts_of_head, kept_catalog, stored_runs
 from .catalog_query import activity, listed
 from .catalog_rows import WINDOW_COLUMNS, window_from
+from .catalog_usage import usage
 from .dialect import Cursor, Database, Dialect, ReadFault
 from .index import load_head
 from .layout import CATALOG_LAYOUT
@@ -37,39 +39,43 @@ class CatalogAnswers:
         folding and scanning its events: `catalog_of`)."""
         return self.layout >= CATALOG_LAYOUT
 
-    def _catalogued(self) -> None:
+    @contextmanager
+    def _catalogue(self) -> Iterator[tuple[Dialect, Cursor]]:
+        """The catalog in one read snapshot (an older store's, or a database gone, said in
+        one line)."""
         if not self.keeps_catalog:
             raise StoreLayoutError(
                 f"{self.name}: written by an older release and keeps no catalog; "
                 f"upgrade it with: correx-tools reindex {self.name}"
             )
-
-    def listed(self, query: SessionQuery, *, limit: int | None = None) -> tuple[list[Listed], int]:
-        """The sessions ``query`` picks, most recent first (at most ``limit``), and how many
-        it picks in all."""
-        self._catalogued()
         try:
             with self._database.snapshot() as cursor:
-                return listed(self._database.dialect, cursor, query, limit)
+                yield self._database.dialect, cursor
         except ReadFault as fault:
             raise StoreLayoutError(
                 f"{self.name}: the database is unavailable: {fault.reason}"
             ) from None
+
+    def listed(self, query: SessionQuery, *, limit: int | None = None) -> tuple[list[Listed], int]:
+        """The sessions ``query`` picks, most recent first (at most ``limit``), and how many
+        it picks in all."""
+        with self._catalogue() as (d, cursor):
+            return listed(d, cursor, query, limit)
 
     def activity(
         self, query: SessionQuery, *, since: datetime | None = None, until: datetime | None = None
     ) -> Iterator[Entry]:
         """The activity windows of the sessions ``query`` picks whose quarter lies in
         ``[since, until)`` (UTC; the windows of no time only where neither is given)."""
-        self._catalogued()
-        try:
-            with self._database.snapshot() as cursor:
-                found = list(activity(self._database.dialect, cursor, query, since, until))
-        except ReadFault as fault:
-            raise StoreLayoutError(
-                f"{self.name}: the database is unavailable: {fault.reason}"
-            ) from None
+        with self._catalogue() as (d, cursor):
+            found = list(activity(d, cursor, query, since, until))
         return iter(found)
+
+    def usage(self, query: SessionQuery, report: Report) -> tuple[list[UsageRow], UsageRow]:
+        """The usage report `usage_rows` makes of `activity`'s windows, added up by the
+        database (`catalog_usage`)."""
+        with self._catalogue() as (d, cursor):
+            return usage(d, cursor, query, report)
 
     def search(
         self,
@@ -83,16 +89,9 @@ class CatalogAnswers:
         """The events whose value in ``fields`` holds every word and quoted phrase of
         ``text``, of the sessions ``query`` picks, newest first (at most ``limit``), each
         with a masked snippet."""
-        self._catalogued()
-        try:
-            with self._database.snapshot() as cursor:
-                return search(self._database.dialect, cursor, terms(text), fields=fields,
-                              query=query or SessionQuery(), limit=limit,
-                              redaction=redaction or Redaction())  # fmt: skip
-        except ReadFault as fault:
-            raise StoreLayoutError(
-                f"{self.name}: the database is unavailable: {fault.reason}"
-            ) from None
+        with self._catalogue() as (d, cursor):
+            return search(d, cursor, terms(text), fields=fields, query=query or SessionQuery(),
+                          limit=limit, redaction=redaction or Redaction())  # fmt: skip
 
 
 def catalog_fault(d: Dialect, cursor: Cursor, session_id: str) -> str | None:
