@@ -290,6 +290,7 @@ def main() -> None:
     parser.add_argument("--postgres", metavar="DSN", help="also measure PostgreSQL")
     parser.add_argument("--skip-sqlite", action="store_true")
     parser.add_argument("--file", type=Path, help="the SQLite file, filled if it is not there")
+    parser.add_argument("--schema", help="the PostgreSQL schema, kept, filled if empty")
     args = parser.parse_args()
     size = f"{args.sessions:,} sessions, {args.events / 1e6:g}M events"
     rows: list[Row] = []
@@ -313,35 +314,46 @@ def main() -> None:
             )
         )
     if args.postgres:
-        from correx_tools import PostgresEventStore  # noqa: PLC0415 - the optional extra
-
-        schemas: list[str] = []
-
-        def fresh() -> SqlEventStore:
-            schema = f"bench_{uuid.uuid4().hex[:12]}"
-            schemas.append(schema)
-            made = PostgresEventStore(args.postgres, schema=schema)
-            made.init_db()
-            return made
-
-        try:
-            store = fresh()
-            seconds, text, sample = fill(store, args.sessions, args.events)
-            print(f"postgres filled in {seconds:.0f} s", flush=True)
-            with _connection(args.postgres) as connection:
-                connection.execute(f'VACUUM ANALYZE "{schemas[0]}".correx_search')
-                connection.execute(f'ANALYZE "{schemas[0]}".correx_catalog')
-                connection.execute(f'ANALYZE "{schemas[0]}".correx_activity')
-            rows += _named("postgres", asked(store, size, sample))
-            rows.append(size_row("postgres: full-text index size", size,
-                                 postgres_size(args.postgres, schemas[0]), text))  # fmt: skip
-            rows.append(_named_one("postgres", upkeep(fresh, "postgres")))
-        finally:
-            with _connection(args.postgres) as connection:
-                for schema in schemas:
-                    connection.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+        rows += postgres_rows(args.postgres, args, size)
     print(machine())
     print(render(rows))
+
+
+def postgres_rows(dsn: str, args: argparse.Namespace, size: str) -> list[Row]:
+    """PostgreSQL's rows: its store filled (or the kept schema's reused), then asked."""
+    rows: list[Row] = []
+    from correx_tools import PostgresEventStore  # noqa: PLC0415 - the optional extra
+
+    schemas: list[str] = []
+
+    def fresh() -> SqlEventStore:
+        schema = f"bench_{uuid.uuid4().hex[:12]}"
+        schemas.append(schema)
+        made = PostgresEventStore(dsn, schema=schema)
+        made.init_db()
+        return made
+
+    try:
+        kept = args.schema or f"bench_{uuid.uuid4().hex[:12]}"
+        if not args.schema:
+            schemas.append(kept)
+        store = PostgresEventStore(dsn, schema=kept)
+        store.init_db()
+        filled = bool(store.sessions())
+        seconds, text, sample = fill(None if filled else store, args.sessions, args.events)
+        print(f"postgres filled in {seconds:.0f} s", flush=True)
+        with _connection(dsn) as connection:
+            for table in ("search", "catalog", "activity", "search_runs", "models"):
+                connection.execute(f'VACUUM ANALYZE "{kept}".correx_{table}')
+        rows += _named("postgres", asked(store, size, sample))
+        rows.append(size_row("postgres: full-text index size", size,
+                             postgres_size(dsn, kept), text))  # fmt: skip
+        rows.append(_named_one("postgres", upkeep(fresh, "postgres")))
+    finally:
+        with _connection(dsn) as connection:
+            for schema in schemas:
+                connection.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+    return rows
 
 
 def _named(prefix: str, rows: list[Row]) -> list[Row]:
