@@ -14,7 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from correx_tools import SessionId, SQLiteEventStore, StoredEvent
-from correx_tools.core.catalog.searched import SNIPPET_CHARS, snippet
+from correx_tools.core.catalog.snippets import SNIPPET_CHARS, snippet
 from correx_tools.core.catalog.words import MAX_WORD, MAX_WORDS, matches, terms, words
 from correx_tools.core.lifecycle.conversation import Prompt, conversation_event
 from correx_tools.core.report.redaction import MASK, Redaction

@@ -9,9 +9,8 @@ Three fields of what agents did are searched:
 * ``said``: the conversation's words: prompts, the assistant's text, its reasoning.
 
 Each event gives at most one value (`text_of`); a hit (`SearchHit`) is one event whose
-value holds every term of the search (`words.matches`), with a snippet of it: the value
-masked whole (`Redaction.text`), then cut around the first term (`snippet`), so a secret
-is never half shown at a cut.
+value holds every term of the search (`words.matches`), with a snippet of it
+(`snippets.snippet`).
 """
 
 from __future__ import annotations
@@ -27,14 +26,11 @@ from ..lifecycle.events import (
     ToolExecutionRejectedEvent,
     ToolInvocationRequestedEvent,
 )
-from ..report.redaction import Redaction
-from .words import MAX_CHARS, Term, first_at
+from .words import MAX_CHARS
 
 Field = Literal["arguments", "outputs", "said"]
 FIELDS: tuple[Field, ...] = ("arguments", "outputs", "said")
 """Every field a search reads, in the order their codes (1, 2, 3) are kept."""
-SNIPPET_CHARS = 160
-"""The longest snippet; a cut is marked with an ellipsis."""
 
 
 @final
@@ -90,12 +86,3 @@ def _strings(value: object) -> list[str]:
 
 def _joined(parts: list[str]) -> str:
     return "\n".join(parts)[:MAX_CHARS]
-
-
-def snippet(text: str, asked: tuple[Term, ...], redaction: Redaction) -> str:
-    """``text`` masked, then cut to `SNIPPET_CHARS` around where the first term is."""
-    masked = redaction.text(text)
-    start = max(0, first_at(masked, asked) - SNIPPET_CHARS // 4)
-    end = start + SNIPPET_CHARS
-    cut = masked[start:end]
-    return ("…" if start else "") + cut + ("…" if end < len(masked) else "")

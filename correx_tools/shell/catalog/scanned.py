@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ...core.catalog.listing import SessionQuery
-from ...core.catalog.searched import FIELDS, Field, SearchHit, snippet, text_of
+from ...core.catalog.searched import FIELDS, Field, SearchHit, text_of
+from ...core.catalog.snippets import snippet
 from ...core.catalog.words import matches, terms, words
 from ...core.report.redaction import Redaction
 from ...core.tools.ids import SessionId

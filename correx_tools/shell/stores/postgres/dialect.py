@@ -68,7 +68,9 @@ class PostgresDialect:
             "index_prefix": "correx_",
         }
         self.schema = schema
-        self.search: SearchIndex = PostgresSearch(prefix + "search", prefix + "search_runs")
+        self.search: SearchIndex = PostgresSearch(
+            prefix + "search", prefix + "search_runs", f"{schema}.correx_numbers"
+        )
         self.where = f"postgresql table {schema}.correx_events"
         self._spelled: dict[str, str] = {}
 

@@ -20,7 +20,12 @@ TABLES = (
         words TSVECTOR NOT NULL
     )""",
     "CREATE INDEX IF NOT EXISTS correx_search_words ON {schema}.correx_search USING GIN (words)",
+    "CREATE SEQUENCE IF NOT EXISTS {schema}.correx_numbers",
 )
+
+SEQUENCE_BITS = 30
+"""A session's own range of positions: its number, then its sequence in this many bits
+(`kept_words` indexes no value past sequence 2**30)."""
 
 
 def _lexeme(word: str) -> str:
@@ -31,9 +36,21 @@ def _lexeme(word: str) -> str:
 class PostgresSearch:
     """The schema's ``correx_search`` table (see the module docstring)."""
 
-    def __init__(self, table: str, runs: str) -> None:
+    def __init__(self, table: str, runs: str, numbers: str) -> None:
         self._table = table
         self._runs = runs
+        self._numbers = numbers
+
+    def numbered(self, cursor: Cursor) -> int:
+        """The next value of the schema's sequence (no writer waits for another's)."""
+        return int(cursor.execute(f"SELECT nextval('{self._numbers}')").fetchone()[0])
+
+    @staticmethod
+    def positions(cursor: Cursor, number: int, first: int, count: int) -> int:
+        """The session's own range (`SEQUENCE_BITS`): writers of two sessions share no
+        count, so neither waits for the other's commit. PostgreSQL's GIN index keeps row
+        addresses, not ids, so the ids' spread costs it nothing."""
+        return number << SEQUENCE_BITS | first
 
     def written(self, cursor: Cursor, rows: Sequence[tuple[int, list[str]]]) -> None:
         """Index each value's words under its id."""

@@ -27,7 +27,6 @@ from ..codec.encoding import EncodedEvent
 from ..codec.rows import encode_rows
 from ..port import AppendError, AppendErrorKind, StaleIndex
 from ..writing import Refused, check_continues, conflict, duplicate
-from .catalog import keep_catalog
 from .dialect import Cursor, Database, Dialect, WriteFault
 from .index import (
     load_head,
@@ -225,6 +224,9 @@ def index_and_write(
     write_images(d, cursor, session_id, new.values(), changed.values())
     write_checkpoints(d, cursor, session_id, group.checkpoints)
     save_head(d, cursor, session_id, group.head)
+    # Imported when first written: a command that only reads never loads the catalog's.
+    from .catalog import keep_catalog  # noqa: PLC0415
+
     keep_catalog(d, cursor, session_id, events, group.head)
 
 

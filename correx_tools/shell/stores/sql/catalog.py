@@ -36,13 +36,10 @@ from .catalog_rows import (
 from .dialect import Cursor, Dialect
 from .index import exits_nonzero
 from .indexing import Head
-from .searching import clear_words, drop_words, write_words
+from .kept_words import clear_words, drop_words, write_words
 
 FOLD_BATCH = 5_000
 """Events read and folded at a time by a refill."""
-
-_NUMBERS = "catalog_numbers"
-"""The settings row that keeps the last number given to a session's catalog."""
 
 
 def counts_of_head(d: Dialect, cursor: Cursor, session_id: str, head: Head) -> CallCounts:
@@ -81,6 +78,10 @@ def keep_catalog(
 ) -> None:
     """Move the session's catalog on by ``events`` (just written, its index at ``head``)."""
     kept = kept_catalog(d, cursor, session_id)
+    if kept is None and events[0].sequence == 1:
+        # A new session: its catalog starts empty, folded from the events in hand.
+        empty = Listed(session_id=session_id, facts=SessionFacts(), counts=CallCounts())
+        kept = empty, d.search.numbered(cursor), 0
     if kept is None or kept[0].facts.events != events[0].sequence - 1:
         refill_catalog(d, cursor, session_id, head)  # none kept yet, or not up to here
         return
@@ -103,7 +104,7 @@ def refill_catalog(d: Dialect, cursor: Cursor, session_id: str, head: Head) -> N
     """Fold the session's catalog anew from its stored events (a new number)."""
     kept = kept_catalog(d, cursor, session_id)
     drop_catalog(d, cursor, session_id, kept)
-    number = _next_number(d, cursor)
+    number = d.search.numbered(cursor)
     facts, activity, searched = SessionFacts(), Activity(), 0
     for run in stored_runs(d, cursor, session_id):
         facts = facts.taking(run)
@@ -163,18 +164,6 @@ def stored_runs(d: Dialect, cursor: Cursor, session_id: str) -> Iterator[list[St
     while rows := cursor.execute(query, (key, after, FOLD_BATCH)).fetchall():
         yield [decode_written_row(d.where, session, tuple(row)) for row in rows]
         after = rows[-1][0]
-
-
-def _next_number(d: Dialect, cursor: Cursor) -> int:
-    cursor.execute(
-        d.sql(
-            f"INSERT INTO {{settings}} (name, value) VALUES ('{_NUMBERS}', 0) "
-            "ON CONFLICT (name) DO NOTHING"
-        )
-    )
-    cursor.execute(d.sql(f"UPDATE {{settings}} SET value = value + 1 WHERE name = '{_NUMBERS}'"))
-    row = cursor.execute(d.sql(f"SELECT value FROM {{settings}} WHERE name = '{_NUMBERS}'"))
-    return int(row.fetchone()[0])
 
 
 def _save_row(

@@ -53,6 +53,15 @@ class SearchIndex(Protocol):
     value's field) with its words, the tokenizer's (`correx_tools.core.catalog.words`).
     """
 
+    def numbered(self, cursor: Cursor) -> int:
+        """A new number for a session's catalog, never given before."""
+        ...
+
+    def positions(self, cursor: Cursor, number: int, first: int, count: int) -> int:
+        """The first of ``count`` positions for the values of the session numbered
+        ``number`` from its sequence ``first`` on (`kept_words`)."""
+        ...
+
     def written(self, cursor: Cursor, rows: Sequence[tuple[int, list[str]]]) -> None:
         """Index ``rows`` (each an id and its words)."""
         ...

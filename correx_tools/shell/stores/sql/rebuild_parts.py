@@ -29,7 +29,6 @@ from ..codec.envelope import format_timestamp
 from ..codec.rows import decode_row, decode_written_row
 from ..port import StoreReadError
 from . import chains
-from .catalog import refill_catalog
 from .chains import CHAINED_COLUMNS, continues
 from .dialect import Cursor, Dialect
 from .images import Image
@@ -345,5 +344,7 @@ def join_parts(
         head = result.head
     write_ended(list(images.values()))
     save_head(d, cursor, session_id, head)
+    from .catalog import refill_catalog  # noqa: PLC0415 - loaded when a store is written
+
     refill_catalog(d, cursor, session_id, head)
     return head

@@ -24,7 +24,6 @@ from ..codec.rows import decode_row, decode_written_row
 from ..port import Reindexed, StoreReadError
 from ..writing import Refused
 from . import chains
-from .catalog import refill_catalog
 from .chains import CHAINED_COLUMNS, continues
 from .dialect import Cursor, Dialect
 from .images import Image
@@ -40,7 +39,6 @@ from .index import (
     write_images,
 )
 from .indexing import Head, IndexedEvent, index_group
-from .searching import clear_words
 
 CHANGED = (
     "the event changed after it was written (its chain vouches for other content); "
@@ -95,6 +93,8 @@ def rebuild_all(
     session instead of `rebuild` (in parts, `rebuild_parts`)."""
     total = int(cursor.execute(d.sql("SELECT COUNT(*) FROM {events}")).fetchone()[0])
     done, sessions, damaged = 0, 0, {}
+    from .kept_words import clear_words  # noqa: PLC0415 - loaded when a store is written
+
     # Every session's words are indexed again: none is left over from before.
     clear_words(d, cursor)
     cursor.execute(d.sql("UPDATE {catalog} SET searched = 0"))
@@ -225,6 +225,8 @@ def rebuild(
             progress(len(rows))
     write_rebuilt(d, cursor, session_id, open_images.values())
     save_head(d, cursor, session_id, head)
+    from .catalog import refill_catalog  # noqa: PLC0415 - loaded when a store is written
+
     refill_catalog(d, cursor, session_id, head)
     return head
 
@@ -273,6 +275,8 @@ def fill_catalogs(d: Dialect, cursor: Cursor, interval: int) -> None:
     for session_id in d.sessions(cursor):
         head = load_head(d, cursor, session_id)
         if head is not None:
+            from .catalog import refill_catalog  # noqa: PLC0415 - loaded when written
+
             refill_catalog(d, cursor, session_id, head)
             continue
         cursor.execute("SAVEPOINT correx_catalog")

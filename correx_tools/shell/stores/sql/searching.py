@@ -17,20 +17,20 @@ value came from, in few bytes:
   appending alone writes one run).
 
 A search asks the database for the ids of the values holding every word of its terms,
-newest first, finds each one's run and session (its catalog row, which keeps the
-question's filters), and reads each hit's event for its snippet, holding a phrase's
+newest first, a page at a time, finds each one's run and session (its catalog row,
+which keeps the question's filters), and reads each hit's event for its snippet, holding a phrase's
 words to their order there (the index keeps no positions: it costs a fifth of the text
 it indexes where positions would cost half).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 from ....core.catalog.listing import SessionQuery
-from ....core.catalog.searched import FIELDS, Field, SearchHit, snippet, text_of
+from ....core.catalog.searched import FIELDS, Field, SearchHit, text_of
+from ....core.catalog.snippets import snippet
 from ....core.catalog.words import Term, matches, words
-from ....core.lifecycle.events import StoredEvent
 from ....core.report.redaction import Redaction
 from ....core.tools.ids import SessionId
 from ..codec.rows import decode_written_row
@@ -38,73 +38,8 @@ from .catalog_query import picked
 from .dialect import Cursor, Dialect
 
 PAGE = 500
-"""Candidates read at a time where a search has no limit, or holds a phrase."""
-_NEXT = "search_next"
-"""The settings row that keeps the next position."""
-
-
-def search_values(events: Iterable[StoredEvent]) -> list[tuple[int, int, list[str]]]:
-    """The values ``events`` give the index: each one's sequence, field code and words
-    (values with no word left out)."""
-    values = []
-    for stored in events:
-        found = text_of(stored.event)
-        if found is None:
-            continue
-        said = words(found[2])
-        if said:
-            values.append((stored.sequence, FIELDS.index(found[0]) + 1, said))
-    return values
-
-
-def write_words(d: Dialect, cursor: Cursor, number: int, events: Sequence[StoredEvent]) -> int:
-    """Index the values of ``events`` (the session numbered ``number``'s next ones, in
-    order) in a run of positions; how many were indexed."""
-    values = search_values(events)
-    if not values:
-        return 0
-    first, last = values[0][0], values[-1][0]
-    cursor.execute(
-        d.sql(f"INSERT INTO {{settings}} (name, value) VALUES ('{_NEXT}', 1) "
-              "ON CONFLICT (name) DO NOTHING")
-    )  # fmt: skip
-    base = int(
-        cursor.execute(d.sql(f"SELECT value FROM {{settings}} WHERE name = '{_NEXT}'")).fetchone()[
-            0
-        ]
-    )
-    d.search.written(cursor, [((base + sequence - first) << 2 | code, said)
-                              for sequence, code, said in values])  # fmt: skip
-    end = base + last - first
-    before = cursor.execute(
-        d.sql("SELECT first_id, number, first_sequence, last_id FROM {search_runs} "
-              "ORDER BY first_id DESC LIMIT 1")
-    ).fetchone()  # fmt: skip
-    if (before is not None and before[1] == number and before[3] == base - 1
-            and before[2] + (before[3] - before[0]) + 1 == first):  # fmt: skip
-        cursor.execute(
-            d.sql("UPDATE {search_runs} SET last_id = ? WHERE first_id = ?"), (end, before[0])
-        )
-    else:
-        cursor.execute(
-            d.sql("INSERT INTO {search_runs} (first_id, number, first_sequence, last_id) "
-                  "VALUES (?, ?, ?, ?)"),
-            (base, number, first, end),
-        )  # fmt: skip
-    cursor.execute(d.sql(f"UPDATE {{settings}} SET value = ? WHERE name = '{_NEXT}'"), (end + 1,))
-    return len(values)
-
-
-def drop_words(d: Dialect, cursor: Cursor, number: int, count: int) -> None:
-    """Let go of the ``count`` values indexed for the session numbered ``number``."""
-    d.search.dropped(cursor, number, count)
-    cursor.execute(d.sql("DELETE FROM {search_runs} WHERE number = ?"), (number,))
-
-
-def clear_words(d: Dialect, cursor: Cursor) -> None:
-    """Let go of every indexed value (positions are not used again)."""
-    d.search.cleared(cursor)
-    cursor.execute(d.sql("DELETE FROM {search_runs}"))
+"""Candidates read at a time where a search has no limit, holds a phrase, or keeps only
+some sessions."""
 
 
 def search(
@@ -128,24 +63,29 @@ def search(
     where, picking = picked(d, query, "c")
     codes = ", ".join(str(FIELDS.index(field) + 1) for field in sorted(set(fields)))
     phrases = any(len(term) > 1 for term in asked)
-    page = (limit or PAGE) if not phrases else max(PAGE, 4 * (limit or 0))
-    position = f"({found_id}) >> 2"
+    page = (limit or PAGE) if not (phrases or where) else max(PAGE, 4 * (limit or 0))
     hits: list[SearchHit] = []
     before: int | None = None
     while limit is None or len(hits) < limit:
+        # A page of the index's newest candidates first (the index alone: it streams them
+        # in order), then each one's run and session, kept where the question picks it.
+        after = "" if before is None else f" AND {found_id} < ?"
         rows = cursor.execute(
             d.sql(
-                f"SELECT {found_id}, c.name, r.first_sequence, r.first_id FROM {source} "
-                f"JOIN {{search_runs}} r ON r.first_id = (SELECT MAX(first_id) "
-                f"FROM {{search_runs}} WHERE first_id <= {position}) "
-                f"JOIN {{catalog}} c ON c.number = r.number "
-                f"WHERE {condition} AND {position} <= r.last_id AND ({found_id}) & 3 IN ({codes}) "
-                f"{where and 'AND ' + where} {'' if before is None else f'AND {found_id} < ?'} "
-                f"ORDER BY {found_id} DESC LIMIT {page}"
+                "SELECT w.id, c.name, r.first_sequence, r.first_id, CASE WHEN "
+                f"(w.id >> 2) <= r.last_id {where and 'AND ' + where} THEN 1 ELSE 0 END "
+                f"FROM (SELECT {found_id} AS id FROM {source} WHERE {condition} "
+                f"AND ({found_id}) & 3 IN ({codes}){after} ORDER BY {found_id} DESC "
+                f"LIMIT {page}) w "
+                "LEFT JOIN {search_runs} r ON r.first_id = "
+                "(SELECT MAX(first_id) FROM {search_runs} WHERE first_id <= (w.id >> 2)) "
+                "LEFT JOIN {catalog} c ON c.number = r.number ORDER BY w.id DESC"
             ),
-            (*parameters, *picking, *(() if before is None else (before,))),
+            (*picking, *parameters, *(() if before is None else (before,))),
         ).fetchall()
-        for value, name, first_sequence, first_id in rows:
+        for value, name, first_sequence, first_id, kept in rows:
+            if not kept:
+                continue
             sequence = int(first_sequence) + (int(value) >> 2) - int(first_id)
             hit = _hit(d, cursor, d.text(name) or "", sequence, asked=asked, redaction=redaction)
             if hit is not None:

@@ -30,7 +30,7 @@ from ..port import (
 )
 from ..writing import BatchWritingStore
 from .append import SourceFailed, runs, write_groups
-from .catalog_store import CatalogAnswers, catalog_fault
+from .catalog_store import CatalogAnswers
 from .chains import ChainBroken, checked_rows, events
 from .copy_parts import CopiedSession, copy_part
 from .dialect import Cursor, ReadFault, WriteFault
@@ -188,6 +188,8 @@ class SqlEventStore(CatalogAnswers, LaidOutStore, BatchWritingStore):
                     checked = verify_session(d, cursor, session_id, interval)
                 if not self.keeps_catalog or not checked.repairable:
                     return checked
+                from .catalog_check import catalog_fault  # noqa: PLC0415 - verify's alone
+
                 wrong = catalog_fault(d, cursor, session_id)
         except ReadFault as fault:
             raise self._unavailable(fault, 0) from None

@@ -26,6 +26,8 @@ TABLES = (
     "words, content='', columnsize=0, detail=none, tokenize='ascii')",
     "INSERT OR IGNORE INTO store_settings (name, value) VALUES ('search_live', 0)",
     "INSERT OR IGNORE INTO store_settings (name, value) VALUES ('search_dead', 0)",
+    "INSERT OR IGNORE INTO store_settings (name, value) VALUES ('search_next', 1)",
+    "INSERT OR IGNORE INTO store_settings (name, value) VALUES ('catalog_numbers', 0)",
 )
 """The index's table and its counts of live and unreachable values."""
 
@@ -36,6 +38,17 @@ SMALLEST_REWRITE = 10_000
 @final
 class SQLiteSearch:
     """The store's FTS5 table (see the module docstring)."""
+
+    @staticmethod
+    def numbered(cursor: Cursor) -> int:
+        """The store's count of numbers, moved on (a write holds the whole file)."""
+        return _taken(cursor, "catalog_numbers", 1) + 1
+
+    @staticmethod
+    def positions(cursor: Cursor, number: int, first: int, count: int) -> int:
+        """The next ``count`` of the store's one count of positions: the values written one
+        after the other have ids close together, which FTS5 keeps in a few bits each."""
+        return _taken(cursor, "search_next", count)
 
     @staticmethod
     def written(cursor: Cursor, rows: Sequence[tuple[int, list[str]]]) -> None:
@@ -78,6 +91,15 @@ class SQLiteSearch:
         """An FTS5 query of each word quoted (FTS5 ANDs them)."""
         expression = " ".join(f'"{word}"' for word in every)
         return "search_words", "search_words.rowid", "search_words MATCH ?", (expression,)
+
+
+def _taken(cursor: Cursor, name: str, count: int) -> int:
+    """A count's value before it was moved on by ``count``."""
+    value = int(
+        cursor.execute("SELECT value FROM store_settings WHERE name = ?", (name,)).fetchone()[0]
+    )
+    _count(cursor, name, count)
+    return value
 
 
 def _count(cursor: Cursor, name: str, change: int) -> None:
