@@ -14,14 +14,15 @@ from typing import Any
 import pytest
 
 from benchmarks.claude_folder import write_folder
-from correx_tools.shell.cli.main import main
 from correx_tools.shell.cli.output.cells import cell_width
+
+from .commands import correx
 
 DATA = Path(__file__).parent / "data" / "transcripts"
 
 
-class Ran:
-    """What one in-process run of the command printed, and its exit status."""
+class Answer:
+    """What one run of the command printed, and its exit status."""
 
     def __init__(self, status: int, out: str, err: str) -> None:
         self.status, self.out, self.err = status, out, err
@@ -31,21 +32,15 @@ class Ran:
 
 
 @pytest.fixture
-def run(capsys: pytest.CaptureFixture[str], tmp_path: Path,
-        monkeypatch: pytest.MonkeyPatch) -> Any:  # fmt: skip
+def run(tmp_path: Path) -> Any:
+    """The command run in this process, with a cache of the test's own (a ``COLUMNS``
+    given, or none at all: the width of a table printed where nothing says one)."""
     cache = tmp_path / "cache.sqlite"
 
-    def ran(*argv: str, columns: int | None = None) -> Ran:
-        if columns is not None:
-            monkeypatch.setenv("COLUMNS", str(columns))
-        else:
-            monkeypatch.delenv("COLUMNS", raising=False)
-        try:
-            status = main([*argv, "--cache", str(cache)] if argv[0] != "stats" else list(argv))
-        except SystemExit as leaving:
-            status = int(leaving.code or 0)
-        out, err = capsys.readouterr()
-        return Ran(status, out, err)
+    def ran(*argv: str, columns: int | None = None) -> Answer:
+        given = [*argv, "--cache", str(cache)] if argv[0] != "stats" else list(argv)
+        done = correx(*given, env={"COLUMNS": None if columns is None else str(columns)})
+        return Answer(done.returncode, done.stdout, done.stderr)
 
     return ran
 
