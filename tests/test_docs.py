@@ -52,7 +52,7 @@ NOT_RUN = (
     "pip install",
     "tox",
     "python -m pytest",  # the test suite itself
-    "python -m benchmarks",  # minutes long; tests/test_benchmarks_smoke.py runs it small
+    "python -m benchmarks ",  # minutes long; tests/test_benchmarks_smoke.py runs it small
     "python tests/mutants.py",  # run by tests/test_mutants.py
     "HYPOTHESIS_PROFILE=",  # the nightly run: the test suite again, bigger
     "mkdocs",  # the site build: tests/test_docs.py::test_the_site_builds_strictly

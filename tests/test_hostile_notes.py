@@ -57,7 +57,8 @@ def test_sessions_of_a_folder_notes_each_name_as_text(folder: Path) -> None:
     done = correx("sessions", str(folder), "--no-cache")
     assert done.returncode == 0, done.stderr
     _shown_safely(done.stderr)
-    assert HOSTILE not in done.stdout and "s[U+001B]]0;pwned" in done.stdout  # the table too
+    # The table too: its short name (the start no other id shares) shown as text.
+    assert HOSTILE not in done.stdout and "s[U+001B]]0;pwn" in done.stdout
 
 
 def test_serve_of_a_folder_notes_each_name_as_text(folder: Path) -> None:

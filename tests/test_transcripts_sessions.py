@@ -39,10 +39,8 @@ def test_every_format_records_what_it_says_of_its_session(tmp_path: Path) -> Non
     # Bare MCP traffic, Cline's older files and Aider's histories record no time for a step.
     untimed = {session for session, row in rows.items() if not row["times_recorded"]}
     assert untimed == {"traffic-bare", "1763448130251", "synth", "hello-world-flask"}
-    text = correx("sessions", str(dest), check=True).stdout
-    assert "imported from transcripts:" in text
-    imported = text.split("imported from transcripts:")[1].split("conversation:")[0]
-    opencode = next(line for line in imported.splitlines() if " opencode " in line)
-    assert opencode.split() == ["ses_4f8e21c07ffdR2kLq9mT3xYb7w", "opencode",
-                                "ses_4f8e21c07ffdR2kLq9mT3xYb7w", "2025-11-18T06:42:10.250000Z",
-                                "/home/yuki/translit-rs"]  # fmt: skip
+    text = correx("sessions", str(dest), "--wide", "--tz", "UTC", check=True).stdout
+    opencode = next(line for line in text.splitlines() if " opencode " in line)
+    shown = ["ses_4f8e21c07ffdR2kLq9mT3xYb7w", "2025-11-18", "06:42", "2025-11-18", "06:42",
+             "opencode", "/home/yuki/translit-rs"]  # fmt: skip
+    assert opencode.split()[:7] == shown

@@ -83,11 +83,15 @@ def test_a_non_zero_exit_is_counted_beside_failed_by_every_command(store: Path) 
     # Completed, as the import rules say; and counted as what it is.
     assert row["statuses"]["completed"] == 25 and row["statuses"]["failed"] == 8
     assert row["exited_nonzero"] == 1
-    table = run("sessions", str(store)).splitlines()
+    table = run("sessions", str(store), "--wide").splitlines()
     column = table[0].index("exit ≠ 0")
-    assert table[0][:column].rstrip().endswith("failed")  # beside failed
-    row_text = table[2 + 0]  # the Claude Code session sorts first
+    assert table[0][:column].rstrip().endswith("open")  # among the statuses, after failed
+    row_text = next(line for line in table if line.startswith(CLAUDE_SESSION))
     assert row_text[column : column + len("exit ≠ 0")].strip() == "1"
+    compact = run("sessions", str(store)).splitlines()
+    failed = compact[0].index("failed") + len("failed")
+    row_text = next(line for line in compact if CLAUDE_SESSION.startswith(line.split()[0]))
+    assert row_text[:failed].split()[-1] == "9"  # 8 failed and 1 exited non-zero
     replayed = asked("replay", str(store), CLAUDE_SESSION)
     assert replayed["exited_nonzero"] == 1
     assert [r["receipt"]["exit_code"] for r in replayed["invocations"]

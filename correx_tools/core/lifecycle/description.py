@@ -85,29 +85,29 @@ def described(events: Iterable[StoredEvent]) -> Described | None:
     """The description a session begins with, if it is an imported one (only the first
     event is read)."""
     for stored in events:
-        event = stored.event
-        if (
-            not isinstance(event, OpaqueEvent)
-            or event.type != DESCRIBED
-            or event.version != VERSION
-        ):
-            return None
-        data = event.data
-
-        def text(key: str, data: Any = data) -> str | None:
-            value = data.get(key)
-            return value if isinstance(value, str) and value else None
-
-        started = text("started_at")
-        at = None if started is None else _utc(started)
-        return Described(
-            text("format") or "unknown",
-            About(agent_session_id=text("agent_session_id"), started_at=at,
-                  cwd=text("cwd"), title=text("title"),
-                  parent_session=text("parent_session_id")),
-            times_recorded=text("times") != NO_TIMES,
-        )  # fmt: skip
+        return description_of(stored.event)
     return None
+
+
+def description_of(event: object) -> Described | None:
+    """The description ``event`` holds; ``None`` for any other event (and for one of a
+    later version, which a view shows as an event it does not know)."""
+    if not isinstance(event, OpaqueEvent) or event.type != DESCRIBED or event.version != VERSION:
+        return None
+    data = event.data
+
+    def text(key: str, data: Any = data) -> str | None:
+        value = data.get(key)
+        return value if isinstance(value, str) and value else None
+
+    started = text("started_at")
+    at = None if started is None else _utc(started)
+    return Described(
+        text("format") or "unknown",
+        About(agent_session_id=text("agent_session_id"), started_at=at, cwd=text("cwd"),
+              title=text("title"), parent_session=text("parent_session_id")),
+        times_recorded=text("times") != NO_TIMES,
+    )  # fmt: skip
 
 
 def _utc(text: str) -> datetime | None:

@@ -15,7 +15,7 @@ from ...stores.port import ClosableStore, EventStore, StoreLayoutError
 from ...transcripts.importing.folders import never_read
 from ..errors import CliError
 from .options import closed_at_the_end
-from .transcripts import opened_transcripts
+from .transcripts import EVERY_AGENT, agents_found, opened_folders, opened_transcripts
 
 # -- opening sources -----------------------------------------------------------
 
@@ -52,6 +52,14 @@ def open_store(
         # A database that cannot be reached or used: psycopg's own first line says why.
         reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
         raise CliError(f"{redact(source)}: cannot use the database: {reason}") from None
+
+
+def open_source_or_agents(source: str | None) -> tuple[EventStore, str]:
+    """The store a command that may be given no SOURCE reads, and how it names it: SOURCE's,
+    or with none the cache of every agent's folder found on this machine."""
+    if source is not None:
+        return open_store(source), redact(source)
+    return opened_folders([folder.path for folder in agents_found()], EVERY_AGENT), EVERY_AGENT
 
 
 def refuse_never_read(source: str) -> None:
