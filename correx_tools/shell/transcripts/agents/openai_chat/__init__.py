@@ -1,13 +1,24 @@
-"""OpenAI chat message lists an agent loop keeps, recorded as `OPENAI_CHAT`: `calls`
-reads a list's calls, `talk` its conversation."""
+"""OpenAI chat message lists an agent loop keeps, recorded as `OPENAI_CHAT`: `signs` tells
+one, `calls` reads a list's calls (imported only when a list is read), `talk` its
+conversation."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from ...agent_format import AgentFormat, Shape
-from .calls import FORMAT, looks_like, read
+from ...model import Transcript
+from .signs import FORMAT, looks_like
+
+
+def _read(document: Any, name: str) -> Transcript:
+    from .calls import read  # noqa: PLC0415 - the reader, when a file of it is read
+
+    return read(document, name)
+
 
 OPENAI_CHAT = AgentFormat(
     name=FORMAT,
     expected="an OpenAI chat message list holding tool_calls",
-    document=Shape(7, looks_like, read),
+    document=Shape(7, looks_like, _read),
 )
