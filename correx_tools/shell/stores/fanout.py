@@ -29,6 +29,7 @@ from .port import EventStore
 from .sql.store import SqlEventStore
 
 P = TypeVar("P")
+R = TypeVar("R")
 
 _DIED = (
     "a worker process ended before its part was done (killed, or out of memory); "
@@ -105,9 +106,10 @@ def _work(address: StoreAddress, task: Task, part: Any) -> Any:
 @final
 class Workers:
     """``count`` processes, this one among them, working the parts of the store at
-    ``address`` (`sql.parts.Runner`); the worker processes start when first needed."""
+    ``address`` (`sql.parts.Runner`), or any parts given to a plain function
+    (`stream_calls`: no store); the worker processes start when first needed."""
 
-    def __init__(self, address: StoreAddress, count: int) -> None:
+    def __init__(self, address: StoreAddress | None, count: int) -> None:
         if count < 1:
             raise ValueError(f"workers must be >= 1, got {count}")
         self._address, self._count = address, count
@@ -165,17 +167,36 @@ class Workers:
         every part worked by a worker process while this one takes them in (writes them);
         at most a few are held at a time, so memory stays bounded by a part. `WorkerLost`
         if a worker died; the parts not started are dropped when the caller stops."""
+        address = self._address
+        assert address is not None, "a store's parts need the store's address"
+        return self._stream(lambda pool, part: pool.submit(_work, address, task, part),
+                            parts, here)  # fmt: skip
+
+    def stream_calls(
+        self, work: Callable[[P], R], parts: Sequence[P], here: Callable[[P], R]
+    ) -> Generator[R, None, None]:
+        """`stream` of a plain function (a module's, so that it pickles) of each part: no
+        store is opened. Its errors come back as they were raised (`WorkerLost` if a worker
+        died)."""
+        return self._stream(lambda pool, part: pool.submit(work, part), parts, here)
+
+    def _stream(
+        self,
+        submit: Callable[[ProcessPoolExecutor, P], Future[Any]],
+        parts: Sequence[P],
+        here: Callable[[P], Any],
+    ) -> Generator[Any, None, None]:
         if self._count < 2 or len(parts) < 2:
             yield from (here(part) for part in parts)
             return
-        pool, address = self._started(), self._address
+        pool = self._started()
         pending: deque[Future[Any]] = deque()
         left = iter(parts)
         try:
             while True:
                 try:
                     while len(pending) <= self._count and (part := next(left, None)):
-                        pending.append(pool.submit(_work, address, task, part))
+                        pending.append(submit(pool, part))
                     if not pending:
                         return
                     result = self._result(pending.popleft())
@@ -195,6 +216,7 @@ class Workers:
         if self._count < 2 or len(parts) < 2:
             return [here(part) for part in parts]
         pool, address = self._started(), self._address
+        assert address is not None, "a store's parts need the store's address"
         left = deque(range(len(parts)))
         lock = threading.Lock()
         results: dict[int, Any] = {}

@@ -21,8 +21,10 @@ from returns.result import Result
 from ....core.lifecycle.events import StoredEvent
 from ..addresses import StoreAddress
 from ..port import AppendError, StoreLayoutError
+from ..sql.append import write_groups
 from ..sql.indexing import CHECKPOINT_INTERVAL
 from ..sql.layout import LAYOUT
+from ..sql.prepared import PreparedSession, Preparer
 from ..sql.store import SqlEventStore
 from .dialect import SQLiteDatabase
 from .layout import create, layout_of, upgrade
@@ -126,6 +128,21 @@ class SQLiteEventStore(SqlEventStore):
         sessions are replaced when their files are rewritten in place."""
         chosen = list(sessions)
         return self._import(stored_events, first=lambda cursor: remove_sessions(cursor, chosen))
+
+    def preparer(self) -> Preparer:
+        """How this store writes a new session's rows, for other processes to make them
+        (`prepared`): SQLite keeps a session's key as its id, so they need nothing of the
+        file."""
+        return Preparer(self._sqlite.dialect, LAYOUT, self.checkpoint_interval)
+
+    def import_prepared(self, sessions: Iterable[PreparedSession]) -> Result[int, AppendError]:
+        """Write new sessions whose rows were prepared elsewhere (`preparer`), in one
+        transaction, all or none: a session that holds events already, an id another session
+        holds, rows made by another store's rules are refused, as `import_events` refuses."""
+        self._refuse_writes()
+        return write_groups(
+            self._sqlite, sessions, expected=None, interval=self.checkpoint_interval
+        )
 
     def _prepare(
         self,
