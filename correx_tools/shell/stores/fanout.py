@@ -83,6 +83,16 @@ def _quiet() -> None:
     threading.Thread(target=watch, daemon=True).start()
 
 
+def fork_is_safe() -> bool:
+    """Whether worker processes may be forked from this one: on Linux, from the main thread
+    of a process that runs no other (elsewhere, or beside other threads, they are spawned)."""
+    return (
+        sys.platform == "linux"
+        and threading.current_thread() is threading.main_thread()
+        and threading.active_count() == 1
+    )
+
+
 Task = str | Callable[[SqlEventStore, Any], Any]
 """What a worker does with a part: the name of a store's own `work_part` task, or a
 callable (picklable, as a module's function or a dataclass is) given the store and part."""
@@ -109,10 +119,14 @@ class Workers:
     ``address`` (`sql.parts.Runner`), or any parts given to a plain function
     (`stream_calls`: no store); the worker processes start when first needed."""
 
-    def __init__(self, address: StoreAddress | None, count: int) -> None:
+    def __init__(self, address: StoreAddress | None, count: int, *, forked: bool = False) -> None:
         if count < 1:
             raise ValueError(f"workers must be >= 1, got {count}")
         self._address, self._count = address, count
+        # A forked worker starts at once, with what this process imported; a spawned one
+        # imports it again (a third of a second). Forking is safe only where no other
+        # thread may hold a lock the child would inherit held: asked for, and granted then.
+        self._start = "fork" if forked and fork_is_safe() else "spawn"
         self._pool: ProcessPoolExecutor | None = None
 
     @property
@@ -154,7 +168,7 @@ class Workers:
         if self._pool is None:
             # As many processes as asked for: `stream` keeps them all busy; `run` all but
             # one (this process works too), and the pool starts only the ones it uses.
-            context = multiprocessing.get_context("spawn")
+            context = multiprocessing.get_context(self._start)
             self._pool = ProcessPoolExecutor(
                 max_workers=self._count, mp_context=context, initializer=_quiet
             )

@@ -16,10 +16,10 @@ from pathlib import Path
 from ...stores.addresses import redact_dsn
 from ...stores.port import EventStore
 from ...stores.sqlite import SQLiteEventStore
-from ...transcripts.cache.cache import Look
 from ...transcripts.cache.following import Follower
+from ...transcripts.cache.look import Look
 from ...transcripts.homes import AgentFolder, agent_folders, candidate_folders
-from ...transcripts.importing.folders import transcript_files
+from ...transcripts.importing.files import transcript_files
 from ..errors import CliError
 from .options import command_name
 from .stores import note_unindexed, open_store

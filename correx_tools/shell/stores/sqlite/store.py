@@ -12,23 +12,24 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Collection, Iterable, Sequence
 from pathlib import Path
-from typing import Any, final
+from typing import TYPE_CHECKING, Any, final
 
 from returns.result import Result
 
 from ....core.lifecycle.events import StoredEvent
 from ..addresses import StoreAddress
 from ..port import AppendError, StoreLayoutError
-from ..sql.append import write_groups
 from ..sql.indexing import CHECKPOINT_INTERVAL
 from ..sql.layout import LAYOUT
-from ..sql.prepared import PreparedSession, Preparer
 from ..sql.store import SqlEventStore
 from .dialect import SQLiteDatabase
 from .layout import create, layout_of, upgrade
 from .removing import remove_sessions
+
+if TYPE_CHECKING:
+    from ..sql.prepared import PreparedSession, Preparer
 
 BUSY_TIMEOUT_SECONDS = 30.0
 READ_TIMEOUT_SECONDS = 5.0
@@ -133,16 +134,18 @@ class SQLiteEventStore(SqlEventStore):
         """How this store writes a new session's rows, for other processes to make them
         (`prepared`): SQLite keeps a session's key as its id, so they need nothing of the
         file."""
+        from ..sql.prepared import Preparer  # noqa: PLC0415 - only a writer of many new sessions
+
         return Preparer(self._sqlite.dialect, LAYOUT, self.checkpoint_interval)
 
-    def import_prepared(self, sessions: Iterable[PreparedSession]) -> Result[int, AppendError]:
+    def import_prepared(self, sessions: Sequence[PreparedSession]) -> Result[int, AppendError]:
         """Write new sessions whose rows were prepared elsewhere (`preparer`), in one
         transaction, all or none: a session that holds events already, an id another session
-        holds, rows made by another store's rules are refused, as `import_events` refuses."""
+        holds, rows made by another store's rules are refused (`prepared.write_prepared`)."""
+        from ..sql.prepared import write_prepared  # noqa: PLC0415 - as `preparer`
+
         self._refuse_writes()
-        return write_groups(
-            self._sqlite, sessions, expected=None, interval=self.checkpoint_interval
-        )
+        return write_prepared(self._sqlite, sessions, self.checkpoint_interval)
 
     def _prepare(
         self,

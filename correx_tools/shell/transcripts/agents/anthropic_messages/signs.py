@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...common.message_lists import holds_calls_of
+from ...common.message_shapes import holds_calls_of
 
 FORMAT = "anthropic-messages"
 

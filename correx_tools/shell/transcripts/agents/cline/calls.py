@@ -102,11 +102,13 @@ closing tag, and keep their inner lines (one newline each side is the element's 
 
 
 def placed(transcript: Transcript, path: Path) -> Transcript:
-    """A task's history with its id: the folder it is kept in is named by the task's id."""
+    """A task's history with its id, which names the session: the folder it is kept in is
+    named by the task's id."""
     if path.name != HISTORY:
         return transcript
-    about = dataclasses.replace(transcript.about, agent_session_id=path.parent.name)
-    return dataclasses.replace(transcript, about=about)
+    task = path.resolve().parent.name or transcript.session
+    about = dataclasses.replace(transcript.about, agent_session_id=task)
+    return dataclasses.replace(transcript, session=task, about=about)
 
 
 def read(document: list[Any], name: str) -> Transcript:

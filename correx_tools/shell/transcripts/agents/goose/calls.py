@@ -68,17 +68,20 @@ def read_export(document: dict[str, Any], name: str) -> Transcript:
 
 
 def read_legacy(records: Iterable[tuple[int, Any]], name: str) -> Transcript:
-    """The calls of an older session file: its first line describes it, each next a message."""
+    """The calls of an older session file: its first line describes it, each next a message.
+    Goose names the file after the session's id: the file's own name (the last part of
+    ``name``, wherever the file lies) is the session's."""
     rows = iter(records)
     _, header = next(rows)
     messages = ((f"line {line}", message) for line, message in rows)
+    own = name.rpartition("/")[2]
     # Only what the first line says (it records no start): a file that grows keeps it.
     about = About(
-        agent_session_id=name,
+        agent_session_id=own,
         cwd=_text(header.get("working_dir")),
         title=_text(header.get("description")),
     )
-    return read_messages(messages, name, about, tokens=(header, "line 1"))
+    return read_messages(messages, own, about, tokens=(header, "line 1"))
 
 
 def read_messages(
