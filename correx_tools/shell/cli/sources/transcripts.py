@@ -31,7 +31,8 @@ import re2
 from ...stores.addresses import POSTGRES_SCHEMES
 from ...stores.port import EventStore, StoreLayoutError
 from ...stores.sqlite import SQLiteEventStore
-from ...transcripts.cache.cache import CacheError, Look, TranscriptCache, Watcher
+from ...transcripts.cache.cache import CacheError, TranscriptCache
+from ...transcripts.cache.look import Look, Watcher
 from ...transcripts.common.lines import LENIENT_HINT
 from ...transcripts.recognising import FORMATS, SQLITE_HEADER, database_format
 from ..errors import CliError
@@ -249,7 +250,9 @@ def opened_transcripts(source: str) -> EventStore | None:
         return None
     cache = open_cache([Path(source)], source)
     try:
-        current_options().refused += len(checked_look(cache, source).refused)
+        look = checked_look(cache, source)
+        current_options().refused += len(look.refused)
+        current_options().not_shown += cache.not_shown(look)
     finally:
         cache.close()
     store = SQLiteEventStore(cache.path, read_only=True)
