@@ -70,6 +70,8 @@ class Pass:
         self.held: dict[str, int] = {}
         self.ready: dict[str, PreparedSession] = {}
         """New sessions whose rows a worker process made, to write as they are."""
+        self.events_held = 0
+        """The events held for the next batch, as events or as rows."""
         self.stored: set[str] = set()
         """The sessions the store held when workers began to read new files."""
         self.replacing: set[str] = set()
@@ -116,7 +118,7 @@ class Pass:
                 self.took(path, key, stamp, before, self.read_here(path, root))
             self.look.read += 1
             self.watcher.done(size)
-            if self.events_held() >= BATCH_EVENTS:
+            if self.events_held >= BATCH_EVENTS:
                 self.flush()
         self.flush()
         self.manifest.save(self.rows_to_save, gone)
@@ -178,6 +180,7 @@ class Pass:
                 continue
             assert found.prepared is not None
             self.ready[found.session] = found.prepared
+            self.events_held += len(found.prepared.events)
             self.owners[found.session] = key
             self.look.new.append((shown, found.session))
             own.append(found.session)
@@ -261,6 +264,7 @@ class Pass:
             self.look.grown.append((shown, session))
         if held < len(events):
             self.pending[session] = events
+            self.events_held += len(events)
             self.held[session] = held
 
     def same(self, session: str, events: list[StoredEvent]) -> bool:
@@ -282,12 +286,6 @@ class Pass:
         self.look.removed += removed
 
     # -- writing -------------------------------------------------------------------------------
-
-    def events_held(self) -> int:
-        """The events held for the next batch, as events or as rows."""
-        return sum(len(events) for events in self.pending.values()) + sum(
-            len(ready.events) for ready in self.ready.values()
-        )
 
     def flush(self) -> None:
         """Write the held sessions' new events, in one transaction (the rows a worker made, in
@@ -312,7 +310,7 @@ class Pass:
         if failed:
             for told in (self.look.new, self.look.grown, self.look.rewritten):
                 told[:] = [(file, session) for file, session in told if session not in failed]
-        self.pending, self.held, self.ready = {}, {}, {}
+        self.pending, self.held, self.ready, self.events_held = {}, {}, {}, 0
         self.batch_rows, self.batch_files, self.replacing = [], {}, set()
 
     def written_ready(self) -> dict[str, str]:
