@@ -21,7 +21,7 @@ workers.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Sequence
 from pathlib import Path
 
 from ...stores.fanout import WorkerLost, Workers, default_workers
@@ -48,7 +48,7 @@ def prepared(
     workers: int,
     options: ImportOptions,
     preparer: Preparer,
-) -> Iterator[FileRead | None]:
+) -> Generator[FileRead | None, None, None]:
     """What each of ``files`` (its path, its session's name of last resort, its size)
     gives, in their order, read by ``workers`` processes; ``None`` for a file left to the
     caller to read (a worker died)."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -120,6 +120,8 @@ class Pass:
             self.watcher.done(size)
             if self.events_held >= BATCH_EVENTS:
                 self.flush()
+        if reads is not None:
+            reads.close()  # every file is in: the workers end now, not when this is collected
         self.flush()
         self.manifest.save(self.rows_to_save, gone)
         return self.look
@@ -137,7 +139,7 @@ class Pass:
         changed: list[tuple[Path, Path, str, str]],
         sizes: list[int],
         rows: dict[str, FileRow],
-    ) -> Iterator[FileRead | None] | None:
+    ) -> Generator[FileRead | None, None, None] | None:
         """What the new files (none of which the cache knew) give, read by worker processes
         in their order (`filling`); ``None`` when too few are new for workers to be worth
         their start."""
@@ -151,7 +153,7 @@ class Pass:
         named = [(path, default_name(path, root), size) for path, root, size in new]
         self.stored = set(self.store.sessions())
         workers = self.workers or fill_workers()
-        return iter(prepared(named, workers, self.options, self.store.preparer()))
+        return prepared(named, workers, self.options, self.store.preparer())
 
     # -- one file ----------------------------------------------------------------------------
 
