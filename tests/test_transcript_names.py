@@ -146,6 +146,9 @@ def test_verify_names_a_session_hidden_by_another_and_a_refused_file_every_time(
     document = json.loads(run("verify", str(root), *cache, "--json", ok=False).stdout)
     assert document["intact"] is False
     assert [entry["file"] for entry in document["not_shown"]] == [str(damaged), str(hidden)]
+    # One session asked for is checked alone: the files the rest of SOURCE holds are not its.
+    one = run("verify", str(root), "55604662-cf2a-4331-851a-ec234028f8ca", *cache)
+    assert one.stdout.strip().endswith(": intact")
 
 
 def test_a_cache_an_earlier_release_filled_is_read_again_once(

@@ -50,7 +50,8 @@ def run(args: argparse.Namespace) -> int:
     finally:
         close_store(store)
     faults = [fault for check in checks for fault in check.faults]
-    unshown = files_not_shown()  # of a transcript SOURCE: files its sessions do not show
+    # Of a transcript SOURCE checked whole: the files its sessions do not show as they are.
+    unshown = [] if args.session else files_not_shown()
     document: dict[str, Any] = {
         "source": redact(args.source),
         "intact": not faults and not unshown,
