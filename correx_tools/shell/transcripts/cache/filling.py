@@ -29,9 +29,14 @@ from ...stores.sql.prepared import Preparer
 from ..importing.options import ImportOptions
 from .reading import FileRead, Task, prepared_files
 
-WORKERS_AT_MOST = 4
-"""Worker processes a fill starts at most (on a machine of more cores): each holds some 40 MB,
-and four already read files faster than one process writes them."""
+WORKERS_AT_MOST = 3
+"""Worker processes a fill starts at most (on a machine of more cores): with the writing
+process, four cores in use. Each worker holds some 40 MB (about 20 MB of its own, the rest
+shared with the process it was forked from): three keep a fill of 10,000 sessions under
+200 MB however it is counted (measured 2026-12-07: 142 MB summed over the writer and two
+workers, 227 MB with four). The writer would keep up with about six, each reading a file in
+some six times the time it takes to write it: more workers would fill faster, at 40 MB
+each."""
 CHUNK_BYTES = 1_000_000
 CHUNK_FILES = 200
 """A chunk of files sent to a worker at a time: enough to make sending it cheap, few enough
