@@ -31,10 +31,11 @@ import re2
 from ...stores.addresses import POSTGRES_SCHEMES
 from ...stores.port import EventStore, StoreLayoutError
 from ...stores.sqlite import SQLiteEventStore
-from ...transcripts.cache.cache import CacheError, Look, TranscriptCache, Watcher
+from ...transcripts.cache.cache import CacheError, TranscriptCache
+from ...transcripts.cache.look import Look, Watcher
 from ...transcripts.common.lines import LENIENT_HINT
 from ...transcripts.homes import AgentFolder, agent_folders, candidate_folders
-from ...transcripts.importing.folders import transcript_files
+from ...transcripts.importing.files import transcript_files
 from ...transcripts.recognising import FORMATS, SQLITE_HEADER, database_format
 from ..errors import CliError
 from ..output.render import in_line
@@ -257,7 +258,9 @@ def opened_folders(roots: Sequence[Path], label: str) -> EventStore:
     and opened read-only (``label`` names them in notes)."""
     cache = open_cache(roots, label)
     try:
-        current_options().refused += len(checked_look(cache, label).refused)
+        look = checked_look(cache, label)
+        current_options().refused += len(look.refused)
+        current_options().not_shown += cache.not_shown(look)
     finally:
         cache.close()
     return closed_at_the_end(SQLiteEventStore(cache.path, read_only=True))
