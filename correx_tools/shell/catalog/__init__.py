@@ -3,4 +3,7 @@
 A store that keeps the catalog at write time answers from it (`CatalogStore`); any other
 is answered by folding each session's events (`folded`), the same rules either way. The
 commands and the server import it; it imports the stores, the replay and the core.
+
+What both print of it is built here once: a session's row and a usage row (`rows`), and
+the dates and zones a person picks sessions by (`when`).
 """
