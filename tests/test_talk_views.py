@@ -211,7 +211,7 @@ def test_turns_are_bands_and_prompts_marks_reached_by_click_tab_and_keys(
     page.close()
 
 
-def test_the_list_is_grouped_by_project_most_recent_first_in_local_time(
+def test_the_list_is_most_recent_first_in_local_time_and_grouped_by_project_on_asking(
     served: Served, browser: Any
 ) -> None:
     context = browser.new_context(timezone_id="Asia/Tokyo", viewport={"width": 1500, "height": 900})
@@ -220,8 +220,30 @@ def test_the_list_is_grouped_by_project_most_recent_first_in_local_time(
     page.goto(served.link("/"))
     page.wait_for_selector("#sessions[data-total='4']", timeout=30_000)
     heads = [th.inner_text().rstrip(" ▲") for th in page.query_selector_all("#sessions th")]
-    assert heads[:10] == ["session", "title", "agent", "project", "model", "first event",
-                          "last event", "calls", "failures", "tokens"]  # fmt: skip
+    assert heads == ["session", "last moved", "agent", "project", "title", "model", "calls",
+                     "failures", "tokens", "cost"]  # fmt: skip
+    listed = served.answer("/api/v1/sessions")["sessions"]  # the command's order
+    rows = page.query_selector_all("#sessions tr.session")
+    assert [r.query_selector("a").get_attribute("title") for r in rows] == [
+        s["session_id"] for s in listed
+    ]
+    mine = next(r for r in rows if r.query_selector("a").get_attribute("title") == SESSION)
+    cells = [td.inner_text() for td in mine.query_selector_all("td")]
+    assert cells[2:4] == ["claude-code", "spotter"]  # the project's whole path on hover
+    assert mine.query_selector("td.project span").get_attribute("title") == (
+        "/home/marco/projects/spotter"
+    )
+    assert cells[6:9] == ["2", "2", "25,366"]  # two calls, both rejected
+    # 21:12:02.480 UTC is 06:12 the next day in Tokyo; the UTC values are on hover.
+    moved = mine.query_selector("td.when span.time")
+    assert moved.inner_text() == "2026-02-11 06:12"
+    assert moved.get_attribute("title") == (
+        "first 2026-02-10 21:11:52.438000 UTC · last 2026-02-10 21:12:02.480000 UTC"
+    )
+    # The project's column groups the list under each project, its latest session first; the
+    # project is said once, in its heading, not on each row.
+    page.locator("#sessions th", has_text="project").click()
+    page.wait_for_selector("#sessions tr.group")
     groups = [
         tr.get_attribute("data-project") for tr in page.query_selector_all("#sessions tr.group")
     ]
@@ -231,17 +253,12 @@ def test_the_list_is_grouped_by_project_most_recent_first_in_local_time(
         "/home/marco/projects/spotter",
         "/home/yuki/translit-rs",
     ]
-    rows = page.query_selector_all("#sessions tr.session")
-    first = [td.inner_text() for td in rows[1].query_selector_all("td")]
-    assert first[0] in {SESSION, LONG_SESSION}
-    assert first[2:4] == ["claude-code", "/home/marco/projects/spotter"]
-    assert first[7:10] == ["2", "2", "25,366"]  # two calls, both rejected
-    # 21:11:52.438 UTC is 06:11:52.438 the next day in Tokyo; the UTC value is on hover.
-    started = rows[1].query_selector_all("td")[5].query_selector("span.time")
-    assert started.inner_text() == "2026-02-11 06:11:52.438"
-    assert started.get_attribute("title") == "2026-02-10 21:11:52.438000 UTC"
-    # Any column sorts the list whole, without the groups.
-    page.click("#sessions th:nth-child(10)")
+    assert (
+        "sort=project" in page.url
+        and page.query_selector("#sessions tr.session td.project") is None
+    )
+    assert "project" not in [th.inner_text() for th in page.query_selector_all("#sessions th")]
+    page.locator("#sessions th", has_text="last moved").click()
     page.wait_for_function("() => !document.querySelector('#sessions tr.group')")
     assert opened.errors == []
     context.close()

@@ -45,6 +45,7 @@ from .api import (
     stream,
     timeline,
     turns,
+    usage,
     view,
 )
 from .debugger.debugger import Debugger
@@ -57,6 +58,10 @@ _FILES = {
     "report.css": ("report", "text/css; charset=utf-8"),
     "page.js": ("report", "application/javascript; charset=utf-8"),
     "compare.js": ("serve", "application/javascript; charset=utf-8"),
+    "sessions.js": ("serve", "application/javascript; charset=utf-8"),
+    # The chart library, shipped in the package (see page/vendor/PROVENANCE.md).
+    "uPlot.iife.min.js": ("vendor", "application/javascript; charset=utf-8"),
+    "uPlot.min.css": ("vendor", "text/css; charset=utf-8"),
 }
 _SESSION_QUESTIONS: dict[str, Callable[[Debugger, SessionId, Mapping[str, str]], Any]] = {
     "state": state.state,
@@ -71,7 +76,10 @@ _SESSION_QUESTIONS: dict[str, Callable[[Debugger, SessionId, Mapping[str, str]],
     "turns": turns.turns,
 }
 ENDPOINTS = [
-    "GET /api/v1/sessions?q=&sort=&offset=&limit=",
+    "GET /api/v1/sessions?agent=&project=&model=&since=&until=&tz=&failed=&machine=&q=&sort="
+    "&offset=&limit= (sessions --json, the most recent first)",
+    "GET /api/v1/usage?by=&stack=project|model&agent=&project=&model=&since=&until=&tz=&failed="
+    "&machine= (usage --json, and each day split by project or model)",
     "GET /api/v1/sessions/{session}",
     "GET /api/v1/sessions/{session}/state?at=&offset=&limit=",
     "GET /api/v1/sessions/{session}/invocations/{invocation}/history",
@@ -98,9 +106,12 @@ ENDPOINTS = [
 
 
 def _package_file(package: str, name: str) -> bytes:
-    """A file of the page: this package's own, or the report's (whose layout it shares)."""
+    """A file of the page: this package's own, the chart library it ships, or the report's
+    (whose layout it shares)."""
     if package == "serve":
         return resources.files(__package__).joinpath("page", name).read_bytes()
+    if package == "vendor":
+        return resources.files(__package__).joinpath("page", "vendor", name).read_bytes()
     return resources.files("correx_tools.shell.report").joinpath(name).read_bytes()
 
 
@@ -170,7 +181,7 @@ async def _page(
     if parts[0] == "static" and len(parts) == 2 and parts[1] in files:
         body, kind = files[parts[1]]
         return Response(body, media_type=kind)
-    if parts == ["compare"]:  # the compare view: its sessions are in the address's query
+    if parts in (["compare"], ["usage"]):  # views whose question is in the address's query
         return Response(page, media_type=html)
     if parts[0] == "sessions" and len(parts) == 2:
         # The page asks the API for the session and says what is wrong with it; the status
@@ -194,6 +205,8 @@ async def _api(
             return JSONResponse({"version": 1, "endpoints": ENDPOINTS})
         case ["sessions"]:
             return JSONResponse(await run_in_threadpool(sessions.sessions, debugger, query))
+        case ["usage"]:
+            return JSONResponse(await run_in_threadpool(usage.usage, debugger, query))
         case ["search"]:
             return JSONResponse(
                 await run_in_threadpool(everywhere.search_everywhere, debugger, query)
