@@ -10,7 +10,7 @@ from datetime import timedelta
 from pathlib import Path
 
 from correx_tools import InMemoryEventStore, SQLiteEventStore, import_transcript
-from correx_tools.shell.transcripts.importing import import_transcripts
+from correx_tools.shell.transcripts.importing.importing import import_transcripts
 
 from .baselines import raw_jsonl_loop
 from .sessions import START

@@ -123,9 +123,10 @@ if _typing.TYPE_CHECKING:
     from .shell.stores.port import StoreReadError as StoreReadError
     from .shell.stores.postgres import PostgresEventStore as PostgresEventStore
     from .shell.stores.sqlite import SQLiteEventStore as SQLiteEventStore
-    from .shell.transcripts.calls import TranscriptError as TranscriptError
-    from .shell.transcripts.importing import TranscriptImport as TranscriptImport
-    from .shell.transcripts.importing import import_transcript as import_transcript
+    from .shell.transcripts.errors import TranscriptError as TranscriptError
+    from .shell.transcripts.importing.importing import TranscriptImport as TranscriptImport
+    from .shell.transcripts.importing.importing import import_transcript as import_transcript
+    from .shell.transcripts.importing.options import ImportOptions as ImportOptions
     from .shell.workspace import Workspace as Workspace
 
 # Where each public name lives. None is imported with the package: a name's module is
@@ -152,6 +153,7 @@ _LOCATIONS = {
     "EventStore": "shell.stores.port",
     "FileAffectingTool": "core.tools.tool",
     "FormatError": "core.tools.formats._reader",
+    "ImportOptions": "shell.transcripts.importing.options",
     "InMemoryEventStore": "shell.stores.memory",
     "InMemoryToolRegistry": "core.tools.registry",
     "Invalid": "core.tools.validation",
@@ -212,8 +214,8 @@ _LOCATIONS = {
     "ToolState": "core.lifecycle.state",
     "ToolStats": "core.replay.analytics",
     "ToolSuccess": "core.tools.executor",
-    "TranscriptError": "shell.transcripts.calls",
-    "TranscriptImport": "shell.transcripts.importing",
+    "TranscriptError": "shell.transcripts.errors",
+    "TranscriptImport": "shell.transcripts.importing.importing",
     "TransitionError": "core.lifecycle.transitions",
     "TransitionErrorKind": "core.lifecycle.transitions",
     "UnresolvedId": "core.tools.short_ids",
@@ -232,7 +234,7 @@ _LOCATIONS = {
     "fold_events": "core.replay.fold",
     "follow": "shell.replay.follow",
     "freeze_json": "core.tools.json_values",
-    "import_transcript": "shell.transcripts.importing",
+    "import_transcript": "shell.transcripts.importing.importing",
     "in_flight": "core.replay.analytics",
     "invocation_id": "core.tools.ids",
     "outcome_text": "core.tools.result_messages",
@@ -285,6 +287,7 @@ __all__ = [
     "EventStore",
     "FileAffectingTool",
     "FormatError",
+    "ImportOptions",
     "InMemoryEventStore",
     "InMemoryToolRegistry",
     "Invalid",

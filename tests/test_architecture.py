@@ -29,6 +29,29 @@ FORBIDDEN = {
 # Pure parts of otherwise forbidden packages: urllib.parse only splits and joins strings.
 PURE = ("urllib.parse",)
 
+TRANSCRIPTS = "correx_tools.shell.transcripts"
+# The transcripts' rooms: the cache over the import over recognising over the agents'
+# formats over what they share; the package's own modules below them all. Each may also
+# import the core, and those marked so the stores.
+TRANSCRIPT_ROOMS = [
+    (f"{TRANSCRIPTS}.{room}",
+     [f"{TRANSCRIPTS}.{name}" for name in below.split()]
+     + ["correx_tools.core"] + (["correx_tools.shell.stores"] if stores else []))
+    for room, below, stores in [
+        ("cache", "importing recognising agents agent_format common model errors", True),
+        ("importing", "recognising agents agent_format common model errors", True),
+        ("recognising", "agents agent_format common model errors", True),
+        ("homes", "agents agent_format model", False),
+        ("agents", "agent_format common model errors", True),
+        ("common", "model errors", True),
+        ("agent_format", "model errors", False),
+        ("description", "", True),
+        ("model", "errors", False),
+        ("errors", "", False),
+    ]
+]  # fmt: skip
+
+
 # Each room may import only from the rooms listed after it (and from itself). A room is a
 # package or a module; a module lives in the longest room it lies under, so a subroom is a
 # room of its own, held to its own line.
@@ -89,15 +112,25 @@ LAYERS = [
     ),
     (
         "correx_tools.shell.audit",
-        ["correx_tools.shell.transcripts", "correx_tools.shell.stores", "correx_tools.core"],
+        [
+            "correx_tools.shell.transcripts",
+            "correx_tools.shell.stores",
+            "correx_tools.shell.option_files",
+            "correx_tools.core",
+        ],
     ),
     ("correx_tools.shell.recording", ["correx_tools.shell.stores", "correx_tools.core"]),
+    *TRANSCRIPT_ROOMS,
     ("correx_tools.shell.transcripts", ["correx_tools.shell.stores", "correx_tools.core"]),
     (
         "correx_tools.shell.report",
         ["correx_tools.shell.replay", "correx_tools.shell.stores", "correx_tools.core"],
     ),
-    ("correx_tools.shell.replay", ["correx_tools.shell.stores", "correx_tools.core"]),
+    (
+        "correx_tools.shell.replay",
+        ["correx_tools.shell.stores", "correx_tools.shell.option_files", "correx_tools.core"],
+    ),
+    ("correx_tools.shell.option_files", []),
     ("correx_tools.shell.export", ["correx_tools.core"]),
     ("correx_tools.shell.stores", ["correx_tools.core"]),
     ("correx_tools.shell.workspace", ["correx_tools.core"]),
@@ -259,6 +292,17 @@ def test_no_module_imports_in_a_cycle() -> None:
                 if len(component) > 1:
                     cycles.append(sorted(component))
     assert cycles == []
+
+
+def test_only_the_registry_imports_an_agents_package() -> None:
+    # One agent's format lives in its package; the machinery (recognising, the import, the
+    # cache, the home folders, the command) loops over `agents.REGISTRY` and names none.
+    agents = "correx_tools.shell.transcripts.agents"
+    for name, targets in graph().items():
+        if name.startswith(agents):
+            continue
+        named = sorted(target for target in targets if target.startswith(agents + "."))
+        assert named == [], f"{name} imports {named}: loop over agents.REGISTRY instead"
 
 
 def test_no_module_is_over_400_lines() -> None:

@@ -9,11 +9,13 @@ from pyrsistent import pmap
 from correx_tools.core.audit.auditor import text_of
 from correx_tools.core.audit.commands import command_effects
 from correx_tools.core.audit.effects import annotated, effects_of
-from correx_tools.core.audit.policy import Policy, compiled, inside, normalised
+from correx_tools.core.audit.paths import inside, normalised
+from correx_tools.core.audit.policy import Policy, compiled
 from correx_tools.core.audit.rules import secret_in
 from correx_tools.core.report.redaction import Redaction
 from correx_tools.core.tools.capability import ToolCapability as C
-from correx_tools.shell.audit.policy_file import PolicyFileError, capability_table, read_policy
+from correx_tools.core.tools.capability_table import builtin_table
+from correx_tools.shell.audit.policy_file import PolicyFileError, read_policy
 
 
 @pytest.mark.parametrize(
@@ -66,7 +68,7 @@ def test_a_commands_plain_effects(
 
 
 def test_the_table_reads_each_agents_arguments() -> None:
-    table = capability_table()
+    table = builtin_table()
     codex = effects_of(table, "codex", "local_shell", {"command": ["bash", "-lc", "rm -f a.txt"]})
     assert codex.commands == ("rm -f a.txt",) and codex.writes == ("a.txt",)
     assert C.FILE_WRITE in codex.capabilities
@@ -99,5 +101,5 @@ def test_objects_are_read_in_key_order_whatever_the_hash_seed() -> None:
     assert secret_in(pmap(secrets), Redaction()) == "api_key: '[REDACTED]'"
     assert secret_in(secrets, Redaction()) == "api_key: '[REDACTED]'"
     assert text_of(pmap({"b": "2", "a": ["1", pmap({"d": "4", "c": "3"})]})) == "1\n3\n4\n2"
-    written = effects_of(capability_table(), None, "Write", {"content": {"z": "2", "y": "1"}})
+    written = effects_of(builtin_table(), None, "Write", {"content": {"z": "2", "y": "1"}})
     assert written.content == ("1", "2")

@@ -22,7 +22,7 @@ from correx_tools.core.lifecycle.conversation import (
     Usage,
     conversation_event,
 )
-from correx_tools.core.lifecycle.description import Description, description_event
+from correx_tools.core.lifecycle.description import About, description_event
 from correx_tools.core.lifecycle.events import StoredEvent
 from correx_tools.core.replay.pricing import Price, PriceTable
 
@@ -58,8 +58,8 @@ def sessions(draw: st.DrawFn) -> list[StoredEvent]:
     events: list[object] = draw(st.lists(st.one_of(tool_events(), said), max_size=30))
     if draw(st.booleans()):
         times = draw(st.booleans())
-        events.insert(0, description_event(Description(format="claude-code", cwd="/p",
-                                                       times_recorded=times)))  # fmt: skip
+        events.insert(0, description_event("claude-code", About(cwd="/p"),
+                                           times_recorded=times))  # fmt: skip
     steps = draw(st.lists(st.integers(0, 4 * 3600), min_size=len(events), max_size=len(events)))
     moments, now = [], 0
     for step in steps:
@@ -192,7 +192,7 @@ def test_a_model_with_no_price_is_unpriced_never_free() -> None:
 
 def test_a_query_picks_by_each_of_its_fields() -> None:
     at = datetime(2026, 12, 1, 10, tzinfo=UTC)
-    events = stored([description_event(Description(format="codex", cwd="/home/a/Shop")),
+    events = stored([description_event("codex", About(cwd="/home/a/Shop")),
                      conversation_event(AssistantText(text="hi", model="gpt-5"))])  # fmt: skip
     events = [StoredEvent(session_id="s", sequence=e.sequence, recorded_at=at, event=e.event)
               for e in events]  # fmt: skip

@@ -32,9 +32,10 @@ from correx_tools.core.replay.lead_up import LeadUp
 from correx_tools.core.replay.spending import spending
 from correx_tools.core.replay.talk_summary import TalkSummary
 from correx_tools.shell.replay.lead_up import lead_up_in
-from correx_tools.shell.transcripts.cache import TranscriptCache
-from correx_tools.shell.transcripts.importing import import_transcripts
-from correx_tools.shell.transcripts.manifest import RULES
+from correx_tools.shell.transcripts.cache.cache import TranscriptCache
+from correx_tools.shell.transcripts.cache.manifest import RULES
+from correx_tools.shell.transcripts.importing.importing import import_transcripts
+from correx_tools.shell.transcripts.importing.options import ImportOptions
 
 from .test_conversation_imports import said, total
 from .transcript_samples import DATA
@@ -45,7 +46,7 @@ GEMINI_JSON = GEMINI.with_suffix(".json")
 
 def imported(path: Path, **options: Any) -> tuple[InMemoryEventStore, SessionId]:
     store = InMemoryEventStore()
-    done = import_transcript(path, store, **options).unwrap()
+    done = import_transcript(path, store, ImportOptions(**options)).unwrap()
     return store, done.session_id
 
 

@@ -23,8 +23,9 @@ from correx_tools import (
     conversation_of,
     import_transcript,
 )
-from correx_tools.shell.transcripts.cache import TranscriptCache
-from correx_tools.shell.transcripts.manifest import RULES
+from correx_tools.shell.transcripts.cache.cache import TranscriptCache
+from correx_tools.shell.transcripts.cache.manifest import RULES
+from correx_tools.shell.transcripts.importing.options import ImportOptions
 
 from .test_cli import run
 from .transcript_samples import DATA
@@ -35,7 +36,7 @@ CODEX = next((DATA / "codex").glob("rollout-*.jsonl"))
 
 def said(path: Path, **options: Any) -> list[object]:
     store = InMemoryEventStore()
-    done = import_transcript(path, store, **options).unwrap()
+    done = import_transcript(path, store, ImportOptions(**options)).unwrap()
     found = (conversation_of(stored.event) for stored in store.read(done.session_id))
     return [message for message in found if message is not None]
 

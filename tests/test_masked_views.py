@@ -19,7 +19,7 @@ from correx_tools.core.replay.fold import fold_events
 from correx_tools.core.replay.projection import ToolProjector
 from correx_tools.core.report.redaction import DEFAULT, MASK
 from correx_tools.core.report.tool_views import MAX_OUTPUT, tool_view
-from correx_tools.shell.transcripts.importing import import_transcripts
+from correx_tools.shell.transcripts.importing.importing import import_transcripts
 
 from .planted import CUT_AT, GITHUB, PGP_BODY, RSA_BODY, planted_transcript
 from .strategies import completed, requested, started, stored

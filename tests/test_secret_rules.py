@@ -25,7 +25,7 @@ from correx_tools.core.report.redaction import default_scanner as scanner
 from correx_tools.core.report.secret_rules import Rule, builtin_rules, parse_rules
 from correx_tools.core.report.secret_scan import Scanner, entropy, masked_bytes
 from correx_tools.core.tools.json_values import thaw_json
-from correx_tools.shell.transcripts.importing import import_transcripts
+from correx_tools.shell.transcripts.importing.importing import import_transcripts
 
 from .transcript_samples import samples
 

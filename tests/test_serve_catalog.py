@@ -30,7 +30,7 @@ from correx_tools.core.catalog.listing import CallCounts, Listed, SessionQuery
 from correx_tools.core.catalog.stacks import MOST, OTHER, stacked
 from correx_tools.core.catalog.usage import usage_rows
 from correx_tools.core.lifecycle.conversation import TokenUsage
-from correx_tools.core.lifecycle.description import Description
+from correx_tools.core.lifecycle.description import About, Described
 from correx_tools.core.replay.pricing import Price, PriceTable
 from correx_tools.core.tools.ids import SessionId
 from correx_tools.shell.catalog.folded import FoldedCatalog
@@ -205,7 +205,8 @@ PRICES = PriceTable(models={"a": Price(input=1, output=2, cache_read=0, cache_wr
 
 
 def _listed(number: int, project: str | None) -> Listed:
-    described = None if project is None else Description(format="claude-code", cwd=project)
+    about = About(cwd=project)
+    described = None if project is None else Described(format="claude-code", about=about)
     facts = SessionFacts(description=described)
     return Listed(session_id=f"s{number}", facts=facts, counts=CallCounts())
 

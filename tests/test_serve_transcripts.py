@@ -23,7 +23,7 @@ import pytest
 from returns.result import Success
 
 from correx_tools import InMemoryEventStore
-from correx_tools.shell.transcripts.importing import import_transcripts
+from correx_tools.shell.transcripts.importing.importing import import_transcripts
 
 from .browsing import Opened, module_browser
 from .one_call import one_call_session

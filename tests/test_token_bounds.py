@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from correx_tools import InMemoryEventStore, TokenUsage, Usage, import_transcript
 from correx_tools.core.lifecycle.conversation import MOST_TOKENS
-from correx_tools.shell.transcripts.talk import MOST_COUNTED, digits
+from correx_tools.shell.transcripts.common.talk import MOST_COUNTED, digits
 
 from .one_call import one_call_session
 

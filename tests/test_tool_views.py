@@ -28,7 +28,7 @@ from correx_tools.core.replay.projection import ToolProjector
 from correx_tools.core.report.edits import MAX_LINES, diff_lines, edit_of, search_replace_blocks
 from correx_tools.core.report.redaction import DEFAULT, MASK
 from correx_tools.core.report.tool_views import command_of, tool_view
-from correx_tools.shell.transcripts.importing import import_transcripts
+from correx_tools.shell.transcripts.importing.importing import import_transcripts
 
 from .strategies import completed, failed, rejected, requested, started, stored
 from .transcript_samples import DATA

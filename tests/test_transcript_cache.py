@@ -26,9 +26,9 @@ from correx_tools import (
 )
 from correx_tools.core.tools.ids import SessionId
 from correx_tools.shell.stores.verifying import verify_store
-from correx_tools.shell.transcripts.cache import CacheError, TranscriptCache
-from correx_tools.shell.transcripts.importing import import_transcripts
-from correx_tools.shell.transcripts.manifest import RULES, Manifest
+from correx_tools.shell.transcripts.cache.cache import CacheError, TranscriptCache
+from correx_tools.shell.transcripts.cache.manifest import RULES, Manifest
+from correx_tools.shell.transcripts.importing.importing import import_transcripts
 
 from .transcript_samples import DATA
 

@@ -35,7 +35,9 @@ from correx_tools import (
     conversation_of,
     import_transcript,
 )
-from correx_tools.shell.transcripts.policy import Assignment
+from correx_tools.shell.transcripts.importing.options import ImportOptions
+from correx_tools.shell.transcripts.importing.tiers import Assignment
+from correx_tools.shell.transcripts.recognising import DOCUMENT_READERS, LINE_READERS, parse
 
 DATA = Path(__file__).parent / "data" / "transcripts"
 
@@ -111,9 +113,13 @@ def test_each_sample_imports_with_the_counts_of_its_transcript(sample: str, tmp_
 
 def test_every_store_kind_takes_an_import(store: EventStore) -> None:
     sample = DATA / "claude-code" / "session_4d5611e5_subagent_a2898e3.jsonl"
-    done = import_transcript(sample, store, conversation=False).unwrap()
+    done = import_transcript(sample, store, ImportOptions(conversation=False)).unwrap()
     assert done.events == 100  # the description, then 33 calls' 99 events
-    assert import_transcript(sample, store, conversation=False).unwrap().already_imported
+    assert (
+        import_transcript(sample, store, ImportOptions(conversation=False))
+        .unwrap()
+        .already_imported
+    )
     assert len(tool_events(store, done.session_id)) == 99
 
 
@@ -171,7 +177,7 @@ def test_an_exit_code_result_is_a_completed_call_with_that_code(tmp_path: Path) 
     ])  # fmt: skip
     store = InMemoryEventStore()
     done = import_transcript(
-        path, store, policy=lambda name, args: Assignment(Tier.CONFIRM)
+        path, store, ImportOptions(tiering=lambda name, args: Assignment(Tier.CONFIRM))
     ).unwrap()
     events = tool_events(store, done.session_id)
     completed = events[-1].event
@@ -253,6 +259,38 @@ def test_a_file_of_no_known_format_names_the_formats_tried(tmp_path: Path) -> No
     assert str(error).startswith(f"{path}: not a transcript of a known format")
 
 
+def test_formats_are_tried_in_their_ranks_order_the_more_particular_first() -> None:
+    # Each format's record says where it is tried among the formats of one shape: a file
+    # that two tests would take goes to the format tried first, as it always has.
+    assert [name for name, _ in LINE_READERS] == [
+        "codex",
+        "gemini-cli",
+        "mcp",
+        "goose",
+        "claude-code",
+    ]
+    assert [name for name, _ in DOCUMENT_READERS] == [
+        "opencode",
+        "goose",
+        "gemini-cli",
+        "cline",
+        "swe-agent",
+        "openhands",
+        "openai-chat",
+        "anthropic-messages",
+    ]
+    both = {"sessionId": "s", "projectHash": "h", "working_dir": "/w", "description": "d"}
+    assert parse(json.dumps(both).encode(), "auto", "n").format == "gemini-cli"
+    both = {
+        "sessionId": "s",
+        "projectHash": "h",
+        "messages": [],
+        "working_dir": "/w",
+        "conversation": [],
+    }
+    assert parse(json.dumps(both).encode(), "auto", "n").format == "goose"
+
+
 def test_a_damaged_line_and_a_broken_pairing_are_named_by_line(tmp_path: Path) -> None:
     good = claude("assistant", "2026-01-01T10:00:00Z",
                   [{"type": "tool_use", "id": "t1", "name": "Read", "input": {}}])  # fmt: skip
@@ -290,7 +328,7 @@ def test_a_failed_import_writes_nothing_and_a_name_clash_is_refused(tmp_path: Pa
         assert "a second tool_result for t1" in failure(bad, store).message
         assert store.count() == 0
         sample = DATA / "claude-code" / "short_two_rejections.jsonl"
-        import_transcript(sample, store, session="mine", conversation=False).unwrap()
+        import_transcript(sample, store, ImportOptions(conversation=False), session="mine").unwrap()
         other = DATA / "openhands" / "runtime_test_basic.json"
         clash = failure(other, store, session="mine")
         assert "holds a different session named 'mine'" in clash.message

@@ -18,7 +18,7 @@ from pathlib import Path
 from returns.result import Success
 
 from correx_tools import InMemoryEventStore
-from correx_tools.shell.transcripts.importing import import_transcripts
+from correx_tools.shell.transcripts.importing.importing import import_transcripts
 
 from .transcript_samples import DATA
 

@@ -34,7 +34,7 @@ from correx_tools import (
     import_transcript,
 )
 from correx_tools.shell.stores.codec.encoding import encode_event
-from correx_tools.shell.transcripts.cutting import fitted, prefix_within
+from correx_tools.shell.transcripts.importing.cutting import fitted, prefix_within
 
 from .recorded_samples import CLAUDE, LS, READ, grown
 from .recorded_samples import CLAUDE_SESSION as SESSION

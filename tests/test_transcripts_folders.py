@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from correx_tools import InMemoryEventStore, PostgresEventStore, SQLiteEventStore
-from correx_tools.shell.transcripts.folders import import_folder, transcript_files
+from correx_tools.shell.transcripts.importing.folders import import_folder, transcript_files
 
 from .privileges import as_nobody, open_folder
 from .test_terminal import on_terminal

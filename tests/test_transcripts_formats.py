@@ -28,11 +28,12 @@ from correx_tools import (
     ToolProjector,
     conversation_of,
 )
-from correx_tools.shell.transcripts.importing import (
+from correx_tools.shell.transcripts.importing.importing import (
     TranscriptImport,
     import_transcript,
     import_transcripts,
 )
+from correx_tools.shell.transcripts.importing.options import ImportOptions
 
 from .transcript_samples import DATA, Sample, samples
 
@@ -76,7 +77,7 @@ def test_each_sample_imports_with_its_stated_counts(
 ) -> None:
     chosen = sample.format if format == "by name" else "auto"
     with SQLiteEventStore(tmp_path / "imported.sqlite") as store:
-        results = import_transcripts(sample.path, store, format=chosen)
+        results = import_transcripts(sample.path, store, ImportOptions(format=chosen))
         imported = [result.unwrap() for result in results]
         assert len(imported) == (1 if "calls" in sample.expected else len(sample.expected))
         for done in imported:
@@ -114,7 +115,7 @@ OTHER = {"aider": "codex", "cline": "opencode", "codex": "claude-code", "gemini-
 def test_a_file_given_as_another_format_says_what_was_expected_and_found(sample: Sample) -> None:
     wrong = OTHER[sample.format]
     store = InMemoryEventStore()
-    result = import_transcript(sample.path, store, format=wrong)
+    result = import_transcript(sample.path, store, ImportOptions(format=wrong))
     assert isinstance(result, Failure)
     message = str(result.failure())
     assert f"not a {wrong} transcript: expected " in message
@@ -142,7 +143,7 @@ def test_the_command_names_expected_and_found_in_one_line(tmp_path: Path) -> Non
 
 def events_of(path: Path, **options: Any) -> tuple[TranscriptImport, list[Any]]:
     store = InMemoryEventStore()
-    done = import_transcript(path, store, **options).unwrap()
+    done = import_transcript(path, store, ImportOptions(**options)).unwrap()
     events = [stored.event for stored in store.read(done.session_id)][1:]
     return done, [event for event in events if conversation_of(event) is None]
 

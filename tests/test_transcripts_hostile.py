@@ -19,8 +19,9 @@ from hypothesis import strategies as st
 from returns.result import Success
 
 from correx_tools import EventReplayer, InMemoryEventStore, ToolProjector
-from correx_tools.shell.transcripts.calls import TranscriptError
-from correx_tools.shell.transcripts.importing import import_transcripts
+from correx_tools.shell.transcripts.errors import TranscriptError
+from correx_tools.shell.transcripts.importing.importing import import_transcripts
+from correx_tools.shell.transcripts.importing.options import ImportOptions
 
 from .transcript_samples import DATA, samples
 
@@ -209,7 +210,7 @@ def test_a_line_that_is_not_utf8_is_a_damaged_line_not_a_foreign_file(tmp_path: 
     error = strict.failure()
     assert isinstance(error, TranscriptError) and error.where == f"line {bad + 1}"
     assert "not UTF-8 text" in error.message and "--lenient" in error.message
-    [lenient] = import_transcripts(path, InMemoryEventStore(), lenient=True)
+    [lenient] = import_transcripts(path, InMemoryEventStore(), ImportOptions(lenient=True))
     assert [where for where, _ in lenient.unwrap().skipped] == [f"line {bad + 1}"]
     # A first line that is not UTF-8 says the file is no transcript at all.
     path.write_bytes(b"\xff" + b"".join(lines))
@@ -226,7 +227,7 @@ def test_lenient_leaves_out_a_result_whose_call_was_on_a_damaged_line(tmp_path: 
     path.write_text("".join(lines), encoding="utf-8")
     [strict] = import_transcripts(path, InMemoryEventStore())
     assert strict.failure().where == f"line {call + 1}"
-    [lenient] = import_transcripts(path, InMemoryEventStore(), lenient=True)
+    [lenient] = import_transcripts(path, InMemoryEventStore(), ImportOptions(lenient=True))
     left_out = lenient.unwrap().skipped
     assert left_out[0][0] == f"line {call + 1}"
     assert len(left_out) == 2 and "which no call before it asked for" in left_out[1][1]

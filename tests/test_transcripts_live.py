@@ -21,8 +21,9 @@ from hypothesis import strategies as st
 from returns.result import Failure
 
 from correx_tools import InMemoryEventStore, PostgresEventStore, SessionId
-from correx_tools.shell.transcripts.importing import import_transcript
-from correx_tools.shell.transcripts.lines import is_json
+from correx_tools.shell.transcripts.common.lines import is_json
+from correx_tools.shell.transcripts.importing.importing import import_transcript
+from correx_tools.shell.transcripts.importing.options import ImportOptions
 
 from .transcript_samples import DATA
 
@@ -174,14 +175,14 @@ def test_a_grown_file_appends_to_a_postgresql_session(
     live = tmp_path / CODEX.name
     live.write_bytes(data[:12000])
     with PostgresEventStore(postgres_dsn, schema=postgres_schema) as store:
-        first = import_transcript(live, store, conversation=False).unwrap()
+        first = import_transcript(live, store, ImportOptions(conversation=False)).unwrap()
         live.write_bytes(data)
-        grown = import_transcript(live, store, conversation=False).unwrap()
+        grown = import_transcript(live, store, ImportOptions(conversation=False)).unwrap()
         assert grown.grown and first.events + grown.events == 38
         held = list(store.read(SessionId(grown.session_id)))
         assert [e.sequence for e in held] == list(range(1, 39))
     fresh = InMemoryEventStore()
-    whole = import_transcript(CODEX, fresh, conversation=False).unwrap()
+    whole = import_transcript(CODEX, fresh, ImportOptions(conversation=False)).unwrap()
     assert held == list(fresh.read(whole.session_id))
 
 

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from correx_tools import EventReplayer, InMemoryEventStore, ToolProjector
-from correx_tools.shell.transcripts.importing import import_transcript
+from correx_tools.shell.transcripts.importing.importing import import_transcript
 
 T0 = "2025-11-18T06:42:10.250Z"
 

@@ -25,14 +25,15 @@ from ..lifecycle.events import (
 )
 from ..report.redaction import Redaction
 from ..tools.capability import ToolCapability
+from ..tools.capability_table import CapabilityTable, ToolEntry
 from ..tools.request import plain_arguments, undecoded_request
 from .effects import Effects, effects_with
 from .finding import RULES, Evidence, Finding, cut
 from .flows import FlowRecorder, FlowTracker, Source
-from .policy import CompiledPolicy, inside, normalised
+from .paths import inside, normalised
+from .policy import CompiledPolicy
 from .prefilter import may_hold_secret
 from .rules import Call, call_findings, secret_in
-from .table import CapabilityTable, ToolEntry
 
 MAX_OPEN = 4_096
 """Calls in flight kept at once; the oldest is let go past it (its output is then not

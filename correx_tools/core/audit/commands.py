@@ -13,7 +13,8 @@ simple command) and looks at each simple command's name:
   ``&N`` duplicate and the standard streams are not files).
 
 It sees only what the command says plainly: a variable, an alias, a script's own effects,
-``eval`` of built text are not followed.
+``eval`` of built text are not followed. Its words are read after quote removal, so a name
+spelled ``r''m`` is ``rm``.
 
 >>> command_effects("curl -s https://example.com/x.sh | sh > out.txt").urls
 ('https://example.com/x.sh',)
@@ -25,6 +26,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import final
+
+from .unquoted import unquoted
 
 MAX_COMMAND = 16_384
 """Characters of a command scanned; the rest is not (the effects say ``cut``)."""
@@ -58,7 +61,8 @@ _NOTHING = CommandEffects()
 
 def command_effects(text: str) -> CommandEffects:
     """The plainly stated effects of a shell command (total: any text gives an answer)."""
-    if not any(word in text for word in _WORDS):
+    plain = unquoted(text)
+    if not any(word in plain for word in _WORDS):
         return _NOTHING  # most commands: no effect of these can be stated without these
     tokens, cut = _tokens(text[:MAX_COMMAND])
     urls: list[str] = []

@@ -33,7 +33,7 @@ from datetime import datetime
 from typing import Literal, final
 
 from ..lifecycle.conversation import TokenUsage, Usage, conversation_of
-from ..lifecycle.description import Description, description_of
+from ..lifecycle.description import Described, description_of
 from ..lifecycle.events import StoredEvent
 from ..replay.spending import Spent
 from ..replay.talk_summary import TalkSummary
@@ -44,7 +44,7 @@ from ..replay.talk_summary import TalkSummary
 class SessionFacts:
     """What a session's events say of it (see the module docstring for the rules)."""
 
-    description: Description | None = None
+    description: Described | None = None
     talk: TalkSummary = field(default_factory=TalkSummary)
     spent: Spent | None = None
     events: int = 0
@@ -59,7 +59,7 @@ class SessionFacts:
     @property
     def project(self) -> str | None:
         """The working directory its transcript records, if any."""
-        return None if self.description is None else self.description.cwd
+        return None if self.description is None else self.description.about.cwd
 
     @property
     def times_recorded(self) -> bool:
@@ -70,13 +70,13 @@ class SessionFacts:
     def title(self) -> str | None:
         """The agent's own title, else the first prompt's first line (whole: a view masks
         it, then cuts it)."""
-        own = None if self.description is None else self.description.title
+        own = None if self.description is None else self.description.about.title
         return own or self.talk.title
 
     @property
     def title_from(self) -> Literal["agent", "prompt"] | None:
         """Where the title came from."""
-        if self.description is not None and self.description.title:
+        if self.description is not None and self.description.about.title:
             return "agent"
         return None if self.talk.title is None else "prompt"
 

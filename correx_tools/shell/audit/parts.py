@@ -28,6 +28,7 @@ from ...core.audit.auditor import MAX_OPEN, InFlight, SessionAuditor
 from ...core.audit.finding import Finding
 from ...core.audit.flows import Source
 from ...core.audit.policy import CompiledPolicy, Policy, compiled
+from ...core.lifecycle.description import described
 from ...core.lifecycle.events import (
     StoredEvent,
     ToolExecutionCompletedEvent,
@@ -37,14 +38,13 @@ from ...core.lifecycle.events import (
 from ...core.replay.errors import EventDecodeError
 from ...core.report.redaction import Redaction
 from ...core.tools.capability import ToolCapability
+from ...core.tools.capability_table import builtin_table
 from ...core.tools.ids import SessionId
 from ..stores.fanout import Workers
 from ..stores.port import EventStore, StoreReadError, first_event, session_events
 from ..stores.sql.store import SqlEventStore
-from ..transcripts.description import described
 from .audited import Audited
 from .evidence import evidence_value
-from .policy_file import capability_table
 
 PART_EVENTS = 25_000
 """Events in a part; a session of fewer than twice as many is audited in one pass (a worker
@@ -122,7 +122,7 @@ def session_auditor(
     """An auditor of ``session`` with the package's capability table and evidence values;
     ``redaction``: what its messages mask (default: the policy's secrets)."""
     return SessionAuditor(
-        session, policy, capability_table(),
+        session, policy, builtin_table(),
         evidence=evidence_value,
         redaction=redaction or Redaction.with_patterns(policy.policy.secret_patterns),
         format=format, workspace=workspace, declared=declared, recording=recording,

@@ -1,4 +1,4 @@
-"""A policy file (TOML) read into a `Policy`, the built-in one, and the capability table.
+"""A policy file (TOML) read into a `Policy`, and the built-in one.
 
 A bad file is one `PolicyFileError` line naming the file, the key and the line:
 tomllib's own line for text that is not TOML, else the line the key is written on.
@@ -6,19 +6,17 @@ tomllib's own line for text that is not TOML, else the line the key is written o
 
 from __future__ import annotations
 
-import functools
 import importlib.resources
 import tomllib
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 from ...core.audit.policy import CompiledPolicy, DeniedCommand, Policy, PolicyError, compiled
-from ...core.audit.table import CapabilityTable, TableError, capability_named, table_from_document
 from ...core.tools.capability import ToolCapability
+from ...core.tools.capability_table import TableError, capability_named
+from ..option_files import OptionFileError, nested_too_deeply, read_option_file
 
 DEFAULT_POLICY = "default_policy.toml"
-TABLE = "capabilities.toml"
 _KEYS: dict[str, frozenset[str]] = {
     "": frozenset({"workspace", "capabilities", "paths", "commands", "secrets", "flows"}),
     "capabilities": frozenset({"allowed"}),
@@ -40,16 +38,6 @@ def default_policy_text() -> str:
     return importlib.resources.files(__package__).joinpath(DEFAULT_POLICY).read_text("utf-8")
 
 
-@functools.cache
-def capability_table() -> CapabilityTable:
-    """The tool → capability table the package ships (read once)."""
-    text = importlib.resources.files(__package__).joinpath(TABLE).read_text("utf-8")
-    try:
-        return table_from_document(tomllib.loads(text))
-    except (tomllib.TOMLDecodeError, TableError) as error:  # the package's own file
-        raise AssertionError(f"{TABLE}: {error}") from None
-
-
 def read_policy(path: str | None) -> CompiledPolicy:
     """The policy in the file at ``path`` (``None``: the built-in one), checked and compiled."""
     name = "the built-in policy" if path is None else path
@@ -57,14 +45,17 @@ def read_policy(path: str | None) -> CompiledPolicy:
         text = default_policy_text()
     else:
         try:
-            text = Path(path).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as error:
-            reason = getattr(error, "strerror", None) or str(error)
-            raise PolicyFileError(f"{name}: cannot be read: {reason}") from None
+            text = read_option_file(path).decode("utf-8")
+        except OptionFileError as error:
+            raise PolicyFileError(str(error)) from None
+        except UnicodeDecodeError as error:
+            raise PolicyFileError(f"{name}: cannot be read: not UTF-8 ({error.reason})") from None
     try:
         document = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise PolicyFileError(f"{name}: not TOML: {error}") from None
+    except RecursionError:
+        raise PolicyFileError(nested_too_deeply(name)) from None
     try:
         return compiled(policy_from_document(document))
     except (PolicyError, TableError) as error:

@@ -41,10 +41,10 @@ def session_json(listed: Listed, redaction: Redaction | None, prices: PriceTable
         "refused_events": counts.refused,
         "transcript": None if described is None else {
             "format": described.format,
-            "agent_session_id": described.agent_session_id,
-            "started_at": iso_time(described.started_at),
-            "cwd": None if described.cwd is None else shown(described.cwd),
-            "title": None if described.title is None else shown(described.title),
+            "agent_session_id": described.about.agent_session_id,
+            "started_at": iso_time(described.about.started_at),
+            "cwd": None if described.about.cwd is None else shown(described.about.cwd),
+            "title": None if described.about.title is None else shown(described.about.title),
             "times_recorded": described.times_recorded,
         },
         # Masked whole, then cut: a cut first could split a secret the masking would miss.

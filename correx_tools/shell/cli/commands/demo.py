@@ -24,7 +24,8 @@ from ...replay.replayer import EventReplayer
 from ...replay.repository import DefaultToolRepository
 from ...stores.codec.envelope import format_timestamp
 from ...stores.sqlite import SQLiteEventStore
-from ...transcripts.importing import import_bytes
+from ...transcripts.importing.importing import import_bytes
+from ...transcripts.importing.options import ImportOptions
 from .. import arguments
 from ..errors import CliError
 from ..output.readable import counted
@@ -263,8 +264,9 @@ def _real_session(
     # Without its conversation: the demo's walk-through and its tests name this session's
     # points by sequence, and they stay where they were.
     imported = import_bytes(
-        data, BUNDLED, store, name=REAL_SESSION, session=REAL_SESSION, conversation=False
-    ).unwrap()
+        data, BUNDLED, store, ImportOptions(conversation=False), name=REAL_SESSION,
+        session=REAL_SESSION,
+    ).unwrap()  # fmt: skip
     session = imported.session_id
     repository = DefaultToolRepository(EventReplayer(store))
     failures = [

@@ -18,8 +18,8 @@ from typing import Any
 from returns.result import Success
 
 from ...stores.addresses import POSTGRES_SCHEMES
-from ...transcripts.calls import TranscriptError
-from ...transcripts.folders import (
+from ...transcripts.errors import TranscriptError
+from ...transcripts.importing.folders import (
     FileImport,
     FolderImport,
     file_size,
@@ -27,9 +27,9 @@ from ...transcripts.folders import (
     shown,
     transcript_files,
 )
-from ...transcripts.goose_db import is_database
-from ...transcripts.importing import TranscriptImport, import_bytes, import_transcripts
-from ...transcripts.reading import FORMATS
+from ...transcripts.importing.importing import TranscriptImport, import_bytes, import_transcripts
+from ...transcripts.importing.options import ImportOptions
+from ...transcripts.recognising import FORMATS, is_database
 from .. import arguments
 from ..errors import CliError
 from ..output.render import emit, table
@@ -94,6 +94,13 @@ def _database(path: str) -> bool:
     return path != "-" and is_database(Path(path))
 
 
+def _options(args: argparse.Namespace) -> ImportOptions:
+    """The import's options, as the command's arguments give them."""
+    return ImportOptions(
+        format=args.format, lenient=args.lenient, conversation=not args.no_conversation
+    )
+
+
 def _one(args: argparse.Namespace, staging: Staging) -> Callable[[], int]:
     """Import one session; what to say of it, and the exit status, once it is kept."""
     source = "standard input" if args.path == "-" else args.path
@@ -101,15 +108,13 @@ def _one(args: argparse.Namespace, staging: Staging) -> Callable[[], int]:
     with Progress("converting calls", None, sys.stderr) as bar:
         if args.path == "-":
             result = import_bytes(
-                read_file("-"), source, store, name="stdin", format=args.format,
-                session=args.session, progress=bar.update, lenient=args.lenient,
-                conversation=not args.no_conversation,
+                read_file("-"), source, store, _options(args), name="stdin",
+                session=args.session, progress=bar.update,
             )  # fmt: skip
         else:
             result = import_transcripts(
-                args.path, store, format=args.format, session=args.session,
-                progress=bar.update, lenient=args.lenient, single=True,
-                conversation=not args.no_conversation,
+                args.path, store, _options(args), session=args.session,
+                progress=bar.update, single=True,
             )[0]  # fmt: skip
     if not isinstance(result, Success):
         staging.discard()
@@ -198,9 +203,8 @@ def _many(args: argparse.Namespace, staging: Staging) -> Callable[[], int]:
         transcript_files(root, exclude=_store_files(args.dest)) if root.is_dir() else ([root], [])
     )
     with Progress("importing transcripts (bytes)", sum(map(file_size, paths)), sys.stderr) as bar:
-        done = import_files(paths, store, format=args.format, lenient=args.lenient,
-                            progress=bar.advance, conversation=not args.no_conversation,
-                            ).with_files(unreadable)  # fmt: skip
+        done = import_files(paths, store, _options(args),
+                            progress=bar.advance).with_files(unreadable)  # fmt: skip
     done = FolderImport(tuple(_told(file, staging) for file in done.files))
     if not root.is_dir() and done.files and all(file.skipped for file in done.files):
         # One file named, and no transcript: an error, as for any other file.

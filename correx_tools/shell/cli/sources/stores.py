@@ -12,7 +12,7 @@ from ...stores.codec.strict_json import EnvelopeError, loads_strict
 from ...stores.jsonl import JsonlEventLog
 from ...stores.opening import open_source
 from ...stores.port import ClosableStore, EventStore, StoreLayoutError
-from ...transcripts.folders import never_read
+from ...transcripts.importing.folders import never_read
 from ..errors import CliError
 from .transcripts import EVERY_AGENT, agents_found, opened_folders, opened_transcripts
 
@@ -129,16 +129,13 @@ def read_json(argument: str, what: str) -> Any:
 
 
 def read_file(argument: str) -> bytes:
-    """The bytes of the file ``argument`` names (``-``: standard input); a missing file or a
-    directory is a CliError."""
+    """The bytes of the file ``argument`` names (``-``: standard input); anything but a
+    regular file (missing, a folder, a FIFO) is a CliError."""
     if argument == "-":
         return sys.stdin.buffer.read()
-    path = Path(argument)
-    if path.is_dir():
-        raise CliError(f"{argument}: is a directory, not a file")
+    from ...option_files import OptionFileError, read_option_file  # noqa: PLC0415 - on use
+
     try:
-        return path.read_bytes()
-    except FileNotFoundError:
-        raise CliError(f"{argument}: no such file") from None
-    except OSError as error:
-        raise CliError(f"{argument}: cannot read it ({error.strerror})") from None
+        return read_option_file(argument)
+    except OptionFileError as error:
+        raise CliError(str(error)) from None

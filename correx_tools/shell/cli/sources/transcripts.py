@@ -31,12 +31,11 @@ import re2
 from ...stores.addresses import POSTGRES_SCHEMES
 from ...stores.port import EventStore, StoreLayoutError
 from ...stores.sqlite import SQLiteEventStore
-from ...transcripts.agents import AgentFolder, agent_folders, candidate_folders
-from ...transcripts.cache import CacheError, Look, TranscriptCache, Watcher
-from ...transcripts.folders import transcript_files
-from ...transcripts.goose_db import HEADER
-from ...transcripts.lines import LENIENT_HINT
-from ...transcripts.reading import FORMATS
+from ...transcripts.cache.cache import CacheError, Look, TranscriptCache, Watcher
+from ...transcripts.common.lines import LENIENT_HINT
+from ...transcripts.homes import AgentFolder, agent_folders, candidate_folders
+from ...transcripts.importing.folders import transcript_files
+from ...transcripts.recognising import FORMATS, SQLITE_HEADER, database_format
 from ..errors import CliError
 from ..output.render import in_line
 from ..output.terminal import Progress
@@ -80,11 +79,11 @@ def is_transcript_source(source: str) -> bool:
         # Empty: an empty log or SQLite file, for the store's opener to say. Blank lines
         # alone no store writes: the transcripts' reader says what the file holds.
         return bool(head) and len(head) < (1 << 12)
-    if head.startswith(HEADER):
-        # Goose's sessions.db is a transcript; any other SQLite file is for the store's opener
-        # to take, or to say in one line what it holds instead.
+    if head.startswith(SQLITE_HEADER):
+        # A format's database (Goose's sessions.db) is a transcript; any other SQLite file is
+        # for the store's opener to take, or to say in one line what it holds instead.
         tables = _tables(path)
-        return "events" not in tables and {"sessions", "messages"} <= tables
+        return "events" not in tables and database_format(tables) is not None
     return not _ENVELOPE.match(head)
 
 

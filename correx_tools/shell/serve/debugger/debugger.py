@@ -19,6 +19,7 @@ from typing import Literal, final
 from returns.result import Failure, Result, Success
 
 from ....core.audit.policy import CompiledPolicy
+from ....core.lifecycle.description import described
 from ....core.replay.errors import ReplayError
 from ....core.replay.pricing import PriceTable
 from ....core.report.redaction import Redaction
@@ -30,7 +31,6 @@ from ...replay.prices import shipped_prices
 from ...replay.replayer import EventReplayer
 from ...replay.repository import DefaultToolRepository
 from ...stores.port import ClosableStore, EventStore, IndexedStore, SequencedStore, first_event
-from ...transcripts.description import described
 from ..columns.columns import SessionColumns
 from ..columns.shelf import ColumnShelf
 from ..errors import ApiError

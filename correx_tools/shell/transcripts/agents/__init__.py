@@ -1,0 +1,39 @@
+"""Every transcript format this package reads: a package each, exporting one `AgentFormat`.
+
+`REGISTRY` lists the records in the order a message or ``--format`` names them;
+the machinery loops over it and names no format. Imports each format's package
+(which imports `agent_format`, `model`, `errors`, `common` and the core); the
+machinery imports it.
+"""
+
+from __future__ import annotations
+
+from ..agent_format import AgentFormat
+from .aider import AIDER
+from .anthropic_messages import ANTHROPIC_MESSAGES
+from .claude_code import CLAUDE_CODE
+from .cline import CLINE
+from .codex import CODEX
+from .gemini import GEMINI_CLI
+from .goose import GOOSE
+from .mcp import MCP
+from .openai_chat import OPENAI_CHAT
+from .opencode import OPENCODE
+from .openhands import OPENHANDS
+from .swe_agent import SWE_AGENT
+
+REGISTRY: tuple[AgentFormat, ...] = (
+    CLAUDE_CODE,
+    CODEX,
+    GEMINI_CLI,
+    MCP,
+    GOOSE,
+    OPENCODE,
+    CLINE,
+    AIDER,
+    SWE_AGENT,
+    OPENHANDS,
+    OPENAI_CHAT,
+    ANTHROPIC_MESSAGES,
+)
+"""Every format, in the order a message or ``--format`` names them."""

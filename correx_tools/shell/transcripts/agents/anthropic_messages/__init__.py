@@ -1,0 +1,16 @@
+"""Anthropic Messages lists an agent loop keeps, recorded as `ANTHROPIC_MESSAGES`: `calls`
+reads a list's calls (and says how a ``tool_result`` ends its call, for Claude Code's
+reader too), `talk` its conversation.
+Only the registry (`agents`) imports it; it imports the transcripts' common rooms and
+the core."""
+
+from __future__ import annotations
+
+from ...agent_format import AgentFormat, Shape
+from .calls import FORMAT, looks_like, read
+
+ANTHROPIC_MESSAGES = AgentFormat(
+    name=FORMAT,
+    expected="an Anthropic Messages list holding tool_use blocks",
+    document=Shape(8, looks_like, read),
+)

@@ -1,0 +1,28 @@
+"""Claude Code's session files, recorded as `CLAUDE_CODE`: `calls` reads a session's calls
+and its conversation (its results are Anthropic's ``tool_result`` blocks, read as
+`anthropic_messages` reads them).
+Only the registry (`agents`) imports it; it imports the transcripts' common rooms and
+the core."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ...agent_format import AgentFormat, Home, Shape
+from .calls import FORMAT, looks_like, read
+
+CLAUDE_CODE = AgentFormat(
+    name=FORMAT,
+    expected="a Claude Code session: JSON Lines of user/assistant records with a sessionId",
+    lines=Shape(5, looks_like, read),
+    homes=(
+        Home(
+            "Claude Code",
+            1,
+            lambda places: (
+                Path(places.environ.get("CLAUDE_CONFIG_DIR") or places.home / ".claude")
+                / "projects"
+            ),
+        ),
+    ),
+)

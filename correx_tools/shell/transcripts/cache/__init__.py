@@ -1,0 +1,8 @@
+"""Transcripts read as a store: a cache kept in step with the files agents write.
+
+`cache` imports the files under a folder into a SQLite store of its own, reading
+again only what changed since its last look; `manifest` is its table of the files
+it read (a ``stat``'s worth of each, and the file read beside one); `following`
+looks again and again, on a thread, for ``serve``. Imports `importing`,
+`recognising`, `agents`, the stores and the core; the command imports it.
+"""
