@@ -118,9 +118,6 @@ def _text(by: str, rows: list[UsageRow], total: UsageRow, *, wide: bool) -> str:
         for row in [*rows, total]
     ]  # fmt: skip
     cells[-1][0] = "total"
-    if by == "model":  # calls are no model's: they are in the total alone
-        for row_cells in cells[:-1]:
-            row_cells[2] = "-"
     shown = fitted((Column(by, fit="cut", least=10, ease=28, give=1), *COLUMNS[1:]), cells,
                    width=None if wide else table_width())  # fmt: skip
     lines = shown.split("\n")
