@@ -23,10 +23,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from correx_tools import DefaultToolRepository, EventReplayer, SQLiteEventStore
+from correx_tools import DefaultToolRepository, EventReplayer, JsonlEventLog, SQLiteEventStore
 from correx_tools.core.catalog.activity import Window
 from correx_tools.core.catalog.facts import SessionFacts
 from correx_tools.core.catalog.listing import CallCounts, Listed, SessionQuery
+from correx_tools.core.catalog.searched import FIELDS
 from correx_tools.core.catalog.stacks import MOST, OTHER, stacked
 from correx_tools.core.catalog.usage import usage_rows
 from correx_tools.core.lifecycle.conversation import TokenUsage
@@ -38,6 +39,7 @@ from correx_tools.shell.cli.main import main
 from correx_tools.shell.serve.debugger.kept import fold_on
 
 from .serving import ROOT, Served
+from .strategies import completed, requested, started, stored
 from .test_many_sessions import folder
 
 DATA = Path(__file__).parent / "data" / "transcripts"
@@ -162,6 +164,7 @@ def test_each_days_layers_add_up_to_its_row(served: Served, stack: str) -> None:
         ("/api/v1/usage", {"by": "session"}, "by='session' is not one of day, week, month"),
         ("/api/v1/usage", {"stack": "tool"}, "stack='tool' is not one of project, model"),
         ("/api/v1/sessions", {"sort": "price"}, "sort='price' is not one of recent, -recent"),
+        ("/api/v1/hits", {"q": "x", "in": "tools"}, "in='tools' is not one of all, arguments"),
     ],
 )  # fmt: skip
 def test_bad_input_is_one_line_naming_what_is_accepted(
@@ -197,6 +200,59 @@ def test_the_server_folds_each_session_as_the_commands_do(tmp_path: Path) -> Non
             assert fold_on(store, repository, session, last, half).listed == listed, session
     finally:
         store.close()
+
+
+# -- a search of every session, through the full-text index ----------------------------------------
+
+
+def test_the_pages_search_is_the_stores_full_text_search(
+    served: Served, folder: Path, cache: Path
+) -> None:
+    command("sessions", str(folder), "--cache", str(cache), "--limit", "1")  # fills the cache
+    store = SQLiteEventStore(cache, read_only=True)
+    try:
+        for asked in ({"q": "auth"}, {"q": '"hang on start"', "in": "said"},
+                      {"q": "Read src", "in": "arguments", "project": "project-002"}):  # fmt: skip
+            fields = FIELDS if asked.get("in", "all") == "all" else (asked["in"],)
+            query = SessionQuery(project=asked.get("project"))
+            own = store.search(asked["q"], fields=fields, query=query, limit=1000)
+            answer = served.answer("/api/v1/hits", limit=200, **asked)
+            assert answer["index"] is True and answer["more"] is False and own, asked
+            assert [(h["session_id"], h["invocation_id"], h["sequence"], h["field"], h["snippet"])
+                    for h in answer["hits"]] == [
+                (h.session_id, h.invocation_id, h.sequence, h.field, h.snippet) for h in own
+            ]  # fmt: skip
+    finally:
+        store.close()
+    # Paged: the pages add up to the whole, and the last says there is no more.
+    whole = served.answer("/api/v1/hits", q="auth", limit=200)["hits"]
+    pages, offset = [], 0
+    while True:
+        page = served.answer("/api/v1/hits", q="auth", limit=7, offset=offset)
+        pages += page["hits"]
+        offset += 7
+        if not page["more"]:
+            break
+    assert pages == whole and len(whole) > 7
+    # The filters pick the sessions searched, as they pick the list.
+    project = {r["session_id"] for r in served.answer(
+        "/api/v1/sessions", project="project-001", limit=1000)["sessions"]}  # fmt: skip
+    picked = served.answer("/api/v1/hits", q="auth", project="project-001", limit=200)["hits"]
+    assert picked and {h["session_id"] for h in picked} <= project
+
+
+def test_a_store_without_an_index_is_searched_by_reading_it(tmp_path: Path) -> None:
+    log = tmp_path / "s.jsonl"
+    events = [requested("c-1", note="deploy the parser"), started("c-1"), completed("c-1")]
+    JsonlEventLog(log).import_events(stored(events, session="logged")).unwrap()
+    server = Served(log)
+    try:
+        answer = server.answer("/api/v1/hits", q="parser")
+        assert answer["index"] is False
+        assert [(h["session_id"], h["field"]) for h in answer["hits"]] == [("logged", "arguments")]
+        assert server.answer("/api/v1/sessions")["search_index"] is False
+    finally:
+        assert server.stop()[0] == 0
 
 
 # -- the layers of a day, by the rules ------------------------------------------------------------

@@ -107,12 +107,32 @@ def test_the_pages_search_finds_what_was_said_and_jumps_to_it(served: Served, br
     cells[0].query_selector("a").click()
     page.wait_for_selector("[data-testid='sequence']:text-is('2')", timeout=10_000)
     assert "at=2" in page.url
-    # The sessions page's search over every session lists it with a link to the event.
+    # The sessions page's search over every session (through the store's full-text index)
+    # lists it with a link to the event.
     page.goto(served.link("/?search=greek.rs"))
-    hit = page.wait_for_selector("[data-testid='said-hit']", timeout=30_000)
-    assert hit.get_attribute("href").endswith("?at=2")
+    page.wait_for_selector("#everywhere-results tr.hit-row", timeout=30_000)
+    said = [
+        tr.query_selector("[data-testid='search-hit']")
+        for tr in page.query_selector_all("#everywhere-results tr.hit-row")
+        if tr.query_selector_all("td")[2].inner_text() == "said"
+    ]
+    assert [hit.get_attribute("href") for hit in said] == [
+        "/sessions/019a95d1-3c7e-7b22-a4f0-6e1d2c9b8a53?at=2"
+    ]
     assert opened.errors == []
     page.close()
+
+
+def test_a_secret_is_never_found_by_searching_for_it(served: Served) -> None:
+    # The index holds the prompt as it was written; the server shows it masked, and keeps
+    # only the hits whose masked value holds what was asked.
+    assert served.answer("/api/v1/sessions")["search_index"] is True
+    assert served.answer("/api/v1/hits", q=SECRET.removeprefix("sk-ant-api03-"))["hits"] == []
+    assert served.answer("/api/v1/hits", q="sk ant api03", **{"in": "said"})["hits"] == []
+    [hit] = served.answer("/api/v1/hits", q='"deploy key"', **{"in": "said"})["hits"]
+    assert (hit["session_id"], hit["field"], hit["invocation_id"]) == (SESSION, "said", None)
+    assert "[REDACTED]" in hit["snippet"] and SECRET[13:] not in hit["snippet"]
+    assert hit["href"] == f"/sessions/{SESSION}?at={hit['sequence']}"
 
 
 def test_stats_gives_the_tokens_of_the_session_each_turn_and_each_call(tmp_path: Path) -> None:

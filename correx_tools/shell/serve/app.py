@@ -34,6 +34,7 @@ from .api import (
     everywhere,
     family,
     history,
+    hits,
     refused,
     said,
     scrub,
@@ -98,6 +99,8 @@ ENDPOINTS = [
     "GET /api/v1/sessions/{session}/family",
     "GET /api/v1/search?q=&tool=&status=&after=&limit=",
     "GET /api/v1/said?q=&after=&limit= (what was said, in every session)",
+    "GET /api/v1/hits?q=&in=all|arguments|outputs|said&agent=&project=&model=&since=&until=&tz="
+    "&failed=&machine=&offset=&limit= (words and phrases, through the full-text index)",
     "GET /api/v1/compare?a=&b=&limit= (two sessions compared, as compare --json)",
     "GET /api/v1/compare?sessions=S1,S2,...&match= (where many sessions split)",
     "GET /api/v1/audit?session= (the session's audit so far, by --policy or the built-in one)",
@@ -208,6 +211,8 @@ async def _api(
             return JSONResponse(await run_in_threadpool(sessions.sessions, debugger, query))
         case ["usage"]:
             return JSONResponse(await run_in_threadpool(usage.usage, debugger, query))
+        case ["hits"]:
+            return JSONResponse(await run_in_threadpool(hits.hits, debugger, query))
         case ["search"]:
             return JSONResponse(
                 await run_in_threadpool(everywhere.search_everywhere, debugger, query)

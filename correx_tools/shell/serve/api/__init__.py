@@ -5,7 +5,8 @@ Most answers are the command's ``--json`` documents, paged: ``sessions`` and ``u
 (picked by the commands' filters, read by ``picking``), ``state``, ``history``, ``diff``,
 ``stats``, ``compare``, ``audit``. The others are what only the page
 asks: ``scrub``, ``seek``, ``timeline``, ``refused``, ``search``, ``said``, ``turns``,
-``view``, ``family``, ``stream`` and ``everywhere`` (search and said across every session).
+``view``, ``family``, ``stream``, ``everywhere`` (search and said across every session, read
+through) and ``hits`` (a search of every session through the store's full-text index).
 ``params`` reads a request's parameters; ``calls`` names a call as every answer does.
 
 Imports ``shell.serve.debugger``, ``shell.serve.columns``, ``shell.serve.errors``, the shell's

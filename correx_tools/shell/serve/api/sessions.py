@@ -7,7 +7,8 @@ and ``damaged`` (why a session whose events do not hold together has no counts; 
 for every other); ``q`` keeps the sessions whose id holds it. The answer holds the slice
 ``offset`` .. ``offset + limit``, says how long the list is (``total``), and names each
 session of the slice by its short id (``short_ids``, by ref: the shortest start of its id no
-other session's begins with, as the command's table names it).
+other session's begins with, as the command's table names it); ``search_index`` says
+whether the store keeps a full-text index (`hits` answers through it).
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ def sessions(debugger: Debugger, query: Mapping[str, str]) -> dict[str, Any]:
         "source": redact_dsn(debugger.source),
         "sessions": rows,
         "short_ids": {row["ref"]: names[row["ref"]] for row in rows if row["ref"] in names},
+        "search_index": debugger.catalog.indexed,
         "total": total,
         "offset": offset,
         "limit": limit,

@@ -3,11 +3,12 @@ picked by the command's filters, most recent first (or sorted by a column), page
 
 Each row is the command's (`shell.catalog.rows`), with the session's ref and, for a session
 whose events do not hold together, why (``damaged``). A store that keeps its catalog at
-write time answers the list and the usage itself (`catalog_of`); for any other, the
-catalog keeps each session folded (`kept`) and moves it on as it grows: a thread folds
-every session when the server starts, then looks for grown ones every few seconds, and
-the rows of a page are checked against the store before they are shown, so a row shown
-is never behind.
+write time answers the list, the usage and a search itself (`catalog_of`,
+`searchable_of`), and the sessions of a page are checked for damage (a cheap question to
+the store's index); for any other, the catalog keeps each session folded (`kept`) and
+moves it on as it grows: a thread folds every session when the server starts, then
+looks for grown ones every few seconds, and the rows of a page are checked against the
+store before they are shown, so a row shown is never behind.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from collections.abc import Callable, Iterator
 from datetime import datetime
 from typing import Any, final
 
+from returns.result import Success
+
 from ....core.catalog.listing import Listed, SessionQuery, picks, recent_first
 from ....core.catalog.short_names import short_names
 from ....core.catalog.usage import Entry
@@ -27,10 +30,11 @@ from ....core.replay.pricing import PriceTable
 from ....core.report.redaction import Redaction
 from ....core.report.refs import ref_of
 from ....core.tools.ids import SessionId
-from ...catalog.choosing import catalog_of
 from ...catalog.folded import windows_in
-from ...catalog.port import CatalogStore
+from ...catalog.picking import catalog_of, searchable_of
+from ...catalog.port import CatalogStore, SearchableStore
 from ...catalog.rows import session_json
+from ...catalog.scanned import ScannedSearch
 from ...replay.repository import DefaultToolRepository
 from ...stores.port import EventStore, SequencedStore, StoreReadError
 from ..errors import VERIFY_HINT
@@ -84,8 +88,18 @@ class Catalog:
         own: object = catalog_of(store, repository)
         self.answers: CatalogStore = own if own is store and isinstance(own, CatalogStore) else self
         """What answers the list and the usage: the store's own catalog, else this one."""
+        index: object = searchable_of(store, repository)
+        self.indexed = index is store and isinstance(index, SearchableStore)
+        """Whether the store keeps a full-text index of what agents did."""
+        self.searchable: SearchableStore = (
+            index if self.indexed and isinstance(index, SearchableStore)
+            else ScannedSearch(store, self.answers)
+        )  # fmt: skip
+        """What answers a search: the store's index, else a scan of the sessions this
+        catalog picks (never a second fold of every session)."""
         self._kept: dict[SessionId, Kept] = {}
         self._rows: dict[str, tuple[Item, dict[str, Any]]] = {}  # each item's row, as built
+        self._damages: dict[str, tuple[int, str | None]] = {}  # a listed session's, by length
         # Bumped when a session's events are replaced: what was folded before is not kept.
         self._generation: dict[str, int] = {}
         self._ids: tuple[SessionId, ...] = ()
@@ -110,6 +124,7 @@ class Catalog:
         with self._lock:
             self._kept.pop(session_id, None)
             self._rows.pop(session_id, None)
+            self._damages.pop(session_id, None)
             self._generation[session_id] = self._generation.get(session_id, 0) + 1
 
     def short_names(self) -> dict[str, str]:
@@ -250,11 +265,30 @@ class Catalog:
         return total, [self._fresh(item) for item in items[offset : offset + limit]]
 
     def _fresh(self, item: Item) -> dict[str, Any]:
-        """The item's row, checked against the store where the catalog is kept here."""
+        """The item's row, checked against the store where the catalog is kept here, and
+        for damage where the store keeps it."""
         if self.answers is not self:
+            if isinstance(item, Listed) and (why := self._damage(item)) is not None:
+                session = SessionId(item.session_id)
+                return self._row(Kept(session_id=session, through=item.facts.events, damaged=why))
             return self._row(item)
         kept = self.kept(SessionId(item.session_id))
         return self._row(kept if kept.listed is None else kept.listed)
+
+    def _damage(self, listed: Listed) -> str | None:
+        """Why the events of a session a store lists do not hold together (``None``: they
+        do), asked once for each length of it: its catalog row is kept as it was written,
+        whatever happened to its events since."""
+        last = listed.facts.events
+        with self._lock:
+            known = self._damages.get(listed.session_id)
+        if known is not None and known[0] == last:
+            return known[1]
+        summary = self._repository.summary(SessionId(listed.session_id), at=last)
+        why = None if isinstance(summary, Success) else summary.failure().message
+        with self._lock:
+            self._damages[listed.session_id] = (last, why)
+        return why
 
     def refresh(self) -> None:
         """Look at every session once: fold on those new or grown since (where the store

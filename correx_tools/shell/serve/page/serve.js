@@ -60,16 +60,21 @@
   function exits(n) { return el("span", fmtNum(n), n ? "exits nonzero" : "exits"); }
 
   // -- the sessions: their list and their usage (sessions.js); the search over every session --------
+  // The search starts once the list said whether the store keeps a full-text index.
+  var listing = null, indexed = false;
   function sessionsView() {
-    CXSessions({ api: api, showError: showError });
-    if (location.pathname !== "/usage") everywhere();
+    var asked = false;
+    listing = CXSessions({ api: api, showError: showError, listed: function (d) {
+      if (asked || location.pathname === "/usage") return;
+      asked = true; indexed = !!d.search_index; everywhere();
+    } });
   }
   // The search over every session is in the address beside the list's filters (which sessions.js
   // keeps): a new search is a new entry in the history.
   function listUrl() {
     var q = new URLSearchParams(location.search);
     q.set("search", $("everywhere-text").value);
-    ["tool", "status"].forEach(function (k) { var v = $("everywhere-" + k).value; if (v) q.set(k, v); else q.delete(k); });
+    ["tool", "status", "in"].forEach(function (k) { var v = $("everywhere-" + k).value; if (v && v !== "all") q.set(k, v); else q.delete(k); });
     history.pushState(null, "", location.pathname + "?" + q);
   }
 
@@ -80,29 +85,59 @@
     var nonzero = el("option", "exited non-zero"); nonzero.value = "exited-nonzero";
     select.appendChild(nonzero);
   }
-  var wide = null, EVERYWHERE = { search: "everywhere-text", tool: "everywhere-tool", status: "everywhere-status" };
+  var wide = null, EVERYWHERE = { search: "everywhere-text", tool: "everywhere-tool", status: "everywhere-status", "in": "everywhere-in" };
   function everywhere() {
     statusOptions($("everywhere-status"));
     $("everywhere-run").onclick = function () { askEverywhere(); };
     $("everywhere-text").onkeydown = function (ev) { if (ev.key === "Enter") askEverywhere(); };
-    $("everywhere-more").onclick = moreEverywhere;
+    $("everywhere-more").onclick = function () { if (wide && wide.q && !wide.tool && !wide.status && indexed) moreHits(); else moreEverywhere(); };
     $("everywhere-said-more").onclick = moreSaidEverywhere;
     window.addEventListener("popstate", everywhereFromAddress);
     everywhereFromAddress();
   }
   function everywhereFromAddress() {
     var q = new URLSearchParams(location.search);
-    Object.keys(EVERYWHERE).forEach(function (k) { $(EVERYWHERE[k]).value = q.get(k) || ""; });
+    Object.keys(EVERYWHERE).forEach(function (k) { $(EVERYWHERE[k]).value = q.get(k) || (k === "in" ? "all" : ""); });
     if (q.has("search")) searchEverywhere(); else { $("everywhere-results").replaceChildren(); $("everywhere-summary").textContent = ""; $("everywhere-more").hidden = true; $("everywhere-said").replaceChildren(); $("everywhere-said-title").hidden = true; wide = null; }
   }
   function askEverywhere() { listUrl(); searchEverywhere(); }
+  // A text alone is looked for through the store's full-text index, in the sessions the list's
+  // filters pick; a tool or a status, or a store without an index, is searched call by call.
   function searchEverywhere() {
-    wide = { q: $("everywhere-text").value, tool: $("everywhere-tool").value, status: $("everywhere-status").value, after: "", count: 0 };
-    $("everywhere-results").replaceChildren(CX.head(["session", "invocation", "tool", "status", "at seq", "found in"])); moreEverywhere();
+    wide = { q: $("everywhere-text").value, tool: $("everywhere-tool").value, status: $("everywhere-status").value, "in": $("everywhere-in").value, after: "", count: 0, offset: 0 };
     var on = !!(wide.q && !wide.tool && !wide.status);
+    $("everywhere-in").disabled = !indexed;
+    if (on && indexed) {
+      $("everywhere-said-title").hidden = true; $("everywhere-said").replaceChildren();
+      $("everywhere-results").replaceChildren(CX.head(["session", "at seq", "in", "call", "found"])); moreHits(); return;
+    }
+    $("everywhere-results").replaceChildren(CX.head(["session", "invocation", "tool", "status", "at seq", "found in"])); moreEverywhere();
     wide.said = on ? { after: "", count: 0 } : null;
     $("everywhere-said-title").hidden = !on; $("everywhere-said-more").hidden = true; $("everywhere-said-summary").textContent = "";
     $("everywhere-said").replaceChildren(); if (on) { $("everywhere-said").appendChild(CX.head(["session", "at seq", "said", "text"])); moreSaidEverywhere(); }
+  }
+  // The index's hits: each event whose value holds every word and phrase, newest first; its
+  // sequence a link to the page there (with its call open), its value masked then cut around them.
+  var FIELDS = { arguments: "arguments", outputs: "output", said: "said" };
+  function moreHits() {
+    var f = wide, asked = listing.filters();
+    asked.q = f.q; asked["in"] = f["in"]; asked.offset = f.offset; asked.limit = 50;
+    api("/hits", asked).then(function (d) {
+      if (f !== wide) return;
+      var table = $("everywhere-results");
+      d.hits.forEach(function (h) {
+        var s = el("a", h.session_id); s.href = "/sessions/" + enc(h.session_ref);
+        var at = el("a", h.sequence, "hit"); at.href = h.href; at.setAttribute("data-testid", "search-hit");
+        var call = el("span", h.invocation_id ? CX.shortId(h.session_id, h.invocation_id) : "–", h.invocation_id ? "id" : "muted");
+        if (h.invocation_id) call.title = CX.txt(h.invocation_id);
+        table.appendChild(row([s, at, el("span", FIELDS[h.field] || h.field, "said-kind"), call, el("span", h.snippet, "said-snippet")], "match hit-row"));
+      });
+      f.count += d.hits.length; f.offset += d.hits.length;
+      table.setAttribute("data-found", f.count);
+      var picked = Object.keys(asked).some(function (k) { return ["agent", "project", "model", "since", "until", "failed", "machine"].indexOf(k) >= 0 && asked[k]; });
+      $("everywhere-summary").textContent = fmtNum(f.count) + " found" + (d.more ? " so far" : "") + " · through the full-text index, newest first" + (picked ? " · in the sessions the filters pick" : "");
+      $("everywhere-more").hidden = !d.more;
+    }).catch(function (error) { if (f === wide) $("everywhere-summary").textContent = CX.txt(error.message || error); });
   }
   // What was said in every session (prompts, words, reasoning), each hit a link to its event.
   function moreSaidEverywhere() {

@@ -151,8 +151,8 @@ var CXSessions = function (tools) {
       table.setAttribute("data-total", d.total);
       $("sessions-count").textContent = d.total ? fmtNum(d.offset + 1) + "–" + fmtNum(d.offset + d.sessions.length) + " of " + fmtNum(d.total) : "no session matches";
       $("sessions-prev").disabled = d.offset === 0; $("sessions-next").disabled = d.offset + d.sessions.length >= d.total;
-      ready();
-    }).catch(function (error) { tools.showError(error); ready(); });
+      ready(); if (tools.listed) tools.listed(d);
+    }).catch(function (error) { tools.showError(error); ready(); if (tools.listed) tools.listed({}); });
   }
   function list() {
     wire(loadList);
@@ -258,4 +258,5 @@ var CXSessions = function (tools) {
   }
 
   if (usage) usageView(); else list();
+  return { filters: filters };
 };
