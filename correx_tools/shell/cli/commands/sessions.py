@@ -18,7 +18,7 @@ from typing import Any
 from ....core.catalog.listing import Listed, SessionQuery
 from ....core.catalog.short_names import short_names
 from ....core.report.redaction import Redaction
-from ...catalog.choosing import catalog_of
+from ...catalog.picking import catalog_of
 from ...catalog.rows import session_json
 from .. import arguments
 from ..output.fitted import Column, fitted, table_width
@@ -37,13 +37,7 @@ ON_A_TERMINAL = 30
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The arguments of ``correx-tools sessions``."""
-    parser.add_argument(
-        "source",
-        metavar="SOURCE",
-        nargs="?",
-        help=f"{arguments.SOURCE_HELP} (default: every agent's folder found on this machine)",
-    )
-    arguments.add_cache_arguments(parser)
+    arguments.add_source(parser, optional=True)
     arguments.add_session_filters(parser)
     parser.add_argument(
         "--limit",
