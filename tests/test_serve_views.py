@@ -189,7 +189,7 @@ def test_search_runs_across_every_session_and_each_hit_opens_where_it_is(
     hits = page.query_selector_all("#everywhere-results tr.hit-row")
     assert {PARENT, CHILD} <= {hit.query_selector("td").inner_text() for hit in hits}
     links = [hit.query_selector("[data-testid=search-hit]") for hit in hits]
-    assert [a.get_attribute("href") for a in links] == [h["href"] for h in api]
+    assert [a.get_attribute("href") for a in links] == [h["page"] for h in api]
     calls = [hit.query_selector_all("td")[3].query_selector("span") for hit in hits]
     assert [(c.inner_text(), c.get_attribute("title")) for c in calls] == [
         (h["invocation_id"].removeprefix(h["session_id"] + "/"), h["invocation_id"]) for h in api

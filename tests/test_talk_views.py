@@ -132,7 +132,7 @@ def test_a_secret_is_never_found_by_searching_for_it(served: Served) -> None:
     [hit] = served.answer("/api/v1/hits", q='"deploy key"', **{"in": "said"})["hits"]
     assert (hit["session_id"], hit["field"], hit["invocation_id"]) == (SESSION, "said", None)
     assert "[REDACTED]" in hit["snippet"] and SECRET[13:] not in hit["snippet"]
-    assert hit["href"] == f"/sessions/{SESSION}?at={hit['sequence']}"
+    assert hit["page"] == f"/sessions/{SESSION}?at={hit['sequence']}"
 
 
 def test_stats_gives_the_tokens_of_the_session_each_turn_and_each_call(tmp_path: Path) -> None:

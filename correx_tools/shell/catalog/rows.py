@@ -1,16 +1,20 @@
-"""The JSON documents of many sessions: a session's row of ``sessions --json`` and a row of
-``usage --json``, one builder each, which the commands and the server's API both print."""
+"""The JSON documents of many sessions: a session's row of ``sessions --json``, a row of
+``usage --json`` and a hit of ``search --json``, one builder each, which the commands and
+the server's API both print."""
 
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import quote, urlencode
 
 from ...core.catalog.listing import Listed
+from ...core.catalog.searched import SearchHit
 from ...core.catalog.usage import UsageRow
 from ...core.lifecycle.status import ToolInvocationStatus
 from ...core.replay.pricing import PriceTable, cost_of
 from ...core.replay.talk_summary import cut_title
 from ...core.report.redaction import Redaction
+from ...core.report.refs import ref_of
 from ..replay.documents import iso_time
 from ..replay.spent import usage_json as tokens_json
 
@@ -74,6 +78,25 @@ def usage_row_json(row: UsageRow) -> dict[str, Any]:
         "tokens": tokens_json(row.tokens),
         "cost": None if row.cost is None else float(row.cost),
         "unpriced_tokens": row.unpriced_tokens,
+    }
+
+
+def hit_json(hit: SearchHit, redaction: Redaction | None) -> dict[str, Any]:
+    """A hit of ``search --json`` (but the command that opens it, which only the command
+    knows): where it is, its snippet, and ``page``, the path that opens it in the server's
+    page (after its address), named by refs (`refs`)."""
+    shown = _as_it_is if redaction is None else redaction.text
+    at: dict[str, str | int] = {"at": hit.sequence}
+    if hit.invocation_id is not None:
+        at["invocation"] = ref_of(hit.invocation_id, redaction)
+    page = f"/sessions/{quote(ref_of(hit.session_id, redaction), safe='')}?{urlencode(at)}"
+    return {
+        "session_id": shown(hit.session_id),
+        "invocation_id": None if hit.invocation_id is None else shown(hit.invocation_id),
+        "sequence": hit.sequence,
+        "field": hit.field,
+        "snippet": hit.snippet,
+        "page": page,
     }
 
 

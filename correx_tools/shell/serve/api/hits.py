@@ -6,9 +6,10 @@ The search is the store's (`SearchableStore`: every word and ``"quoted phrase"``
 in a call's arguments, its output or reason, or what was said), newest first; a store that
 keeps no index is read instead (`ScannedSearch`, over the server's own catalog), by the
 same rule, with every event of every session picked read on each question. Each hit is
-the command's (``session_id``, ``invocation_id``, ``sequence``, ``field``, ``snippet``, its
-value masked whole and then cut), with the refs the page names the session and the call
-by and ``href``, a deep link to the page at that event (with the call open).
+``search --json``'s, built by the same function (``session_id``, ``invocation_id``,
+``sequence``, ``field``, ``snippet``: its value masked whole, then cut; ``page``: the page at
+that event, its call open), but for ``open``, the command that opens it, and with the refs
+the page names the session and the call by.
 
 The index holds the values as they were written; the server shows them masked. So a hit
 is kept only if its masked value still holds what was asked: a secret is never found by
@@ -19,12 +20,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import Any
-from urllib.parse import quote, urlencode
 
 from ....core.catalog.listing import SessionQuery
 from ....core.catalog.searched import FIELDS, Field, SearchHit, text_of
 from ....core.catalog.words import matches, terms, words
 from ....core.tools.ids import SessionId
+from ...catalog.rows import hit_json
 from ...stores.port import first_event
 from ..debugger.debugger import Debugger
 from ..errors import ApiError
@@ -84,19 +85,10 @@ def _shown(debugger: Debugger, text: str, hit: SearchHit) -> bool:
 
 
 def _hit(debugger: Debugger, hit: SearchHit) -> dict[str, Any]:
-    """A hit as the command gives it, named by refs, with its deep link."""
-    session_ref = debugger.ref(hit.session_id)
-    asked: dict[str, object] = {"at": hit.sequence}
-    invocation_ref = None if hit.invocation_id is None else debugger.ref(hit.invocation_id)
-    if invocation_ref is not None:
-        asked["invocation"] = invocation_ref
+    """A hit as ``search --json`` gives it (but the command that opens it: ``page`` opens it
+    here), with the refs the page names its session and its call by."""
     return {
-        "session_id": debugger.shown(hit.session_id),
-        "invocation_id": None if hit.invocation_id is None else debugger.shown(hit.invocation_id),
-        "sequence": hit.sequence,
-        "field": hit.field,
-        "snippet": hit.snippet,
-        "session_ref": session_ref,
-        "invocation_ref": invocation_ref,
-        "href": f"/sessions/{quote(session_ref, safe='')}?" + urlencode(asked),
+        **hit_json(hit, debugger.redaction),
+        "session_ref": debugger.ref(hit.session_id),
+        "invocation_ref": None if hit.invocation_id is None else debugger.ref(hit.invocation_id),
     }

@@ -2,8 +2,8 @@
 ``usage --by BY --json`` of the sessions the filters pick, and each day's usage split by
 ``stack`` (``project`` or ``model``): the layers the page's chart stacks.
 
-The rows and the total are the command's, built by the same functions from the same
-windows (`usage_rows`, `shell.catalog.rows`); days are counted in ``tz``'s zone (the
+The rows and the total are the command's, built by the same functions (`usage_of`,
+`shell.catalog.rows`); days are counted in ``tz``'s zone (the
 server's own where none is given), as the command counts them in ``--tz``'s. Each layer is
 its project's (or model's) rows by day (`core.catalog.stacks`), so a day's layers add up to
 its row. Every key an agent wrote (a project's path, a model's name) is masked.
@@ -16,7 +16,8 @@ from datetime import datetime
 from typing import Any
 
 from ....core.catalog.stacks import STACKS, stacked
-from ....core.catalog.usage import BY, UsageRow, usage_rows
+from ....core.catalog.usage import BY, Report, UsageRow
+from ...catalog.picking import usage_of
 from ...catalog.rows import usage_row_json
 from ...catalog.when import local
 from ...stores.addresses import redact_dsn
@@ -37,10 +38,13 @@ def usage(debugger: Debugger, query: Mapping[str, str]) -> dict[str, Any]:
     def wall(moment: datetime) -> datetime:
         return local(moment, zone)
 
-    # The filters pick sessions; since and until also bound the activity counted.
-    entries = list(debugger.catalog.answers.activity(asked, since=asked.since, until=asked.until))
-    prices = debugger.prices
-    rows, total = usage_rows(entries, by, local=wall, prices=prices)
+    # The filters pick sessions; since and until also bound the activity counted. The rows
+    # are the command's (added up by the database where it keeps the catalog); the layers
+    # are added up here from the same windows.
+    catalog, prices = debugger.catalog.answers, debugger.prices
+    report = Report(by=by, local=wall, prices=prices, since=asked.since, until=asked.until)
+    rows, total = usage_of(catalog, asked, report)
+    entries = catalog.activity(asked, since=asked.since, until=asked.until)
     layers = stacked(entries, stack, local=wall, prices=prices)
     keyed = by in ("project", "model", "machine", "user")
 

@@ -127,7 +127,7 @@
       var table = $("everywhere-results");
       d.hits.forEach(function (h) {
         var s = el("a", h.session_id); s.href = "/sessions/" + enc(h.session_ref);
-        var at = el("a", h.sequence, "hit"); at.href = h.href; at.setAttribute("data-testid", "search-hit");
+        var at = el("a", h.sequence, "hit"); at.href = h.page; at.setAttribute("data-testid", "search-hit");
         var call = el("span", h.invocation_id ? CX.shortId(h.session_id, h.invocation_id) : "–", h.invocation_id ? "id" : "muted");
         if (h.invocation_id) call.title = CX.txt(h.invocation_id);
         table.appendChild(row([s, at, el("span", FIELDS[h.field] || h.field, "said-kind"), call, el("span", h.snippet, "said-snippet")], "match hit-row"));
