@@ -21,6 +21,7 @@ from datetime import UTC, datetime
 from typing import Any, final
 
 from .events import OpaqueEvent, StoredEvent
+from .outcome import Outcome, outcome_of
 
 DESCRIBED = "correx.session.described"
 """The type tag of the event that describes an imported session."""
@@ -79,12 +80,15 @@ class Described:
     format: str
     about: About
     times_recorded: bool = True
+    outcome: Outcome | None = None
+    """How the run ended, where the harness wrote it (`outcome`: the event after this one)."""
 
 
 def described(events: Iterable[StoredEvent]) -> Described | None:
-    """The description a session begins with, if it is an imported one (only the first
-    event is read)."""
-    for stored in events:
+    """The description a session begins with, if it is an imported one, with its outcome
+    (only the first two events are read)."""
+    found = iter(events)
+    for stored in found:
         event = stored.event
         if (
             not isinstance(event, OpaqueEvent)
@@ -100,12 +104,14 @@ def described(events: Iterable[StoredEvent]) -> Described | None:
 
         started = text("started_at")
         at = None if started is None else _utc(started)
+        after = next(found, None)
         return Described(
             text("format") or "unknown",
             About(agent_session_id=text("agent_session_id"), started_at=at,
                   cwd=text("cwd"), title=text("title"),
                   parent_session=text("parent_session_id")),
             times_recorded=text("times") != NO_TIMES,
+            outcome=None if after is None else outcome_of(after.event),
         )  # fmt: skip
     return None
 
