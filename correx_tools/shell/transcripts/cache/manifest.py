@@ -22,6 +22,7 @@ from typing import final
 
 from ...stores.sqlite.removing import remove_sessions
 from ..agents import REGISTRY
+from ..common.evaluations import stamp_files
 
 TABLE = "correx_transcript_files"
 """The table's name: it marks a SQLite file as a cache of transcripts."""
@@ -36,13 +37,14 @@ _CREATE = f"""CREATE TABLE IF NOT EXISTS {TABLE} (
 )"""
 
 
-RULES = "rules 6"
+RULES = "rules 7"
 """The import's rules the cache's sessions were made by, kept in every file's stamp: when a
 release changes what a transcript gives (rules 2: exit codes not recorded, edits that did
 not take effect, times not recorded, values cut to fit; rules 3: the conversation around
 the calls of Claude Code and Codex; rules 4: of every other format that records one;
 rules 5: a Cline task's tokens; rules 6: each call's tier and capabilities from the one
-capability table the audit reads too), every file is read again once, and each session
+capability table the audit reads too; rules 7: how a run ended, mini-swe-agent, OpenHands'
+completion logs, SWE-agent's working directory), every file is read again once, and each session
 whose events differ is imported again."""
 WITHOUT_CONVERSATION = " without conversation"
 """Added to the rules of a cache made without the conversation (``--no-conversation``):
@@ -51,7 +53,8 @@ a cache made the other way is read again, as under other rules."""
 
 def stamp_of(path: Path, rules: str = RULES) -> str:
     """What one ``stat`` says of a file (its size, time and inode), and the import's rules:
-    it changed when this did, or when the file read with it did (`companion_of`).
+    it changed when this did, or when the file read with it did (`companion_of`), or a
+    verdict an evaluation wrote beside it (`evaluations.stamp_files`).
     ``OSError`` when the file is gone or cannot be looked at."""
     found = os.stat(path)
     stamp = f"{rules}:{found.st_size}:{found.st_mtime_ns}:{found.st_ino}"
@@ -60,6 +63,12 @@ def stamp_of(path: Path, rules: str = RULES) -> str:
         try:
             beside = os.stat(companion)
             stamp += f":{beside.st_size}:{beside.st_mtime_ns}"
+        except OSError:
+            pass
+    for verdict in stamp_files(path):  # an evaluation that ends later reads the run again
+        try:
+            beside = os.stat(verdict)
+            stamp += f":{verdict.name}:{beside.st_size}:{beside.st_mtime_ns}"
         except OSError:
             pass
     return stamp
