@@ -16,6 +16,7 @@ arguments name) and `output` (tables, readable numbers, the terminal).
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 from collections.abc import Sequence
@@ -35,10 +36,7 @@ class Command(NamedTuple):
 
     def load(self) -> ModuleType:
         """The command's module (imported now, if it was not yet)."""
-        # The import statement's own path, not importlib's: ``python -X importtime`` sees only
-        # that one, and the start-up test reads what each start imported from it.
-        module: ModuleType = __import__(f"{__package__}.commands.{self.module}", fromlist=["run"])
-        return module
+        return importlib.import_module(f"{__package__}.commands.{self.module}")
 
 
 COMMANDS = (

@@ -1,5 +1,7 @@
 """Aider's chat histories (``.aider.chat.history.md``, Markdown), recorded as `AIDER`:
-`calls` reads a history's edits and commands, `talk` its conversation."""
+`calls` reads a history's edits and commands, `talk` its conversation.
+Only the registry (`agents`) imports it; it imports the transcripts' common rooms and
+the core."""
 
 from __future__ import annotations
 

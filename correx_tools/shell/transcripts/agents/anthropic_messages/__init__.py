@@ -1,6 +1,8 @@
 """Anthropic Messages lists an agent loop keeps, recorded as `ANTHROPIC_MESSAGES`: `calls`
 reads a list's calls (and says how a ``tool_result`` ends its call, for Claude Code's
-reader too), `talk` its conversation."""
+reader too), `talk` its conversation.
+Only the registry (`agents`) imports it; it imports the transcripts' common rooms and
+the core."""
 
 from __future__ import annotations
 

@@ -1,6 +1,8 @@
 """Claude Code's session files, recorded as `CLAUDE_CODE`: `calls` reads a session's calls
 and its conversation (its results are Anthropic's ``tool_result`` blocks, read as
-`anthropic_messages` reads them)."""
+`anthropic_messages` reads them).
+Only the registry (`agents`) imports it; it imports the transcripts' common rooms and
+the core."""
 
 from __future__ import annotations
 

@@ -1,6 +1,8 @@
 """Cline's and Roo Code's tasks, recorded as `CLINE`: `calls` reads a task's
 ``api_conversation_history.json``, `talk` its conversation, `usage` its tokens from the
-``ui_messages.json`` beside it."""
+``ui_messages.json`` beside it.
+Only the registry (`agents`) imports it; it imports the transcripts' common rooms and
+the core."""
 
 from __future__ import annotations
 

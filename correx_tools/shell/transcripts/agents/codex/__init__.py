@@ -1,5 +1,7 @@
 """OpenAI Codex CLI's rollouts, recorded as `CODEX`: `calls` reads a rollout's calls,
-`talk` its conversation."""
+`talk` its conversation.
+Only the registry (`agents`) imports it; it imports the transcripts' common rooms and
+the core."""
 
 from __future__ import annotations
 

@@ -1,5 +1,7 @@
 """Gemini CLI's chats (JSON Lines, or the older document), recorded as `GEMINI_CLI`:
-`calls` reads a chat's calls, `talk` its conversation."""
+`calls` reads a chat's calls, `talk` its conversation.
+Only the registry (`agents`) imports it; it imports the transcripts' common rooms and
+the core."""
 
 from __future__ import annotations
 

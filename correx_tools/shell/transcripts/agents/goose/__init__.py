@@ -1,6 +1,8 @@
 """Goose's sessions, recorded as `GOOSE`: `calls` reads an export's or an older session
 file's calls, `talk` their conversation, `database` every session of Goose's own
-``sessions.db``."""
+``sessions.db``.
+Only the registry (`agents`) imports it; it imports the transcripts' common rooms and
+the core."""
 
 from __future__ import annotations
 

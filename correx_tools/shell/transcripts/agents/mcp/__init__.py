@@ -1,5 +1,7 @@
 """MCP traffic (JSON-RPC messages between a client and a server, one a line), recorded
-as `MCP`: `calls` reads its tool calls; MCP records no conversation."""
+as `MCP`: `calls` reads its tool calls; MCP records no conversation.
+Only the registry (`agents`) imports it; it imports the transcripts' common rooms and
+the core."""
 
 from __future__ import annotations
 

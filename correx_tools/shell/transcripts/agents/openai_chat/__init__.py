@@ -1,5 +1,7 @@
 """OpenAI chat message lists an agent loop keeps, recorded as `OPENAI_CHAT`: `calls`
-reads a list's calls, `talk` its conversation."""
+reads a list's calls, `talk` its conversation.
+Only the registry (`agents`) imports it; it imports the transcripts' common rooms and
+the core."""
 
 from __future__ import annotations
 

@@ -1,5 +1,7 @@
 """OpenCode's exports (``opencode export``), recorded as `OPENCODE`: `calls` reads an
-export's calls, `talk` its conversation."""
+export's calls, `talk` its conversation.
+Only the registry (`agents`) imports it; it imports the transcripts' common rooms and
+the core."""
 
 from __future__ import annotations
 

@@ -1,5 +1,7 @@
 """SWE-agent's trajectories (``*.traj``), recorded as `SWE_AGENT`: `calls` reads a
-trajectory's steps, `talk` its conversation."""
+trajectory's steps, `talk` its conversation.
+Only the registry (`agents`) imports it; it imports the transcripts' common rooms and
+the core."""
 
 from __future__ import annotations
 
