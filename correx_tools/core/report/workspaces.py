@@ -2,31 +2,31 @@
 the first point after which their files differ, and how a file that ends differently
 differs.
 
-A transcript holds a run's edits, not its files, so a file is known by the edits
-made to it (`edits.edit_of`): each completed edit that took effect moves the file
-to a new *version*, a digest chained over the edits so far (their lines, the
-path relative to the run's working directory). Two runs' files are the same
-where the same edits were made to them in the same order: an edit undone by a
-later one still counts, since the transcript cannot say the text is back.
+A transcript holds a run's edits, not its files, so a file is known by the changes
+made to it (`meaning.Meanings` reads every agent's: an editor's edit, a write, a
+SWE-agent windowed edit of the file it has open, a ``sed -i`` or an ``rm`` of a shell
+command): each completed change that took effect moves the file to a new *version*, a
+digest chained over the changes so far (what each said: its lines, or, where it does not
+say them, the command). Two runs' files are the same where the same changes were made
+to them in the same order: an edit undone by a later one still counts, since the
+transcript cannot say the text is back. A file is named by its path relative to the
+run's workspace root (`settle`): two spellings of one path are one file.
 
 Walking the two runs side by side (`comparison.side_by_side`), the files
 differ after the first row at which some file's versions in the two runs
-differ. A file whose last versions differ is shown as a line diff between the
-two runs: of the files' text where each run's last edit wrote the file whole,
-else of what each run's edits removed (``-``) and added (``+``), in order
-(`SCRIPT_LINES` at most a file, then cut).
+differ. What each run's changes left of each file is `final_changes`' answer.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from hashlib import blake2b
-from typing import Any, final
+from typing import final
 
 from ..replay.comparison import Row
-from .edits import diff_lines, edit_of
+from ..replay.kinds import Change, rooted
 
 SCRIPT_LINES = 2_000
 """Lines of a file's edits kept for its diff; past that the script is cut (and says so)."""
@@ -35,9 +35,11 @@ SCRIPT_LINES = 2_000
 @final
 @dataclass(slots=True)
 class EditedFile:
-    """One file as one run's edits left it: how many edits, its version (a digest chained
-    over them), the call of its last edit, its text where that edit wrote it whole, and
-    the lines its edits removed and added."""
+    """One file as one run's changes left it: how many changes, its version (a digest
+    chained over them), the call of its last change, its text where that change wrote it
+    whole, the lines its changes removed and added; ``unknown`` when a change since its
+    last whole writing did not say its lines, ``created`` when the run wrote it whole
+    first, ``deleted`` when its last change removed it."""
 
     path: str
     edits: int = 0
@@ -46,48 +48,78 @@ class EditedFile:
     text: str | None = None
     script: list[str] = field(default_factory=list)
     cut: bool = False
+    unknown: bool = False
+    created: bool = False
+    deleted: bool = False
+    by: str = ""
+    """What changed it last where that change did not say its lines (the command)."""
 
 
 @final
 class EditedFiles:
-    """One run's files, as its calls are read in order (`record` each completed call)."""
+    """One run's files, as its calls are read in order (`record` each completed call that
+    changed files), named relative to the run's workspace once `settle`d."""
 
-    __slots__ = ("changes", "cwd", "files")
+    __slots__ = ("_log", "changes", "cwd", "files")
 
-    def __init__(self, cwd: str | None) -> None:
+    def __init__(self, cwd: str | None = None) -> None:
         self.cwd = cwd
         self.files: dict[str, EditedFile] = {}
         self.changes: list[tuple[int, str, int]] = []
-        """Each edit as it came: the call's position, the file, the version it made."""
+        """Each change as it came: the call's position, the file, the version it made."""
+        self._log: list[tuple[int, Change, str]] = []
 
-    def record(self, position: int, tool_name: str, arguments: Mapping[str, Any]) -> None:
-        """The call at ``position`` completed and took effect: if it is an edit, each file
-        it changed moves to its next version."""
-        edited = edit_of(tool_name, arguments)
-        for change in edited or ():
-            path = self.relative(str(change["path"]))
-            file = self.files.get(path) or self.files.setdefault(path, EditedFile(path))
-            lines = [line for hunk in change["hunks"] for line in hunk["lines"]]
-            said = json.dumps([path, change["whole"], lines], ensure_ascii=True)
-            file.version = _chained(file.version, said)
-            file.edits += 1
-            file.last = position
-            file.text = "".join(text + "\n" for _, text in lines) if change["whole"] else None
-            if change["whole"]:
-                file.script.clear()
-            for op, text in lines:
-                if op in "+-" and len(file.script) < SCRIPT_LINES:
-                    file.script.append(op + text)
-                elif op in "+-":
-                    file.cut = True
-            self.changes.append((position, path, file.version))
+    def record(self, position: int, changes: Sequence[Change], said: str = "") -> None:
+        """The call at ``position`` completed and took effect, changing these files
+        (``said``: the call's own words, for a change that does not say its lines: what
+        made it, and its version's digest). A run
+        whose working directory is not known keeps its changes until it is (`settle`)."""
+        for change in changes:
+            if self.cwd is None:
+                self._log.append((position, change, said))
+            else:
+                self._change(position, change, said, self.cwd)
+
+    def settle(self, root: str | None) -> None:
+        """Name every file relative to ``root`` (the run's workspace, found once every call
+        is read) and follow each change kept in order; nothing to do where the working
+        directory was known."""
+        if self.cwd is not None:
+            return
+        self.cwd = root
+        for position, change, said in self._log:
+            self._change(position, change, said, root)
+        self._log.clear()
+
+    def _change(self, position: int, change: Change, said: str, root: str | None) -> None:
+        path = rooted(change.path, root) if change.path else "(the file open then)"
+        file = self.files.get(path) or self.files.setdefault(path, EditedFile(path))
+        lines = change.lines
+        told = [change.how, change.at, lines] if lines is not None else [change.how, said]
+        file.version = _chained(file.version, json.dumps(told, ensure_ascii=True))
+        file.created = file.created or (file.edits == 0 and change.how == "write")
+        file.edits += 1
+        file.last = position
+        file.deleted = change.how == "delete"
+        whole = change.how == "write" and lines is not None
+        file.text = "".join(text + "\n" for _, text in lines or ()) if whole else None
+        if change.how == "write" or file.deleted:
+            file.script.clear()
+            file.unknown = lines is None and not file.deleted
+        elif lines is None:
+            file.unknown = True
+        if lines is None:
+            file.by = said
+        for op, text in lines or ():
+            if op in "+-" and len(file.script) < SCRIPT_LINES:
+                file.script.append(op + text)
+            elif op in "+-":
+                file.cut = True
+        self.changes.append((position, path, file.version))
 
     def relative(self, path: str) -> str:
         """``path`` relative to the run's working directory, where it lies under it."""
-        root = (self.cwd or "").rstrip("/")
-        if root and path.startswith(root + "/"):
-            return path[len(root) + 1 :]
-        return path
+        return rooted(path, self.cwd)
 
 
 def _chained(version: int, said: str) -> int:
@@ -143,30 +175,3 @@ def _by_position(changes: list[tuple[int, str, int]]) -> dict[int, list[tuple[st
     for position, path, version in changes:
         found.setdefault(position, []).append((path, version))
     return found
-
-
-def differing_files(a: EditedFiles, b: EditedFiles) -> list[str]:
-    """The files whose last versions differ in the two runs (one run's only included)."""
-    paths = sorted(a.files.keys() | b.files.keys())
-    return [p for p in paths if _version(a, p) != _version(b, p)]
-
-
-def _version(files: EditedFiles, path: str) -> int:
-    found = files.files.get(path)
-    return 0 if found is None else found.version
-
-
-def file_diff(a: EditedFile | None, b: EditedFile | None) -> dict[str, Any]:
-    """How a file differs between the runs: ``{"of": "text" | "edits", "hunks", "cut"}``:
-    a diff of its text where both runs' last edits wrote it whole (or one run never
-    edited it and the other wrote it whole), else of the lines each run's edits removed
-    and added."""
-    texts = (None if a is None else a.text, None if b is None else b.text)
-    whole = all(t is not None or f is None for t, f in zip(texts, (a, b), strict=True))
-    if whole:
-        hunks, cut = diff_lines(texts[0] or "", texts[1] or "")
-        return {"of": "text", "hunks": hunks, "cut": cut}
-    scripts = ["".join(line + "\n" for line in f.script) if f else "" for f in (a, b)]
-    hunks, cut = diff_lines(scripts[0], scripts[1])
-    cut = cut or any(f is not None and f.cut for f in (a, b))
-    return {"of": "edits", "hunks": hunks, "cut": cut}
