@@ -2,9 +2,12 @@
 one document (what ``compare --json`` prints and the server sends).
 
 Each session is read a page at a time (`SessionView.entries_through`) into
-columns (`comparison.Calls`): its calls' keys and what each row needs, never the
-sessions' payloads, so two sessions of a million events are compared in bounded
-memory. The rows shown are then read again by id for their arguments. The state
+columns (`comparison.Calls`): its calls' keys, what each did (`meaning.Meanings`) and
+what each row needs, never the sessions' payloads, so two sessions of a million events
+are compared in bounded memory. Once read, a session's workspace root is its working
+directory, else the deepest folder holding every path it read or edited; its calls'
+targets and files are named relative to it. The rows shown are then read again by id for
+their arguments. The state
 of each session at the first divergence is the view's own answer about the event
 before the divergent call was requested (the last event, for a session that has
 no call there): the same answer ``replay --at`` gives.
@@ -20,16 +23,25 @@ from typing import Any, NamedTuple, final
 
 from returns.result import Result, Success
 
+from ...core.lifecycle.description import Described
 from ...core.lifecycle.events import ToolReceipt, undecoded_text
+from ...core.lifecycle.outcome import Outcome, outcome_json
 from ...core.lifecycle.status import ToolInvocationStatus
-from ...core.replay.alignment import Alignment, align
-from ...core.replay.comparison import CallFacts, Calls, Row, call_key, side_by_side
+from ...core.replay.alignment import Alignment, align_in_turn
+from ...core.replay.comparison import ALIKE, CallFacts, Calls, Row, call_key, side_by_side
 from ...core.replay.errors import ReplayError
 from ...core.replay.recorded import EXIT_CODE_KNOWN, edit_not_applied, exit_code_of
 from ...core.replay.stored_index import InvocationEntry
-from ...core.report.edits import edit_of
+from ...core.report.final_changes import (
+    FinalChange,
+    compare_changes,
+    final_changes,
+    text_diff,
+)
+from ...core.report.final_changes import shown as shown_change
+from ...core.report.meaning import Meaning, Meanings
 from ...core.report.redaction import Redaction
-from ...core.report.workspaces import EditedFiles, FilesWalk, differing_files, file_diff
+from ...core.report.workspaces import EditedFiles, FilesWalk
 from ...core.tools.json_values import thaw_json
 from ...core.tools.request import ToolRequest, undecoded_source
 from .documents import by_status, seconds
@@ -50,6 +62,32 @@ class Side:
     open: Callable[[], AbstractContextManager[SessionView]]
     cwd: str | None = None
     times_recorded: bool = True
+    format: str | None = None
+    """The transcript's format (its tools' rows of the capability table)."""
+    outcome: Outcome | None = None
+    """How the run ended, where its harness wrote it."""
+
+
+def side_of(
+    source: str,
+    session: str,
+    open: Callable[[], AbstractContextManager[SessionView]],
+    described: Described | None,
+    *,
+    times_recorded: bool | None = None,
+) -> Side:
+    """A session of a comparison, with what its description says (``None``: a session
+    recorded here, not imported); ``times_recorded``, where the caller knows better."""
+    times = described is None or described.times_recorded
+    return Side(
+        source=source,
+        session=session,
+        open=open,
+        cwd=None if described is None else described.about.cwd,
+        times_recorded=times if times_recorded is None else times_recorded,
+        format=None if described is None else described.format,
+        outcome=None if described is None else described.outcome,
+    )
 
 
 @final
@@ -70,13 +108,17 @@ def read_calls(side: Side) -> Result[Run, ReplayError]:
 def _collected(entries: Iterable[InvocationEntry], side: Side) -> Run:
     calls = Calls()
     files = EditedFiles(side.cwd)
+    meanings = Meanings(side.format)
     for position, entry in enumerate(entries):
         arguments = plain_arguments(entry.request)
-        calls.append(_facts(entry, arguments, side))
+        meaning = meanings.of(entry.tool_name, arguments)
+        calls.append(_facts(entry, arguments, side, meaning), meaning.content)
         # A completed edit that took effect (its receipt's metadata read for edits only).
-        edits = entry.status is _COMPLETED and edit_of(entry.tool_name, arguments) is not None
+        edits = entry.status is _COMPLETED and bool(meaning.changes)
         if edits and edit_not_applied(entry.receipt) is None:
-            files.record(position, entry.tool_name, arguments)
+            files.record(position, meaning.changes, meaning.said or meaning.content)
+    calls.settle(side.cwd)
+    files.settle(calls.root)
     return Run(calls, files)
 
 
@@ -96,7 +138,9 @@ def plain_arguments(request: ToolRequest) -> dict[str, Any]:
     return found
 
 
-def _facts(entry: InvocationEntry, arguments: dict[str, Any], side: Side) -> CallFacts:
+def _facts(
+    entry: InvocationEntry, arguments: dict[str, Any], side: Side, meaning: Meaning
+) -> CallFacts:
     receipt = entry.receipt
     ended = entry.completed_at if entry.ended_seq is not None else None
     began = entry.started_at or entry.requested_at
@@ -108,6 +152,8 @@ def _facts(entry: InvocationEntry, arguments: dict[str, Any], side: Side) -> Cal
         entry.status,
         _exit_code(receipt) if receipt is not None and entry.status is _COMPLETED else None,
         duration,
+        meaning.kind,
+        meaning.target,
     )
 
 
@@ -133,8 +179,12 @@ class Compared:
 
 
 def compared(a: Run, b: Run) -> Compared:
-    """Two sessions' calls aligned."""
-    return Compared(a.calls, b.calls, align(a.calls.keys, b.calls.keys), a.files, b.files)
+    """Two sessions' calls aligned: exactly, then by meaning, then by target
+    (`comparison`)."""
+    keys_a = [a.calls.keys, a.calls.by_meaning, a.calls.by_target]
+    keys_b = [b.calls.keys, b.calls.by_meaning, b.calls.by_target]
+    found = align_in_turn(keys_a, keys_b, alike=ALIKE)
+    return Compared(a.calls, b.calls, found, a.files, b.files)
 
 
 def compare_document(
@@ -156,13 +206,14 @@ def compare_document(
     # The common prefix comes first, a row a call: the divergence is row number ``prefix``.
     start = 0 if divergence is None else max(0, divergence[0] - before)
     counts = dict.fromkeys(("same", "changed", "only_a", "only_b"), 0)
-    differing = 0
+    differing = by_meaning = 0
     shown: list[Row] = []
     walk = FilesWalk(found.files_a, found.files_b)
     for number, row in enumerate(side_by_side(found.alignment, found.a, found.b)):
         walk.see(number, row)
         counts[row.kind] += 1
         differing += row.kind == "same" and bool(row.differs)
+        by_meaning += row.by == "meaning"
         if number >= start and (limit == 0 or len(shown) < limit):
             shown.append(row)
     told = _Told(redaction, refs)
@@ -178,16 +229,21 @@ def compare_document(
         "b": looked[1].about,
         "rows_by_kind": counts,
         "same_with_differences": differing,
-        "workspace": _workspace(found, parted, looked, told),
+        "by_meaning": by_meaning,
+        "workspace": _workspace(found, parted, looked, told, (_patch(a), _patch(b))),
         "first_divergence": None
         if divergence is None
         else {"a": looked[0].diverged, "b": looked[1].diverged},
         "rows_from": start,
         "rows": [
-            {"kind": row.kind, "a": a_call, "b": b_call, "differs": list(row.differs)}
+            {"kind": row.kind, "by": row.by, "a": a_call, "b": b_call, "differs": list(row.differs)}
             for row, a_call, b_call in zip(shown, looked[0].rows, looked[1].rows, strict=True)
         ],
     }
+
+
+def _patch(side: Side) -> str | None:
+    return None if side.outcome is None else side.outcome.patch
 
 
 @final
@@ -232,10 +288,13 @@ def _look(
         about = {
             "source": side.source,
             "session_id": told.text(side.session),
+            "format": side.format,
             "cwd": None if side.cwd is None else told.text(side.cwd),
+            "root": None if calls.root is None else told.text(calls.root),
             "times_recorded": side.times_recorded,
             "events": view.last_sequence,
             "calls": len(calls),
+            "outcome": outcome_json(side.outcome),
         }
         state = None if diverged is None else _diverged(view, calls, diverged, told)
         first = None
@@ -288,6 +347,8 @@ def _call(call: CallFacts, entries: dict[int, InvocationEntry], told: _Told) -> 
         "status": call.status.value,
         "exit_code": call.exit_code,
         "duration": call.duration,
+        "kind": call.kind,
+        "target": told.text(call.target),
         "arguments": told.value(arguments),
     }
     if told.refs is not None:
@@ -295,32 +356,52 @@ def _call(call: CallFacts, entries: dict[int, InvocationEntry], told: _Told) -> 
     return said
 
 
-FILE_DIFFS = 5
-"""Files whose final versions differ shown as a diff (the first, by path)."""
+FILE_CHANGES = 20
+"""Files whose final changes a document shows side by side (those that differ first)."""
 
 
 def _workspace(
-    found: Compared, parted: tuple[int, Row] | None, looked: list[_Looked], told: _Told
-) -> dict[str, Any]:
-    """What the two runs did to their files: each one's, where they first differ (after
-    row ``parted``), and how the first few that end differently differ."""
-    a, b = found.files_a, found.files_b
-    differing = differing_files(a, b)
+    found: Compared, parted: tuple[int, Row] | None, looked: list[_Looked], told: _Told,
+    patches: tuple[str | None, str | None],
+) -> dict[str, Any]:  # fmt: skip
+    """What the two runs did to their files: each one's final changes, where they first
+    differ (after row ``parted``), and each file's final change in both, side by side."""
+    finals = [final_changes(found.files_a, patches[0]), final_changes(found.files_b, patches[1])]
+    verdicts = compare_changes(finals[0], finals[1])
 
-    def files(run: EditedFiles) -> list[dict[str, Any]]:
-        return [{"path": told.text(f.path), "edits": f.edits} for f in run.files.values()]
+    def files(changes: dict[str, FinalChange]) -> list[dict[str, Any]]:
+        return [{"path": told.text(path), "edits": change.edits, "change": change.of}
+                for path, change in changes.items()]  # fmt: skip
 
     first: dict[str, Any] | None = None
     if parted is not None:
         first = {"row": parted[0], "a": looked[0].parted, "b": looked[1].parted}
-    diffs = []
-    for path in differing[:FILE_DIFFS]:
-        diff = file_diff(a.files.get(path), b.files.get(path))
-        diffs.append({"path": told.text(path), **diff, "hunks": told.value(diff["hunks"])})
+    # The files that differ first, then those not known, then those alike.
+    order = sorted(verdicts, key=lambda v: (v.same is not False, v.same is not None, v.path))
+    changes = []
+    for verdict in order[:FILE_CHANGES]:
+        diff = text_diff(verdict.a, verdict.b) if verdict.same is False else None
+        changes.append({
+            "path": told.text(verdict.path),
+            "same": verdict.same,
+            "a": _masked(shown_change(verdict.a), told),
+            "b": _masked(shown_change(verdict.b), told),
+            "diff": _masked(diff, told),
+        })  # fmt: skip
     return {
-        "a_files": files(a),
-        "b_files": files(b),
+        "a_files": files(finals[0]),
+        "b_files": files(finals[1]),
+        "patches": {"a": patches[0] is not None, "b": patches[1] is not None},
         "first_difference": first,
-        "differing": [told.text(path) for path in differing],
-        "diffs": diffs,
+        "differing": [told.text(v.path) for v in verdicts if v.same is False],
+        "unknown": [told.text(v.path) for v in verdicts if v.same is None],
+        "alike": [told.text(v.path) for v in verdicts if v.same is True],
+        "changes": changes,
     }
+
+
+def _masked(shown: dict[str, Any] | None, told: _Told) -> dict[str, Any] | None:
+    if shown is None:
+        return None
+    return {**shown, "hunks": told.value(shown["hunks"]),
+            "by": None if shown.get("by") is None else told.text(shown["by"])}  # fmt: skip
