@@ -155,6 +155,12 @@ def _from_log(text: str, task: str | None) -> tuple[bool, str | None] | None:
     return None
 
 
+def is_verdict(name: str) -> bool:
+    """Whether a file so named is an evaluation's verdict (read with the run it judges, never
+    as a transcript of its own)."""
+    return name == "report.json" or (name.endswith(".log") and name.startswith(_LOGS))
+
+
 def stamp_files(path: Path) -> list[Path]:
     """The verdict files a cache's stamp of ``path`` covers: those of the tasks its name and
     folder give (a file of the suffixes a harness writes; no other is looked at)."""

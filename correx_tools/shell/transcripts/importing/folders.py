@@ -1,6 +1,8 @@
 """Importing a folder of transcripts: every file under it that a reader recognises.
 
-Each transcript is its own session (each of a Goose database's sessions too),
+Each transcript is its own session (each of a Goose database's sessions too; an
+evaluation's verdicts, ``report.json`` and OpenHands' ``instance_<task>.log``, are read
+with the runs they judge, not as files of their own),
 written all or nothing; a file that fails is refused with its reason and the
 others go on; a file no reader recognises is skipped, with the reason. Run
 again, the import writes only what is new: sessions already there are left
@@ -19,6 +21,7 @@ from typing import final
 from returns.result import Success
 
 from ...stores.port import EventStore
+from ..common.evaluations import is_verdict
 from ..errors import TranscriptError, Unreadable, Unrecognised
 from ..recognising import default_name, load
 from .importing import DEFAULT, TranscriptImport, write
@@ -90,8 +93,10 @@ def transcript_files(
         folders[:] = sorted(name for name in folders if name not in _NOT_SEARCHED)
         for name in names:
             path = Path(folder) / name
-            if path.suffix not in SUFFIXES or (
-                name in left_out_names and path.resolve() in left_out
+            if (
+                path.suffix not in SUFFIXES
+                or is_verdict(name)
+                or (name in left_out_names and path.resolve() in left_out)
             ):
                 continue
             passed_by = never_read(path)

@@ -9,10 +9,12 @@ log of a run holds the whole run. The messages are read as an OpenAI chat list i
 model, its tokens (``response.usage``, the tokens of that one call: the log records no
 other's) and its calls. A ``finish`` call among them ends the run: it is completed where
 it is asked for (OpenHands gives it no result to wait for); any other call of the answer
-is in flight (the log was written before it ran). The log's ``cost`` is that one call's
-cost, kept as the run's outcome's (`Outcome`), with its task (the folder it is in, or the
-OpenHands evaluation log beside it: `common.evaluations`) and ``exit_status``
-``finished`` when the answer finishes. The repository in the task's
+is in flight (the log was written before it ran). An editor's answer that begins
+``ERROR:`` (``No replacement was performed``, a file that exists already) changed
+nothing: the call is completed and marked so, as in OpenHands' histories. The log's
+``cost`` is that one call's cost, kept as the run's outcome's (`Outcome`), with its task
+(the folder it is in, or the OpenHands evaluation log beside it: `common.evaluations`)
+and ``exit_status`` ``finished`` when the answer finishes. The repository in the task's
 ``<uploaded_files>`` is the session's working directory.
 
 *Decision*: a folder holds one log per model call, each a session of the run so far; the
@@ -26,7 +28,7 @@ from typing import Any
 
 from .....core.lifecycle.description import About
 from .....core.lifecycle.outcome import Outcome
-from ...common.outcomes import completed
+from ...common.outcomes import completed, not_applied
 from ...common.talk import texts
 from ...model import Transcript, step_time
 from ..openai_chat.calls import read as read_chat
@@ -35,6 +37,8 @@ from .calls import uploaded
 FORMAT = "openhands-completion"
 FINISH = "finish"
 """The call that ends an OpenHands run."""
+EDITORS = frozenset({"str_replace_editor", "edit_file"})
+"""OpenHands' file editors: an answer that begins ``ERROR:`` changed nothing."""
 
 
 def looks_like(document: Any) -> bool:
@@ -56,6 +60,10 @@ def read(document: Any, name: str) -> Transcript:
         messages.append(answer)
     found = read_chat({"messages": messages}, name)
     calls = list(found.calls)
+    for call in calls:  # an editor's ERROR: changed nothing, as in OpenHands' own histories
+        end = call.end
+        if call.tool_name in EDITORS and end is not None and _refused_edit(end.output):
+            call.end = dataclasses.replace(end, metadata=not_applied(end.metadata, end.output))
     finished = False
     if answer is not None:
         last = len(messages) - 1
@@ -77,6 +85,11 @@ def read(document: Any, name: str) -> Transcript:
         found, format=FORMAT, calls=tuple(calls), about=About(cwd=uploaded(prompt)),
         outcome=outcome,
     )  # fmt: skip
+
+
+def _refused_edit(output: object) -> bool:
+    """Whether an editor's answer says it changed nothing (OpenHands' ``ERROR:``)."""
+    return isinstance(output, str) and output.startswith("ERROR:")
 
 
 def _answer(response: dict[str, Any]) -> dict[str, Any] | None:
