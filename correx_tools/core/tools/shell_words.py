@@ -139,10 +139,11 @@ class _Scan:
             self.end_word()
             self.tokens.append(("sep", "$("))
             self.i += 1
-        elif char == "\n" and self.pending:
-            self.end_word()
+        elif char == "\n":
+            self.end_word()  # which may announce a here-document (<<EOF at the line's end)
             self.tokens.append(("sep", char))
-            self.bodies()
+            if self.pending:
+                self.bodies()
         elif char in _SEPARATORS:
             self.end_word()
             self.tokens.append(("sep", char))

@@ -11,8 +11,9 @@ completed ``bash`` call with that exit code; a command that timed out (``The las
 command … timed out``) failed, in the harness's words. The last message after the
 command that submits (``echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT``) is the
 submission itself, that call's output. The calls have no ids of their own: call ``n`` is
-``step-n``. A model response's ``created`` time is when its call was asked for; no end is
-timed.
+``step-n``. *Decision*: a trajectory records when each model response was made
+(``created``), never when a command ended, so its steps are given no times (a call's
+duration would be made up); the first response's time is when the session started.
 
 Beside the calls (`talk`): the first user message is the task; each assistant message's
 text, its model (``extra.response.model``), reasoning and tokens (``usage``:
@@ -55,15 +56,14 @@ def read(document: Any, name: str) -> Transcript:
             command = one_command(text)
             if command is None:
                 continue  # no command, or several: the harness refuses it, nothing runs
-            stamp = response_time(message)
             call = TranscriptCall(
                 call_id=f"step-{len(calls) + 1}",
                 tool_name=TOOL,
                 arguments={"command": command},
-                requested_at=stamp or step_time(index),
+                requested_at=step_time(index),
                 position=(index, 0),
                 where=where,
-                recorded=stamp is not None,
+                recorded=False,
             )
             calls.append(call)
             open_call = call
@@ -116,7 +116,10 @@ def _output(rest: str) -> str:
 def _about(document: dict[str, Any]) -> About:
     config = _mapping(_mapping(document.get("info")).get("config"))
     cwd = _mapping(config.get("environment")).get("cwd")
-    return About(cwd=cwd if isinstance(cwd, str) and cwd else None)
+    messages = document["messages"]
+    began = next((found for m in messages if isinstance(m, dict) and m.get("role") == "assistant"
+                  and (found := response_time(m)) is not None), None)  # fmt: skip
+    return About(cwd=cwd if isinstance(cwd, str) and cwd else None, started_at=began)
 
 
 def _outcome(document: dict[str, Any]) -> Outcome:

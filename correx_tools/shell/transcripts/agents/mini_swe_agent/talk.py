@@ -26,7 +26,7 @@ def talk_in(messages: list[Any]) -> Talk:
         elif role == "assistant":
             response = _response(message)
             model = model_of(response.get("model"))
-            at = response_time(message)
+            at = None  # its steps record no time (`calls`)
             identifier = response.get("id") if isinstance(response.get("id"), str) else None
             usage = response.get("usage")
             if isinstance(usage, dict) and (identifier is None or identifier not in counted):
