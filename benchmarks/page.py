@@ -38,6 +38,7 @@ TITLES = {
     "folds": "Folding in memory",
     "masking": "Masking secrets",
     "stored": "Stored sessions and the command",
+    "seals": "Reads held to the events' seals",
     "parallel": "Replaying on every core",
     "transcripts": "Importing transcripts",
     "sources": "Transcripts as sources",

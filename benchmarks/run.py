@@ -49,6 +49,7 @@ from .page import (
     this_run,
     write_page,
 )
+from .seals import seal_rows
 from .serve import serve_rows
 from .sessions import session, thirds
 from .sources import source_rows
@@ -230,6 +231,8 @@ def measure(args: argparse.Namespace) -> dict[str, list[Row]]:
             rows["stored"] = small_bulk_rows(small, repeat, Path(directory)) + stored_rows(
                 large, repeat, Path(directory), 20 if args.quick else 200
             )
+        if "seals" in only:
+            rows["seals"] = seal_rows(small_n * 10, repeat, Path(directory))
         if "parallel" in only:
             rows["parallel"] = parallel_rows(large_n, Path(directory), repeat)
         if "transcripts" in only:

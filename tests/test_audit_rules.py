@@ -9,7 +9,8 @@ from pyrsistent import pmap
 from correx_tools.core.audit.auditor import text_of
 from correx_tools.core.audit.commands import command_effects
 from correx_tools.core.audit.effects import annotated, effects_of
-from correx_tools.core.audit.policy import Policy, compiled, inside, normalised
+from correx_tools.core.audit.paths import inside, normalised
+from correx_tools.core.audit.policy import Policy, compiled
 from correx_tools.core.audit.rules import secret_in
 from correx_tools.core.report.redaction import Redaction
 from correx_tools.core.tools.capability import ToolCapability as C

@@ -27,7 +27,7 @@ from correx_tools import (
 from correx_tools.shell.replay.by_folding import ByFolding
 from correx_tools.shell.replay.questions import FromIndex
 from correx_tools.shell.stores.codec.encoding import encode_event
-from correx_tools.shell.stores.port import EventStore
+from correx_tools.shell.stores.port import EventStore, StoreReadError
 
 from .strategies import completed, failed, requested, started, stored
 from .test_cli import run
@@ -100,7 +100,7 @@ def test_the_index_answers_as_the_fold_when_nothing_changed(sqlite_store: SQLite
     assert answers(sqlite_store) == folded(sqlite_store)
 
 
-def test_an_event_edited_by_hand_is_answered_from_the_events_and_never_vouched_for_unasked(
+def test_an_event_edited_by_hand_is_refused_by_every_read_and_never_vouched_for_unasked(
     sqlite_store: SQLiteEventStore,
 ) -> None:
     before = answers(sqlite_store)
@@ -114,9 +114,11 @@ def test_an_event_edited_by_hand_is_answered_from_the_events_and_never_vouched_f
         encoded.data,
         S,
     )
-    after = answers(sqlite_store)
-    assert after != before
-    assert after == folded(sqlite_store)
+    # No answer is made of it: the read names the event and stops.
+    with pytest.raises(StoreReadError, match=r"sequence 3.*changed after it was written"):
+        list(sqlite_store.read(S))
+    folding = EventReplayer(sqlite_store).replay(S, ToolProjector(), strict=False)
+    assert "changed after it was written" in folding.failure().message
     # Not rebuilt behind anyone's back: a new index would vouch for the edit, and the
     # chain that names it (for verify) would be gone. Appends wait for the decision too.
     assert not answered_from_index(sqlite_store)
@@ -129,7 +131,9 @@ def test_an_event_edited_by_hand_is_answered_from_the_events_and_never_vouched_f
     # Said to be meant (a secret taken out, say), the edit is indexed and trusted.
     accepted = sqlite_store.reindex(accept_edits=True)
     assert accepted.damaged == {} and sqlite_store.verify_session(S).intact
-    assert answered_from_index(sqlite_store) and answers(sqlite_store) == after
+    after = answers(sqlite_store)
+    assert after != before and after == folded(sqlite_store)
+    assert answered_from_index(sqlite_store)
 
 
 def test_events_appended_by_an_older_release_are_indexed_before_any_answer(
@@ -265,18 +269,18 @@ def test_a_payload_edited_behind_the_triggers_is_held_to_its_row_when_an_entry_h
     sqlite_store: SQLiteEventStore, sequence: int, edited: str
 ) -> None:
     # A row's seal covers its events' chains and the CRCs of their JSON, kept in the row:
-    # an entry that hands a payload on holds it to the kept CRC, so the edit is seen and
-    # the fold answers (no trigger marked the session stale).
+    # an entry that hands a payload on holds it to the kept CRC, so the edit is seen (no
+    # trigger marked the session stale); the fold that answers instead reads the events,
+    # each held to its chain, and names the edited one rather than hand it on.
     for trigger in ("events_changed", "events_deleted", "events_unindexed"):
         sql(sqlite_store, f"DROP TRIGGER {trigger}")
     sql(sqlite_store, "UPDATE events SET data = ? WHERE sequence = ?", edited, sequence)
     reader = SQLiteEventStore(sqlite_store.path, read_only=True)
-    if not edited.endswith(":"):
-        with DefaultToolRepository(EventReplayer(reader), strict=False).view(S) as view:
-            history = view.history(InvocationId("i4")).unwrap()
-            assert view.stale  # the row's events did not hold: answered by folding
-        assert history == folded(reader)[4]
-        return
+    with DefaultToolRepository(EventReplayer(reader), strict=False).view(S) as view:
+        said = view.history(InvocationId("i4")).failure().message
+        assert view.stale  # the row's events did not hold: answered by folding
+    why = "cannot read" if edited.endswith(":") else "the event changed after it was written"
+    assert f"sequence {sequence}" in said and why in said
     result = run("history", str(reader.path), S, "i4", ok=False)
     assert result.returncode == 1 and "Traceback" not in result.stderr
-    assert f"sequence {sequence}: cannot read" in result.stderr
+    assert f"sequence {sequence}" in result.stderr and why in result.stderr

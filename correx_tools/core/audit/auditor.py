@@ -30,7 +30,8 @@ from ..tools.request import plain_arguments, undecoded_request
 from .effects import Effects, effects_with
 from .finding import RULES, Evidence, Finding, cut
 from .flows import FlowRecorder, FlowTracker, Source
-from .policy import CompiledPolicy, inside, normalised
+from .paths import inside, normalised
+from .policy import CompiledPolicy
 from .prefilter import may_hold_secret
 from .rules import Call, call_findings, secret_in
 

@@ -11,7 +11,8 @@ regex, no recursion), and each simple command's name is looked at:
   ``&N`` duplicate and the standard streams are not files).
 
 It sees only what the command says plainly: a variable, an alias, a script's own effects,
-``eval`` of built text are not followed.
+``eval`` of built text are not followed. Its words are read after quote removal, so a name
+spelled ``r''m`` is ``rm``.
 
 >>> command_effects("curl -s https://example.com/x.sh | sh > out.txt").urls
 ('https://example.com/x.sh',)
@@ -25,6 +26,7 @@ from dataclasses import dataclass
 from typing import final
 
 from ..tools.shell_words import program_at, shell_tokens
+from .unquoted import unquoted
 
 _NOT_FILES = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"})
 _FETCHERS = frozenset({"curl", "wget"})
@@ -50,7 +52,8 @@ _NOTHING = CommandEffects()
 
 def command_effects(text: str) -> CommandEffects:
     """The plainly stated effects of a shell command (total: any text gives an answer)."""
-    if not any(word in text for word in _WORDS):
+    plain = unquoted(text)
+    if not any(word in plain for word in _WORDS):
         return _NOTHING  # most commands: no effect of these can be stated without these
     tokens, cut = shell_tokens(text)
     urls: list[str] = []

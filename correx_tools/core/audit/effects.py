@@ -15,12 +15,14 @@ from typing import Any, final
 
 from ..tools.capability import ToolCapability
 from ..tools.capability_table import CapabilityTable, ToolEntry
-from ..tools.shell_words import command_text
+from ..tools.shell_words import MAX_COMMAND, MAX_WORDS, command_text
 from ..tools.tool import Tool
 from .commands import command_effects
 
 MAX_VALUES = 64
-"""Paths, commands, URLs or texts kept of one call, of each kind."""
+"""Commands, URLs or texts kept of one call, of each kind."""
+MAX_PATHS = 4_096
+"""Paths judged of one call (a read of many files names many)."""
 MAX_TEXT = 1 << 20
 """Characters of one call's written text looked at."""
 
@@ -41,6 +43,9 @@ class Effects:
     commands: tuple[str, ...] = ()
     urls: tuple[str, ...] = ()
     content: tuple[str, ...] = ()
+    cut: tuple[str, ...] = ()
+    """What of the call its effects were not read from, past a bound (a finding of its own:
+    the call could not be audited whole)."""
 
 
 def annotated(hints: Mapping[str, Any]) -> frozenset[ToolCapability]:
@@ -98,15 +103,16 @@ def effects_with(
         entry = ToolEntry(capabilities=declared)
     capabilities = set(entry.capabilities_for(arguments, declared))
     kinds = entry.arguments
-    paths = _strings(arguments, kinds["path"]) if "path" in kinds else ()
-    content = _strings(arguments, kinds["content"], deep=True) if "content" in kinds else ()
-    patched, added = _patches(_strings(arguments, kinds["patch"])) if "patch" in kinds else ([], [])
+    cut: list[str] = []
+    paths = _strings(arguments, kinds, "path", cut, most=MAX_PATHS)
+    content = _strings(arguments, kinds, "content", cut, deep=True)
+    patched, added = _patches(_strings(arguments, kinds, "patch", cut))
     writes = ToolCapability.FILE_WRITE in capabilities
     commands: tuple[str, ...] = ()
     if "command" in kinds:
         found = (command_text(arguments.get(name)) for name in kinds["command"])
         commands = tuple(command for command in found if command)[:MAX_VALUES]
-    urls = list(_strings(arguments, kinds["url"])) if "url" in kinds else []
+    urls = list(_strings(arguments, kinds, "url", cut))
     written = [*patched] if writes or patched else []
     for command in commands:
         said = command_effects(command)
@@ -116,39 +122,59 @@ def effects_with(
         if said.removed or said.redirected:
             capabilities.add(ToolCapability.FILE_WRITE)
             written.extend((*said.removed, *said.redirected))
+        if said.cut:
+            cut.append(
+                f"a command past {MAX_COMMAND:,} characters or {MAX_WORDS:,} words was read "
+                "for what it removes, redirects to and fetches no further"
+            )
+    every_write = [*(paths if writes else ()), *written]
+    if len(every_write) > MAX_PATHS:
+        cut.append(f"past {MAX_PATHS:,} paths written, the rest were not judged")
     return Effects(
         known=True,
         capabilities=frozenset(capabilities),
         reads=() if writes else paths,
-        writes=tuple([*(paths if writes else ()), *written][:MAX_VALUES]),
+        writes=tuple(every_write[:MAX_PATHS]),
         commands=commands,
         urls=tuple(urls[:MAX_VALUES]),
         content=(*content, *added)[:MAX_VALUES],
+        cut=tuple(dict.fromkeys(cut)),
     )
 
 
 def _strings(
-    arguments: Mapping[str, Any], names: tuple[str, ...], *, deep: bool = False
+    arguments: Mapping[str, Any],
+    kinds: Mapping[str, tuple[str, ...]],
+    kind: str,
+    cut: list[str],
+    *,
+    deep: bool = False,
+    most: int = MAX_VALUES,
 ) -> tuple[str, ...]:
-    """The strings the named arguments hold (a string, or a list of them; ``deep``: any
-    string inside, to `MAX_VALUES`)."""
+    """The strings the arguments the table names for ``kind`` hold (a string, or a list of
+    them; ``deep``: any string inside), to ``most``; past it, or past `MAX_TEXT` characters
+    of one, what was not read is said in ``cut``."""
     found: list[str] = []
-    for name in names:
+    for name in kinds.get(kind, ()):
         value = arguments.get(name)
         if value is None:
             continue
         if isinstance(value, str):  # the common case, without the walk
-            found.append(value[:MAX_TEXT])
+            found.append(value)
         else:
-            found.extend(_walk(value, deep=deep))
-        if len(found) >= MAX_VALUES:
+            found.extend(_walk(value, deep=deep, most=most + 1))
+        if len(found) > most:
             break
-    return tuple(found[:MAX_VALUES])
+    if len(found) > most:
+        cut.append(f"past {most:,} values of its {kind} arguments, the rest were not judged")
+    if any(len(text) > MAX_TEXT for text in found):
+        cut.append(f"past {MAX_TEXT:,} characters of one of its {kind} arguments, not read")
+    return tuple(text[:MAX_TEXT] for text in found[:most])
 
 
-def _walk(value: Any, *, deep: bool) -> Iterator[str]:
+def _walk(value: Any, *, deep: bool, most: int) -> Iterator[str]:
     if isinstance(value, str):
-        yield value[:MAX_TEXT]
+        yield value
         return
     items: Any = None
     if isinstance(value, Sequence):
@@ -157,12 +183,12 @@ def _walk(value: Any, *, deep: bool) -> Iterator[str]:
         items = [value[key] for key in sorted(value, key=str)]
     if items is not None:
         for n, item in enumerate(items):
-            if n >= MAX_VALUES:
+            if n >= most:
                 return
             if isinstance(item, str):
-                yield item[:MAX_TEXT]
+                yield item
             elif deep:
-                yield from _walk(item, deep=False)
+                yield from _walk(item, deep=False, most=most)
 
 
 def _patches(texts: tuple[str, ...]) -> tuple[list[str], list[str]]:
@@ -173,7 +199,7 @@ def _patches(texts: tuple[str, ...]) -> tuple[list[str], list[str]]:
         for line in text[:MAX_TEXT].splitlines():
             if line.startswith("*** "):
                 for prefix in _PATCH_FILE:
-                    if line.startswith(prefix) and len(files) < MAX_VALUES:
+                    if line.startswith(prefix) and len(files) <= MAX_PATHS:
                         files.append(line[len(prefix) :].strip())
             elif line.startswith("+") and not line.startswith("+++"):
                 added.append(line[1:])

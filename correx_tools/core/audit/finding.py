@@ -61,6 +61,10 @@ RULES: dict[str, tuple[Level, str]] = {
     "write-outside-workspace": (Level.ERROR, "a call wrote outside the workspace"),
     "command-denied": (Level.ERROR, "a shell command matched a denied pattern"),
     "secret-in-arguments": (Level.ERROR, "a secret appeared in a call's arguments"),
+    "not-audited-whole": (
+        Level.WARNING,
+        "a call's arguments were cut or past a bound, so it was not judged whole",
+    ),
     "secret-in-output": (Level.WARNING, "a secret appeared in a call's output"),
     "flow-into-shell": (Level.ERROR, "an untrusted value reached a shell command"),
     "flow-into-write": (Level.WARNING, "an untrusted value reached a file write"),

@@ -1,30 +1,25 @@
-"""The policy model: what a session's calls may do, and how its paths are judged.
+"""The policy model: what a session's calls may do.
 
 A policy names the workspace root (``None``: the session's own working directory, where
 recorded), the capabilities allowed, path globs denied and untrusted, commands denied
 (RE2 patterns), whether a secret in a call is a finding, and the shortest value a flow
 follows. `compiled` checks it and turns its globs and patterns into RE2 programs, so every
-match is linear in the text it is asked of.
-
-Globs: ``**`` any run of characters, ``*`` and ``?`` within one path segment. A glob
-beginning ``/`` is an absolute path; one beginning ``~/`` is under any home folder
-(``~``, ``/home/NAME``, ``/Users/NAME``, ``/root``: the recording machine's home is not
-known); any other (``.env``, ``*.pem``, ``secrets/**``) matches at any folder.
+match is linear in the text it is asked of. How a path is judged against its globs is
+`paths`; how a command is read for its patterns, `unquoted`.
 """
 
 from __future__ import annotations
 
-import functools
-import posixpath
 from dataclasses import dataclass
 from typing import Any, final
 
 import re2
 
 from ..report.re2_spans import finds
+from ..report.redaction import Redaction
 from ..tools.capability import ToolCapability
-
-_HOME = r"(?:~|/home/[^/]+|/Users/[^/]+|/root)/"
+from .paths import glob_pattern
+from .unquoted import unquoted
 
 
 @final
@@ -71,33 +66,50 @@ class CompiledPolicy:
     denied_paths: tuple[tuple[str, Any], ...]
     untrusted_paths: tuple[tuple[str, Any], ...]
     denied_commands: tuple[tuple[DeniedCommand, Any], ...]
-    # Each list as one program: most values match none, and one search answers that.
-    any_denied_path: Any = None
-    any_untrusted: Any = None
-    any_denied_command: Any = None
+    # Each list as a few programs (one for a list of ordinary size): most values match
+    # none, and one search answers that.
+    any_denied_path: tuple[Any, ...] = ()
+    any_untrusted: tuple[Any, ...] = ()
+    any_denied_command: tuple[Any, ...] = ()
 
     def denied_path(self, path: str) -> str | None:
         """The first denied glob ``path`` (normalised) matches, if any."""
-        if self.any_denied_path is None or not finds(self.any_denied_path, path.encode()):
+        data = path.encode()
+        if not any(finds(program, data) for program in self.any_denied_path):
             return None
         return next((glob for glob, program in self.denied_paths if program.match(path)), None)
 
     def untrusted(self, path: str) -> bool:
         """Whether ``path`` (normalised) matches an untrusted glob."""
-        return self.any_untrusted is not None and finds(self.any_untrusted, path.encode())
+        data = path.encode()
+        return any(finds(program, data) for program in self.any_untrusted)
 
     def denied_command(self, command: str) -> DeniedCommand | None:
-        """The first denied pattern ``command`` holds, if any."""
-        programs = self.any_denied_command
-        if programs is None or not finds(programs, command.encode()):
+        """The first denied pattern ``command`` holds, if any: searched in its words as the
+        shell reads them, after quote removal (`unquoted`)."""
+        text = unquoted(command)
+        data = text.encode()
+        if not any(finds(program, data) for program in self.any_denied_command):
             return None
-        return next((d for d, program in self.denied_commands if program.search(command)), None)
+        return next((d for d, program in self.denied_commands if program.search(text)), None)
+
+
+MAX_PATTERNS = 4_096
+"""Globs or patterns of one list of a policy."""
+MAX_PATTERN_CHARS = 4_096
+"""Characters of one glob or pattern."""
+_UNION_CHARS = 65_536
+"""The longest program a list's patterns are joined into; a longer list is joined into
+several. RE2 refuses (and logs, on the process's standard error, past its own walk
+budget) a program of some megabytes."""
 
 
 def compiled(policy: Policy) -> CompiledPolicy:
     """``policy`` checked and compiled; a `PolicyError` naming the first bad glob or pattern."""
     if policy.flow_min_chars < 4:
         raise PolicyError("flows.min_chars", "must be at least 4")
+    _within_bounds(policy)
+    _secret_patterns(policy.secret_patterns)
     commands = []
     for n, command in enumerate(policy.denied_commands):
         commands.append((command, _program(command.pattern, f"commands.deny[{n}].pattern")))
@@ -115,10 +127,53 @@ def compiled(policy: Policy) -> CompiledPolicy:
     )  # fmt: skip
 
 
-def _union(patterns: list[str]) -> Any:
-    """One program matching where any of ``patterns`` does (``None`` for none)."""
-    if not patterns:
-        return None
+def _within_bounds(policy: Policy) -> None:
+    lists = (
+        ("paths.deny", policy.denied_paths),
+        ("paths.untrusted", policy.untrusted_paths),
+        ("commands.deny", tuple(d.pattern for d in policy.denied_commands)),
+        ("secrets.patterns", policy.secret_patterns),
+    )
+    for key, patterns in lists:
+        if len(patterns) > MAX_PATTERNS:
+            raise PolicyError(key, f"{len(patterns):,} entries, over the limit of {MAX_PATTERNS:,}")
+        for n, pattern in enumerate(patterns):
+            if len(pattern) > MAX_PATTERN_CHARS:
+                raise PolicyError(
+                    f"{key}[{n}]",
+                    f"{len(pattern):,} characters, over the limit of {MAX_PATTERN_CHARS:,}",
+                )
+
+
+def _secret_patterns(patterns: tuple[str, ...]) -> None:
+    """Each of the policy's own secret patterns as the masking takes it (RE2, matching no
+    empty text), or a `PolicyError` naming it."""
+    for pattern in patterns:
+        try:
+            Redaction.with_patterns((pattern,))
+        except ValueError as error:
+            reason = str(error).removeprefix(f"--redact {pattern!r}: ")
+            raise PolicyError(f"secrets.patterns: {pattern!r}", reason) from None
+
+
+def _union(patterns: list[str]) -> tuple[Any, ...]:
+    """Programs matching, together, where any of ``patterns`` does (none for none): as few
+    as hold them within `_UNION_CHARS` each."""
+    programs: list[Any] = []
+    group: list[str] = []
+    size = 0
+    for pattern in patterns:
+        if group and size + len(pattern) > _UNION_CHARS:
+            programs.append(_joined(group))
+            group, size = [], 0
+        group.append(pattern)
+        size += len(pattern) + 5
+    if group:
+        programs.append(_joined(group))
+    return tuple(programs)
+
+
+def _joined(patterns: list[str]) -> Any:
     return _program("|".join(f"(?:{pattern})" for pattern in patterns), "(all patterns)")
 
 
@@ -129,80 +184,3 @@ def _program(pattern: str, key: str) -> Any:
         return re2.compile(pattern, options)
     except re2.error as error:
         raise PolicyError(key, f"not an RE2 pattern ({error})") from None
-
-
-def glob_pattern(glob: str) -> str:
-    """The RE2 pattern (to ``match`` a whole normalised path) of a path glob.
-
-    >>> glob_pattern("/etc/**")
-    '^/etc/.*$'
-    """
-    if glob.startswith("~/"):
-        prefix, body = "^" + _HOME, glob[2:]
-    elif glob.startswith("/"):
-        prefix, body = "^/", glob[1:]
-    else:
-        prefix, body = "^(?:.*/)?", glob
-    out: list[str] = []
-    i = 0
-    while i < len(body):
-        if body.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-        elif body.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif body[i] == "*":
-            out.append("[^/]*")
-            i += 1
-        elif body[i] == "?":
-            out.append("[^/]")
-            i += 1
-        else:
-            out.append("/" if body[i] == "/" else re2.escape(body[i]))
-            i += 1
-    return prefix + "".join(out) + "$"
-
-
-def normalised(path: str, workspace: str | None) -> str:
-    """``path`` as the audit judges it: a relative path under ``workspace`` (when known),
-    ``.`` and ``..`` resolved; a ``~`` path kept as it is.
-
-    >>> normalised("src/../.env", "/repo")
-    '/repo/.env'
-    """
-    if len(path) <= _KEPT_PATH:
-        return _normalised_kept(path, workspace)
-    return _normalised(path, workspace)
-
-
-_KEPT_PATH = 1_024
-"""Paths of at most so many characters are normalised once and kept (a session names the
-same paths again and again)."""
-
-
-@functools.lru_cache(maxsize=4_096)
-def _normalised_kept(path: str, workspace: str | None) -> str:
-    return _normalised(path, workspace)
-
-
-def _normalised(path: str, workspace: str | None) -> str:
-    path = path.strip()
-    if path.startswith("file://"):
-        path = path[len("file://") :]
-    if path.startswith("~"):
-        return posixpath.normpath(path)
-    if not path.startswith("/") and workspace is not None:
-        path = posixpath.join(workspace, path)
-    return posixpath.normpath(path) if path else path
-
-
-def inside(path: str, workspace: str) -> bool | None:
-    """Whether the normalised ``path`` is in ``workspace`` (``None``: a relative path, not
-    known)."""
-    if path.startswith("~"):
-        return False
-    if not path.startswith("/"):
-        return None
-    root = posixpath.normpath(workspace)
-    return path == root or path.startswith(root.rstrip("/") + "/")

@@ -2,9 +2,11 @@
 
 Each rule looks at one call's effects (`effects`) and arguments, and gives the findings
 of that call alone: a capability not allowed, a denied path read or written, a write
-outside the workspace, a denied command, a secret in its arguments. A call refused before
-it ran is held to them too: the agent asked for it. Every value quoted in a message is
-masked first and cut after.
+outside the workspace, a denied command, a secret in its arguments; and a call that could
+not be judged whole, because the import cut its arguments to fit a store or a bound of the
+audit's own was passed (a command padded past a bound must not hide its tail). A call
+refused before it ran is held to them too: the agent asked for it. Every value quoted in a
+message is masked first and cut after.
 """
 
 from __future__ import annotations
@@ -19,7 +21,8 @@ from pyrsistent import thaw
 from ..report.redaction import MASK, SECRET_NAMES, Redaction
 from .effects import Effects
 from .finding import RULES, Evidence, Finding, cut
-from .policy import CompiledPolicy, inside, normalised
+from .paths import inside, normalised
+from .policy import CompiledPolicy
 from .prefilter import may_hold_secret
 
 
@@ -73,6 +76,36 @@ def call_findings(
         where = secret_in(call.arguments, redaction, call.text)
         if where is not None:
             yield _finding(call, "secret-in-arguments", f"{tool} was given a secret: {where}")
+    unread = [*(f"the import cut {note}" for note in cut_notes(call)), *effects.cut]
+    if unread:
+        said = "; ".join(cut(redaction.text(reason), 160) for reason in unread[:4])
+        yield _finding(call, "not-audited-whole", f"{tool} could not be audited whole: {said}")
+
+
+CUT_MARK = "[cut: "
+"""How the import names a value it cut or replaced to fit a store: a last line
+``[cut: arguments.command: 1,258,291 bytes, sha256:…]`` of a cut string, or the whole
+string in place of a value too large or too deeply nested."""
+
+
+def cut_notes(call: Call) -> list[str]:
+    """What the import cut of ``call``'s arguments, as its marks say (the store's text is
+    searched first: most calls have none)."""
+    if call.text is not None and CUT_MARK not in call.text:
+        return []
+    notes: list[str] = []
+    stack: list[Any] = [call.arguments]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            at = item.rfind(CUT_MARK)
+            if at >= 0 and item.endswith("]") and (at == 0 or item[at - 1] == "\n"):
+                notes.append(item[at + len(CUT_MARK) : -1])
+        elif isinstance(item, Mapping):
+            stack.extend(item.values())
+        elif isinstance(item, Sequence):
+            stack.extend(item)
+    return sorted(notes)
 
 
 def _finding(call: Call, rule: str, message: str) -> Finding:

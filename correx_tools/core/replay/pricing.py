@@ -133,7 +133,10 @@ def prices_from(data: object, where: str) -> PriceTable:
         for needed in ("input", "output"):
             if needed not in prices:
                 raise PricesError(f"{where}: models.{name}.{needed}: is missing")
-        values = {key: _money(prices.get(key), f"{where}: models.{name}.{key}") for key in _COUNTS}
+        values = {
+            key: _money(prices[key], f"{where}: models.{name}.{key}") if key in prices else _NONE
+            for key in _COUNTS
+        }
         table[str(name)] = Price(**values)
     sources = data.get("sources", ())
     if not isinstance(sources, list | tuple) or not all(isinstance(s, str) for s in sources):
@@ -144,10 +147,13 @@ def prices_from(data: object, where: str) -> PriceTable:
     return PriceTable(models=table, sources=tuple(sources), read=read)
 
 
+_NONE = Decimal(0)
+"""A cache price left out: the vendor charges none."""
+
+
 def _money(value: object, where: str) -> Decimal:
-    """A price: a number at least 0 (a cache price left out is 0: the vendor charges none)."""
-    if value is None:
-        return Decimal(0)
+    """A price: a number at least 0 (``null`` is no price: a price left out is said so, not
+    counted as free)."""
     if isinstance(value, bool) or not isinstance(value, int | float | str | Decimal):
         raise PricesError(f"{where}: must be a number of dollars per million tokens")
     try:

@@ -55,13 +55,17 @@ class ShellCall(NamedTuple):
     changes: tuple[Change, ...]
 
 
-@final
-class _Simple(NamedTuple):
-    """One simple command: its words, where it writes, the here-document it reads."""
+class _Simple:
+    """One simple command: its words, where it writes, the here-document it reads, and the
+    separator after it (``|``, ``&&``, ``;``)."""
 
-    words: list[str]
-    writes: list[tuple[str, str]]  # (operator, file)
-    heredoc: str | None
+    __slots__ = ("after", "heredoc", "words", "writes")
+
+    def __init__(self) -> None:
+        self.words: list[str] = []
+        self.writes: list[tuple[str, str]] = []  # (operator, file)
+        self.heredoc: str | None = None
+        self.after = ""
 
 
 def shell_call(command: str, cwd: str | None = None) -> ShellCall:
@@ -77,7 +81,10 @@ def shell_call(command: str, cwd: str | None = None) -> ShellCall:
         start += 1
     rest = simple[start:]
     words = [word for part in rest for word in part.words]
-    target_words = ([CD + here] if start and here else []) + words
+    spelled = [w for part in rest for w in (*part.words, part.after) if w]
+    if spelled and rest and spelled[-1] == rest[-1].after:
+        spelled.pop()  # a separator that ends the command joins nothing
+    target_words = ([CD + here] if start and here else []) + spelled
     target = SEPARATOR.join(target_words)
     if SUBMIT_WORDS.intersection(words):
         return ShellCall("submit", "", ())
@@ -106,10 +113,10 @@ def shell_call(command: str, cwd: str | None = None) -> ShellCall:
 
 
 def _simple_commands(tokens: list[Token]) -> list[_Simple]:
-    """The simple commands of a command's tokens, each with its redirections and the
-    here-document its line announced."""
+    """The simple commands of a command's tokens, each with its redirections, the
+    here-document its line announced, and the separator after it."""
     found: list[_Simple] = []
-    current = _Simple([], [], None)
+    current = _Simple()
     pending = ""
     for kind, value in tokens:
         if kind == "word" and pending:
@@ -121,15 +128,16 @@ def _simple_commands(tokens: list[Token]) -> list[_Simple]:
             pending = value
         elif kind == "heredoc":
             # The document belongs to the last command of the line that announced it.
-            owner = next((c for c in reversed(found) if c.words), current)
-            index = next((i for i in range(len(found) - 1, -1, -1) if found[i] is owner), None)
-            if index is not None and owner.heredoc is None:
-                found[index] = owner._replace(heredoc=value)
+            owner = next((c for c in reversed(found) if c.words), None)
+            if owner is not None and owner.heredoc is None:
+                owner.heredoc = value
         else:
             pending = ""
             if current.words or current.writes:
                 found.append(current)
-            current = _Simple([], [], None)
+                current = _Simple()
+            if found and len(found[-1].after) < 3:  # && and || come as two tokens
+                found[-1].after += ";" if value == "\n" else value
     if current.words or current.writes:
         found.append(current)
     return found

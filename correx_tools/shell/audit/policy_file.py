@@ -9,12 +9,12 @@ from __future__ import annotations
 import importlib.resources
 import tomllib
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 from ...core.audit.policy import CompiledPolicy, DeniedCommand, Policy, PolicyError, compiled
 from ...core.tools.capability import ToolCapability
 from ...core.tools.capability_table import TableError, capability_named
+from ..option_files import OptionFileError, nested_too_deeply, read_option_file
 
 DEFAULT_POLICY = "default_policy.toml"
 _KEYS: dict[str, frozenset[str]] = {
@@ -45,14 +45,17 @@ def read_policy(path: str | None) -> CompiledPolicy:
         text = default_policy_text()
     else:
         try:
-            text = Path(path).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as error:
-            reason = getattr(error, "strerror", None) or str(error)
-            raise PolicyFileError(f"{name}: cannot be read: {reason}") from None
+            text = read_option_file(path).decode("utf-8")
+        except OptionFileError as error:
+            raise PolicyFileError(str(error)) from None
+        except UnicodeDecodeError as error:
+            raise PolicyFileError(f"{name}: cannot be read: not UTF-8 ({error.reason})") from None
     try:
         document = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise PolicyFileError(f"{name}: not TOML: {error}") from None
+    except RecursionError:
+        raise PolicyFileError(nested_too_deeply(name)) from None
     try:
         return compiled(policy_from_document(document))
     except (PolicyError, TableError) as error:

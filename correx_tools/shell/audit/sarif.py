@@ -65,9 +65,16 @@ def artifact_uri(source: str) -> str:
 
 
 def literal(text: str) -> str:
-    """``text`` as a SARIF message says it: SARIF reads ``{0}`` as the place of an argument,
-    and ``{{`` and ``}}`` as the braces themselves (a finding quotes what the agent ran)."""
-    return text.replace("{", "{{").replace("}", "}}")
+    r"""``text`` as a SARIF message says it, every character its own (a finding quotes what
+    the agent ran): SARIF reads ``{0}`` as the place of an argument, and ``{{`` and ``}}``
+    as the braces themselves; and ``[text](target)`` as a link (§3.11.6), so ``[``, ``]``
+    and the backslash that escapes them are escaped.
+
+    >>> print(literal(r"[x](javascript:alert(1)) {0} a\b"))
+    \[x\](javascript:alert(1)) {{0}} a\\b
+    """
+    escaped = text.replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
+    return escaped.replace("{", "{{").replace("}", "}}")
 
 
 def _result(finding: Finding, source: str, rule_index: int) -> dict[str, Any]:

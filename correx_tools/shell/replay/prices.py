@@ -15,9 +15,9 @@ import tomllib
 from decimal import Decimal
 from functools import cache
 from importlib import resources
-from pathlib import Path
 
 from ...core.replay.pricing import PricesError, PriceTable, prices_from
+from ..option_files import OptionFileError, nested_too_deeply, read_option_file
 
 SHIPPED = "prices.json"
 
@@ -34,9 +34,9 @@ def load_prices(path: str | None) -> PriceTable:
     if path is None:
         return shipped_prices()
     try:
-        raw = Path(path).read_bytes()
-    except OSError as error:
-        raise PricesError(f"{path}: cannot be read ({error.strerror or error})") from None
+        raw = read_option_file(path)
+    except OptionFileError as error:
+        raise PricesError(str(error)) from None
     try:
         if path.endswith(".toml"):
             data: object = tomllib.loads(raw.decode("utf-8"), parse_float=Decimal)
@@ -48,4 +48,6 @@ def load_prices(path: str | None) -> PriceTable:
         raise PricesError(f"{path}: is not TOML: {error}") from None
     except json.JSONDecodeError as error:
         raise PricesError(f"{path}: is not JSON: {error.msg} (line {error.lineno})") from None
+    except RecursionError:
+        raise PricesError(nested_too_deeply(path)) from None
     return shipped_prices().over(prices_from(data, path))

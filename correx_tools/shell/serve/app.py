@@ -50,6 +50,7 @@ from .api import (
 from .debugger.debugger import Debugger
 from .errors import VERIFY_HINT, ApiError
 from .guard.middleware import TRUSTED
+from .limits import STREAM
 
 _FILES = {
     "serve.js": ("serve", "application/javascript; charset=utf-8"),
@@ -209,6 +210,7 @@ async def _api(
             return JSONResponse(await run_in_threadpool(sessions.overview, debugger, session))
         case ["sessions", ref, "stream"]:
             session = await run_in_threadpool(debugger.session, ref)
+            request.scope[STREAM] = True  # the first to go when the places are full
             return StreamingResponse(
                 stream.heads(debugger, session, stopping), media_type="text/event-stream"
             )

@@ -2,8 +2,9 @@
 
 The socket is bound before anything else, so a port in use is one clear line
 and nothing else happens. uvicorn serves the application on it, over the
-watched protocol of `limits` (a deadline for each request head, a cap on
-connections, the file limit raised), its errors said once per cause (`troubles`);
+watched protocol of `limits` (a deadline for each request head and for each answer
+a client does not read, a cap on connections with a reserve for the credential's
+requests, the file limit raised), its errors said once per cause (`troubles`);
 the ready callback runs once uvicorn accepts connections (the command prints
 the address then). Ctrl-C or SIGTERM ends the event streams, lets the answers
 in progress finish (two seconds at most) and returns: a stop, not a crash.
@@ -112,11 +113,11 @@ def serve(
         cap,
         full=lambda: said.say(
             f"more than {cap:,} connections at once: for each new one, the one idle longest "
-            "is closed"
+            "(else stalled longest, else answering longest) is closed"
         ),
     )
     config = uvicorn.Config(
-        Guard(build_app(debugger, stopping), access=access, hosts=hosts),
+        Guard(build_app(debugger, stopping), access=access, hosts=hosts, crowded=watch.crowded),
         http=watched(watch),
         backlog=BACKLOG,
         log_level="warning",

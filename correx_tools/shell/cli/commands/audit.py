@@ -2,17 +2,16 @@
 
 Exit status: 0 no finding (or, with ``--recheck``, every evidence intact), 1 findings (or
 evidence edited, missing or unreadable), 2 the audit could not run (a bad policy, an
-unreadable source or findings file), with one line saying why.
+unreadable source or findings file, an event changed after it was written) or could not
+read the whole SOURCE (a transcript file refused), with one line saying why.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import sqlite3
 import sys
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 from ....core.audit.effects import declared_by
@@ -24,13 +23,15 @@ from ...audit.evidence import Rechecked, recheck
 from ...audit.policy_file import PolicyFileError, default_policy_text, read_policy
 from ...audit.running import Audited, audit_store
 from ...audit.sarif import sarif_log
+from ...stores.codec.strict_json import EnvelopeError, loads_strict
 from ...stores.fanout import WorkerLost
 from ...stores.port import StoreLayoutError, StoreReadError
 from .. import arguments
 from ..errors import CliError
 from ..output.render import emit, in_line, table
 from ..sources.loading import find_session
-from ..sources.stores import close_store, open_store, read_json, redact
+from ..sources.options import refused_files
+from ..sources.stores import close_store, open_store, read_file, read_json, redact
 from ..sources.tool_files import read_tools
 
 COULD_NOT_RUN = 2
@@ -81,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
     except (CliError, PolicyFileError) as error:
         return _could_not_run(str(error))
     except StoreReadError as error:
-        return _could_not_run(f"{redact(args.source)}: {error.error}")
+        return _could_not_run(str(error.error))  # it names the store, session and sequence
     except (OSError, sqlite3.Error, StoreLayoutError, WorkerLost) as error:
         return _could_not_run(str(error))
 
@@ -108,6 +109,7 @@ def _audit(args: argparse.Namespace) -> int:
         close_store(store)
     shown_as = args.format or ("json" if args.json else "table")
     source = redact(args.source)
+    unread = refused_files()  # each named on stderr as its look found it
     if shown_as == "sarif":
         args.json = True
         emit(args, sarif_log(findings, source), str)
@@ -120,9 +122,16 @@ def _audit(args: argparse.Namespace) -> int:
             "events": audited.events,
             "calls": audited.calls,
             "unknown_tools": dict(sorted(audited.unknown.items())),
+            "unread_files": unread,
             "findings": [finding_json(f) for f in findings],
         }
         emit(args, document, lambda: _text(findings, audited))
+    if unread:
+        # What could not be read was not audited: no exit status may say it was clean.
+        return _could_not_run(
+            f"{unread:,} transcript file{_s(unread)} of {source} could not be read (named "
+            "above), so the audit is not of the whole SOURCE"
+        )
     return 1 if findings else 0
 
 
@@ -221,12 +230,8 @@ def _recheck_text(checked: list[Rechecked], bad: list[Rechecked]) -> str:
 def _saved_findings(path: str) -> Iterator[dict[str, Any]]:
     """The findings of a file ``audit --json`` or ``--format sarif`` wrote."""
     try:
-        document = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as error:
-        raise CliError(
-            f"{path}: cannot be read: {getattr(error, 'strerror', None) or error}"
-        ) from None
-    except json.JSONDecodeError as error:
+        document = loads_strict(read_file(path))
+    except EnvelopeError as error:
         raise CliError(f"{path}: not JSON: {error}") from None
     if isinstance(document, dict) and isinstance(document.get("findings"), list):
         found: list[Any] = document["findings"]

@@ -121,16 +121,13 @@ def read_json(argument: str, what: str) -> Any:
 
 
 def read_file(argument: str) -> bytes:
-    """The bytes of the file ``argument`` names (``-``: standard input); a missing file or a
-    directory is a CliError."""
+    """The bytes of the file ``argument`` names (``-``: standard input); anything but a
+    regular file (missing, a folder, a FIFO) is a CliError."""
     if argument == "-":
         return sys.stdin.buffer.read()
-    path = Path(argument)
-    if path.is_dir():
-        raise CliError(f"{argument}: is a directory, not a file")
+    from ...option_files import OptionFileError, read_option_file  # noqa: PLC0415 - on use
+
     try:
-        return path.read_bytes()
-    except FileNotFoundError:
-        raise CliError(f"{argument}: no such file") from None
-    except OSError as error:
-        raise CliError(f"{argument}: cannot read it ({error.strerror})") from None
+        return read_option_file(argument)
+    except OptionFileError as error:
+        raise CliError(str(error)) from None

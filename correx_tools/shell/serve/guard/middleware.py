@@ -13,6 +13,8 @@
 * ``POST /api/v1/credential`` with ``{"code": CODE}`` trades a printed link's
   code for a browser's credential; ``POST /api/v1/codes`` gives the token's
   holder a fresh code (a script that opens a browser).
+* Past the server's cap of connections (`limits`), a request without a credential is
+  answered 503 and its connection closed: the places left are the credential's.
 * Every answer says: load nothing from elsewhere and run no inline script
   (a strict content security policy), never sniff a type, send no referrer,
   never be framed, and never be cached.
@@ -21,6 +23,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any, final
 
 import anyio
@@ -52,6 +55,10 @@ DEAD_LINK = (
 TRUSTED = "correx.trusted"
 """The scope's key saying whether the request carries a credential (the page's status for a
 session is said only then)."""
+CROWDED = (
+    "the server has as many connections open as it takes; the places left are for the page's "
+    "own requests, which carry its credential: try again in a moment"
+)
 BODY_BYTES = 4_096
 BODY_SECONDS = 5.0
 
@@ -72,8 +79,15 @@ class Guard:
     """ASGI middleware: the Host check, then the credentials, then the headers on every answer
     (``access`` ``None``: a server without a token)."""
 
-    def __init__(self, app: ASGIApp, *, access: Access | None, hosts: frozenset[str] | None):
-        self.app, self.access, self.hosts = app, access, hosts
+    def __init__(
+        self,
+        app: ASGIApp,
+        *,
+        access: Access | None,
+        hosts: frozenset[str] | None,
+        crowded: Callable[[], bool] = lambda: False,
+    ):
+        self.app, self.access, self.hosts, self.crowded = app, access, hosts, crowded
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -95,6 +109,10 @@ class Guard:
             raw: bytes = scope.get("raw_path") or path.encode("utf-8")
             if holder is None and not is_page(raw):
                 await answer(send, path, 401, NO_CREDENTIAL)
+                return
+            if holder is None and self.crowded():
+                # Past the cap, the places left are for requests that carry the credential.
+                await answer(send, path, 503, CROWDED, close=True)
                 return
         scope[TRUSTED] = self.access is None or holder is not None
 
@@ -136,14 +154,16 @@ async def _code(receive: Receive) -> str | None:
                 break
     try:
         code = json.loads(body)["code"] if len(body) <= BODY_BYTES else None
-    except (ValueError, TypeError, KeyError):
+    except (ValueError, TypeError, KeyError, RecursionError):  # 4,000 "[" nest too deep
         return None
     return code if isinstance(code, str) and 0 < len(code) <= 100 else None
 
 
-async def answer(send: Send, path: str, status: int, said: str | dict[str, str]) -> None:
+async def answer(
+    send: Send, path: str, status: int, said: str | dict[str, str], *, close: bool = False
+) -> None:
     """Answer without the application: JSON under ``/api/``, a line of HTML elsewhere; a string
-    is an error."""
+    is an error; ``close``: the connection is closed after it."""
     if path.startswith("/api/"):
         body = json.dumps({"error": said} if isinstance(said, str) else said).encode()
         kind = b"application/json"
@@ -160,6 +180,7 @@ async def answer(send: Send, path: str, status: int, said: str | dict[str, str])
             "headers": [
                 (b"content-type", kind),
                 (b"content-length", str(len(body)).encode()),
+                *([(b"connection", b"close")] if close else []),
                 *HEADERS,
             ],
         }

@@ -117,6 +117,11 @@ _LONG: Final = 2 * SHALLOW
 counted (one comparison, where nearly every text is short)."""
 
 
+_HUGE: Final = 8 << 20
+"""A text longer than this is read by the rules alone: the compiled path's check writes the
+value back and compares (two more copies of a 100 MB line)."""
+
+
 def _may_nest_deep(text: str | bytes) -> bool:
     """Whether JSON ``text`` (at least `_LONG` long) may nest `SHALLOW` levels deep: two
     counts at C speed."""
@@ -135,7 +140,7 @@ def loads_strict(text: str | bytes) -> Any:
     ...
     correx_tools.shell.stores.codec.strict_json.EnvelopeError: duplicate key 'a'
     """
-    if len(text) >= _LONG and _may_nest_deep(text):
+    if len(text) >= _LONG and (len(text) > _HUGE or _may_nest_deep(text)):
         return _loads_by_the_rules(text)
     try:
         value = _COMPILED_READ(text)
@@ -149,6 +154,40 @@ def loads_strict(text: str | bytes) -> Any:
     if len(read) == len(written) + 1 and read.endswith(b"\n") and read.startswith(written):
         return value
     return _loads_by_the_rules(text)
+
+
+def loads_strict_span(text: str, start: int, stop: int) -> Any:
+    """``loads_strict(text[start:stop])``, without copying a span longer than `_HUGE` (a
+    line of 100 MB read in place): the standard library's scanner reads it where it lies,
+    and anything it does not read whole and alone is read from the copy, which words the
+    error."""
+    if stop - start <= _HUGE:
+        return loads_strict(text[start:stop])
+    at = start
+    while at < stop and text[at] in _JSON_WHITESPACE:
+        at += 1
+    try:
+        value, end = _SCAN(text, at)
+    except (StopIteration, ValueError, RecursionError):
+        return loads_strict(text[start:stop])
+    if end <= stop and _blank(text, end, stop):
+        return value
+    if end <= stop:  # a value, then more: said as the parser says it, without a copy
+        error = json.JSONDecodeError("Extra data", text, end)
+        raise EnvelopeError(f"invalid JSON: {str(error)[:200]}")
+    return loads_strict(text[start:stop])
+
+
+def _blank(text: str, start: int, stop: int) -> bool:
+    """Whether ``text[start:stop]`` is JSON white space alone, looked at a piece at a time
+    (most such tails are a newline; the rest of a file of 100 MB is not copied)."""
+    for at in range(start, stop, _PIECE):
+        if text[at : min(at + _PIECE, stop)].strip(_JSON_WHITESPACE):
+            return False
+    return True
+
+
+_PIECE: Final = 1 << 16
 
 
 def loads_vouched(text: str) -> Any:

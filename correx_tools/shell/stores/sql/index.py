@@ -69,6 +69,30 @@ def exits_nonzero(d: Dialect, cursor: Cursor, session_id: str, through: int) -> 
 def load_head(d: Dialect, cursor: Cursor, session_id: str) -> Head | None:
     """The session's index head, if it is there, sealed, fresh, and reaches (with the same
     chain) the session's last event; ``None`` otherwise (the index is to be rebuilt)."""
+    found = _head_row(d, cursor, session_id)
+    last = last_sequence(d, cursor, session_id)
+    if found is None:
+        return Head() if last == 0 else None
+    head, stale, seal = found
+    if stale or head.indexed_through != last or seal != head_seal(session_id, head):
+        return None
+    if head.indexed_through and chain_at(d, cursor, session_id, head.indexed_through) != head.chain:
+        return None
+    return head
+
+
+def sealed_head(d: Dialect, cursor: Cursor, session_id: str) -> tuple[int, int] | None:
+    """The last sequence and chain the session's head holds, if its seal holds (stale or
+    not: a stale head still holds the chain its events were written with)."""
+    found = _head_row(d, cursor, session_id)
+    if found is None or found[2] != head_seal(session_id, found[0]):
+        return None
+    return int(found[0].indexed_through), int(found[0].chain)
+
+
+def _head_row(d: Dialect, cursor: Cursor, session_id: str) -> tuple[Head, bool, int] | None:
+    """The session's head row as it is stored: the head, whether it is marked stale, and
+    its seal (``None``: there is none)."""
     row = cursor.execute(
         d.sql(
             "SELECT indexed_through, requested, started, completed, failed, rejected, refused, "
@@ -76,16 +100,10 @@ def load_head(d: Dialect, cursor: Cursor, session_id: str) -> Head | None:
         ),
         (d.session_key(session_id),),
     ).fetchone()
-    last = last_sequence(d, cursor, session_id)
     if row is None:
-        return Head() if last == 0 else None
+        return None
     through, *counts, chain, stale, seal = row
-    head = Head(through, list(counts), chain)
-    if stale or through != last or seal != head_seal(session_id, head):
-        return None
-    if through and chain_at(d, cursor, session_id, through) != chain:
-        return None
-    return head
+    return Head(through, list(counts), chain), bool(stale), seal
 
 
 def save_head(d: Dialect, cursor: Cursor, session_id: str, head: Head) -> None:

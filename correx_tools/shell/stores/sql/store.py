@@ -17,7 +17,6 @@ from returns.result import Result
 from ....core.lifecycle.events import StoredEvent
 from ....core.replay.errors import EventDecodeError
 from ....core.tools.ids import SessionId
-from ..codec.rows import decode_indexed_rows, decode_row, decode_written_row
 from ..port import (
     AppendError,
     Reindexed,
@@ -28,11 +27,10 @@ from ..port import (
 )
 from ..writing import BatchWritingStore
 from .append import SourceFailed, runs, write_groups
-from .chains import ChainBroken, checked_rows, events
 from .copy_parts import CopiedSession, copy_part
 from .dialect import Cursor, ReadFault, WriteFault
-from .index import chain_at, last_sequence, load_head, mark_stale, marked_fresh
-from .indexing import EMPTY_CHAIN
+from .event_reads import read_events
+from .index import last_sequence, load_head, mark_stale, marked_fresh
 from .laid_out import LaidOutStore
 from .parts import Part, Runner, plan
 from .reading import SqlSessionIndex
@@ -254,8 +252,9 @@ class SqlEventStore(LaidOutStore, BatchWritingStore):
         Tool events are built from their typed columns, their payloads decoded
         when first used, while the session's index is fresh, each row checked
         against its chain as it is read; from the first that does not match (and
-        for an older layout, or events changed outside this store) every event is
-        decoded in full from its own JSON.
+        for a stale index) every event is decoded in full from its own JSON and
+        held to its chain one at a time, and an event changed after it was written
+        stops the read with a `StoreReadError` naming it (`event_reads`).
         """
         return self._read(session_id, after, trust_columns=True)
 
@@ -263,64 +262,19 @@ class SqlEventStore(LaidOutStore, BatchWritingStore):
         self, session_id: SessionId, *, after: int = 0, before: int | None = None
     ) -> Iterator[StoredEvent]:
         """The session's conversation events after ``after`` and before ``before`` (`said`),
-        alone."""
+        alone, each held to its chain."""
         return said_events(
-            self._database, session_id, after, self._read_batch, self._unavailable, before=before
-        )
+            self._database, session_id, after, self._read_batch, self._unavailable,
+            before=before, chained=self._indexed,
+        )  # fmt: skip
 
     def _read(
         self, session_id: SessionId, after: int, *, trust_columns: bool
     ) -> Iterator[StoredEvent]:
-        d, last, batch = self._database.dialect, after, self._first_batch
-        chain: int | None = EMPTY_CHAIN
-        try:
-            with self._database.query() as cursor:
-                indexed = self._indexed and marked_fresh(d, cursor, session_id)
-                if indexed and after:
-                    chain = chain_at(d, cursor, session_id, after)
-        except ReadFault as fault:
-            raise self._unavailable(fault, last + 1) from None
-        if chain is None:
-            indexed, chain = False, EMPTY_CHAIN
-        while True:
-            # One batch per call: other threads may use the connection in between.
-            try:
-                with self._database.query() as cursor:
-                    rows = events(d, cursor, session_id, last, batch, indexed=indexed)
-            except ReadFault as fault:
-                raise self._unavailable(fault, last + 1) from None
-            if indexed:
-                try:
-                    for stored in self._vouched(session_id, rows, last, chain, trust_columns):
-                        last = stored.sequence
-                        yield stored
-                except ChainBroken:
-                    # The index does not match the events from here on: the rest is read
-                    # from the events' own JSON by the strict rules (which name any fault).
-                    indexed = False
-                    continue
-                if rows:
-                    chain = rows[-1][-1]
-            else:
-                for row in rows:
-                    yield decode_row(d.where, session_id, row)
-                if rows:
-                    last = rows[-1][0]
-            if len(rows) < batch:
-                return
-            batch = self._read_batch
-
-    def _vouched(
-        self, session_id: SessionId, rows: list[Any], after: int, chain: int, columns: bool
-    ) -> Iterator[StoredEvent]:
-        """The events of rows each found to continue the chain: built from their typed
-        columns (``columns``), or from their own JSON, read without the strict reader's
-        hooks (the chain vouches that it is what this library checked and wrote)."""
-        d = self._database.dialect
-        checked = checked_rows(d, rows, after, chain)
-        if columns:
-            return decode_indexed_rows(d.where, session_id, checked)
-        return (decode_written_row(d.where, session_id, row[:5]) for row in checked)
+        return read_events(
+            self._database, session_id, after, chained=self._indexed, columns=trust_columns,
+            batches=(self._first_batch, self._read_batch), unavailable=self._unavailable,
+        )  # fmt: skip
 
     @contextmanager
     def session_index(self, session_id: SessionId) -> Iterator[SessionIndex | None]:

@@ -37,15 +37,16 @@ _CREATE = f"""CREATE TABLE IF NOT EXISTS {TABLE} (
 )"""
 
 
-RULES = "rules 7"
+RULES = "rules 8"
 """The import's rules the cache's sessions were made by, kept in every file's stamp: when a
 release changes what a transcript gives (rules 2: exit codes not recorded, edits that did
 not take effect, times not recorded, values cut to fit; rules 3: the conversation around
 the calls of Claude Code and Codex; rules 4: of every other format that records one;
 rules 5: a Cline task's tokens; rules 6: each call's tier and capabilities from the one
-capability table the audit reads too; rules 7: how a run ended, mini-swe-agent, OpenHands'
-completion logs, SWE-agent's working directory), every file is read again once, and each session
-whose events differ is imported again."""
+capability table the audit reads too; rules 7: a value too large in many small parts, or
+nested too deeply, replaced by a mark rather than the session refused; rules 8: how a run
+ended, mini-swe-agent, OpenHands' completion logs, SWE-agent's working directory), every
+file is read again once, and each session whose events differ is imported again."""
 WITHOUT_CONVERSATION = " without conversation"
 """Added to the rules of a cache made without the conversation (``--no-conversation``):
 a cache made the other way is read again, as under other rules."""

@@ -15,7 +15,7 @@ from typing import Any, final
 
 # The readers' one way to the stores' strict JSON (no NaN, no duplicate key): what every
 # stored event is read with, so an imported value always reads back as itself.
-from ...stores.codec.strict_json import EnvelopeError, loads_strict
+from ...stores.codec.strict_json import EnvelopeError, loads_strict, loads_strict_span
 from ..errors import Unreadable
 
 LENIENT_HINT = "; --lenient imports the other lines and lists the ones it leaves out"
@@ -52,13 +52,14 @@ class Lines:
         while start < size:
             end = text.find("\n", start)
             last = end < 0
-            line = text[start:] if last else text[start:end]
+            stop = size if last else end
             number += 1
-            start = size if last else end + 1
-            if not line or line.isspace():
+            begin, start = start, size if last else end + 1
+            if begin == stop or (text[begin].isspace() and text[begin:stop].isspace()):
                 continue
             try:
-                yield number, loads_strict(line)
+                # A line of many megabytes is read where it lies, not copied first.
+                yield number, loads_shallow(text, begin, stop)
             except EnvelopeError as error:
                 if last:  # no newline after it: still being written
                     self.incomplete_tail = f"line {number}"
@@ -87,10 +88,26 @@ def first_record_has(records: list[Record], *keys: str, lacking: str) -> bool:
     return first is not None and all(key in first for key in keys) and lacking not in first
 
 
+def loads_shallow(text: str, start: int = 0, stop: int | None = None) -> Any:
+    """``text`` (``text[start:stop]``) as JSON, strictly (no NaN, no duplicate keys), each
+    part nested too deeply for the parser replaced by a mark saying what it was
+    (`shallow`): an agent's input nested 3,000 deep costs that input's depth, not the
+    session."""
+    stop = len(text) if stop is None else stop
+    try:
+        return loads_strict_span(text, start, stop)
+    except EnvelopeError as error:
+        if "nested too deeply" not in str(error):
+            raise
+    from .shallow import shallow_text  # noqa: PLC0415 - only for a hostile text
+
+    return loads_strict(shallow_text(text[start:stop]))
+
+
 def strict_value(text: str, where: str) -> Any:
     """``text`` as JSON, strictly (no NaN, no duplicate keys); an error names ``where``."""
     try:
-        return loads_strict(text)
+        return loads_shallow(text)
     except EnvelopeError as error:
         raise Unreadable(where, str(error)) from None
 
@@ -98,7 +115,7 @@ def strict_value(text: str, where: str) -> Any:
 def json_document(text: str) -> tuple[Any, str | None]:
     """``text`` as one strict JSON document, or ``None`` and why it is not one."""
     try:
-        return loads_strict(text), None
+        return loads_shallow(text), None
     except EnvelopeError as error:
         return None, str(error)
 
@@ -106,7 +123,7 @@ def json_document(text: str) -> tuple[Any, str | None]:
 def is_json(text: str) -> bool:
     """Whether ``text`` is one strict JSON value."""
     try:
-        loads_strict(text)
+        loads_shallow(text)
     except EnvelopeError:
         return False
     return True

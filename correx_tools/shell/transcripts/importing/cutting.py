@@ -16,9 +16,13 @@ so on the call, with the original's size in UTF-8 bytes and its SHA-256:
 
 When cutting the largest string to nothing is not enough, the next largest is cut
 too; an output made of many small values is kept as its JSON text, cut
-(``output (as JSON): …``). An event that fits is never touched, and nothing but the
-cut is changed. Cutting is the last thing an import does to a value: masking what
-looks like a secret is the views' work, on what is stored.
+(``output (as JSON): …``); arguments made of many small values have their largest
+parts each replaced by its mark (``[cut: arguments.items (as JSON): …]``), or, where no
+part is large (an object of 100,000 small members), are kept as one member ``cut``
+holding their JSON text, cut, and its mark. A value nested deeper than 64 levels has each
+part past that depth replaced by its mark (`shallow`). An event that fits is never
+touched, and nothing but the cut is changed. Cutting is the last thing an import does
+to a value: masking what looks like a secret is the views' work, on what is stored.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from typing import Any, Final
 from ...stores.codec.encoding import line_size
 from ...stores.codec.envelope import MAX_EVENT_BYTES, event_payload
 from ...stores.codec.strict_json import canonical_json
+from ..common.shallow import shallow_value, too_deep
 
 CUT: Final = "cut"
 """The receipt's metadata key that names what the import cut, and what it was."""
@@ -67,17 +72,28 @@ def fitted(
     event that cannot be measured (a value no store keeps) is left as it is, for the store
     to refuse by name.
     """
+    notes: tuple[str, ...] = ()
+    if too_deep(value):
+        value, notes = shallow_value(value, label)
     cap = LIMIT - _ROUGH_SLACK - 6 * (beside + len(session_id))
     if _bound(value, cap) <= cap:
-        return build(value, ()), ()
-    event = build(value, ())
-    if _size(event, session_id) <= LIMIT:
-        return event, ()
-    notes: tuple[str, ...] = ()
+        return build(value, notes), notes
+    if not (type(value) is str and len(value) > LIMIT):  # one that plainly does not fit
+        event = build(value, notes)  # is not written out whole to be measured
+        if _size(event, session_id) <= LIMIT:
+            return event, notes
     current = value
     done: set[tuple[Any, ...]] = set()
     for _ in range(_MOST_CUTS):
         spot = _largest(current, done)
+        if (
+            inline
+            and isinstance(current, dict | list)
+            and (spot is None or len(spot[1]) < _WHOLE_BELOW)
+        ):
+            # Many small values (no string worth cutting): the largest parts are put aside
+            # whole, each as its mark, or the whole value as its JSON text, cut.
+            return _parts_cut(current, label, build, notes, session_id)
         if not inline and not done and (spot is None or len(spot[1]) < _WHOLE_BELOW):
             whole = _json_text(value)
             if whole is None:
@@ -103,6 +119,48 @@ def fitted(
     return build(current, notes), notes
 
 
+def _parts_cut(
+    value: dict[Any, Any] | list[Any],
+    label: str,
+    build: Build,
+    notes: tuple[str, ...],
+    session_id: str,
+) -> tuple[object, tuple[str, ...]]:
+    """The event with ``value``'s largest members (of `_WHOLE_BELOW` characters of JSON or
+    more) each replaced by its mark, the largest first, until it fits; or, where no member
+    is that large (an object of 100,000 small members), ``value`` as one member ``cut``
+    holding the longest prefix of its JSON text that fits and the mark."""
+    current: Any = value
+    for _ in range(_MOST_CUTS):
+        sizes = [
+            (len(text), key, text)
+            for key, member in (current.items() if isinstance(current, dict)
+                                else enumerate(current))
+            if isinstance(member, dict | list) and (text := _json_text(member)) is not None
+        ]  # fmt: skip
+        if not sizes or max(sizes)[0] < _WHOLE_BELOW:
+            break
+        _, key, text = max(sizes, key=lambda found: found[0])
+        note = f"{label}{_place((key,))} (as JSON): {_described(text)}"
+        notes = (*notes, note)
+        current = _put(current, (key,), f"[cut: {note}]")
+        event = build(current, notes)
+        if _size(event, session_id) <= LIMIT:
+            return event, notes
+    whole = _json_text(value) or ""
+    note = f"{label} (as JSON): {_described(whole)}"
+    mark = f"\n[cut: {note}]"
+    trial = (*notes, note)
+    room = LIMIT - _size(build(_wrapped(value, mark), trial), session_id) - _MARGIN
+    return build(_wrapped(value, prefix_within(whole, room) + mark), trial), trial
+
+
+def _wrapped(value: dict[Any, Any] | list[Any], text: str) -> dict[str, str] | list[str]:
+    """``text`` in place of ``value``, as a value of the same kind (arguments stay an
+    object)."""
+    return {CUT: text} if isinstance(value, dict) else [text]
+
+
 def prefix_within(text: str, room: int) -> str:
     """The longest prefix of ``text`` whose JSON string body (escaped, in UTF-8) takes at
     most ``room`` bytes.
@@ -125,9 +183,18 @@ def _escaped_size(text: str) -> int:
 
 
 def _described(text: str) -> str:
-    """``1,572,864 bytes, sha256:<hex>``: the original string's size and digest."""
-    data = text.encode("utf-8", "surrogatepass")
-    return f"{len(data):,} bytes, sha256:{sha256(data).hexdigest()}"
+    """``1,572,864 bytes, sha256:<hex>``: the original string's size and digest, encoded a
+    piece at a time (a 100 MB output is not copied whole to be hashed)."""
+    digest, size = sha256(), 0
+    for start in range(0, len(text), _PIECE):
+        data = text[start : start + _PIECE].encode("utf-8", "surrogatepass")
+        digest.update(data)
+        size += len(data)
+    return f"{size:,} bytes, sha256:{digest.hexdigest()}"
+
+
+_PIECE: Final = 1 << 20
+"""Characters encoded at a time to measure and hash a long string."""
 
 
 def _json_text(value: Any) -> str | None:

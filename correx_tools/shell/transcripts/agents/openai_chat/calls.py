@@ -17,7 +17,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from ....stores.codec.strict_json import EnvelopeError, loads_strict
+from ....stores.codec.strict_json import EnvelopeError
+from ...common.lines import loads_shallow
 from ...common.message_lists import holds_calls_of, read_list
 from ...common.outcomes import completed
 from ...common.pairing import Pairing
@@ -57,7 +58,7 @@ def _calls(message: dict[str, Any], index: int, where: str, at: datetime, calls:
             text = function.get("arguments", "{}")
             must_be(text, str, f"{at_call}.function.arguments", "the arguments")
             try:
-                arguments = loads_strict(text) if text.strip() else {}
+                arguments = loads_shallow(text) if text.strip() else {}
             except EnvelopeError as error:
                 raise Unreadable(f"{at_call}.function.arguments", str(error)) from None
             calls.request(

@@ -43,7 +43,8 @@ from typing import Any
 
 from .....core.lifecycle.description import About
 from .....core.lifecycle.outcome import Outcome, with_patch
-from ....stores.codec.strict_json import EnvelopeError, loads_strict
+from ....stores.codec.strict_json import EnvelopeError
+from ...common.lines import loads_shallow
 from ...common.outcomes import completed, not_applied, rejected
 from ...common.talk import Talk
 from ...common.values import must_be, text_of, utc_time
@@ -221,7 +222,7 @@ def _arguments_from_response(
             if not isinstance(text, str):
                 raise Unreadable(at, "the arguments must be a JSON string")
             try:
-                arguments = loads_strict(text)
+                arguments = loads_shallow(text)
             except EnvelopeError as error:
                 raise Unreadable(at, str(error)) from None
             return must_be(arguments, dict, at, "the arguments")  # type: ignore[no-any-return]
