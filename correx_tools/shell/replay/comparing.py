@@ -32,19 +32,13 @@ from ...core.replay.comparison import ALIKE, CallFacts, Calls, Row, call_key, si
 from ...core.replay.errors import ReplayError
 from ...core.replay.recorded import EXIT_CODE_KNOWN, edit_not_applied, exit_code_of
 from ...core.replay.stored_index import InvocationEntry
-from ...core.report.final_changes import (
-    FinalChange,
-    compare_changes,
-    final_changes,
-    text_diff,
-)
-from ...core.report.final_changes import shown as shown_change
 from ...core.report.meaning import Meaning, Meanings
 from ...core.report.redaction import Redaction
 from ...core.report.workspaces import EditedFiles, FilesWalk
 from ...core.tools.json_values import thaw_json
 from ...core.tools.request import ToolRequest, undecoded_source
 from .documents import by_status, seconds
+from .files_document import workspace_document
 from .view import SessionView
 
 _COMPLETED = ToolInvocationStatus.COMPLETED
@@ -230,7 +224,9 @@ def compare_document(
         "rows_by_kind": counts,
         "same_with_differences": differing,
         "by_meaning": by_meaning,
-        "workspace": _workspace(found, parted, looked, told, (_patch(a), _patch(b))),
+        "workspace": workspace_document(
+            (found.files_a, found.files_b), _parted(parted, looked), told, (_patch(a), _patch(b))
+        ),
         "first_divergence": None
         if divergence is None
         else {"a": looked[0].diverged, "b": looked[1].diverged},
@@ -240,6 +236,13 @@ def compare_document(
             for row, a_call, b_call in zip(shown, looked[0].rows, looked[1].rows, strict=True)
         ],
     }
+
+
+def _parted(parted: tuple[int, Row] | None, looked: list[_Looked]) -> dict[str, Any] | None:
+    """Where the two runs' files first differ: the row, and each run's call there."""
+    if parted is None:
+        return None
+    return {"row": parted[0], "a": looked[0].parted, "b": looked[1].parted}
 
 
 def _patch(side: Side) -> str | None:
@@ -354,54 +357,3 @@ def _call(call: CallFacts, entries: dict[int, InvocationEntry], told: _Told) -> 
     if told.refs is not None:
         said["ref"] = None if entry is None else told.refs(entry.invocation_id)
     return said
-
-
-FILE_CHANGES = 20
-"""Files whose final changes a document shows side by side (those that differ first)."""
-
-
-def _workspace(
-    found: Compared, parted: tuple[int, Row] | None, looked: list[_Looked], told: _Told,
-    patches: tuple[str | None, str | None],
-) -> dict[str, Any]:  # fmt: skip
-    """What the two runs did to their files: each one's final changes, where they first
-    differ (after row ``parted``), and each file's final change in both, side by side."""
-    finals = [final_changes(found.files_a, patches[0]), final_changes(found.files_b, patches[1])]
-    verdicts = compare_changes(finals[0], finals[1])
-
-    def files(changes: dict[str, FinalChange]) -> list[dict[str, Any]]:
-        return [{"path": told.text(path), "edits": change.edits, "change": change.of}
-                for path, change in changes.items()]  # fmt: skip
-
-    first: dict[str, Any] | None = None
-    if parted is not None:
-        first = {"row": parted[0], "a": looked[0].parted, "b": looked[1].parted}
-    # The files that differ first, then those not known, then those alike.
-    order = sorted(verdicts, key=lambda v: (v.same is not False, v.same is not None, v.path))
-    changes = []
-    for verdict in order[:FILE_CHANGES]:
-        diff = text_diff(verdict.a, verdict.b) if verdict.same is False else None
-        changes.append({
-            "path": told.text(verdict.path),
-            "same": verdict.same,
-            "a": _masked(shown_change(verdict.a), told),
-            "b": _masked(shown_change(verdict.b), told),
-            "diff": _masked(diff, told),
-        })  # fmt: skip
-    return {
-        "a_files": files(finals[0]),
-        "b_files": files(finals[1]),
-        "patches": {"a": patches[0] is not None, "b": patches[1] is not None},
-        "first_difference": first,
-        "differing": [told.text(v.path) for v in verdicts if v.same is False],
-        "unknown": [told.text(v.path) for v in verdicts if v.same is None],
-        "alike": [told.text(v.path) for v in verdicts if v.same is True],
-        "changes": changes,
-    }
-
-
-def _masked(shown: dict[str, Any] | None, told: _Told) -> dict[str, Any] | None:
-    if shown is None:
-        return None
-    return {**shown, "hunks": told.value(shown["hunks"]),
-            "by": None if shown.get("by") is None else told.text(shown["by"])}  # fmt: skip
