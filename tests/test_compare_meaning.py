@@ -13,7 +13,7 @@ from correx_tools.core.replay.alignment import align, align_in_turn
 from correx_tools.core.replay.kinds import common_root, rooted
 from correx_tools.core.report.meaning import Meanings
 from correx_tools.core.report.shell_calls import shell_call
-from correx_tools.core.tools.shell_words import MAX_COMMAND, shell_tokens
+from correx_tools.core.tools.shell_words import MAX_COMMAND, scanned, shell_tokens
 
 REPO = "/home/dev/repo"
 
@@ -162,3 +162,10 @@ def test_a_looser_key_only_matches_what_the_stricter_left_and_keeps_the_order(
     assert len(exact) == len(list(align(a, b).pairs()))
     for (i, j), level in zip(pairs, found.levels, strict=True):
         assert (a[i] == b[j]) if level == 0 else (loose_a[i] == loose_b[j])
+
+
+@given(
+    st.text(alphabet=st.sampled_from("ab /.-_=é\u2003\t'\"\\|&;<>$\n"), max_size=60), st.booleans()
+)
+def test_a_plain_command_splits_as_the_scan_splits_it(text: str, heredocs: bool) -> None:
+    assert shell_tokens(text, heredocs=heredocs) == scanned(text, heredocs=heredocs)

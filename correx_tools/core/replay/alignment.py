@@ -34,7 +34,7 @@ max_cost) per split.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Hashable, Iterator, Sequence
+from collections.abc import Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import final
 
@@ -128,33 +128,51 @@ def align_in_turn(
     ([(0, 0), (1, 1)], [0, 1], (1, 1))
     """
     n, m = len(a[0]), len(b[0])
-    pairs: list[tuple[int, int, int]] = []
-    stretches = [(0, n, 0, m)]
-    for level in range(len(a)):
+    first = align(a[0], b[0], max_cost=max_cost)
+    # What the looser keys match, stretch by stretch: few pairs for runs that differ little.
+    extra: list[tuple[int, int, int]] = []
+    stretches = list(_stretches(first.pairs(), 0, n, 0, m))
+    for level in range(1, len(a)):
         keys_a, keys_b = a[level], b[level]
         later: list[tuple[int, int, int, int]] = []
         for i0, i1, j0, j1 in stretches:
-            if i0 == i1 or j0 == j1:
-                continue
             found = align(keys_a[i0:i1], keys_b[j0:j1], max_cost=max_cost)
-            i, j = i0, j0
-            for x, y in found.pairs():
-                if i0 + x > i or j0 + y > j:
-                    later.append((i, i0 + x, j, j0 + y))
-                pairs.append((i0 + x, j0 + y, level))
-                i, j = i0 + x + 1, j0 + y + 1
-            if i < i1 or j < j1:
-                later.append((i, i1, j, j1))
+            shifted = [(i0 + x, j0 + y) for x, y in found.pairs()]
+            extra += [(x, y, level) for x, y in shifted]
+            later += _stretches(shifted, i0, i1, j0, j1)
         stretches = later
-    pairs.sort()
-    return Alignment(
-        matched_a=array("q", (i for i, _, _ in pairs)),
-        matched_b=array("q", (j for _, j, _ in pairs)),
-        length_a=n,
-        length_b=m,
-        levels=array("b", (level for _, _, level in pairs)),
-        alike=alike,
-    )
+    extra.sort()
+    matched_a, matched_b, levels = array("q"), array("q"), array("b")
+    at = 0  # a linear merge of the first key's pairs with the looser ones, in order
+    for i, j in first.pairs():
+        while at < len(extra) and extra[at][0] < i:
+            matched_a.append(extra[at][0])
+            matched_b.append(extra[at][1])
+            levels.append(extra[at][2])
+            at += 1
+        matched_a.append(i)
+        matched_b.append(j)
+        levels.append(0)
+    for i, j, level in extra[at:]:
+        matched_a.append(i)
+        matched_b.append(j)
+        levels.append(level)
+    return Alignment(matched_a=matched_a, matched_b=matched_b, length_a=n, length_b=m,
+                     levels=levels, alike=alike)  # fmt: skip
+
+
+def _stretches(
+    pairs: Iterable[tuple[int, int]], i0: int, i1: int, j0: int, j1: int
+) -> Iterator[tuple[int, int, int, int]]:
+    """The stretches of ``a[i0:i1]`` and ``b[j0:j1]`` that ``pairs`` leave unmatched on
+    both sides (a stretch with nothing on one side can match nothing)."""
+    i, j = i0, j0
+    for x, y in pairs:
+        if x > i and y > j:
+            yield (i, x, j, y)
+        i, j = x + 1, y + 1
+    if i < i1 and j < j1:
+        yield (i, i1, j, j1)
 
 
 class _Middle:

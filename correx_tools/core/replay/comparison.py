@@ -57,6 +57,8 @@ ALIKE = 2
 """The first key whose matches are likenesses (``changed`` rows), not the same call."""
 
 _STATUSES = tuple(ToolInvocationStatus)
+_STATUS_NUMBERS = {status: number for number, status in enumerate(_STATUSES)}
+_KIND_NUMBERS = {kind: number for number, kind in enumerate(KINDS)}
 _NO_EXIT = -(2**63)
 SLOWER = 2.0
 """How many times as long one matched call must take for its duration to be a difference."""
@@ -153,26 +155,47 @@ class Calls:
     def append(self, call: CallFacts, content: str = "") -> None:
         """Add the next call (its kind and target in ``call``, as the call wrote it;
         ``content``: what else it said, `core.report.meaning`)."""
-        number = self.tool_names.setdefault(call.tool_name, len(self.tool_names))
-        if number == len(self._names):
-            self._names.append(call.tool_name)
+        self.add(*call, content)
+
+    def add(  # noqa: PLR0917 - a call's columns, one by one: a million calls, no tuple
+        self,
+        tool_name: str,
+        requested_seq: int,
+        key: int,
+        status: ToolInvocationStatus,
+        exit_code: int | None,
+        duration: float | None,
+        kind: Kind,
+        target: str,
+        content: str = "",
+    ) -> None:
+        """`append`, the call's facts given one by one (read a million times: no tuple)."""
+        number = self.tool_names.get(tool_name)
+        if number is None:
+            number = self.tool_names[tool_name] = len(self._names)
+            self._names.append(tool_name)
         self._tools.append(number)
-        self._seqs.append(call.requested_seq)
-        self._keys.append(call.key)
-        self._statuses.append(_STATUSES.index(call.status))
-        self._exits.append(_NO_EXIT if call.exit_code is None else call.exit_code)
-        self._durations.append(math.nan if call.duration is None else call.duration)
-        self._kinds.append(KINDS.index(call.kind))
-        target = self._target_ids.setdefault(call.target, len(self._target_ids))
-        if target == len(self._targets):
-            self._targets.append(call.target)
-        if call.kind in _PATH_KINDS:
-            self._paths.add(target)
-        self._target_of.append(target)
-        # A call no rule reads (kind other) means what its exact key says, and nothing less;
-        # a read, a run, a submit say nothing beside their target.
-        plain = 0 if call.kind != "other" else call.key
-        self._contents.append(_digest_text(content) if content else plain)
+        self._seqs.append(requested_seq)
+        self._keys.append(key)
+        self._statuses.append(_STATUS_NUMBERS[status])
+        self._exits.append(_NO_EXIT if exit_code is None else exit_code)
+        self._durations.append(math.nan if duration is None else duration)
+        self._kinds.append(_KIND_NUMBERS[kind])
+        said = self._target_ids.get(target)
+        if said is None:
+            said = self._target_ids[target] = len(self._targets)
+            self._targets.append(target)
+            if kind in _PATH_KINDS:
+                self._paths.add(said)
+        elif kind in _PATH_KINDS:
+            self._paths.add(said)
+        self._target_of.append(said)
+        # A call no rule reads (kind other), or an edit that does not say its lines, means
+        # what its exact key says; a read, a run, a submit say nothing beside their target.
+        if content:
+            self._contents.append(_digest_text(content))
+        else:
+            self._contents.append(key if kind in _KEYED else 0)
 
     def settle(self, root: str | None) -> None:
         """Make the targets relative to ``root`` (the run's working directory; ``None``: the
@@ -190,6 +213,7 @@ class Calls:
             by_meaning.append(hash((kind, said, content)))
             by_target.append(hash((kind, said)) if kind != _OTHER else hash((kind, content)))
         self.by_meaning, self.by_target = by_meaning, by_target
+        self._contents = array("q")  # in the keys now: no row needs them again
 
     def __len__(self) -> int:
         return len(self._seqs)
@@ -235,6 +259,7 @@ class Calls:
 
 
 _PATH_KINDS = frozenset({"read", "edit"})
+_KEYED = frozenset({"other", "edit"})
 _OTHER = KINDS.index("other")
 
 

@@ -22,7 +22,8 @@ has open, which its windowed ``edit 4:4`` changes without naming it). For each c
 The *target* is a path (read, edit) or a command's words (run, search, list; a tool's
 argument values when it is no shell); ``""`` for a submit. The *content* is what two calls
 of one kind and target may still differ in: an edit's lines (`edits.edit_of`, without
-its path), else its arguments; nothing for a read (its lines or range do not count), a
+its path); where an edit does not say its lines, or a tool is of no kind read here, the
+call's exact key stands for it; nothing for a read (its lines or range do not count), a
 run or a submit. Paths and words stay as written until the run's workspace root is known
 (`kinds.rooted`): a comparison finds it once every call is read.
 
@@ -42,7 +43,7 @@ from typing import Any, NamedTuple, final
 
 from ..replay.kinds import SEPARATOR, Change, How, Kind
 from ..tools.capability import ToolCapability
-from ..tools.capability_table import CapabilityTable, builtin_table
+from ..tools.capability_table import CapabilityTable, ToolEntry, builtin_table
 from ..tools.shell_words import command_text, shell_tokens
 from .edits import edit_of
 from .shell_calls import shell_call
@@ -63,11 +64,15 @@ _POSITIONAL = {
     "search_file": ("search_term", "file"),
 }
 """The names a SWE-agent command's words have when the model calls it as a function."""
+_STATEFUL = frozenset({"open", "create", "edit", "insert", *_MOVES})
+"""Tools whose call may hang on, or change, the file SWE-agent has open."""
 _EDITORS = frozenset(
     {"str_replace_editor", "text_editor", "file_editor", "str_replace_based_edit_tool"}
 )
 MAX_TEXT = 1 << 20
 """Characters of an argument looked at for a call's content."""
+KNOWN = 4_096
+"""Calls whose meaning a run keeps by their exact key (runs repeat their calls)."""
 MAX_SAID = 200
 """Characters of a command kept to say what changed a file without saying its lines."""
 
@@ -90,33 +95,48 @@ class Meanings:
     """One run's calls, read in order: what each did (``format``: the transcript's, for the
     capability table's rows of its own)."""
 
-    __slots__ = ("format", "open_file", "table")
+    __slots__ = ("_entries", "_known", "format", "open_file", "table")
 
     def __init__(self, format: str | None = None, table: CapabilityTable | None = None) -> None:
         self.format = format
         self.table = table or builtin_table()
         self.open_file: str | None = None
         """The file SWE-agent has open, as the run named it last."""
+        self._entries: dict[str, ToolEntry | None] = {}  # each tool's row, looked up once
+        self._known: dict[int, Meaning] = {}
 
-    def of(self, tool_name: str, arguments: Mapping[str, Any]) -> Meaning:
-        """What the call did (the next call of the run)."""
+    def of(self, tool_name: str, arguments: Mapping[str, Any], key: int | None = None) -> Meaning:
+        """What the call did (the next call of the run). ``key``: the call's exact key
+        (`comparison.call_key`), where known: a call of a run that has the key of an
+        earlier one did what it did, unless what it did hangs on the file open then."""
+        if key is None:
+            return self._of(tool_name, arguments)
+        found = self._known.get(key)
+        if found is None:
+            found = self._of(tool_name, arguments)
+            if tool_name.lower() not in _STATEFUL:
+                if len(self._known) >= KNOWN:
+                    self._known.clear()  # bounded: a run of many distinct calls keeps few
+                self._known[key] = found
+        return found
+
+    def _of(self, tool_name: str, arguments: Mapping[str, Any]) -> Meaning:
         name = tool_name.lower().rpartition("__")[2]
         command = arguments.get("command")
-        if (
-            len(arguments) == 1
-            and isinstance(command, str)
-            and command.split(None, 1)[:1] == [tool_name]
-        ):
-            if name in _AGENT_COMMANDS:
-                return self._agent_command(name, command)
-            return _from_shell(command, None)
-        if name in _EDITORS and isinstance(command, str):
-            return self._editor(command, arguments)
+        if isinstance(command, str):
+            if len(arguments) == 1 and command.split(None, 1)[:1] == [tool_name]:
+                if name in _AGENT_COMMANDS:
+                    return self._agent_command(name, command)
+                return _from_shell(command, None)
+            if name in _EDITORS:
+                return self._editor(command, arguments)
         if name in SUBMITS:
-            return Meaning("submit", "", "")
-        entry = self.table.entry(self.format, tool_name)
+            return _SUBMIT
+        entry = self._entries.get(tool_name, _UNSEEN)
+        if entry is _UNSEEN:
+            entry = self._entries[tool_name] = self.table.entry(self.format, tool_name)
         if entry is None:
-            return Meaning("other", "", _content(tool_name, arguments, ()))
+            return _OTHER  # a tool no rule reads: its exact key says what it did
         for key in entry.names("command"):
             text = command_text(arguments.get(key))
             if text:
@@ -125,13 +145,12 @@ class Meanings:
         paths = [v for key in entry.names("path") if isinstance(v := arguments.get(key), str)]
         capabilities = entry.capabilities_for(arguments)
         if ToolCapability.FILE_WRITE in capabilities:
-            path = paths[0] if paths else None
-            return self._edit(tool_name, arguments, path, entry.names("path"))
+            return self._edit(tool_name, arguments, paths[0] if paths else None)
         if ToolCapability.FILE_READ in capabilities:
             return self._read(name, arguments, paths)
-        if capabilities & {ToolCapability.SHELL_EXEC, ToolCapability.PROCESS_SPAWN}:
+        if capabilities & _RUNS:
             return Meaning("run", _words(tool_name, arguments, ()), "")
-        return Meaning("other", "", _content(tool_name, arguments, ()))
+        return _OTHER
 
     def _read(self, name: str, arguments: Mapping[str, Any], paths: list[str]) -> Meaning:
         if name in _SEARCHES or name in _LISTS:
@@ -149,7 +168,6 @@ class Meanings:
         tool_name: str,
         arguments: Mapping[str, Any],
         path: str | None,
-        keys: tuple[str, ...],
     ) -> Meaning:
         """An edit by a tool the table says writes: of its path, else of the open file."""
         name = tool_name.lower()
@@ -171,7 +189,7 @@ class Meanings:
             how: How = "write" if name == "create" else "edit"
             at = start if type(start) is int else None
             changes = (Change(target, how, lines, at),)
-        content = _content(tool_name, arguments, keys, changes)
+        content = _content(changes)
         return Meaning("edit", target, content, changes, tool_name)
 
     def _editor(self, command: str, arguments: Mapping[str, Any]) -> Meaning:
@@ -185,7 +203,7 @@ class Meanings:
             changes = tuple(_change(found, "") for found in edited)
         else:
             changes = (Change(target, "edit", None),)  # an undo: the text it put back is not said
-        content = _content("", arguments, ("path",), changes)
+        content = _content(changes)
         return Meaning("edit", target, content, changes, f"{command} {target}")
 
     def _agent_command(self, name: str, command: str) -> Meaning:
@@ -205,17 +223,22 @@ class Meanings:
             target = self.open_file or ""
             at, lines = _windowed(words, body)
             changes = (Change(target, "edit", lines, at),)
-            spelled = {"command": " ".join(words) + "\n" + body}
-            return Meaning("edit", target, _content(name, spelled, (), changes), changes)
+            return Meaning("edit", target, _content(changes), changes)
         if name == "submit":
             return Meaning("submit", "", "")
         named = dict(zip(_POSITIONAL.get(name, ()), words, strict=False))
         return Meaning("search", _words(name, named or {"words": " ".join(words)}, ()), "")
 
 
+_SUBMIT = Meaning("submit", "", "")
+_OTHER = Meaning("other", "", "")
+_UNSEEN = ToolEntry(capabilities=frozenset())
+_RUNS = frozenset({ToolCapability.SHELL_EXEC, ToolCapability.PROCESS_SPAWN})
+
+
 def _from_shell(command: str, cwd: str | None) -> Meaning:
     found = shell_call(command, cwd)
-    content = _content("", {"command": command}, (), found.changes) if found.kind == "edit" else ""
+    content = _content(found.changes)
     said = " ".join(command[:MAX_SAID].split()) if found.changes else ""
     return Meaning(found.kind, found.target, content, found.changes, said)
 
@@ -251,30 +274,14 @@ def _change(found: Mapping[str, Any], name: str) -> Change:
     return Change(str(found["path"]), how, lines)
 
 
-def _content(
-    tool_name: str,
-    arguments: Mapping[str, Any],
-    paths: tuple[str, ...],
-    changes: tuple[Change, ...] = (),
-) -> str:
-    """What a call says beside its kind and target: its changes' lines where it changed
-    files (read alike from every agent's spelling), else its arguments but its paths."""
+def _content(changes: tuple[Change, ...]) -> str:
+    """What an edit says beside its target: its changes' lines, read alike from every
+    agent's spelling (``""`` where a change does not say its lines: then the call's exact
+    key says what it did, `comparison.Calls.append`)."""
     if changes and all(change.lines is not None for change in changes):
         said = [[change.how, change.at, change.lines] for change in changes]
         return json.dumps(said, ensure_ascii=True)
-    rest = {key: value for key, value in arguments.items() if key not in paths}
-    return json.dumps([tool_name, _spaced(rest)], sort_keys=True, ensure_ascii=True)
-
-
-def _spaced(value: Any) -> Any:
-    """``value`` with each string's whitespace runs made one space (bounded)."""
-    if isinstance(value, str):
-        return " ".join(value[:MAX_TEXT].split())
-    if isinstance(value, Mapping):
-        return {str(key): _spaced(item) for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        return [_spaced(item) for item in value]
-    return value
+    return ""
 
 
 def _words(name: str, arguments: Mapping[str, Any], skip: tuple[str, ...]) -> str:

@@ -20,6 +20,7 @@ differ. What each run's changes left of each file is `final_changes`' answer.
 from __future__ import annotations
 
 import json
+from array import array
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from hashlib import blake2b
@@ -60,39 +61,44 @@ class EditedFiles:
     """One run's files, as its calls are read in order (`record` each completed call that
     changed files), named relative to the run's workspace once `settle`d."""
 
-    __slots__ = ("_log", "changes", "cwd", "files")
+    __slots__ = ("_names", "cwd", "files", "names", "paths", "positions", "versions")
 
     def __init__(self, cwd: str | None = None) -> None:
         self.cwd = cwd
         self.files: dict[str, EditedFile] = {}
-        self.changes: list[tuple[int, str, int]] = []
-        """Each change as it came: the call's position, the file, the version it made."""
-        self._log: list[tuple[int, Change, str]] = []
+        # Each change as it came, in columns: the call's position, its file (a number into
+        # ``names``), the version it made.
+        self.positions: array[int] = array("q")
+        self.paths: array[int] = array("i")
+        self.versions: array[int] = array("q")
+        self.names: list[str] = []
+        self._names: dict[str, int] = {}
 
     def record(self, position: int, changes: Sequence[Change], said: str = "") -> None:
         """The call at ``position`` completed and took effect, changing these files
         (``said``: the call's own words, for a change that does not say its lines: what
-        made it, and its version's digest). A run
-        whose working directory is not known keeps its changes until it is (`settle`)."""
+        made it, and its version's digest). A file is named as the call wrote it until
+        the run's workspace is known (`settle`), unless its working directory is."""
         for change in changes:
-            if self.cwd is None:
-                self._log.append((position, change, said))
-            else:
-                self._change(position, change, said, self.cwd)
+            path = change.path and rooted(change.path, self.cwd)
+            self._change(position, change, said, path or "(the file open then)")
 
     def settle(self, root: str | None) -> None:
         """Name every file relative to ``root`` (the run's workspace, found once every call
-        is read) and follow each change kept in order; nothing to do where the working
-        directory was known."""
-        if self.cwd is not None:
+        is read): two names of one file become one (their changes taken in the order
+        they came); nothing to do where the working directory was known."""
+        if self.cwd is not None or root is None:
             return
         self.cwd = root
-        for position, change, said in self._log:
-            self._change(position, change, said, root)
-        self._log.clear()
+        self.names = [rooted(name, root) for name in self.names]
+        merged: dict[str, EditedFile] = {}
+        for file in sorted(self.files.values(), key=lambda found: found.last):
+            file.path = rooted(file.path, root)
+            earlier = merged.get(file.path)
+            merged[file.path] = file if earlier is None else _merged(earlier, file)
+        self.files = merged
 
-    def _change(self, position: int, change: Change, said: str, root: str | None) -> None:
-        path = rooted(change.path, root) if change.path else "(the file open then)"
+    def _change(self, position: int, change: Change, said: str, path: str) -> None:
         file = self.files.get(path) or self.files.setdefault(path, EditedFile(path))
         lines = change.lines
         told = [change.how, change.at, lines] if lines is not None else [change.how, said]
@@ -115,11 +121,29 @@ class EditedFiles:
                 file.script.append(op + text)
             elif op in "+-":
                 file.cut = True
-        self.changes.append((position, path, file.version))
+        number = self._names.setdefault(path, len(self._names))
+        if number == len(self.names):
+            self.names.append(path)
+        self.positions.append(position)
+        self.paths.append(number)
+        self.versions.append(file.version)
 
     def relative(self, path: str) -> str:
         """``path`` relative to the run's working directory, where it lies under it."""
         return rooted(path, self.cwd)
+
+
+def _merged(earlier: EditedFile, later: EditedFile) -> EditedFile:
+    """One file a run named two ways: ``later`` (the name it changed last) after
+    ``earlier``, as if every change of the one came before every change of the other."""
+    later.edits += earlier.edits
+    later.version = _chained(earlier.version, str(later.version))
+    later.created = earlier.created
+    if later.text is None and not later.deleted:
+        later.script[:0] = earlier.script[: SCRIPT_LINES - len(later.script)]
+        later.unknown = later.unknown or earlier.unknown
+    later.cut = later.cut or earlier.cut
+    return later
 
 
 def _chained(version: int, said: str) -> int:
@@ -142,11 +166,11 @@ class FilesWalk:
     """Two runs' files followed along their rows, one row at a time (`files_part`), for
     a caller that walks the rows for more than this."""
 
-    __slots__ = ("changes_a", "changes_b", "parted", "versions_a", "versions_b")
+    __slots__ = ("at", "parted", "runs", "versions_a", "versions_b")
 
     def __init__(self, a: EditedFiles, b: EditedFiles) -> None:
-        self.changes_a = _by_position(a.changes)
-        self.changes_b = _by_position(b.changes)
+        self.runs = (a, b)
+        self.at = [0, 0]  # the next change of each run: rows come in each run's order
         self.versions_a: dict[str, int] = {}
         self.versions_b: dict[str, int] = {}
         self.parted: tuple[int, Row] | None = None
@@ -157,21 +181,19 @@ class FilesWalk:
         if self.parted is not None:
             return True
         touched: list[str] = []
-        for position, changes, versions in ((row.a, self.changes_a, self.versions_a),
-                                            (row.b, self.changes_b, self.versions_b)):  # fmt: skip
-            if position is None or position not in changes:
+        for side, (position, versions) in enumerate(((row.a, self.versions_a),
+                                                     (row.b, self.versions_b))):  # fmt: skip
+            if position is None:
                 continue
-            for path, version in changes[position]:
-                versions[path] = version
-                touched.append(path)
+            run, at = self.runs[side], self.at[side]
+            while at < len(run.positions) and run.positions[at] <= position:
+                if run.positions[at] == position:
+                    path = run.names[run.paths[at]]
+                    versions[path] = run.versions[at]
+                    touched.append(path)
+                at += 1
+            self.at[side] = at
         va, vb = self.versions_a, self.versions_b
         if any(va.get(path, 0) != vb.get(path, 0) for path in touched):
             self.parted = (number, row)
         return self.parted is not None
-
-
-def _by_position(changes: list[tuple[int, str, int]]) -> dict[int, list[tuple[str, int]]]:
-    found: dict[int, list[tuple[str, int]]] = {}
-    for position, path, version in changes:
-        found.setdefault(position, []).append((path, version))
-    return found

@@ -31,6 +31,9 @@ _SEPARATORS = frozenset(";|&\n()`")
 PREFIXES = frozenset({"sudo", "env", "command", "exec", "time", "nohup", "builtin", "xargs"})
 """Words that run the command after them (its program is the next word)."""
 REDIRECTS = frozenset({">", ">>", "&>", ">|", "&>>"})
+_NOT_PLAIN = frozenset("'\"\\<>|&;()$`\n\t\r")
+"""Characters that make a command more than words between spaces: quotes, escapes,
+separators, redirections, and the other spaces the scan splits on."""
 """The redirections that write to the word after them."""
 
 
@@ -38,11 +41,25 @@ def shell_tokens(text: str, *, heredocs: bool = False) -> tuple[list[Token], boo
     """The first `MAX_COMMAND` characters of ``text`` as tokens, and whether anything was cut
     (characters past the limit, or words past `MAX_WORDS`). One pass, each character looked
     at once."""
-    scan = _Scan(text[:MAX_COMMAND], heredocs)
+    head = text[:MAX_COMMAND]
+    if _NOT_PLAIN.isdisjoint(head):
+        # Most commands are words between spaces, and nothing else: what the scan gives
+        # them, without a step a character (a property test holds the two to each other).
+        words = [word for word in head.split(" ") if word]
+        tokens: list[Token] = [("word", word) for word in words[:MAX_WORDS]]
+        return tokens, len(words) > MAX_WORDS or len(text) > MAX_COMMAND
+    tokens, cut = scanned(head, heredocs=heredocs)
+    return tokens, cut or len(text) > MAX_COMMAND
+
+
+def scanned(text: str, *, heredocs: bool = False) -> tuple[list[Token], bool]:
+    """``text`` as tokens by the scan itself, a character at a step, and whether words
+    past `MAX_WORDS` were left out (what `shell_tokens` answers for any text)."""
+    scan = _Scan(text, heredocs)
     while scan.i < len(scan.text):
         scan.step()
     scan.end_word()
-    return scan.tokens, scan.cut or len(text) > MAX_COMMAND
+    return scan.tokens, scan.cut
 
 
 def command_text(value: Any) -> str:

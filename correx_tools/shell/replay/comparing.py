@@ -30,9 +30,14 @@ from ...core.lifecycle.status import ToolInvocationStatus
 from ...core.replay.alignment import Alignment, align_in_turn
 from ...core.replay.comparison import ALIKE, CallFacts, Calls, Row, call_key, side_by_side
 from ...core.replay.errors import ReplayError
-from ...core.replay.recorded import EXIT_CODE_KNOWN, edit_not_applied, exit_code_of
+from ...core.replay.recorded import (
+    EDIT_APPLIED,
+    EXIT_CODE_KNOWN,
+    edit_not_applied,
+    exit_code_of,
+)
 from ...core.replay.stored_index import InvocationEntry
-from ...core.report.meaning import Meaning, Meanings
+from ...core.report.meaning import Meanings
 from ...core.report.redaction import Redaction
 from ...core.report.workspaces import EditedFiles, FilesWalk
 from ...core.tools.json_values import thaw_json
@@ -105,11 +110,12 @@ def _collected(entries: Iterable[InvocationEntry], side: Side) -> Run:
     meanings = Meanings(side.format)
     for position, entry in enumerate(entries):
         arguments = plain_arguments(entry.request)
-        meaning = meanings.of(entry.tool_name, arguments)
-        calls.append(_facts(entry, arguments, side, meaning), meaning.content)
+        key = call_key(entry.tool_name, arguments, side.cwd)
+        meaning = meanings.of(entry.tool_name, arguments, key)
+        calls.add(*_facts(entry, key, side), meaning.kind, meaning.target, meaning.content)
         # A completed edit that took effect (its receipt's metadata read for edits only).
         edits = entry.status is _COMPLETED and bool(meaning.changes)
-        if edits and edit_not_applied(entry.receipt) is None:
+        if edits and _applied(entry.receipt):
             files.record(position, meaning.changes, meaning.said or meaning.content)
     calls.settle(side.cwd)
     files.settle(calls.root)
@@ -133,22 +139,24 @@ def plain_arguments(request: ToolRequest) -> dict[str, Any]:
 
 
 def _facts(
-    entry: InvocationEntry, arguments: dict[str, Any], side: Side, meaning: Meaning
-) -> CallFacts:
+    entry: InvocationEntry, key: int, side: Side
+) -> tuple[str, int, int, ToolInvocationStatus, int | None, float | None]:
+    """A call's facts as `Calls.add` takes them (but what it did)."""
     receipt = entry.receipt
     ended = entry.completed_at if entry.ended_seq is not None else None
     began = entry.started_at or entry.requested_at
     duration = seconds(ended - began) if side.times_recorded and ended is not None else None
-    return CallFacts(
-        entry.tool_name,
-        entry.requested_seq,
-        call_key(entry.tool_name, arguments, side.cwd),
-        entry.status,
-        _exit_code(receipt) if receipt is not None and entry.status is _COMPLETED else None,
-        duration,
-        meaning.kind,
-        meaning.target,
-    )
+    exit_code = _exit_code(receipt) if receipt is not None and entry.status is _COMPLETED else None
+    return entry.tool_name, entry.requested_seq, key, entry.status, exit_code, duration
+
+
+def _applied(receipt: ToolReceipt | None) -> bool:
+    """Whether a completed edit took effect: `edit_not_applied`, without decoding a stored
+    receipt whose text lacks the mark's key anywhere (most edits took effect)."""
+    text = None if receipt is None else undecoded_text(receipt)
+    if text is not None and EDIT_APPLIED not in text:
+        return True
+    return edit_not_applied(receipt) is None
 
 
 def _exit_code(receipt: ToolReceipt) -> int | None:

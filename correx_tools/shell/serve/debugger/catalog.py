@@ -12,6 +12,7 @@ demand (and checked against the store) even before that first pass ends.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import threading
 import time
 from collections.abc import Callable
@@ -140,8 +141,9 @@ class Catalog:
             # cannot be read): the session is listed as damaged, the others as they are.
             row = self._damaged_row(session_id, last, summary.failure().message)
         else:
-            first, final = self._ends(session_id, last)
-            transcript = description_json(described(() if first is None else (first,)))
+            head, final = self._ends(session_id, last)
+            first = head[0] if head else None
+            transcript = description_json(described(head))  # and how the run ended
             talk = self._talk_through(session_id, last)  # summed on from the last look
             row = session_row(summary.unwrap(), self._redaction, transcript=transcript, talk=talk)
             # A transcript that records no time gave its steps stand-ins that keep their
@@ -194,13 +196,14 @@ class Catalog:
 
     def _ends(
         self, session_id: SessionId, last: int
-    ) -> tuple[StoredEvent | None, StoredEvent | None]:
-        """The session's first and last events (the first may describe where it came from)."""
+    ) -> tuple[tuple[StoredEvent, ...], StoredEvent | None]:
+        """The session's first two events (they may describe where it came from and how
+        the run ended) and its last."""
         if last == 0:
-            return None, None
-        first = next(iter(self._store.read(session_id)), None)
+            return (), None
+        head = tuple(itertools.islice(self._store.read(session_id), 2))
         final = next(iter(self._store.read(session_id, after=last - 1)), None)
-        return first, final
+        return head, final
 
     def page(
         self, text: str, sort: str, offset: int, limit: int
