@@ -69,6 +69,7 @@ def add_arguments(compare: argparse.ArgumentParser) -> None:
         help="rows shown from a few before the first divergence (0: all; default: %(default)s)",
     )
     compare.add_argument("--lenient", action="store_true", help="skip events the lifecycle refuses")
+    arguments.add_cache_arguments(compare)
 
 
 def _side(source: str, name: str, *, lenient: bool) -> Side:
@@ -93,6 +94,8 @@ def run(args: argparse.Namespace) -> int:
     """Run ``correx-tools compare``; the exit status."""
     if args.limit < 0:
         raise CliError(f"--limit={args.limit} is negative; give 0 or more")
+    if args.cache is not None and args.with_source is not None:
+        raise CliError("--cache names one SOURCE's cache: give it without --with")
     names: list[str] = args.sessions
     if args.by_task:
         return cmd_compare_tasks(args)
