@@ -42,7 +42,7 @@ from array import array
 from collections.abc import Iterator, Mapping, Sequence
 from hashlib import blake2b
 from itertools import chain
-from typing import Any, Literal, NamedTuple, TypeAlias, final
+from typing import Any, Literal, NamedTuple, TypeAlias, final, overload
 
 from ..lifecycle.status import ToolInvocationStatus
 from .alignment import Alignment
@@ -126,9 +126,9 @@ class Calls:
     id) so that two runs of a million events fit in memory together. Each target is kept
     once, for every call that shares it."""
 
-    __slots__ = ("_contents", "_durations", "_exits", "_keys", "_kinds", "_names", "_paths",
-                 "_seqs", "_statuses", "_target_ids", "_target_of", "_targets", "_tools",
-                 "by_meaning", "by_target", "root", "tool_names")  # fmt: skip
+    __slots__ = ("_contents", "_digests", "_durations", "_exits", "_keys", "_kinds", "_names",
+                 "_paths", "_seqs", "_statuses", "_target_ids", "_target_of", "_targets",
+                 "_tools", "root", "tool_names")  # fmt: skip
 
     def __init__(self) -> None:
         self._tools: array[int] = array("i")
@@ -147,10 +147,7 @@ class Calls:
         self._contents: array[int] = array("q")
         self.root: str | None = None
         """The run's workspace root, its targets' paths relative to it (`settle`)."""
-        self.by_meaning: array[int] = array("q")
-        """Each call's key by meaning (kind, target, content), once `settle`d."""
-        self.by_target: array[int] = array("q")
-        """Each call's key by target (kind, target), once `settle`d."""
+        self._digests: list[int] = []
 
     def append(self, call: CallFacts, content: str = "") -> None:
         """Add the next call (its kind and target in ``call``, as the call wrote it;
@@ -199,21 +196,34 @@ class Calls:
 
     def settle(self, root: str | None) -> None:
         """Make the targets relative to ``root`` (the run's working directory; ``None``: the
-        deepest folder holding every path the run read or edited) and key each call by
-        meaning and by target. Once, after the last call."""
+        deepest folder holding every path the run read or edited), each once. Once, after
+        the last call."""
         if root is None:
             root = common_root(self._targets[number] for number in self._paths)
         self.root = root
         self._targets = [rooted(target, root) for target in self._targets]
-        digests = [_digest_text(target) for target in self._targets]
-        by_meaning, by_target = array("q"), array("q")
-        for kind, target, content in zip(self._kinds, self._target_of, self._contents,
-                                         strict=True):  # fmt: skip
-            said = digests[target]
-            by_meaning.append(hash((kind, said, content)))
-            by_target.append(hash((kind, said)) if kind != _OTHER else hash((kind, content)))
-        self.by_meaning, self.by_target = by_meaning, by_target
-        self._contents = array("q")  # in the keys now: no row needs them again
+        self._digests = [_digest_text(target) for target in self._targets]
+
+    @property
+    def by_meaning(self) -> Sequence[int]:
+        """Each call's key by meaning (kind, target, content), once `settle`d: made only
+        for the calls asked for (`align_in_turn` asks for those the exact keys left)."""
+        return _Keys(self, target=False)
+
+    @property
+    def by_target(self) -> Sequence[int]:
+        """Each call's key by target (kind and target; a call of no known kind, its exact
+        key), made as `by_meaning`'s are."""
+        return _Keys(self, target=True)
+
+    def keys_of(self, start: int, stop: int, *, target: bool) -> list[int]:
+        """The keys by meaning (or by ``target``) of the calls ``start`` to ``stop``."""
+        digests = self._digests
+        said = zip(self._kinds[start:stop], self._target_of[start:stop],
+                   self._contents[start:stop], strict=True)  # fmt: skip
+        if target:
+            return [hash((k, digests[t])) if k != _OTHER else hash((k, c)) for k, t, c in said]
+        return [hash((k, digests[t], c)) for k, t, c in said]
 
     def __len__(self) -> int:
         return len(self._seqs)
@@ -256,6 +266,34 @@ class Calls:
     def kind_of(self, position: int) -> Kind:
         """The call's kind."""
         return KINDS[self._kinds[position]]
+
+
+@final
+class _Keys(Sequence[int]):
+    """A run's keys by meaning or by target, made for the calls asked for: one, or a slice
+    (a list)."""
+
+    __slots__ = ("calls", "target")
+
+    def __init__(self, calls: Calls, *, target: bool) -> None:
+        self.calls, self.target = calls, target
+
+    def __len__(self) -> int:
+        return len(self.calls)
+
+    @overload
+    def __getitem__(self, index: int) -> int: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[int]: ...
+
+    def __getitem__(self, index: int | slice) -> int | list[int]:
+        if isinstance(index, slice):
+            start, stop, step = index.indices(len(self))
+            assert step == 1, "keys are asked for in runs"
+            return self.calls.keys_of(start, stop, target=self.target)
+        at = index if index >= 0 else len(self) + index
+        return self.calls.keys_of(at, at + 1, target=self.target)[0]
 
 
 _PATH_KINDS = frozenset({"read", "edit"})

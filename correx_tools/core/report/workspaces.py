@@ -6,10 +6,11 @@ A transcript holds a run's edits, not its files, so a file is known by the chang
 made to it (`meaning.Meanings` reads every agent's: an editor's edit, a write, a
 SWE-agent windowed edit of the file it has open, a ``sed -i`` or an ``rm`` of a shell
 command): each completed change that took effect moves the file to a new *version*, a
-digest chained over the changes so far (what each said: its lines, or, where it does not
-say them, the command). Two runs' files are the same where the same changes were made
-to them in the same order: an edit undone by a later one still counts, since the
-transcript cannot say the text is back. A file is named by its path relative to the
+hash chained over the changes so far (what each said: its lines, or, where it does not
+say them, the command). Versions are compared within one process only (both runs are
+read in it), so Python's own hash serves. Two runs' files are the same where the same
+changes were made to them in the same order: an edit undone by a later one still counts,
+since the transcript cannot say the text is back. A file is named by its path relative to the
 run's workspace root (`settle`): two spellings of one path are one file.
 
 Walking the two runs side by side (`comparison.side_by_side`), the files
@@ -23,7 +24,6 @@ import json
 from array import array
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from hashlib import blake2b
 from typing import final
 
 from ..replay.comparison import Row
@@ -36,7 +36,7 @@ SCRIPT_LINES = 2_000
 @final
 @dataclass(slots=True)
 class EditedFile:
-    """One file as one run's changes left it: how many changes, its version (a digest
+    """One file as one run's changes left it: how many changes, its version (a hash
     chained over them), the call of its last change, its text where that change wrote it
     whole, the lines its changes removed and added; ``unknown`` when a change since its
     last whole writing did not say its lines, ``created`` when the run wrote it whole
@@ -77,7 +77,7 @@ class EditedFiles:
     def record(self, position: int, changes: Sequence[Change], said: str = "") -> None:
         """The call at ``position`` completed and took effect, changing these files
         (``said``: the call's own words, for a change that does not say its lines: what
-        made it, and its version's digest). A file is named as the call wrote it until
+        made it, and what its version is chained over). A file is named as the call wrote it until
         the run's workspace is known (`settle`), unless its working directory is."""
         for change in changes:
             path = change.path and rooted(change.path, self.cwd)
@@ -101,8 +101,9 @@ class EditedFiles:
     def _change(self, position: int, change: Change, said: str, path: str) -> None:
         file = self.files.get(path) or self.files.setdefault(path, EditedFile(path))
         lines = change.lines
-        told = [change.how, change.at, lines] if lines is not None else [change.how, said]
-        file.version = _chained(file.version, json.dumps(told, ensure_ascii=True))
+        # What the change said: its lines, or (where it says none) what made it.
+        told = json.dumps([change.at, lines]) if lines is not None else said
+        file.version = hash((file.version, change.how, told))
         file.created = file.created or (file.edits == 0 and change.how == "write")
         file.edits += 1
         file.last = position
@@ -137,7 +138,7 @@ def _merged(earlier: EditedFile, later: EditedFile) -> EditedFile:
     """One file a run named two ways: ``later`` (the name it changed last) after
     ``earlier``, as if every change of the one came before every change of the other."""
     later.edits += earlier.edits
-    later.version = _chained(earlier.version, str(later.version))
+    later.version = hash((earlier.version, later.version))
     later.created = earlier.created
     if later.text is None and not later.deleted:
         later.script[:0] = earlier.script[: SCRIPT_LINES - len(later.script)]
@@ -146,9 +147,9 @@ def _merged(earlier: EditedFile, later: EditedFile) -> EditedFile:
     return later
 
 
-def _chained(version: int, said: str) -> int:
-    digest = blake2b(version.to_bytes(8, "big", signed=True) + said.encode("ascii"), digest_size=8)
-    return int.from_bytes(digest.digest(), "big", signed=True)
+_NONE: list[str] = []
+_PAST = 1 << 62
+"""A position past every call (a run with no change left)."""
 
 
 def files_part(rows: Iterable[Row], a: EditedFiles, b: EditedFiles) -> tuple[int, Row] | None:
@@ -166,11 +167,12 @@ class FilesWalk:
     """Two runs' files followed along their rows, one row at a time (`files_part`), for
     a caller that walks the rows for more than this."""
 
-    __slots__ = ("at", "parted", "runs", "versions_a", "versions_b")
+    __slots__ = ("at", "next", "parted", "runs", "versions_a", "versions_b")
 
     def __init__(self, a: EditedFiles, b: EditedFiles) -> None:
         self.runs = (a, b)
         self.at = [0, 0]  # the next change of each run: rows come in each run's order
+        self.next = [run.positions[0] if run.positions else _PAST for run in self.runs]
         self.versions_a: dict[str, int] = {}
         self.versions_b: dict[str, int] = {}
         self.parted: tuple[int, Row] | None = None
@@ -180,20 +182,28 @@ class FilesWalk:
         """Take row ``number``; whether the files differ after it (or did already)."""
         if self.parted is not None:
             return True
-        touched: list[str] = []
-        for side, (position, versions) in enumerate(((row.a, self.versions_a),
-                                                     (row.b, self.versions_b))):  # fmt: skip
-            if position is None:
-                continue
-            run, at = self.runs[side], self.at[side]
-            while at < len(run.positions) and run.positions[at] <= position:
-                if run.positions[at] == position:
-                    path = run.names[run.paths[at]]
-                    versions[path] = run.versions[at]
-                    touched.append(path)
-                at += 1
-            self.at[side] = at
+        a, b = row.a, row.b
+        if (a is None or a < self.next[0]) and (b is None or b < self.next[1]):
+            return False  # neither call changed a file: most rows
+        touched = self._take(0, a, self.versions_a) + self._take(1, b, self.versions_b)
         va, vb = self.versions_a, self.versions_b
-        if any(va.get(path, 0) != vb.get(path, 0) for path in touched):
+        if touched and any(va.get(path, 0) != vb.get(path, 0) for path in touched):
             self.parted = (number, row)
         return self.parted is not None
+
+    def _take(self, side: int, position: int | None, versions: dict[str, int]) -> list[str]:
+        """The files one run's call at ``position`` changed, their versions taken."""
+        run, at = self.runs[side], self.at[side]
+        positions = run.positions
+        if position is None or at >= len(positions) or positions[at] > position:
+            return _NONE  # most calls change no file
+        touched = []
+        while at < len(positions) and positions[at] <= position:
+            if positions[at] == position:
+                path = run.names[run.paths[at]]
+                versions[path] = run.versions[at]
+                touched.append(path)
+            at += 1
+        self.at[side] = at
+        self.next[side] = positions[at] if at < len(positions) else _PAST
+        return touched

@@ -75,7 +75,7 @@ def tree_document(
     ``partings`` counts where this task's resolved and unresolved runs part."""
     failed = [ended_with_failure(calls) for calls in runs]
     verdicts = [None if o is None else o.resolved for o in outcomes] or [None] * len(runs)
-    root = split_tree([calls.by_meaning for calls in runs], failed, verdicts)
+    root = split_tree([calls.by_meaning[:] for calls in runs], failed, verdicts)
     if partings is not None:
         kinds = [[calls.kind_of(position) for position in range(len(calls))] for calls in runs]
         partings.add(root, kinds, verdicts)
