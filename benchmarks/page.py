@@ -44,6 +44,7 @@ TITLES = {
     "sources": "Transcripts as sources",
     "compare": "Comparing runs",
     "audit": "The audit",
+    "many": "Many sessions",
 }
 """Each group's heading on the page, in the page's order (the ``--only`` groups)."""
 

@@ -36,6 +36,7 @@ from .folds import (
     time_travel_rows,
     validation_row,
 )
+from .many_sessions import many_rows
 from .masking import masking_rows
 from .page import (
     PAGE,
@@ -255,6 +256,8 @@ def measure(args: argparse.Namespace) -> dict[str, list[Row]]:
             rows["audit"] = audit_rows(
                 3_000 if args.quick else large_n, repeat, Path(directory)
             ) + folder_rows(files, size, repeat, Path(directory))
+        if "many" in only:
+            rows["many"] = many_rows(Path(directory), 60 if args.quick else 10_000)
     return rows
 
 

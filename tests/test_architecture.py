@@ -57,6 +57,7 @@ TRANSCRIPT_ROOMS = [
 # room of its own, held to its own line.
 # What the server's rooms may read below them.
 _BELOW_SERVE = [
+    "correx_tools.shell.catalog",
     "correx_tools.shell.audit",
     "correx_tools.shell.transcripts",
     "correx_tools.shell.replay",
@@ -104,6 +105,11 @@ LAYERS = [
             "correx_tools.core",
         ],
     ),
+    # Many sessions at once: their catalog, kept by a store or folded from its events.
+    (
+        "correx_tools.shell.catalog",
+        ["correx_tools.shell.replay", "correx_tools.shell.stores", "correx_tools.core"],
+    ),
     (
         "correx_tools.shell.audit",
         [
@@ -130,6 +136,15 @@ LAYERS = [
     ("correx_tools.shell.workspace", ["correx_tools.core"]),
     (
         "correx_tools.core.audit",
+        [
+            "correx_tools.core.report",
+            "correx_tools.core.replay",
+            "correx_tools.core.lifecycle",
+            "correx_tools.core.tools",
+        ],
+    ),
+    (
+        "correx_tools.core.catalog",
         [
             "correx_tools.core.report",
             "correx_tools.core.replay",

@@ -3,9 +3,9 @@
 Each page runs in a fresh directory of its own, its fenced blocks in order:
 
 * ``python`` blocks run in one namespace per page, like cells of a notebook;
-* ``sh`` blocks run each command as a real subprocess (``correx-tools`` as
-  ``python -m correx_tools``; a ``.venv/bin/`` prefix is dropped; ``&&``
-  chains are split). A command ends with ``# exits N`` when it is meant to
+* ``sh`` blocks run each command (``correx-tools`` in this process, as
+  `commands.correx` runs it, ``python`` as a new process; a ``.venv/bin/``
+  prefix is dropped; ``&&`` chains are split). A command ends with ``# exits N`` when it is meant to
   fail. Setting up an environment, running the test suite and the benchmarks
   are what CI itself does, so those lines are listed in ``NOT_RUN`` and skipped;
 * a ``text`` block right after a ``python`` or ``sh`` block is its output:
@@ -42,6 +42,8 @@ from correx_tools import (
     _public,
 )
 
+from .commands import Ran, correx
+
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 EXAMPLE_DSN = "postgresql://agent@db.internal/correx"
@@ -50,7 +52,7 @@ NOT_RUN = (
     "pip install",
     "tox",
     "python -m pytest",  # the test suite itself
-    "python -m benchmarks",  # minutes long; tests/test_benchmarks_smoke.py runs it small
+    "python -m benchmarks ",  # minutes long; tests/test_benchmarks_smoke.py runs it small
     "python tests/mutants.py",  # run by tests/test_mutants.py
     "HYPOTHESIS_PROFILE=",  # the nightly run: the test suite again, bigger
     "mkdocs",  # the site build: tests/test_docs.py::test_the_site_builds_strictly
@@ -95,11 +97,12 @@ def commands(body: str) -> Iterator[tuple[str, int]]:
 
 def run_command(
     command: str, cwd: Path, env: dict[str, str]
-) -> tuple[subprocess.CompletedProcess[str], list[str]]:
+) -> tuple[Ran | subprocess.CompletedProcess[str], list[str]]:
+    """A page's command: ``correx-tools`` in this process, ``python`` as a new one."""
     words = shlex.split(command)
     match words[0]:
         case "correx-tools":
-            argv = [sys.executable, "-m", "correx_tools", *words[1:]]
+            return correx(*words[1:], cwd=cwd), words
         case "python" | "python3":
             argv = [sys.executable, *words[1:]]
         case _:

@@ -165,13 +165,14 @@ def test_sessions_give_each_imported_session_its_title_models_and_tokens(tmp_pat
     assert row["models"] == ["claude-opus-4-6"]
     assert row["tokens"] == {"input": 3, "output": 13, "cache_read": 11515,
                              "cache_write": 13835, "total": 25366}  # fmt: skip
-    text = run("sessions", str(store)).stdout
-    assert "conversation:" in text and "25,366 (3 / 13 / 11,515 / 13,835)" in text
+    text = run("sessions", str(store), "--wide").stdout
+    assert "mix phx.server doesnt seem to start" in text
+    assert "claude-opus-4-6" in text and "25,366 (3 / 13 / 11,515 / 13,835)" in text
     [bare] = run_json("sessions", str(tmp_path / "bare.sqlite"))["sessions"]
     assert (bare["title"], bare["models"], bare["tokens"]) == (None, [], None)
     assert bare["said"] == 0 and row["said"] > 0
     # Left out at import: the store holds none, which says nothing of the transcript.
-    bare_text = run("sessions", str(tmp_path / "bare.sqlite")).stdout
+    bare_text = run("sessions", str(tmp_path / "bare.sqlite"), "--wide").stdout
     assert "none in the store" in bare_text and "none recorded" not in bare_text
 
 

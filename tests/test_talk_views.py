@@ -256,11 +256,12 @@ def test_sessions_gives_each_sessions_agent_project_and_times(tmp_path: Path) ->
         "2026-02-10T21:11:52.438000Z",
         "2026-02-10T21:12:02.480000Z",
     )
-    text = run("sessions", str(store)).stdout
-    header = text.splitlines()[0].split()
-    assert header[:3] == ["session", "agent", "project"] and "(UTC)" in header
-    assert "claude-code  /home/marco/projects/spotter" in text
-    assert "2026-02-10T21:11:52.438000Z  2026-02-10T21:12:02.480000Z" in text
+    text = run("sessions", str(store), "--wide", "--tz", "UTC").stdout
+    header = text.splitlines()[0]
+    assert header.split()[:4] == ["session", "first", "(local)", "last"]
+    assert "2026-02-10 21:11  2026-02-10 21:12  claude-code  /home/marco/projects/spotter" in text
+    compact = run("sessions", str(store), "--tz", "UTC").stdout
+    assert "02-10 21:12  spotter" in compact  # the last time, and the project's own name
 
 
 def test_the_report_shows_times_in_the_viewers_zone_with_utc_on_hover(

@@ -16,7 +16,7 @@ reads it back for ``sessions``. A tagged event beside the conversation's
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any, final
 
@@ -86,34 +86,37 @@ class Described:
 
 def described(events: Iterable[StoredEvent]) -> Described | None:
     """The description a session begins with, if it is an imported one, with its outcome
-    (only the first two events are read)."""
+    (only the first two events are read: the outcome follows the description)."""
     found = iter(events)
     for stored in found:
-        event = stored.event
-        if (
-            not isinstance(event, OpaqueEvent)
-            or event.type != DESCRIBED
-            or event.version != VERSION
-        ):
+        description = description_of(stored.event)
+        if description is None:
             return None
-        data = event.data
-
-        def text(key: str, data: Any = data) -> str | None:
-            value = data.get(key)
-            return value if isinstance(value, str) and value else None
-
-        started = text("started_at")
-        at = None if started is None else _utc(started)
         after = next(found, None)
-        return Described(
-            text("format") or "unknown",
-            About(agent_session_id=text("agent_session_id"), started_at=at,
-                  cwd=text("cwd"), title=text("title"),
-                  parent_session=text("parent_session_id")),
-            times_recorded=text("times") != NO_TIMES,
-            outcome=None if after is None else outcome_of(after.event),
-        )  # fmt: skip
+        outcome = None if after is None else outcome_of(after.event)
+        return description if outcome is None else replace(description, outcome=outcome)
     return None
+
+
+def description_of(event: object) -> Described | None:
+    """The description ``event`` holds; ``None`` for any other event (and for one of a
+    later version, which a view shows as an event it does not know)."""
+    if not isinstance(event, OpaqueEvent) or event.type != DESCRIBED or event.version != VERSION:
+        return None
+    data = event.data
+
+    def text(key: str, data: Any = data) -> str | None:
+        value = data.get(key)
+        return value if isinstance(value, str) and value else None
+
+    started = text("started_at")
+    at = None if started is None else _utc(started)
+    return Described(
+        text("format") or "unknown",
+        About(agent_session_id=text("agent_session_id"), started_at=at, cwd=text("cwd"),
+              title=text("title"), parent_session=text("parent_session_id")),
+        times_recorded=text("times") != NO_TIMES,
+    )  # fmt: skip
 
 
 def _utc(text: str) -> datetime | None:

@@ -46,10 +46,23 @@ def count(text: str) -> int:
     return value
 
 
-def add_source(parser: argparse.ArgumentParser, *, transcripts: bool = True) -> None:
+EVERY_FOLDER = "default: every agent's folder found on this machine"
+
+
+def add_source(
+    parser: argparse.ArgumentParser, *, transcripts: bool = True, optional: bool = False
+) -> None:
     """The positional SOURCE; with ``transcripts``, also the options of a SOURCE that is a
-    transcript or a folder of them (read through a cache)."""
-    parser.add_argument("source", metavar="SOURCE", help=SOURCE_HELP if transcripts else STORE_HELP)
+    transcript or a folder of them (read through a cache); ``optional``: left out, every
+    agent's folder found on the machine."""
+    if optional:
+        parser.add_argument(
+            "source", metavar="SOURCE", nargs="?", help=f"{SOURCE_HELP} ({EVERY_FOLDER})"
+        )
+    else:
+        parser.add_argument(
+            "source", metavar="SOURCE", help=SOURCE_HELP if transcripts else STORE_HELP
+        )
     if transcripts:
         add_cache_arguments(parser)
 
@@ -128,4 +141,39 @@ def add_redact_argument(parser: argparse.ArgumentParser) -> None:
         help="also mask what this regular expression (RE2 syntax: no lookaround or "
         "backreferences) matches (repeatable); keys, tokens, private keys and passwords are "
         "always masked",
+    )
+
+
+def add_session_filters(parser: argparse.ArgumentParser) -> None:
+    """The options that pick sessions among many (``sessions``, ``usage``, ``search``)."""
+    picked = parser.add_argument_group("which sessions")
+    picked.add_argument("--agent", metavar="NAME", help="only this agent's (its format's name)")
+    picked.add_argument(
+        "--project", metavar="TEXT", help="only projects whose path holds TEXT (any case)"
+    )
+    picked.add_argument(
+        "--model", metavar="TEXT", help="only sessions with a model whose name holds TEXT"
+    )
+    picked.add_argument(
+        "--since",
+        metavar="WHEN",
+        help="only sessions active at or after WHEN: a date (2026-12-01, 20261201) or a date "
+        "and time (2026-12-01T14:30, with Z or +01:00 for another zone than --tz's)",
+    )
+    picked.add_argument(
+        "--until",
+        metavar="WHEN",
+        help="only sessions active before WHEN (a date: up to the end of that day)",
+    )
+    picked.add_argument(
+        "--failed",
+        action="store_true",
+        help="only sessions with a failed, rejected or non-zero call",
+    )
+    picked.add_argument("--machine", metavar="NAME", help="only sessions recorded on this machine")
+    picked.add_argument(
+        "--tz",
+        metavar="ZONE",
+        help="the time zone of dates given and shown (a name such as Europe/Paris or UTC; "
+        "default: this machine's)",
     )

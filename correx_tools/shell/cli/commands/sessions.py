@@ -1,95 +1,240 @@
-"""``correx-tools sessions``: the sessions of a SOURCE, each with its counts, its agent and
-its conversation."""
+"""``correx-tools sessions``: the sessions of a SOURCE (every agent's folder found when
+none is given), the most recent first, with the filters a person asks with.
+
+One table that fits the width it is given: a short id that no other session of the SOURCE
+shares (at least 8 characters: any command takes it for SESSION), when the session last
+moved (local time), its agent, project and title, its calls and failures, its tokens and
+cost. ``--wide`` shows every column whole; ``--json`` every field of every session.
+"""
 
 from __future__ import annotations
 
 import argparse
+import sys
+from datetime import datetime, tzinfo
+from decimal import Decimal
 from typing import Any
 
-from ...replay.documents import (
-    session_row,
-)
-from ...replay.ends import session_times
-from ...transcripts.description import description_json, session_description
+from ....core.catalog.listing import Listed, SessionQuery
+from ....core.lifecycle.status import ToolInvocationStatus
+from ....core.replay.pricing import PriceTable, cost_of
+from ....core.replay.talk_summary import cut_title
+from ....core.report.redaction import Redaction
+from ...catalog.picking import catalog_of
+from ...replay.documents import iso_time
 from .. import arguments
-from ..output.lead_up_text import talk_of, talk_table
-from ..output.render import (
-    emit,
-    table,
-)
-from ..sources.loading import (
-    answered,
-    repository_for,
-)
-from ..sources.stores import open_store
+from ..output.fitted import Column, fitted, table_width
+from ..output.lead_up_text import tokens_cell
+from ..output.readable import counted
+from ..output.render import emit, in_line
+from ..output.tokens_text import dollars, short_count
+from ..sources.filters import local, query_of, zone_of
+from ..sources.loading import repository_for
+from ..sources.prices import prices_of
+from ..sources.short_names import short_names
+from ..sources.stores import open_source_or_agents
 
-SESSION_COLUMNS = ("session", "agent", "project", "events", "invocations", "completed",
-                   "failed", "exit ≠ 0", "rejected", "open", "refused", "first event (UTC)",
-                   "last event (UTC)")  # fmt: skip
+ON_A_TERMINAL = 30
+"""How many sessions a terminal shows unless ``--limit`` says otherwise."""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The arguments of ``correx-tools sessions``."""
-    arguments.add_source(parser)
+    arguments.add_source(parser, optional=True)
+    arguments.add_session_filters(parser)
+    parser.add_argument(
+        "--limit",
+        type=arguments.count,
+        metavar="N",
+        help=f"show the N most recent (0: all; default: {ON_A_TERMINAL} on a terminal, else all)",
+    )
+    parser.add_argument(
+        "--wide", action="store_true", help="every column, nothing cut (for a wide terminal)"
+    )
+    arguments.add_prices_argument(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     """Run ``correx-tools sessions``; the exit status."""
-    store = open_store(args.source)
-    repository = repository_for(store, args.source, lenient=True)
-    rows: list[dict[str, Any]] = []
-    for session in store.sessions():
-        with repository.view(session) as view:
-            summary = answered(view.summary(), session, lenient=True)
-        transcript = description_json(session_description(store, session))
-        row = session_row(summary, transcript=transcript, talk=talk_of(store, session))
-        row["first_time"], row["last_time"] = session_times(store, session, summary.sequence,
-                                                            transcript)  # fmt: skip
-        rows.append(row)
-    emit(
-        args,
-        {"source": args.source, "sessions": rows},
-        lambda: _imported(
-            rows,
-            table(
-                SESSION_COLUMNS,
-                [
-                    (
-                        r["session_id"],
-                        r["agent"] or "-",
-                        r["project"] or "-",
-                        r["events"],
-                        r["invocations"],
-                        r["statuses"]["completed"],
-                        r["statuses"]["failed"],
-                        r["exited_nonzero"],
-                        r["statuses"]["rejected"],
-                        r["statuses"]["requested"] + r["statuses"]["started"],
-                        r["refused_events"],
-                        r["first_time"] or "-",
-                        r["last_time"] or "-",
-                    )
-                    for r in rows
-                ],
-                squeeze=("session", "project"),
-            ),
-        ),
+    query, zone, prices = query_of(args), zone_of(args), prices_of(args)
+    store, label = open_source_or_agents(args.source)
+    catalog = catalog_of(store, repository_for(store, label, lenient=True))
+    limit = _limit(args)
+    page, total = catalog.listed(query, limit=limit)
+    if not total and not query.asks_nothing:
+        everything, _ = catalog.listed(SessionQuery())
+        print(f"correx-tools sessions: {in_line(_matches_nothing(query, everything))}",
+              file=sys.stderr)  # fmt: skip
+    redaction = Redaction()
+    names = short_names([listed.session_id for listed in catalog.listed(SessionQuery())[0]])
+    rows = [_row(listed, redaction, prices) for listed in page]
+    document = {"source": label, "total": total, "limit": limit or 0, "sessions": rows}
+
+    def text() -> str:
+        if not page:
+            return "no session" if query.asks_nothing else "no session matches"
+        shown = _table(page, rows, names, zone, wide=args.wide)
+        if len(page) < total:
+            shown += f"\n{total - len(page):,} more: --limit 0 shows all"
+        return shown
+
+    emit(args, document, text)
+    return 0 if total or query.asks_nothing else 1
+
+
+def _limit(args: argparse.Namespace) -> int | None:
+    if args.limit is not None:
+        return args.limit or None
+    return ON_A_TERMINAL if sys.stdout.isatty() and not args.json else None
+
+
+def _matches_nothing(query: SessionQuery, everything: list[Listed]) -> str:
+    """Why a filter found nothing, naming what there is to pick from."""
+    asked = [f"--{name} {value}" for name, value in (("agent", query.agent),
+             ("project", query.project), ("model", query.model), ("machine", query.machine))
+             if value is not None]  # fmt: skip
+    said = "no session matches " + (" ".join(asked) or "the filters given")
+    known: list[str] = []
+    if query.agent is not None:
+        agents = sorted({s.facts.agent for s in everything if s.facts.agent})
+        known.append("agents here: " + (", ".join(agents) or "none named"))
+    if query.model is not None:
+        models = sorted({m for s in everything for m in s.facts.talk.models})
+        known.append("models here: " + (", ".join(models[:12]) or "none recorded"))
+    if query.machine is not None:
+        machines = sorted({s.machine for s in everything if s.machine})
+        known.append("machines here: " + (", ".join(machines) or "none named"))
+    return said + (
+        f" ({'; '.join(known)})" if known else f" (of {counted(len(everything), 'session')})"
     )
-    return 0
 
 
-def _imported(rows: list[dict[str, Any]], counts: str) -> str:
-    """The sessions' table, then where the imported ones came from, then what each session
-    that holds a conversation said."""
-    talking = [r for r in rows if r["said"] is not None]
-    imported = [r for r in rows if r["transcript"] is not None]
-    if not imported:
-        return counts + (talk_table(talking) if talking else "")
-    columns = ("session", "format", "agent's session id", "started", "working directory")
-    described = [
-        (r["session_id"], t["format"], t["agent_session_id"], t["started_at"], t["cwd"])
-        for r in imported
-        for t in [r["transcript"]]
+def _row(listed: Listed, redaction: Redaction, prices: PriceTable) -> dict[str, Any]:
+    """One session of ``sessions --json`` (the keys of earlier releases, and more)."""
+    facts, counts = listed.facts, listed.counts
+    described = facts.description
+    tokens = facts.tokens
+    cost = cost_of(facts.spent, prices)
+    title = facts.title
+    return {
+        "session_id": listed.session_id,
+        "events": facts.events,
+        "invocations": counts.calls,
+        "statuses": {
+            ToolInvocationStatus.REQUESTED.value: counts.requested,
+            ToolInvocationStatus.STARTED.value: counts.started,
+            ToolInvocationStatus.COMPLETED.value: counts.completed,
+            ToolInvocationStatus.FAILED.value: counts.failed,
+            ToolInvocationStatus.REJECTED.value: counts.rejected,
+        },
+        "exited_nonzero": counts.exited_nonzero,
+        "refused_events": counts.refused,
+        "transcript": None if described is None else {
+            "format": described.format,
+            "agent_session_id": described.about.agent_session_id,
+            "started_at": iso_time(described.about.started_at),
+            "cwd": None if described.about.cwd is None else redaction.text(described.about.cwd),
+            "title": None if described.about.title is None
+                     else redaction.text(described.about.title),
+            "times_recorded": described.times_recorded,
+        },
+        # Masked whole, then cut: a cut first could split a secret the masking would miss.
+        "title": None if title is None else cut_title(redaction.text(title)),
+        "title_from": facts.title_from,
+        "agent": facts.agent,
+        "project": None if facts.project is None else redaction.text(facts.project),
+        "models": [redaction.text(model) for model in facts.talk.models],
+        "tokens": None if tokens is None else {
+            "input": tokens.input, "output": tokens.output, "cache_read": tokens.cache_read,
+            "cache_write": tokens.cache_write, "total": tokens.total,
+        },
+        "said": None if described is None and facts.talk.empty
+                else facts.talk.prompts + facts.talk.messages,
+        "first_time": iso_time(facts.started),
+        "last_time": iso_time(facts.ended),
+        "cost": None if cost is None or cost.amount is None else float(cost.amount),
+        "unpriced_models": [] if cost is None else list(cost.unpriced),
+        "machine": listed.machine,
+        "user": listed.user,
+    }  # fmt: skip
+
+
+COLUMNS = (
+    Column("id"),
+    Column("when"),
+    Column("agent", drop=3),
+    Column("project", fit="cut", least=8, ease=12, give=2),
+    Column("title", fit="cut", least=8, ease=20, give=1),
+    Column("calls", right=True),
+    Column("failed", right=True),
+    Column("tokens", right=True, drop=2),
+    Column("cost", right=True, drop=1),
+)
+"""The table's columns, and how each gives way to a narrower terminal."""
+WIDE = (
+    Column("session"), Column("first (local)"), Column("last (local)"), Column("agent"),
+    Column("project"), Column("title"), Column("models"), Column("events", right=True),
+    Column("calls", right=True), Column("completed", right=True), Column("failed", right=True),
+    Column("rejected", right=True), Column("open", right=True), Column("exit ≠ 0", right=True),
+    Column("refused", right=True),
+    Column("tokens (in / out / cache read / cache write)", right=True), Column("cost", right=True),
+    Column("machine"), Column("user"),
+)  # fmt: skip
+
+
+def _table(page: list[Listed], rows: list[dict[str, Any]], names: dict[str, str],
+           zone: tzinfo | None, *, wide: bool) -> str:  # fmt: skip
+    if wide:
+        return fitted(WIDE, [_wide_cells(listed, row, zone) for listed, row in
+                             zip(page, rows, strict=True)], width=None)  # fmt: skip
+    this_year = all(
+        listed.facts.ended is None or local(listed.facts.ended, zone).year
+        == local(datetime.now().astimezone(), zone).year for listed in page
+    )  # fmt: skip
+    cells = [
+        [
+            in_line(names[listed.session_id]),
+            _when(listed.facts.ended, zone, short=this_year),
+            listed.facts.agent or "-",
+            in_line(_project(row["project"])),
+            in_line(row["title"] or "-"),
+            f"{listed.counts.calls:,}",
+            f"{listed.counts.failures:,}",
+            "-" if row["tokens"] is None else short_count(row["tokens"]["total"]),
+            _cost(row),
+        ]
+        for listed, row in zip(page, rows, strict=True)
     ]
-    drawn = table(columns, described, squeeze=(columns[0], columns[2], columns[4]))
-    return f"{counts}\n\nimported from transcripts:\n{drawn}{talk_table(talking)}"
+    return fitted(COLUMNS, cells, width=table_width())
+
+
+def _wide_cells(listed: Listed, row: dict[str, Any], zone: tzinfo | None) -> list[str]:
+    counts = listed.counts
+    return [in_line(listed.session_id), _when(listed.facts.started, zone, short=False),
+            _when(listed.facts.ended, zone, short=False), listed.facts.agent or "-",
+            in_line(row["project"] or "-"), in_line(row["title"] or "-"),
+            in_line(", ".join(row["models"]) or "-"), f"{listed.facts.events:,}",
+            f"{counts.calls:,}", f"{counts.completed:,}", f"{counts.failed:,}",
+            f"{counts.rejected:,}", f"{counts.open:,}", f"{counts.exited_nonzero:,}",
+            f"{counts.refused:,}", tokens_cell(row),
+            _cost(row), in_line(listed.machine or "-"), in_line(listed.user or "-")]  # fmt: skip
+
+
+def _when(moment: datetime | None, zone: tzinfo | None, *, short: bool) -> str:
+    if moment is None:
+        return "-"
+    wall = local(moment, zone)
+    return wall.strftime("%m-%d %H:%M" if short else "%Y-%m-%d %H:%M")
+
+
+def _project(path: str | None) -> str:
+    """A project as a list names it: the last part of its path."""
+    if not path:
+        return "-"
+    return path.rstrip("/\\").rsplit("/", 1)[-1].rsplit("\\", 1)[-1] or path
+
+
+def _cost(row: dict[str, Any]) -> str:
+    if row["cost"] is not None:
+        return dollars(Decimal(str(row["cost"])))
+    return "?" if row["unpriced_models"] else "-"

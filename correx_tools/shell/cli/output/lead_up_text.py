@@ -15,7 +15,6 @@ from ....core.tools.json_values import thaw_json
 from ...stores.port import EventStore
 from ...stores.said import conversation_events
 from .readable import counted
-from .render import table
 
 SHOWN_CHARS = 2_000
 """The longest text the command prints of arguments or of one thing said (``--json`` has
@@ -66,17 +65,8 @@ def talk_of(store: EventStore, session: SessionId) -> TalkSummary:
         return TalkSummary().taking(stored.event for stored in said)
 
 
-def talk_table(rows: list[dict[str, Any]]) -> str:
-    """The titles, models and tokens of the sessions that hold a conversation (or were
-    imported), as a table after the others."""
-    shown = [
-        (r["session_id"], r["title"], ", ".join(r["models"]) or None, _tokens(r)) for r in rows
-    ]
-    columns = ("session", "title", "model", "tokens (in / out / cache read / cache write)")
-    return "\n\nconversation:\n" + table(columns, shown, squeeze=columns[:2])
-
-
-def _tokens(row: dict[str, Any]) -> str:
+def tokens_cell(row: dict[str, Any]) -> str:
+    """A session's tokens in a cell: the total and its four counts, or why there are none."""
     tokens: dict[str, int] | None = row["tokens"]
     if tokens is None:
         # Nothing said at all: the store holds no conversation (imported without it, or a

@@ -34,6 +34,19 @@ def dollars(amount: Decimal) -> str:
     return f"${amount:,.2f}" if amount >= 1 else f"${amount:.4f}"
 
 
+def short_count(count: int) -> str:
+    """A count in at most five characters: ``987``, ``9.9k``, ``676k``, ``12.3M``, ``4.1B``.
+
+    >>> [short_count(n) for n in (987, 9_876, 675_602, 12_345_678)]
+    ['987', '9.9k', '676k', '12.3M']
+    """
+    for size, unit in ((10**9, "B"), (10**6, "M"), (10**3, "k")):
+        if count >= size:
+            value = count / size
+            return f"{value:.1f}{unit}" if value < 100 else f"{value:.0f}{unit}"
+    return str(count)
+
+
 def cost_text(spent: Spent | None, prices: PriceTable) -> str:
     """What tokens cost, or ``no price for MODEL``; nothing where none were recorded."""
     cost = cost_of(spent, prices)

@@ -32,6 +32,9 @@ class SourceOptions:
     temporary: list[Path] = field(default_factory=list)
     refused: int = 0
     """Files of the transcripts opened that could not be read (each told on stderr)."""
+    not_shown: list[tuple[str, str]] = field(default_factory=list)
+    """Every file of the transcripts opened that is not shown as it is, with why, whichever
+    look found it (`TranscriptCache.not_shown`)."""
 
 
 _OPTIONS: ContextVar[SourceOptions | None] = ContextVar("correx_source_options", default=None)
@@ -69,9 +72,23 @@ def current_options() -> SourceOptions:
     return found if found is not None else SourceOptions()
 
 
+def closed_at_the_end(store: EventStore) -> EventStore:
+    """``store``, closed when the command ends (`source_scope`): a command run in a process
+    that goes on (a script's, a test's) leaves no connection open behind it."""
+    current_options().opened.append(store)
+    return store
+
+
 def refused_files() -> int:
     """How many files of the transcripts this command opened could not be read."""
     return current_options().refused
+
+
+def files_not_shown() -> list[tuple[str, str]]:
+    """Every file of the transcripts this command opened that is not shown as it is, with
+    why (a transcript that could not be read, a session another file gave first with other
+    events, a folder that could not be read)."""
+    return current_options().not_shown
 
 
 def command_name() -> str:

@@ -16,14 +16,13 @@ from pathlib import Path
 from ...stores.addresses import redact_dsn
 from ...stores.port import EventStore
 from ...stores.sqlite import SQLiteEventStore
-from ...transcripts.cache.cache import Look
 from ...transcripts.cache.following import Follower
-from ...transcripts.homes import AgentFolder, agent_folders, candidate_folders
-from ...transcripts.importing.folders import transcript_files
-from ..errors import CliError
+from ...transcripts.cache.look import Look
 from .options import command_name
 from .stores import note_unindexed, open_store
 from .transcripts import (
+    EVERY_AGENT,
+    agents_found,
     checked_look,
     is_transcript_source,
     note,
@@ -48,9 +47,7 @@ def served(source: str | None) -> Served:
         note_unindexed(store, source)
         return Served(store, redact_dsn(source))
     if source is None:
-        folders = _agents()
-        roots = [folder.path for folder in folders]
-        label = "the agents' folders"
+        roots, label = [folder.path for folder in agents_found()], EVERY_AGENT
     else:
         roots, label = [Path(source)], source
     cache = open_cache(roots, label)
@@ -72,18 +69,3 @@ def served(source: str | None) -> Served:
 
     follower = Follower(cache, told=told, failed=failed)
     return Served(SQLiteEventStore(cache.path, read_only=True), label, follower)
-
-
-def _agents() -> list[AgentFolder]:
-    """Every agent's folder on this machine, each said in one line; none is an error."""
-    folders = agent_folders()
-    if not folders:
-        looked = ", ".join(str(folder.path) for folder in candidate_folders()[:4])
-        raise CliError(
-            f"no SOURCE given, and no agent's folder found on this machine (looked in {looked}, "
-            "...); give a store, a transcript or a folder of them"
-        )
-    for folder in folders:
-        files, _ = transcript_files(folder.path)
-        note(f"{folder.agent}: {folder.path} ({len(files):,} files)")
-    return folders

@@ -12,9 +12,10 @@ from ...stores.codec.strict_json import EnvelopeError, loads_strict
 from ...stores.jsonl import JsonlEventLog
 from ...stores.opening import open_source
 from ...stores.port import ClosableStore, EventStore, StoreLayoutError
-from ...transcripts.importing.folders import never_read
+from ...transcripts.importing.files import never_read
 from ..errors import CliError
-from .transcripts import opened_transcripts
+from .options import closed_at_the_end
+from .transcripts import EVERY_AGENT, agents_found, opened_folders, opened_transcripts
 
 # -- opening sources -----------------------------------------------------------
 
@@ -39,7 +40,9 @@ def open_store(
         if transcripts is not None:
             return transcripts
     try:
-        return open_source(source, create=create, upgrade=upgrade, progress=progress)
+        return closed_at_the_end(
+            open_source(source, create=create, upgrade=upgrade, progress=progress)
+        )
     except StoreLayoutError as error:
         raise CliError(str(error)) from None
     except Exception as error:
@@ -49,6 +52,14 @@ def open_store(
         # A database that cannot be reached or used: psycopg's own first line says why.
         reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
         raise CliError(f"{redact(source)}: cannot use the database: {reason}") from None
+
+
+def open_source_or_agents(source: str | None) -> tuple[EventStore, str]:
+    """The store a command that may be given no SOURCE reads, and how it names it: SOURCE's,
+    or with none the cache of every agent's folder found on this machine."""
+    if source is not None:
+        return open_store(source), redact(source)
+    return opened_folders([folder.path for folder in agents_found()], EVERY_AGENT), EVERY_AGENT
 
 
 def refuse_never_read(source: str) -> None:

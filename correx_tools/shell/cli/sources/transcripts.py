@@ -31,14 +31,17 @@ import re2
 from ...stores.addresses import POSTGRES_SCHEMES
 from ...stores.port import EventStore, StoreLayoutError
 from ...stores.sqlite import SQLiteEventStore
-from ...transcripts.cache.cache import CacheError, Look, TranscriptCache, Watcher
+from ...transcripts.cache.cache import CacheError, TranscriptCache
+from ...transcripts.cache.look import Look, Watcher
 from ...transcripts.common.lines import LENIENT_HINT
+from ...transcripts.homes import AgentFolder, agent_folders, candidate_folders
+from ...transcripts.importing.files import transcript_files
 from ...transcripts.recognising import FORMATS, SQLITE_HEADER, database_format
 from ..errors import CliError
 from ..output.render import in_line
 from ..output.terminal import Progress
 from .empty_folder import why_no_session
-from .options import SourceOptions, current_options
+from .options import SourceOptions, closed_at_the_end, current_options
 
 SHOWN_AT_MOST = 10
 """Skipped or refused files listed one by one in a look; the rest are counted."""
@@ -247,14 +250,39 @@ def opened_transcripts(source: str) -> EventStore | None:
     read-only); ``None`` when SOURCE names a store."""
     if not is_transcript_source(source):
         return None
-    cache = open_cache([Path(source)], source)
+    return opened_folders([Path(source)], source)
+
+
+def opened_folders(roots: Sequence[Path], label: str) -> EventStore:
+    """The store the transcripts under ``roots`` are read from: their cache, brought in step
+    and opened read-only (``label`` names them in notes)."""
+    cache = open_cache(roots, label)
     try:
-        current_options().refused += len(checked_look(cache, source).refused)
+        look = checked_look(cache, label)
+        current_options().refused += len(look.refused)
+        current_options().not_shown += cache.not_shown(look)
     finally:
         cache.close()
-    store = SQLiteEventStore(cache.path, read_only=True)
-    current_options().opened.append(store)
-    return store
+    return closed_at_the_end(SQLiteEventStore(cache.path, read_only=True))
+
+
+EVERY_AGENT = "the agents' folders"
+"""How notes name every agent's folder found, the SOURCE of a command given none."""
+
+
+def agents_found() -> list[AgentFolder]:
+    """Every agent's folder on this machine, each said in one line; none is an error."""
+    folders = agent_folders()
+    if not folders:
+        looked = ", ".join(str(folder.path) for folder in candidate_folders()[:4])
+        raise CliError(
+            f"no SOURCE given, and no agent's folder found on this machine (looked in {looked}, "
+            "...); give a store, a transcript or a folder of them"
+        )
+    for folder in folders:
+        files, _ = transcript_files(folder.path)
+        note(f"{folder.agent}: {folder.path} ({len(files):,} files)")
+    return folders
 
 
 def checked_look(cache: TranscriptCache, label: str) -> Look:

@@ -33,9 +33,10 @@ import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..model import Transcript
+if TYPE_CHECKING:  # a folder's listing asks `is_verdict` of every name: this stays light
+    from ..model import Transcript
 
 MAX_BYTES = 4 << 20
 """Bytes of a verdict file read; a larger one is not read (no report is that long)."""

@@ -1,22 +1,38 @@
-"""OpenHands' records, as two formats: its event histories (`OPENHANDS`: `calls` reads a
-history's actions and observations, `talk` its conversation) and its completion logs
-(`OPENHANDS_COMPLETIONS`: `completions` reads one model call's log).
+"""OpenHands' records, as two formats: its event histories (`OPENHANDS`: `signs` tells one,
+`calls` reads a history's actions and observations, `talk` its conversation) and its
+completion logs (`OPENHANDS_COMPLETIONS`: `completions` reads one model call's log); the
+readers are imported only when a file of them is read.
 Only the registry (`agents`) imports it; it imports the transcripts' common rooms, the
 OpenAI chat reader (a completion log's messages are a chat list) and the core."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from ...agent_format import AgentFormat, Shape
-from . import completions
-from .calls import FORMAT, events_of, read
+from ...model import Transcript
+from .signs import COMPLETION_FORMAT, FORMAT, looks_like, looks_like_completion
+
+
+def _read(document: Any, name: str) -> Transcript:
+    from .calls import read  # noqa: PLC0415 - the reader, when a file of it is read
+
+    return read(document, name)
+
+
+def _read_completion(document: Any, name: str) -> Transcript:
+    from .completions import read  # noqa: PLC0415 - the reader, when a file of it is read
+
+    return read(document, name)
+
 
 OPENHANDS = AgentFormat(
     name=FORMAT,
     expected="an OpenHands history: a list of events, or an object with history",
-    document=Shape(6, lambda document: events_of(document) is not None, read),
+    document=Shape(6, looks_like, _read),
 )
 OPENHANDS_COMPLETIONS = AgentFormat(
-    name=completions.FORMAT,
+    name=COMPLETION_FORMAT,
     expected="an OpenHands completion log: an object with messages, response and cost",
-    document=Shape(6, completions.looks_like, completions.read),
+    document=Shape(6, looks_like_completion, _read_completion),
 )

@@ -33,22 +33,12 @@ from ...common.talk import texts
 from ...model import Transcript, step_time
 from ..openai_chat.calls import read as read_chat
 from .calls import uploaded
+from .signs import COMPLETION_FORMAT as FORMAT
 
-FORMAT = "openhands-completion"
 FINISH = "finish"
 """The call that ends an OpenHands run."""
 EDITORS = frozenset({"str_replace_editor", "edit_file"})
 """OpenHands' file editors: an answer that begins ``ERROR:`` changed nothing."""
-
-
-def looks_like(document: Any) -> bool:
-    """Whether a JSON document is a completion log: messages, and the model's response."""
-    return (
-        isinstance(document, dict)
-        and isinstance(document.get("messages"), list)
-        and isinstance(document.get("response"), dict)
-        and ("cost" in document or "kwargs" in document)
-    )
 
 
 def read(document: Any, name: str) -> Transcript:

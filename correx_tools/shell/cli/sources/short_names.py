@@ -1,0 +1,42 @@
+"""The shortest names that tell a store's sessions apart, for a list to show.
+
+A session's short name is the shortest start of its id that no other session's id begins
+with, at least `LEAST` characters (its whole id when that is shorter), so any command takes
+it for SESSION as it takes the whole id (`core.tools.short_ids`). One that begins another's
+id whole (a subagent's ``<parent>/agent-…`` begins with its parent's id) is named by as much
+as it takes to leave the parent behind.
+
+>>> short_names(["4d5611e5-241a", "4d5611e5-999", "55604662-cf2a"])
+{'4d5611e5-241a': '4d5611e5-2', '4d5611e5-999': '4d5611e5-9', '55604662-cf2a': '55604662'}
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+LEAST = 8
+
+
+def short_names(ids: Iterable[str]) -> dict[str, str]:
+    """Each id's shortest unique start (at least `LEAST` characters)."""
+    ordered = sorted(set(ids))
+    named: dict[str, str] = {}
+    for n, this in enumerate(ordered):
+        shared = 0
+        for other in (
+            ordered[n - 1] if n else None,
+            ordered[n + 1] if n + 1 < len(ordered) else None,
+        ):
+            if other is not None:
+                shared = max(shared, _common(this, other))
+        named[this] = this[: max(LEAST, shared + 1)]
+    return named
+
+
+def _common(a: str, b: str) -> int:
+    """How many characters ``a`` and ``b`` begin with alike."""
+    length = min(len(a), len(b))
+    for n in range(length):
+        if a[n] != b[n]:
+            return n
+    return length
