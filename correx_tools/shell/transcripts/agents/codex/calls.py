@@ -41,6 +41,7 @@ import re2
 
 from .....core.lifecycle.description import About
 from ...common.lines import is_json, strict_value
+from ...common.long_text import joined
 from ...common.outcomes import completed, exit_code_in, failed, rejected
 from ...common.pairing import Pairing
 from ...common.values import must_be, text_of, utc_time
@@ -177,11 +178,11 @@ def _text(output: object, where: str) -> str:
         output = output.get("content", output)
     value = text_of(output)
     if isinstance(value, list):  # input_text / output_text items
-        value = "\n".join(
-            item["text"]
-            for item in value
-            if isinstance(item, dict) and isinstance(item.get("text"), str)
-        )
+        value = joined(
+            "\n",
+            [item["text"] for item in value
+             if isinstance(item, dict) and isinstance(item.get("text"), str)],
+        )  # fmt: skip
     if not isinstance(value, str):
         raise Unreadable(where, "a call's output must be text")
     return value

@@ -41,6 +41,7 @@ from typing import Any
 import re2
 
 from .....core.lifecycle.description import About
+from ...common.long_text import joined
 from ...common.outcomes import completed, failed, rejected
 from ...common.values import must_be, utc_time
 from ...model import End, Position, TalkStep, Transcript, TranscriptCall
@@ -239,8 +240,8 @@ def _response(result: Any) -> tuple[Any, str]:
             if "output" in response:
                 outputs.append(response["output"])
     if len(outputs) == 1:
-        return outputs[0], "\n".join(errors)
-    return (outputs or result), "\n".join(errors)
+        return outputs[0], joined("\n", errors)
+    return (outputs or result), joined("\n", errors)
 
 
 def _session(header: Any, name: str) -> str:
