@@ -229,12 +229,12 @@ def test_auditing_an_output_of_100_mb_stays_within_200_mb(tmp_path: Path) -> Non
     del records, output
     launched = subprocess.run(
         [sys.executable, "-c", _LAUNCHER, sys.executable, "-m", "correx_tools", "audit",
-         str(path), "--json"],
+         str(path), "--json", "--no-cache"],
         capture_output=True, text=True, check=True, timeout=600,
     )  # fmt: skip
     status, peak = launched.stdout.split()
     assert status == "1"  # rm -rf / found
-    assert int(peak) / 1024 <= 200
+    assert int(peak) / 1024 <= 200  # 432 MB when the file and its output were held whole
 
 
 _LAUNCHER = """

@@ -78,12 +78,11 @@ def load(
     *,
     lenient: bool = False,
     session: str | None = None,
-    data: bytes | None = None,
 ) -> list[Transcript]:
     """The transcripts in the file at ``path``: one, or a database's every session (only
-    ``session``'s when it is given). ``data`` is the file's bytes, when they were read
-    already."""
-    if data is None and is_database(path):
+    ``session``'s when it is given). A file's long strings are cut out as it is read
+    (`trimming`): it is never held whole unless that cannot give what the whole gives."""
+    if is_database(path):
         return _database(path, format, session)
     for found in REGISTRY:
         beside = found.companion
@@ -93,11 +92,8 @@ def load(
             and path.with_name(beside.transcript).is_file()
         ):
             raise Unrecognised(f"read with the {beside.transcript} beside it, {beside.why}")
-    if data is None:
-        cut = trimmed(FileSource(path)) if path.stat().st_size > KEPT else None
-        transcript = _parse_cut(cut, path.read_bytes, format, name, lenient)
-    else:
-        transcript = parse(data, format, name, lenient=lenient)
+    cut = trimmed(FileSource(path)) if path.stat().st_size > KEPT else None
+    transcript = _parse_cut(cut, path.read_bytes, format, name, lenient)
     read_as = BY_NAME[transcript.format]
     if read_as.placed is not None:
         transcript = read_as.placed(transcript, path)
