@@ -174,6 +174,33 @@ def test_a_sample_with_a_long_string_imports_as_its_whole_text_does(
     assert trimmed_events == _imported(path)
 
 
+@pytest.mark.parametrize("kept", [30, 300])
+def test_every_sample_read_with_few_characters_kept_is_the_sample_read_whole(kept: int) -> None:
+    # Nearly every string past a few hundred characters held as a long text: a reader that
+    # derived a value from a long text's first characters alone would differ here.
+    read_trimmed = []
+    for path in _files():
+        with pytest.MonkeyPatch.context() as patch:
+            for module in (long_text, trimming, string_pieces, recognising):
+                patch.setattr(module, "KEPT", kept)
+            patch.setattr(long_text, "_LOOKED_AT", kept // 2)
+            patch.setattr(trimming, "_BLOCK", 7)
+            patch.setattr(string_pieces, "_PIECE", 5)
+            sealed = recognising.sealed
+            patch.setattr(recognising, "sealed", _counting(sealed, read_trimmed, path.name))
+            trimmed_read = _loaded(path)
+            patch.setattr(recognising, "trimmed", lambda source: None)
+            assert trimmed_read == _loaded(path), path.name
+    assert len(read_trimmed) >= 3, read_trimmed  # not every sample sent back to the whole
+
+
+def _loaded(path: Path) -> object:
+    try:
+        return recognising.load(path, "auto", path.stem)
+    except Exception as error:  # the same refusal either way
+        return f"{type(error).__name__}: {error}"
+
+
 def test_a_claude_code_transcript_with_a_long_output_is_read_trimmed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -184,10 +211,13 @@ def test_a_claude_code_transcript_with_a_long_output_is_read_trimmed(
     assert whole == [True]  # read once, trimmed; not read again whole
 
 
-def _counting(parse: Any, calls: list[bool]) -> Any:
+def _counting(function: Any, calls: list[Any], note: Any = None) -> Any:
+    """``function``, noting each call in ``calls``: ``note``, or whether it was given a cut
+    (``_parse``'s fifth argument)."""
+
     def counted(*args: Any) -> Any:
-        calls.append(len(args) == 5 and args[4] is not None)
-        return parse(*args)
+        calls.append(note if note is not None else len(args) == 5 and args[4] is not None)
+        return function(*args)
 
     return counted
 
