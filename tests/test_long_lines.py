@@ -27,7 +27,7 @@ from returns.result import Success
 from correx_tools import InMemoryEventStore
 from correx_tools.shell.stores.codec.strict_json import EnvelopeError, loads_strict
 from correx_tools.shell.transcripts import recognising
-from correx_tools.shell.transcripts.common import long_text, string_pieces, trimming
+from correx_tools.shell.transcripts.common import long_text, sealing, string_pieces, trimming
 from correx_tools.shell.transcripts.common.lines import loads_cut
 from correx_tools.shell.transcripts.common.long_text import LongText, Untrimmable
 from correx_tools.shell.transcripts.common.trimming import BytesSource, trimmed
@@ -170,7 +170,7 @@ def test_a_sample_with_a_long_string_imports_as_its_whole_text_does(
 ) -> None:
     path = _grown(source, tmp_path / "sample")
     trimmed_events = _imported(path)
-    monkeypatch.setattr(recognising, "trimmed", lambda source: None)
+    monkeypatch.setattr(trimming, "trimmed", lambda source: None)
     assert trimmed_events == _imported(path)
 
 
@@ -186,10 +186,10 @@ def test_every_sample_read_with_few_characters_kept_is_the_sample_read_whole(kep
             patch.setattr(long_text, "_LOOKED_AT", kept // 2)
             patch.setattr(trimming, "_BLOCK", 7)
             patch.setattr(string_pieces, "_PIECE", 5)
-            sealed = recognising.sealed
-            patch.setattr(recognising, "sealed", _counting(sealed, read_trimmed, path.name))
+            sealed = sealing.sealed
+            patch.setattr(sealing, "sealed", _counting(sealed, read_trimmed, path.name))
             trimmed_read = _loaded(path)
-            patch.setattr(recognising, "trimmed", lambda source: None)
+            patch.setattr(trimming, "trimmed", lambda source: None)
             assert trimmed_read == _loaded(path), path.name
     assert len(read_trimmed) >= 3, read_trimmed  # not every sample sent back to the whole
 

@@ -15,16 +15,17 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .agent_format import AgentFormat, Shape
 from .agents import REGISTRY
 from .common.lines import LENIENT_HINT, Lines, json_document, json_lines
 from .common.long_text import KEPT, Untrimmable
-from .common.sealing import sealed
-from .common.trimming import BytesSource, FileSource, Trimmed, trimmed
 from .errors import Unreadable, Unrecognised
 from .model import Transcript
+
+if TYPE_CHECKING:
+    from .common.trimming import Trimmed
 
 BY_NAME = {found.name: found for found in REGISTRY}
 """Each format's record, by its name."""
@@ -92,6 +93,8 @@ def load(
             and path.with_name(beside.transcript).is_file()
         ):
             raise Unrecognised(f"read with the {beside.transcript} beside it, {beside.why}")
+    from .common.trimming import FileSource, trimmed  # noqa: PLC0415 - only a file read
+
     cut = trimmed(FileSource(path)) if path.stat().st_size > KEPT else None
     transcript = _parse_cut(cut, path.read_bytes, format, name, lenient)
     read_as = BY_NAME[transcript.format]
@@ -155,6 +158,8 @@ def default_name(path: Path, root: Path | None = None) -> str:
 
 def parse(data: bytes, format: str, name: str, *, lenient: bool = False) -> Transcript:
     """The transcript in ``data``, in ``format`` (or the one recognised, for ``"auto"``)."""
+    from .common.trimming import BytesSource, trimmed  # noqa: PLC0415 - only a text read
+
     cut = trimmed(BytesSource(data)) if len(data) > KEPT else None
     return _parse_cut(cut, lambda: data, format, name, lenient)
 
@@ -171,6 +176,8 @@ def _parse_cut(
         return _parse(whole(), format, name, lenient)
     if not cut.cuts:
         return _parse(cut.data, format, name, lenient)
+    from .common.sealing import sealed  # noqa: PLC0415 - only a text with a long string
+
     try:
         return sealed(_parse(cut.data, format, name, lenient, cut))
     except Exception:  # whatever it is, the whole text, read as before, says it as before

@@ -11,14 +11,16 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from itertools import islice
-from typing import Any, final
+from typing import TYPE_CHECKING, Any, final
 
 # The readers' one way to the stores' strict JSON (no NaN, no duplicate key): what every
 # stored event is read with, so an imported value always reads back as itself.
 from ...stores.codec.strict_json import EnvelopeError, loads_strict, loads_strict_span
 from ..errors import Unreadable
 from .long_text import LongText, Untrimmable
-from .trimming import TextSource, Trimmed, trimmed
+
+if TYPE_CHECKING:
+    from .trimming import Trimmed
 
 LENIENT_HINT = "; --lenient imports the other lines and lists the ones it leaves out"
 
@@ -113,6 +115,8 @@ def loads_long(text: LongText) -> Any:
     """`loads_shallow` of a long text (JSON written as a string: a call's arguments), read
     a piece at a time, its own long strings cut out (`trimming`). What cannot be read so
     (a text that is not JSON, whose error would name its place) is `Untrimmable`."""
+    from .trimming import TextSource, trimmed  # noqa: PLC0415 - only a long text's JSON
+
     cut = trimmed(TextSource(text))
     if cut is None:
         raise Untrimmable("JSON in a long text that cannot be cut")
