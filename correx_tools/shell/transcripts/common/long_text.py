@@ -290,6 +290,34 @@ def head_match(pattern: _Regexp[str], text: str) -> Match[str] | None:
     return found
 
 
+def tail(text: str, count: int) -> str:
+    """The last ``count`` characters of ``text`` (all of a shorter one); a long text's read
+    a piece at a time."""
+    if not isinstance(text, LongText):
+        return text[len(text) - count :] if len(text) > count else text
+    kept = ""
+    for piece in text.pieces():
+        kept = (kept + piece)[-count:]
+    return kept
+
+
+def windows(text: LongText, overlap: int) -> Iterator[tuple[str, bool, bool]]:
+    """A long text's whole as windows, each beginning with the last ``overlap`` characters
+    of the one before (a match of fewer characters, cut by one's end, is whole in the
+    next): ``(window, whether it begins the text, whether it ends it)``."""
+    held: str | None = None
+    begins = True
+    for piece in text.pieces():
+        if held is not None:
+            yield held, begins, False
+            begins = begins and len(held) <= overlap
+            held = held[-overlap:] + piece
+        else:
+            held = piece
+    if held is not None:
+        yield held, begins, True
+
+
 def blank(text: str) -> bool:
     """Whether ``text`` is white space only (``not text.strip()``), a long one read a piece
     at a time when its first characters do not tell."""

@@ -41,7 +41,7 @@ from typing import Any
 import re2
 
 from .....core.lifecycle.description import About
-from ...common.long_text import joined
+from ...common.long_text import head_match, joined
 from ...common.outcomes import completed, epoch_time, failed, rejected
 from ...common.pairing import Pairing
 from ...common.talk import Talk
@@ -201,7 +201,7 @@ def _result_of(message: Any) -> str | None:
         if isinstance(message, dict) and message.get("role") == "user"
         else []
     )
-    head = RESULT.match(texts[0]) if texts else None
+    head = head_match(RESULT, texts[0]) if texts else None
     return None if head is None else head[1]
 
 
