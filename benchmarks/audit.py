@@ -14,10 +14,16 @@ event decoded), and the row holds it to that: 1x, with the machine's cores audit
 parts (the command's default), the one-process pass shown beside it; its peak must not
 grow with the session (bounded memory; the largest of its processes). The session is written to the store as it is made, a batch at a time,
 so the benchmark holds no more of it than the audit does.
+
+A huge line is one Claude Code transcript whose one output is 100 MB (beside a denied
+command): its peak is held to the 200 MB issue 57 sets, a small multiple of the most an
+event holds, whatever the output's size; its time (each run filling a cache of its own) is
+shown against reading the file's lines with json.loads.
 """
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -187,3 +193,46 @@ def folder_rows(files: int, size: int, repeat: int, directory: Path) -> list[Row
             limit=FOLDER_LOOK,
         ),
     ]
+
+
+def huge_line_rows(megabytes: int, repeat: int, directory: Path) -> list[Row]:
+    """``audit`` of one transcript whose one output is ``megabytes`` MB: its time and peak."""
+    path = directory / "huge-line.jsonl"
+    _huge_transcript(path, megabytes)
+    started = time.perf_counter()
+    with path.open("rb") as file:
+        for line in file:
+            json.loads(line)
+    floor = time.perf_counter() - started
+    start_up, _ = measured(["--version"], repeat)
+    seconds, peak = measured(["audit", str(path), "--json", "--no-cache"], repeat, ok=(1,))
+    answer = max(seconds - start_up, 0.0)
+    return [
+        Row(
+            "audit, one transcript with a huge output, resident memory",
+            f"{megabytes} MB",
+            f"{answer:.2f} s, peak {peak:.0f} MB",
+            f"{floor:.2f} s reading the lines + json.loads",
+            answer / floor,
+            f"<= {PEAK_MEGABYTES} MB",
+            peak <= PEAK_MEGABYTES,
+        )
+    ]
+
+
+def _huge_transcript(path: Path, megabytes: int) -> None:
+    """A Claude Code session of two shell calls: ``rm -rf /``, answered ``done``, and a
+    ``cat`` whose output is ``megabytes`` MB of log lines (not ASCII only)."""
+    base = {"sessionId": "huge-line", "cwd": "/home/dev/app", "version": "2.1.38"}
+    line = "12:00:01 INFO served /api/items in 3 ms, résumé ok\n"
+    output = line * (megabytes * 1_000_000 // len(line.encode()))
+    calls = (("rm -rf /", "done"), ("cat logs/app.log", output))
+    with path.open("w", encoding="utf-8") as file:
+        for number, (command, result) in enumerate(calls):
+            use, at = f"toolu_{number}", f"2026-11-20T10:00:0{number}Z"
+            asked = {"type": "tool_use", "id": use, "name": "Bash", "input": {"command": command}}
+            answered = {"type": "tool_result", "tool_use_id": use, "content": result}
+            for role, block in (("assistant", asked), ("user", answered)):
+                record = {**base, "type": role, "uuid": f"{role}{number}", "timestamp": at,
+                          "message": {"role": role, "content": [block]}}  # fmt: skip
+                file.write(json.dumps(record, ensure_ascii=False) + "\n")

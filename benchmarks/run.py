@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
-from .audit import audit_rows, folder_rows
+from .audit import audit_rows, folder_rows, huge_line_rows
 from .bulk import bulk_rows, whole_store_rows
 from .commands import command_rows
 from .compare import compare_rows
@@ -256,6 +256,7 @@ def measure(args: argparse.Namespace) -> dict[str, list[Row]]:
             rows["audit"] = audit_rows(
                 3_000 if args.quick else large_n, repeat, Path(directory)
             ) + folder_rows(files, size, repeat, Path(directory))
+            rows["audit"] += huge_line_rows(5 if args.quick else 100, repeat, Path(directory))
         if "many" in only:
             rows["many"] = many_rows(Path(directory), 60 if args.quick else 10_000)
     return rows

@@ -108,7 +108,11 @@ def _rows() -> dict[str, list[str]]:
             "serve: 1,000 lines appended to a live file reach the page",
         ],
         "compare": ["compare, two sessions of one task", "compare, two sessions, resident memory"],
-        "audit": ["audit, one session, the built-in policy", "audit, one session, resident memory"],
+        "audit": [
+            "audit, one session, the built-in policy",
+            "audit, one session, resident memory",
+            "audit, one transcript with a huge output, resident memory",
+        ],
         "many": [
             "many sessions: first page of sessions, warm",
             "many sessions: usage --by day, warm",

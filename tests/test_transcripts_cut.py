@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 from correx_tools import (
     MAX_EVENT_BYTES,
     JsonlEventLog,
+    OpaqueEvent,
     SQLiteEventStore,
     StoredEvent,
     ToolExecutionCompletedEvent,
@@ -30,10 +31,12 @@ from correx_tools import (
     ToolReceipt,
     import_transcript,
 )
+from correx_tools.core.lifecycle.conversation import PROMPT_TYPE
 from correx_tools.shell.stores.codec.encoding import encode_event
 from correx_tools.shell.transcripts.importing.cutting import fitted, prefix_within
 
 from .commands import Ran, correx
+from .one_call import one_call_session
 from .recorded_samples import CLAUDE, LS, READ, grown
 from .recorded_samples import CLAUDE_SESSION as SESSION
 from .serving import Served
@@ -155,6 +158,23 @@ def test_a_huge_failure_is_cut_where_its_reason_shows_it(tmp_path: Path) -> None
     ]  # fmt: skip
     kept, _, mark = failed.reason.rpartition("\n")
     assert mark == f"[cut: reason: {described(said[0])}]" and said[0].startswith(kept)
+
+
+def test_a_huge_prompt_is_cut_where_it_is_said_and_its_session_kept(tmp_path: Path) -> None:
+    # A prompt of 1.5 MiB pasted whole once refused its session: an audit could not see it.
+    path = one_call_session(tmp_path / "s.jsonl", "pasted", tool="Bash")
+    records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    prompt = records[0]["message"]["content"] = grown("use Bash")
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    store = SQLiteEventStore(tmp_path / "agents.sqlite")
+    done = import_transcript(path, store).unwrap()
+    [said] = [
+        s.event.data["text"] for s in store.read(done.session_id)
+        if isinstance(s.event, OpaqueEvent) and s.event.type == PROMPT_TYPE
+    ]  # fmt: skip
+    kept, _, mark = said.rpartition("\n")
+    assert mark == f"[cut: text: {described(prompt)}]" and prompt.startswith(kept)
+    assert len(kept.encode()) > 1_000_000
 
 
 # -- the rule, on any value ------------------------------------------------------------------

@@ -15,15 +15,20 @@ named by its line.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .agent_format import AgentFormat, Shape
 from .agents import REGISTRY
 from .common.evaluations import evaluated
 from .common.lines import LENIENT_HINT, Lines, json_document, json_lines
+from .common.long_text import KEPT, Untrimmable
 from .errors import Unreadable, Unrecognised
 from .model import Transcript
+
+if TYPE_CHECKING:
+    from .common.trimming import Trimmed
 
 BY_NAME = {found.name: found for found in REGISTRY}
 """Each format's record, by its name."""
@@ -77,12 +82,11 @@ def load(
     *,
     lenient: bool = False,
     session: str | None = None,
-    data: bytes | None = None,
 ) -> list[Transcript]:
     """The transcripts in the file at ``path``: one, or a database's every session (only
-    ``session``'s when it is given). ``data`` is the file's bytes, when they were read
-    already."""
-    if data is None and is_database(path):
+    ``session``'s when it is given). A file's long strings are cut out as it is read
+    (`trimming`): it is never held whole unless that cannot give what the whole gives."""
+    if is_database(path):
         return _database(path, format, session)
     for found in REGISTRY:
         beside = found.companion
@@ -92,7 +96,10 @@ def load(
             and path.with_name(beside.transcript).is_file()
         ):
             raise Unrecognised(f"read with the {beside.transcript} beside it, {beside.why}")
-    transcript = parse(path.read_bytes() if data is None else data, format, name, lenient=lenient)
+    from .common.trimming import FileSource, trimmed  # noqa: PLC0415 - only a file read
+
+    cut = trimmed(FileSource(path)) if path.stat().st_size > KEPT else None
+    transcript = _parse_cut(cut, path.read_bytes, format, name, lenient)
     read_as = BY_NAME[transcript.format]
     if read_as.placed is not None:
         transcript = read_as.placed(transcript, path)
@@ -154,13 +161,47 @@ def default_name(path: Path, root: Path | None = None) -> str:
 
 def parse(data: bytes, format: str, name: str, *, lenient: bool = False) -> Transcript:
     """The transcript in ``data``, in ``format`` (or the one recognised, for ``"auto"``)."""
+    from .common.trimming import BytesSource, trimmed  # noqa: PLC0415 - only a text read
+
+    cut = trimmed(BytesSource(data)) if len(data) > KEPT else None
+    return _parse_cut(cut, lambda: data, format, name, lenient)
+
+
+def _parse_cut(
+    cut: Trimmed | None, whole: Callable[[], bytes], format: str, name: str, lenient: bool
+) -> Transcript:
+    """The transcript in a text read with its long strings cut out (`trimming`), each held
+    as a `LongText`; or, where that cannot give exactly what the whole text gives (a long
+    string that could not be cut, or was asked what only its whole answers; a damaged line
+    or a refusal, whose message names a place in the whole text), the transcript in
+    ``whole()``, read as it was before, which raises what it raised."""
+    if cut is None:
+        return _parse(whole(), format, name, lenient)
+    if not cut.cuts:
+        return _parse(cut.data, format, name, lenient)
+    from .common.sealing import sealed  # noqa: PLC0415 - only a text with a long string
+
+    try:
+        return sealed(_parse(cut.data, format, name, lenient, cut))
+    except Exception:  # whatever it is, the whole text, read as before, says it as before
+        del cut  # its bytes go before the file's come
+    return _parse(whole(), format, name, lenient)
+
+
+def _parse(
+    data: bytes | bytearray, format: str, name: str, lenient: bool, cut: Trimmed | None = None
+) -> Transcript:
     if data.startswith(SQLITE_HEADER):
         raise Unreadable("", "a SQLite database: give its path, not its bytes")
-    data = data.removeprefix(_BOM)  # some Windows editors and tools begin UTF-8 text so
-    text, cut, undecodable = _decoded(data, lenient)
-    found = _parsed(text, format, name, lenient)
-    if cut and not found.incomplete_tail:
-        found = dataclasses.replace(found, incomplete_tail=cut)
+    if data.startswith(_BOM):  # some Windows editors and tools begin UTF-8 text so
+        data = data[len(_BOM) :]
+    text, tail, undecodable = _decoded(data, lenient)
+    if cut is not None and (tail or undecodable):
+        raise Untrimmable("a text not all UTF-8")
+    del data
+    found = _parsed(text, format, name, lenient, cut)
+    if tail and not found.incomplete_tail:
+        found = dataclasses.replace(found, incomplete_tail=tail)
     if undecodable:
         found = dataclasses.replace(found, skipped=_by_line(*undecodable, *found.skipped))
     return found
@@ -177,7 +218,7 @@ def _line_number(where: str) -> int:
     return int(number) if number.isdigit() else 0
 
 
-def _decoded(data: bytes, lenient: bool) -> tuple[str, str, list[tuple[str, str]]]:
+def _decoded(data: bytes | bytearray, lenient: bool) -> tuple[str, str, list[tuple[str, str]]]:
     """The text of ``data``; ``line N`` when its last line, still being written, was cut
     inside a character (that line is left out); and, with ``lenient``, the other lines
     that are not UTF-8 text, each left out (as an empty line) with why.
@@ -189,6 +230,7 @@ def _decoded(data: bytes, lenient: bool) -> tuple[str, str, list[tuple[str, str]
     try:
         return data.decode("utf-8"), "", []
     except UnicodeDecodeError as error:
+        data = bytes(data)  # a damaged file: read again as bytes, line by line
         end = data.rfind(_NEWLINE) + 1
         if error.start >= end:
             return data[:end].decode("utf-8"), f"line {data.count(_NEWLINE) + 1}", []
@@ -214,16 +256,18 @@ def _decoded(data: bytes, lenient: bool) -> tuple[str, str, list[tuple[str, str]
     return "\n".join(lines) + "\n" + text, cut, undecodable
 
 
-def _parsed(text: str, format: str, name: str, lenient: bool) -> Transcript:
+def _parsed(text: str, format: str, name: str, lenient: bool, cut: Trimmed | None) -> Transcript:
     if not text or text.isspace():  # without a copy of a file of 100 MB
         blank = "only blank lines" if text else "an empty file"
         if format == "auto":
             raise Unrecognised(f"not a transcript of a known format ({blank})", ", ".join(FORMATS))
         raise _mismatch(format, blank)
-    document, problem = json_document(text)
+    document, problem = json_document(text, cut)
     markdown = document is None and not text.lstrip().startswith(("{", "["))
     for written, markdown_shape in MARKDOWN_READERS:
         if format == written or (format == "auto" and markdown and markdown_shape.looks_like(text)):
+            if cut is not None:  # what looked like strings in it are not: read it as it is
+                raise Untrimmable("Markdown")
             if not markdown:
                 raise _mismatch(format, _shape(document, None, problem))
             return _markdown(markdown_shape, text, name, recognised=format == written)
@@ -234,7 +278,7 @@ def _parsed(text: str, format: str, name: str, lenient: bool) -> Transcript:
         return _read(readers, format, name, _shape(document, None, None))
     left_out: list[tuple[str, str]] = []
     while True:
-        lines = _lines(text, lenient)
+        lines = _lines(text, lenient, cut)
         if lines is None:  # not even its first line is JSON
             shape = _NOT_MARKDOWN if markdown_like(text) else _shape(None, None, problem)
             if format == "auto":
@@ -321,11 +365,11 @@ def markdown_like(text: str) -> bool:
     return text.lstrip().startswith(("#", "---"))
 
 
-def _lines(text: str, lenient: bool) -> Lines | None:
+def _lines(text: str, lenient: bool, cut: Trimmed | None) -> Lines | None:
     """The file's JSON lines; ``None`` when its first line is no JSON (no JSON Lines file at
     all: the document's own error says more than a damaged line would)."""
     try:
-        return json_lines(text, lenient=lenient)
+        return json_lines(text, lenient=lenient, cut=cut)
     except Unreadable as damaged:
         first = next((n for n, line in enumerate(text.split("\n"), 1) if line.strip()), 1)
         if damaged.where == f"line {first}":

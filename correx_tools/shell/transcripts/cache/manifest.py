@@ -37,7 +37,7 @@ _CREATE = f"""CREATE TABLE IF NOT EXISTS {TABLE} (
 )"""
 
 
-RULES = "rules 9"
+RULES = "rules 10"
 """The import's rules the cache's sessions were made by, kept in every file's stamp: when a
 release changes what a transcript gives (rules 2: exit codes not recorded, edits that did
 not take effect, times not recorded, values cut to fit; rules 3: the conversation around
@@ -47,8 +47,10 @@ capability table the audit reads too; rules 7: a value too large in many small p
 nested too deeply, replaced by a mark rather than the session refused; rules 8: a session
 whose transcript records no id is named by its file's place under the folder read, so no
 two files share a name; rules 9: how a run ended, mini-swe-agent, OpenHands' completion
-logs, SWE-agent's working directory), every file is read again once, and each session
-whose events differ is imported again (one under another name: the old name goes)."""
+logs, SWE-agent's working directory; rules 10: a text of the conversation too long for an
+event cut to fit, rather than its session refused), every file is read again once, and
+each session whose events differ is imported again (one under another name: the old name
+goes)."""
 WITHOUT_CONVERSATION = " without conversation"
 """Added to the rules of a cache made without the conversation (``--no-conversation``):
 a cache made the other way is read again, as under other rules."""

@@ -21,7 +21,7 @@ from ...stores.sql.prepared import PreparedSession, Preparer
 from ..errors import Unreadable, Unrecognised
 from ..importing.events import transcript_events
 from ..importing.options import ImportOptions
-from ..recognising import is_database, load
+from ..recognising import load
 
 
 @final
@@ -52,8 +52,7 @@ def read_file(path: Path, name: str, options: ImportOptions) -> FileRead:
     """Every session of the file at ``path``, each as its events (``name``: the session's
     name where the transcript records none)."""
     try:
-        data = None if is_database(path) else path.read_bytes()
-        transcripts = load(path, "auto", name, data=data)
+        transcripts = load(path, "auto", name)  # read from the file: its long strings cut out
     except Unrecognised as error:
         return FileRead(skipped=error.short)
     except Unreadable as error:

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import Unreadable
 from ..model import End, Ending, Position
+from .long_text import head_match
 
 if TYPE_CHECKING:
     from re2 import _Regexp
@@ -108,8 +109,9 @@ def first_line(text: str) -> str:
 
 
 def exit_code_in(text: str, pattern: _Regexp[str]) -> int | None:
-    """The exit code ``pattern`` (one group of digits) finds in ``text``, if any."""
-    found = pattern.search(text)
+    """The exit code ``pattern`` (one group of digits, matched at the text's start) finds
+    in ``text``, if any."""
+    found = head_match(pattern, text)
     return None if found is None else int(found.group(1))
 
 

@@ -22,6 +22,7 @@ from ....core.lifecycle.conversation import (
 )
 from ..errors import Unreadable
 from ..model import Position, TalkStep
+from .long_text import blank
 
 MOST_COUNTED = 10**15
 """The most tokens a transcript's count may say: a quadrillion, which no message comes near.
@@ -81,19 +82,19 @@ class Talk:
 
     def prompt(self, text: str, at: datetime | None, record: Position) -> None:
         """A prompt, if it says anything."""
-        if text.strip():
+        if not blank(text):
             self.put(Prompt(text=text), at, record)
 
     def text(self, text: str, model: str | None, at: datetime | None, record: Position) -> None:
         """The assistant's words, if they say anything."""
-        if text.strip():
+        if not blank(text):
             self.put(AssistantText(text=text, model=model), at, record)
 
     def reasoning(
         self, text: str, model: str | None, at: datetime | None, record: Position
     ) -> None:
         """The assistant's reasoning, if it says anything."""
-        if text.strip():
+        if not blank(text):
             self.put(Reasoning(text=text, model=model), at, record)
 
     def usage(

@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ..errors import Unreadable
+from .long_text import joined
 
 
 def utc_time(value: object, where: str) -> datetime:
@@ -46,7 +47,7 @@ def text_of(content: object) -> Any:
             for block in content
         )
     ):
-        return "\n".join(block["text"] for block in content)
+        return joined("\n", (block["text"] for block in content))
     return content
 
 

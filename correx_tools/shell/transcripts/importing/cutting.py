@@ -35,6 +35,7 @@ from typing import Any, Final
 from ...stores.codec.encoding import line_size
 from ...stores.codec.envelope import MAX_EVENT_BYTES, event_payload
 from ...stores.codec.strict_json import canonical_json
+from ..common.long_text import LongText
 from ..common.shallow import shallow_value, too_deep
 
 CUT: Final = "cut"
@@ -78,7 +79,7 @@ def fitted(
     cap = LIMIT - _ROUGH_SLACK - 6 * (beside + len(session_id))
     if _bound(value, cap) <= cap:
         return build(value, notes), notes
-    if not (type(value) is str and len(value) > LIMIT):  # one that plainly does not fit
+    if not (isinstance(value, str) and len(value) > LIMIT):  # one that plainly does not fit
         event = build(value, notes)  # is not written out whole to be measured
         if _size(event, session_id) <= LIMIT:
             return event, notes
@@ -184,7 +185,10 @@ def _escaped_size(text: str) -> int:
 
 def _described(text: str) -> str:
     """``1,572,864 bytes, sha256:<hex>``: the original string's size and digest, encoded a
-    piece at a time (a 100 MB output is not copied whole to be hashed)."""
+    piece at a time (a 100 MB output is not copied whole to be hashed), or, for a
+    `LongText`, as it was found when it was read."""
+    if isinstance(text, LongText):
+        return text.described()
     digest, size = sha256(), 0
     for start in range(0, len(text), _PIECE):
         data = text[start : start + _PIECE].encode("utf-8", "surrogatepass")
@@ -217,14 +221,14 @@ def _size(event: object, session_id: str) -> int:
 def _bound(value: Any, cap: int) -> int:
     """More bytes than ``value``'s JSON can take (a string's every character escaped as
     ``\\u00XX``), counted until it passes ``cap``: the quick test of an event that fits."""
-    if type(value) is str:  # most outputs and reasons: no walk
+    if type(value) is str or type(value) is LongText:  # most outputs and reasons: no walk
         return 6 * len(value) + 3
     total = 0
     pending = [value]
     while pending:
         item = pending.pop()
         kind = type(item)
-        if kind is str:
+        if kind is str or kind is LongText:
             total += 6 * len(item) + 3
         elif kind is dict:
             total += 2 + 3 * len(item) + 6 * sum(map(len, item))  # its keys are strings

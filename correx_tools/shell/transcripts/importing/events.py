@@ -18,7 +18,8 @@
   one (the one before it in the file, or the first after it); where the
   transcript records no time for any step, the derived times only keep the
   order, and the description says so (``"times": "none"``);
-* a value too large for an event is cut to fit, and the call says so (`cutting`);
+* a value too large for an event is cut to fit, and the call says so (`cutting`); so is a
+  text of the conversation, with a last line that says so, as a failure's reason is;
 * a transcript that holds no call yet and records no time gives no events (not even its
   conversation: what it says before its first call, with no time, waits for it);
 * the conversation around the calls (`TalkStep`: prompts, the assistant's words, reasoning,
@@ -34,6 +35,7 @@ file's, and a file that grows adds events after the ones it gave before.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from datetime import datetime
 from functools import cache
@@ -41,7 +43,7 @@ from typing import Any
 
 from returns.result import Success
 
-from ....core.lifecycle.conversation import conversation_event
+from ....core.lifecycle.conversation import ConversationEvent, Usage, conversation_event
 from ....core.lifecycle.description import description_event
 from ....core.lifecycle.events import (
     StoredEvent,
@@ -124,7 +126,7 @@ def transcript_events(
     columns = EventColumns()
     if options.conversation:
         for step in transcript.talk:
-            event = conversation_event(step.message)
+            event = _said(step.message, session_id)
             at = ORIGIN if step.at is None else step.at
             columns.add((step.position, 0), at, event, None, step.at is not None)
     total = len(transcript.calls)
@@ -234,6 +236,20 @@ def _call_events(
         at = max(end.at, call.requested_at)
         event = _end_event(transcript, call, session_id, assignment.capabilities, cut)
         columns.add((end.position, 2), at, event, call, end.recorded)
+
+
+def _said(message: ConversationEvent, session_id: SessionId) -> object:
+    """The event of one step of the conversation, its text cut to fit as a reason's is
+    (a prompt of megabytes pasted whole does not refuse the session)."""
+    if isinstance(message, Usage):
+        return conversation_event(message)
+    model = getattr(message, "model", None) or ""
+    event, _ = fitted(
+        message.text, "text",
+        lambda text, _: conversation_event(dataclasses.replace(message, text=text)),
+        session_id, inline=True, beside=len(model),
+    )  # fmt: skip
+    return event
 
 
 @cache

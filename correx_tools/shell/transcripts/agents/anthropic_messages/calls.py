@@ -19,6 +19,7 @@ from typing import Any
 
 import re2
 
+from ...common.long_text import head_match
 from ...common.message_lists import read_list
 from ...common.outcomes import completed, failed, rejected
 from ...common.pairing import Pairing
@@ -51,14 +52,15 @@ def result_end(
     line of its text is ``Exit code N`` (as Claude Code writes a command that exited so),
     whether or not ``is_error`` is set; with no exit code when the text states none."""
     content = block.get("content")
-    text = plain_text(content)
     if block.get("is_error") is not True:
-        stated = _STATED.match(text) if tool in SHELL_TOOLS else None
+        # Read only for a shell's result: the text of an image of megabytes is not made.
+        stated = head_match(_STATED, plain_text(content)) if tool in SHELL_TOOLS else None
         code = None if stated is None else int(stated.group(1))
         return completed(at, position, text_of(content), metadata, code, recorded=recorded)
+    text = plain_text(content)
     if REJECTION in text:
         return rejected(at, position, text, metadata, recorded=recorded)
-    exit_code = _EXIT_CODE.match(text)
+    exit_code = head_match(_EXIT_CODE, text)
     if exit_code is not None:
         code = int(exit_code.group(1))
         return completed(at, position, text_of(content), metadata, code, recorded=recorded)

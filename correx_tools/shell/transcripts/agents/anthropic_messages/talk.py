@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .....core.lifecycle.conversation import TokenUsage
+from ...common.long_text import joined
 from ...common.talk import Talk, count, model_of, texts
 
 
@@ -20,7 +21,7 @@ def anthropic_said(
             talk.prompt(content, None, (index,))
         elif isinstance(content, list):
             blocks = [b for b in content if isinstance(b, dict) and b.get("type") == "text"]
-            talk.prompt("\n".join(texts(blocks)), None, (index,))
+            talk.prompt(joined("\n", texts(blocks)), None, (index,))
         return
     if role != "assistant":
         return

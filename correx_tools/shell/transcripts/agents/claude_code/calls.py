@@ -34,6 +34,7 @@ from typing import Any
 from .....core.lifecycle.conversation import AssistantText, Prompt, Reasoning, TokenUsage, Usage
 from .....core.lifecycle.description import About
 from .....core.report.tool_views import SUBAGENT_SESSION
+from ...common.long_text import blank, joined
 from ...common.talk import MOST_COUNTED, too_many
 from ...common.values import must_be, utc_time
 from ...errors import Unreadable
@@ -95,16 +96,19 @@ def _prompt(record: dict[str, Any], index: int, where: str, talk: list[TalkStep]
     if isinstance(content, str):
         text = content
     elif isinstance(content, list):
-        text = "\n".join(
-            block["text"]
-            for block in content
-            if isinstance(block, dict)
-            and block.get("type") == "text"
-            and isinstance(block.get("text"), str)
+        text = joined(
+            "\n",
+            [
+                block["text"]
+                for block in content
+                if isinstance(block, dict)
+                and block.get("type") == "text"
+                and isinstance(block.get("text"), str)
+            ],
         )
     else:
         return
-    if text.strip() and not text.startswith(_INTERRUPTED):
+    if not blank(text) and not text.startswith(_INTERRUPTED):
         talk.append(TalkStep((index, -1), _time(record, where), Prompt(text=text)))
 
 
@@ -132,7 +136,7 @@ def _assistant(
         if not isinstance(block, dict):
             continue
         kind = block.get("type")
-        if kind == "text" and isinstance(block.get("text"), str) and block["text"].strip():
+        if kind == "text" and isinstance(block.get("text"), str) and not blank(block["text"]):
             talk.append(
                 TalkStep((index, number), at, AssistantText(text=block["text"], model=model))
             )

@@ -41,6 +41,7 @@ from typing import Any
 import re2
 
 from .....core.lifecycle.description import About
+from ...common.long_text import head_match, joined
 from ...common.outcomes import completed, epoch_time, failed, rejected
 from ...common.pairing import Pairing
 from ...common.talk import Talk
@@ -189,7 +190,7 @@ def _native_results(
             at_block = f"{where}.content[{number}]"
             call_id = must_be(block.get("tool_use_id"), str, at_block, "tool_use_id")
             call = calls.ended(call_id, at_block)
-            text = "\n".join(message_texts(block))
+            text = joined("\n", message_texts(block))
             call.end = _outcome(text, at, (index, number), {"tool_use_id": call_id}, recorded)
 
 
@@ -200,7 +201,7 @@ def _result_of(message: Any) -> str | None:
         if isinstance(message, dict) and message.get("role") == "user"
         else []
     )
-    head = RESULT.match(texts[0]) if texts else None
+    head = head_match(RESULT, texts[0]) if texts else None
     return None if head is None else head[1]
 
 
@@ -281,7 +282,7 @@ def _xml_result(
         return None  # interrupted, resumed: no result for the call
     if tool != call.tool_name:
         raise Unreadable(where, f"a result of {tool} after a call of {call.tool_name}")
-    answer = "\n".join(text for text in texts if "<environment_details>" not in text)
+    answer = joined("\n", (text for text in texts if "<environment_details>" not in text))
     return _outcome(answer, at, (index,), {"message": str(index)}, recorded)
 
 

@@ -8,6 +8,8 @@ from typing import Any
 
 import re2
 
+from ...common.long_text import head_match
+
 FORMAT = "cline"
 HISTORY = "api_conversation_history.json"
 """The name of every task's history, in a folder named by the task's id."""
@@ -31,7 +33,8 @@ def looks_like(document: Any) -> bool:
     return any(
         message.get("role") == "user"
         and any(
-            RESULT.match(text) or "<environment_details>" in text for text in message_texts(message)
+            head_match(RESULT, text) or "<environment_details>" in text
+            for text in message_texts(message)
         )
         for message in document[:20]
     )

@@ -41,6 +41,7 @@ import re2
 
 from .....core.lifecycle.description import About
 from ...common.lines import is_json, strict_value
+from ...common.long_text import LongText, Untrimmable, joined, tail
 from ...common.outcomes import completed, exit_code_in, failed, rejected
 from ...common.pairing import Pairing
 from ...common.values import must_be, text_of, utc_time
@@ -69,6 +70,10 @@ _REJECTED = (
 )
 _FAILED = ("apply_patch verification failed",)
 _ABORTED = re2.compile(r"(?:\A|\n)aborted(?: by user)?(?: after [0-9.]+s)?\s*\z")
+_SPACE = " \t\n\f\r"
+"""What RE2's ``\\s`` matches."""
+_LAST = 4096
+"""The characters at the end of a long output its last line is looked for in."""
 
 
 def read(records: Iterable[tuple[int, Any]], name: str) -> Transcript:
@@ -158,7 +163,7 @@ def _end(output: object, at: datetime, position: Position, call_id: str, where: 
     metadata = {"call_id": call_id, "line": where}
     if text.startswith(_REJECTED):
         return rejected(at, position, text, metadata)
-    if text.startswith(_FAILED) or _ABORTED.search(text):
+    if text.startswith(_FAILED) or _aborted(text):
         return failed(at, position, text, metadata)
     code = exit_code_in(text, _EXIT_CODE)
     if code is None:
@@ -171,17 +176,29 @@ def _end(output: object, at: datetime, position: Position, call_id: str, where: 
     return completed(at, position, text, metadata, code)
 
 
+def _aborted(text: str) -> bool:
+    """Whether the last line of ``text`` that is not blank says the call was aborted
+    (`_ABORTED`). A long text's is told by its last `_LAST` characters, once they hold a
+    newline before that line (the line cannot begin before them); else it is refused."""
+    if not isinstance(text, LongText):
+        return _ABORTED.search(text) is not None
+    last = tail(text, _LAST)
+    if "\n" not in last.rstrip(_SPACE):
+        raise Untrimmable("a last line longer than is looked at")
+    return _ABORTED.search(last) is not None
+
+
 def _text(output: object, where: str) -> str:
     """The text of an output Codex wrote as an object or a list of content items."""
     if isinstance(output, dict):
         output = output.get("content", output)
     value = text_of(output)
     if isinstance(value, list):  # input_text / output_text items
-        value = "\n".join(
-            item["text"]
-            for item in value
-            if isinstance(item, dict) and isinstance(item.get("text"), str)
-        )
+        value = joined(
+            "\n",
+            [item["text"] for item in value
+             if isinstance(item, dict) and isinstance(item.get("text"), str)],
+        )  # fmt: skip
     if not isinstance(value, str):
         raise Unreadable(where, "a call's output must be text")
     return value

@@ -13,6 +13,7 @@ from .....core.lifecycle.conversation import (
     TokenUsage,
     Usage,
 )
+from ...common.long_text import blank, joined
 from ...common.talk import count
 from ...common.values import utc_time
 from ...model import Position, TalkStep
@@ -45,16 +46,16 @@ class CodexTalk:
                 self._tokens(payload.get("info"), stamp, at, where)
         elif item == "reasoning":
             parts = [*_texts(payload.get("summary")), *_texts(payload.get("content"))]
-            text = "\n\n".join(part for part in parts if part.strip())
+            text = joined("\n\n", (part for part in parts if not blank(part)))
             if text:
                 self._put(self._steps, Reasoning(text=text, model=self._model), stamp, at, where)
         elif payload.get("role") == "assistant":
-            text = "\n".join(_texts(payload.get("content")))
+            text = joined("\n", _texts(payload.get("content")))
             if text.strip():
                 words = AssistantText(text=text, model=self._model)
                 self._put(self._steps, words, stamp, at, where)
         elif payload.get("role") == "user":
-            text = "\n".join(_texts(payload.get("content")))
+            text = joined("\n", _texts(payload.get("content")))
             if text.strip() and not text.lstrip().startswith(_CODEX_OWN):
                 self._put(self._steps, Prompt(text=text), stamp, at, where)
 

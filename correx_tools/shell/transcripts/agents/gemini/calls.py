@@ -41,6 +41,7 @@ from typing import Any
 import re2
 
 from .....core.lifecycle.description import About
+from ...common.long_text import LongText, joined, windows
 from ...common.outcomes import completed, failed, rejected
 from ...common.values import must_be, utc_time
 from ...model import End, Position, TalkStep, Transcript, TranscriptCall
@@ -48,6 +49,8 @@ from .signs import FORMAT
 from .talk import talk_in
 
 _EXIT_CODE = re2.compile(r"(?:\A|\n)Exit Code: (-?[0-9]{1,9})\b")
+_OVERLAP = 64
+"""More characters than a match of `_EXIT_CODE` and the one after it."""
 _REJECTED_ERRORS = (
     "not found in registry",
     "params must ",
@@ -211,9 +214,7 @@ def _end(
     output, error = _response(entry.get("result"))
     if status == "success":
         text = output if isinstance(output, str) else ""
-        # The shell's own line follows the command's output, which may print such a line too.
-        stated = [found.group(1) for found in _EXIT_CODE.finditer(text)]
-        code = int(stated[-1]) if stated else None
+        code = _last_exit_code(text)
         return completed(at, position, output, metadata, code, recorded=recorded)
     if status == "error":
         if any(marker in error for marker in _REJECTED_ERRORS):
@@ -224,6 +225,22 @@ def _end(
             return rejected(at, position, error, metadata, recorded=recorded)
         return failed(at, position, error or "cancelled", metadata, recorded=recorded)
     return None  # scheduled, executing, awaiting approval: not over
+
+
+def _last_exit_code(text: str) -> int | None:
+    """The last exit code `_EXIT_CODE` finds in ``text`` (the shell's own line follows the
+    command's output, which may print such a line too); a long text's read a window at a
+    time, a match counted only where the window shows what comes before and after it."""
+    if not isinstance(text, LongText):
+        stated = [found.group(1) for found in _EXIT_CODE.finditer(text)]
+        return int(stated[-1]) if stated else None
+    code = None
+    for window, first, last in windows(text, _OVERLAP):
+        for found in _EXIT_CODE.finditer(window):
+            begun = first or found.group(0).startswith("\n")  # not at the window's own start
+            if begun and (last or found.end() < len(window)):  # what follows is seen
+                code = int(found.group(1))
+    return code
 
 
 def _response(result: Any) -> tuple[Any, str]:
@@ -239,8 +256,8 @@ def _response(result: Any) -> tuple[Any, str]:
             if "output" in response:
                 outputs.append(response["output"])
     if len(outputs) == 1:
-        return outputs[0], "\n".join(errors)
-    return (outputs or result), "\n".join(errors)
+        return outputs[0], joined("\n", errors)
+    return (outputs or result), joined("\n", errors)
 
 
 def _session(header: Any, name: str) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from .....core.lifecycle.conversation import TokenUsage
+from ...common.long_text import blank, joined
 from ...common.talk import Talk, count, model_of, texts
 from ...common.values import utc_time
 from ...model import TalkStep
@@ -21,7 +22,7 @@ def talk_in(message: dict[str, Any], first: int, where: str) -> list[TalkStep]:
     at = utc_time(stamp, f"{where}: timestamp") if stamp else None
     talk = Talk()
     if kind == "user":
-        talk.prompt("\n".join(texts(message.get("content"))), at, (first,))
+        talk.prompt(joined("\n", texts(message.get("content"))), at, (first,))
         return talk.steps
     model = model_of(message.get("model"))
     tokens = message.get("tokens")
@@ -32,9 +33,9 @@ def talk_in(message: dict[str, Any], first: int, where: str) -> list[TalkStep]:
     for thought in thoughts if isinstance(thoughts, list) else []:  # another shape: none
         if isinstance(thought, dict):
             parts = [thought.get("subject"), thought.get("description")]
-            text = "\n".join(part for part in parts if isinstance(part, str) and part.strip())
+            text = joined("\n", (p for p in parts if isinstance(p, str) and not blank(p)))
             talk.reasoning(text, model, at, (first,))
-    talk.text("\n".join(texts(message.get("content"))), model, at, (first,))
+    talk.text(joined("\n", texts(message.get("content"))), model, at, (first,))
     return talk.steps
 
 

@@ -19,6 +19,7 @@ from typing import Any
 
 from ....stores.codec.strict_json import EnvelopeError
 from ...common.lines import loads_shallow
+from ...common.long_text import blank
 from ...common.message_lists import read_list
 from ...common.outcomes import completed
 from ...common.pairing import Pairing
@@ -52,7 +53,7 @@ def _calls(message: dict[str, Any], index: int, where: str, at: datetime, calls:
             text = function.get("arguments", "{}")
             must_be(text, str, f"{at_call}.function.arguments", "the arguments")
             try:
-                arguments = loads_shallow(text) if text.strip() else {}
+                arguments = loads_shallow(text) if not blank(text) else {}
             except EnvelopeError as error:
                 raise Unreadable(f"{at_call}.function.arguments", str(error)) from None
             calls.request(

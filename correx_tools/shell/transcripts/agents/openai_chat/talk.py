@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .....core.lifecycle.conversation import TokenUsage
+from ...common.long_text import joined
 from ...common.talk import Talk, count, model_of, texts
 
 
@@ -12,7 +13,7 @@ def openai_said(message: dict[str, Any], index: int, where: str, talk: Talk) -> 
     """What one OpenAI chat message says around its calls."""
     role = message.get("role")
     if role == "user":
-        talk.prompt("\n".join(texts(message.get("content"))), None, (index,))
+        talk.prompt(joined("\n", texts(message.get("content"))), None, (index,))
     elif role == "assistant":
         model = model_of(message.get("model"))
         usage = message.get("usage")
@@ -21,7 +22,7 @@ def openai_said(message: dict[str, Any], index: int, where: str, talk: Talk) -> 
         for key in ("reasoning_content", "reasoning"):
             if isinstance(message.get(key), str):
                 talk.reasoning(message[key], model, None, (index,))
-        talk.text("\n".join(texts(message.get("content"))), model, None, (index,))
+        talk.text(joined("\n", texts(message.get("content"))), model, None, (index,))
 
 
 def _openai_usage(usage: dict[str, Any], where: str) -> TokenUsage:

@@ -28,6 +28,7 @@ from typing import Any
 
 from .....core.lifecycle.description import About
 from .....core.lifecycle.outcome import Outcome
+from ...common.long_text import joined
 from ...common.outcomes import completed, not_applied
 from ...common.talk import texts
 from ...model import Transcript, step_time
@@ -63,7 +64,7 @@ def read(document: Any, name: str) -> Transcript:
                 call.end = completed(step_time(last), (last, 1), None, ends, recorded=False)
                 finished = True
     prompt = next(
-        ("\n".join(texts(m.get("content"))) for m in messages
+        (joined("\n", texts(m.get("content"))) for m in messages
          if isinstance(m, dict) and m.get("role") == "user"), ""
     )  # fmt: skip
     cost = document.get("cost")

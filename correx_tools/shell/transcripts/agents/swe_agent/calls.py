@@ -46,6 +46,7 @@ from .....core.lifecycle.description import About
 from .....core.lifecycle.outcome import Outcome, with_patch
 from ....stores.codec.strict_json import EnvelopeError, loads_strict
 from ...common.lines import loads_shallow
+from ...common.long_text import blank
 from ...common.outcomes import completed, first_line, not_applied
 from ...common.pairing import unique_id
 from ...common.values import must_be, text_of
@@ -163,7 +164,7 @@ def _function_calls(history: Any) -> list[tuple[str, str, dict[str, Any]]]:
                 function.get("arguments", "{}"), str, f"{where}.function.arguments", "the arguments"
             )
             try:
-                arguments = loads_shallow(text) if text.strip() else {}
+                arguments = loads_shallow(text) if not blank(text) else {}
             except EnvelopeError as error:
                 raise Unreadable(f"{where}.function.arguments", str(error)) from None
             found.append(

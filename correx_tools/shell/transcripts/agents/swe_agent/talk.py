@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .....core.lifecycle.conversation import TokenUsage
+from ...common.long_text import joined
 from ...common.talk import Talk, count, texts
 
 
@@ -16,7 +17,7 @@ def talk_in(document: dict[str, Any]) -> Talk:
         if isinstance(message, dict) and message.get("role") == "user":
             if message.get("is_demo") is True:
                 continue  # a demonstration shown to the model, not this run's task
-            talk.prompt("\n".join(texts(message.get("content"))), None, (0,))
+            talk.prompt(joined("\n", texts(message.get("content"))), None, (0,))
             break  # the later user messages are the environment's observations
     steps = document["trajectory"]
     for number, step in enumerate(steps):
