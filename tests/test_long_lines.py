@@ -5,7 +5,8 @@ The trimmed read is held to the whole one three ways: a drawn JSON Lines text, t
 with the lengths lowered so that every drawn string may be long, restores to the values
 the text holds; every sample transcript, its longest string grown past what an event
 holds, imports to the same events either way; and (slow) auditing a transcript with an
-output of 100 MB stays within the 200 MB the issue sets, where the whole read took 432 MB.
+output of 100 MB, or serving one of 50 MB, stays within the 200 MB the issue sets, where
+the whole read took 432 MB and 378 MB.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from correx_tools.shell.transcripts.importing.importing import import_transcript
 
 from .hostile_calls import WORKSPACE
 from .recorded_samples import grown
+from .serving import Served
 from .transcript_samples import DATA
 
 SHORT = 8
@@ -222,10 +224,11 @@ def _counting(function: Any, calls: list[Any], note: Any = None) -> Any:
     return counted
 
 
-@pytest.mark.slow
-def test_auditing_an_output_of_100_mb_stays_within_200_mb(tmp_path: Path) -> None:
+def _huge_transcript(path: Path, megabytes: int) -> None:
+    """A Claude Code session at ``path``: a denied command, then one whose output is
+    ``megabytes`` MB."""
     base = {"sessionId": "huge", "cwd": WORKSPACE, "version": "2.1.38"}
-    output = "line of output 0123456789 abcdefghij é\n" * (100_000_000 // 40)
+    output = "line of output 0123456789 abcdefghij é\n" * (megabytes * 1_000_000 // 40)
     records = [{**base, "type": "user", "uuid": "p", "timestamp": "2026-11-20T10:00:00Z",
                 "message": {"role": "user", "content": "look"}}]  # fmt: skip
     for n, (command, result) in enumerate((("rm -rf /", "done"), ("cat big.log", output))):
@@ -252,11 +255,16 @@ def test_auditing_an_output_of_100_mb_stays_within_200_mb(tmp_path: Path) -> Non
         records.append({**base, "type": "user", "uuid": f"r{n}", "timestamp": at,
             "message": {"role": "user", "content": [
                 {"type": "tool_result", "tool_use_id": use, "content": result}]}})  # fmt: skip
-    path = tmp_path / "huge.jsonl"
     with path.open("w", encoding="utf-8") as file:
         for record in records:
             file.write(json.dumps(record) + "\n")
     del records, output
+
+
+@pytest.mark.slow
+def test_auditing_an_output_of_100_mb_stays_within_200_mb(tmp_path: Path) -> None:
+    path = tmp_path / "huge.jsonl"
+    _huge_transcript(path, 100)
     launched = subprocess.run(
         [sys.executable, "-c", _LAUNCHER, sys.executable, "-m", "correx_tools", "audit",
          str(path), "--json", "--no-cache"],
@@ -265,6 +273,26 @@ def test_auditing_an_output_of_100_mb_stays_within_200_mb(tmp_path: Path) -> Non
     status, peak = launched.stdout.split()
     assert status == "1"  # rm -rf / found
     assert int(peak) / 1024 <= 200  # 432 MB when the file and its output were held whole
+
+
+@pytest.mark.slow
+def test_serving_an_output_of_50_mb_stays_within_200_mb(tmp_path: Path) -> None:
+    # The issue measured 378 MB: the transcript's output held whole, then its views.
+    folder = tmp_path / "agent"
+    folder.mkdir()
+    _huge_transcript(folder / "huge.jsonl", 50)
+    served = Served(folder, "--cache", str(tmp_path / "cache.sqlite"))
+    try:
+        (row,) = served.answer("/api/v1/sessions")["sessions"]
+        state = served.answer(f"/api/v1/sessions/{row['ref']}/state")
+        assert [call["status"] for call in state["invocations"]] == ["completed", "completed"]
+        for call in ("toolu_1/view", "toolu_1/history"):
+            served.answer(f"/api/v1/sessions/{row['ref']}/invocations/{call}")
+        status = Path(f"/proc/{served.process.pid}/status").read_text(encoding="utf-8")
+        (peak,) = [line.split()[1] for line in status.splitlines() if line.startswith("VmHWM")]
+    finally:
+        served.stop()
+    assert int(peak) / 1024 <= 200
 
 
 _LAUNCHER = """
