@@ -33,7 +33,7 @@ from datetime import datetime
 from typing import Literal, final
 
 from ..lifecycle.conversation import TokenUsage, Usage, conversation_of
-from ..lifecycle.description import Described, description_of
+from ..lifecycle.description import Described, described_at
 from ..lifecycle.events import StoredEvent
 from ..replay.spending import Spent
 from ..replay.talk_summary import TalkSummary
@@ -103,7 +103,7 @@ class SessionFacts:
         for stored in events:
             if count == 0:
                 first_at = stored.recorded_at
-                description = description_of(stored.event)
+                description = described_at(stored)
             count = stored.sequence
             last_at = stored.recorded_at
             message = conversation_of(stored.event)

@@ -16,7 +16,7 @@ reads it back for ``sessions``. A tagged event beside the conversation's
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any, final
 
@@ -83,10 +83,22 @@ class Described:
 
 def described(events: Iterable[StoredEvent]) -> Described | None:
     """The description a session begins with, if it is an imported one (only the first
-    event is read)."""
+    event is read; see `described_at`)."""
     for stored in events:
-        return description_of(stored.event)
+        return described_at(stored)
     return None
+
+
+def described_at(stored: StoredEvent) -> Described | None:
+    """The description ``stored`` holds, its start the event's own time where the
+    transcript's header names none but its steps record times: the import stamps the
+    description with the first time the transcript records (an older Goose file's first
+    message), and a session shows one start wherever it is shown."""
+    found = description_of(stored.event)
+    if found is None or found.about.started_at is not None or not found.times_recorded:
+        return found
+    about = replace(found.about, started_at=stored.recorded_at)
+    return Described(found.format, about, times_recorded=True)
 
 
 def description_of(event: object) -> Described | None:
