@@ -22,9 +22,12 @@ from ...replay.view import StreamFailed
 from ...transcripts.description import session_description
 from .. import arguments
 from ..errors import CliError
+from ..output.calls_table import shown_id
 from ..output.readable import counted, cut_middle
-from ..output.render import emit, one_line, shown_id, table
+from ..output.render import emit, one_line
+from ..output.tables import Column, table
 from ..sources.loading import answered, find_session, repository_for
+from ..sources.shown import redaction_of
 from ..sources.stores import open_store
 from .compare_many import cmd_compare_many
 
@@ -34,7 +37,7 @@ BRIEF = 60
 
 def add_arguments(compare: argparse.ArgumentParser) -> None:
     """The arguments of ``compare``."""
-    compare.add_argument("source", metavar="SOURCE", help=arguments.SOURCE_HELP)
+    arguments.add_source(compare)
     compare.add_argument(
         "sessions",
         nargs="*",
@@ -64,6 +67,7 @@ def add_arguments(compare: argparse.ArgumentParser) -> None:
         help="rows shown from a few before the first divergence (0: all; default: %(default)s)",
     )
     compare.add_argument("--lenient", action="store_true", help="skip events the lifecycle refuses")
+    arguments.add_shown_arguments(compare)
 
 
 def _side(source: str, name: str, *, lenient: bool) -> Side:
@@ -104,11 +108,24 @@ def run(args: argparse.Namespace) -> int:
     b = _side(args.with_source or args.source, names[1], lenient=lenient)
     found = compared(_calls(a, lenient=lenient), _calls(b, lenient=lenient))
     document = compare_document(a, b, found, limit=args.limit)
-    emit(args, document, lambda: _text(document))
+    redaction = redaction_of(args)
+    if redaction is not None:
+        document = redaction.masked(document)
+    emit(args, document, lambda: _text(document, wide=args.wide))
     return 0
 
 
-def _text(document: dict[str, Any]) -> str:
+ROWS = (
+    Column("row", right=True),
+    Column("a", fit="cut", least=12, ease=24, give=2),
+    Column("a outcome", fit="cut", least=9, give=1),
+    Column("b", fit="cut", least=12, ease=24, give=2),
+    Column("b outcome", fit="cut", least=9, give=1),
+    Column("differs", fit="cut", least=10, ease=16, give=3),
+)
+
+
+def _text(document: dict[str, Any], *, wide: bool) -> str:
     a, b = document["a"], document["b"]
     lines = [
         f"a: {one_line(a['session_id'])} of {one_line(a['source'])} "
@@ -138,7 +155,7 @@ def _text(document: dict[str, Any]) -> str:
         lines.append("")
         lines.append(
             table(
-                ("row", "a", "a outcome", "b", "b outcome", "differs"),
+                ROWS,
                 [
                     (
                         str(document["rows_from"] + number),
@@ -150,7 +167,7 @@ def _text(document: dict[str, Any]) -> str:
                     )
                     for number, row in enumerate(rows)
                 ],
-                squeeze=("a", "b"),
+                wide=wide,
             )
         )
     return "\n".join(lines)

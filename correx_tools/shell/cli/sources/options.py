@@ -32,6 +32,9 @@ class SourceOptions:
     temporary: list[Path] = field(default_factory=list)
     refused: int = 0
     """Files of the transcripts opened that could not be read (each told on stderr)."""
+    files: dict[str, str] | None = None
+    """Where each session of the transcripts opened was read from (its file's absolute
+    path), for a command that asked for it (``{}``) before it opened them."""
 
 
 _OPTIONS: ContextVar[SourceOptions | None] = ContextVar("correx_source_options", default=None)

@@ -1,0 +1,132 @@
+"""A call the user rejected is an attempt, never a call that ran; and a finding points at the
+transcript file and line code scanning can link to.
+
+On the real transcripts the project ships, every finding (a forced push) is a call the
+user turned down: the audit, its SARIF and the debugger's panel all say it was asked for
+and rejected, one level below the rule's. The planted corpus holds calls that ran: those
+keep their words and level.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from correx_tools import SQLiteEventStore
+from correx_tools.core.audit.finding import Finding, Level, attempted
+from correx_tools.core.tools.ids import SessionId
+from correx_tools.shell.audit.live import LiveAudits
+from correx_tools.shell.audit.policy_file import read_policy
+
+from .said import Command, command
+from .strategies import rejected, requested, stored
+
+DATA = Path(__file__).parent / "data"
+TRANSCRIPTS = DATA / "transcripts"
+CORPUS = DATA / "audit"
+
+
+@pytest.fixture
+def run(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> Command:
+    return command(capsys, monkeypatch)
+
+
+def test_a_rejected_call_is_an_attempt_in_every_form(run: Command) -> None:
+    said = run("audit", str(TRANSCRIPTS), "--json")
+    assert said.status == 1
+    findings = said.json()["findings"]
+    assert len(findings) == 9
+    for finding in findings:
+        assert finding["attempt"] is True and finding["level"] == "warning"
+        assert " asked to run 'git push --force origin main'" in finding["message"]
+        assert " ran " not in finding["message"].split(";")[0]
+        assert "; rejected before it ran" in finding["message"]
+    table = run("audit", str(TRANSCRIPTS), columns=200).out
+    assert " ran 'git push" not in table and "asked to run 'git push" in table
+    assert "9 findings (9 warning), 9 of them attempts (calls rejected before they ran)" in table
+    sarif = run("audit", str(TRANSCRIPTS), "--format", "sarif").json()
+    for result in sarif["runs"][0]["results"]:
+        assert result["level"] == "warning" and result["properties"]["attempt"] is True
+        assert "asked to run" in result["message"]["text"]
+
+
+def test_a_call_that_ran_keeps_its_words_and_level(run: Command) -> None:
+    findings = run("audit", str(CORPUS / "denied_commands.jsonl"), "--json").json()["findings"]
+    denied = [f for f in findings if f["rule"] == "command-denied"]
+    assert len(denied) == 4
+    assert all(f["level"] == "error" and not f["attempt"] for f in denied)
+    assert all(" ran " in f["message"] and "asked to" not in f["message"] for f in denied)
+
+
+def test_an_attempt_is_one_level_below_and_what_a_call_holds_keeps_its_level() -> None:
+    ran = Finding(
+        rule="path-denied",
+        level=Level.WARNING,
+        session="s",
+        tool="Read",
+        message="Read read '.env'",
+        evidence=(),
+        tried="Read asked to read '.env'",
+    )
+    held = Finding(rule="secret-in-arguments", level=Level.ERROR, session="s", tool="Bash",
+                   message="Bash was given a secret: command: 'x'", evidence=())  # fmt: skip
+    tried, kept = attempted(ran, "the user said no"), attempted(held, "")
+    assert (tried.level, tried.message) == (
+        Level.NOTE,
+        "Read asked to read '.env'; rejected before it ran: the user said no",
+    )
+    assert (kept.level, kept.attempt) == (Level.ERROR, True)
+    assert kept.message.endswith("; rejected before it ran")
+    assert attempted(tried, "again") == tried
+
+
+def test_the_debuggers_panel_says_it_was_an_attempt_once_it_is_rejected(tmp_path: Path) -> None:
+    path = tmp_path / "live.sqlite"
+    with SQLiteEventStore(path) as store:
+        store.import_events(
+            stored([requested("p", tool="Bash", command="git push --force origin main")])
+        ).unwrap()
+        audits = LiveAudits(store, read_policy(None))
+        [before] = audits.audit(SessionId("session-1"))["findings"]
+        assert " ran 'git push" in before["message"] and not before["attempt"]
+        store.append(SessionId("session-1"), [rejected("p", reason="the user said no")],
+                     expected_sequence=1).unwrap()  # fmt: skip
+        [after] = audits.audit(SessionId("session-1"))["findings"]
+    assert after["attempt"] and after["level"] == "warning"
+    assert "asked to run 'git push --force origin main'" in after["message"]
+    assert after["message"].endswith("rejected before it ran: the user said no")
+
+
+# -- where a finding is written down ---------------------------------------------------------
+
+
+def test_sarif_points_at_the_transcript_file_and_its_line(run: Command) -> None:
+    schema = json.loads((DATA / "sarif" / "sarif-schema-2.1.0.json").read_text("utf-8"))
+    log = run("audit", str(CORPUS), "--format", "sarif").json()
+    jsonschema.Draft4Validator(schema, format_checker=jsonschema.FormatChecker()).validate(log)
+    found = log["runs"][0]
+    assert found["originalUriBaseIds"]["SOURCE"]["uri"] == CORPUS.resolve().as_uri() + "/"
+    for result in found["results"]:
+        where = result["locations"][0]["physicalLocation"]
+        file = where["artifactLocation"]
+        assert file["uriBaseId"] == "SOURCE" and not file["uri"].startswith("/")
+        session = result["properties"]["session"]  # audit-<name>: the file <name>.jsonl
+        assert file["uri"] == session.removeprefix("audit-") + ".jsonl"
+        assert found["artifacts"][file["index"]]["location"]["uri"] == file["uri"]
+        # The line the call's result is on: a tool_result record of the file.
+        line = where["region"]["startLine"]
+        record = json.loads((CORPUS / file["uri"]).read_text("utf-8").splitlines()[line - 1])
+        assert record["type"] == "user" and "tool_result" in json.dumps(record)
+
+
+def test_sarif_of_a_rejected_call_names_its_file_and_no_line_it_does_not_know(
+    run: Command,
+) -> None:
+    log = run("audit", str(TRANSCRIPTS), "--format", "sarif").json()
+    for result in log["runs"][0]["results"]:
+        where = result["locations"][0]["physicalLocation"]
+        assert (TRANSCRIPTS / where["artifactLocation"]["uri"]).is_file()
+        assert "region" not in where  # a rejection's receipt records no line
