@@ -39,11 +39,10 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
-    """``-n auto``: one worker more than the machine has cores. Many tests spend part of
-    their time waiting (on a command's process, a server, a browser), and a worker that
-    waits leaves its core idle; one more keeps both busy (about 7% off the whole run on
-    two cores)."""
-    return (os.cpu_count() or 1) + 1
+    """``-n auto``: one worker a core. The command runs in the workers' own processes now
+    (`commands.correx`), so few tests wait on another process; a worker more than the
+    cores only made them take turns (and its share of memory and start-up)."""
+    return os.cpu_count() or 1
 
 
 @pytest.fixture(autouse=True, scope="session")

@@ -7,6 +7,7 @@ Run it from the project root::
 
     python tests/mutants.py            # every mutant, after a clean baseline run
     python tests/mutants.py --list     # what would be planted
+    python tests/mutants.py --skip-baseline --mutants 1,5   # only these (numbered as listed)
 
 Each mutant is one textual change to one module. The script copies the
 package and the tests into a temporary directory, applies the change there
@@ -277,11 +278,19 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="do not first check that the unmutated copy passes (when the caller just ran it)",
     )
+    parser.add_argument(
+        "--mutants",
+        type=_numbers,
+        default=range(1, len(MUTANTS) + 1),
+        metavar="N,N,...",
+        help="plant only these mutants, numbered from 1 as --list gives them (default: all)",
+    )
     args = parser.parse_args(argv)
     if args.list:
-        for mutant in MUTANTS:
-            print(f"{mutant.path}: {mutant.name}")
+        for number, mutant in enumerate(MUTANTS, 1):
+            print(f"{number}. {mutant.path}: {mutant.name}")
         return 0
+    chosen = [(number, MUTANTS[number - 1]) for number in args.mutants]
     with tempfile.TemporaryDirectory(prefix="mutants-") as scratch:
         base = Path(scratch) / "base"
         copy_project(base)
@@ -294,7 +303,7 @@ def main(argv: list[str] | None = None) -> int:
             if not passed:
                 return 2
         survivors = []
-        for number, mutant in enumerate(MUTANTS, 1):
+        for number, mutant in chosen:
             copy = Path(scratch) / f"mutant-{number}"
             shutil.copytree(base, copy)
             plant(copy, mutant)
@@ -304,8 +313,18 @@ def main(argv: list[str] | None = None) -> int:
             if passed:
                 survivors.append(mutant.name)
             shutil.rmtree(copy)
-    print(f"{len(MUTANTS) - len(survivors)} of {len(MUTANTS)} mutants killed")
+    print(f"{len(chosen) - len(survivors)} of {len(chosen)} mutants killed")
     return 1 if survivors else 0
+
+
+def _numbers(text: str) -> list[int]:
+    try:
+        numbers = [int(part) for part in text.split(",")]
+    except ValueError:
+        numbers = []
+    if not numbers or not all(1 <= n <= len(MUTANTS) for n in numbers):
+        raise argparse.ArgumentTypeError(f"{text!r}: give numbers from 1 to {len(MUTANTS)}")
+    return numbers
 
 
 if __name__ == "__main__":

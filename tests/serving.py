@@ -21,6 +21,9 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+from .commands import correx
+from .copies import copy_of
+
 ROOT = Path(__file__).resolve().parent.parent
 _LIMITED = (
     "import resource, runpy, sys\n"
@@ -162,13 +165,14 @@ class _NoRedirect(urllib.request.HTTPRedirectHandler):
 
 
 def demo_store(directory: Path, sessions: int, invocations: int) -> Path:
-    """``correx-tools demo`` run in ``directory``: its store, with the real transcript."""
-    subprocess.run(
-        [sys.executable, "-m", "correx_tools", "demo", "--db", "demo.sqlite", "--sessions",
-         str(sessions), "--invocations", str(invocations)],
-        cwd=directory, check=True, capture_output=True, timeout=300,
-    )  # fmt: skip
-    return directory / "demo.sqlite"
+    """What ``correx-tools demo`` writes, as ``directory/demo.sqlite``: the generated
+    sessions and the real transcript (each size written once in a process, then copied)."""
+
+    def demo(path: Path) -> None:
+        correx("demo", "--db", path.name, "--sessions", str(sessions),
+               "--invocations", str(invocations), cwd=path.parent, check=True)  # fmt: skip
+
+    return copy_of(f"demo {sessions} x {invocations}", demo, directory / "demo.sqlite")
 
 
 def wait_for(check: Any, timeout: float = 10.0, every: float = 0.05) -> Any:

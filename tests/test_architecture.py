@@ -162,6 +162,12 @@ OUTSIDE = {
     "correx_tools.__main__": "python -m correx_tools",
     "correx_tools.cli": "the command's entry point",
     "correx_tools._version": "the version, which any room may read",
+    "correx_tools._public": "the table of public names every surface reads",
+    "correx_tools.stores": "a surface: the stores' public names",
+    "correx_tools.transcripts": "a surface: the transcripts' public names",
+    "correx_tools.history": "a surface: the history's public names",
+    "correx_tools.conversation": "a surface: the conversation's public names",
+    "correx_tools.formats": "a surface: the tool formats' public names",
     "correx_tools.core": "a docstring",
     "correx_tools.shell": "a docstring",
 }
@@ -362,18 +368,15 @@ def test_core_never_calls_now_open_or_print() -> None:
                 }, f"{path.name}:{node.lineno} calls {name}"
 
 
-def test_all_is_sorted_and_matches_the_exports() -> None:
-    exported = correx_tools.__all__
+SURFACES = {"": "__init__", "stores": "stores", "transcripts": "transcripts",
+            "history": "history", "conversation": "conversation", "formats": "formats"}  # fmt: skip
 
-    def isort_key(name: str) -> tuple[int, str]:
-        return (0 if name.isupper() else 1 if name[0].isupper() else 2, name)
 
-    assert exported == sorted(exported, key=isort_key)
-    assert len(set(exported)) == len(exported)
-    # What type checkers read (the imports under TYPE_CHECKING) is where the package
-    # finds each name when it is first asked for.
-    source = ast.parse((PACKAGE / "__init__.py").read_text(encoding="utf-8"))
-    checked = {
+def typed_names(module_file: str) -> dict[str, str]:
+    """What type checkers read of a surface: each name its imports under TYPE_CHECKING
+    give it, and the module (under the package) it comes from."""
+    source = ast.parse((PACKAGE / f"{module_file}.py").read_text(encoding="utf-8"))
+    return {
         alias.asname or alias.name: node.module
         for block in source.body
         if isinstance(block, ast.If)
@@ -381,12 +384,38 @@ def test_all_is_sorted_and_matches_the_exports() -> None:
         if isinstance(node, ast.ImportFrom) and node.module
         for alias in node.names
     }
-    assert checked == correx_tools._LOCATIONS
-    assert set(exported) == set(checked)
+
+
+@pytest.mark.parametrize("surface", list(SURFACES))
+def test_each_surface_offers_what_the_one_table_says(surface: str) -> None:
+    from correx_tools import _public  # noqa: PLC0415
+
+    module = importlib.import_module("correx_tools" + (f".{surface}" if surface else ""))
+    exported = module.__all__
+
+    def isort_key(name: str) -> tuple[int, str]:
+        return (0 if name.isupper() else 1 if name[0].isupper() else 2, name)
+
+    assert exported == sorted(exported, key=isort_key)
+    assert len(set(exported)) == len(exported) > 0
+    # What type checkers read is the table: the same names, from the same modules.
+    offered = {name: where for name, (where, on) in _public.NAMES.items() if surface in on}
+    assert typed_names(SURFACES[surface]) == offered
+    assert set(exported) == set(offered)
     for name in exported:
-        value = getattr(correx_tools, name)
-        module = importlib.import_module(f"correx_tools.{checked[name]}")
-        assert value is getattr(module, name)
+        value = getattr(module, name)
+        assert value is getattr(importlib.import_module(f"correx_tools.{offered[name]}"), name)
+
+
+def test_every_public_name_is_offered_somewhere_and_importable_from_the_top() -> None:
+    from correx_tools import _public  # noqa: PLC0415
+
+    assert all(on and set(on) <= set(SURFACES) for _, on in _public.NAMES.values())
+    for name in _public.NAMES:
+        assert getattr(correx_tools, name) is not None
+    assert len(correx_tools.__all__) < len(_public.NAMES)  # the top level is the contract
+    with pytest.raises(AttributeError, match="has no attribute 'Prompt'"):
+        importlib.import_module("correx_tools.stores").Prompt  # noqa: B018
 
 
 def test_importing_the_package_loads_none_of_it_until_a_name_is_asked_for() -> None:
@@ -398,11 +427,13 @@ def test_importing_the_package_loads_none_of_it_until_a_name_is_asked_for() -> N
          "print(before, 'correx_tools.shell.stores.sqlite' in sys.modules)"],
         check=True, capture_output=True, text=True, timeout=60,
     ).stdout.strip()  # fmt: skip
-    assert loaded == "['correx_tools._version'] True"
+    assert loaded == "['correx_tools._public', 'correx_tools._version'] True"
 
 
 def test_every_export_has_a_docstring() -> None:
-    for name in correx_tools.__all__:
+    from correx_tools import _public  # noqa: PLC0415
+
+    for name in _public.NAMES:
         value = getattr(correx_tools, name)
         if callable(value) and not isinstance(value, type(correx_tools)):
             doc = getattr(value, "__doc__", None)

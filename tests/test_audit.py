@@ -1,6 +1,6 @@
 """``correx-tools audit``: the planted corpus, real transcripts, SARIF, evidence, errors.
 
-The command runs as a real subprocess on the hand-written sessions of ``data/audit``
+The command runs (in this process) on the hand-written sessions of ``data/audit``
 (each with one planted problem, or none: see its PROVENANCE) and on the real transcripts
 of ``data/transcripts``.
 """
@@ -10,8 +10,6 @@ from __future__ import annotations
 import json
 import sqlite3
 import string
-import subprocess
-import sys
 import tomllib
 import urllib.parse
 from pathlib import Path
@@ -19,6 +17,8 @@ from typing import Any
 
 import jsonschema
 import pytest
+
+from .commands import Ran, correx
 
 DATA = Path(__file__).parent / "data"
 CORPUS = DATA / "audit"
@@ -44,11 +44,8 @@ PLANTED = {
 }
 
 
-def audit(*args: str, status: int) -> subprocess.CompletedProcess[str]:
-    result = subprocess.run(
-        [sys.executable, "-m", "correx_tools", "audit", *args],
-        capture_output=True, text=True, timeout=300, check=False,
-    )  # fmt: skip
+def audit(*args: str, status: int) -> Ran:
+    result = correx("audit", *args)
     assert result.returncode == status, result.stderr
     assert "Traceback" not in result.stderr
     return result
@@ -129,11 +126,7 @@ def test_sarif_names_a_source_whose_path_a_uri_cannot_hold_as_is_escaped(tmp_pat
     # named "run #1" would read as the path "run " and the fragment "1".
     store = tmp_path / "run #1 at 50%" / "s.sqlite"
     store.parent.mkdir()
-    subprocess.run(
-        [sys.executable, "-m", "correx_tools", "import-transcript",
-         str(CORPUS / "denied_commands.jsonl"), str(store)],
-        check=True, capture_output=True,
-    )  # fmt: skip
+    correx("import-transcript", str(CORPUS / "denied_commands.jsonl"), str(store), check=True)
     log = json.loads(audit(str(store), "--format", "sarif", status=1).stdout)
     uris = {log["runs"][0]["artifacts"][0]["location"]["uri"]} | {
         r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
@@ -153,8 +146,7 @@ def test_sarif_gives_a_braces_in_a_finding_as_sarif_writes_them(tmp_path: Path) 
     text = (CORPUS / "denied_commands.jsonl").read_text("utf-8")
     transcript.write_text(text.replace("origin main", "origin {0}"), "utf-8")
     store = tmp_path / "s.sqlite"
-    subprocess.run([sys.executable, "-m", "correx_tools", "import-transcript", str(transcript),
-                    str(store)], check=True, capture_output=True)  # fmt: skip
+    correx("import-transcript", str(transcript), str(store), check=True)
     said = json.loads(audit(str(store), "--json", status=1).stdout)
     (quoted,) = [f["message"] for f in said["findings"] if "{0}" in f["message"]]
     log = json.loads(audit(str(store), "--format", "sarif", status=1).stdout)
@@ -164,11 +156,7 @@ def test_sarif_gives_a_braces_in_a_finding_as_sarif_writes_them(tmp_path: Path) 
 
 def test_a_finding_about_an_event_edited_afterwards_says_so(tmp_path: Path) -> None:
     store = tmp_path / "s.sqlite"
-    subprocess.run(
-        [sys.executable, "-m", "correx_tools", "import-transcript",
-         str(CORPUS / "denied_commands.jsonl"), str(store)],
-        check=True, capture_output=True,
-    )  # fmt: skip
+    correx("import-transcript", str(CORPUS / "denied_commands.jsonl"), str(store), check=True)
     saved = tmp_path / "findings.json"
     saved.write_text(audit(str(store), "--json", status=1).stdout, encoding="utf-8")
     sarif = tmp_path / "findings.sarif"

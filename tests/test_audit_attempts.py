@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import jsonschema
-import pytest
 
 from correx_tools import SQLiteEventStore
 from correx_tools.core.audit.finding import Finding, Level, attempted
@@ -21,7 +21,7 @@ from correx_tools.core.tools.ids import SessionId
 from correx_tools.shell.audit.live import LiveAudits
 from correx_tools.shell.audit.policy_file import read_policy
 
-from .said import Command, command
+from .commands import Ran, correx
 from .strategies import rejected, requested, stored
 
 DATA = Path(__file__).parent / "data"
@@ -29,32 +29,37 @@ TRANSCRIPTS = DATA / "transcripts"
 CORPUS = DATA / "audit"
 
 
-@pytest.fixture
-def run(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> Command:
-    return command(capsys, monkeypatch)
+def run(*argv: str, columns: int | None = None) -> Ran:
+    """The command in this process, piped, ``COLUMNS`` set to ``columns`` (none: unset)."""
+    return correx(*argv, env={"COLUMNS": None if columns is None else str(columns)})
 
 
-def test_a_rejected_call_is_an_attempt_in_every_form(run: Command) -> None:
+def answer(*argv: str) -> Any:
+    """The ``--json`` (or SARIF) document the command prints."""
+    return json.loads(run(*argv).stdout)
+
+
+def test_a_rejected_call_is_an_attempt_in_every_form() -> None:
     said = run("audit", str(TRANSCRIPTS), "--json")
-    assert said.status == 1
-    findings = said.json()["findings"]
+    assert said.returncode == 1
+    findings = json.loads(said.stdout)["findings"]
     assert len(findings) == 9
     for finding in findings:
         assert finding["attempt"] is True and finding["level"] == "warning"
         assert " asked to run 'git push --force origin main'" in finding["message"]
         assert " ran " not in finding["message"].split(";")[0]
         assert "; rejected before it ran" in finding["message"]
-    table = run("audit", str(TRANSCRIPTS), columns=200).out
+    table = run("audit", str(TRANSCRIPTS), columns=200).stdout
     assert " ran 'git push" not in table and "asked to run 'git push" in table
     assert "9 findings (9 warning), 9 of them attempts (calls rejected before they ran)" in table
-    sarif = run("audit", str(TRANSCRIPTS), "--format", "sarif").json()
+    sarif = answer("audit", str(TRANSCRIPTS), "--format", "sarif")
     for result in sarif["runs"][0]["results"]:
         assert result["level"] == "warning" and result["properties"]["attempt"] is True
         assert "asked to run" in result["message"]["text"]
 
 
-def test_a_call_that_ran_keeps_its_words_and_level(run: Command) -> None:
-    findings = run("audit", str(CORPUS / "denied_commands.jsonl"), "--json").json()["findings"]
+def test_a_call_that_ran_keeps_its_words_and_level() -> None:
+    findings = answer("audit", str(CORPUS / "denied_commands.jsonl"), "--json")["findings"]
     denied = [f for f in findings if f["rule"] == "command-denied"]
     assert len(denied) == 4
     assert all(f["level"] == "error" and not f["attempt"] for f in denied)
@@ -103,9 +108,9 @@ def test_the_debuggers_panel_says_it_was_an_attempt_once_it_is_rejected(tmp_path
 # -- where a finding is written down ---------------------------------------------------------
 
 
-def test_sarif_points_at_the_transcript_file_and_its_line(run: Command) -> None:
+def test_sarif_points_at_the_transcript_file_and_its_line() -> None:
     schema = json.loads((DATA / "sarif" / "sarif-schema-2.1.0.json").read_text("utf-8"))
-    log = run("audit", str(CORPUS), "--format", "sarif").json()
+    log = answer("audit", str(CORPUS), "--format", "sarif")
     jsonschema.Draft4Validator(schema, format_checker=jsonschema.FormatChecker()).validate(log)
     found = log["runs"][0]
     assert found["originalUriBaseIds"]["SOURCE"]["uri"] == CORPUS.resolve().as_uri() + "/"
@@ -122,10 +127,8 @@ def test_sarif_points_at_the_transcript_file_and_its_line(run: Command) -> None:
         assert record["type"] == "user" and "tool_result" in json.dumps(record)
 
 
-def test_sarif_of_a_rejected_call_names_its_file_and_no_line_it_does_not_know(
-    run: Command,
-) -> None:
-    log = run("audit", str(TRANSCRIPTS), "--format", "sarif").json()
+def test_sarif_of_a_rejected_call_names_its_file_and_no_line_it_does_not_know() -> None:
+    log = answer("audit", str(TRANSCRIPTS), "--format", "sarif")
     for result in log["runs"][0]["results"]:
         where = result["locations"][0]["physicalLocation"]
         assert (TRANSCRIPTS / where["artifactLocation"]["uri"]).is_file()

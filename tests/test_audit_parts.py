@@ -6,8 +6,6 @@ the bound. Real SQLite files; the join here, and worker processes too."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -29,6 +27,7 @@ from correx_tools.shell.stores.fanout import Workers
 from correx_tools.shell.stores.port import first_event
 from correx_tools.shell.stores.sql.store import SqlEventStore
 
+from .commands import correx
 from .strategies import SESSION, completed, failed, rejected, requested, stored
 from .test_verify_parts import long_session
 
@@ -188,10 +187,7 @@ def test_the_command_audits_in_parts_as_in_one_process(tmp_path: Path) -> None:
     path = long_session(tmp_path / "long.sqlite")  # three parts, calls across their edges
 
     def audit(workers: str) -> dict[str, Any]:
-        command = [sys.executable, "-m", "correx_tools", "audit", str(path), "--json"]
-        done = subprocess.run(
-            [*command, "--workers", workers], capture_output=True, text=True, check=False
-        )
+        done = correx("audit", str(path), "--json", "--workers", workers)
         assert done.returncode in {0, 1}, done.stderr
         document: dict[str, Any] = json.loads(done.stdout)
         return document

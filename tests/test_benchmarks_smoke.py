@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks.baselines import eventsourcing_replay
-from benchmarks.page import NOTES, load, load_notes, note_for
+from benchmarks.page import NOTES, TITLES, load, load_notes, note_for
 from benchmarks.run import GROUPS
 from benchmarks.sessions import session
 from benchmarks.transcript_files import WRITERS
@@ -19,69 +19,26 @@ from benchmarks.transcript_files import WRITERS
 ROOT = Path(__file__).resolve().parent.parent
 
 
-@pytest.mark.slow  # the whole script, every row: about a minute
-def test_the_benchmarks_run_print_every_row_and_write_the_page(
-    postgres_dsn: str, tmp_path: Path
-) -> None:
-    results, page = tmp_path / "results.json", tmp_path / "performance.md"
-    command = ["--quick", "--record", "--results", str(results), "--page", str(page)]
-    result = subprocess.run(
-        [sys.executable, "-m", "benchmarks", *command],
-        capture_output=True, text=True, cwd=ROOT, timeout=600, check=True,
-        env={**os.environ, "CORREX_BENCH_POSTGRES_DSN": postgres_dsn},
-    )  # fmt: skip
-    table = result.stdout
-    assert "# machine:" in table
-    assert "garbage collector: enabled" in table
-    rows = [
-        "final-state fold",
-        "fold, Retention.all()",
-        "10k open",
-        "vs eventsourcing replay",
-        "memory, final state (no timeline)",
-        "memory, Retention.all()",
-        "memory, Retention.every(1000), over the final state",
-        "deepcopy per event",
-        "Timeline.at(k), every(1000)",
-        "final-state fold, ends in thirds",
-        "fold, Retention.all(), ends in thirds",
-        "fold, Retention.all(), ends in thirds, over the tuple loop",
-        "start-up: python -m correx_tools --version",
-        "start-up: correx-tools --version",
-        "start-up: correx-tools --help",
-        "start-up: correx-tools sessions TRANSCRIPT",
-        "start-up: correx-tools replay TRANSCRIPT SESSION",
+def _rows() -> dict[str, list[str]]:
+    """The rows each group of the table (``--only``) prints."""
+    stored = [
         "SQLite append, batches of 1,000, index kept",
         "release 0.2.0's append",
         "PostgreSQL append, batches of 1,000, index kept",
-        "replay_all, 4 sessions, 2 workers",
-        "replay_all + summarize, 2 workers",
-        "request validation per call",
-        "growth, final-state fold, over the baseline's",
-        "in-place baseline: time x",
-        "gc.collect()",
-        "masking, 'token' * n",
-        "masking, '-----BEGIN PRIVATE KEY-----' * n",
-        "masking, 'password=' * n",
-        "masking, 'a' * n",
-        "masking, the worst keyword of",
-        "masking, nothing but findings",
-        "audit, one session, the built-in policy",
-        "audit, one session, resident memory",
     ]
     for store in ("SQLite", "PostgreSQL", "JSONL"):
-        rows.append(f"{store} raw read, compiled parser (the floor)")
+        stored.append(f"{store} raw read, compiled parser (the floor)")
     for store in ("SQLite", "PostgreSQL"):
-        rows.append(f"{store} full replay to the final state")
-        rows.append(f"{store} cold DefaultToolRepository.get")
+        stored.append(f"{store} full replay to the final state")
+        stored.append(f"{store} cold DefaultToolRepository.get")
         for question in ("sessions", "replay --at", "history", "diff"):
-            rows.append(f"{store}: correx-tools {question}")
-    rows += [
+            stored.append(f"{store}: correx-tools {question}")
+    stored += [
         f"SQLite: serve API, {kind}" for kind in ("state", "history", "diff", "stats", "scrub")
     ]
-    rows += ["SQLite: correx-tools serve, ready", "SQLite: serve, resident memory"]
-    rows.append("SQLite: one append at the head")
-    rows += [
+    stored += ["SQLite: correx-tools serve, ready", "SQLite: serve, resident memory"]
+    stored.append("SQLite: one append at the head")
+    stored += [
         f"SQLite: correx-tools {command}"
         for command in (
             "stats --json",
@@ -92,22 +49,94 @@ def test_the_benchmarks_run_print_every_row_and_write_the_page(
             "import into a new SQLite file",
         )
     ]
-    rows.append("SQLite: serve, first paint of a session page")
-    rows.append("JSONL full replay to the final state")
-    rows.append("import-transcript (Claude Code), into memory")
-    rows.append("import-transcript (Claude Code), into SQLite")
-    for name in WRITERS:
-        rows.append(f"import-transcript ({name}), into memory")
-        rows.append(f"import-transcript ({name}), growth of the ratio")
-    rows += [
-        "transcripts as SOURCE: first open (cache filled)",
-        "transcripts as SOURCE: second open, nothing changed (replay --at 1)",
-        "transcripts as SOURCE: sessions FOLDER, nothing changed",
-        "serve: 1,000 lines appended to a live file reach the page",
-        "compare, two sessions of one task",
-        "compare, two sessions, resident memory",
+    stored += [
+        "SQLite: serve, first paint of a session page",
+        "JSONL full replay to the final state",
     ]
-    for row in rows:
+    transcripts = [
+        "import-transcript (Claude Code), into memory",
+        "import-transcript (Claude Code), into SQLite",
+    ]
+    for name in WRITERS:
+        transcripts.append(f"import-transcript ({name}), into memory")
+        transcripts.append(f"import-transcript ({name}), growth of the ratio")
+    return {
+        "startup": [
+            "start-up: python -m correx_tools --version",
+            "start-up: correx-tools --version",
+            "start-up: correx-tools --help",
+            "start-up: correx-tools sessions TRANSCRIPT",
+            "start-up: correx-tools replay TRANSCRIPT SESSION",
+        ],
+        "folds": [
+            "final-state fold",
+            "fold, Retention.all()",
+            "10k open",
+            "vs eventsourcing replay",
+            "memory, final state (no timeline)",
+            "memory, Retention.all()",
+            "memory, Retention.every(1000), over the final state",
+            "deepcopy per event",
+            "Timeline.at(k), every(1000)",
+            "final-state fold, ends in thirds",
+            "fold, Retention.all(), ends in thirds",
+            "fold, Retention.all(), ends in thirds, over the tuple loop",
+            "request validation per call",
+            "growth, final-state fold, over the baseline's",
+            "in-place baseline: time x",
+            "gc.collect()",
+        ],
+        "masking": [
+            "masking, 'token' * n",
+            "masking, '-----BEGIN PRIVATE KEY-----' * n",
+            "masking, 'password=' * n",
+            "masking, 'a' * n",
+            "masking, the worst keyword of",
+            "masking, nothing but findings",
+        ],
+        "stored": stored,
+        "seals": [
+            "SQLite read of a stale index: each event held to its chain",
+            "SQLite conversation read: each event held to its chain",
+        ],
+        "parallel": ["replay_all, 4 sessions, 2 workers", "replay_all + summarize, 2 workers"],
+        "transcripts": transcripts,
+        "sources": [
+            "transcripts as SOURCE: first open (cache filled)",
+            "transcripts as SOURCE: second open, nothing changed (replay --at 1)",
+            "transcripts as SOURCE: sessions FOLDER, nothing changed",
+            "serve: 1,000 lines appended to a live file reach the page",
+        ],
+        "compare": ["compare, two sessions of one task", "compare, two sessions, resident memory"],
+        "audit": ["audit, one session, the built-in policy", "audit, one session, resident memory"],
+    }
+
+
+ROWS = _rows()
+
+
+def test_every_group_of_the_table_is_run_here() -> None:
+    assert tuple(ROWS) == GROUPS
+
+
+# Each group on its own (``--only``), so that the groups share out the test workers.
+@pytest.mark.slow  # the whole script, every row, at tiny sizes: a minute or two of CPU
+@pytest.mark.parametrize("group", GROUPS)
+def test_the_benchmarks_run_print_every_row_and_write_the_page(
+    group: str, postgres_dsn: str, tmp_path: Path
+) -> None:
+    results, page = tmp_path / "results.json", tmp_path / "performance.md"
+    command = ["--quick", "--only", group, "--record", "--results", str(results),
+               "--page", str(page)]  # fmt: skip
+    result = subprocess.run(
+        [sys.executable, "-m", "benchmarks", *command],
+        capture_output=True, text=True, cwd=ROOT, timeout=600, check=True,
+        env={**os.environ, "CORREX_BENCH_POSTGRES_DSN": postgres_dsn},
+    )  # fmt: skip
+    table = result.stdout
+    assert "# machine:" in table
+    assert "garbage collector: enabled" in table
+    for row in ROWS[group]:
         assert row in table, row
     assert "Traceback" not in result.stderr
     # The run is recorded where it was told, and the page written from it names every row's
@@ -116,11 +145,10 @@ def test_the_benchmarks_run_print_every_row_and_write_the_page(
     assert [run.command for run in recorded.runs] == [
         shlex.join(["python", "-m", "benchmarks", *command])
     ]
-    assert {r.group for r in recorded.rows} == set(GROUPS)
+    assert {r.group for r in recorded.rows} == {group}
     for row in recorded.rows:
         assert note_for(row.row.name, notes) is not None, row.row.name
-    written = page.read_text(encoding="utf-8")
-    assert "### Start-up" in written and "## Targets not met, and why" in written
+    assert f"### {TITLES[group]}" in page.read_text(encoding="utf-8")
 
 
 def test_the_eventsourcing_peer_replays_the_session_more_than_once_per_process() -> None:

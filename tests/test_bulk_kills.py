@@ -1,6 +1,7 @@
 """``reindex`` and ``import`` killed at random points: the store as it was, or complete.
 
-SIGKILL gives a command no chance to clean up. What is held here is what a
+SIGKILL gives a command no chance to clean up (the killed command is a real process; what
+reads the store afterwards runs in this one). What is held here is what a
 reader finds next: every answer the same as before, ``verify`` finding
 nothing wrong, and for an import either no destination at all, the
 destination as it was, or the whole copy.
@@ -20,6 +21,7 @@ import pytest
 
 from correx_tools import SQLiteEventStore
 
+from .commands import correx
 from .strategies import completed, failed, requested, started, stored
 
 pytestmark = pytest.mark.slow  # a few dozen commands, a few killed: a minute
@@ -37,12 +39,6 @@ def store_of_sessions(path: Path) -> Path:
                 events += [requested(call), started(call), end]
             store.import_events(stored(events, session=f"session-{number}")).unwrap()
     return path
-
-
-def correx(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "correx_tools", *args], capture_output=True, text=True, check=False
-    )
 
 
 def answers(path: Path) -> list[str]:

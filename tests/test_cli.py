@@ -1,4 +1,6 @@
-"""The real ``correx-tools`` command in a subprocess, against real files."""
+"""The ``correx-tools`` command against real files: run in this process (`commands.correx`),
+and as a real process where that is the point (a reader that stops early, a terminal, the
+installed entry point)."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ from typing import Any
 import pytest
 
 from . import schemas
+from .commands import Ran, correx
 
 COMMANDS = [
     "demo",
@@ -35,15 +38,8 @@ COMMANDS = [
 DATA = Path(__file__).parent / "data"
 
 
-def run(*args: str, cwd: Path | None = None, ok: bool = True) -> subprocess.CompletedProcess[str]:
-    result = subprocess.run(
-        [sys.executable, "-m", "correx_tools", *args],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        timeout=300,
-        check=False,
-    )
+def run(*args: str, cwd: Path | None = None, ok: bool = True) -> Ran:
+    result = correx(*args, cwd=cwd)
     if ok:
         assert result.returncode == 0, result.stderr
     assert "Traceback" not in result.stderr
@@ -236,6 +232,22 @@ def test_version_is_the_packages() -> None:
     import correx_tools  # noqa: PLC0415 - only for its version
 
     assert run("--version").stdout.strip() == f"correx-tools {correx_tools.__version__}"
+
+
+@pytest.mark.parametrize(
+    "start",
+    [[str(Path(sys.executable).parent / "correx-tools")], [sys.executable, "-m", "correx_tools"]],
+    ids=["installed", "python-m"],
+)
+def test_the_real_process_answers_and_exits_with_the_status(start: list[str]) -> None:
+    # The installed script and ``python -m``, as real processes: the version, and a usage
+    # error's status 2 (every other test runs the command in the tests' own process).
+    version = subprocess.run([*start, "--version"], capture_output=True, text=True, check=False)
+    assert (version.returncode, version.stderr) == (0, "")
+    assert version.stdout.startswith("correx-tools ")
+    usage = subprocess.run([*start, "replay"], capture_output=True, text=True, check=False)
+    assert usage.returncode == 2 and usage.stdout == ""
+    assert "the following arguments are required" in usage.stderr
 
 
 def test_tools_converts_an_mcp_listing_to_each_format() -> None:

@@ -1,4 +1,4 @@
-"""``correx-tools compare`` as a real subprocess, on real runs and hand-made ones whose first
+"""``correx-tools compare`` (run in this process) on real runs and hand-made ones whose first
 divergence is known."""
 
 from __future__ import annotations

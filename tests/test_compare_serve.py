@@ -5,8 +5,6 @@ a run wrote shown as text and masked)."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import urllib.parse
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,6 +13,7 @@ from typing import Any
 import pytest
 
 from .browsing import Opened, module_browser
+from .commands import correx
 from .compare_runs import Call, claude_run
 from .serving import Served
 from .test_compare_command import RUN_A, RUN_B
@@ -38,11 +37,7 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
         ("run-a", "/w/a", RUN_A), ("run-b", "/w/b", b_calls), ("run-c", "/w/c", c_calls)
     ):  # fmt: skip
         path = claude_run(folder / f"{name}.jsonl", name, cwd, calls)
-        subprocess.run(
-            [sys.executable, "-m", "correx_tools", "import-transcript", str(path),
-             str(folder / "runs.sqlite")],
-            check=True, capture_output=True, timeout=120,
-        )  # fmt: skip
+        correx("import-transcript", str(path), str(folder / "runs.sqlite"), check=True)
     return folder / "runs.sqlite"
 
 
@@ -81,11 +76,7 @@ def test_the_api_answers_the_tree_of_many_runs_as_the_command_prints_it_masked(
 ) -> None:
     document = served.answer("/api/v1/compare", sessions="run-a,run-b", match="run-c*")
     printed = json.loads(
-        subprocess.run(
-            [sys.executable, "-m", "correx_tools", "compare", str(store), "run-a", "run-b",
-             "run-c", "--json"],
-            check=True, capture_output=True, timeout=120, text=True,
-        ).stdout
+        correx("compare", str(store), "run-a", "run-b", "run-c", "--json", check=True).stdout
     )  # fmt: skip
     assert [run["session_id"] for run in document["runs"]] == ["run-a", "run-b", "run-c"]
     assert all(run["ref"] for run in document["runs"])

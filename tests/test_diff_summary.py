@@ -49,7 +49,8 @@ def counted(changes: list[dict[str, Any]]) -> dict[str, Any]:
         "finished": sum(statuses[s] for s in ("completed", "failed", "rejected")),
         "statuses": {s: statuses[s] for s in STATUSES},
         "exited_nonzero": sum(
-            1 for c in changes
+            1
+            for c in changes
             if c["after"]["status"] == "completed" and c["after"]["receipt"]["exit_code"]
         ),
         "tools": [

@@ -3,9 +3,9 @@
 Each page runs in a fresh directory of its own, its fenced blocks in order:
 
 * ``python`` blocks run in one namespace per page, like cells of a notebook;
-* ``sh`` blocks run each command as a real subprocess (``correx-tools`` as
-  ``python -m correx_tools``; a ``.venv/bin/`` prefix is dropped; ``&&``
-  chains are split). A command ends with ``# exits N`` when it is meant to
+* ``sh`` blocks run each command (``correx-tools`` in this process, as
+  `commands.correx` runs it, ``python`` as a new process; a ``.venv/bin/``
+  prefix is dropped; ``&&`` chains are split). A command ends with ``# exits N`` when it is meant to
   fail. Setting up an environment, running the test suite and the benchmarks
   are what CI itself does, so those lines are listed in ``NOT_RUN`` and skipped;
 * a ``text`` block right after a ``python`` or ``sh`` block is its output:
@@ -31,7 +31,6 @@ from pathlib import Path
 
 import pytest
 
-import correx_tools
 from correx_tools import (
     TRANSITIONS,
     ToolExecutionCompletedEvent,
@@ -40,7 +39,10 @@ from correx_tools import (
     ToolExecutionStartedEvent,
     ToolInvocationRequestedEvent,
     ToolInvocationStatus,
+    _public,
 )
+
+from .commands import Ran, correx
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -95,11 +97,12 @@ def commands(body: str) -> Iterator[tuple[str, int]]:
 
 def run_command(
     command: str, cwd: Path, env: dict[str, str]
-) -> tuple[subprocess.CompletedProcess[str], list[str]]:
+) -> tuple[Ran | subprocess.CompletedProcess[str], list[str]]:
+    """A page's command: ``correx-tools`` in this process, ``python`` as a new one."""
     words = shlex.split(command)
     match words[0]:
         case "correx-tools":
-            argv = [sys.executable, "-m", "correx_tools", *words[1:]]
+            return correx(*words[1:], cwd=cwd), words
         case "python" | "python3":
             argv = [sys.executable, *words[1:]]
         case _:
@@ -223,9 +226,10 @@ def test_the_site_builds_strictly(tmp_path: Path) -> None:
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     reference = (tmp_path / "site" / "reference" / "index.html").read_text(encoding="utf-8")
-    documented = set(re.findall(r'id="correx_tools\.([A-Za-z_]+)"', reference))
-    # Every public name but the two NewTypes (which the page describes in prose).
-    assert set(correx_tools.__all__) - documented == {"InvocationId", "SessionId"}
+    documented = set(re.findall(r'id="correx_tools\.(?:[a-z]+\.)?([A-Za-z_]+)"', reference))
+    # Every public name of every surface, read from the package as it runs (its names are
+    # imported when asked for).
+    assert set(_public.NAMES) - documented == set()
     assert (tmp_path / "site" / "tutorial" / "index.html").exists()
     # Docstrings are Markdown: no Sphinx role or reST literal marker shows raw, and a
     # constant shows its docstring, not the private helpers that build its value.

@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import base64
 import json
-import subprocess
-import sys
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -30,6 +28,7 @@ from correx_tools._version import __version__
 from correx_tools.core.replay.spans import Span, session_spans, trace_id_of
 from correx_tools.shell.export.otlp import nanos, otlp_lines
 
+from .commands import Ran, correx
 from .strategies import (
     SECRET,
     completed,
@@ -54,14 +53,8 @@ GEN_AI = {
 OWN = {"correx.invocation.status", "correx.tier"}
 
 
-def run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "correx_tools", "export", *args],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+def run(*args: str) -> Ran:
+    return correx("export", *args)
 
 
 def export(*args: str) -> str:
@@ -232,11 +225,7 @@ def test_each_call_is_an_execute_tool_span_under_the_session(tmp_path: Path) -> 
 def test_exporting_twice_or_from_another_store_gives_the_same_lines(tmp_path: Path) -> None:
     path = session_file(tmp_path / "s.sqlite")
     log = tmp_path / "s.jsonl"
-    subprocess.run(
-        [sys.executable, "-m", "correx_tools", "import", str(path), str(log)],
-        check=True,
-        capture_output=True,
-    )
+    correx("import", str(path), str(log), check=True)
     first = export(str(path), "session-1", "-o", "-")
     assert export(str(path), "session-1") == first
     assert export(str(log), "session-1") == first

@@ -8,10 +8,7 @@ with OpenTelemetry's own protobuf definitions.
 from __future__ import annotations
 
 import http.server
-import os
 import socket
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -27,21 +24,15 @@ from correx_tools import SQLiteEventStore, ToolProjector, fold_events
 from correx_tools.core.replay.spans import session_spans, trace_id_of
 from correx_tools.shell.export.otel_sdk import send
 
+from .commands import Ran, correx
 from .test_export import all_spans, export, session_file
 
 OTEL_VARIABLES = ("OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
 
 
-def command(*args: str, **environment: str) -> subprocess.CompletedProcess[str]:
-    variables = {k: v for k, v in os.environ.items() if k not in OTEL_VARIABLES}
-    return subprocess.run(
-        [sys.executable, "-m", "correx_tools", "export", *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-        env={**variables, **environment},
-    )
+def command(*args: str, **environment: str) -> Ran:
+    unset: dict[str, str | None] = dict.fromkeys(OTEL_VARIABLES)
+    return correx("export", *args, env={**unset, **environment})
 
 
 def closed_port() -> int:
@@ -192,6 +183,7 @@ class Unwelcoming(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     slow = False
     seen = 0
+    done = threading.Event()
 
     def do_POST(self) -> None:
         self.rfile.read(int(self.headers["Content-Length"]))
@@ -205,10 +197,14 @@ class Unwelcoming(http.server.BaseHTTPRequestHandler):
         self.send_header("Content-Type", "application/x-protobuf")
         self.send_header("Content-Length", "0" if self.seen == 1 else "60")
         self.end_headers()
-        for _ in range(0 if self.seen == 1 else 60):
-            self.wfile.write(b"\0")
-            self.wfile.flush()
-            time.sleep(1)
+        try:
+            for _ in range(0 if self.seen == 1 else 60):
+                if self.done.wait(1):  # the test is over
+                    return
+                self.wfile.write(b"\0")
+                self.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError):
+            return  # the command gave up and closed the connection
 
     def log_message(self, *args: Any) -> None:
         pass
@@ -218,8 +214,12 @@ class Unwelcoming(http.server.BaseHTTPRequestHandler):
 def test_a_collector_that_refuses_or_drips_is_named_within_the_timeout(
     tmp_path: Path, slow: bool
 ) -> None:
-    Unwelcoming.slow, Unwelcoming.seen = slow, 0
+    Unwelcoming.slow, Unwelcoming.seen, Unwelcoming.done = slow, 0, threading.Event()
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Unwelcoming)
+    # Closing the server stops the drip and waits for each request's thread: none outlives
+    # the test (the command's export, given up on, reads in a thread of its own, and a
+    # drip left running would print into a later test's standard error).
+    server.daemon_threads = False
     threading.Thread(target=server.serve_forever, daemon=True).start()
     endpoint = f"http://127.0.0.1:{server.server_address[1]}/v1/traces"
     try:
@@ -234,6 +234,7 @@ def test_a_collector_that_refuses_or_drips_is_named_within_the_timeout(
         else:
             assert "401" in done.stderr  # the collector's own answer, not "no answer"
     finally:
+        Unwelcoming.done.set()
         server.shutdown()
         server.server_close()
 

@@ -1,16 +1,13 @@
 """What a new user met in their first hour, each fixed and held here (issue: the write side).
 
-The command runs as a real subprocess on real files; the library's values are
-used as a user's script would use them.
+The command runs on real files (in this process, as `commands.correx` runs it); the
+library's values are used as a user's script would use them.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import shlex
-import subprocess
-import sys
 import traceback
 from pathlib import Path
 
@@ -28,6 +25,7 @@ from correx_tools import (
     tool_definitions,
 )
 
+from .commands import Ran, correx
 from .strategies import requested
 
 TOOLS = [
@@ -48,14 +46,9 @@ def run(
     stdin: str | None = None,
     cwd: Path | None = None,
     env: dict[str, str] | None = None,
-) -> subprocess.CompletedProcess[str]:
-    """The command in a subprocess (``env`` added to this one's environment); never a
-    traceback."""
-    result = subprocess.run(
-        [sys.executable, "-m", "correx_tools", *args],
-        capture_output=True, text=True, input=stdin, cwd=cwd, timeout=300, check=False,
-        env=None if env is None else {**os.environ, **env},
-    )  # fmt: skip
+) -> Ran:
+    """The command (``env`` set over this environment for the call); never a traceback."""
+    result = correx(*args, stdin=stdin, cwd=cwd, env=env)
     assert "Traceback" not in result.stderr, result.stderr
     return result
 

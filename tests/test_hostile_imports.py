@@ -18,14 +18,13 @@ import pytest
 
 from correx_tools import JsonlEventLog, SQLiteEventStore
 
+from .serving import demo_store
 from .test_cli import run, run_json
 
 
 @pytest.fixture(scope="module")
 def source(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("hostile") / "demo.sqlite"
-    run("demo", "--db", str(path), "--sessions", "2", "--invocations", "300")
-    return path
+    return demo_store(tmp_path_factory.mktemp("hostile"), 2, 300)
 
 
 def command(*args: str) -> list[str]:

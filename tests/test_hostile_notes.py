@@ -12,10 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import io
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -24,7 +21,8 @@ from hypothesis import strategies as st
 
 from correx_tools.shell.cli.sources.transcripts import note
 
-from .serving import ROOT, Served
+from .commands import correx
+from .serving import Served
 from .transcript_samples import DATA
 
 CLAUDE = DATA / "claude-code" / "short_two_rejections.jsonl"
@@ -56,11 +54,7 @@ def _shown_safely(stderr: str) -> None:
 
 
 def test_sessions_of_a_folder_notes_each_name_as_text(folder: Path) -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "correx_tools", "sessions", str(folder), "--no-cache"],
-        capture_output=True, text=True, timeout=120, check=False,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )  # fmt: skip
+    done = correx("sessions", str(folder), "--no-cache")
     assert done.returncode == 0, done.stderr
     _shown_safely(done.stderr)
     # The table too: its short name (the start no other id shares) shown as text.

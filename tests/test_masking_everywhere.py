@@ -13,8 +13,6 @@ Chromium: none shows a planted secret, and the text around each stays.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,6 +22,7 @@ from urllib.parse import quote
 import pytest
 
 from .browsing import Opened, module_browser
+from .commands import correx
 from .planted import KEPT, LEAKS, SESSION, leaked, planted_transcript
 from .serving import ROOT, Served
 
@@ -39,11 +38,7 @@ def transcript(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def report(transcript: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     page = tmp_path_factory.mktemp("report") / "report.html"
-    subprocess.run(
-        [sys.executable, "-m", "correx_tools", "report", str(transcript), SESSION, "-o",
-         str(page), "--no-cache"],
-        check=True, capture_output=True, cwd=ROOT, timeout=120,
-    )  # fmt: skip
+    correx("report", str(transcript), SESSION, "-o", str(page), "--no-cache", check=True, cwd=ROOT)
     return page
 
 
@@ -110,11 +105,17 @@ def test_the_report_shows_no_planted_secret(report: Path) -> None:
 
 def test_the_exported_content_shows_no_planted_secret(transcript: Path, tmp_path: Path) -> None:
     out = tmp_path / "spans.jsonl"
-    subprocess.run(
-        [sys.executable, "-m", "correx_tools", "export", str(transcript), SESSION,
-         "--with-content", "-o", str(out), "--no-cache"],
-        check=True, capture_output=True, cwd=ROOT, timeout=120,
-    )  # fmt: skip
+    correx(
+        "export",
+        str(transcript),
+        SESSION,
+        "--with-content",
+        "-o",
+        str(out),
+        "--no-cache",
+        check=True,
+        cwd=ROOT,
+    )
     text = out.read_text(encoding="utf-8")
     assert leaked(text) == [] and "MYSQL_PWD=" in text
 

@@ -1,7 +1,7 @@
 """Short names through the command and the server: a session by a prefix, an invocation by
 the part after its session's prefix or a prefix of it, with what the full ids print.
 
-The command runs as a real subprocess on the demo's SQLite file, a JSONL copy
+The command runs (in this process) on the demo's SQLite file, a JSONL copy
 and a PostgreSQL copy; the server as a real process on loopback.
 """
 

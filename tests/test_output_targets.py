@@ -18,6 +18,7 @@ import pytest
 
 from correx_tools import SQLiteEventStore
 
+from .commands import Ran, correx
 from .privileges import as_nobody, open_folder
 from .strategies import completed, requested, started, stored
 
@@ -36,7 +37,13 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-def write(store: Path, command: str, target: str, *user: str) -> subprocess.CompletedProcess[str]:
+def write(
+    store: Path, command: str, target: str, *user: str
+) -> Ran | subprocess.CompletedProcess[str]:
+    """``command`` writing to ``target``: as another ``user`` in a process of its own, or in
+    this one."""
+    if not user:
+        return correx(command, str(store), SESSION, "-o", target)
     return subprocess.run(
         [*user, sys.executable, "-m", "correx_tools", command, str(store), SESSION, "-o", target],
         capture_output=True, text=True, timeout=120, check=False,

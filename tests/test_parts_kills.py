@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from .commands import correx
 from .test_verify_parts import index_of, long_session
 
 
@@ -87,11 +88,6 @@ def test_a_killed_worker_ends_verify_in_one_line(long_store: Path, tmp_path: Pat
     before = digest(path)
     said_in_one_line(killed_worker("verify", str(path)))
     assert digest(path) == before
-
-
-def correx(*args: str) -> subprocess.CompletedProcess[str]:
-    command = [sys.executable, "-m", "correx_tools", *args]
-    return subprocess.run(command, capture_output=True, text=True, check=False)
 
 
 @pytest.mark.slow  # rebuilds a 51,000-event index in worker processes

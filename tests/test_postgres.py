@@ -141,16 +141,15 @@ def test_follow_yields_events_as_they_are_committed(
 
     thread = threading.Thread(target=write_later)
     thread.start()
-    begun = time.monotonic()
     seen = []
-    for event in reader.follow(session, after=0, idle_timeout=3.0, poll_interval=5.0):
-        seen.append((event.sequence, time.monotonic() - begun))
+    # Woken by NOTIFY: a minute's poll would come after the half minute of quiet that ends
+    # the follow, and the events written later would not be seen.
+    for event in reader.follow(session, after=0, idle_timeout=30.0, poll_interval=60.0):
+        seen.append(event.sequence)
         if event.sequence == 4:
             break
     thread.join()
-    assert [s for s, _ in seen] == [1, 2, 3, 4]
-    # Woken by NOTIFY, not by the 5 s poll.
-    assert seen[-1][1] < 2.5
+    assert seen == [1, 2, 3, 4]
 
 
 def test_follow_stops_after_its_idle_timeout(postgres_dsn: str, postgres_schema: str) -> None:
@@ -160,7 +159,7 @@ def test_follow_stops_after_its_idle_timeout(postgres_dsn: str, postgres_schema:
         assert [
             e.sequence for e in store.follow(SessionId("quiet"), after=0, idle_timeout=0.5)
         ] == [1]
-    assert time.monotonic() - begun < 3
+    assert time.monotonic() - begun < 10  # it stops: waiting on, it would never end
 
 
 def test_schema_names_are_checked(postgres_dsn: str) -> None:

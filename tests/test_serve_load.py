@@ -11,7 +11,6 @@ raises its soft limit on open files to the hard one.
 from __future__ import annotations
 
 import socket
-import time
 from pathlib import Path
 
 import pytest
@@ -77,10 +76,11 @@ def test_a_flood_of_half_requests_does_not_keep_a_client_with_the_token_waiting(
             half = socket.create_connection(("127.0.0.1", served.port), timeout=10)
             half.sendall(b"GET /api/v1/sess")
             flood.append(half)
-        asked = time.monotonic()
-        answer = _ask(served, "/api/v1/sessions", timeout=5)
-        took = time.monotonic() - asked
-        assert answer.startswith(b"HTTP/1.1 200") and took < 1.0, (answer[:100], took)
+        answer = _ask(served, "/api/v1/sessions", timeout=HEAD_SECONDS * 4)
+        assert answer.startswith(b"HTTP/1.1 200"), answer[:100]
+        # Answered while the half requests were still open: it did not wait for the deadline
+        # that closes them (what a busy machine does to the time is not timed here).
+        assert any(map(_open, flood))
         # The half requests are closed within the deadline; the live stream is not.
         wait_for(lambda: not any(map(_open, flood)), timeout=HEAD_SECONDS + 2, every=0.5)
         assert _open(stream)

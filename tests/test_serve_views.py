@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
-import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -22,6 +20,7 @@ from urllib.parse import quote
 import pytest
 
 from .browsing import Opened, module_browser
+from .commands import correx
 from .recorded_samples import FIND, LS, READ, exited_and_cut
 from .serving import ROOT, Served
 from .transcript_samples import DATA
@@ -243,11 +242,7 @@ def test_what_a_transcript_holds_is_text_and_its_secrets_are_masked(
 def test_the_report_shows_the_same_views(tmp_path: Path, browser: Any) -> None:
     codex = next((DATA / "codex").glob("rollout-*.jsonl"))
     out = tmp_path / "page.html"
-    subprocess.run(
-        [sys.executable, "-m", "correx_tools", "report", str(codex), CODEX, "-o", str(out),
-         "--no-cache"],
-        check=True, capture_output=True, cwd=ROOT, timeout=120,
-    )  # fmt: skip
+    correx("report", str(codex), CODEX, "-o", str(out), "--no-cache", check=True, cwd=ROOT)
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     opened = Opened(page)
     page.goto(out.as_uri())

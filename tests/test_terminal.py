@@ -22,6 +22,7 @@ import pytest
 
 from correx_tools import JsonlEventLog, SQLiteEventStore
 
+from .commands import correx
 from .strategies import completed, requested, started, stored
 
 COLOUR = re.compile(r"\x1b\[[0-9;]*(?:3[0-7]|38;[25];[0-9;]+|9[0-7])m")
@@ -109,10 +110,7 @@ def test_the_demo_and_import_show_their_progress(tmp_path: Path, log: Path) -> N
 
 
 def test_off_a_terminal_there_is_no_bar_and_no_escape_code(log: Path) -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "correx_tools", "replay", str(log), "session-1", "--at", "9000"],
-        capture_output=True, text=True, timeout=120, check=True,
-    )  # fmt: skip
+    done = correx("replay", str(log), "session-1", "--at", "9000", check=True)
     assert done.stderr == "" and not ESCAPE.search(done.stdout)
     header = done.stdout.splitlines()[2]
     assert header.split()[:3] == ["invocation", "tool", "status"]  # fitted to 80 columns
@@ -126,10 +124,7 @@ def test_what_a_session_holds_cannot_steer_the_terminal(tmp_path: Path) -> None:
         store.import_events(
             stored([requested("a", tool=hostile), started("a"), requested("b")], session="s")
         ).unwrap()
-    plain = subprocess.run(
-        [sys.executable, "-m", "correx_tools", "replay", str(path), "s", "--wide"],
-        capture_output=True, text=True, timeout=60, check=True,
-    )  # fmt: skip
+    plain = correx("replay", str(path), "s", "--wide", check=True)
     for output in (on_terminal("replay", str(path), "s", "--wide", cwd=tmp_path), plain.stdout):
         assert "\x1b[2J" not in output and "\x07" not in output and "\u202e" not in output
         assert "[U+001B][2J" in output and "[U+202E]" in output
@@ -149,10 +144,7 @@ def test_a_session_id_with_a_line_break_keeps_each_heading_on_one_line(tmp_path:
         ["diff", str(path), session, "0", "3"],
     ]
     for command in commands:
-        said = subprocess.run(
-            [sys.executable, "-m", "correx_tools", *command],
-            capture_output=True, text=True, timeout=60, check=True,
-        ).stdout  # fmt: skip
+        said = correx(*command, check=True).stdout
         assert "session run[U+000A]1[U+000D]x" in said.splitlines()[0], said
 
 
@@ -161,14 +153,8 @@ def test_ids_that_would_read_alike_without_their_session_stay_whole(tmp_path: Pa
     events = [requested("s1/call-1"), requested("s1:call-1"), requested("s1/call-2")]
     with SQLiteEventStore(path) as store:
         store.import_events(stored(events, session="s1")).unwrap()
-    said = subprocess.run(
-        [sys.executable, "-m", "correx_tools", "replay", str(path), "s1"],
-        capture_output=True, text=True, timeout=60, check=True,
-    ).stdout  # fmt: skip
+    said = correx("replay", str(path), "s1", check=True).stdout
     shown = [line.split()[0] for line in said.splitlines()[3:]]
     assert sorted(shown) == ["call-2", "s1/call-1", "s1:call-1"]
-    asked = subprocess.run(
-        [sys.executable, "-m", "correx_tools", "history", str(path), "s1", "call-1"],
-        capture_output=True, text=True, timeout=60, check=False,
-    )  # fmt: skip
+    asked = correx("history", str(path), "s1", "call-1")
     assert asked.returncode == 1 and "s1/call-1" in asked.stderr and "s1:call-1" in asked.stderr

@@ -5,8 +5,6 @@ quadrillion tokens is refused, naming where, instead of making a cost of ``Infin
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -17,6 +15,7 @@ from correx_tools import InMemoryEventStore, TokenUsage, Usage, import_transcrip
 from correx_tools.core.lifecycle.conversation import MOST_TOKENS
 from correx_tools.shell.transcripts.common.talk import MOST_COUNTED, digits
 
+from .commands import correx
 from .one_call import one_call_session
 
 
@@ -44,12 +43,7 @@ def test_a_count_past_the_ceiling_is_refused_naming_its_line_and_key(
 def test_a_count_at_the_ceiling_is_kept_and_every_view_stays_json(tmp_path: Path) -> None:
     path = one_call_session(tmp_path / "s.jsonl", "tokens", tokens=MOST_COUNTED)
     for command in (["stats", str(path), "tokens", "--json"], ["sessions", str(path), "--json"]):
-        done = subprocess.run(
-            [sys.executable, "-m", "correx_tools", *command, "--no-cache"],
-            capture_output=True,
-            text=True,
-            check=False,
-        )
+        done = correx(*command, "--no-cache")
         assert done.returncode == 0, done.stderr
         assert str(MOST_COUNTED + 5) in done.stdout  # the session's total, input and output
         strict(done.stdout)

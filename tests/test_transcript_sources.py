@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import shutil
 import sqlite3
 import subprocess
@@ -20,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from .commands import Ran, correx
 from .privileges import as_nobody, open_folder
 from .transcript_samples import DATA, samples
 
@@ -28,14 +28,8 @@ CODEX = next((DATA / "codex").glob("rollout-*.jsonl"))
 CODEX_SESSION = "019a95d1-3c7e-7b22-a4f0-6e1d2c9b8a53"
 
 
-def run(
-    *args: str, env: dict[str, str] | None = None, ok: bool = True
-) -> subprocess.CompletedProcess[str]:
-    result = subprocess.run(
-        [sys.executable, "-m", "correx_tools", *args],
-        capture_output=True, text=True, timeout=300, check=False, cwd=ROOT,
-        env={**os.environ, **(env or {})},
-    )  # fmt: skip
+def run(*args: str, env: dict[str, str] | None = None, ok: bool = True) -> Ran:
+    result = correx(*args, cwd=ROOT, env=env)
     if ok:
         assert result.returncode == 0, result.stderr
     assert "Traceback" not in result.stderr

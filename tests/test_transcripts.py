@@ -8,8 +8,6 @@ blocks and their results, OpenHands actions and observations, trajectory steps).
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from collections import Counter
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -38,6 +36,8 @@ from correx_tools import (
 from correx_tools.shell.transcripts.importing.options import ImportOptions
 from correx_tools.shell.transcripts.importing.tiers import Assignment
 from correx_tools.shell.transcripts.recognising import DOCUMENT_READERS, LINE_READERS, parse
+
+from .commands import Ran, correx
 
 DATA = Path(__file__).parent / "data" / "transcripts"
 
@@ -335,11 +335,8 @@ def test_a_failed_import_writes_nothing_and_a_name_clash_is_refused(tmp_path: Pa
         assert store.count() == 6  # the description and the 5 events of two rejected calls
 
 
-def cli(*args: str) -> subprocess.CompletedProcess[str]:
-    result = subprocess.run(
-        [sys.executable, "-m", "correx_tools", *args],
-        capture_output=True, text=True, timeout=300, check=False,
-    )  # fmt: skip
+def cli(*args: str) -> Ran:
+    result = correx(*args)
     assert "Traceback" not in result.stderr
     return result
 

@@ -10,9 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import subprocess
-import sys
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -36,6 +33,7 @@ from correx_tools import (
 from correx_tools.shell.stores.codec.encoding import encode_event
 from correx_tools.shell.transcripts.importing.cutting import fitted, prefix_within
 
+from .commands import Ran, correx
 from .recorded_samples import CLAUDE, LS, READ, grown
 from .recorded_samples import CLAUDE_SESSION as SESSION
 from .serving import Served
@@ -63,12 +61,8 @@ def blocks(record: dict[str, Any]) -> list[dict[str, Any]]:
     return [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
 
 
-def run(*args: str) -> subprocess.CompletedProcess[str]:
-    result = subprocess.run(
-        [sys.executable, "-m", "correx_tools", *args],
-        capture_output=True, text=True, timeout=300, check=False, cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )  # fmt: skip
+def run(*args: str) -> Ran:
+    result = correx(*args, cwd=ROOT)
     assert result.returncode == 0, result.stderr
     assert "Traceback" not in result.stderr
     return result

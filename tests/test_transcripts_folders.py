@@ -22,16 +22,14 @@ from typing import Any
 from correx_tools import InMemoryEventStore, PostgresEventStore, SQLiteEventStore
 from correx_tools.shell.transcripts.importing.folders import import_folder, transcript_files
 
+from .commands import Ran, correx
 from .privileges import as_nobody, open_folder
 from .test_terminal import on_terminal
 from .transcript_samples import DATA, make_goose_database, samples
 
 
-def cli(*args: str, status: int = 0) -> subprocess.CompletedProcess[str]:
-    result = subprocess.run(
-        [sys.executable, "-m", "correx_tools", "import-transcript", *args],
-        capture_output=True, text=True, timeout=300, check=False,
-    )  # fmt: skip
+def cli(*args: str, status: int = 0) -> Ran:
+    result = correx("import-transcript", *args)
     assert "Traceback" not in result.stderr
     assert result.returncode == status, result.stderr
     return result
@@ -118,19 +116,13 @@ def test_pipes_devices_and_names_that_are_not_utf8_are_never_opened(tmp_path: Pa
     # Named on their own, as SOURCE or as the transcript to import: one line each.
     for named in (folder / "live.jsonl", oddly_named):
         for command in (["sessions", str(named)], ["import-transcript", str(named), "x.sqlite"]):
-            result = subprocess.run(
-                [sys.executable, "-m", "correx_tools", *command],
-                capture_output=True, text=True, timeout=60, check=False, cwd=tmp_path,
-            )  # fmt: skip
+            result = correx(*command, cwd=tmp_path)
             assert result.returncode == 1
             assert len(result.stderr.splitlines()) == 1, result.stderr
             assert "not a regular file" in result.stderr or "not UTF-8 text" in result.stderr
     assert not (tmp_path / "x.sqlite").exists()
     # The folder as SOURCE reads the rest.
-    listed = subprocess.run(
-        [sys.executable, "-m", "correx_tools", "sessions", str(folder), "--json"],
-        capture_output=True, text=True, timeout=120, check=True,
-    )  # fmt: skip
+    listed = correx("sessions", str(folder), "--json", check=True)
     assert len(json.loads(listed.stdout)["sessions"]) == 1
 
 
@@ -269,10 +261,7 @@ def test_import_of_a_folder_with_a_refused_file_exits_1_and_one_database_is_an_e
     rollout = next(folder.glob("rollout-*.jsonl"))
     lines = rollout.read_text(encoding="utf-8").splitlines(keepends=True)
     (folder / "broken.jsonl").write_text("".join([*lines[:4], "{not json\n", *lines[5:]]))
-    result = subprocess.run(
-        [sys.executable, "-m", "correx_tools", "import", str(folder), str(tmp_path / "a.sqlite")],
-        capture_output=True, text=True, timeout=120, check=False,
-    )  # fmt: skip
+    result = correx("import", str(folder), str(tmp_path / "a.sqlite"))
     assert result.returncode == 1, result.stderr
     assert "1 file refused (listed above), not copied" in result.stdout
     assert "; correx-tools import-transcript --lenient imports" in result.stderr

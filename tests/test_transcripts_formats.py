@@ -8,8 +8,6 @@ their ``expected.json`` files were written with them, not taken from this code.
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -35,6 +33,7 @@ from correx_tools.shell.transcripts.importing.importing import (
 )
 from correx_tools.shell.transcripts.importing.options import ImportOptions
 
+from .commands import correx
 from .transcript_samples import DATA, Sample, samples
 
 SAMPLES = samples()
@@ -128,11 +127,7 @@ def test_the_command_names_expected_and_found_in_one_line(tmp_path: Path) -> Non
         DATA / "codex" / "rollout-2025-11-18T15-42-10-019a95d1-3c7e-7b22-a4f0-6e1d2c9b8a53.jsonl"
     )
     dest = tmp_path / "new.sqlite"
-    result = subprocess.run(
-        [sys.executable, "-m", "correx_tools", "import-transcript", str(sample), str(dest),
-         "--format", "gemini-cli"],
-        capture_output=True, text=True, timeout=120, check=False,
-    )  # fmt: skip
+    result = correx("import-transcript", str(sample), str(dest), "--format", "gemini-cli")
     assert result.returncode == 1 and "Traceback" not in result.stderr
     [line] = result.stderr.strip().splitlines()
     assert "not a gemini-cli transcript: expected a Gemini CLI chat" in line

@@ -10,8 +10,6 @@ unless ``--lenient`` imports the rest and lists what it left out.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
@@ -25,6 +23,7 @@ from correx_tools.shell.transcripts.common.lines import is_json
 from correx_tools.shell.transcripts.importing.importing import import_transcript
 from correx_tools.shell.transcripts.importing.options import ImportOptions
 
+from .commands import Ran, correx
 from .transcript_samples import DATA
 
 CODEX = DATA / "codex" / "rollout-2025-11-18T15-42-10-019a95d1-3c7e-7b22-a4f0-6e1d2c9b8a53.jsonl"
@@ -120,11 +119,8 @@ def test_a_rewound_gemini_chat_is_refused_and_says_what_it_needs(tmp_path: Path)
     assert again.invocations == 13 and not again.grown
 
 
-def cli(*args: str, ok: bool = True) -> subprocess.CompletedProcess[str]:
-    result = subprocess.run(
-        [sys.executable, "-m", "correx_tools", "import-transcript", *args],
-        capture_output=True, text=True, timeout=120, check=False,
-    )  # fmt: skip
+def cli(*args: str, ok: bool = True) -> Ran:
+    result = correx("import-transcript", *args)
     assert "Traceback" not in result.stderr
     assert (result.returncode == 0) == ok, result.stderr
     return result

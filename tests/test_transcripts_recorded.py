@@ -9,9 +9,6 @@ the real command where it shows what the views show, and through the library.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 import tempfile
 from collections import Counter
 from datetime import UTC, datetime
@@ -28,6 +25,7 @@ from correx_tools import (
     import_transcript,
 )
 
+from .commands import correx
 from .recorded_samples import CLAUDE, CLAUDE_SESSION, FIND
 from .transcript_samples import DATA
 
@@ -47,12 +45,7 @@ NOT_KNOWN = {"exit_code_known": "false"}
 def replayed(source: Path, session: str) -> dict[str, dict[str, Any]]:
     """``correx-tools replay SOURCE SESSION --json``: each call as the command gives it, by the
     transcript's own call id."""
-    result = subprocess.run(
-        [sys.executable, "-m", "correx_tools", "replay", str(source), session, "--json",
-         "--no-cache"],
-        capture_output=True, text=True, timeout=120, check=False, cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )  # fmt: skip
+    result = correx("replay", str(source), session, "--json", "--no-cache", cwd=ROOT)
     assert result.returncode == 0, result.stderr
     return {
         r["invocation_id"].rpartition("/")[2]: r for r in json.loads(result.stdout)["invocations"]
@@ -257,10 +250,7 @@ def test_every_sample_records_an_exit_code_only_where_its_transcript_states_one(
 
 
 def test_a_transcript_that_records_no_time_says_so(tmp_path: Path) -> None:
-    result = subprocess.run(
-        [sys.executable, "-m", "correx_tools", "sessions", str(CTF), "--json", "--no-cache"],
-        capture_output=True, text=True, timeout=120, check=True, cwd=ROOT,
-    )  # fmt: skip
+    result = correx("sessions", str(CTF), "--json", "--no-cache", check=True, cwd=ROOT)
     [row] = json.loads(result.stdout)["sessions"]
     assert row["transcript"]["times_recorded"] is False and row["transcript"]["started_at"] is None
     store = InMemoryEventStore()
@@ -336,10 +326,7 @@ def test_a_goose_file_before_its_first_message_gives_no_session_yet(tmp_path: Pa
     lines = GOOSE_LINES.read_text(encoding="utf-8").splitlines(keepends=True)
     live.write_text(lines[0], encoding="utf-8")  # its first line: no call, and no time
     dest = tmp_path / "agents.sqlite"
-    result = subprocess.run(
-        [sys.executable, "-m", "correx_tools", "import-transcript", str(live), str(dest)],
-        capture_output=True, text=True, timeout=120, check=True, cwd=ROOT,
-    )  # fmt: skip
+    result = correx("import-transcript", str(live), str(dest), check=True, cwd=ROOT)
     assert "no call and no time recorded yet; nothing written" in result.stdout
     live.write_text("".join(lines), encoding="utf-8")  # Goose writes its messages
     store = InMemoryEventStore()

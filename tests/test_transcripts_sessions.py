@@ -5,8 +5,6 @@ transcript records the times of its steps."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 from returns.result import Success
@@ -14,6 +12,7 @@ from returns.result import Success
 from correx_tools import SQLiteEventStore
 from correx_tools.shell.transcripts.importing.importing import import_transcripts
 
+from .commands import correx
 from .transcript_samples import samples
 
 SAMPLES = samples()
@@ -26,10 +25,7 @@ def test_every_format_records_what_it_says_of_its_session(tmp_path: Path) -> Non
         with SQLiteEventStore(dest) as store:
             for result in import_transcripts(sample.path, store):
                 assert isinstance(result, Success), result
-    result = subprocess.run(
-        [sys.executable, "-m", "correx_tools", "sessions", str(dest), "--json"],
-        capture_output=True, text=True, timeout=120, check=True,
-    )  # fmt: skip
+    result = correx("sessions", str(dest), "--json", check=True)
     rows = {row["session_id"]: row["transcript"] for row in json.loads(result.stdout)["sessions"]}
     assert rows["019a95d1-3c7e-7b22-a4f0-6e1d2c9b8a53"] == {
         "format": "codex", "agent_session_id": "019a95d1-3c7e-7b22-a4f0-6e1d2c9b8a53",
@@ -43,10 +39,7 @@ def test_every_format_records_what_it_says_of_its_session(tmp_path: Path) -> Non
     # Bare MCP traffic, Cline's older files and Aider's histories record no time for a step.
     untimed = {session for session, row in rows.items() if not row["times_recorded"]}
     assert untimed == {"traffic-bare", "1763448130251", "synth", "hello-world-flask"}
-    text = subprocess.run(
-        [sys.executable, "-m", "correx_tools", "sessions", str(dest), "--wide", "--tz", "UTC"],
-        capture_output=True, text=True, timeout=120, check=True,
-    ).stdout  # fmt: skip
+    text = correx("sessions", str(dest), "--wide", "--tz", "UTC", check=True).stdout
     opencode = next(line for line in text.splitlines() if " opencode " in line)
     shown = ["ses_4f8e21c07ffdR2kLq9mT3xYb7w", "2025-11-18", "06:42", "2025-11-18", "06:42",
              "opencode", "/home/yuki/translit-rs"]  # fmt: skip

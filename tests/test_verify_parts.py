@@ -38,6 +38,7 @@ from correx_tools.shell.stores.sql.rebuilding import DamagedEvents, rebuild
 from correx_tools.shell.stores.sql.verify_parts import verify_in_parts
 from correx_tools.shell.stores.sql.verifying import verify_session
 
+from .copies import copy_of
 from .strategies import SESSION, completed, failed, requested, started, stored, tool_events
 from .test_cli import run
 
@@ -235,7 +236,12 @@ def spans(path: Path, interval: int, **sizes: int) -> list[tuple[int, int]] | No
 
 def long_session(path: Path) -> Path:
     """51,000 events in one session: split in three parts (at 25,000 and 50,000), with
-    calls requested in the first part and ended in the last."""
+    calls requested in the first part and ended in the last (built once in a process, then
+    copied)."""
+    return copy_of("long session", _write_long_session, path)
+
+
+def _write_long_session(path: Path) -> None:
     events: list[Any] = [requested(f"long-{n}") for n in range(5)]
     for n in range(16_990):
         call = f"c{n}"
@@ -245,7 +251,6 @@ def long_session(path: Path) -> Path:
     events += [completed("long-2")] * 2  # the second one refused
     with SQLiteEventStore(path) as store:
         store.import_events(stored(events)).unwrap()
-    return path
 
 
 @pytest.fixture(scope="module")

@@ -7,8 +7,8 @@ replacement was performed``, Aider's history and bare MCP traffic (neither
 records a time for its steps), and the Claude Code subagent written as Claude
 Code writes a command that exited 1 and an output too large to store
 (`recorded_samples`). They are imported once into a SQLite store, so the
-commands answer from its index; the command runs as a subprocess, and the report
-is opened in Chromium.
+commands answer from its index; the command runs in this process (as a real one on a
+pseudo-terminal), and the report is opened in Chromium.
 """
 
 from __future__ import annotations
@@ -16,8 +16,6 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -25,6 +23,7 @@ from urllib.parse import quote
 import pytest
 
 from .browsing import Opened, module_browser
+from .commands import correx
 from .recorded_samples import CLAUDE_SESSION, FIND, LS, READ, exited_and_cut
 from .serving import Served
 from .test_terminal import on_terminal
@@ -44,10 +43,7 @@ browser = module_browser()
 
 
 def run(*args: str, cwd: Path = ROOT) -> str:
-    result = subprocess.run(
-        [sys.executable, "-m", "correx_tools", *args],
-        capture_output=True, text=True, timeout=120, check=False, cwd=cwd,
-    )  # fmt: skip
+    result = correx(*args, cwd=cwd)
     assert result.returncode == 0, result.stderr
     return result.stdout
 

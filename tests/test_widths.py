@@ -21,7 +21,7 @@ from correx_tools.shell.cli.main import COMMANDS, build_parser
 from correx_tools.shell.cli.output.cells import ELLIPSIS, cell_width
 from correx_tools.shell.cli.output.fitted import GAP, Column, fitted, fitted_cells, plain
 
-from .said import Command, command
+from .commands import Ran, correx
 from .test_terminal import on_terminal
 
 DATA = Path(__file__).parent / "data" / "transcripts"
@@ -85,16 +85,16 @@ def test_a_wide_terminal_shows_more_than_a_narrow_one(ran: dict[tuple[str, int],
     assert "took" in narrow[1][0]
 
 
-@pytest.fixture
-def run(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> Command:
-    return command(capsys, monkeypatch)
+def run(*argv: str, columns: int | None = None) -> Ran:
+    """The command in this process, piped, ``COLUMNS`` set to ``columns`` (none: unset)."""
+    return correx(*argv, env={"COLUMNS": None if columns is None else str(columns)})
 
 
 @pytest.mark.parametrize("columns", [None, 60, 100])
-def test_columns_is_honoured_piped_and_80_without_it(run: Command, columns: int | None) -> None:
+def test_columns_is_honoured_piped_and_80_without_it(columns: int | None) -> None:
     for argv in (["replay", str(CODEX), "019a"], ["stats", str(CLAUDE), "4d"],
                  ["audit", str(DATA)]):  # fmt: skip
-        out = run(*argv, columns=columns).out
+        out = run(*argv, columns=columns).stdout
         found = tables(out)
         assert found and all(cell_width(rule) <= (columns or 80) for rule, _ in found), out
 
@@ -105,28 +105,28 @@ def test_a_terminal_honours_columns_over_its_own_width(tmp_path: Path) -> None:
     assert all(cell_width(rule) <= 70 for rule, _ in tables(said))
 
 
-def test_wide_characters_are_measured_as_the_terminal_draws_them(run: Command) -> None:
-    out = run("replay", str(CODEX), "019a", columns=120).out
+def test_wide_characters_are_measured_as_the_terminal_draws_them() -> None:
+    out = run("replay", str(CODEX), "019a", columns=120).stdout
     rows = [line for line in out.splitlines() if "ひらがな" in line]
     assert rows and all(cell_width(row) <= 120 for row in rows)
     assert any(cell_width(row) > len(row) for row in rows)  # a CJK cell takes two columns
 
 
-def test_ids_are_cut_to_a_name_that_any_command_takes(run: Command) -> None:
-    out = run("replay", str(CLAUDE), "4d", "--limit", "0", columns=80).out
+def test_ids_are_cut_to_a_name_that_any_command_takes() -> None:
+    out = run("replay", str(CLAUDE), "4d", "--limit", "0", columns=80).stdout
     shown = [line.split()[0] for line in out.splitlines()[3:]]
-    whole = run("replay", str(CLAUDE), "4d", "--limit", "0", "--json").out
+    whole = run("replay", str(CLAUDE), "4d", "--limit", "0", "--json").stdout
     ids = [record["invocation_id"] for record in json.loads(whole)["invocations"]]
     assert len(shown) == len(ids) == 33
     assert max(map(len, shown)) < len("toolu_01TfDS8UjxxjY4dzV8esUMzm")  # cut, at 80
     for name, invocation in zip(shown, ids, strict=True):
         assert invocation.split("/")[-1].startswith(name) and ELLIPSIS not in name
-        named = run("history", str(CLAUDE), "4d", name, "--json").out
+        named = run("history", str(CLAUDE), "4d", name, "--json").stdout
         assert json.loads(named)["invocation_id"] == invocation
 
 
-def test_wide_shows_every_cell_whole(run: Command) -> None:
-    out = run("replay", str(CLAUDE), "4d", "--wide", columns=40).out
+def test_wide_shows_every_cell_whole() -> None:
+    out = run("replay", str(CLAUDE), "4d", "--wide", columns=40).stdout
     assert "toolu_01GeDmRuX3FpXfLMC8mBtxgU" in out and ELLIPSIS not in out
 
 
@@ -206,7 +206,7 @@ def test_an_id_is_cut_to_a_start_never_below_its_least() -> None:
     assert shown[2].startswith("toolu_01Tf  ") and ELLIPSIS not in shown[2].split()[0]
 
 
-def test_unknown_is_a_dash(run: Command) -> None:
-    out = run("replay", str(CODEX), "019a", columns=120).out
+def test_unknown_is_a_dash() -> None:
+    out = run("replay", str(CODEX), "019a", columns=120).stdout
     [pending] = [line for line in out.splitlines() if "REQUESTED" in line]
     assert " - " in pending  # a call not ended: no completed time

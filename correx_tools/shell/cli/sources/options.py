@@ -72,6 +72,13 @@ def current_options() -> SourceOptions:
     return found if found is not None else SourceOptions()
 
 
+def closed_at_the_end(store: EventStore) -> EventStore:
+    """``store``, closed when the command ends (`source_scope`): a command run in a process
+    that goes on (a script's, a test's) leaves no connection open behind it."""
+    current_options().opened.append(store)
+    return store
+
+
 def refused_files() -> int:
     """How many files of the transcripts this command opened could not be read."""
     return current_options().refused

@@ -14,6 +14,7 @@ from ...stores.opening import open_source
 from ...stores.port import ClosableStore, EventStore, StoreLayoutError
 from ...transcripts.importing.folders import never_read
 from ..errors import CliError
+from .options import closed_at_the_end
 from .transcripts import EVERY_AGENT, agents_found, opened_folders, opened_transcripts
 
 # -- opening sources -----------------------------------------------------------
@@ -39,7 +40,9 @@ def open_store(
         if transcripts is not None:
             return transcripts
     try:
-        return open_source(source, create=create, upgrade=upgrade, progress=progress)
+        return closed_at_the_end(
+            open_source(source, create=create, upgrade=upgrade, progress=progress)
+        )
     except StoreLayoutError as error:
         raise CliError(str(error)) from None
     except Exception as error:

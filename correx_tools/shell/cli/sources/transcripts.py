@@ -40,7 +40,7 @@ from ..errors import CliError
 from ..output.render import in_line
 from ..output.terminal import Progress
 from .empty_folder import why_no_session
-from .options import SourceOptions, current_options
+from .options import SourceOptions, closed_at_the_end, current_options
 
 SHOWN_AT_MOST = 10
 """Skipped or refused files listed one by one in a look; the rest are counted."""
@@ -272,9 +272,7 @@ def opened_folders(roots: Sequence[Path], label: str) -> EventStore:
                     options.files.update(dict.fromkeys(row.sessions, row.path))
     finally:
         cache.close()
-    store = SQLiteEventStore(cache.path, read_only=True)
-    current_options().opened.append(store)
-    return store
+    return closed_at_the_end(SQLiteEventStore(cache.path, read_only=True))
 
 
 EVERY_AGENT = "the agents' folders"
