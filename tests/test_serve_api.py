@@ -115,12 +115,28 @@ def test_history_diff_and_stats_are_the_commands(demo: Path, lenient: Served) ->
             expected["changes"][offset : offset + 100]
         )
         assert answer["total"] == len(expected["changes"]) and answer["a"] == a
+        assert answer["exited_nonzero"] == expected["exited_nonzero"]
     for at in (0, 3, last // 2, last):
         answer = lenient.answer(f"/api/v1/sessions/{GENERATED}/stats", at=at, limit=2)
         expected = command("stats", str(demo), GENERATED, "--at", str(at), "--lenient")
         assert answer["tools"] == expected["tools"]
         assert answer["in_flight"] == expected["in_flight"][:2]
         assert answer["total"] == len(expected["in_flight"])
+
+
+def test_the_stats_of_an_imported_session_are_the_commands_key_for_key(
+    demo: Path, lenient: Served
+) -> None:
+    last = last_of(demo, REAL)
+    for at in (0, 5, last // 2, last):
+        answer = lenient.answer(f"/api/v1/sessions/{REAL}/stats", at=at, limit=1000)
+        expected = command("stats", str(demo), REAL, "--at", str(at), "--lenient")
+        # Its tokens (null where none) and the figures of the calls whose times are
+        # recorded, as the command gives them.
+        assert without(answer, *PAGING) == expected
+    assert answer["tokens"]["total"]["total"] > 0
+    read = next(tool for tool in answer["tools"] if tool["tool_name"] == "Read")
+    assert read["queued_seconds"]["calls"] == 0 and read["took_seconds"]["calls"] == 16
 
 
 @pytest.mark.parametrize("session", [REAL, GENERATED])

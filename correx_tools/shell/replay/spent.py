@@ -168,11 +168,17 @@ def prices_json(prices: PriceTable) -> dict[str, Any]:
 
 
 def turn_json(
-    turn: Turn, talk: Talked, redaction: Redaction | None = None, prices: PriceTable | None = None
+    turn: Turn,
+    talk: Talked,
+    redaction: Redaction | None = None,
+    prices: PriceTable | None = None,
+    *,
+    times: bool = True,
 ) -> dict[str, Any]:
-    """One turn: its number, prompt (sequence and title), span, calls and tokens."""
+    """One turn: its number, prompt (sequence and title), span, calls and tokens (``times``
+    false: the session records none, and its turn's times are ``null``)."""
     title = None if turn.prompt is None else talk.titles.get(turn.prompt)
-    first, last = talk.times.get(turn.first), talk.times.get(turn.last)
+    first, last = (talk.times.get(turn.first), talk.times.get(turn.last)) if times else (None, None)
     return {
         "turn": turn.number,
         "prompt_sequence": turn.prompt,
@@ -187,11 +193,15 @@ def turn_json(
 
 
 def tokens_json(
-    talk: Talked | None, redaction: Redaction | None = None, prices: PriceTable | None = None
+    talk: Talked | None,
+    redaction: Redaction | None = None,
+    prices: PriceTable | None = None,
+    *,
+    times: bool = True,
 ) -> dict[str, Any] | None:
     """A session's tokens: in all, by turn, by call (each call's share) and what no call
     was reached by, each with its cost at ``prices``; ``None`` for a session that holds no
-    conversation."""
+    conversation (``times`` false: it records no time, and no turn's time is given)."""
     if talk is None:
         return None
     found = talk.spending
@@ -199,7 +209,7 @@ def tokens_json(
         "recorded": found.spent is not None,
         "said": talk.said,
         "total": spent_json(found.spent, redaction, prices),
-        "turns": [turn_json(turn, talk, redaction, prices) for turn in found.turns],
+        "turns": [turn_json(turn, talk, redaction, prices, times=times) for turn in found.turns],
         "calls": [
             {
                 "invocation_id": _shown(invocation, redaction),

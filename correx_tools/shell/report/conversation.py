@@ -42,4 +42,4 @@ def conversation_data(
                 said.setdefault(name, []).append(sequence)
     elif imported:
         said["described"] = [1]
-    return {"span": span, "tokens": tokens_json(talk, redaction, prices), "said": said}
+    return {"span": span, "tokens": tokens_json(talk, redaction, prices, times=times), "said": said}

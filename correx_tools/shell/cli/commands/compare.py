@@ -29,6 +29,7 @@ from ..output.tables import Column, table
 from ..sources.loading import answered, find_session, repository_for
 from ..sources.shown import redaction_of
 from ..sources.stores import open_store
+from ..sources.transcripts import is_transcript_source
 from .compare_many import cmd_compare_many
 
 BRIEF = 60
@@ -103,6 +104,12 @@ def run(args: argparse.Namespace) -> int:
         return cmd_compare_many(args)
     if len(names) != 2:
         raise CliError(f"compare needs two sessions, A and B (or --match); {len(names)} given")
+    if args.cache and args.with_source and is_transcript_source(args.with_source):
+        # One cache file holds the transcripts of one SOURCE: a second would replace them.
+        raise CliError(
+            "--cache names the cache of one SOURCE, and --with reads another: leave --cache "
+            "out (each is cached in a file of its own) or give --no-cache"
+        )
     lenient: bool = args.lenient
     a = _side(args.source, names[0], lenient=lenient)
     b = _side(args.with_source or args.source, names[1], lenient=lenient)

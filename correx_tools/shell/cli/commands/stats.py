@@ -43,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
         shown = calls_shown(args, store, session, view, [] if talk is None else top_calls(talk))
     redaction = redaction_of(args)
     document = stats_document(session, at, stats, flying, times=times, redaction=redaction)
-    document["tokens"] = tokens_json(talk, redaction, prices=prices)
+    document["tokens"] = tokens_json(talk, redaction, prices=prices, times=times)
 
     def text() -> str:
         nonzero = sum(r.exited_nonzero for r in stats)
@@ -84,7 +84,8 @@ waited for dropped first."""
 
 def stats_table(stats: tuple[ToolStats, ...], *, times: bool, wide: bool) -> str:
     """The per-tool table; each duration's figures say of how many calls they are where
-    that is fewer than the calls they could be of (``times`` false: none is shown)."""
+    that is fewer than the calls they could be of (``times`` false: none is shown). Where
+    no start is recorded at all, the columns of what only a start tells are left out."""
     rows = [
         (
             row.tool_name,
@@ -100,7 +101,9 @@ def stats_table(stats: tuple[ToolStats, ...], *, times: bool, wide: bool) -> str
         )
         for row in stats
     ]
-    return table(COLUMNS, rows, wide=wide)
+    if any(row.queued.calls for row in stats):
+        return table(COLUMNS, rows, wide=wide)
+    return table(COLUMNS[:-2], [row[:-2] for row in rows], wide=wide)
 
 
 def _starts_note(stats: tuple[ToolStats, ...]) -> list[str]:
@@ -109,6 +112,9 @@ def _starts_note(stats: tuple[ToolStats, ...]) -> list[str]:
     timed = sum(r.ran.calls for r in stats)
     if timed >= ran:
         return []
+    if not timed:
+        return ["the transcript records no start: took is from request to end (how long a "
+                "call waited, and ran, is not known)"]  # fmt: skip
     return [
         f"starts recorded: {timed:,} of {counted(ran, 'call')} that ran (queued and ran are "
         "of those; took: request to end)"

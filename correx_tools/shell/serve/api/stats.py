@@ -40,6 +40,8 @@ def stats(debugger: Debugger, session: SessionId, query: Mapping[str, str]) -> d
         talk = debugger.talk.through(session, last)
     else:
         talk = talked_if_any(debugger.store, session, at, imported=imported)
-    document["tokens"] = tokens_json(talk, debugger.redaction, debugger.prices)
+    document["tokens"] = tokens_json(
+        talk, debugger.redaction, debugger.prices, times=debugger.times(session)
+    )
     document.update(total=len(flying), offset=offset, limit=limit)
     return document
