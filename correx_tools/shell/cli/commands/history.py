@@ -36,7 +36,7 @@ from ..sources.shown import redaction_of
 NOT_RECORDED = "not recorded"
 """What the table says of a start the transcript does not record."""
 COLUMNS = (
-    Column("sequence", right=True),
+    Column("sequence"),
     Column("recorded at"),
     Column("status"),
     Column("detail", fit="cut", least=12, give=1),

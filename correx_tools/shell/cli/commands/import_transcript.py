@@ -32,6 +32,7 @@ from ...transcripts.importing.options import ImportOptions
 from ...transcripts.recognising import FORMATS, is_database
 from .. import arguments
 from ..errors import CliError
+from ..output.readable import counted
 from ..output.render import emit
 from ..output.tables import Column, table
 from ..output.terminal import Progress
@@ -153,15 +154,15 @@ def _one_text(source: str, dest: str, done: TranscriptImport) -> str:
         )
     elif done.grown:
         head = (
-            f"{source} grew: added {done.events} events to session {done.session_id} in "
+            f"{source} grew: added {counted(done.events, 'event')} to session {done.session_id} in "
             f"{dest} ({done.format})"
         )
     else:
         head = (
             f"imported {source} ({done.format}) into {dest} as session "
-            f"{done.session_id}: {done.events} events"
+            f"{done.session_id}: {counted(done.events, 'event')}"
         )
-    lines = [head, f"{done.invocations} invocations: {counts}"]
+    lines = [head, f"{counted(done.invocations, 'invocation')}: {counts}"]
     if done.in_flight:
         lines.append(f"{done.in_flight} still in flight at the end of the transcript")
     if done.skipped:
