@@ -144,11 +144,16 @@ LAYERS = [
         ],
     ),
     (
-        "correx_tools.core.report",
-        ["correx_tools.core.replay", "correx_tools.core.lifecycle", "correx_tools.core.tools"],
+        "correx_tools.core.catalog",
+        [
+            "correx_tools.core.report",
+            "correx_tools.core.replay",
+            "correx_tools.core.lifecycle",
+            "correx_tools.core.tools",
+        ],
     ),
     (
-        "correx_tools.core.catalog",
+        "correx_tools.core.report",
         ["correx_tools.core.replay", "correx_tools.core.lifecycle", "correx_tools.core.tools"],
     ),
     ("correx_tools.core.replay", ["correx_tools.core.lifecycle", "correx_tools.core.tools"]),

@@ -65,6 +65,11 @@ def rows_of(path: Path) -> list[list[tuple[Any, ...]]]:
                 "SELECT * FROM invocations ORDER BY 1",
                 "SELECT * FROM checkpoints ORDER BY 1, 2",
                 "SELECT * FROM session_heads ORDER BY 1",
+                # The catalog, folded anew after a copy in parts, as one pass keeps it.
+                "SELECT * FROM session_catalog ORDER BY 1",
+                "SELECT * FROM session_models ORDER BY 1, 2",
+                "SELECT * FROM session_spent ORDER BY 1, 2",
+                "SELECT * FROM session_activity ORDER BY 1, 2, 3",
             )
         ]
     finally:

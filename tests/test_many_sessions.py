@@ -14,14 +14,15 @@ from typing import Any
 import pytest
 
 from benchmarks.claude_folder import write_folder
-from correx_tools.shell.cli.main import main
 from correx_tools.shell.cli.output.cells import cell_width
+
+from .commands import correx
 
 DATA = Path(__file__).parent / "data" / "transcripts"
 
 
-class Ran:
-    """What one in-process run of the command printed, and its exit status."""
+class Answer:
+    """What one run of the command printed, and its exit status."""
 
     def __init__(self, status: int, out: str, err: str) -> None:
         self.status, self.out, self.err = status, out, err
@@ -31,21 +32,15 @@ class Ran:
 
 
 @pytest.fixture
-def run(capsys: pytest.CaptureFixture[str], tmp_path: Path,
-        monkeypatch: pytest.MonkeyPatch) -> Any:  # fmt: skip
+def run(tmp_path: Path) -> Any:
+    """The command run in this process, with a cache of the test's own (a ``COLUMNS``
+    given, or none at all: the width of a table printed where nothing says one)."""
     cache = tmp_path / "cache.sqlite"
 
-    def ran(*argv: str, columns: int | None = None) -> Ran:
-        if columns is not None:
-            monkeypatch.setenv("COLUMNS", str(columns))
-        else:
-            monkeypatch.delenv("COLUMNS", raising=False)
-        try:
-            status = main([*argv, "--cache", str(cache)] if argv[0] != "stats" else list(argv))
-        except SystemExit as leaving:
-            status = int(leaving.code or 0)
-        out, err = capsys.readouterr()
-        return Ran(status, out, err)
+    def ran(*argv: str, columns: int | None = None) -> Answer:
+        given = [*argv, "--cache", str(cache)] if argv[0] != "stats" else list(argv)
+        done = correx(*given, env={"COLUMNS": None if columns is None else str(columns)})
+        return Answer(done.returncode, done.stdout, done.stderr)
 
     return ran
 
@@ -224,3 +219,86 @@ def test_usage_as_csv_has_the_json_rows(run: Any, folder: Path) -> None:
     lines = run("usage", str(folder), "--by", "month", "--csv").out.splitlines()
     assert lines[0].startswith("key,sessions,calls,input,output,cache_read,cache_write")
     assert [line.split(",")[0] for line in lines[1:]] == [r["key"] for r in rows] + ["total"]
+
+
+def _module(run: Any, folder: Path) -> str:
+    """A module the generated sessions work on (their prompts end with its name)."""
+    titles = [s["title"] for s in run("sessions", str(folder), "--json").json()["sessions"]]
+    return next(t.split()[-1] for t in titles if t.startswith("fix the failing tests in"))
+
+
+def test_search_finds_a_word_or_a_phrase_in_every_session(run: Any, folder: Path) -> None:
+    module = _module(run, folder)
+    every = run("search", str(folder), module, "--json").json()["hits"]
+    assert every and all(module in hit["snippet"].lower() for hit in every)
+    assert {hit["field"] for hit in every} >= {"arguments", "said"}
+    assert len({hit["session_id"] for hit in every}) > 1  # across sessions
+    said = run("search", str(folder), module, "--in", "said", "--json").json()["hits"]
+    assert said and {hit["field"] for hit in said} == {"said"}
+    assert all(hit["invocation_id"] is None for hit in said)
+    phrase = run("search", str(folder), f'"def {module}_"', "--json").json()["hits"]
+    assert phrase and all(f"def {module}_" in hit["snippet"] for hit in phrase)
+    apart = run("search", str(folder), f'"{module}_ def"', "--json").json()["hits"]
+    assert apart == []  # a phrase is its words in order
+    assert set(every[0]) == {"session_id", "invocation_id", "sequence", "field", "snippet",
+                             "open", "page"}  # fmt: skip
+
+
+def test_each_hit_says_how_to_open_it_and_the_command_opens_it(run: Any, folder: Path) -> None:
+    [hit] = run("search", str(folder), f'"def {_module(run, folder)}_"', "--in", "arguments",
+                "--limit", "1", "--json").json()["hits"]  # fmt: skip
+    words = hit["open"].split()
+    assert words[:3] == ["correx-tools", "history", str(folder)]
+    opened = run(*words[1:], "--json").json()
+    assert opened["invocation_id"] == hit["invocation_id"]
+    assert hit["page"].startswith(f"/sessions/{hit['session_id']}?at={hit['sequence']}")
+
+
+def test_search_with_filters_and_a_limit_and_nothing_found(run: Any, folder: Path) -> None:
+    module = _module(run, folder)
+    picked = run("search", str(folder), "main.py", "--project", "project-001", "--json").json()
+    sessions = run("sessions", str(folder), "--project", "project-001", "--json").json()
+    allowed = {s["session_id"] for s in sessions["sessions"]}
+    assert picked["hits"] and {hit["session_id"] for hit in picked["hits"]} <= allowed
+    shown = run("search", str(folder), module, "--limit", "3", columns=100)
+    lines = shown.out.splitlines()
+    assert lines[0].split() == ["session", "seq", "field", "call", "found"]
+    assert len(lines) == 2 + 3 + 2 and lines[-1] == "more hits: --limit 0 shows all"
+    assert lines[-2].startswith("open one: correx-tools history ")
+    nothing = run("search", str(folder), "zebra-crossing-nowhere")
+    assert nothing.status == 1
+    assert nothing.out.strip() == "nothing found for zebra-crossing-nowhere"
+
+
+def test_a_secret_in_a_hit_is_masked_before_it_is_cut(run: Any, tmp_path: Path) -> None:
+    root = tmp_path / "projects"
+    write_folder(root, 2, projects=1, days=1, turns=1)
+    secret = "sk-ant-api03-" + "Zq7_" * 10
+    first = sorted(root.rglob("*.jsonl"))[0]
+    text = first.read_text(encoding="utf-8").replace("fix the failing", f"key {secret} fix the")
+    first.write_text(text, encoding="utf-8")
+    found = run("search", str(root), "key", "--in", "said", "--json")
+    assert found.json()["hits"] and secret not in found.out
+    assert "[REDACTED" in found.json()["hits"][0]["snippet"]
+
+
+def test_with_no_source_every_agents_folder_is_read(
+    run: Any, folder: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(folder.parent))
+    for name in ("CODEX_HOME", "GEMINI_CLI_HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME"):
+        monkeypatch.setenv(name, str(home / name.lower()))
+    listed = run("sessions", "--json")
+    assert listed.status == 0, listed.err
+    assert listed.json()["total"] == 60
+    assert "Claude Code:" in listed.err  # each folder found said in one line
+    session = listed.json()["sessions"][0]["session_id"]
+    replayed = run("replay", session[:12], "--json")
+    assert replayed.status == 0, replayed.err
+    assert replayed.json()["session_id"] == session
+    hit = run("search", "main.py", "--limit", "1", "--json").json()["hits"][0]
+    assert hit["open"].split()[:2] == ["correx-tools", "history"]
+    assert run(*hit["open"].split()[1:], "--json").status == 0

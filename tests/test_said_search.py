@@ -15,9 +15,10 @@ import pytest
 
 from correx_tools import SQLiteEventStore
 from correx_tools.core.report.redaction import Redaction
-from correx_tools.shell.serve import everywhere, said_search
-from correx_tools.shell.serve.debugger import Debugger
-from correx_tools.shell.transcripts.importing import import_transcripts
+from correx_tools.shell.serve.api import everywhere
+from correx_tools.shell.serve.api import said as said_search
+from correx_tools.shell.serve.debugger.debugger import Debugger
+from correx_tools.shell.transcripts.importing.importing import import_transcripts
 
 from .transcript_samples import DATA
 

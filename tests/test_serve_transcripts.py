@@ -126,11 +126,12 @@ def test_a_transcript_deleted_while_served_is_one_line_and_the_rest_is_served(
     try:
         doomed = folder / "-home-me-repo" / "doomed.jsonl"
         shutil.copy(DATA / "mcp" / "traffic-bare.jsonl", doomed)
-        wait_for(lambda: row_of(server, "doomed"), timeout=10)
+        session = "-home-me-repo/doomed"  # MCP traffic records no id: its place names it
+        wait_for(lambda: row_of(server, session), timeout=10)
         doomed.unlink()
-        wait_for(lambda: row_of(server, "doomed") is None, timeout=10)
+        wait_for(lambda: row_of(server, session) is None, timeout=10)
         assert row_of(server, CODEX_SESSION) is not None
-        status, body, _ = server.get("/api/v1/sessions/doomed")
+        status, body, _ = server.get(f"/api/v1/sessions/{quote(session, safe='')}")
         assert status == 404 and "no session" in body["error"]
     finally:
         code, stderr = server.stop()

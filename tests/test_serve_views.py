@@ -32,7 +32,8 @@ PARENT = "4d5611e5-241a-462a-8d15-5122611a9569"
 CHILD = f"{PARENT}/agent-a2898e3"
 TASK = f"{PARENT}/toolu_017pLRuPHYTX5t99EnLyV53m"
 CODEX = "019a95d1-3c7e-7b22-a4f0-6e1d2c9b8a53"
-SWE = "marshmallow-1867_function_calling"
+SWE = "swe-agent/marshmallow-1867_function_calling"
+"""Named by its place in the folder (a trajectory records no id of its own)."""
 OPENCODE = "ses_4f8e21c07ffdR2kLq9mT3xYb7w"
 PONY = "ponylang__ponyc-4595"
 SECRET = "sk-ant-api03-" + "Q" * 40
@@ -74,7 +75,8 @@ def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     codex = next((DATA / "codex").glob("rollout-*.jsonl"))
     (root / "codex").mkdir()
     shutil.copy(codex, root / "codex" / codex.name)
-    for agent, name in (("swe-agent", f"{SWE}.traj"), ("opencode", f"{OPENCODE}.json"),
+    for agent, name in (("swe-agent", "marshmallow-1867_function_calling.traj"),
+                        ("opencode", f"{OPENCODE}.json"),
                         ("openhands", f"multi_swe_bench_{PONY}.json")):  # fmt: skip
         (root / agent).mkdir()
         shutil.copy(DATA / agent / name, root / agent / name)

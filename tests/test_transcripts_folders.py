@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from correx_tools import InMemoryEventStore, PostgresEventStore, SQLiteEventStore
-from correx_tools.shell.transcripts.importing.folders import import_folder, transcript_files
+from correx_tools.shell.transcripts.importing.files import transcript_files
+from correx_tools.shell.transcripts.importing.folders import import_folder
 
 from .commands import Ran, correx
 from .privileges import as_nobody, open_folder

@@ -8,8 +8,7 @@ database). A week begins on Monday (ISO 8601) and is named by that day. A **bloc
 ccusage's 5-hour window: it begins at the whole hour (UTC) of a usage and takes every
 later usage up to five hours after that start, unless more than five hours pass between
 two usages; it is named by its start, local. Calls and sessions are counted where they
-happened; tokens where they were spent; by model, calls (which no model makes) are counted
-in the total only.
+happened; tokens where they were spent.
 
 **Cost** is the priced tokens' (at the table's prices, by model); tokens of a model with
 no price (or none recorded) are never counted as $0: they are `UsageRow.unpriced_tokens`,
@@ -41,6 +40,19 @@ BLOCK_HOURS = 5
 
 Local = Callable[[datetime], datetime]
 """From a UTC time to the wall-clock time of the zone asked for."""
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Report:
+    """What a usage report asks: how to group (``by``), the zone's clock (``local``), the
+    prices, and the range of time (UTC, ``[since, until)``; ``None``: no bound)."""
+
+    by: By
+    local: Local
+    prices: PriceTable
+    since: datetime | None = None
+    until: datetime | None = None
 
 
 @final
@@ -97,12 +109,18 @@ def usage_rows(entries: Iterable[Entry], by: By, *, local: Local,
     keyed = _blocks(entries, local) if by == "block" else None
     tallies: dict[str, _Tally] = {}
     total = _Tally()
+    by_time: dict[int | None, str] = {}  # a day, week or month, by quarter: found once each
     for number, (listed, quarter, model, window) in enumerate(entries):
-        total.add(listed.session_id, model, window, prices)
-        if by == "model" and not window.messages:
-            continue  # calls are no model's: counted in the total only
-        key = keyed[number] if keyed is not None else _key(by, listed, quarter, model, local)
+        if keyed is not None:
+            key = keyed[number]
+        elif by in ("day", "week", "month"):
+            key = by_time.get(quarter) or by_time.setdefault(
+                quarter, _key(by, listed, quarter, model, local)
+            )
+        else:
+            key = _key(by, listed, quarter, model, local)
         tallies.setdefault(key, _Tally()).add(listed.session_id, model, window, prices)
+        total.add(listed.session_id, model, window, prices)
     rows = [tally.row(key) for key, tally in tallies.items()]
     if by in ("day", "week", "month", "block"):
         rows.sort(key=lambda row: (row.key == NONE_KEY, row.key))
@@ -115,12 +133,7 @@ def _key(by: By, listed: Listed, quarter: int | None, model: str | None, local: 
     facts = listed.facts
     match by:
         case "day" | "week" | "month":
-            if quarter is None:
-                return NONE_KEY
-            day = local(quarter_start(quarter)).date()
-            if by == "week":
-                return (day - timedelta(days=day.weekday())).isoformat()
-            return day.isoformat() if by == "day" else day.isoformat()[:7]
+            return time_key(by, quarter, local)
         case "project":
             return facts.project or NONE_KEY
         case "model":
@@ -135,6 +148,16 @@ def _key(by: By, listed: Listed, quarter: int | None, model: str | None, local: 
             return listed.session_id
         case "block":  # pragma: no cover - keyed by `_blocks`
             raise AssertionError(by)
+
+
+def time_key(by: Literal["day", "week", "month"], quarter: int | None, local: Local) -> str:
+    """The day, week or month (local) a quarter falls in; `NONE_KEY` for no time."""
+    if quarter is None:
+        return NONE_KEY
+    day = local(quarter_start(quarter)).date()
+    if by == "week":
+        return (day - timedelta(days=day.weekday())).isoformat()
+    return day.isoformat() if by == "day" else day.isoformat()[:7]
 
 
 def _blocks(entries: list[Entry], local: Local) -> list[str]:

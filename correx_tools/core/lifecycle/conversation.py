@@ -79,12 +79,25 @@ class TokenUsage:
             _check_count(getattr(self, name), name)
 
     def __add__(self, other: TokenUsage) -> TokenUsage:
-        return TokenUsage(
-            input=self.input + other.input,
-            output=self.output + other.output,
-            cache_read=self.cache_read + other.cache_read,
-            cache_write=self.cache_write + other.cache_write,
+        # Two checked usages add up to counts that are ints >= 0: not checked again (a
+        # report adds a usage per window of every session).
+        return TokenUsage.unchecked(
+            self.input + other.input,
+            self.output + other.output,
+            self.cache_read + other.cache_read,
+            self.cache_write + other.cache_write,
         )
+
+    @staticmethod
+    def unchecked(input: int, output: int, cache_read: int, cache_write: int) -> TokenUsage:
+        """A usage of counts the caller knows to be ints >= 0 (a sum of usages, or what a
+        store wrote from one), made without checking them again."""
+        made = object.__new__(TokenUsage)
+        object.__setattr__(made, "input", input)
+        object.__setattr__(made, "output", output)
+        object.__setattr__(made, "cache_read", cache_read)
+        object.__setattr__(made, "cache_write", cache_write)
+        return made
 
     @property
     def total(self) -> int:

@@ -46,10 +46,23 @@ def count(text: str) -> int:
     return value
 
 
-def add_source(parser: argparse.ArgumentParser, *, transcripts: bool = True) -> None:
+EVERY_FOLDER = "default: every agent's folder found on this machine"
+
+
+def add_source(
+    parser: argparse.ArgumentParser, *, transcripts: bool = True, optional: bool = False
+) -> None:
     """The positional SOURCE; with ``transcripts``, also the options of a SOURCE that is a
-    transcript or a folder of them (read through a cache)."""
-    parser.add_argument("source", metavar="SOURCE", help=SOURCE_HELP if transcripts else STORE_HELP)
+    transcript or a folder of them (read through a cache); ``optional``: left out, every
+    agent's folder found on the machine."""
+    if optional:
+        parser.add_argument(
+            "source", metavar="SOURCE", nargs="?", help=f"{SOURCE_HELP} ({EVERY_FOLDER})"
+        )
+    else:
+        parser.add_argument(
+            "source", metavar="SOURCE", help=SOURCE_HELP if transcripts else STORE_HELP
+        )
     if transcripts:
         add_cache_arguments(parser)
 

@@ -46,6 +46,8 @@ COMMANDS = (
             "the most recent first, with filters", "sessions"),
     Command("usage", "what sessions spent, by day, week, month, project, model, agent, "
             "machine, session or 5-hour block: sessions, calls, tokens and cost", "usage"),
+    Command("search", "find what agents did across every session: calls' arguments, their "
+            "outputs, what was said", "search"),
     Command("replay", "replay a session and show its invocations", "replay"),
     Command("history", "every version of one invocation's record", "history"),
     Command("diff", "the invocations added or changed between two sequences", "diff"),

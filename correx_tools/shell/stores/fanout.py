@@ -29,6 +29,7 @@ from .port import EventStore
 from .sql.store import SqlEventStore
 
 P = TypeVar("P")
+R = TypeVar("R")
 
 _DIED = (
     "a worker process ended before its part was done (killed, or out of memory); "
@@ -82,6 +83,16 @@ def _quiet() -> None:
     threading.Thread(target=watch, daemon=True).start()
 
 
+def fork_is_safe() -> bool:
+    """Whether worker processes may be forked from this one: on Linux, from the main thread
+    of a process that runs no other (elsewhere, or beside other threads, they are spawned)."""
+    return (
+        sys.platform == "linux"
+        and threading.current_thread() is threading.main_thread()
+        and threading.active_count() == 1
+    )
+
+
 Task = str | Callable[[SqlEventStore, Any], Any]
 """What a worker does with a part: the name of a store's own `work_part` task, or a
 callable (picklable, as a module's function or a dataclass is) given the store and part."""
@@ -105,12 +116,17 @@ def _work(address: StoreAddress, task: Task, part: Any) -> Any:
 @final
 class Workers:
     """``count`` processes, this one among them, working the parts of the store at
-    ``address`` (`sql.parts.Runner`); the worker processes start when first needed."""
+    ``address`` (`sql.parts.Runner`), or any parts given to a plain function
+    (`stream_calls`: no store); the worker processes start when first needed."""
 
-    def __init__(self, address: StoreAddress, count: int) -> None:
+    def __init__(self, address: StoreAddress | None, count: int, *, forked: bool = False) -> None:
         if count < 1:
             raise ValueError(f"workers must be >= 1, got {count}")
         self._address, self._count = address, count
+        # A forked worker starts at once, with what this process imported; a spawned one
+        # imports it again (a third of a second). Forking is safe only where no other
+        # thread may hold a lock the child would inherit held: asked for, and granted then.
+        self._start = "fork" if forked and fork_is_safe() else "spawn"
         self._pool: ProcessPoolExecutor | None = None
 
     @property
@@ -152,7 +168,7 @@ class Workers:
         if self._pool is None:
             # As many processes as asked for: `stream` keeps them all busy; `run` all but
             # one (this process works too), and the pool starts only the ones it uses.
-            context = multiprocessing.get_context("spawn")
+            context = multiprocessing.get_context(self._start)
             self._pool = ProcessPoolExecutor(
                 max_workers=self._count, mp_context=context, initializer=_quiet
             )
@@ -165,17 +181,36 @@ class Workers:
         every part worked by a worker process while this one takes them in (writes them);
         at most a few are held at a time, so memory stays bounded by a part. `WorkerLost`
         if a worker died; the parts not started are dropped when the caller stops."""
+        address = self._address
+        assert address is not None, "a store's parts need the store's address"
+        return self._stream(lambda pool, part: pool.submit(_work, address, task, part),
+                            parts, here)  # fmt: skip
+
+    def stream_calls(
+        self, work: Callable[[P], R], parts: Sequence[P], here: Callable[[P], R]
+    ) -> Generator[R, None, None]:
+        """`stream` of a plain function (a module's, so that it pickles) of each part: no
+        store is opened. Its errors come back as they were raised (`WorkerLost` if a worker
+        died)."""
+        return self._stream(lambda pool, part: pool.submit(work, part), parts, here)
+
+    def _stream(
+        self,
+        submit: Callable[[ProcessPoolExecutor, P], Future[Any]],
+        parts: Sequence[P],
+        here: Callable[[P], Any],
+    ) -> Generator[Any, None, None]:
         if self._count < 2 or len(parts) < 2:
             yield from (here(part) for part in parts)
             return
-        pool, address = self._started(), self._address
+        pool = self._started()
         pending: deque[Future[Any]] = deque()
         left = iter(parts)
         try:
             while True:
                 try:
                     while len(pending) <= self._count and (part := next(left, None)):
-                        pending.append(pool.submit(_work, address, task, part))
+                        pending.append(submit(pool, part))
                     if not pending:
                         return
                     result = self._result(pending.popleft())
@@ -195,6 +230,7 @@ class Workers:
         if self._count < 2 or len(parts) < 2:
             return [here(part) for part in parts]
         pool, address = self._started(), self._address
+        assert address is not None, "a store's parts need the store's address"
         left = deque(range(len(parts)))
         lock = threading.Lock()
         results: dict[int, Any] = {}

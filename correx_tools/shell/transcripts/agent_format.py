@@ -32,7 +32,8 @@ class Shape:
     (``looks_like``, given the document, the first records of a JSON Lines file, or the
     Markdown text) and how it is read (``read(content, name)``, ``name`` being the
     session's name of last resort). ``rank`` orders the formats tried on one shape,
-    lowest first."""
+    lowest first. ``looks_like`` is light; ``read`` imports its reader when first
+    called, so that recognising a file, or a look that reads none, imports no reader."""
 
     rank: int
     looks_like: Callable[[Any], bool]

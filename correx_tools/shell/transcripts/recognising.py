@@ -117,9 +117,33 @@ def _database(path: Path, format: str, session: str | None) -> list[Transcript]:
     raise refused
 
 
-def default_name(path: Path) -> str:
-    """A session's name of last resort: the file's, or its folder's where the file's name
-    is the same for every session (`AgentFormat.session_file`)."""
+def default_name(path: Path, root: Path | None = None) -> str:
+    """A session's name where its transcript records no id of its own: where its file lies
+    under the folder ``root`` it was found in, its parts joined by ``/`` and without the
+    file's suffix (``run-2/fix-auth.traj`` is ``run-2/fix-auth``), or its folder's place
+    where every session's file has the same name (`AgentFormat.session_file`:
+    ``web/app/.aider.chat.history.md`` is ``web/app``). Relative, so the same folder read
+    from elsewhere gives the same names; two files under one root never share one.
+
+    A file named on its own (``root`` is ``None``, or the file), or a session's file right
+    in ``root``, has its own name: the file's without its suffix, or its folder's.
+
+    >>> default_name(Path("runs/run-2/fix-auth.traj"), Path("runs"))
+    'run-2/fix-auth'
+    >>> default_name(Path("runs/run-2/fix-auth.traj"))
+    'fix-auth'
+    """
+    if root is not None:
+        try:
+            parts = path.relative_to(root).parts
+        except ValueError:  # not under it: named as a file on its own
+            parts = ()
+        if path.name in SESSION_FILES:
+            parts = parts[:-1]
+        elif parts:
+            parts = (*parts[:-1], Path(parts[-1]).stem)
+        if parts:
+            return "/".join(parts)
     if path.name in SESSION_FILES:
         return path.resolve().parent.name or path.stem
     return path.stem

@@ -23,7 +23,7 @@ TOOLS_SHOWN = 10
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The arguments of ``correx-tools diff``."""
-    arguments.add_source(parser)
+    arguments.add_source(parser, optional=True)
     arguments.add_session(parser)
     parser.add_argument("a", type=int, metavar="A")
     parser.add_argument("b", type=int, metavar="B")

@@ -45,7 +45,7 @@ COLUMNS = (
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The arguments of ``correx-tools history``."""
-    arguments.add_source(parser)
+    arguments.add_source(parser, optional=True)
     arguments.add_session(parser)
     parser.add_argument("invocation", metavar="INVOCATION", help=arguments.INVOCATION_HELP)
     arguments.add_prices_argument(parser)

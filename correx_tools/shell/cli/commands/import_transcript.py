@@ -19,14 +19,8 @@ from returns.result import Success
 
 from ...stores.addresses import POSTGRES_SCHEMES
 from ...transcripts.errors import TranscriptError
-from ...transcripts.importing.folders import (
-    FileImport,
-    FolderImport,
-    file_size,
-    import_files,
-    shown,
-    transcript_files,
-)
+from ...transcripts.importing.files import FileImport, file_size, shown, transcript_files
+from ...transcripts.importing.folders import FolderImport, import_files
 from ...transcripts.importing.importing import TranscriptImport, import_bytes, import_transcripts
 from ...transcripts.importing.options import ImportOptions
 from ...transcripts.recognising import FORMATS, is_database
@@ -206,8 +200,9 @@ def _many(args: argparse.Namespace, staging: Staging) -> Callable[[], int]:
         transcript_files(root, exclude=_store_files(args.dest)) if root.is_dir() else ([root], [])
     )
     with Progress("importing transcripts (bytes)", sum(map(file_size, paths)), sys.stderr) as bar:
-        done = import_files(paths, store, _options(args),
-                            progress=bar.advance).with_files(unreadable)  # fmt: skip
+        found_in = root if root.is_dir() else None  # names the sessions that record no id
+        done = import_files(paths, store, _options(args), progress=bar.advance,
+                            root=found_in).with_files(unreadable)  # fmt: skip
     done = FolderImport(tuple(_told(file, staging) for file in done.files))
     if not root.is_dir() and done.files and all(file.skipped for file in done.files):
         # One file named, and no transcript: an error, as for any other file.

@@ -23,7 +23,7 @@ REFUSED_SHOWN = 10
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The arguments of ``correx-tools replay``."""
-    arguments.add_source(parser)
+    arguments.add_source(parser, optional=True)
     arguments.add_session(parser)
     parser.add_argument(
         "--at",

@@ -20,7 +20,7 @@ from ....core.lifecycle.status import ToolInvocationStatus
 from ....core.replay.pricing import PriceTable, cost_of
 from ....core.replay.talk_summary import cut_title
 from ....core.report.redaction import Redaction
-from ...catalog.choosing import catalog_of
+from ...catalog.picking import catalog_of
 from ...replay.documents import iso_time
 from .. import arguments
 from ..output.fitted import Column, fitted, table_width
@@ -40,13 +40,7 @@ ON_A_TERMINAL = 30
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The arguments of ``correx-tools sessions``."""
-    parser.add_argument(
-        "source",
-        metavar="SOURCE",
-        nargs="?",
-        help=f"{arguments.SOURCE_HELP} (default: every agent's folder found on this machine)",
-    )
-    arguments.add_cache_arguments(parser)
+    arguments.add_source(parser, optional=True)
     arguments.add_session_filters(parser)
     parser.add_argument(
         "--limit",

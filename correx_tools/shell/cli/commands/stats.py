@@ -153,7 +153,7 @@ def _noting_tools(
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The arguments of ``correx-tools stats``."""
-    arguments.add_source(parser)
+    arguments.add_source(parser, optional=True)
     arguments.add_session(parser)
     parser.add_argument("--at", type=int, metavar="SEQ", help="the state right after this sequence")
     parser.add_argument("--lenient", action="store_true", help="skip events the lifecycle refuses")

@@ -15,8 +15,8 @@ import csv
 import io
 from typing import Any
 
-from ....core.catalog.usage import BY, UsageRow, usage_rows
-from ...catalog.choosing import catalog_of
+from ....core.catalog.usage import BY, Report, UsageRow
+from ...catalog.picking import catalog_of, usage_of
 from .. import arguments
 from ..output.fitted import Column, fitted, table_width
 from ..output.render import emit, in_line
@@ -29,13 +29,7 @@ from ..sources.stores import open_source_or_agents
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The arguments of ``correx-tools usage``."""
-    parser.add_argument(
-        "source",
-        metavar="SOURCE",
-        nargs="?",
-        help=f"{arguments.SOURCE_HELP} (default: every agent's folder found on this machine)",
-    )
-    arguments.add_cache_arguments(parser)
+    arguments.add_source(parser, optional=True)
     parser.add_argument(
         "--by",
         choices=BY,
@@ -57,8 +51,9 @@ def run(args: argparse.Namespace) -> int:
     store, label = open_source_or_agents(args.source)
     catalog = catalog_of(store, repository_for(store, label, lenient=True))
     # The filters pick sessions; --since and --until also bound the activity counted.
-    entries = catalog.activity(query, since=query.since, until=query.until)
-    rows, total = usage_rows(entries, args.by, local=lambda t: local(t, zone), prices=prices)
+    report = Report(by=args.by, local=lambda t: local(t, zone), prices=prices,
+                    since=query.since, until=query.until)  # fmt: skip
+    rows, total = usage_of(catalog, query, report)
     if args.csv:
         print(_csv(rows, total), end="", flush=True)
         return 0
@@ -136,9 +131,6 @@ def _text(by: str, rows: list[UsageRow], total: UsageRow, *, wide: bool) -> str:
         for row in [*rows, total]
     ]  # fmt: skip
     cells[-1][0] = "total"
-    if by == "model":  # calls are no model's: they are in the total alone
-        for row_cells in cells[:-1]:
-            row_cells[2] = "-"
     shown = fitted((Column(by, fit="cut", least=10, ease=28, give=1), *COLUMNS[1:]), cells,
                    width=None if wide else table_width())  # fmt: skip
     lines = shown.split("\n")

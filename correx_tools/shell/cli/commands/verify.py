@@ -15,6 +15,7 @@ from ..errors import CliError
 from ..output.render import emit
 from ..output.terminal import Progress
 from ..sources.loading import find_session
+from ..sources.options import files_not_shown
 from ..sources.stores import close_store, open_store, redact
 
 
@@ -49,14 +50,17 @@ def run(args: argparse.Namespace) -> int:
     finally:
         close_store(store)
     faults = [fault for check in checks for fault in check.faults]
+    # Of a transcript SOURCE checked whole: the files its sessions do not show as they are.
+    unshown = [] if args.session else files_not_shown()
     document: dict[str, Any] = {
         "source": redact(args.source),
-        "intact": not faults,
+        "intact": not faults and not unshown,
         "sessions": [_check_json(check) for check in checks],
         "repaired": repaired,
+        "not_shown": [{"file": file, "reason": reason} for file, reason in unshown],
     }
-    emit(args, document, lambda: _text(checks, repaired, repair=args.repair))
-    return 0 if not faults else 1
+    emit(args, document, lambda: _text(checks, repaired, unshown, repair=args.repair))
+    return 0 if not faults and not unshown else 1
 
 
 def _repair(store: object, checks: list[SessionCheck]) -> tuple[list[SessionCheck], list[str]]:
@@ -88,10 +92,17 @@ def _check_json(check: SessionCheck) -> dict[str, Any]:
     }
 
 
-def _text(checks: list[SessionCheck], repaired: list[str], *, repair: bool) -> str:
+def _text(
+    checks: list[SessionCheck],
+    repaired: list[str],
+    unshown: list[tuple[str, str]],
+    *,
+    repair: bool,
+) -> str:
     lines = [f"rebuilt the index of session {session!r} from its events" for session in repaired]
     faults = [fault for check in checks for fault in check.faults]
     lines += [str(fault) for fault in faults]
+    lines += [f"not shown: {file}: {reason}" for file, reason in unshown]
     events = sum(check.events for check in checks)
     invocations = sum(check.invocations for check in checks)
     sessions = sum(1 for check in checks if check.session_id)
@@ -99,9 +110,14 @@ def _text(checks: list[SessionCheck], repaired: list[str], *, repair: bool) -> s
         f"{sessions:,} session{'' if sessions == 1 else 's'}, {events:,} event"
         f"{'' if events == 1 else 's'}, {invocations:,} invocation{'' if invocations == 1 else 's'}"
     )
+    files = f"{len(unshown):,} file{'' if len(unshown) == 1 else 's'} not shown (above)"
     if not faults:
-        lines.append(f"checked {counted}: intact")
+        lines.append(
+            f"checked {counted}: " + (f"{files}, the rest intact" if unshown else "intact")
+        )
         return "\n".join(lines)
+    if unshown:
+        lines.append(files)
     damaged = {fault.session_id for fault in faults if fault.session_id}
     where = [f"{len(damaged):,} session{'' if len(damaged) == 1 else 's'}"] if damaged else []
     if any(not fault.session_id for fault in faults):

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ...transcripts.cache.cache import Look
-from ...transcripts.importing.folders import SUFFIXES
+from ...transcripts.cache.look import Look
+from ...transcripts.importing.files import SUFFIXES
 
 _NONE = "a folder with no transcripts in it; expected agents' transcript"
 

@@ -31,7 +31,7 @@ from ...stores.port import EventStore, IndexedStore
 from ...transcripts.description import session_description
 from ..errors import CliError
 from ..output.terminal import Progress
-from .stores import note_unindexed, open_store
+from .stores import note_unindexed, open_source_or_agents
 
 TIMELINE_STRIDE = 256
 SESSION_HELP = "a session's id, or the start of exactly one (as git takes a commit's)"
@@ -142,9 +142,9 @@ class OpenedSession(NamedTuple):
 def opened_session(args: argparse.Namespace, *, lenient: bool) -> Iterator[OpenedSession]:
     """``args.session`` of ``args.source``, seen in one view (strict unless ``lenient``);
     a one-line error for a source or session that is not there."""
-    store = open_store(args.source)
-    session = find_session(store, args.session, args.source)
-    repository = repository_for(store, args.source, lenient=lenient)
+    store, label = open_source_or_agents(args.source)
+    session = find_session(store, args.session, label)
+    repository = repository_for(store, label, lenient=lenient)
     with repository.view(session) as view:
         yield OpenedSession(store, session, view)
 

@@ -32,6 +32,9 @@ class SourceOptions:
     temporary: list[Path] = field(default_factory=list)
     refused: int = 0
     """Files of the transcripts opened that could not be read (each told on stderr)."""
+    not_shown: list[tuple[str, str]] = field(default_factory=list)
+    """Every file of the transcripts opened that is not shown as it is, with why, whichever
+    look found it (`TranscriptCache.not_shown`)."""
     files: dict[str, str] | None = None
     """Where each session of the transcripts opened was read from (its file's absolute
     path), for a command that asked for it (``{}``) before it opened them."""
@@ -82,6 +85,13 @@ def closed_at_the_end(store: EventStore) -> EventStore:
 def refused_files() -> int:
     """How many files of the transcripts this command opened could not be read."""
     return current_options().refused
+
+
+def files_not_shown() -> list[tuple[str, str]]:
+    """Every file of the transcripts this command opened that is not shown as it is, with
+    why (a transcript that could not be read, a session another file gave first with other
+    events, a folder that could not be read)."""
+    return current_options().not_shown
 
 
 def command_name() -> str:

@@ -16,8 +16,8 @@ from pathlib import Path
 from ...stores.addresses import redact_dsn
 from ...stores.port import EventStore
 from ...stores.sqlite import SQLiteEventStore
-from ...transcripts.cache.cache import Look
 from ...transcripts.cache.following import Follower
+from ...transcripts.cache.look import Look
 from .options import command_name
 from .stores import note_unindexed, open_store
 from .transcripts import (

@@ -12,7 +12,7 @@ from ...stores.codec.strict_json import EnvelopeError, loads_strict
 from ...stores.jsonl import JsonlEventLog
 from ...stores.opening import open_source
 from ...stores.port import ClosableStore, EventStore, StoreLayoutError
-from ...transcripts.importing.folders import never_read
+from ...transcripts.importing.files import never_read
 from ..errors import CliError
 from .options import closed_at_the_end
 from .transcripts import EVERY_AGENT, agents_found, opened_folders, opened_transcripts

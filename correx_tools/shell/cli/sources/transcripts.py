@@ -31,10 +31,11 @@ import re2
 from ...stores.addresses import POSTGRES_SCHEMES
 from ...stores.port import EventStore, StoreLayoutError
 from ...stores.sqlite import SQLiteEventStore
-from ...transcripts.cache.cache import CacheError, Look, TranscriptCache, Watcher
+from ...transcripts.cache.cache import CacheError, TranscriptCache
+from ...transcripts.cache.look import Look, Watcher
 from ...transcripts.common.lines import LENIENT_HINT
 from ...transcripts.homes import AgentFolder, agent_folders, candidate_folders
-from ...transcripts.importing.folders import transcript_files
+from ...transcripts.importing.files import transcript_files
 from ...transcripts.recognising import FORMATS, SQLITE_HEADER, database_format
 from ..errors import CliError
 from ..output.render import in_line
@@ -264,9 +265,11 @@ def opened_folders(roots: Sequence[Path], label: str) -> EventStore:
     cache = open_cache(roots, label)
     options = current_options()
     try:
-        options.refused += len(checked_look(cache, label).refused)
+        look = checked_look(cache, label)
+        options.refused += len(look.refused)
+        options.not_shown += cache.not_shown(look)
         if options.files is not None:
-            for file in cache.listing()[0]:
+            for file, _ in cache.listing()[0]:
                 row = cache.file_row(file)
                 if row is not None:
                     options.files.update(dict.fromkeys(row.sessions, row.path))

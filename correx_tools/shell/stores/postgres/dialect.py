@@ -19,10 +19,11 @@ from typing import Any, final
 
 from ..addresses import redact_dsn
 from ..port import AppendErrorKind
-from ..sql.dialect import Cursor, ReadFault, WriteFault
+from ..sql.dialect import Cursor, ReadFault, SearchIndex, WriteFault
 from ..sql.layout import LAYOUT
 from .connection import Link, Unavailable
 from .layout import CHANNEL, id_key
+from .search import PostgresSearch
 
 try:
     import psycopg
@@ -48,6 +49,11 @@ class PostgresDialect:
             "checkpoints": prefix + "checkpoints",
             "sessions": prefix + "sessions",
             "settings": prefix + "settings",
+            "catalog": prefix + "catalog",
+            "models": prefix + "models",
+            "spent": prefix + "spent",
+            "activity": prefix + "activity",
+            "search_runs": prefix + "search_runs",
             "session": "session_key",
             "invocation": "invocation_key",
             # The layout's words (`correx_tools.shell.stores.sql.layout`):
@@ -62,6 +68,9 @@ class PostgresDialect:
             "index_prefix": "correx_",
         }
         self.schema = schema
+        self.search: SearchIndex = PostgresSearch(
+            prefix + "search", prefix + "search_runs", f"{schema}.correx_numbers"
+        )
         self.where = f"postgresql table {schema}.correx_events"
         self._spelled: dict[str, str] = {}
 
@@ -99,6 +108,11 @@ class PostgresDialect:
     def unindexed(column: str) -> str:
         """The planner is left to choose (it has statistics)."""
         return column
+
+    @staticmethod
+    def contains(column: str) -> str:
+        """``position``: where the bytes are found in the column's, from 1."""
+        return f"position(? in {column}) > 0"
 
     @staticmethod
     def key_sets(keys: Sequence[object]) -> Iterator[tuple[str, tuple[object, ...]]]:

@@ -25,7 +25,8 @@ import re
 from typing import Any
 
 from ..sql.dialect import Dialect
-from ..sql.layout import LAYOUT, index_statements
+from ..sql.layout import CATALOG_LAYOUT, LAYOUT, index_statements
+from .search import TABLES as SEARCH_TABLES
 
 SCHEMA_NAME = re.compile(r"[a-z_][a-z0-9_]{0,62}")
 
@@ -109,8 +110,10 @@ def lock_schema(connection: Any, schema: str) -> None:
     connection.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (f"correx:{schema}",))
 
 
-STORE_TABLES = ("correx_checkpoints", "correx_events", "correx_invocations",
-                "correx_session_heads", "correx_sessions", "correx_settings")  # fmt: skip
+STORE_TABLES = ("correx_activity", "correx_catalog", "correx_checkpoints", "correx_events",
+                "correx_invocations", "correx_models", "correx_search", "correx_search_runs",
+                "correx_session_heads",
+                "correx_sessions", "correx_settings", "correx_spent")  # fmt: skip
 """The tables a store of any layout keeps (other tables of the schema are not its)."""
 
 
@@ -175,6 +178,8 @@ def upgrade(connection: Any, d: Dialect, schema: str, interval: int, *, since: i
     built (`correx_tools.shell.stores.sql.rebuilding`)."""
     for statement in index_statements(since):
         connection.execute(d.sql(statement))
+    if since < CATALOG_LAYOUT:
+        _run(connection, schema, SEARCH_TABLES)
     _run(connection, schema, _TRIGGERS)
     _record(connection, schema, interval)
 

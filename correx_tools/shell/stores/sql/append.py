@@ -4,7 +4,8 @@ For each session in turn, inside the transaction: hold the session against
 other writers and check that the events continue it (`check_continues`),
 write the events with their index (`index_and_write`: their typed columns,
 effects and chain, the rows of the invocations they request — claiming those
-ids, unique across sessions — or move on, the checkpoints and the head), and
+ids, unique across sessions — or move on, the checkpoints and the head) and the
+session's catalog and words (`catalog.keep_catalog`), and
 move the session on. Anything refused rolls the whole transaction back: all or
 nothing.
 """
@@ -223,6 +224,10 @@ def index_and_write(
     write_images(d, cursor, session_id, new.values(), changed.values())
     write_checkpoints(d, cursor, session_id, group.checkpoints)
     save_head(d, cursor, session_id, group.head)
+    # Imported when first written: a command that only reads never loads the catalog's.
+    from .catalog import keep_catalog  # noqa: PLC0415
+
+    keep_catalog(d, cursor, session_id, events, group.head)
 
 
 def write_events(

@@ -46,8 +46,50 @@ class Cursor(Protocol):
     def __iter__(self) -> Iterator[Any]: ...
 
 
+class SearchIndex(Protocol):
+    """How one database keeps the full-text index of what agents did (`searching`).
+
+    Each indexed value is kept under an id (`searching`: a run's position and the
+    value's field) with its words, the tokenizer's (`correx_tools.core.catalog.words`).
+    """
+
+    def numbered(self, cursor: Cursor) -> int:
+        """A new number for a session's catalog, never given before."""
+        ...
+
+    def positions(self, cursor: Cursor, number: int, first: int, count: int) -> int:
+        """The first of ``count`` positions for the values of the session numbered
+        ``number`` from its sequence ``first`` on (`kept_words`)."""
+        ...
+
+    def written(self, cursor: Cursor, rows: Sequence[tuple[int, list[str]]]) -> None:
+        """Index ``rows`` (each an id and its words)."""
+        ...
+
+    def dropped(self, cursor: Cursor, number: int, rows: int) -> None:
+        """Let go of the ``rows`` values indexed for the session numbered ``number`` (its
+        runs are still there)."""
+        ...
+
+    def cleared(self, cursor: Cursor) -> None:
+        """Let go of every indexed value."""
+        ...
+
+    def wasted(self, cursor: Cursor) -> bool:
+        """Whether the values let go of cost enough to make the index again (`catalog`)."""
+        ...
+
+    def matching(self, every: Sequence[str]) -> tuple[str, str, str, tuple[Any, ...]]:
+        """What finds the values holding every word: its ``FROM`` part, the expression of a
+        found row's id, its condition and the condition's parameters."""
+        ...
+
+
 class Dialect(Protocol):
     """How one database spells the engine's SQL and keeps its values."""
+
+    search: SearchIndex
+    """Its full-text index."""
 
     where: str
     """How messages name where the events are (a file, a table)."""
@@ -90,6 +132,11 @@ class Dialect(Protocol):
     def unindexed(self, column: str) -> str:
         """``column`` spelled so that the planner does not walk an index of it (a test
         that should not choose the way a query reads)."""
+        ...
+
+    def contains(self, column: str) -> str:
+        """The test that ``column`` holds one parameter's text (ids as the database keeps
+        them) anywhere in it."""
         ...
 
     def key_sets(self, keys: Sequence[object]) -> Iterator[tuple[str, tuple[object, ...]]]:

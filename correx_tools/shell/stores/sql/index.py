@@ -108,7 +108,18 @@ def _head_row(d: Dialect, cursor: Cursor, session_id: str) -> tuple[Head, bool, 
 
 def save_head(d: Dialect, cursor: Cursor, session_id: str, head: Head) -> None:
     """Write the session's head (fresh: it was just computed), sealed."""
-    cursor.execute(
+    save_heads(d, cursor, [head_row(d, session_id, head)])
+
+
+def head_row(d: Dialect, session_id: str, head: Head) -> tuple[Any, ...]:
+    """A session's head as `save_heads` writes it, sealed."""
+    return (d.session_key(session_id), head.indexed_through, *head.counts, head.chain, False,
+            head_seal(session_id, head))  # fmt: skip
+
+
+def save_heads(d: Dialect, cursor: Cursor, rows: list[tuple[Any, ...]]) -> None:
+    """Write heads made by `head_row`."""
+    cursor.executemany(
         d.sql(
             "INSERT INTO {heads} ({session}, indexed_through, requested, started, completed, "
             "failed, rejected, refused, chain, stale, seal) "
@@ -119,9 +130,8 @@ def save_head(d: Dialect, cursor: Cursor, session_id: str, head: Head) -> None:
             "rejected = excluded.rejected, refused = excluded.refused, chain = excluded.chain, "
             "stale = excluded.stale, seal = excluded.seal"
         ),
-        (d.session_key(session_id), head.indexed_through, *head.counts, head.chain, False,
-         head_seal(session_id, head)),
-    )  # fmt: skip
+        rows,
+    )
 
 
 def marked_fresh(d: Dialect, cursor: Cursor, session_id: str) -> bool:
@@ -205,31 +215,11 @@ def write_images(
     taken already, then the owners of the ids are read back; an id owned by
     another session, or by another event of this one, is `Refused`.
     """
-    key = d.session_key(session_id)
-    fresh = {d.invocation_key(image.invocation_id): image for image in new}
+    fresh = list(new)
     if fresh:
-        cursor.executemany(
-            d.sql(
-                f"INSERT INTO {{invocations}} ({d.claim_columns}, {{session}}, sequence, status, "
-                "requested_at, started_seq, started_at, ended_seq, completed_at, tool_name, "
-                "tier, end_label, end_code, request_crc, end_crc, request_chain, end_chain, "
-                f"seal) VALUES ({_marks(d)}, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
-                "ON CONFLICT ({invocation}) DO NOTHING"
-            ),
-            [
-                (*d.claim_ids(i.invocation_id), key, *_columns(d, i), i.seal(session_id))
-                for i in fresh.values()
-            ],
-        )
-        query = d.sql(
-            "SELECT {invocation}, {session}, sequence FROM {invocations} WHERE {invocation} "
-        )
-        for fragment, keys in d.key_sets(list(fresh)):
-            for owned, owner, sequence in cursor.execute(query + fragment, keys):
-                image = fresh[owned]
-                if (owner, sequence) != (key, image.sequence):
-                    other = d.session_name(cursor, owner)
-                    raise Refused(duplicate(session_id, image.invocation_id, other))
+        claims = {d.invocation_key(i.invocation_id): (session_id, i.invocation_id, i.sequence)
+                  for i in fresh}  # fmt: skip
+        insert_claimed(d, cursor, new_rows(d, session_id, fresh), claims)
     rows = [(*_columns(d, i)[1:], i.seal(session_id), d.invocation_key(i.invocation_id))
             for i in changed]  # fmt: skip
     if rows:
@@ -242,6 +232,48 @@ def write_images(
             ),
             rows,
         )
+
+
+def new_rows(d: Dialect, session_id: str, images: Iterable[Image]) -> list[tuple[Any, ...]]:
+    """The rows of invocations first requested here, as `insert_claimed` writes them."""
+    key = d.session_key(session_id)
+    return [(*d.claim_ids(i.invocation_id), key, *_columns(d, i), i.seal(session_id))
+            for i in images]  # fmt: skip
+
+
+Claims = dict[object, tuple[str, str, int]]
+"""Each invocation key inserted, with its session's id, its id and the sequence of its
+request: whom the row must belong to."""
+
+
+def insert_claimed(d: Dialect, cursor: Cursor, rows: list[tuple[Any, ...]], claims: Claims) -> None:
+    """Insert invocation rows made by `new_rows` (of one session or several), each unless its
+    id is taken already, then read the owners of the ids back: an id owned by another
+    session, or by another event of the same one, is `Refused` (the first found, of the
+    first session in ``claims``' order that has one)."""
+    cursor.executemany(
+        d.sql(
+            f"INSERT INTO {{invocations}} ({d.claim_columns}, {{session}}, sequence, status, "
+            "requested_at, started_seq, started_at, ended_seq, completed_at, tool_name, "
+            "tier, end_label, end_code, request_crc, end_crc, request_chain, end_chain, "
+            f"seal) VALUES ({_marks(d)}, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+            "ON CONFLICT ({invocation}) DO NOTHING"
+        ),
+        rows,
+    )
+    query = d.sql("SELECT {invocation}, {session}, sequence FROM {invocations} WHERE {invocation} ")
+    order: dict[str, int] = {}
+    for session, _, _ in claims.values():
+        order.setdefault(session, len(order))
+    taken: list[tuple[int, int, str, str, object]] = []
+    for fragment, keys in d.key_sets(list(claims)):
+        for owned, owner, sequence in cursor.execute(query + fragment, keys):
+            session_id, invocation_id, requested = claims[owned]
+            if (owner, sequence) != (d.session_key(session_id), requested):
+                taken.append((order[session_id], len(taken), session_id, invocation_id, owner))
+    if taken:
+        _, _, session_id, invocation_id, owner = min(taken)
+        raise Refused(duplicate(session_id, invocation_id, d.session_name(cursor, owner)))
 
 
 def _marks(d: Dialect) -> str:

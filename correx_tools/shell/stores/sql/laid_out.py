@@ -14,8 +14,8 @@ from typing import Any
 
 from ..port import Reindexed, StoreLayoutError
 from .dialect import Database
-from .layout import ADDED_INDEXES, READABLE_LAYOUT
-from .rebuilding import rebuild_all
+from .layout import ADDED_INDEXES, CATALOG_LAYOUT, READABLE_LAYOUT
+from .rebuilding import fill_catalogs, rebuild_all
 
 
 class LaidOutStore:
@@ -84,9 +84,14 @@ class LaidOutStore:
         progress: Callable[[int, int], None] | None,
     ) -> None:
         """In the caller's write transaction: a new database's tables made, an older layout's
-        upgraded and its index rebuilt (unless ``allowed``: a `StoreLayoutError`)."""
+        upgraded and its index rebuilt (unless ``allowed``: a `StoreLayoutError`); a store
+        of the layout just before this release's gains its catalog whether or not."""
         if layout == 0:
             self._create_tables(cursor, interval)
+        elif CATALOG_LAYOUT - 1 <= layout < self._layout:
+            # Only the catalog and the words are new: they are filled, the index kept.
+            self._upgrade_tables(cursor, interval, since=layout)
+            fill_catalogs(self._database.dialect, cursor, self._stored_interval(cursor))
         elif layout < self._layout:
             if not allowed:
                 raise StoreLayoutError(

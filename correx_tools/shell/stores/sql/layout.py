@@ -5,13 +5,17 @@ Layout 1 (release 0.2.0) kept the events and the invocation ids only; layout
 invocations, the sessions' heads, the checkpoints and the store's settings;
 layout 3 seals every invocation row and head, and its events' chains cover
 their derived columns too, so an index of layout 2 is rebuilt on upgrade.
-Layout 4 (this release) seals an invocation row over its events' chain values
+Layout 4 seals an invocation row over its events' chain values
 and the CRC-32s of their JSON, which the row keeps in columns of its own,
 where layout 3 sealed it over the JSON itself (`images`): a row is checked
 without reading a payload. Layout 3's tables are otherwise the same, so a
 layout-3 index is still read (and verified) as it is, each row by its own
 layout's seal; it is rebuilt, sealed anew, when the store is upgraded for
-writing. Stores also
+writing. Layout 5 (this release) adds the catalog (`CATALOG_TABLES`: each session's
+facts, models, tokens by model and activity by quarter hour, kept at write time) and the
+full-text index of what agents did (each database's own: FTS5 in SQLite, a ``tsvector``
+in PostgreSQL); a layout-4 store gains them, filled from its events, the next time it is
+opened for writing, its index kept as it is. Stores also
 keep partial indexes that change no row and no chain (`ADDED_INDEXES`: the
 conversation's events, the calls that exited non-zero), so a store made before
 one gains it the next time it is opened for writing, and until then a question
@@ -26,8 +30,11 @@ from __future__ import annotations
 
 from ....core.lifecycle.conversation import CONVERSATION_TYPES
 
-LAYOUT = 4
+LAYOUT = 5
 """The layout this release writes."""
+
+CATALOG_LAYOUT = 5
+"""The first layout that keeps the catalog and the full-text index."""
 
 READABLE_LAYOUT = 3
 """The oldest layout whose index this release reads as it is (an older one is answered by
@@ -140,8 +147,76 @@ ADDED_INDEXES: dict[str, str] = {SAID_INDEX_NAME: SAID_INDEX, EXITED_INDEX_NAME:
 without one gains it when next opened for writing."""
 
 
+CATALOG_TABLES = (
+    """CREATE TABLE IF NOT EXISTS {catalog} (
+        {session}      {key}  PRIMARY KEY,
+        name           {id}   NOT NULL,
+        agent          {id},
+        agent_fold     {id}   NOT NULL,
+        agent_session  {id},
+        described_at   {time},
+        project        {id},
+        project_fold   {id}   NOT NULL,
+        own_title      {id},
+        number         {big}  NOT NULL UNIQUE,
+        searched       {big}  NOT NULL,
+        parent_session {id},
+        times_recorded {bool} NOT NULL,
+        title          {id},
+        prompts  {big} NOT NULL, messages {big} NOT NULL, events {big} NOT NULL,
+        first_at {time}, last_at {time}, started {time}, ended {time},
+        calls    {big} NOT NULL, completed {big} NOT NULL, failed {big} NOT NULL,
+        rejected {big} NOT NULL, requested_calls {big} NOT NULL,
+        started_calls {big} NOT NULL, exited {big} NOT NULL,
+        refused  {big} NOT NULL, failures {big} NOT NULL,
+        input {big}, output {big}, cache_read {big}, cache_write {big},
+        machine   {id},
+        user_name {id}
+    )""",
+    """CREATE TABLE IF NOT EXISTS {models} (
+        {session}  {key} NOT NULL,
+        position   {big} NOT NULL,
+        model      {id}  NOT NULL,
+        model_fold {id}  NOT NULL,
+        PRIMARY KEY ({session}, position)
+    ){without_rowid}""",
+    """CREATE TABLE IF NOT EXISTS {spent} (
+        {session} {key} NOT NULL,
+        position  {big} NOT NULL,
+        model     {id},
+        input {big} NOT NULL, output {big} NOT NULL,
+        cache_read {big} NOT NULL, cache_write {big} NOT NULL,
+        PRIMARY KEY ({session}, position)
+    ){without_rowid}""",
+    """CREATE TABLE IF NOT EXISTS {activity} (
+        {session} {key} NOT NULL,
+        quarter   {big},
+        model     {id},
+        calls {big} NOT NULL, messages {big} NOT NULL,
+        input {big} NOT NULL, output {big} NOT NULL,
+        cache_read {big} NOT NULL, cache_write {big} NOT NULL,
+        first_at {time}, last_at {time}
+    )""",
+    """CREATE TABLE IF NOT EXISTS {search_runs} (
+        first_id       {big} PRIMARY KEY,
+        number         {big} NOT NULL,
+        first_sequence {big} NOT NULL,
+        last_id        {big} NOT NULL
+    ){without_rowid}""",
+    "CREATE INDEX IF NOT EXISTS {index_prefix}search_runs_by_number ON {search_runs} (number)",
+    "CREATE INDEX IF NOT EXISTS {index_prefix}catalog_by_end ON {catalog} (ended)",
+    "CREATE INDEX IF NOT EXISTS {index_prefix}activity_by_session "
+    "ON {activity} ({session}, quarter)",
+    "CREATE INDEX IF NOT EXISTS {index_prefix}activity_by_quarter ON {activity} (quarter)",
+)
+"""The catalog (layout 5 on): a row per session (`catalog`), its models in the order first
+seen and its tokens by model (`models`, `spent`), its activity by quarter hour and model
+(`activity`), every column derived from its events (`correx_tools.core.catalog`); and
+where each value of the full-text index came from (`search_runs`: `searching`)."""
+
+
 def index_statements(since: int) -> list[str]:
-    """What brings a store of layout ``since`` (1 to 3; 1 for a new store, whose layout-1
+    """What brings a store of layout ``since`` (1 to 4; 1 for a new store, whose layout-1
     tables were just made) to `LAYOUT`, in the engine's spelling: the columns each layout
     adds, then the index's tables. Its index is still to be built (or rebuilt)."""
     statements: list[str] = []
@@ -152,6 +227,8 @@ def index_statements(since: int) -> list[str]:
         statements += _adding(SEAL_COLUMNS)
     if since < 4:
         statements += _adding(CRC_COLUMNS)
+    if since < CATALOG_LAYOUT:
+        statements += CATALOG_TABLES
     statements += ADDED_INDEXES.values()
     return statements
 

@@ -344,4 +344,7 @@ def join_parts(
         head = result.head
     write_ended(list(images.values()))
     save_head(d, cursor, session_id, head)
+    from .catalog import refill_catalog  # noqa: PLC0415 - loaded when a store is written
+
+    refill_catalog(d, cursor, session_id, head)
     return head

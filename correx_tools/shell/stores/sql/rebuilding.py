@@ -1,7 +1,7 @@
 """Rebuilding a session's index from its events alone, and every session's.
 
 A rebuild drops what the session's index holds — its head, checkpoints and
-invocation rows — and builds it again from the events, read in order and
+invocation rows, its catalog and words — and builds it again from the events, read in order and
 decoded in full (strictly). It never changes an event, and it never builds an
 index over events that do not hold together: a gap in the numbering, an event
 that cannot be decoded, or an invocation id another session requested too
@@ -28,6 +28,7 @@ from .chains import CHAINED_COLUMNS, continues
 from .dialect import Cursor, Dialect
 from .images import Image
 from .index import (
+    load_head,
     load_images,
     mark_stale,
     move_images,
@@ -92,6 +93,11 @@ def rebuild_all(
     session instead of `rebuild` (in parts, `rebuild_parts`)."""
     total = int(cursor.execute(d.sql("SELECT COUNT(*) FROM {events}")).fetchone()[0])
     done, sessions, damaged = 0, 0, {}
+    from .kept_words import clear_words  # noqa: PLC0415 - loaded when a store is written
+
+    # Every session's words are indexed again: none is left over from before.
+    clear_words(d, cursor)
+    cursor.execute(d.sql("UPDATE {catalog} SET searched = 0"))
 
     def advance(count: int) -> None:
         nonlocal done
@@ -219,6 +225,9 @@ def rebuild(
             progress(len(rows))
     write_rebuilt(d, cursor, session_id, open_images.values())
     save_head(d, cursor, session_id, head)
+    from .catalog import refill_catalog  # noqa: PLC0415 - loaded when a store is written
+
+    refill_catalog(d, cursor, session_id, head)
     return head
 
 
@@ -256,3 +265,24 @@ def write_rebuilt(d: Dialect, cursor: Cursor, session_id: str, images: Iterable[
                 d.sql("DELETE FROM {invocations} WHERE {invocation} = ?"),
                 (d.invocation_key(taken),),
             )
+
+
+def fill_catalogs(d: Dialect, cursor: Cursor, interval: int) -> None:
+    """Every session's catalog folded from its events (a store that kept none before), in
+    the caller's transaction; a session whose index is not fresh has it rebuilt, which
+    folds its catalog too, and one whose events do not hold together is left out (it is
+    marked stale: every question about it folds its events, which name the fault)."""
+    for session_id in d.sessions(cursor):
+        head = load_head(d, cursor, session_id)
+        if head is not None:
+            from .catalog import refill_catalog  # noqa: PLC0415 - loaded when written
+
+            refill_catalog(d, cursor, session_id, head)
+            continue
+        cursor.execute("SAVEPOINT correx_catalog")
+        try:
+            rebuild(d, cursor, session_id, interval)
+        except (DamagedEvents, StoreReadError):
+            cursor.execute("ROLLBACK TO SAVEPOINT correx_catalog")
+            mark_stale(d, cursor, session_id)
+        cursor.execute("RELEASE SAVEPOINT correx_catalog")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from typing import Any
 
 from returns.result import Result
@@ -19,6 +20,7 @@ from ....core.replay.errors import EventDecodeError
 from ....core.tools.ids import SessionId
 from ..port import (
     AppendError,
+    Fault,
     Reindexed,
     SessionCheck,
     SessionIndex,
@@ -27,6 +29,7 @@ from ..port import (
 )
 from ..writing import BatchWritingStore
 from .append import SourceFailed, runs, write_groups
+from .catalog_store import CatalogAnswers
 from .copy_parts import CopiedSession, copy_part
 from .dialect import Cursor, ReadFault, WriteFault
 from .event_reads import read_events
@@ -41,7 +44,7 @@ from .verify_parts import check_part, verify_in_parts
 from .verifying import verify_session
 
 
-class SqlEventStore(LaidOutStore, BatchWritingStore):
+class SqlEventStore(CatalogAnswers, LaidOutStore, BatchWritingStore):
     """An event store in a SQL database, with its time-travel index (internal base).
 
     A subclass opens its database and sets, before anything is read:
@@ -178,10 +181,20 @@ class SqlEventStore(LaidOutStore, BatchWritingStore):
                 self._follow_layout(cursor)
                 d, interval = self._database.dialect, self.checkpoint_interval
                 if runner is not None:
-                    return verify_in_parts(d, cursor, session_id, interval, runner)
-                return verify_session(d, cursor, session_id, interval)
+                    checked = verify_in_parts(d, cursor, session_id, interval, runner)
+                else:
+                    checked = verify_session(d, cursor, session_id, interval)
+                if not self.keeps_catalog or not checked.repairable:
+                    return checked
+                from .catalog_check import catalog_fault  # noqa: PLC0415 - verify's alone
+
+                wrong = catalog_fault(d, cursor, session_id)
         except ReadFault as fault:
             raise self._unavailable(fault, 0) from None
+        if wrong is None:
+            return checked
+        found = Fault(session_id=session_id, sequence=None, in_events=False, message=wrong)
+        return replace(checked, faults=(*checked.faults, found))
 
     def work_part(self, task: str, part: Part) -> Any:
         """One part of a session checked (``task`` ``"verify"``), rebuilt (``"rebuild"``;

@@ -18,9 +18,10 @@ from typing import Any, final
 
 from ..codec.envelope import format_timestamp
 from ..port import AppendErrorKind, StoreLayoutError
-from ..sql.dialect import Cursor, WriteFault
+from ..sql.dialect import Cursor, SearchIndex, WriteFault
 from ..sql.index import last_sequence
 from ..sql.layout import LAYOUT
+from .search import SQLiteSearch
 
 IDS_PER_QUERY = 500
 """Ids asked for in one ``IN (...)`` list: well within SQLite's limit on host parameters."""
@@ -31,6 +32,11 @@ _NAMES = {
     "heads": "session_heads",
     "checkpoints": "checkpoints",
     "settings": "store_settings",
+    "catalog": "session_catalog",
+    "models": "session_models",
+    "spent": "session_spent",
+    "activity": "session_activity",
+    "search_runs": "search_runs",
     "session": "session_id",
     "invocation": "invocation_id",
     # The layout's words (`correx_tools.shell.stores.sql.layout`):
@@ -58,6 +64,7 @@ class SQLiteDialect:
         self.where = str(path)
         self._spelled: dict[str, str] = {}
         self._last_time: tuple[object, str] = (None, "")
+        self.search: SearchIndex = SQLiteSearch()
 
     def sql(self, text: str) -> str:
         """The engine's SQL with SQLite's table and column names."""
@@ -102,6 +109,11 @@ class SQLiteDialect:
     def unindexed(column: str) -> str:
         """SQLite's unary ``+``: the column's indexes are not used for this test."""
         return "+" + column
+
+    @staticmethod
+    def contains(column: str) -> str:
+        """``instr``: where the text is found in the column's, from 1."""
+        return f"instr({column}, ?) > 0"
 
     @staticmethod
     def key_sets(keys: Sequence[object]) -> Iterator[tuple[str, tuple[object, ...]]]:

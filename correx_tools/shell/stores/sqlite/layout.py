@@ -14,7 +14,8 @@ from __future__ import annotations
 import sqlite3
 
 from ..sql.dialect import Dialect
-from ..sql.layout import LAYOUT, index_statements
+from ..sql.layout import CATALOG_LAYOUT, LAYOUT, index_statements
+from .search import TABLES as SEARCH_TABLES
 
 _TABLES_1 = (
     """CREATE TABLE IF NOT EXISTS events (
@@ -82,6 +83,9 @@ def upgrade(cursor: sqlite3.Cursor, d: Dialect, interval: int, *, since: int) ->
     built (`correx_tools.shell.stores.sql.rebuilding`)."""
     for statement in index_statements(since):
         cursor.execute(d.sql(statement))
+    if since < CATALOG_LAYOUT:
+        for statement in SEARCH_TABLES:
+            cursor.execute(statement)
     for statement in _TRIGGERS:
         cursor.execute(statement)
     cursor.execute(

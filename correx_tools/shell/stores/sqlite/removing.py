@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ..sql.dialect import Cursor
+from .search import SQLiteSearch
 
 
 def remove_sessions(cursor: Cursor, sessions: Iterable[str]) -> None:
@@ -28,5 +29,14 @@ def remove_sessions(cursor: Cursor, sessions: Iterable[str]) -> None:
             for column in cursor.execute(f'PRAGMA table_info("{name}")').fetchall()
         )
     ]
+    if "session_catalog" in tables:
+        # The words of a removed session stay in the full-text index, unreachable: counted.
+        for (name,) in names:
+            row = cursor.execute(
+                "SELECT number, searched FROM session_catalog WHERE session_id = ?", (name,)
+            ).fetchone()
+            if row is not None:
+                SQLiteSearch.dropped(cursor, int(row[0]), int(row[1]))
+                cursor.execute("DELETE FROM search_runs WHERE number = ?", (int(row[0]),))
     for table in tables:
         cursor.executemany(f'DELETE FROM "{table}" WHERE session_id = ?', names)

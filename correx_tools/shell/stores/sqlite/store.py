@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Collection, Iterable, Sequence
 from pathlib import Path
-from typing import Any, final
+from typing import TYPE_CHECKING, Any, final
 
 from returns.result import Result
 
@@ -27,6 +27,9 @@ from ..sql.store import SqlEventStore
 from .dialect import SQLiteDatabase
 from .layout import create, layout_of, upgrade
 from .removing import remove_sessions
+
+if TYPE_CHECKING:
+    from ..sql.prepared import PreparedSession, Preparer
 
 BUSY_TIMEOUT_SECONDS = 30.0
 READ_TIMEOUT_SECONDS = 5.0
@@ -126,6 +129,23 @@ class SQLiteEventStore(SqlEventStore):
         sessions are replaced when their files are rewritten in place."""
         chosen = list(sessions)
         return self._import(stored_events, first=lambda cursor: remove_sessions(cursor, chosen))
+
+    def preparer(self) -> Preparer:
+        """How this store writes a new session's rows, for other processes to make them
+        (`prepared`): SQLite keeps a session's key as its id, so they need nothing of the
+        file."""
+        from ..sql.prepared import Preparer  # noqa: PLC0415 - only a writer of many new sessions
+
+        return Preparer(self._sqlite.dialect, LAYOUT, self.checkpoint_interval)
+
+    def import_prepared(self, sessions: Sequence[PreparedSession]) -> Result[int, AppendError]:
+        """Write new sessions whose rows were prepared elsewhere (`preparer`), in one
+        transaction, all or none: a session that holds events already, an id another session
+        holds, rows made by another store's rules are refused (`prepared.write_prepared`)."""
+        from ..sql.prepared import write_prepared  # noqa: PLC0415 - as `preparer`
+
+        self._refuse_writes()
+        return write_prepared(self._sqlite, sessions, self.checkpoint_interval)
 
     def _prepare(
         self,

@@ -1,9 +1,10 @@
 """Every transcript format this package reads: a package each, exporting one `AgentFormat`.
 
 `REGISTRY` lists the records in the order a message or ``--format`` names them;
-the machinery loops over it and names no format. Imports each format's package
-(which imports `agent_format`, `model`, `errors`, `common` and the core); the
-machinery imports it.
+the machinery loops over it and names no format. Imports each format's package, whose
+record imports only the format's `signs` (what a file of it looks like): its readers
+(which import `common`, `model`, `errors` and the core) are imported when a file of it is
+read. The machinery imports it.
 """
 
 from __future__ import annotations

@@ -15,7 +15,8 @@ import threading
 import time
 from collections.abc import Callable
 
-from .cache import Look, TranscriptCache
+from .cache import TranscriptCache
+from .look import Look
 
 INTERVAL_SECONDS = 0.5
 """How often the files are looked at: a new call reaches the page well within 2 s."""

@@ -36,18 +36,25 @@ _CREATE = f"""CREATE TABLE IF NOT EXISTS {TABLE} (
 )"""
 
 
-RULES = "rules 7"
+RULES = "rules 8"
 """The import's rules the cache's sessions were made by, kept in every file's stamp: when a
 release changes what a transcript gives (rules 2: exit codes not recorded, edits that did
 not take effect, times not recorded, values cut to fit; rules 3: the conversation around
 the calls of Claude Code and Codex; rules 4: of every other format that records one;
 rules 5: a Cline task's tokens; rules 6: each call's tier and capabilities from the one
 capability table the audit reads too; rules 7: a value too large in many small parts, or
-nested too deeply, replaced by a mark rather than the session refused), every file is read
-again once, and each session whose events differ is imported again."""
+nested too deeply, replaced by a mark rather than the session refused; rules 8: a session
+whose transcript records no id is named by its file's place under the folder read, so no
+two files share a name), every file is read again once, and each session whose events
+differ is imported again (one under another name: the old name goes)."""
 WITHOUT_CONVERSATION = " without conversation"
 """Added to the rules of a cache made without the conversation (``--no-conversation``):
 a cache made the other way is read again, as under other rules."""
+
+
+def key_of(path: Path) -> str:
+    """How the cache names a file: its absolute path (the same however it was reached)."""
+    return os.path.abspath(path)
 
 
 def stamp_of(path: Path, rules: str = RULES) -> str:
@@ -131,6 +138,12 @@ class Manifest:
         return FileRow(
             path, stamp, tuple(json.loads(own)), tuple(json.loads(shared)), state, reason
         )
+
+    def refused(self) -> list[tuple[str, str]]:
+        """Every file the cache could not show as it is, with why: a transcript that could
+        not be read, a session another file gave first with other events."""
+        query = f"SELECT path, reason FROM {TABLE} WHERE state = 'refused' ORDER BY path"
+        return [(path, reason) for path, reason in self._connection.execute(query)]
 
     def check_writable(self) -> None:
         """Nothing, when the file can be written; the database's error otherwise (a read-only

@@ -9,8 +9,6 @@ as they are, sessions whose file grew get the new events.
 
 from __future__ import annotations
 
-import os
-import stat
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,24 +19,9 @@ from returns.result import Success
 from ...stores.port import EventStore
 from ..errors import TranscriptError, Unreadable, Unrecognised
 from ..recognising import default_name, load
-from .importing import DEFAULT, TranscriptImport, write
+from .files import FileImport, file_size, transcript_files
+from .importing import DEFAULT, write
 from .options import ImportOptions
-
-SUFFIXES = frozenset({".jsonl", ".json", ".ndjson", ".log", ".traj", ".md", ".db"})
-"""The file names a folder's import looks at (others are never transcripts)."""
-_NOT_SEARCHED = frozenset({".git"})
-
-
-@final
-@dataclass(frozen=True, slots=True)
-class FileImport:
-    """What a folder's import did with one file: the sessions it imported (or found there
-    already), the ones it refused, or why the file is no transcript."""
-
-    path: Path
-    imported: tuple[TranscriptImport, ...] = ()
-    refused: tuple[TranscriptError, ...] = ()
-    skipped: str = ""
 
 
 @final
@@ -66,73 +49,12 @@ class FolderImport:
         }[what]
 
 
-def transcript_files(
-    root: Path, exclude: Iterable[Path] = ()
-) -> tuple[list[Path], list[FileImport]]:
-    """The files under ``root`` that may be transcripts, in path order (``exclude``: files
-    never to read, such as the store being written), and the folders that could not be
-    read, each refused with the reason (what they hold was not imported)."""
-    left_out = {path.resolve() for path in exclude}
-    left_out_names = {path.name for path in left_out}  # only a file so named is resolved
-    found = []
-    unreadable: list[FileImport] = []
-
-    def refuse(error: OSError) -> None:
-        where = str(error.filename or root)
-        reason = f"cannot read this folder ({error.strerror or error})"
-        unreadable.append(
-            FileImport(
-                Path(where), refused=(TranscriptError(source=where, where="", message=reason),)
-            )
-        )
-
-    for folder, folders, names in os.walk(root, onerror=refuse):
-        folders[:] = sorted(name for name in folders if name not in _NOT_SEARCHED)
-        for name in names:
-            path = Path(folder) / name
-            if path.suffix not in SUFFIXES or (
-                name in left_out_names and path.resolve() in left_out
-            ):
-                continue
-            passed_by = never_read(path)
-            if passed_by is None:
-                found.append(path)
-            else:
-                unreadable.append(passed_by)
-    return sorted(found), unreadable
-
-
-def shown(path: Path) -> str:
-    """A path as text to print: bytes of its name that are not UTF-8 as ``\\xNN``."""
-    return os.fsencode(path).decode("utf-8", "backslashreplace")
-
-
-def never_read(path: Path) -> FileImport | None:
-    """A file that may be a transcript but is never opened, with why; ``None`` for one to
-    read. A name that is not UTF-8 text is refused (no store can keep it, and a session is
-    named after its file); something other than a regular file is skipped (opening a pipe
-    waits for a writer, a device never ends)."""
-    try:
-        str(path).encode("utf-8")
-    except UnicodeEncodeError:
-        reason = "its name is not UTF-8 text; rename the file to read it"
-        refusal = TranscriptError(source=shown(path), where="", message=reason)
-        return FileImport(path, refused=(refusal,))
-    try:
-        mode = path.stat().st_mode
-    except OSError:
-        return None  # reading it says why (a dangling link, a file gone meanwhile)
-    if not stat.S_ISREG(mode):
-        return FileImport(path, skipped="not a regular file (a pipe, a socket or a device)")
-    return None
-
-
 def import_folder(
     root: Path, store: EventStore, options: ImportOptions = DEFAULT, *, exclude: Iterable[Path] = ()
 ) -> FolderImport:
     """Import every transcript under ``root`` (see the module docstring), but ``exclude``."""
     paths, unreadable = transcript_files(root, exclude)
-    return import_files(paths, store, options).with_files(unreadable)
+    return import_files(paths, store, options, root=root).with_files(unreadable)
 
 
 def import_files(
@@ -141,21 +63,28 @@ def import_files(
     options: ImportOptions = DEFAULT,
     *,
     progress: Callable[[int], None] | None = None,
+    root: Path | None = None,
 ) -> FolderImport:
-    """Import each file's transcripts; ``progress`` is told each file's size once it is done."""
+    """Import each file's transcripts; ``progress`` is told each file's size once it is done;
+    ``root`` is the folder they were found under (`recognising.default_name`)."""
     results = []
     for path in paths:
-        results.append(import_file(path, store, options))
+        results.append(import_file(path, store, options, root=root))
         if progress is not None:
             progress(file_size(path))
     return FolderImport(tuple(results))
 
 
-def import_file(path: Path, store: EventStore, options: ImportOptions = DEFAULT) -> FileImport:
-    """Every session of one file, each all or nothing; never an exception for a bad file."""
+def import_file(
+    path: Path, store: EventStore, options: ImportOptions = DEFAULT, *, root: Path | None = None
+) -> FileImport:
+    """Every session of one file, each all or nothing (named, where the transcript records
+    no id, by where it lies under ``root``: `recognising.default_name`); never an exception
+    for a bad file."""
     source = str(path)
+    name = default_name(path, root)
     try:
-        transcripts = load(path, options.format, default_name(path), lenient=options.lenient)
+        transcripts = load(path, options.format, name, lenient=options.lenient)
     except Unrecognised as error:
         return FileImport(path, skipped=error.short)
     except Unreadable as error:
@@ -178,11 +107,3 @@ def _reason(error: BaseException) -> str:
     if isinstance(error, OSError):
         return f"cannot read it ({error.strerror or error})"
     return "too large or too deeply nested to read"
-
-
-def file_size(path: Path) -> int:
-    """The size of the file at ``path`` in bytes (0 if it is gone)."""
-    try:
-        return path.stat().st_size
-    except OSError:
-        return 0

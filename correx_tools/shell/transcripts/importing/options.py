@@ -4,9 +4,10 @@ of one import, handed down whole from the command (or the caller) to each file's
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import final
+from typing import TYPE_CHECKING, final
 
-from .tiers import Tiering
+if TYPE_CHECKING:
+    from .tiers import Tiering
 
 
 @final

@@ -48,15 +48,12 @@ from .....core.lifecycle.description import About
 from ...common.outcomes import completed, failed, not_applied, rejected
 from ...errors import Unreadable
 from ...model import ORIGIN, Transcript, TranscriptCall
+from .signs import FORMAT, HEADER
 from .talk import AiderTalk
 
 if TYPE_CHECKING:
     from re2 import _Match, _Regexp
 
-FORMAT = "aider"
-EXPECTED = "an Aider chat history: Markdown with '# aider chat started at' or '#### ' user lines"
-_HEADER = re2.compile(r"\A# aider chat started at ([0-9]{4}-[0-9]{2}-[0-9]{2} [0-9:]{8})")
-_OUTPUT_MARKERS = ("Applied edit to", "Tokens:", "Added ", "Commit ", "Run shell command", "aider")
 _BLOCK_START = re2.compile(r"\A<{5,9} (SEARCH|ORIGINAL)\s*\z")
 _DIVIDER = re2.compile(r"\A={5,9}\s*\z")
 _BLOCK_END = re2.compile(r"\A>{5,9} (REPLACE|UPDATED)\s*\z")
@@ -67,7 +64,7 @@ _STATUS = ("Tokens:", "Applied edit", "Commit ", "Add ", "Running ", "Skipping e
            "Allow edits", "Did not apply", "Cost:", "Added ", "Run shell")  # fmt: skip
 _YES = ("y", "a")
 _OPENINGS = {
-    _HEADER: "# aider chat started at ",
+    HEADER: "# aider chat started at ",
     _BLOCK_START: "<<<<<",
     _DIVIDER: "=====",
     _BLOCK_END: ">>>>>",
@@ -80,16 +77,6 @@ string's test costs a small part of a pattern's call, and most lines begin other
 def _first(pattern: _Regexp[str], line: str) -> _Match[str] | None:
     """``pattern`` matched at the start of ``line``, once ``line`` begins as it must."""
     return pattern.match(line) if line.startswith(_OPENINGS[pattern]) else None
-
-
-def looks_like(text: str) -> bool:
-    """Whether Markdown text is an Aider chat history."""
-    head = text.split("\n", 400)[:400]
-    if any(_HEADER.match(line) for line in head):
-        return True
-    return any(line.startswith("#### ") for line in head) and any(
-        line.startswith("> ") and line[2:].lstrip().startswith(_OUTPUT_MARKERS) for line in head
-    )
 
 
 @dataclass(slots=True)
@@ -140,7 +127,7 @@ def read(text: str, name: str) -> Transcript:
                 _outcomes(reader)
             reader.text.append((number, raw))
             continue
-        header = _first(_HEADER, line)
+        header = _first(HEADER, line)
         if header is not None:
             _flush(reader)
             reader.run_at = _local(header.group(1), number)

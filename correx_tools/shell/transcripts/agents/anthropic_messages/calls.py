@@ -19,15 +19,15 @@ from typing import Any
 
 import re2
 
-from ...common.message_lists import holds_calls_of, read_list
+from ...common.message_lists import read_list
 from ...common.outcomes import completed, failed, rejected
 from ...common.pairing import Pairing
 from ...common.talk import Talk
 from ...common.values import must_be, plain_text, text_of
 from ...model import End, Position, Transcript, TranscriptCall, step_time
+from .signs import FORMAT
 from .talk import anthropic_said
 
-FORMAT = "anthropic-messages"
 REJECTION = "doesn't want to proceed with this tool use"
 SHELL_TOOLS = frozenset({"Bash"})
 """Claude Code's tool that runs a command: its result states the exit code when it is not 0."""
@@ -63,11 +63,6 @@ def result_end(
         code = int(exit_code.group(1))
         return completed(at, position, text_of(content), metadata, code, recorded=recorded)
     return failed(at, position, text, metadata, recorded=recorded)
-
-
-def looks_like(document: Any) -> bool:
-    """Whether a JSON document is a message list holding Anthropic's ``tool_use`` blocks."""
-    return holds_calls_of(document, "anthropic")
 
 
 def read(document: Any, name: str) -> Transcript:

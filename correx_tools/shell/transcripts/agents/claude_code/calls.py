@@ -39,29 +39,7 @@ from ...common.values import must_be, utc_time
 from ...errors import Unreadable
 from ...model import TalkStep, Transcript, TranscriptCall
 from ..anthropic_messages.calls import result_end
-
-FORMAT = "claude-code"
-RECORD_TYPES = frozenset(
-    {
-        "user",
-        "assistant",
-        "progress",
-        "system",
-        "summary",
-        "file-history-snapshot",
-        "queue-operation",
-    }
-)
-
-
-def looks_like(records: list[tuple[int, Any]]) -> bool:
-    """Whether these JSON Lines records are a Claude Code session file."""
-    seen = [record for _, record in records[:20] if isinstance(record, dict)]
-    return (
-        bool(seen)
-        and all(str(record.get("type")) in RECORD_TYPES for record in seen)
-        and any("sessionId" in record or "uuid" in record for record in seen)
-    )
+from .signs import FORMAT
 
 
 def read(records: Iterable[tuple[int, Any]], name: str) -> Transcript:

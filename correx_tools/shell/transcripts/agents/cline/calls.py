@@ -47,16 +47,9 @@ from ...common.talk import Talk
 from ...common.values import must_be
 from ...errors import Unreadable
 from ...model import End, Position, Transcript, TranscriptCall, step_time
-from .talk import RESULT as _RESULT
+from .signs import FORMAT, HISTORY, RESULT, message_texts
 from .talk import talk_in
 
-FORMAT = "cline"
-HISTORY = "api_conversation_history.json"
-"""The name of every task's history, in a folder named by the task's id."""
-EXPECTED = (
-    "a Cline or Roo Code api_conversation_history.json: a list of messages whose user turns "
-    "hold '[tool for ...] Result:' or <environment_details>"
-)
 _EXIT_CODE = re2.compile(
     r"\ACommand (?:failed with exit code (-?[0-9]{1,9})\."
     r"|executed successfully \(exit code (0)\)\.)"
@@ -109,25 +102,13 @@ closing tag, and keep their inner lines (one newline each side is the element's 
 
 
 def placed(transcript: Transcript, path: Path) -> Transcript:
-    """A task's history with its id: the folder it is kept in is named by the task's id."""
+    """A task's history with its id, which names the session: the folder it is kept in is
+    named by the task's id."""
     if path.name != HISTORY:
         return transcript
-    about = dataclasses.replace(transcript.about, agent_session_id=path.parent.name)
-    return dataclasses.replace(transcript, about=about)
-
-
-def looks_like(document: Any) -> bool:
-    """Whether a JSON document is a Cline or Roo Code conversation history."""
-    if not isinstance(document, list) or not document:
-        return False
-    for message in document[:20]:
-        if not isinstance(message, dict) or "role" not in message:
-            return False
-    return any(
-        message.get("role") == "user"
-        and any(_RESULT.match(text) or "<environment_details>" in text for text in _texts(message))
-        for message in document[:20]
-    )
+    task = path.resolve().parent.name or transcript.session
+    about = dataclasses.replace(transcript.about, agent_session_id=task)
+    return dataclasses.replace(transcript, session=task, about=about)
 
 
 def read(document: list[Any], name: str) -> Transcript:
@@ -162,22 +143,6 @@ def read(document: list[Any], name: str) -> Transcript:
                 waiting = None
         talk_in(message, index, at if recorded else None, tool, talk)
     return Transcript(FORMAT, name, calls.calls(), about=_about(document), talk=tuple(talk.steps))
-
-
-def _texts(message: dict[str, Any]) -> list[str]:
-    content = message.get("content")
-    if isinstance(content, str):
-        return [content]
-    if not isinstance(content, list):
-        return []
-    found: list[str] = []
-    for block in content:
-        if isinstance(block, dict) and block.get("type") == "text":
-            text = block.get("text")
-            found.append(text if isinstance(text, str) else "")
-        elif isinstance(block, dict) and block.get("type") == "tool_result":
-            found.extend(_texts(block))
-    return found
 
 
 def _time(message: dict[str, Any], index: int, where: str) -> tuple[datetime, bool]:
@@ -224,14 +189,18 @@ def _native_results(
             at_block = f"{where}.content[{number}]"
             call_id = must_be(block.get("tool_use_id"), str, at_block, "tool_use_id")
             call = calls.ended(call_id, at_block)
-            text = "\n".join(_texts(block))
+            text = "\n".join(message_texts(block))
             call.end = _outcome(text, at, (index, number), {"tool_use_id": call_id}, recorded)
 
 
 def _result_of(message: Any) -> str | None:
     """The tool a user message gives the result of (``[tool for 'x'] Result:``), if any."""
-    texts = _texts(message) if isinstance(message, dict) and message.get("role") == "user" else []
-    head = _RESULT.match(texts[0]) if texts else None
+    texts = (
+        message_texts(message)
+        if isinstance(message, dict) and message.get("role") == "user"
+        else []
+    )
+    head = RESULT.match(texts[0]) if texts else None
     return None if head is None else head[1]
 
 
@@ -240,7 +209,7 @@ def _xml_request(
 ) -> TranscriptCall | None:
     """The one tool element of an assistant's text, if it holds one (``answered`` names the
     tool the next message gives the result of)."""
-    for text in _texts(message):
+    for text in message_texts(message):
         found = _element(text, answered)
         if found is not None:
             tool, arguments = found
@@ -306,7 +275,7 @@ def _xml_result(
     *,
     recorded: bool,
 ) -> End | None:
-    texts = _texts(message)
+    texts = message_texts(message)
     tool = _result_of(message)
     if tool is None:
         return None  # interrupted, resumed: no result for the call
@@ -320,7 +289,7 @@ def _outcome(
     text: str, at: datetime, position: Position, metadata: dict[str, str], recorded: bool
 ) -> End:
     """How a result's text says its call ended (see the module docstring)."""
-    head = _RESULT.match(text)
+    head = RESULT.match(text)
     body = text[head.end() :].lstrip("\n") if head else text
     if body.startswith(_DENIED):
         return rejected(at, position, body, metadata, recorded=recorded)
@@ -338,7 +307,7 @@ def _outcome(
 def _about(document: list[Any]) -> About:
     first = document[0] if document and isinstance(document[0], dict) else {}
     stamp = first.get("ts")
-    cwd = next((m[1] for text in _texts(first) if (m := _CWD.search(text))), None)
+    cwd = next((m[1] for text in message_texts(first) if (m := _CWD.search(text))), None)
     return About(
         started_at=None if stamp is None else epoch_time(stamp, "$[0].ts", milliseconds=True),
         cwd=cwd,

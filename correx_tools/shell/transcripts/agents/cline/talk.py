@@ -8,9 +8,8 @@ from typing import Any
 import re2
 
 from ...common.talk import Talk, model_of, texts
+from .signs import RESULT
 
-RESULT = re2.compile(r"\A\[(\w+)(?: for [^\n]*)?\] Result:")
-"""How a user text that gives a tool's result begins."""
 _THINKING = re2.compile(r"(?s)<thinking>(.*?)</thinking>")
 _OWN = ("<environment_details>", "[TASK RESUMPTION]", "[Response interrupted")
 """How the user texts Cline writes itself begin."""

@@ -33,9 +33,8 @@ from ...common.lines import strict_value
 from ...common.talk import count, model_of
 from ...errors import Unreadable
 from ...model import TalkStep, Transcript
+from .signs import UI_MESSAGES
 
-UI_MESSAGES = "ui_messages.json"
-"""The file Cline keeps beside each task's history."""
 _COUNTS = (
     ("tokensIn", "input"),
     ("tokensOut", "output"),

@@ -40,16 +40,15 @@ from typing import Any
 import re2
 
 from .....core.lifecycle.description import About
-from ...common.lines import first_record, is_json, strict_value
+from ...common.lines import is_json, strict_value
 from ...common.outcomes import completed, exit_code_in, failed, rejected
 from ...common.pairing import Pairing
 from ...common.values import must_be, text_of, utc_time
 from ...errors import Unreadable
 from ...model import End, Position, Transcript, TranscriptCall
+from .signs import FORMAT
 from .talk import CodexTalk
 
-FORMAT = "codex"
-EXPECTED = "OpenAI Codex CLI rollout JSON Lines, its first record a session_meta"
 _REQUESTS = frozenset({"function_call", "custom_tool_call", "local_shell_call"})
 _RESULTS = frozenset({"function_call_output", "custom_tool_call_output"})
 _EXIT_CODE = re2.compile(r"\AExit code: (-?[0-9]{1,9})\b")
@@ -70,16 +69,6 @@ _REJECTED = (
 )
 _FAILED = ("apply_patch verification failed",)
 _ABORTED = re2.compile(r"(?:\A|\n)aborted(?: by user)?(?: after [0-9.]+s)?\s*\z")
-
-
-def looks_like(records: list[tuple[int, Any]]) -> bool:
-    """Whether JSON Lines records are a Codex rollout: the first is a ``session_meta``."""
-    first = first_record(records)
-    return (
-        first is not None
-        and first.get("type") == "session_meta"
-        and isinstance(first.get("payload"), dict)
-    )
 
 
 def read(records: Iterable[tuple[int, Any]], name: str) -> Transcript:

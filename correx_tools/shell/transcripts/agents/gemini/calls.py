@@ -41,17 +41,12 @@ from typing import Any
 import re2
 
 from .....core.lifecycle.description import About
-from ...common.lines import first_record_has
 from ...common.outcomes import completed, failed, rejected
 from ...common.values import must_be, utc_time
 from ...model import End, Position, TalkStep, Transcript, TranscriptCall
+from .signs import FORMAT
 from .talk import talk_in
 
-FORMAT = "gemini-cli"
-EXPECTED = (
-    "a Gemini CLI chat: JSON Lines whose first record has sessionId and projectHash, "
-    "or one object with them and messages"
-)
 _EXIT_CODE = re2.compile(r"(?:\A|\n)Exit Code: (-?[0-9]{1,9})\b")
 _REJECTED_ERRORS = (
     "not found in registry",
@@ -71,21 +66,6 @@ def placed(transcript: Transcript, path: Path) -> Transcript:
         return transcript
     about = replace(transcript.about, parent_session=path.parent.name or None)
     return replace(transcript, about=about)
-
-
-def looks_like_lines(records: list[tuple[int, Any]]) -> bool:
-    """Whether JSON Lines records are a Gemini CLI chat."""
-    return first_record_has(records, "sessionId", "projectHash", lacking="type")
-
-
-def looks_like_document(document: Any) -> bool:
-    """Whether a JSON document is a Gemini CLI chat in the older ``.json`` form."""
-    return (
-        isinstance(document, dict)
-        and "sessionId" in document
-        and "projectHash" in document
-        and isinstance(document.get("messages"), list)
-    )
 
 
 @dataclass(slots=True)

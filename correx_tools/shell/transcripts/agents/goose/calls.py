@@ -35,35 +35,16 @@ from datetime import datetime
 from typing import Any
 
 from .....core.lifecycle.description import About
-from ...common.lines import first_record_has
 from ...common.outcomes import completed, epoch_time, failed, rejected
 from ...common.pairing import Pairing
 from ...common.talk import Talk
 from ...common.values import must_be, text_of, utc_time
 from ...model import End, Position, Transcript, TranscriptCall
+from .signs import FORMAT
 from .talk import session_usage, talk_in
 
-FORMAT = "goose"
-EXPECTED = (
-    "a Goose session: an export object with working_dir and conversation, JSON Lines whose "
-    "first record has working_dir and description, or a sessions.db"
-)
 UNKNOWN_TOOL = "unknown"
 _DECLINED = "The user has declined to run this tool"
-
-
-def looks_like_export(document: Any) -> bool:
-    """Whether a JSON document is a ``goose session export`` of one session."""
-    return (
-        isinstance(document, dict)
-        and "working_dir" in document
-        and isinstance(document.get("conversation"), (list, dict))
-    )
-
-
-def looks_like_legacy(records: list[tuple[int, Any]]) -> bool:
-    """Whether JSON Lines records are an older Goose session file."""
-    return first_record_has(records, "working_dir", "description", lacking="role")
 
 
 def read_export(document: dict[str, Any], name: str) -> Transcript:
@@ -87,17 +68,20 @@ def read_export(document: dict[str, Any], name: str) -> Transcript:
 
 
 def read_legacy(records: Iterable[tuple[int, Any]], name: str) -> Transcript:
-    """The calls of an older session file: its first line describes it, each next a message."""
+    """The calls of an older session file: its first line describes it, each next a message.
+    Goose names the file after the session's id: the file's own name (the last part of
+    ``name``, wherever the file lies) is the session's."""
     rows = iter(records)
     _, header = next(rows)
     messages = ((f"line {line}", message) for line, message in rows)
+    own = name.rpartition("/")[2]
     # Only what the first line says (it records no start): a file that grows keeps it.
     about = About(
-        agent_session_id=name,
+        agent_session_id=own,
         cwd=_text(header.get("working_dir")),
         title=_text(header.get("description")),
     )
-    return read_messages(messages, name, about, tokens=(header, "line 1"))
+    return read_messages(messages, own, about, tokens=(header, "line 1"))
 
 
 def read_messages(

@@ -31,11 +31,8 @@ from ...common.pairing import unique_id
 from ...common.values import must_be, text_of, utc_time
 from ...errors import Unreadable
 from ...model import Transcript, TranscriptCall, step_time
+from .signs import FORMAT, messages_of, unwrapped
 
-FORMAT = "mcp"
-EXPECTED = (
-    "MCP JSON-RPC traffic: one JSON-RPC 2.0 message a line, bare or as {ts, direction, message}"
-)
 INVALID_PARAMS = -32602
 
 
@@ -44,36 +41,6 @@ class _Open:
     direction: str | None
     method: str
     call: TranscriptCall | None
-
-
-def _unwrapped(record: Any) -> tuple[str | None, Any, Any]:
-    """``(direction, ts, message)`` of a line, bare or wrapped."""
-    if isinstance(record, dict) and "message" in record and "jsonrpc" not in record:
-        direction = record.get("direction")
-        return (
-            (direction if isinstance(direction, str) else None),
-            record.get("ts"),
-            record["message"],
-        )
-    return None, None, record
-
-
-def _messages(message: Any) -> list[Any]:
-    return message if isinstance(message, list) else [message]
-
-
-def looks_like(records: list[tuple[int, Any]]) -> bool:
-    """Whether JSON Lines records are MCP traffic: JSON-RPC 2.0 throughout, with a
-    ``tools/call`` or an ``initialize``."""
-    if not records:
-        return False
-    seen_method = False
-    for _, record in records[:200]:
-        for message in _messages(_unwrapped(record)[2]):
-            if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
-                return False
-            seen_method = seen_method or message.get("method") in ("tools/call", "initialize")
-    return seen_method
 
 
 def read(records: Iterable[tuple[int, Any]], name: str) -> Transcript:
@@ -85,11 +52,11 @@ def read(records: Iterable[tuple[int, Any]], name: str) -> Transcript:
     first_time: datetime | None = None
     for index, (line, record) in enumerate(records):
         where = f"line {line}"
-        direction, stamp, message = _unwrapped(record)
+        direction, stamp, message = unwrapped(record)
         at = step_time(index) if stamp is None else utc_time(stamp, f"{where}: ts")
         recorded = stamp is not None
         first_time = first_time or (at if recorded else None)
-        for number, item in enumerate(_messages(message)):
+        for number, item in enumerate(messages_of(message)):
             must_be(item, dict, where, "a JSON-RPC message")
             position = (index, number)
             method = item.get("method")

@@ -19,21 +19,15 @@ from typing import Any
 
 from ....stores.codec.strict_json import EnvelopeError
 from ...common.lines import loads_shallow
-from ...common.message_lists import holds_calls_of, read_list
+from ...common.message_lists import read_list
 from ...common.outcomes import completed
 from ...common.pairing import Pairing
 from ...common.talk import Talk
 from ...common.values import must_be, text_of
 from ...errors import Unreadable
 from ...model import Transcript, TranscriptCall, step_time
+from .signs import FORMAT
 from .talk import openai_said
-
-FORMAT = "openai-chat"
-
-
-def looks_like(document: Any) -> bool:
-    """Whether a JSON document is a message list holding OpenAI's ``tool_calls``."""
-    return holds_calls_of(document, "openai")
 
 
 def read(document: Any, name: str) -> Transcript:

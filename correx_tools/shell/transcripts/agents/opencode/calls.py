@@ -33,23 +33,11 @@ from ...common.outcomes import completed, epoch_time, failed, rejected
 from ...common.talk import Talk
 from ...common.values import must_be
 from ...model import ORIGIN, End, Ending, Position, Transcript, TranscriptCall
+from .signs import FORMAT
 from .talk import talk_in
 
-FORMAT = "opencode"
-EXPECTED = "an opencode export: an object with info (an id 'ses_...') and messages of parts"
 _INVALID = "invalid"
 _REFUSED = "The user rejected permission"
-
-
-def looks_like(document: Any) -> bool:
-    """Whether a JSON document is an ``opencode export``."""
-    info = document.get("info") if isinstance(document, dict) else None
-    return (
-        isinstance(info, dict)
-        and isinstance(info.get("id"), str)
-        and info["id"].startswith("ses_")
-        and isinstance(document.get("messages"), list)
-    )
 
 
 def read(document: dict[str, Any], name: str) -> Transcript:

@@ -45,9 +45,9 @@ from ...common.talk import Talk
 from ...common.values import must_be, text_of, utc_time
 from ...errors import Unreadable
 from ...model import Transcript, TranscriptCall
+from .signs import FORMAT, events_of
 from .talk import talk_in
 
-FORMAT = "openhands"
 NOT_EXITED = -1
 """The exit code OpenHands writes for a command that had not exited (CmdOutputMetadata's
 default): no exit code at all."""
@@ -64,22 +64,6 @@ _NOT_ARGUMENTS = frozenset(
         "hidden",
     }
 )
-
-
-def events_of(document: Any) -> tuple[list[Any], str] | None:
-    """The event list of an OpenHands document and its JSON path, or ``None``."""
-    if isinstance(document, dict) and isinstance(document.get("history"), list):
-        events, path = document["history"], "$.history"
-    elif isinstance(document, list):
-        events, path = document, "$"
-    else:
-        return None
-    first = [event for event in events[:20] if isinstance(event, dict)]
-    if first and all(
-        "id" in e and "timestamp" in e and ("action" in e or "observation" in e) for e in first
-    ):
-        return events, path
-    return None
 
 
 def read(document: Any, name: str) -> Transcript:

@@ -44,9 +44,9 @@ from ...common.pairing import unique_id
 from ...common.values import must_be, text_of
 from ...errors import Unreadable
 from ...model import ORIGIN, Transcript, TranscriptCall
+from .signs import FORMAT
 from .talk import talk_in
 
-FORMAT = "swe-agent"
 EDIT_TOOLS = frozenset({"edit", "insert", "str_replace_editor"})
 """SWE-agent's file-editing tools (windowed_edit_*, edit_anthropic)."""
 _NOT_APPLIED = (
@@ -56,11 +56,6 @@ _NOT_APPLIED = (
     "No replacement was performed",
     "ERROR: No replacement was performed",
 )
-
-
-def looks_like(document: Any) -> bool:
-    """Whether a JSON document is a SWE-agent trajectory."""
-    return isinstance(document, dict) and isinstance(document.get("trajectory"), list)
 
 
 def read(document: Any, name: str) -> Transcript:

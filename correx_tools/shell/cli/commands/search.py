@@ -1,0 +1,142 @@
+"""``correx-tools search``: what agents did, found across every session of a SOURCE (every
+agent's folder found when none is given): calls' arguments, their outputs, and what was
+said, through the store's full-text index (a scan of the events for a store that keeps
+none, by the same rules).
+
+Every word of TEXT must be in a value, a "quoted phrase" as it is written; case does not
+count. Each hit names its session, call and sequence, with a snippet masked before it was
+cut, the command that opens it (with no SOURCE when none was given: such a command reads
+every agent's folder too), and the path that opens it in ``correx-tools serve``'s page
+(after the address the server prints).
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+from typing import Any
+from urllib.parse import quote, urlencode
+
+from ....core.catalog.searched import FIELDS, Field, SearchHit
+from ....core.report.redaction import Redaction
+from ....core.report.refs import ref_of
+from ....core.tools.short_ids import short_invocation_id
+from ...catalog.picking import searchable_of
+from .. import arguments
+from ..output.fitted import Column, fitted, table_width
+from ..output.render import emit, in_line
+from ..sources.filters import query_of
+from ..sources.loading import repository_for
+from ..sources.short_names import short_names
+from ..sources.stores import open_source_or_agents
+
+ON_A_TERMINAL = 20
+"""How many hits a terminal shows unless ``--limit`` says otherwise."""
+EVERYWHERE = "all"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The arguments of ``correx-tools search``."""
+    arguments.add_source(parser, optional=True)
+    parser.add_argument(
+        "text",
+        metavar="TEXT",
+        help='the words to find, all of them (any case); a "quoted phrase" as it is written',
+    )
+    parser.add_argument(
+        "--in",
+        dest="fields",
+        choices=(*FIELDS, EVERYWHERE),
+        default=EVERYWHERE,
+        help="where to look: a call's arguments, its outputs, what was said (prompts, the "
+        "assistant's words and reasoning), or all (default: %(default)s)",
+    )
+    arguments.add_session_filters(parser)
+    parser.add_argument(
+        "--limit",
+        type=arguments.count,
+        metavar="N",
+        help=f"show the N newest hits (0: all; default: {ON_A_TERMINAL} on a terminal, else all)",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``correx-tools search``; the exit status."""
+    query = query_of(args)
+    fields: tuple[Field, ...] = FIELDS if args.fields == EVERYWHERE else (args.fields,)
+    store, label = open_source_or_agents(args.source)
+    searchable = searchable_of(store, repository_for(store, label, lenient=True))
+    limit = _limit(args)
+    redaction = Redaction()
+    # One more than shown: whether there are more is said without counting them all.
+    asked = None if limit is None else limit + 1
+    found = searchable.search(args.text, fields=fields, query=query, limit=asked,
+                              redaction=redaction)  # fmt: skip
+    more = limit is not None and len(found) > limit
+    hits = found[:limit] if limit is not None else found
+    source = args.source
+    rows = [_json(hit, source, redaction) for hit in hits]
+    document = {"source": label, "text": args.text, "fields": list(fields), "hits": rows,
+                "more": more}  # fmt: skip
+
+    def text() -> str:
+        if not hits:
+            return f"nothing found for {in_line(args.text)}"
+        names = short_names(hit.session_id for hit in hits)
+        cells = [
+            [in_line(names[hit.session_id]), f"{hit.sequence:,}", hit.field,
+             in_line(_call(hit)), in_line(" ".join(hit.snippet.split()))]
+            for hit in hits
+        ]  # fmt: skip
+        lines = [fitted(COLUMNS, cells, width=table_width())]
+        lines.append("open one: " + rows[0]["open"])
+        if more:
+            lines.append("more hits: --limit 0 shows all")
+        return "\n".join(lines)
+
+    emit(args, document, text)
+    return 0 if hits else 1
+
+
+COLUMNS = (
+    Column("session"),
+    Column("seq", right=True),
+    Column("field"),
+    Column("call", fit="cut", least=8, ease=14, give=2, drop=1),
+    Column("found", fit="cut", least=12, ease=30, give=1),
+)
+
+
+def _limit(args: argparse.Namespace) -> int | None:
+    if args.limit is not None:
+        return args.limit or None
+    return ON_A_TERMINAL if sys.stdout.isatty() and not args.json else None
+
+
+def _call(hit: SearchHit) -> str:
+    if hit.invocation_id is None:
+        return "-"
+    return short_invocation_id(hit.session_id, hit.invocation_id)
+
+
+def _json(hit: SearchHit, source: str | None, redaction: Redaction) -> dict[str, Any]:
+    """A hit as ``--json`` gives it: where it is, its snippet, and how to open it."""
+    where = [] if source is None else [source]
+    if hit.invocation_id is not None:
+        opened = ["correx-tools", "history", *where, hit.session_id, hit.invocation_id]
+    else:
+        opened = ["correx-tools", "replay", *where, hit.session_id, "--at", str(hit.sequence)]
+    at: dict[str, str | int] = {"at": hit.sequence}
+    if hit.invocation_id is not None:
+        at["invocation"] = ref_of(hit.invocation_id, redaction)
+    page = f"/sessions/{quote(ref_of(hit.session_id, redaction), safe='')}?{urlencode(at)}"
+    return {
+        "session_id": redaction.text(hit.session_id),
+        "invocation_id": None if hit.invocation_id is None else redaction.text(hit.invocation_id),
+        "sequence": hit.sequence,
+        "field": hit.field,
+        "snippet": hit.snippet,
+        "open": shlex.join(opened),
+        "page": page,
+    }

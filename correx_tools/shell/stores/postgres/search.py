@@ -1,0 +1,83 @@
+"""PostgreSQL's full-text index: a table of ``tsvector`` values with a GIN index.
+
+Each value's ``tsvector`` is made from the tokenizer's words as they are
+(``array_to_tsvector``: never PostgreSQL's own parser or dictionaries), without
+positions (a phrase is held to its order by reading the value again, `searching`), and
+a search's ``tsquery`` the same way: its words joined by ``&``. So PostgreSQL indexes
+and matches exactly the words SQLite's FTS5 does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, final
+
+from ..sql.dialect import Cursor
+
+TABLES = (
+    """CREATE TABLE IF NOT EXISTS {schema}.correx_search (
+        id    BIGINT   PRIMARY KEY,
+        words TSVECTOR NOT NULL
+    )""",
+    "CREATE INDEX IF NOT EXISTS correx_search_words ON {schema}.correx_search USING GIN (words)",
+    "CREATE SEQUENCE IF NOT EXISTS {schema}.correx_numbers",
+)
+
+SEQUENCE_BITS = 30
+"""A session's own range of positions: its number, then its sequence in this many bits
+(`kept_words` indexes no value past sequence 2**30)."""
+
+
+def _lexeme(word: str) -> str:
+    return "'" + word + "'"  # a word is letters and digits: no quote to escape
+
+
+@final
+class PostgresSearch:
+    """The schema's ``correx_search`` table (see the module docstring)."""
+
+    def __init__(self, table: str, runs: str, numbers: str) -> None:
+        self._table = table
+        self._runs = runs
+        self._numbers = numbers
+
+    def numbered(self, cursor: Cursor) -> int:
+        """The next value of the schema's sequence (no writer waits for another's)."""
+        return int(cursor.execute(f"SELECT nextval('{self._numbers}')").fetchone()[0])
+
+    @staticmethod
+    def positions(cursor: Cursor, number: int, first: int, count: int) -> int:
+        """The session's own range (`SEQUENCE_BITS`): writers of two sessions share no
+        count, so neither waits for the other's commit. PostgreSQL's GIN index keeps row
+        addresses, not ids, so the ids' spread costs it nothing."""
+        return number << SEQUENCE_BITS | first
+
+    def written(self, cursor: Cursor, rows: Sequence[tuple[int, list[str]]]) -> None:
+        """Index each value's words under its id."""
+        cursor.executemany(
+            f"INSERT INTO {self._table} (id, words) VALUES (%s, array_to_tsvector(%s))",
+            [(value, list(dict.fromkeys(said))) for value, said in rows],
+        )
+
+    def dropped(self, cursor: Cursor, number: int, rows: int) -> None:
+        """The session's values deleted, the ids of each of its runs."""
+        if rows:
+            cursor.execute(
+                f"DELETE FROM {self._table} s USING {self._runs} r WHERE r.number = %s "
+                "AND s.id >= r.first_id << 2 AND s.id < (r.last_id + 1) << 2",
+                (number,),
+            )
+
+    def cleared(self, cursor: Cursor) -> None:
+        """Every value deleted."""
+        cursor.execute(f"DELETE FROM {self._table}")
+
+    @staticmethod
+    def wasted(cursor: Cursor) -> bool:
+        """Never: a value let go of is deleted."""
+        return False
+
+    def matching(self, every: Sequence[str]) -> tuple[str, str, str, tuple[Any, ...]]:
+        """A ``tsquery`` of every word."""
+        query = " & ".join(_lexeme(word) for word in every)
+        return f"{self._table} w", "w.id", "w.words @@ ?::tsquery", (query,)

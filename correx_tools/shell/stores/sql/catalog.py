@@ -1,0 +1,234 @@
+"""The catalog of a database store, kept in the transaction that writes the events.
+
+Each write moves a session's catalog on by the events it writes (`keep_catalog`):
+its facts folded on from the ones kept (`SessionFacts.taking`), the activity windows the
+events touch added to the kept ones, and the events' words indexed (`searching`). A
+rebuild of the session's index, an import in parts and an upgrade fold it anew from the
+stored events (`refill_catalog`). A session's catalog is numbered when it is made (a
+number never used again), and its words are indexed in runs of that number
+(`searching`): a session folded anew takes a new number and lets go of its runs, so a
+full-text index that cannot forget a value (SQLite's contentless FTS5) never answers
+with the words it had.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from itertools import chain
+
+from ....core.catalog.activity import Activity, Window, WindowKey
+from ....core.catalog.facts import SessionFacts
+from ....core.catalog.listing import CallCounts, Listed
+from ....core.lifecycle.events import StoredEvent
+from ....core.tools.ids import SessionId
+from ..codec.rows import decode_written_row
+from .catalog_rows import (
+    READ_COLUMNS,
+    ROW_COLUMNS,
+    WINDOW_COLUMNS,
+    listed_from,
+    model_rows,
+    row_values,
+    spent_rows,
+    window_from,
+    window_values,
+)
+from .dialect import Cursor, Dialect
+from .index import exits_nonzero
+from .indexing import Head
+from .kept_words import clear_words, drop_words, write_words
+
+FOLD_BATCH = 5_000
+"""Events read and folded at a time by a refill."""
+
+
+def counts_of_head(d: Dialect, cursor: Cursor, session_id: str, head: Head) -> CallCounts:
+    """A session's calls as its index head counts them (with its non-zero exits)."""
+    requested, started, completed, failed, rejected, refused = head.counts
+    exited = exits_nonzero(d, cursor, session_id, head.indexed_through) if completed else 0
+    return CallCounts(calls=requested + started + completed + failed + rejected,
+                      completed=completed, failed=failed, rejected=rejected,
+                      requested=requested, started=started, exited_nonzero=exited,
+                      refused=refused)  # fmt: skip
+
+
+def kept_catalog(d: Dialect, cursor: Cursor, session_id: str) -> tuple[Listed, int, int] | None:
+    """A session's catalog as kept, with its number and how many values it indexed."""
+    key = d.session_key(session_id)
+    columns = ", ".join(READ_COLUMNS)
+    row = cursor.execute(
+        d.sql(f"SELECT {columns} FROM {{catalog}} WHERE {{session}} = ?"), (key,)
+    ).fetchone()
+    if row is None:
+        return None
+    models = cursor.execute(
+        d.sql("SELECT model FROM {models} WHERE {session} = ? ORDER BY position"), (key,)
+    ).fetchall()
+    spent = cursor.execute(
+        d.sql(
+            "SELECT model, input, output, cache_read, cache_write FROM {spent} "
+            "WHERE {session} = ? ORDER BY position"
+        ),
+        (key,),
+    ).fetchall()
+    return listed_from(d, row, models, spent), int(row[1]), int(row[2])
+
+
+def keep_catalog(
+    d: Dialect, cursor: Cursor, session_id: str, events: list[StoredEvent], head: Head
+) -> None:
+    """Move the session's catalog on by ``events`` (just written, its index at ``head``)."""
+    kept = kept_catalog(d, cursor, session_id)
+    if kept is None and events[0].sequence == 1:
+        # A new session: its catalog starts empty, folded from the events in hand.
+        empty = Listed(session_id=session_id, facts=SessionFacts(), counts=CallCounts())
+        kept = empty, d.search.numbered(cursor), 0
+    if kept is None or kept[0].facts.events != events[0].sequence - 1:
+        refill_catalog(d, cursor, session_id, head)  # none kept yet, or not up to here
+        return
+    listed, number, searched = kept
+    facts = listed.facts.taking(events)
+    added = Activity().taking(events, times_recorded=facts.times_recorded)
+    key = d.session_key(session_id)
+    if facts.talk.models != listed.facts.talk.models:
+        _rewrite(d, cursor, "models", key, model_rows(d, key, facts.talk.models))
+    if facts.spent != listed.facts.spent:
+        _rewrite(d, cursor, "spent", key, spent_rows(d, key, facts.spent))
+    _merge_windows(d, cursor, key, added)
+    indexed = write_words(d, cursor, number, events)
+    counts = counts_of_head(d, cursor, session_id, head)
+    _save_row(d, cursor, session_id, facts, counts=counts, number=number,
+              searched=searched + indexed)  # fmt: skip
+
+
+def refill_catalog(d: Dialect, cursor: Cursor, session_id: str, head: Head) -> None:
+    """Fold the session's catalog anew from its stored events (a new number)."""
+    kept = kept_catalog(d, cursor, session_id)
+    drop_catalog(d, cursor, session_id, kept)
+    number = d.search.numbered(cursor)
+    facts, activity, searched = SessionFacts(), Activity(), 0
+    for run in stored_runs(d, cursor, session_id):
+        facts = facts.taking(run)
+        activity = activity.taking(run, times_recorded=facts.times_recorded)
+        searched += write_words(d, cursor, number, run)
+    if not facts.events:
+        return
+    key = d.session_key(session_id)
+    _rewrite(d, cursor, "models", key, model_rows(d, key, facts.talk.models))
+    _rewrite(d, cursor, "spent", key, spent_rows(d, key, facts.spent))
+    _insert_windows(d, cursor, key, activity.windows.items())
+    counts = counts_of_head(d, cursor, session_id, head)
+    _save_row(d, cursor, session_id, facts, counts=counts, number=number, searched=searched)
+    if kept is not None:
+        machine, user = kept[0].machine, kept[0].user
+        if machine is not None or user is not None:
+            cursor.execute(
+                d.sql("UPDATE {catalog} SET machine = ?, user_name = ? WHERE {session} = ?"),
+                (d.text_value(machine), d.text_value(user), key),
+            )
+
+
+def drop_catalog(
+    d: Dialect, cursor: Cursor, session_id: str, kept: tuple[Listed, int, int] | None
+) -> None:
+    """Remove the session's catalog (``kept``: as `kept_catalog` read it) and its words."""
+    key = d.session_key(session_id)
+    for table in ("catalog", "models", "spent", "activity"):
+        cursor.execute(d.sql(f"DELETE FROM {{{table}}} WHERE {{session}} = ?"), (key,))
+    if kept is not None:
+        drop_words(d, cursor, kept[1], kept[2])
+        if d.search.wasted(cursor):
+            rewrite_words(d, cursor)
+
+
+def rewrite_words(d: Dialect, cursor: Cursor) -> None:
+    """Make the full-text index again from every catalogued session's events."""
+    clear_words(d, cursor)
+    sessions = cursor.execute(d.sql("SELECT name, number FROM {catalog}")).fetchall()
+    for name, number in sessions:
+        session_id, searched = d.text(name) or "", 0
+        for run in stored_runs(d, cursor, session_id):
+            searched += write_words(d, cursor, int(number), run)
+        cursor.execute(
+            d.sql("UPDATE {catalog} SET searched = ? WHERE {session} = ?"),
+            (searched, d.session_key(session_id)),
+        )
+
+
+def stored_runs(d: Dialect, cursor: Cursor, session_id: str) -> Iterator[list[StoredEvent]]:
+    """The session's stored events, decoded a run at a time, in order."""
+    key, session, after = d.session_key(session_id), SessionId(session_id), 0
+    query = d.sql(
+        "SELECT sequence, recorded_at, type, version, data FROM {events} "
+        "WHERE {session} = ? AND sequence > ? ORDER BY sequence LIMIT ?"
+    )
+    while rows := cursor.execute(query, (key, after, FOLD_BATCH)).fetchall():
+        yield [decode_written_row(d.where, session, tuple(row)) for row in rows]
+        after = rows[-1][0]
+
+
+def _save_row(
+    d: Dialect,
+    cursor: Cursor,
+    session_id: str,
+    facts: SessionFacts,
+    *,
+    counts: CallCounts,
+    number: int,
+    searched: int,
+) -> None:
+    columns = ("{session}", "number", "searched", *ROW_COLUMNS)
+    updated = ", ".join(f"{column} = excluded.{column}" for column in columns[1:])
+    cursor.execute(
+        d.sql(
+            f"INSERT INTO {{catalog}} ({', '.join(columns)}) "
+            f"VALUES ({', '.join('?' * len(columns))}) "
+            f"ON CONFLICT ({{session}}) DO UPDATE SET {updated}"
+        ),
+        (d.session_key(session_id), number, searched, *row_values(d, session_id, facts, counts)),
+    )
+
+
+def _rewrite(
+    d: Dialect, cursor: Cursor, table: str, key: object, rows: list[tuple[object, ...]]
+) -> None:
+    cursor.execute(d.sql(f"DELETE FROM {{{table}}} WHERE {{session}} = ?"), (key,))
+    if rows:
+        marks = ", ".join("?" * len(rows[0]))
+        cursor.executemany(d.sql(f"INSERT INTO {{{table}}} VALUES ({marks})"), rows)
+
+
+def _insert_windows(d: Dialect, cursor: Cursor, key: object, windows: object) -> None:
+    rows = [(key, *window_values(d, q, m, w)) for (q, m), w in windows]  # type: ignore[attr-defined]
+    if rows:
+        cursor.executemany(
+            d.sql(
+                f"INSERT INTO {{activity}} ({{session}}, {', '.join(WINDOW_COLUMNS)}) "
+                f"VALUES ({', '.join('?' * len(rows[0]))})"
+            ),
+            rows,
+        )
+
+
+def _merge_windows(d: Dialect, cursor: Cursor, key: object, added: Activity) -> None:
+    """The windows ``added`` touches, added to the kept ones: those of the quarters they
+    span are read, taken out and written again together."""
+    if not added.windows:
+        return
+    quarters = [q for q, _ in added.windows if q is not None]
+    low, high = (min(quarters), max(quarters)) if quarters else (0, -1)
+    untimed = any(q is None for q, _ in added.windows)
+    where = "WHERE {session} = ? AND ((quarter >= ? AND quarter <= ?) OR (? AND quarter IS NULL))"
+    parameters = (key, low, high, untimed)
+    kept = cursor.execute(
+        d.sql(f"SELECT {', '.join(WINDOW_COLUMNS)} FROM {{activity}} {where}"), parameters
+    ).fetchall()
+    merged: dict[WindowKey, Window] = {}
+    for quarter, model, window in chain(
+        (window_from(d, row) for row in kept),
+        ((q, m, w) for (q, m), w in added.windows.items()),
+    ):
+        known = merged.get((quarter, model))
+        merged[(quarter, model)] = window if known is None else known.plus(window)
+    cursor.execute(d.sql(f"DELETE FROM {{activity}} {where}"), parameters)
+    _insert_windows(d, cursor, key, merged.items())

@@ -1,0 +1,149 @@
+"""A usage report added up by the database: the rows `usage.usage_rows` makes from the
+activity windows, without reading each window into Python.
+
+The windows are summed per row and model in SQL (the calls, the usage records and the
+four counts of tokens), and the sessions of each row counted there; the cost is then
+found per row and model (a price is linear in the tokens: the cost of a sum is the sum
+of the costs, exactly, in decimal). A day, week or month is found for each quarter the
+windows hold (the zone's offset may change within a range, so never for a range at
+once), and the quarters are grouped into runs of one key that the SQL reads as ranges.
+Blocks follow the usages one by one (`usage._blocks`): they are made from the windows.
+``tests/test_catalog_store.py`` holds every report to `usage_rows`.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from decimal import Decimal
+from typing import Any
+
+from ....core.catalog.listing import SessionQuery
+from ....core.catalog.usage import NONE_KEY, By, Local, Report, UsageRow, time_key, usage_rows
+from ....core.lifecycle.conversation import TokenUsage
+from ....core.replay.pricing import PriceTable
+from .catalog_query import activity, picked, quarter_bounds
+from .dialect import Cursor, Dialect
+
+_KEYED = {
+    "project": "c.project",
+    "agent": "c.agent",
+    "machine": "c.machine",
+    "user": "c.user_name",
+    "session": "c.name",
+    "model": "a.model",
+}
+
+
+def usage(
+    d: Dialect, cursor: Cursor, query: SessionQuery, report: Report
+) -> tuple[list[UsageRow], UsageRow]:
+    """The report's rows and total, as `usage_rows` makes them from `activity`."""
+    by, local, prices = report.by, report.local, report.prices
+    since, until = report.since, report.until
+    if by == "block":
+        entries = activity(d, cursor, query, since, until)
+        return usage_rows(entries, by, local=local, prices=prices)
+    where, parameters = picked(d, query, "c")
+    bounds, bounded = quarter_bounds(since, until)
+    tests = [test for test in (where, bounds) if test]
+    condition = f"WHERE {' AND '.join(tests)}" if tests else ""
+    source = "FROM {activity} a JOIN {catalog} c ON c.{session} = a.{session}"
+    arguments: tuple[Any, ...] = (*parameters, *bounded)
+    if by in _KEYED:
+        key, keyed = _KEYED[by], ()
+    else:
+        key, keyed = _times(
+            d, cursor, by, local, source=f"{source} {condition}", arguments=arguments
+        )
+    # Each window keyed once, in a subquery: the key's parameters are given once.
+    windows = (
+        f"(SELECT {key} AS k, a.{{session}} AS s, a.model AS m, a.calls, a.messages, a.input, "
+        f"a.output, a.cache_read, a.cache_write {source} {condition}) w"
+    )
+    sums = cursor.execute(
+        d.sql(
+            "SELECT k, m, SUM(calls), SUM(messages), SUM(input), SUM(output), "
+            f"SUM(cache_read), SUM(cache_write) FROM {windows} GROUP BY k, m"
+        ),
+        (*keyed, *arguments),
+    ).fetchall()
+    sessions = cursor.execute(
+        d.sql(f"SELECT k, COUNT(DISTINCT s) FROM {windows} GROUP BY k"), (*keyed, *arguments)
+    ).fetchall()
+    everyone = cursor.execute(
+        d.sql(f"SELECT COUNT(DISTINCT a.{{session}}) {source} {condition}"), arguments
+    ).fetchone()[0]
+    named = {_named(d, by, found): int(count) for found, count in sessions}
+    tallies: dict[str, _Tally] = defaultdict(_Tally)
+    total = _Tally()
+    for found, model, calls, messages, *tokens in sums:
+        name, model_name = _named(d, by, found), d.text(model)
+        used = TokenUsage.unchecked(*(int(count) for count in tokens))
+        for tally in (tallies[name], total):
+            tally.add(model_name, int(calls), int(messages), used, prices)
+    rows = [tally.row(name, named.get(name, 0)) for name, tally in tallies.items()]
+    if by in ("day", "week", "month"):
+        rows.sort(key=lambda row: (row.key == NONE_KEY, row.key))
+    else:
+        rows.sort(key=lambda row: (-row.tokens.total, -row.calls, row.key))
+    return rows, total.row("total", int(everyone))
+
+
+def _named(d: Dialect, by: By, found: Any) -> str:
+    if by in ("day", "week", "month"):
+        return str(found)
+    return d.text(found) or NONE_KEY
+
+
+def _times(
+    d: Dialect, cursor: Cursor, by: By, local: Local, *, source: str, arguments: tuple[Any, ...]
+) -> tuple[str, tuple[Any, ...]]:
+    """A ``CASE`` that names each window's day, week or month from its quarter (the windows
+    of no time `NONE_KEY`), and its parameters."""
+    quarters = [
+        row[0]
+        for row in cursor.execute(
+            d.sql(f"SELECT DISTINCT a.quarter {source} ORDER BY 1"), arguments
+        ).fetchall()
+        if row[0] is not None
+    ]
+    runs: list[tuple[int, str]] = []  # each run's last quarter and its key
+    for quarter in quarters:
+        key = time_key(by, int(quarter), local)  # type: ignore[arg-type]
+        if runs and runs[-1][1] == key:
+            runs[-1] = (quarter, key)
+        else:
+            runs.append((quarter, key))
+    cases = " ".join("WHEN a.quarter <= ? THEN ?" for _ in runs)
+    parameters = tuple(value for run in runs for value in run)
+    expression = f"(CASE WHEN a.quarter IS NULL THEN '{NONE_KEY}' {cases} END)"
+    return expression, parameters
+
+
+class _Tally:
+    """One row's sums, as `usage._Tally` adds them up from windows."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+        self.tokens = TokenUsage()
+        self.cost = Decimal(0)
+        self.priced = False
+        self.unpriced = 0
+
+    def add(self, model: str | None, calls: int, messages: int, used: TokenUsage,
+            prices: PriceTable) -> None:  # fmt: skip
+        self.calls += calls
+        if not messages:
+            return
+        self.tokens = self.tokens + used
+        price = None if model is None else prices.price(model)
+        if price is None:
+            self.unpriced += used.total
+        else:
+            self.cost += price.of(used)
+            self.priced = True
+
+    def row(self, key: str, sessions: int) -> UsageRow:
+        return UsageRow(key=key, sessions=sessions, calls=self.calls, tokens=self.tokens,
+                        cost=self.cost if self.priced else None,
+                        unpriced_tokens=self.unpriced)  # fmt: skip
