@@ -84,10 +84,8 @@ def page_data(
 ) -> dict[str, Any]:
     """The page's document for one session: ``entries`` in request order (as
     `SessionEntries` gives them) and the refused events; every value plain JSON."""
-    builder = PageBuilder(
-        session_id, last_sequence, redaction=redaction, limits=limits, times=times,
-        imported=imported,
-    )  # fmt: skip
+    builder = PageBuilder(session_id, last_sequence, redaction=redaction, limits=limits,
+                          times=times, imported=imported)  # fmt: skip
     for entry in entries:
         builder.add(outline_of(entry))
     chosen = {position: entries[position] for position, _ in builder.wanted()}
@@ -319,13 +317,8 @@ def plain(document: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _detail(
-    record: ToolInvocationRecord,
-    entry: InvocationEntry,
-    redaction: Redaction,
-    times: bool,
-    imported: bool,
-) -> dict[str, Any]:
+def _detail(record: ToolInvocationRecord, entry: InvocationEntry, redaction: Redaction,
+            times: bool, imported: bool) -> dict[str, Any]:  # fmt: skip
     started = recorded_start(entry.requested_at, entry.started_at, imported=imported)
     receipt = record.receipt
     return {

@@ -17,7 +17,7 @@ from .. import arguments
 from ..output.readable import counted, duration
 from ..output.render import emit, one_line
 from ..output.tables import Column, table
-from ..output.tokens_text import tokens_text, top_calls
+from ..output.tokens_table import tokens_text, top_calls
 from ..sources.loading import answered, times_recorded
 from ..sources.prices import prices_of
 from ..sources.shown import calls_shown, redaction_of
