@@ -90,6 +90,15 @@ def test_the_pages_events_say_what_each_is(demo: Path, browser: Any) -> None:
         assert kinds["1"] == "described" and kinds["2"] == "prompt"
         assert kinds["3"] == "tokens" and kinds["4"] == "said" and kinds["5"] == "requested"
         assert "other" not in kinds.values()
+        # The tools at the end: a figure of the calls whose start is recorded, or none.
+        page.goto(server.link(f"/sessions/{REAL}"))
+        page.wait_for_selector("body[data-ready]", timeout=30_000)
+        page.wait_for_selector("#tools[data-at='120']")
+        tools = {r.split("\t")[0]: r.split("\t") for r in page.inner_text("#tools").splitlines()}
+        assert tools["tool"][7:] == ["took p50 / p95 / max", "queued p50 / p95 / max",
+                                     "ran p50 / p95 / max"]  # fmt: skip
+        none = "\u2013"  # an en dash: no such time
+        assert none not in tools["Read"][7] and tools["Read"][8] == f"{none} / {none} / {none}"
         assert opened.errors == []
         page.close()
     finally:
