@@ -44,6 +44,9 @@ def test_replay_and_diff_say_what_each_call_did() -> None:
     assert "'**/components/**/*.ex'" in claude
     diffed = run("diff", str(CODEX), "019a", "0", "40").stdout
     assert "make test" in diffed and "rg -n TODO src" in diffed
+    # An editor's one-word command is said of its path, never alone.
+    edited = run("replay", str(GOOSE), "2025", "--limit", "0").stdout
+    assert "write docs/使い方.md" in edited
 
 
 def test_diff_never_hides_a_non_zero_exit() -> None:

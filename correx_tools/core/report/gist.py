@@ -13,6 +13,8 @@ is never shown, whole or in part.
 'git push --force origin main'
 >>> gist("run_tests", {"target": "tests/test_app.py"})
 'tests/test_app.py'
+>>> gist("str_replace_editor", {"command": "view", "path": "/repo/app.py"}, cwd="/repo")
+'view app.py'
 """
 
 from __future__ import annotations
@@ -48,10 +50,12 @@ def gist(
 
 def _said(arguments: Mapping[str, Any], cwd: str | None) -> str:
     command = command_of(arguments)
-    if command is not None:
-        return command
     path = _first(arguments, PATHS)
     where = None if path is None else _relative(path, cwd)
+    if command is not None:
+        # An editor's ``command`` is one word (view, write, str_replace) said of a path.
+        editor = where is not None and command.isidentifier()
+        return f"{command} {where}" if editor else command
     pattern = _first(arguments, PATTERNS)
     if pattern is not None:
         return f"'{pattern}'" + ("" if where is None else f" in {where}")
