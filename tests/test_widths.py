@@ -44,6 +44,7 @@ def commands(tmp: Path) -> Iterator[tuple[list[str], int]]:
     store = tmp / "imported.sqlite"
     yield ["sessions", str(DATA)], 0
     yield ["usage", str(DATA), "--by", "project"], 0
+    yield ["search", str(DATA), "git"], 0
     yield ["replay", str(CODEX), "019a"], 0
     yield ["history", str(CLAUDE), "4d", "toolu_01Pza94z"], 0
     yield ["diff", str(CODEX), "019a", "0", "40"], 0
@@ -125,12 +126,28 @@ def test_ids_are_cut_to_a_name_that_any_command_takes() -> None:
         assert json.loads(named)["invocation_id"] == invocation
 
 
+def test_a_search_shows_a_call_whole_or_not_at_all() -> None:
+    hits = json.loads(run("search", str(DATA), "git", "--json").stdout)["hits"]
+    calls = {hit["invocation_id"].split("/")[-1] for hit in hits if hit["invocation_id"]}
+    wide = run("search", str(DATA), "git", columns=120).stdout.splitlines()
+    assert wide[0].split()[3] == "call"
+    rows = [line.split() for line in wide[2:] if not line.startswith(("open one", "more hits"))]
+    shown = {row[3] for row in rows if row[3] != "-"}
+    assert shown and all(any(call.endswith(name) for call in calls) for name in shown)
+    assert "call" not in run("search", str(DATA), "git", columns=60).stdout.splitlines()[0]
+    # A session is named by a start no other session of the SOURCE shares, hit or not.
+    everyone = [row["session_id"] for row in
+                json.loads(run("sessions", str(DATA), "--json").stdout)["sessions"]]  # fmt: skip
+    named = {row[0] for row in rows}
+    assert named and all(sum(s.startswith(name) for s in everyone) == 1 for name in named)
+
+
 def test_wide_shows_every_cell_whole() -> None:
     out = run("replay", str(CLAUDE), "4d", "--wide", columns=40).stdout
     assert "toolu_01GeDmRuX3FpXfLMC8mBtxgU" in out and ELLIPSIS not in out
 
 
-TABLES = ("sessions", "usage", "replay", "history", "diff", "stats", "audit", "compare",
+TABLES = ("sessions", "usage", "search", "replay", "history", "diff", "stats", "audit", "compare",
           "import-transcript", "replay-all", "validate")  # fmt: skip
 
 
