@@ -17,6 +17,7 @@ from typing import Any
 
 from ....core.audit.effects import declared_by
 from ....core.audit.finding import Finding, Level
+from ....core.catalog.short_names import short_names
 from ....core.tools.capability import ToolCapability
 from ....core.tools.formats._reader import tool_list
 from ...audit.documents import finding_json
@@ -34,7 +35,6 @@ from ..output.tables import Column, table
 from ..sources.loading import find_session
 from ..sources.options import current_options, refused_files
 from ..sources.places import finding_places
-from ..sources.short_names import short_names
 from ..sources.stores import close_store, open_store, read_file, read_json, redact
 from ..sources.tool_files import read_tools
 

@@ -7,6 +7,7 @@ import sys
 import time
 from typing import Any
 
+from ....core.catalog.short_names import short_names
 from ....core.lifecycle.state import ToolState
 from ....core.replay.fold import Replay
 from ....core.replay.projection import ToolProjector
@@ -15,7 +16,6 @@ from .. import arguments
 from ..output.readable import counted
 from ..output.render import emit
 from ..output.tables import Column, table
-from ..sources.short_names import short_names
 from ..sources.stores import open_store
 
 

@@ -10,13 +10,13 @@ from collections.abc import Iterable
 
 from returns.result import Success
 
+from ....core.catalog.short_names import short_invocations
 from ....core.report.redaction import Redaction
 from ....core.tools.ids import SessionId
 from ...replay.view import SessionView
 from ...stores.port import EventStore
 from ...transcripts.description import session_description
 from ..output.calls_table import Shown, shown_ids
-from .short_names import short_invocations
 
 WHOLE = sys.maxsize
 """The terminal's masking cuts nothing: ``--json`` has every value whole, secrets masked."""
