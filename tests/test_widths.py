@@ -80,6 +80,16 @@ def test_every_table_fits_the_terminal(
         assert cell_width(rule) <= columns, ran[(command, columns)]
 
 
+@pytest.mark.parametrize("command", [argv[0] for argv, _ in commands(Path("."))])
+def test_every_table_is_drawn_alike_on_a_terminal(
+    ran: dict[tuple[str, int], str], command: str
+) -> None:
+    # A bold header over a drawn rule (colour where a cell has one), as every command draws.
+    said = ran[(command, 80)]
+    assert all(rule.startswith("─") for rule, _ in tables(said)), said
+    assert "\x1b[1m" in said
+
+
 def test_a_wide_terminal_shows_more_than_a_narrow_one(ran: dict[tuple[str, int], str]) -> None:
     narrow, wide = tables(ran[("stats", 80)])[0], tables(ran[("stats", 120)])[0]
     assert "queued" not in narrow[1][0] and "queued" in wide[1][0]  # dropped at 80 only
