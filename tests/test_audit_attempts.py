@@ -43,17 +43,24 @@ def test_a_rejected_call_is_an_attempt_in_every_form() -> None:
     said = run("audit", str(TRANSCRIPTS), "--json")
     assert said.returncode == 1
     findings = json.loads(said.stdout)["findings"]
-    assert len(findings) == 9
-    for finding in findings:
+    # Nine forced pushes the user turned down; and the real OpenHands run's write, which ran.
+    [ran] = [finding for finding in findings if not finding["attempt"]]
+    assert ran["level"] == "error" and " wrote '/workspace/test.c'" in ran["message"]
+    attempts = [finding for finding in findings if finding["attempt"]]
+    assert len(attempts) == 9
+    for finding in attempts:
         assert finding["attempt"] is True and finding["level"] == "warning"
         assert " asked to run 'git push --force origin main'" in finding["message"]
         assert " ran " not in finding["message"].split(";")[0]
         assert "; rejected before it ran" in finding["message"]
     table = run("audit", str(TRANSCRIPTS), columns=200).stdout
     assert " ran 'git push" not in table and "asked to run 'git push" in table
-    assert "9 findings (9 warning), 9 of them attempts (calls rejected before they ran)" in table
+    assert ("10 findings (1 error, 9 warning), 9 of them attempts (calls rejected before they "
+            "ran)") in table  # fmt: skip
     sarif = answer("audit", str(TRANSCRIPTS), "--format", "sarif")
-    for result in sarif["runs"][0]["results"]:
+    results = [r for r in sarif["runs"][0]["results"] if r["properties"]["attempt"]]
+    assert len(results) == 9
+    for result in results:
         assert result["level"] == "warning" and result["properties"]["attempt"] is True
         assert "asked to run" in result["message"]["text"]
 

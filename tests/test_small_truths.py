@@ -132,4 +132,4 @@ def test_compare_reads_transcripts_through_the_cache_it_is_told_of(tmp_path: Pat
     a, b = GOOSE / "20251118_154210.jsonl", GOOSE / "20251118_2.json"
     both = correx("compare", str(a), "2025", "2025", "--with", str(b), "--cache", str(cache))
     assert both.returncode == 1 and both.stderr.count("\n") == 1
-    assert "--cache names the cache of one SOURCE" in both.stderr
+    assert "--cache names one SOURCE's cache" in both.stderr

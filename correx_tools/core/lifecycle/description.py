@@ -21,6 +21,7 @@ from datetime import UTC, datetime
 from typing import Any, final
 
 from .events import OpaqueEvent, StoredEvent
+from .outcome import Outcome, outcome_of
 
 DESCRIBED = "correx.session.described"
 """The type tag of the event that describes an imported session."""
@@ -79,13 +80,22 @@ class Described:
     format: str
     about: About
     times_recorded: bool = True
+    outcome: Outcome | None = None
+    """How the run ended, where the harness wrote it (`outcome`: the event after this one)."""
 
 
 def described(events: Iterable[StoredEvent]) -> Described | None:
-    """The description a session begins with, if it is an imported one (only the first
-    event is read; see `described_at`)."""
-    for stored in events:
-        return described_at(stored)
+    """The description a session begins with, if it is an imported one, with its outcome
+    (only the first two events are read: the outcome follows the description; its start
+    as `described_at` gives it)."""
+    found = iter(events)
+    for stored in found:
+        description = described_at(stored)
+        if description is None:
+            return None
+        after = next(found, None)
+        outcome = None if after is None else outcome_of(after.event)
+        return description if outcome is None else replace(description, outcome=outcome)
     return None
 
 
@@ -98,7 +108,7 @@ def described_at(stored: StoredEvent) -> Described | None:
     if found is None or found.about.started_at is not None or not found.times_recorded:
         return found
     about = replace(found.about, started_at=stored.recorded_at)
-    return Described(found.format, about, times_recorded=True)
+    return replace(found, about=about, times_recorded=True)
 
 
 def description_of(event: object) -> Described | None:

@@ -4,12 +4,14 @@ the server's API both print."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import quote, urlencode
 
 from ...core.catalog.listing import Listed
 from ...core.catalog.searched import SearchHit
 from ...core.catalog.usage import UsageRow
+from ...core.lifecycle.outcome import outcome_json
 from ...core.lifecycle.status import ToolInvocationStatus
 from ...core.replay.pricing import PriceTable, cost_of
 from ...core.replay.talk_summary import cut_title
@@ -50,6 +52,7 @@ def session_json(listed: Listed, redaction: Redaction | None, prices: PriceTable
             "cwd": None if described.about.cwd is None else shown(described.about.cwd),
             "title": None if described.about.title is None else shown(described.about.title),
             "times_recorded": described.times_recorded,
+            "outcome": _outcome_shown(outcome_json(described.outcome), shown),
         },
         # Masked whole, then cut: a cut first could split a secret the masking would miss.
         "title": None if title is None else cut_title(shown(title)),
@@ -98,6 +101,16 @@ def hit_json(hit: SearchHit, redaction: Redaction | None) -> dict[str, Any]:
         "snippet": hit.snippet,
         "page": page,
     }
+
+
+def _outcome_shown(
+    outcome: dict[str, Any] | None, shown: Callable[[str], str]
+) -> dict[str, Any] | None:
+    """An outcome's document with the text its harness wrote masked."""
+    if outcome is None:
+        return None
+    said = ("task", "evaluated_by", "exit_status", "said")
+    return {k: shown(v) if k in said and isinstance(v, str) else v for k, v in outcome.items()}
 
 
 def _as_it_is(text: str) -> str:

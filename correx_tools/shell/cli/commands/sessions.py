@@ -118,12 +118,14 @@ COLUMNS = (
     Column("cost", right=True, drop=1),
 )
 """The table's columns, and how each gives way to a narrower terminal."""
+OUTCOME = Column("outcome", fit="cut", least=8, ease=13, give=1, drop=2)
+"""How a run ended, after ``failed``: shown where a listed session's harness wrote it."""
 WIDE = (
     Column("session"), Column("first (local)"), Column("last (local)"), Column("agent"),
     Column("project"), Column("title"), Column("models"), Column("events", right=True),
     Column("calls", right=True), Column("completed", right=True), Column("failed", right=True),
     Column("rejected", right=True), Column("open", right=True), Column("exit ≠ 0", right=True),
-    Column("refused", right=True),
+    Column("refused", right=True), Column("outcome"),
     Column("tokens (in / out / cache read / cache write)", right=True), Column("cost", right=True),
     Column("machine"), Column("user"),
 )  # fmt: skip
@@ -152,7 +154,19 @@ def _table(page: list[Listed], rows: list[dict[str, Any]], names: dict[str, str]
         ]
         for listed, row in zip(page, rows, strict=True)
     ]
-    return table(COLUMNS, cells, wide=False)
+    if not any(_outcome(row) != "-" for row in rows):
+        return table(COLUMNS, cells, wide=False)
+    after = [c.header for c in COLUMNS].index("failed") + 1
+    for line, row in zip(cells, rows, strict=True):
+        line.insert(after, _outcome(row))
+    columns = (*COLUMNS[:after], OUTCOME, *COLUMNS[after:])
+    return table(columns, cells, wide=False)
+
+
+def _outcome(row: dict[str, Any]) -> str:
+    """How the run ended, in a few words, where its harness wrote it."""
+    outcome = (row["transcript"] or {}).get("outcome")
+    return "-" if outcome is None else in_line(outcome["said"])
 
 
 def _wide_cells(listed: Listed, row: dict[str, Any], zone: tzinfo | None) -> list[str]:
@@ -163,7 +177,7 @@ def _wide_cells(listed: Listed, row: dict[str, Any], zone: tzinfo | None) -> lis
             in_line(", ".join(row["models"]) or "-"), f"{listed.facts.events:,}",
             f"{counts.calls:,}", f"{counts.completed:,}", f"{counts.failed:,}",
             f"{counts.rejected:,}", f"{counts.open:,}", f"{counts.exited_nonzero:,}",
-            f"{counts.refused:,}", tokens_cell(row),
+            f"{counts.refused:,}", _outcome(row), tokens_cell(row),
             _cost(row), in_line(listed.machine or "-"), in_line(listed.user or "-")]  # fmt: skip
 
 

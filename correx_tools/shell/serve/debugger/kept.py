@@ -71,14 +71,14 @@ def fold_on(
 
 def _telling(store: EventStore, session: SessionId, through: int, last: int) -> list[StoredEvent]:
     """The events after ``through`` that the facts are folded from, in order: the first
-    (where ``through`` is 0), the conversation's, and the last."""
+    two (where ``through`` is 0: the description and how the run ended), the
+    conversation's, and the last."""
     if last <= through:
         return []
     found: dict[int, StoredEvent] = {}
     if through == 0:
-        first = first_event(store, session)
-        if first is not None:
-            found[first.sequence] = first
+        with session_events(store, session) as events:
+            found.update((s.sequence, s) for s in islice(events, 2) if s.sequence <= last)
     with conversation_events(store, session, after=through, before=last + 1) as said:
         found.update((stored.sequence, stored) for stored in said)
     if last not in found:
