@@ -23,6 +23,7 @@ from correx_tools import (
     fold_events,
 )
 from correx_tools.core.replay.analytics import (
+    Percentiles,
     durations,
     in_flight,
     percentiles,
@@ -130,4 +131,4 @@ def test_a_worked_example() -> None:
     assert [
         r.invocation_id for r in stuck(state, EPOCH + timedelta(seconds=20), timedelta(seconds=10))
     ] == ["b"]
-    assert percentiles([]) == (None, None, None)
+    assert percentiles([]) == Percentiles(None, None, None)

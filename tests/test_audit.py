@@ -96,7 +96,9 @@ def test_real_transcripts_give_the_findings_read_in_them(tmp_path: Path) -> None
         audit(str(DATA / "transcripts"), "--json", "--cache", str(tmp_path / "c.sqlite"),
               status=1).stdout
     )  # fmt: skip
-    found = sorted((f["rule"], f["tool"], f["message"].split(" (")[-1]) for f in said["findings"])
+    # A call the user rejected is said as what it asked to run (`test_audit_attempts`).
+    found = sorted((f["rule"], f["tool"], f["message"].split("; rejected")[0].split(" (")[-1])
+                   for f in said["findings"])  # fmt: skip
     assert len(found) == 10
     assert set(found) == {
         ("command-denied", tool, "git push --force)")

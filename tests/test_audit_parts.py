@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from correx_tools import PostgresEventStore, SQLiteEventStore
-from correx_tools.core.audit.auditor import MAX_OPEN
+from correx_tools.core.audit.auditor import MAX_OPEN, as_ended
 from correx_tools.core.audit.finding import Finding
 from correx_tools.core.tools.ids import SessionId
 from correx_tools.shell.audit import parts
@@ -49,17 +49,19 @@ def in_parts(
     store: SqlEventStore, part_events: int, workers: int = 1
 ) -> tuple[list[Finding], Audited]:
     """The session audited in parts of ``part_events`` events, whatever its length; by the
-    join here alone (``workers`` 1) or with worker processes."""
+    join here alone (``workers`` 1) or with worker processes; each call's findings as it
+    ended (a call rejected in a part, or in a later part than its request: an attempt)."""
     audited = Audited(sessions=1)
     first = first_event(store, SessionId(SESSION))
     assert first is not None
     task = audit_task(read_policy(None), first, None)
+    rejected: dict[int, str] = {}
     with Workers(store.address, workers) as runner:
         found = list(
             audit_in_parts(store, SessionId(SESSION), task, runner, audited,
-                           part_events=part_events)
+                           part_events=part_events, rejected=rejected)
         )  # fmt: skip
-    return found, audited
+    return as_ended(found, rejected), audited
 
 
 def written(events: list[Any], path: Path) -> Path:

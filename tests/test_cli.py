@@ -89,7 +89,8 @@ def test_the_default_demo_writes_a_realistic_run_and_walks_back_through_it(tmp_p
     # The bundled real transcript (a Claude Code subagent's session) is imported once.
     real = document["transcript"]
     assert {k: v for k, v in real["statuses"].items() if v} == {"completed": 25, "failed": 8}
-    assert real["first_failure"]["sequence"] == 7  # after the event that describes the session
+    # After the event that describes the session and the conversation before the failure.
+    assert real["first_failure"]["sequence"] == 10
     human = run("demo", cwd=tmp_path).stdout  # a second run adds a new run to the same file
     assert "already in the file as session real-claude-code-subagent" in human
     assert "demo-run02-session-1" in human
@@ -444,7 +445,7 @@ def test_stats_agrees_with_replay_at_any_point(demo_db: Path) -> None:
             ran = row["ran_seconds"]
             if ran["max"] is not None:
                 assert ran["p50"] <= ran["p95"] <= ran["max"]
-    text = run("stats", str(demo_db), session, "--lenient").stdout
+    text = run("stats", str(demo_db), session, "--lenient", "--wide").stdout
     assert "queued p50/p95/max" in text and "read_file" in text
 
 

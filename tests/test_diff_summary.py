@@ -48,6 +48,11 @@ def counted(changes: list[dict[str, Any]]) -> dict[str, Any]:
         "changed": sum(changed.values()),
         "finished": sum(statuses[s] for s in ("completed", "failed", "rejected")),
         "statuses": {s: statuses[s] for s in STATUSES},
+        "exited_nonzero": sum(
+            1
+            for c in changes
+            if c["after"]["status"] == "completed" and c["after"]["receipt"]["exit_code"]
+        ),
         "tools": [
             {"tool_name": tool, "added": added[tool], "changed": changed[tool]}
             for tool in sorted(added | changed)
@@ -67,6 +72,7 @@ def test_the_summary_counts_what_the_full_diff_lists(demo: Path, log: bool) -> N
                 counted(full["changes"])
             )
             assert full["total"] == len(full["changes"]) and full["limit"] is None
+            assert full["exited_nonzero"] == summary["exited_nonzero"]
 
 
 def test_a_diff_lists_a_page_and_says_how_many_there_are(demo: Path) -> None:

@@ -10,7 +10,14 @@ Each page runs in a fresh directory of its own, its fenced blocks in order:
   are what CI itself does, so those lines are listed in ``NOT_RUN`` and skipped;
 * a ``text`` block right after a ``python`` or ``sh`` block is its output:
   each of its lines must appear in what the block printed, ``...`` standing
-  for any text (timings). Elsewhere a ``text`` block is a diagram or prose.
+  for any text (timings). Elsewhere a ``text`` block is a diagram or prose;
+* a ``text`` block marked ``<!-- output -->`` on the line before it is the whole
+  output, written by this test: it must be what the block printed, line for line
+  (the command's own timings written ``...``), and ``CORREX_DOCS_WRITE=1`` writes it
+  again from what the block printed.
+
+Every command runs with ``COLUMNS=80``: the pages show each table as an 80-column
+terminal, or a pipe, shows it.
 
 The PostgreSQL URL the pages use stands for a fresh database on the test server.
 """
@@ -61,21 +68,52 @@ NOT_RUN = (
 _FENCE = re.compile(r"^```(\w*)\n(.*?)^```$", re.S | re.M)
 
 
+GENERATED = "<!-- output -->"
+"""The line before a ``text`` block that is a command's whole output, written by this test."""
+WRITE = "CORREX_DOCS_WRITE"
+"""Set to 1: the marked output blocks are written again from what their commands print."""
+COLUMNS = "80"
+_TIMINGS = (
+    (re.compile(r"\bin \d+(?:\.\d+)? s\b"), "in ... s"),
+    (re.compile(r"\([\d,]+ events/s\)"), "(... events/s)"),
+)
+"""What a command says of its own run's time, which no two runs share."""
+
+
 @dataclass(frozen=True)
 class Block:
-    """One fenced block of a page."""
+    """One fenced block of a page: where its body starts and ends in the page's text, and
+    whether it is a generated output (`GENERATED`)."""
 
     language: str
     body: str
     line: int
+    start: int = 0
+    end: int = 0
+    generated: bool = False
 
 
 def blocks(page: Path) -> list[Block]:
     text = page.read_text(encoding="utf-8")
     return [
-        Block(m.group(1), m.group(2), text.count("\n", 0, m.start()) + 1)
+        Block(
+            m.group(1),
+            m.group(2),
+            text.count("\n", 0, m.start()) + 1,
+            m.start(2),
+            m.end(2),
+            text[: m.start()].rstrip().endswith(GENERATED),
+        )
         for m in _FENCE.finditer(text)
     ]
+
+
+def as_shown(output: str) -> str:
+    """A command's whole output as a page shows it: its own timings written ``...``, no
+    trailing spaces, one line end at the end."""
+    for pattern, shown in _TIMINGS:
+        output = pattern.sub(shown, output)
+    return "".join(line.rstrip() + "\n" for line in output.rstrip("\n").splitlines())
 
 
 def commands(body: str) -> Iterator[tuple[str, int]]:
@@ -102,7 +140,7 @@ def run_command(
     words = shlex.split(command)
     match words[0]:
         case "correx-tools":
-            return correx(*words[1:], cwd=cwd), words
+            return correx(*words[1:], cwd=cwd, env={"COLUMNS": COLUMNS}), words
         case "python" | "python3":
             argv = [sys.executable, *words[1:]]
         case _:
@@ -150,10 +188,11 @@ def test_every_example_on_the_page_runs(
     dsn = None
     if any(EXAMPLE_DSN in b.body for b in page_blocks):
         dsn = request.getfixturevalue("postgres_database")
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": COLUMNS}
     namespace: dict[str, object] = {"__name__": f"docs_{page.stem}"}
     last_output: str | None = None
     ran = 0
+    written: list[tuple[Block, str]] = []
     for block in page_blocks:
         body = block.body.replace(EXAMPLE_DSN, dsn) if dsn else block.body
         where = f"{page.name}:{block.line}"
@@ -170,17 +209,36 @@ def test_every_example_on_the_page_runs(
                     os.chdir(before)
                 last_output, ran = captured.getvalue(), ran + 1
             case "sh":
-                last_output = ""
+                runs: list[tuple[str, str]] = []
                 for command, expected in commands(body):
                     done, argv = run_command(command, tmp_path, env)
                     assert done.returncode == expected, f"{where}: {argv}\n{done.stderr}"
                     assert "Traceback" not in done.stderr, f"{where}: {done.stderr}"
-                    last_output, ran = done.stdout + done.stderr, ran + 1
+                    runs.append((command, done.stdout + done.stderr))
+                    ran += 1
+                # What the block printed: each command's output, after its command line
+                # when the block runs more than one.
+                last_output = "".join(
+                    (f"$ {command}\n" if len(runs) > 1 else "") + said for command, said in runs
+                )
+            case "text" if last_output is not None and block.generated:
+                if os.environ.get(WRITE) == "1":
+                    written.append((block, as_shown(last_output)))
+                else:
+                    assert as_shown(last_output) == body, (
+                        f"{where}: the output is not what the page shows ({WRITE}=1 writes "
+                        f"it again):\n{as_shown(last_output)}"
+                    )
             case "text" if last_output is not None:
                 shows(last_output, body, where)
             case _:
                 last_output = None
     assert ran > 0 or not any(b.language in ("python", "sh") for b in page_blocks)
+    if written:
+        text = page.read_text(encoding="utf-8")
+        for block, output in reversed(written):
+            text = text[: block.start] + output + text[block.end :]
+        page.write_text(text, encoding="utf-8")
 
 
 def test_the_runner_checks_outputs_and_exit_statuses(tmp_path: Path) -> None:
@@ -191,6 +249,9 @@ def test_the_runner_checks_outputs_and_exit_statuses(tmp_path: Path) -> None:
         ("correx-tools replay x y", 1)
     ]
     shows("took 0.12 s\ndone\n", "took ... s\n...\ndone\n", "page.md:1")
+    assert as_shown("wrote 3 events in 0.12 s (25 events/s)  \n\n") == (
+        "wrote 3 events in ... s (... events/s)\n"
+    )
     with pytest.raises(AssertionError, match="not in the output"):
         shows("one\ntwo\n", "one\n...\nthree\n", "page.md:1")
     with pytest.raises(AssertionError, match="not in the output"):

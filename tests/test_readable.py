@@ -167,10 +167,10 @@ def table_of(output: str) -> list[str]:
     return [line for line in lines[start:] if line.strip()]
 
 
-def test_a_plain_table_keeps_each_cell_whole_on_one_line(tmp_path: Path) -> None:
+def test_wide_keeps_each_cell_whole_on_one_line(tmp_path: Path) -> None:
     path = tmp_path / "long.sqlite"
     reason = long_reason_store(path)
-    shown = run("replay", str(path), "s", env={"COLUMNS": "60"}).stdout
+    shown = run("replay", str(path), "s", "--wide", env={"COLUMNS": "60"}).stdout
     rows = table_of(shown)
     assert len(rows) == 4  # header, rule, two invocations: a reason's newline is a space
     assert rows[2].startswith("long-" * 20 + "id ") and rows[2].endswith(" ".join(reason.split()))
@@ -179,7 +179,7 @@ def test_a_plain_table_keeps_each_cell_whole_on_one_line(tmp_path: Path) -> None
     assert document["invocations"][0]["reason"] == reason
 
 
-def test_a_table_on_a_terminal_fits_it_cutting_ids_and_reasons_in_the_middle(
+def test_a_table_on_a_terminal_fits_it_ids_cut_to_a_name_any_command_takes(
     tmp_path: Path,
 ) -> None:
     path = tmp_path / "long.sqlite"
@@ -188,10 +188,13 @@ def test_a_table_on_a_terminal_fits_it_cutting_ids_and_reasons_in_the_middle(
     rows = table_of(drawn.replace("\r", ""))
     assert len(rows) == 4 and all(len(row.rstrip()) <= 80 for row in rows), rows
     cut = rows[2].split()
-    assert cut[0].startswith("long-") and cut[0].endswith("-id") and "…" in cut[0]
-    assert cut[1:4] == ["read_file", "FAILED", cut[3]] and "…" not in " ".join(cut[1:5])
+    # The id is cut at its end, with no ellipsis, to a start that names it alone.
+    assert cut[0].startswith("long-") and len(cut[0]) < len("long-" * 20 + "id")
+    named = json.loads(run("history", str(path), "s", cut[0], "--json").stdout)
+    assert named["invocation_id"] == "s/" + "long-" * 20 + "id"
+    assert cut[1:3] == ["read_file", "FAILED"]
     detail = rows[2][rows[2].index("permiss") :].rstrip()
-    assert "…" in detail and detail.endswith(" end")
+    assert detail.endswith("…") and len(detail) < 40  # the reason, cut at its end
 
 
 def test_diff_and_the_demos_walk_name_invocations_without_the_session(

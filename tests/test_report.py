@@ -292,7 +292,7 @@ def test_a_start_recorded_before_its_request_is_a_negative_wait_as_stats_says(
     events = [requested("a"), started("a"), completed("a"), requested("b")]
     with SQLiteEventStore(path) as store:
         store.import_events(stored(events, session="skew", times=[100, 50, 160, 170])).unwrap()
-    said = run("stats", str(path), "skew", cwd=tmp_path).stdout
+    said = run("stats", str(path), "skew", "--wide", cwd=tmp_path).stdout
     assert "-50.0 s / -50.0 s / -50.0 s" in said and "1 min 50 s" in said
     page = open_report(report(path, "skew")).page
     title = page.text_content("#timeline rect.bar[data-index='0'] title")
@@ -303,8 +303,9 @@ def test_a_start_recorded_before_its_request_is_a_negative_wait_as_stats_says(
     page.click("#timeline rect.bar[data-index='0']")
     facts = page.inner_text("#invocation table")
     assert "-50.0 s" in facts and "1 min 50 s" in facts
-    # The session's span runs from that start, and the call's bar reaches back to it.
-    assert "2 min" in page.inner_text("#overview")
+    # The session's span is from its first event to its last, as sessions says it; the
+    # call's bar reaches back to its start.
+    assert "(1 min 10 s," in page.inner_text("#overview")
     bar = page.query_selector("#timeline rect.bar[data-index='0']")
     assert float(bar.get_attribute("x")) <= 151  # the left edge of the whole session
     # A session with no call at all has no time to start its axis from (not 1970).

@@ -115,12 +115,28 @@ def test_history_diff_and_stats_are_the_commands(demo: Path, lenient: Served) ->
             expected["changes"][offset : offset + 100]
         )
         assert answer["total"] == len(expected["changes"]) and answer["a"] == a
+        assert answer["exited_nonzero"] == expected["exited_nonzero"]
     for at in (0, 3, last // 2, last):
         answer = lenient.answer(f"/api/v1/sessions/{GENERATED}/stats", at=at, limit=2)
         expected = command("stats", str(demo), GENERATED, "--at", str(at), "--lenient")
         assert answer["tools"] == expected["tools"]
         assert answer["in_flight"] == expected["in_flight"][:2]
         assert answer["total"] == len(expected["in_flight"])
+
+
+def test_the_stats_of_an_imported_session_are_the_commands_key_for_key(
+    demo: Path, lenient: Served
+) -> None:
+    last = last_of(demo, REAL)
+    for at in (0, 5, last // 2, last):
+        answer = lenient.answer(f"/api/v1/sessions/{REAL}/stats", at=at, limit=1000)
+        expected = command("stats", str(demo), REAL, "--at", str(at), "--lenient")
+        # Its tokens (null where none) and the figures of the calls whose times are
+        # recorded, as the command gives them.
+        assert without(answer, *PAGING) == expected
+    assert answer["tokens"]["total"]["total"] > 0
+    read = next(tool for tool in answer["tools"] if tool["tool_name"] == "Read")
+    assert read["queued_seconds"]["calls"] == 0 and read["took_seconds"]["calls"] == 16
 
 
 @pytest.mark.parametrize("session", [REAL, GENERATED])
@@ -181,7 +197,7 @@ def test_every_list_is_paged(lenient: Served) -> None:
     [
         ("/api/v1/sessions/nope/state", {}, 404, "no session 'nope'"),
         (f"/api/v1/sessions/{REAL}/state", {"at": "x"}, 400, "at='x' is not a whole number"),
-        (f"/api/v1/sessions/{REAL}/state", {"at": 101}, 400, "at=101 is outside session"),
+        (f"/api/v1/sessions/{REAL}/state", {"at": 121}, 400, "at=121 is outside session"),
         (f"/api/v1/sessions/{REAL}/state", {"at": -1}, 400, "at=-1 is outside session"),
         (f"/api/v1/sessions/{REAL}/diff", {"a": 9, "b": 3}, 400, "a=9 is after b=3"),
         (f"/api/v1/sessions/{REAL}/diff", {"b": 3}, 400, "a is required"),

@@ -273,9 +273,11 @@ def test_a_session_that_records_no_time_is_laid_out_by_its_sequences(
         counts = [summary.counts[status] for status in ToolInvocationStatus]
         assert counts_at(columns, k) == [*counts, summary.refused]
         rows = tool_stats_at(columns, k)
-        assert [r._replace(queued=None, ran=None) for r in rows] == [
-            r._replace(queued=None, ran=None)
+        assert [r._replace(queued=None, ran=None, took=None) for r in rows] == [
+            r._replace(queued=None, ran=None, took=None)
             for r in tool_stats(repository.at(SESSION, k).unwrap())
         ]
-        assert all(p is None for r in rows for p in (*r.queued, *r.ran))  # no duration
+        assert all(
+            p is None for r in rows for p in (*r.queued.spread, *r.ran.spread, *r.took.spread)
+        )  # no duration
         assert all(queued is None for *_, queued in in_flight_at(columns, k))

@@ -16,6 +16,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -114,6 +115,23 @@ def test_open_gives_the_browser_neither_the_code_nor_the_token(store: Path, tmp_
         assert Path(got["path"]).exists()
         assert served.post("/api/v1/credential", {"code": code}, token=False)[0] == 200
         wait_for(lambda: not Path(got["path"]).exists())  # gone once the link was used
+    finally:
+        assert served.stop()[0] == 0
+
+
+def test_open_with_no_browser_to_open_says_so(store: Path) -> None:
+    # No display, and a browser that fails at once: the person is told to open the link.
+    served = Served(store, "--open", env={"BROWSER": "false", "DISPLAY": "", "WAYLAND_DISPLAY": ""})
+    try:
+        assert served.process.stderr is not None
+        said: list[str] = []
+        reading = threading.Thread(target=lambda: said.append(served.process.stderr.readline()))
+        reading.start()
+        reading.join(60)
+        assert said == [
+            "correx-tools serve: no browser could be opened (no display, or none installed): "
+            "open the link above in one\n"
+        ]
     finally:
         assert served.stop()[0] == 0
 

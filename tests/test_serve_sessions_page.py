@@ -121,6 +121,10 @@ def test_no_horizontal_scroll_at_1280_pixels(
                 "#sessions td.title", "cells => cells.map(c => getComputedStyle(c).textAlign)"
             )
             assert aligns and set(aligns) <= {"left", "start"}
+        if path == "/?sort=project":
+            # Under its project's heading a session does not name its project again.
+            assert page.query_selector_all("#sessions tr.group")
+            assert not page.query_selector_all("#sessions tr.session td.project")
     finally:
         assert server.stop()[0] == 0
 

@@ -313,10 +313,12 @@ def test_the_report_shows_times_in_the_viewers_zone_with_utc_on_hover(
     opened = Opened(page)
     page.goto(out.as_uri())
     page.wait_for_selector("body[data-ready]", timeout=60_000)
-    # The first call was requested at 21:12:01.117 UTC: 16:12:01.117 in New York (EST).
+    # The session's first event (its prompt) is at 21:11:52.438 UTC: 16:11:52.438 in New York
+    # (EST); the page's span is the session's, from its first event, as sessions says.
     times = page.query_selector_all("#overview span.time")
-    assert times[0].inner_text() == "2026-02-10 16:12:01.117"
-    assert times[0].get_attribute("title") == "2026-02-10 21:12:01.117 UTC"
+    assert times[0].inner_text() == "2026-02-10 16:11:52.438"
+    assert times[0].get_attribute("title") == "2026-02-10 21:11:52.438 UTC"
+    # The first call was requested at 21:12:01.117 UTC: 16:12:01.117 in New York.
     page.click("#timeline rect.bar[data-index='0']")
     requested = page.wait_for_selector("#versions tr.version span.time", timeout=10_000)
     assert requested.inner_text() == "2026-02-10 16:12:01.117"

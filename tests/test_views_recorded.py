@@ -150,7 +150,7 @@ def test_history_on_a_terminal_draws_a_non_zero_exit_in_the_colour_of_a_failure(
     store: Path,
 ) -> None:
     drawn = on_terminal("history", str(store), CLAUDE_SESSION, FIND, cwd=ROOT)
-    [line] = [line for line in drawn.splitlines() if "exit 1" in line]
+    [line] = [line for line in drawn.splitlines() if "exit 1" in line and "COMPLETED" in line]
     assert RED.search(line.split("COMPLETED")[-1]), repr(line)
 
 
@@ -211,6 +211,8 @@ def test_an_export_of_a_session_that_records_no_time_makes_up_no_duration(
         for span in spans:
             assert span["attributes"]["correx.times_recorded"] == {"boolValue": False}
         assert all(s["startTimeUnixNano"] == s["endTimeUnixNano"] for s in calls)
+        # Neither records when it began: at 0, OpenTelemetry's unknown, never a made-up time.
+        assert {s["startTimeUnixNano"] for s in spans} == {"0"}
     timed = spans_of(store, PONY)
     assert all("correx.times_recorded" not in s["attributes"] for s in timed)
     assert any(s["startTimeUnixNano"] != s["endTimeUnixNano"] for s in timed)
@@ -224,7 +226,9 @@ def test_an_export_carries_a_stated_non_zero_exit_code(store: Path) -> None:
         assert spans[FIND]["attributes"]["process.exit.code"] == {"intValue": "1"}
         coded = [i for i, s in spans.items() if "process.exit.code" in s["attributes"]]
         assert coded == [FIND]  # no code where none was recorded, nor a 0
-        assert "error.type" not in spans[FIND]["attributes"]  # it completed
+        # It completed, and said it went wrong: an error, named as one.
+        assert spans[FIND]["attributes"]["error.type"] == {"stringValue": "tool_exited_nonzero"}
+        assert spans[FIND]["status"] == {"code": 2, "message": "exit 1"}
 
 
 # -- an edit that did nothing; a value cut ------------------------------------------------

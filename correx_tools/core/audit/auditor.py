@@ -28,7 +28,7 @@ from ..tools.capability import ToolCapability
 from ..tools.capability_table import CapabilityTable, ToolEntry
 from ..tools.request import plain_arguments, undecoded_request
 from .effects import Effects, effects_with
-from .finding import RULES, Evidence, Finding, cut
+from .finding import RULES, Evidence, Finding, attempted, cut
 from .flows import FlowRecorder, FlowTracker, Source
 from .paths import inside, normalised
 from .policy import CompiledPolicy
@@ -120,6 +120,10 @@ class SessionAuditor:
         self.peak = 0
         """The most calls in flight at once so far."""
         self.unknown: dict[str, int] = {}
+        self.rejected: dict[int, str] = {}
+        """The requests (by sequence) that were rejected, with why (masked and cut): their
+        findings are attempts (`as_ended`). A call let go past `MAX_OPEN` is not known
+        when it ends, and its findings stay as they were."""
 
     def feed(self, stored: StoredEvent) -> list[Finding]:
         """The findings ``stored`` (the session's next event) gives."""
@@ -128,7 +132,11 @@ class SessionAuditor:
             return self._requested(stored, event)
         if isinstance(event, ToolExecutionCompletedEvent):
             return self._completed(stored, event)
-        if isinstance(event, (ToolExecutionFailedEvent, ToolExecutionRejectedEvent)):
+        if isinstance(event, ToolExecutionRejectedEvent):
+            opened = self._open.pop(event.invocation_id, None)
+            if opened is not None:
+                self.rejected[opened.request] = cut(self._redaction.text(event.reason), 120)
+        elif isinstance(event, ToolExecutionFailedEvent):
             self._open.pop(event.invocation_id, None)
         return []
 
@@ -301,17 +309,24 @@ class SessionAuditor:
                 continue
             for unit, source in self._flows.found(text):
                 shown = cut(self._redaction.text(unit), 120)
+                said = (f" {shown!r} into {what}; it came out of {source.tool} (sequence "
+                        f"{source.sequence}), from {source.why}")  # fmt: skip
                 yield Finding(
                     rule=rule, level=RULES[rule][0], session=self.session, tool=call.tool,
-                    message=(
-                        f"{call.tool} passed {shown!r} into {what}; it came out of "
-                        f"{source.tool} (sequence {source.sequence}), from {source.why}"
-                    ),
+                    message=f"{call.tool} passed{said}", tried=f"{call.tool} asked to pass{said}",
                     evidence=(
                         Evidence(sequence=call.sequence, role="call", value=evidence()),
                         Evidence(sequence=source.sequence, role="source", value=source.value),
                     ),
                 )  # fmt: skip
+
+
+def as_ended(findings: Iterable[Finding], rejected: Mapping[int, str]) -> list[Finding]:
+    """``findings`` as their calls ended: those of a request in ``rejected`` (an auditor's
+    `SessionAuditor.rejected`) are attempts (`attempted`)."""
+    if not rejected:
+        return list(findings)
+    return [attempted(f, rejected[f.sequence]) if f.sequence in rejected else f for f in findings]
 
 
 def _repeat_key(event: ToolInvocationRequestedEvent) -> str | None:

@@ -5,12 +5,20 @@ sequences of the events it is about (the call's request, and for a value that fl
 the call it came out of), each with the event's evidence value as the store held it when
 audited (`shell.audit.evidence` computes it; a re-check reads it again). Its message is
 masked (`Redaction`) and cut after masking, so a secret is never shown, whole or in part.
+
+A call is judged when it is requested, and it may then be rejected (the user turned it
+down, a hook refused it): it did not run. Its finding is then an **attempt**
+(`attempted`): said as what the call asked to do (``asked to run``, never ``ran``), that
+it was rejected and why, one level below its rule's (an error is a warning, a warning a
+note). What a call *holds* is in the session whether it ran or not: a secret in its
+arguments, or arguments too large to judge whole, keep their level, and say it was
+rejected.
 """
 
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import final
 
 MESSAGE_CHARS = 240
@@ -48,6 +56,11 @@ class Finding:
     tool: str
     message: str
     evidence: tuple[Evidence, ...]
+    tried: str = ""
+    """The message had the call been rejected: what it asked to do (empty: the message
+    says what the call holds, run or not)."""
+    attempt: bool = False
+    """Whether the call was rejected before it ran (`attempted`)."""
 
     @property
     def sequence(self) -> int:
@@ -71,6 +84,30 @@ RULES: dict[str, tuple[Level, str]] = {
     "flow-into-network": (Level.WARNING, "an untrusted value reached a network call"),
 }
 """Every rule: its level and what it means (SARIF's rule descriptions)."""
+
+
+LOWER = {Level.ERROR: Level.WARNING, Level.WARNING: Level.NOTE, Level.NOTE: Level.NOTE}
+"""An attempt's level: one below its rule's."""
+
+
+def attempted(finding: Finding, reason: str) -> Finding:
+    """``finding`` of a call that was rejected (``reason``: why, masked and cut): an attempt
+    (see the module's docstring).
+
+    >>> f = Finding(rule="command-denied", level=Level.ERROR, session="s", tool="Bash",
+    ...             message="Bash ran 'rm -rf /' (rm -rf)", evidence=(),
+    ...             tried="Bash asked to run 'rm -rf /' (rm -rf)")
+    >>> said = attempted(f, "the user said no")
+    >>> said.level.value, said.message
+    ('warning', "Bash asked to run 'rm -rf /' (rm -rf); rejected before it ran: the user said no")
+    """
+    if finding.attempt:
+        return finding
+    why = f"; rejected before it ran: {reason}" if reason else "; rejected before it ran"
+    if not finding.tried:  # what the call holds: as serious whether it ran or not
+        return replace(finding, message=finding.message + why, attempt=True)
+    return replace(finding, level=LOWER[finding.level], message=finding.tried + why,
+                   tried="", attempt=True)  # fmt: skip
 
 
 def cut(text: str, chars: int = MESSAGE_CHARS) -> str:

@@ -5,8 +5,9 @@ of that call alone: a capability not allowed, a denied path read or written, a w
 outside the workspace, a denied command, a secret in its arguments; and a call that could
 not be judged whole, because the import cut its arguments to fit a store or a bound of the
 audit's own was passed (a command padded past a bound must not hide its tail). A call
-refused before it ran is held to them too: the agent asked for it. Every value quoted in a
-message is masked first and cut after.
+refused before it ran is held to them too: the agent asked for it; each finding says what
+the call did, and what it asked to do (`Finding.tried`), for the one that is rejected
+(`attempted`). Every value quoted in a message is masked first and cut after.
 """
 
 from __future__ import annotations
@@ -49,29 +50,30 @@ def call_findings(
     tool = call.tool
     not_allowed = effects.capabilities - policy.policy.allowed
     for capability in sorted(not_allowed, key=lambda c: c.value) if not_allowed else ():
-        yield _finding(
-            call, "capability-not-allowed",
-            f"{tool} used {capability.value}, which the policy does not allow",
-        )  # fmt: skip
-    for verb, paths in (("read", effects.reads), ("wrote", effects.writes)):
+        said = f" {capability.value}, which the policy does not allow"
+        yield _finding(call, "capability-not-allowed", f"{tool} used{said}",
+                       tried=f"{tool} asked to use{said}")  # fmt: skip
+    for (did, verb), paths in ((("read", "read"), effects.reads),
+                               (("wrote", "write"), effects.writes)):  # fmt: skip
         for path in paths:
             glob = policy.denied_path(normalised(path, workspace))
             if glob is not None:
-                shown = _shown(redaction, path)
-                yield _finding(call, "path-denied", f"{tool} {verb} {shown} (denied by {glob!r})")
+                said = f" {_shown(redaction, path)} (denied by {glob!r})"
+                yield _finding(call, "path-denied", f"{tool} {did}{said}",
+                               tried=f"{tool} asked to {verb}{said}")  # fmt: skip
     if policy.policy.writes_outside_workspace and workspace is not None:
         for path in effects.writes:
             if inside(normalised(path, workspace), workspace) is False:
-                yield _finding(
-                    call, "write-outside-workspace",
-                    f"{tool} wrote {_shown(redaction, path)}, outside the workspace "
-                    f"{_shown(redaction, workspace)}",
-                )  # fmt: skip
+                said = (f" {_shown(redaction, path)}, outside the workspace "
+                        f"{_shown(redaction, workspace)}")  # fmt: skip
+                yield _finding(call, "write-outside-workspace", f"{tool} wrote{said}",
+                               tried=f"{tool} asked to write{said}")  # fmt: skip
     for command in effects.commands:
         denied = policy.denied_command(command)
         if denied is not None:
-            said = f"{tool} ran {_shown(redaction, command)} ({denied.name})"
-            yield _finding(call, "command-denied", said)
+            said = f" {_shown(redaction, command)} ({denied.name})"
+            yield _finding(call, "command-denied", f"{tool} ran{said}",
+                           tried=f"{tool} asked to run{said}")  # fmt: skip
     if policy.policy.secrets:
         where = secret_in(call.arguments, redaction, call.text)
         if where is not None:
@@ -108,10 +110,11 @@ def cut_notes(call: Call) -> list[str]:
     return sorted(notes)
 
 
-def _finding(call: Call, rule: str, message: str) -> Finding:
+def _finding(call: Call, rule: str, message: str, *, tried: str = "") -> Finding:
     return Finding(
         rule=rule, level=RULES[rule][0], session=call.session, tool=call.tool, message=message,
         evidence=(Evidence(sequence=call.sequence, role="call", value=call.value),),
+        tried=tried,
     )  # fmt: skip
 
 

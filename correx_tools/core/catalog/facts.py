@@ -35,7 +35,7 @@ from datetime import datetime
 from typing import Literal, final
 
 from ..lifecycle.conversation import TokenUsage, Usage, conversation_of
-from ..lifecycle.description import Described, description_of
+from ..lifecycle.description import Described, described_at
 from ..lifecycle.events import StoredEvent
 from ..lifecycle.outcome import outcome_of, without_patch
 from ..replay.spending import Spent
@@ -106,7 +106,7 @@ class SessionFacts:
         for stored in events:
             if count == 0:
                 first_at = stored.recorded_at
-                description = description_of(stored.event)
+                description = described_at(stored)
             elif count == 1 and description is not None:
                 outcome = outcome_of(stored.event)
                 if outcome is not None:

@@ -12,7 +12,7 @@ as it takes to leave the parent behind.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 
 LEAST = 8
 
@@ -40,3 +40,31 @@ def _common(a: str, b: str) -> int:
         if a[n] != b[n]:
             return n
     return length
+
+
+SHORTENED = 12
+"""Ids no longer than this are shown whole: no shorter start is worth looking up."""
+
+
+def short_invocations(
+    resolve: Callable[[str], str | None], shown: Mapping[str, str]
+) -> dict[str, str]:
+    """For each invocation (``shown``: its id, and the form a table shows it in), the
+    shortest start of that form (at least `LEAST` characters) that ``resolve`` (the
+    session's own rule for a name: `SessionView.resolve`) takes for it; the form itself
+    where no shorter start names it. A longer start of the same form names it too: the
+    ids that begin with a start are among those that begin with a shorter one."""
+    named: dict[str, str] = {}
+    for invocation, form in shown.items():
+        if len(form) <= SHORTENED or resolve(form) != invocation:
+            named[invocation] = form
+            continue
+        low, high = min(LEAST, len(form)), len(form)  # `high` names it
+        while low < high:
+            middle = (low + high) // 2
+            if resolve(form[:middle]) == invocation:
+                high = middle
+            else:
+                low = middle + 1
+        named[invocation] = form[:high]
+    return named

@@ -86,16 +86,29 @@ class Described:
 
 def described(events: Iterable[StoredEvent]) -> Described | None:
     """The description a session begins with, if it is an imported one, with its outcome
-    (only the first two events are read: the outcome follows the description)."""
+    (only the first two events are read: the outcome follows the description; its start
+    as `described_at` gives it)."""
     found = iter(events)
     for stored in found:
-        description = description_of(stored.event)
+        description = described_at(stored)
         if description is None:
             return None
         after = next(found, None)
         outcome = None if after is None else outcome_of(after.event)
         return description if outcome is None else replace(description, outcome=outcome)
     return None
+
+
+def described_at(stored: StoredEvent) -> Described | None:
+    """The description ``stored`` holds, its start the event's own time where the
+    transcript's header names none but its steps record times: the import stamps the
+    description with the first time the transcript records (an older Goose file's first
+    message), and a session shows one start wherever it is shown."""
+    found = description_of(stored.event)
+    if found is None or found.about.started_at is not None or not found.times_recorded:
+        return found
+    about = replace(found.about, started_at=stored.recorded_at)
+    return replace(found, about=about, times_recorded=True)
 
 
 def description_of(event: object) -> Described | None:

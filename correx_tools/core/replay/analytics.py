@@ -4,7 +4,10 @@ Pure functions over a `ToolState` (any state a timeline gives, so they work
 at any point of a session). Times come from the records, which carry the
 ``recorded_at`` of the events that made them; where a point is missing (a
 call never started, or has not ended yet) its duration is ``None`` rather
-than a guess. The clock is an argument wherever "now" matters.
+than a guess, and so is a start an import stood in for (``imported``:
+`recorded_start`): such a call is left out of the time it waited and ran, and
+counted in the time it took (request to end). Each figure says how many calls it
+is of (`Percentiles.calls`). The clock is an argument wherever "now" matters.
 
 Percentiles are nearest-rank: the p-th percentile of n sorted durations is
 the ⌈p·n/100⌉-th of them, always one of the measured values.
@@ -21,7 +24,7 @@ from typing import NamedTuple, TypeVar, final
 from ..lifecycle.record import ToolInvocationRecord
 from ..lifecycle.state import ToolState
 from ..lifecycle.status import ToolInvocationStatus
-from .recorded import receipt_exited_nonzero
+from .recorded import receipt_exited_nonzero, recorded_start
 
 _IN_FLIGHT = (ToolInvocationStatus.REQUESTED, ToolInvocationStatus.STARTED)
 R = TypeVar("R", int, timedelta)
@@ -73,18 +76,26 @@ def stuck(
 
 
 class Percentiles(NamedTuple):
-    """p50, p95 and the maximum of some durations (all ``None`` when there are none)."""
+    """p50, p95 and the maximum of some durations (all ``None`` when there are none), and
+    how many calls (durations) they are of."""
 
     p50: timedelta | None
     p95: timedelta | None
     max: timedelta | None
+    calls: int = 0
+
+    @property
+    def spread(self) -> tuple[timedelta | None, timedelta | None, timedelta | None]:
+        """p50, p95 and the maximum."""
+        return self.p50, self.p95, self.max
 
 
 class ToolStats(NamedTuple):
     """One tool's calls in a state: counts by outcome, their rates, and durations.
 
     ``exited_nonzero`` counts the completed calls whose exit code is not 0 (they are
-    among ``completed``: a non-zero exit is not a status).
+    among ``completed``: a non-zero exit is not a status). ``queued`` and ``ran`` are of
+    the calls whose start was recorded, ``took`` (request to end) of the calls that ended.
     """
 
     tool_name: str
@@ -96,6 +107,7 @@ class ToolStats(NamedTuple):
     in_flight: int
     queued: Percentiles
     ran: Percentiles
+    took: Percentiles = Percentiles(None, None, None)
 
     @property
     def completed_rate(self) -> float:
@@ -122,12 +134,13 @@ def percentiles(values: Iterable[timedelta]) -> Percentiles:
     ordered = sorted(values)
     if not ordered:
         return Percentiles(None, None, None)
-    return Percentiles(_rank(ordered, 50), _rank(ordered, 95), ordered[-1])
+    return Percentiles(_rank(ordered, 50), _rank(ordered, 95), ordered[-1], len(ordered))
 
 
-def tool_stats(state: ToolState) -> tuple[ToolStats, ...]:
-    """Per-tool statistics of every invocation in ``state``, by tool name."""
-    builder = ToolStatsBuilder()
+def tool_stats(state: ToolState, *, imported: bool = False) -> tuple[ToolStats, ...]:
+    """Per-tool statistics of every invocation in ``state``, by tool name (``imported``: of
+    a session imported from a transcript, whose stand-in starts are no starts)."""
+    builder = ToolStatsBuilder(imported=imported)
     for record in state.records():
         builder.add(
             record.tool_name,
@@ -147,13 +160,20 @@ class ToolStatsBuilder:
 
     Each call keeps its tool's counters (by status, then its non-zero exits) and its
     durations as microseconds (eight bytes each); `stats` gives what `tool_stats` gives
-    for the same invocations, in any order.
+    for the same invocations, in any order (``imported``: as `tool_stats` takes it).
     """
 
-    __slots__ = ("_tools",)
+    __slots__ = ("_imported", "_tools")
 
-    def __init__(self) -> None:
-        self._tools: dict[str, tuple[list[int], array[int], array[int]]] = {}
+    def __init__(self, *, imported: bool = False) -> None:
+        self._imported = imported
+        self._tools: dict[str, tuple[list[int], array[int], array[int], array[int]]] = {}
+
+    def _tool(self, name: str) -> tuple[list[int], array[int], array[int], array[int]]:
+        tool = self._tools.get(name)
+        if tool is None:
+            tool = self._tools[name] = ([0] * 6, array("q"), array("q"), array("q"))
+        return tool
 
     def add(
         self,
@@ -167,15 +187,16 @@ class ToolStatsBuilder:
     ) -> None:
         """Count one invocation (its fields as its record has them; ``nonzero``: it
         completed with an exit code other than 0)."""
-        tool = self._tools.get(tool_name)
-        if tool is None:
-            tool = self._tools[tool_name] = ([0] * 6, array("q"), array("q"))
+        tool = self._tool(tool_name)
         tool[0][_POSITION[status]] += 1
         tool[0][5] += nonzero
-        if started_at is not None:
-            tool[1].append((started_at - requested_at) // _MICROSECOND)
+        started = recorded_start(requested_at, started_at, imported=self._imported)
+        if started is not None:
+            tool[1].append((started - requested_at) // _MICROSECOND)
             if completed_at is not None:
-                tool[2].append((completed_at - started_at) // _MICROSECOND)
+                tool[2].append((completed_at - started) // _MICROSECOND)
+        if completed_at is not None:
+            tool[3].append((completed_at - requested_at) // _MICROSECOND)
 
     def add_micros(
         self,
@@ -183,26 +204,27 @@ class ToolStatsBuilder:
         status: ToolInvocationStatus,
         queued: int | None,
         ran: int | None,
+        took: int | None = None,
         *,
         nonzero: bool = False,
     ) -> None:
-        """Count one invocation whose durations (`Durations` ``queued`` and ``ran``) are
-        known already, in microseconds."""
-        tool = self._tools.get(tool_name)
-        if tool is None:
-            tool = self._tools[tool_name] = ([0] * 6, array("q"), array("q"))
+        """Count one invocation whose durations (`Durations` ``queued``, ``ran`` and
+        ``total``) are known already, in microseconds."""
+        tool = self._tool(tool_name)
         tool[0][_POSITION[status]] += 1
         tool[0][5] += nonzero
         if queued is not None:
             tool[1].append(queued)
         if ran is not None:
             tool[2].append(ran)
+        if took is not None:
+            tool[3].append(took)
 
     def stats(self) -> tuple[ToolStats, ...]:
         """Each tool's `ToolStats`, by tool name."""
         rows = []
         for name in sorted(self._tools):
-            counts, queued, ran = self._tools[name]
+            counts, queued, ran, took = self._tools[name]
             requested, started, completed, failed, rejected, nonzero = counts
             rows.append(
                 ToolStats(
@@ -215,6 +237,7 @@ class ToolStatsBuilder:
                     in_flight=requested + started,
                     queued=_micro_percentiles(queued),
                     ran=_micro_percentiles(ran),
+                    took=_micro_percentiles(took),
                 )
             )
         return tuple(rows)
@@ -230,9 +253,9 @@ def _micro_percentiles(values: array[int]) -> Percentiles:
     ordered = sorted(values)
     if not ordered:
         return Percentiles(None, None, None)
-    return Percentiles(
-        *(timedelta(microseconds=v) for v in (_rank(ordered, 50), _rank(ordered, 95), ordered[-1]))
-    )
+    p50, p95, most = (timedelta(microseconds=v)
+                      for v in (_rank(ordered, 50), _rank(ordered, 95), ordered[-1]))  # fmt: skip
+    return Percentiles(p50, p95, most, len(ordered))
 
 
 def _rank(ordered: Sequence[R], percent: int) -> R:

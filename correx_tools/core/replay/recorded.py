@@ -19,7 +19,13 @@ a made-up value as a real one:
 * an imported session begins with a description; ``"times": "none"`` there means
   the transcript records no time at all, and the stored times only keep the steps
   in order: a view lays such a session out by sequence (`at_sequence`) and shows
-  no time, nor a duration computed from one.
+  no time, nor a duration computed from one;
+* a call's Started event must be stored before its end, but most transcripts record no
+  start (Claude Code's Read, Glob, Grep and Task, every Codex and OpenHands call): the
+  import stamps such a start at the call's request time, so *in an imported session a
+  start at its request's very time is not a recorded one* (`recorded_start`). Where a
+  transcript records one moment for both (OpenCode without a message time), it is still
+  not two: the time the call waited is not known either way.
 """
 
 from __future__ import annotations
@@ -54,6 +60,21 @@ def exit_code_of(receipt: ToolReceipt) -> int | None:
     if code == 0 and receipt.metadata.get(EXIT_CODE_KNOWN) == "false":
         return None
     return code
+
+
+def recorded_start(
+    requested_at: datetime, started_at: datetime | None, *, imported: bool
+) -> datetime | None:
+    """When the call started, as recorded: ``None`` where it did not start, or where the
+    time is the stand-in an import writes (see the module's docstring).
+
+    >>> at = datetime(2026, 1, 1, tzinfo=UTC)
+    >>> recorded_start(at, at, imported=True), recorded_start(at, at, imported=False) == at
+    (None, True)
+    """
+    if started_at is None or (imported and started_at == requested_at):
+        return None
+    return started_at
 
 
 def exited_nonzero(status: ToolInvocationStatus, exit_code: int | None) -> bool:

@@ -5,16 +5,22 @@ execution (``docs/interop.md`` names the version): each is named
 ``execute_tool {tool}`` and carries ``gen_ai.operation.name = execute_tool``,
 ``gen_ai.tool.name``, ``gen_ai.tool.call.id``, ``gen_ai.tool.type`` and the
 session as ``gen_ai.conversation.id``; a failed or rejected call has
-``error.type`` and an error status with its reason. A span starts when its
+``error.type`` and an error status with its reason, and so has a call that ran to
+its end with an exit code other than 0 (``process.exit.code``; ``error.type``
+``tool_exited_nonzero``, the status's message ``exit N``). The model that asked for
+a call and its share of that message's tokens are the caller's to add, as
+``gen_ai.request.model`` and ``gen_ai.usage.*`` (`usage_attributes`); the session's
+span carries the session's in all. A span starts when its
 call was requested and ends when the call ended; a call still in flight ends
 where the trace was observed (the last event), marked by
 ``correx.invocation.status``. Arguments and results are the caller's to add
 (``extra``), and only on request: they may hold what a trace must not.
 
 A session whose times were never recorded (a transcript that records none: its
-stored times only keep the steps in order) has every span at one instant, its
-call's stand-in time, with ``correx.times_recorded = false``: OTLP needs a time,
-but no duration is made up.
+stored times only keep the steps in order) has every span at one instant, the
+``anchor`` the caller gives (the moment the transcript says the session began, or
+the time 0, OpenTelemetry's unknown), with ``correx.times_recorded = false``: OTLP
+needs a time, but no time or duration is made up.
 
 Spans come one invocation at a time (`session_spans`), in the order they are
 given, and the session's own span last, once every call is known: nothing
@@ -106,6 +112,8 @@ _ERRORS = {
     ToolInvocationStatus.FAILED: "tool_failed",
     ToolInvocationStatus.REJECTED: "tool_rejected",
 }
+NONZERO = "tool_exited_nonzero"
+"""``error.type`` of a call that ran to its end and exited with a code other than 0."""
 
 
 def trace_id_of(session_id: str) -> bytes:
@@ -120,10 +128,11 @@ def invocation_span(
     extra: Mapping[str, AttributeValue] | None = None,
     *,
     times_recorded: bool = True,
+    anchor: datetime | None = None,
 ) -> Span:
     """The ``execute_tool`` span of one call, under the session's span; ``extra`` adds
-    attributes (the opt-in arguments and result); without ``times_recorded`` the span has
-    no duration."""
+    attributes (the opt-in arguments and result, a non-zero exit code, the tokens);
+    without ``times_recorded`` the span is at ``anchor``, with no duration."""
     ended = call.completed_at
     attributes: dict[str, AttributeValue] = {
         "gen_ai.operation.name": "execute_tool",
@@ -134,23 +143,55 @@ def invocation_span(
         "correx.invocation.status": _STATUS_NAMES[call.status],
         "correx.tier": _TIER_NAMES[call.tier],
     }
-    error = _ERRORS.get(call.status)
-    if error is not None:
-        attributes["error.type"] = error
     if extra:
         attributes.update(extra)
+    error = _ERRORS.get(call.status)
+    said = call.reason
+    code = attributes.get(EXIT_CODE)
+    if call.status is ToolInvocationStatus.COMPLETED and type(code) is int and code != 0:
+        error, said = NONZERO, f"exit {code}"
+    if error is not None:
+        attributes["error.type"] = error
+    start = call.requested_at
     if not times_recorded:
         attributes[TIMES_RECORDED] = False
-        ended = observed_at = call.requested_at
+        start = ended = observed_at = _anchored(anchor)
     return Span(
         span_id=_invocation_span_id(session_id, call.invocation_id),
         parent_span_id=_session_span_id(session_id),
         name=f"execute_tool {call.tool_name}",
-        start=call.requested_at,
-        end=max(call.requested_at, ended if ended is not None else observed_at),
+        start=start,
+        end=max(start, ended if ended is not None else observed_at),
         attributes=attributes,
-        error=(call.reason or error) if error is not None else None,
+        error=(said or error) if error is not None else None,
     )
+
+
+def _anchored(anchor: datetime | None) -> datetime:
+    if anchor is None:
+        raise ValueError("a session whose times were never recorded needs an anchor")
+    return anchor
+
+
+def usage_attributes(
+    model: str | None, input: int, output: int, cache_read: int, cache_write: int
+) -> dict[str, AttributeValue]:
+    """Tokens as the GenAI conventions name them: ``input_tokens`` are every prompt token
+    (read from a cache or not), ``cache_read`` and ``cache_creation`` those of a cache, and
+    the model where one is known.
+
+    >>> usage_attributes("m", 3, 5, 7, 0)["gen_ai.usage.input_tokens"]
+    10
+    """
+    said: dict[str, AttributeValue] = {
+        "gen_ai.usage.input_tokens": input + cache_read + cache_write,
+        "gen_ai.usage.output_tokens": output,
+        "gen_ai.usage.cache_read.input_tokens": cache_read,
+        "gen_ai.usage.cache_creation.input_tokens": cache_write,
+    }
+    if model:
+        said["gen_ai.request.model"] = model
+    return said
 
 
 def session_spans(
@@ -160,10 +201,13 @@ def session_spans(
     extra: Callable[[Call], Mapping[str, AttributeValue]] | None = None,
     *,
     times_recorded: bool = True,
+    anchor: datetime | None = None,
+    session_extra: Mapping[str, AttributeValue] | None = None,
 ) -> Iterator[Span]:
     """A span per call of ``calls`` (the session as it was at ``observed_at``), in their
-    order, then the session's span, which covers them all (``times_recorded`` false: the
-    session's times are stand-ins, and no span has a duration).
+    order, then the session's span, which covers them all and carries ``session_extra``
+    (``times_recorded`` false: the session's times are stand-ins, and every span is at
+    ``anchor``, with no duration).
 
     >>> from datetime import UTC
     >>> (root,) = session_spans("s", [], datetime(2026, 1, 1, tzinfo=UTC))
@@ -180,19 +224,22 @@ def session_spans(
             observed_at,
             None if extra is None else extra(call),
             times_recorded=times_recorded,
+            anchor=anchor,
         )
         start = span.start if start is None else min(start, span.start)
         end = span.end if end is None else max(end, span.end)
         count += 1
         yield span
+    if not times_recorded:
+        start = end = observed_at = _anchored(anchor)
     first = observed_at if start is None else start
     attributes: dict[str, AttributeValue] = {
         "gen_ai.conversation.id": session_id,
         "correx.invocations": count,
+        **(session_extra or {}),
     }
     if not times_recorded:
         attributes[TIMES_RECORDED] = False
-        observed_at = first if end is None else end  # the last call's instant: no stand-in
     yield Span(
         span_id=_session_span_id(session_id),
         parent_span_id=None,

@@ -39,7 +39,7 @@ from ..lifecycle.status import ToolInvocationStatus
 from ..lifecycle.transitions import TransitionError
 from ..replay.analytics import Percentiles, ToolStatsBuilder
 from ..replay.outline import InvocationOutline, outline_of
-from ..replay.recorded import at_sequence, exit_code_of, exited_nonzero
+from ..replay.recorded import at_sequence, exit_code_of, exited_nonzero, recorded_start
 from ..replay.stored_index import STATUS_CODES, InvocationEntry, record_at
 from ..tools.json_values import thaw_json
 from .redaction import DEFAULT, Redaction
@@ -80,12 +80,12 @@ def page_data(
     redaction: Redaction = DEFAULT,
     limits: PageLimits = LIMITS,
     times: bool = True,
+    imported: bool = False,
 ) -> dict[str, Any]:
     """The page's document for one session: ``entries`` in request order (as
     `SessionEntries` gives them) and the refused events; every value plain JSON."""
-    builder = PageBuilder(
-        session_id, last_sequence, redaction=redaction, limits=limits, times=times
-    )
+    builder = PageBuilder(session_id, last_sequence, redaction=redaction, limits=limits,
+                          times=times, imported=imported)  # fmt: skip
     for entry in entries:
         builder.add(outline_of(entry))
     chosen = {position: entries[position] for position, _ in builder.wanted()}
@@ -104,9 +104,9 @@ class PageBuilder:
     ``json.dumps`` of the plain document is the page's data.
     """
 
-    __slots__ = ("_arrays", "_at", "_checkpoints", "_details", "_every", "_ids", "_last",
-                 "_limits", "_nonzero", "_origin", "_redaction", "_session", "_stats", "_times",
-                 "_tools")  # fmt: skip
+    __slots__ = ("_arrays", "_at", "_checkpoints", "_details", "_every", "_ids", "_imported",
+                 "_last", "_limits", "_nonzero", "_origin", "_redaction", "_session", "_stats",
+                 "_times", "_tools", "_unstarted")  # fmt: skip
 
     def __init__(
         self,
@@ -116,9 +116,13 @@ class PageBuilder:
         redaction: Redaction = DEFAULT,
         limits: PageLimits = LIMITS,
         times: bool = True,
+        imported: bool = False,
     ) -> None:
         self._session = session_id
         self._times = times  # false: the session records none, and is laid out by step
+        # An imported session's start at its request's very time is a stand-in: not shown.
+        self._imported = imported
+        self._unstarted: list[int] = []
         self._nonzero: list[int] = []
         self._last = last_sequence
         self._redaction = redaction
@@ -163,9 +167,11 @@ class PageBuilder:
         rs.append(requested_seq - self._at[0])
         rt.append(requested - self._at[1])
         self._at[0], self._at[1] = requested_seq, requested
-        queued = ran = None
-        if started_seq is None:
-            ss.append(0)
+        queued = ran = took = None
+        if started_seq is None or (self._imported and started_at == call.requested_at):
+            if started_seq is not None:  # started, at no time recorded (`recorded_start`)
+                self._unstarted.append(len(self._ids) - 1)
+            ss.append(0 if started_seq is None else started_seq - requested_seq)
             qt.append(-1)
         else:
             started = (started_at - origin) // _MICROSECOND  # type: ignore[operator]
@@ -178,13 +184,14 @@ class PageBuilder:
         else:
             ended = (ended_at - origin) // _MICROSECOND  # type: ignore[operator]
             es.append(ended_seq - requested_seq)
+            took = ended - requested
             if queued is None:
-                run.append(ended - requested)
+                run.append(took)
             else:
                 ran = ended - started
                 run.append(ran)
         self._moves(requested_seq, started_seq, ended_seq, status, nonzero)
-        self._stats.add_micros(call.tool_name, call.status, queued, ran, nonzero=nonzero)
+        self._stats.add_micros(call.tool_name, call.status, queued, ran, took, nonzero=nonzero)
         # The details worth opening: failed, rejected, exited non-zero and in flight first,
         # then the rest.
         worth = self._details[status == _COMPLETED and not nonzero]
@@ -265,6 +272,7 @@ class PageBuilder:
             "tools": [redaction.text(name) for name in self._tools],
             "invocations": {"ids": self._ids, **dict(zip(_COLUMNS, self._arrays, strict=True))},
             "exited_nonzero": self._nonzero,
+            "unstarted": self._unstarted,
             "checkpoints": {"every": self._every, "counts": counts},
             "refused": {
                 "total": len(refused),
@@ -287,7 +295,7 @@ class PageBuilder:
             record = None if entry is None else record_at(entry, self._last)
             if entry is None or record is None:
                 continue  # not there to embed (the store changed under us): left out
-            detail = _detail(record, entry, self._redaction, self._times)
+            detail = _detail(record, entry, self._redaction, self._times, self._imported)
             size += len(json.dumps(detail, ensure_ascii=False))
             if size > self._limits.details_bytes:
                 break
@@ -309,9 +317,9 @@ def plain(document: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _detail(
-    record: ToolInvocationRecord, entry: InvocationEntry, redaction: Redaction, times: bool
-) -> dict[str, Any]:
+def _detail(record: ToolInvocationRecord, entry: InvocationEntry, redaction: Redaction,
+            times: bool, imported: bool) -> dict[str, Any]:  # fmt: skip
+    started = recorded_start(entry.requested_at, entry.started_at, imported=imported)
     receipt = record.receipt
     return {
         "tier": record.tier.value,
@@ -326,13 +334,13 @@ def _detail(
         "reason": None if record.reason is None else redaction.short_text(record.reason),
         "recoverable": record.recoverable,
         "versions": [
-            [sequence, at.isoformat() if times else None]
+            [sequence, at.isoformat() if times and at is not None else None]
             for sequence, at in (
                 (entry.requested_seq, entry.requested_at),
-                (entry.started_seq, entry.started_at),
+                (entry.started_seq, started),
                 (entry.ended_seq, entry.completed_at),
             )
-            if sequence is not None and at is not None
+            if sequence is not None
         ],
     }
 
@@ -358,6 +366,7 @@ def _stats_row(stats: Any, redaction: Redaction, times: bool) -> dict[str, Any]:
         "in_flight": stats.in_flight,
         "queued": _micros_of(stats.queued) if times else [None] * 3,
         "ran": _micros_of(stats.ran) if times else [None] * 3,
+        "took": _micros_of(stats.took) if times else [None] * 3,
     }
 
 
@@ -372,7 +381,7 @@ def _by_step(call: InvocationOutline) -> InvocationOutline:
 
 
 def _micros_of(values: Percentiles) -> list[int | None]:
-    return [None if v is None else v // _MICROSECOND for v in values]
+    return [None if v is None else v // _MICROSECOND for v in values.spread]
 
 
 def _after(sequence: int | None, requested: int) -> int:

@@ -131,7 +131,7 @@ def _shell(record: ToolInvocationRecord, command: str, masked: _Masked) -> dict[
     receipt = record.receipt
     status = record.status
     if receipt is not None:
-        output: str | None = _text(masked.value(thaw_json(receipt.output)))
+        output: str | None = output_text(masked.value(thaw_json(receipt.output)))
         exit_code = exit_code_of(receipt)
     else:
         output = None if record.reason is None else masked.value(record.reason)
@@ -150,7 +150,7 @@ def _shell(record: ToolInvocationRecord, command: str, masked: _Masked) -> dict[
     }
 
 
-def _text(output: Any) -> str | None:
+def output_text(output: Any) -> str | None:
     """A call's output as the terminal showed it."""
     if output is None or isinstance(output, str):
         return output

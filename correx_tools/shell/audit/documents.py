@@ -8,7 +8,8 @@ from ...core.audit.finding import Finding
 
 
 def finding_json(finding: Finding) -> dict[str, Any]:
-    """A finding as ``--json`` writes it (and ``--recheck`` reads it)."""
+    """A finding as ``--json`` writes it (and ``--recheck`` reads it): ``attempt`` true for
+    a call rejected before it ran."""
     return {
         "rule": finding.rule,
         "level": finding.level.value,
@@ -16,6 +17,7 @@ def finding_json(finding: Finding) -> dict[str, Any]:
         "sequence": finding.sequence,
         "tool": finding.tool,
         "message": finding.message,
+        "attempt": finding.attempt,
         "evidence": [
             {"sequence": e.sequence, "role": e.role, "value": e.value} for e in finding.evidence
         ],

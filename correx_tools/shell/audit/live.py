@@ -1,7 +1,8 @@
 """A session's audit kept and moved on as the session grows (the debugger's panel).
 
 Each session asked about keeps its auditor (its calls in flight and bounded flow set), the
-sequence it has read through, and its findings (the first `MAX_KEPT`); a question reads
+sequence it has read through, and its findings (the first `MAX_KEPT`), each said as its
+call stands now (a call since rejected: an attempt, `as_ended`); a question reads
 only the events after that sequence; the `MAX_SESSIONS` most recently asked are kept. A
 session that shrank or was rewritten (its first event's evidence changed) is audited again
 from the start.
@@ -13,7 +14,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any, final
 
-from ...core.audit.auditor import SessionAuditor
+from ...core.audit.auditor import SessionAuditor, as_ended
 from ...core.audit.finding import Finding
 from ...core.audit.policy import CompiledPolicy
 from ...core.report.redaction import Redaction
@@ -72,7 +73,10 @@ class LiveAudits:
                 "through": running.through,
                 "calls": 0 if auditor is None else auditor.calls,
                 "unknown_tools": {} if auditor is None else dict(sorted(auditor.unknown.items())),
-                "findings": [finding_json(f) for f in running.findings],
+                "findings": [
+                    finding_json(f)
+                    for f in as_ended(running.findings, {} if auditor is None else auditor.rejected)
+                ],
                 "more": running.more,
             }
 

@@ -102,6 +102,8 @@ class PartAudit:
     calls: int
     unknown: dict[str, int]
     whole: bool = True
+    rejected: dict[int, str] | None = None
+    """The part's calls that were rejected (`SessionAuditor.rejected`)."""
 
 
 @functools.lru_cache(maxsize=4)
@@ -178,8 +180,9 @@ class AuditTask:
                 if kept > MAX_PART_KEYS:
                     return PartAudit([], [], 0, events, 0, {}, whole=False)
         return PartAudit(
-            items, auditor.open_calls(), auditor.peak, events, auditor.calls, auditor.unknown
-        )
+            items, auditor.open_calls(), auditor.peak, events, auditor.calls, auditor.unknown,
+            rejected=auditor.rejected,
+        )  # fmt: skip
 
 
 def audit_task(
@@ -206,9 +209,11 @@ def audit_in_parts(
     audited: Audited,
     *,
     part_events: int = PART_EVENTS,
+    rejected: dict[int, str] | None = None,
 ) -> Iterator[Finding]:
     """The findings of ``session`` as one pass of ``task``'s auditor finds them, its parts
-    audited by ``runner`` (`stream`); what was looked at is counted in ``audited``."""
+    audited by ``runner`` (`stream`); what was looked at is counted in ``audited``, the
+    calls rejected put in ``rejected`` (as `SessionAuditor.rejected`)."""
     last = store.last_sequence(session)
     auditor = task.auditor(session, recording=False)
     parts = [
@@ -231,6 +236,8 @@ def audit_in_parts(
     finally:
         results.close()
     audited.add(auditor.calls, auditor.unknown)  # those it was fed itself
+    if rejected is not None:
+        rejected.update(auditor.rejected)
 
 
 def _joined(
@@ -238,6 +245,7 @@ def _joined(
 ) -> Iterator[Finding]:
     """One part's items replayed through the session's ``auditor``, then its calls in
     flight carried on."""
+    auditor.rejected.update(done.rejected or {})
     for item in done.items:
         if isinstance(item, Finding):
             yield item

@@ -1,9 +1,11 @@
 """A store's sessions audited: each read once, in order, through the rules.
 
 Nothing of a session is held but what the auditor keeps (its calls in flight and its
-bounded flow set): the events are read as the store streams them and let go. A database's
-large session is audited in parts by worker processes at once (`parts`), with the one
-pass's findings in the one pass's order.
+bounded flow set) and the session's findings: the events are read as the store streams them
+and let go. A session's findings are given once its events are read, each call's as it
+ended: a call rejected before it ran is an attempt (`as_ended`). A database's large session
+is audited in parts by worker processes at once (`parts`), with the one pass's findings in
+the one pass's order.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterator, Mapping, Sequence
 
+from ...core.audit.auditor import as_ended
 from ...core.audit.finding import Finding
 from ...core.audit.policy import CompiledPolicy
 from ...core.tools.capability import ToolCapability
@@ -35,9 +38,10 @@ def audit_store(
     part_events: int = PART_EVENTS,
 ) -> Iterator[Finding]:
     """Every finding of ``sessions`` (all the store's if ``None``), session by session, each
-    as soon as it is found; ``audited`` is filled in as they are read. A database's session
-    of at least twice ``part_events`` events is audited in parts, ``workers`` processes at
-    once (this one joining them), with the same findings in the same order; `WorkerLost`
+    session's once its events are read; ``audited`` is filled in as they are read. A
+    database's session of at least twice ``part_events`` events is audited in parts,
+    ``workers`` processes at once (this one joining them), with the same findings in the
+    same order; `WorkerLost`
     if one of them dies."""
     seen = audited if audited is not None else Audited()
     runner = (
@@ -67,6 +71,7 @@ def _session(
     audited: Audited,
     part_events: int,
 ) -> Iterator[Finding]:
+    found: list[Finding] = []
     with session_events(store, session) as events:
         first = next(events, None)
         if first is None:
@@ -79,8 +84,13 @@ def _session(
             )
             for stored in itertools.chain((first,), events):
                 audited.events += 1
-                yield from auditor.feed(stored)
+                found += auditor.feed(stored)
             audited.add(auditor.calls, auditor.unknown)
+            yield from as_ended(found, auditor.rejected)
             return
     assert isinstance(store, SqlEventStore)  # `large`
-    yield from audit_in_parts(store, session, task, runner, audited, part_events=part_events)
+    rejected: dict[int, str] = {}
+    found += audit_in_parts(
+        store, session, task, runner, audited, part_events=part_events, rejected=rejected
+    )
+    yield from as_ended(found, rejected)

@@ -1,17 +1,21 @@
 """Findings as a SARIF 2.1.0 log, for code-scanning tools.
 
 One run, the tool ``correx-tools audit`` with a rule per `RULES` entry. Each result
-names its rule, level and message; its location is the session (an artifact, the SOURCE
-it was read from) and, logically, the session and the event sequence; its properties hold
-the evidence (each event's sequence, role and evidence value), which ``audit --recheck``
-reads back.
+names its rule, level and message; its location is where the call is written down: the
+transcript file the session was read from, relative to the SOURCE folder (``uriBaseId``
+``SOURCE``, which ``originalUriBaseIds`` resolves), with the line the call's receipt
+records (``region.startLine``) where it records one; else the SOURCE itself (a store).
+Logically it is the session and the event sequence. Its properties hold the evidence
+(each event's sequence, role and evidence value) and whether the call was an attempt,
+which ``audit --recheck`` reads back.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from pathlib import PurePath
-from typing import Any
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path, PurePath
+from typing import Any, final
 from urllib.parse import quote
 
 from ..._version import __version__
@@ -22,37 +26,68 @@ SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION = "https://github.com/correx/correx-tools/blob/main/docs/audit.md"
 
 
-def sarif_log(findings: Iterable[Finding], source: str) -> dict[str, Any]:
-    """The SARIF log of ``findings`` read from ``source``."""
+@final
+@dataclass(frozen=True, slots=True)
+class Place:
+    """Where a finding's call is written down: a transcript file (its path relative to the
+    SOURCE folder, or the file SOURCE names) and, where known, its line."""
+
+    file: str
+    line: int | None = None
+
+
+def sarif_log(
+    findings: Iterable[Finding],
+    source: str,
+    places: Mapping[tuple[str, int], Place] | None = None,
+    *,
+    folder: bool = False,
+) -> dict[str, Any]:
+    """The SARIF log of ``findings`` read from ``source``; ``places``: where each finding's
+    call (by session and sequence) is written down (``folder``: SOURCE is a folder, and
+    each place's file is relative to it)."""
     rules = list(RULES)
-    source = artifact_uri(source)
-    return {
-        "$schema": SCHEMA,
-        "version": "2.1.0",
-        "runs": [
-            {
-                "tool": {
-                    "driver": {
-                        "name": "correx-tools audit",
-                        "version": __version__,
-                        "informationUri": INFORMATION,
-                        "rules": [
-                            {
-                                "id": rule,
-                                "shortDescription": {"text": text},
-                                "defaultConfiguration": {"level": level.value},
-                            }
-                            for rule, (level, text) in RULES.items()
-                        ],
+    found = list(findings)
+    where = places or {}
+    files = sorted({place.file for place in where.values()})
+    index = {file: n for n, file in enumerate(files, start=1)}
+    base = {"uriBaseId": "SOURCE"} if folder else {}
+    artifacts = [{"location": {"uri": artifact_uri(source)}}]
+    artifacts += [{"location": {"uri": artifact_uri(file), **base}} for file in files]
+    run: dict[str, Any] = {
+        "tool": {
+            "driver": {
+                "name": "correx-tools audit",
+                "version": __version__,
+                "informationUri": INFORMATION,
+                "rules": [
+                    {
+                        "id": rule,
+                        "shortDescription": {"text": text},
+                        "defaultConfiguration": {"level": level.value},
                     }
-                },
-                "artifacts": [{"location": {"uri": source}}],
-                "results": [
-                    _result(finding, source, rules.index(finding.rule)) for finding in findings
+                    for rule, (level, text) in RULES.items()
                 ],
             }
-        ],
+        },
+        "artifacts": artifacts,
+        "results": [],
     }
+    if folder:
+        # An absolute URI, as SARIF asks of a base (a file's, for a folder SOURCE).
+        run["originalUriBaseIds"] = {"SOURCE": {"uri": Path(source).resolve().as_uri() + "/"}}
+    for finding in found:
+        place = where.get((finding.session, finding.sequence))
+        if place is None:
+            physical: dict[str, Any] = {"artifactLocation": {"uri": artifact_uri(source),
+                                                             "index": 0}}  # fmt: skip
+        else:
+            physical = {"artifactLocation": {"uri": artifact_uri(place.file), **base,
+                                             "index": index[place.file]}}  # fmt: skip
+            if place.line is not None:
+                physical["region"] = {"startLine": place.line}
+        run["results"].append(_result(finding, physical, rules.index(finding.rule)))
+    return {"$schema": SCHEMA, "version": "2.1.0", "runs": [run]}
 
 
 def artifact_uri(source: str) -> str:
@@ -77,7 +112,7 @@ def literal(text: str) -> str:
     return escaped.replace("{", "{{").replace("}", "}}")
 
 
-def _result(finding: Finding, source: str, rule_index: int) -> dict[str, Any]:
+def _result(finding: Finding, physical: dict[str, Any], rule_index: int) -> dict[str, Any]:
     return {
         "ruleId": finding.rule,
         "ruleIndex": rule_index,
@@ -85,7 +120,7 @@ def _result(finding: Finding, source: str, rule_index: int) -> dict[str, Any]:
         "message": {"text": literal(finding.message)},
         "locations": [
             {
-                "physicalLocation": {"artifactLocation": {"uri": source, "index": 0}},
+                "physicalLocation": physical,
                 "logicalLocations": [
                     {
                         "name": f"sequence {finding.sequence}",
@@ -98,6 +133,7 @@ def _result(finding: Finding, source: str, rule_index: int) -> dict[str, Any]:
         "properties": {
             "session": finding.session,
             "tool": finding.tool,
+            "attempt": finding.attempt,
             "evidence": [
                 {"sequence": e.sequence, "role": e.role, "value": e.value} for e in finding.evidence
             ],

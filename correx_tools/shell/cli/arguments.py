@@ -177,3 +177,18 @@ def add_session_filters(parser: argparse.ArgumentParser) -> None:
         help="the time zone of dates given and shown (a name such as Europe/Paris or UTC; "
         "default: this machine's)",
     )
+
+
+def add_shown_arguments(parser: argparse.ArgumentParser, *, masked: bool = True) -> None:
+    """``--wide`` (every column whole) and, for a command that quotes a session,
+    ``--unmasked`` (secrets shown as they are)."""
+    parser.add_argument(
+        "--wide", action="store_true", help="every column, nothing cut (for a wide terminal)"
+    )
+    if masked:
+        parser.add_argument(
+            "--unmasked",
+            action="store_true",
+            help="show secrets as the session holds them (masked by default, as the "
+            "debugger masks them)",
+        )

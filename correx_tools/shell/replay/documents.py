@@ -26,7 +26,7 @@ from ...core.lifecycle.status import ToolInvocationStatus
 from ...core.lifecycle.transitions import TransitionError
 from ...core.replay.analytics import Percentiles, ToolStats
 from ...core.replay.lead_up import LeadUp
-from ...core.replay.recorded import exit_code_of
+from ...core.replay.recorded import exit_code_of, recorded_start
 from ...core.replay.summary import DiffSummary, SessionSummary
 from ...core.replay.timeline import RecordChange
 from ...core.report.redaction import Redaction
@@ -66,9 +66,14 @@ class _Shown:
 
 
 def record_json(
-    record: ToolInvocationRecord, redaction: Redaction | None = None, *, times: bool = True
+    record: ToolInvocationRecord,
+    redaction: Redaction | None = None,
+    *,
+    times: bool = True,
+    imported: bool = False,
 ) -> dict[str, Any]:
-    """A record as plain JSON (``times`` false: the session records none, shown as ``null``)."""
+    """A record as plain JSON (``times`` false: the session records none, shown as ``null``;
+    ``imported``: a start an import stood in for is ``null``, `recorded_start`)."""
     shown = _Shown(redaction)
     receipt = record.receipt
     return {
@@ -78,7 +83,11 @@ def record_json(
         "status": record.status.value,
         "arguments": shown.value(thaw_json(record.request.arguments)),
         "requested_at": iso_time(record.requested_at) if times else None,
-        "started_at": iso_time(record.started_at) if times else None,
+        "started_at": iso_time(
+            recorded_start(record.requested_at, record.started_at, imported=imported)
+        )
+        if times
+        else None,
         "completed_at": iso_time(record.completed_at) if times else None,
         "reason": None if record.reason is None else shown.message(record.reason),
         "recoverable": record.recoverable,
@@ -106,6 +115,7 @@ def state_document(
     *,
     redaction: Redaction | None = None,
     times: bool = True,
+    imported: bool = False,
 ) -> dict[str, Any]:
     """``replay --at K --json``: the session right after event ``at``."""
     shown = _Shown(redaction)
@@ -113,7 +123,7 @@ def state_document(
         "session_id": shown.text(session_id),
         "at": at,
         "times_recorded": times,
-        "invocations": [record_json(r, redaction, times=times) for r in records],
+        "invocations": [record_json(r, redaction, times=times, imported=imported) for r in records],
         "statuses": by_status(summary.counts),
         "exited_nonzero": summary.exited_nonzero,
         "quarantined": [
@@ -130,6 +140,7 @@ def history_document(
     *,
     redaction: Redaction | None = None,
     times: bool = True,
+    imported: bool = False,
     lead_up: LeadUp | None = None,
 ) -> dict[str, Any]:
     """``history --json``: each version of one invocation's record, the events about it the
@@ -141,7 +152,8 @@ def history_document(
         "invocation_id": shown.text(invocation_id),
         "times_recorded": times,
         "versions": [
-            {"sequence": s, "record": record_json(r, redaction, times=times)} for s, r in history
+            {"sequence": s, "record": record_json(r, redaction, times=times, imported=imported)}
+            for s, r in history
         ],
         "refused": [{"sequence": s, "error": shown.message(e)} for s, e in refused],
         "lead_up": None if lead_up is None else lead_up_json(lead_up, redaction),
@@ -161,15 +173,20 @@ def refused_about(
 
 
 def change_json(
-    change: RecordChange, redaction: Redaction | None = None, *, times: bool = True
+    change: RecordChange,
+    redaction: Redaction | None = None,
+    *,
+    times: bool = True,
+    imported: bool = False,
 ) -> dict[str, Any]:
     """One invocation added or changed between two sequences."""
     before = change.before
     return {
         "invocation_id": _Shown(redaction).text(change.invocation_id),
-        "before": None if before is None else record_json(before, redaction, times=times),
-        "after": record_json(change.after, redaction, times=times),
-    }
+        "before": None if before is None
+                  else record_json(before, redaction, times=times, imported=imported),
+        "after": record_json(change.after, redaction, times=times, imported=imported),
+    }  # fmt: skip
 
 
 def diff_document(
@@ -180,6 +197,7 @@ def diff_document(
     *,
     redaction: Redaction | None = None,
     times: bool = True,
+    imported: bool = False,
 ) -> dict[str, Any]:
     """``diff --json``: the invocations added or changed from right after ``a`` to ``b``."""
     return {
@@ -187,15 +205,20 @@ def diff_document(
         "a": a,
         "b": b,
         "times_recorded": times,
-        "changes": [change_json(c, redaction, times=times) for c in changes],
+        "changes": [change_json(c, redaction, times=times, imported=imported) for c in changes],
     }
 
 
 def diff_summary_document(
-    session_id: str, summary: DiffSummary, *, redaction: Redaction | None = None
+    session_id: str,
+    summary: DiffSummary,
+    *,
+    redaction: Redaction | None = None,
+    exited_nonzero: int = 0,
 ) -> dict[str, Any]:
     """``diff --summary --json``: the invocations added or changed from right after ``a`` to
-    ``b``, counted: by status at ``b``, and by tool (in code point order)."""
+    ``b``, counted: by status at ``b`` (``exited_nonzero``: the completed that exited with
+    a code other than 0, among them), and by tool (in code point order)."""
     shown = _Shown(redaction)
     return {
         "session_id": shown.text(session_id),
@@ -206,6 +229,7 @@ def diff_summary_document(
         "changed": summary.changed,
         "finished": summary.finished,
         "statuses": by_status(summary.counts),
+        "exited_nonzero": exited_nonzero,
         "tools": [
             {"tool_name": shown.text(tool), "added": added, "changed": changed}
             for tool, (added, changed) in sorted(summary.tools.items())
@@ -257,7 +281,9 @@ NO_DURATIONS = (
 def stats_json(
     row: ToolStats, redaction: Redaction | None = None, *, times: bool = True
 ) -> dict[str, Any]:
-    """One tool's row of ``stats --json`` (``times`` false: its durations ``null``)."""
+    """One tool's row of ``stats --json`` (``times`` false: its durations ``null``): each
+    duration's p50, p95 and maximum, and how many calls they are of (``calls``: queued and
+    ran of the calls whose start was recorded, took of those that ended)."""
     return {
         "tool_name": _Shown(redaction).text(row.tool_name),
         "calls": row.calls,
@@ -271,14 +297,16 @@ def stats_json(
         "rejected_rate": row.rejected_rate,
         "queued_seconds": _percentiles_json(row.queued if times else _NONE),
         "ran_seconds": _percentiles_json(row.ran if times else _NONE),
+        "took_seconds": _percentiles_json(row.took if times else _NONE),
     }
 
 
 _NONE = Percentiles(None, None, None)
 
 
-def _percentiles_json(spread: Percentiles) -> dict[str, float | None]:
-    return {"p50": seconds(spread.p50), "p95": seconds(spread.p95), "max": seconds(spread.max)}
+def _percentiles_json(spread: Percentiles) -> dict[str, float | int | None]:
+    return {"p50": seconds(spread.p50), "p95": seconds(spread.p95), "max": seconds(spread.max),
+            "calls": spread.calls}  # fmt: skip
 
 
 def seconds(duration: timedelta | None) -> float | None:

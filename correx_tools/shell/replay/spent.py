@@ -11,12 +11,20 @@ Reading the tokens reads the session's events once, up to the sequence asked abo
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
 from typing import Any, final
 
-from ...core.lifecycle.conversation import Prompt, TokenUsage, conversation_of
+from ...core.lifecycle.conversation import (
+    AssistantText,
+    Prompt,
+    Reasoning,
+    TokenUsage,
+    Usage,
+    conversation_of,
+)
+from ...core.lifecycle.description import description_of
 from ...core.replay.pricing import Cost, PriceTable, cost_of
 from ...core.replay.spending import Spending, Spent, Turn, spending
 from ...core.replay.talk_summary import cut_title, first_line
@@ -42,12 +50,26 @@ class Talked:
     titles: dict[int, str]
     times: dict[int, datetime]
     said: int = 0
+    kinds: bytearray = field(default_factory=bytearray)
+    """Each event's kind of conversation, by sequence (`SAID_KINDS`; 0: none)."""
+
+    def kind_of(self, sequence: int) -> str | None:
+        """What the event at ``sequence`` says, if it is the conversation's or the session's
+        description: ``prompt``, ``said``, ``reasoning``, ``tokens`` or ``described``."""
+        code = self.kinds[sequence] if 0 <= sequence < len(self.kinds) else 0
+        return SAID_KINDS[code] if code else None
+
+
+SAID_KINDS = (None, "prompt", "said", "reasoning", "tokens", "described")
+"""The kinds of the events that are not a call's, as `Talked.kinds` codes them."""
+_CODES = {Prompt: 1, AssistantText: 2, Reasoning: 3, Usage: 4}
 
 
 def talked(store: EventStore, session: SessionId, at: int) -> Talked:
     """The session's tokens through ``at``."""
     titles: dict[int, str] = {}
     times: dict[int, datetime] = {}
+    kinds = bytearray(at + 1)
     said_count = 0
     with session_events(store, session) as events:
 
@@ -60,13 +82,16 @@ def talked(store: EventStore, session: SessionId, at: int) -> Talked:
                 if said is not None:
                     nonlocal said_count
                     said_count += 1
+                    kinds[stored.sequence] = _CODES.get(type(said), 0)
+                elif stored.sequence == 1 and description_of(stored.event) is not None:
+                    kinds[1] = 5
                 if isinstance(said, Prompt):
                     titles[stored.sequence] = first_line(said.text)
                 yield stored.sequence, stored.event
 
         found = spending(walked())
     ends = {n for turn in found.turns for n in (turn.first, turn.last)}
-    return Talked(at=at, spending=found, titles=titles, said=said_count,
+    return Talked(at=at, spending=found, titles=titles, said=said_count, kinds=kinds,
                   times={n: t for n, t in times.items() if n in ends})  # fmt: skip
 
 
@@ -143,11 +168,17 @@ def prices_json(prices: PriceTable) -> dict[str, Any]:
 
 
 def turn_json(
-    turn: Turn, talk: Talked, redaction: Redaction | None = None, prices: PriceTable | None = None
+    turn: Turn,
+    talk: Talked,
+    redaction: Redaction | None = None,
+    prices: PriceTable | None = None,
+    *,
+    times: bool = True,
 ) -> dict[str, Any]:
-    """One turn: its number, prompt (sequence and title), span, calls and tokens."""
+    """One turn: its number, prompt (sequence and title), span, calls and tokens (``times``
+    false: the session records none, and its turn's times are ``null``)."""
     title = None if turn.prompt is None else talk.titles.get(turn.prompt)
-    first, last = talk.times.get(turn.first), talk.times.get(turn.last)
+    first, last = (talk.times.get(turn.first), talk.times.get(turn.last)) if times else (None, None)
     return {
         "turn": turn.number,
         "prompt_sequence": turn.prompt,
@@ -162,11 +193,15 @@ def turn_json(
 
 
 def tokens_json(
-    talk: Talked | None, redaction: Redaction | None = None, prices: PriceTable | None = None
+    talk: Talked | None,
+    redaction: Redaction | None = None,
+    prices: PriceTable | None = None,
+    *,
+    times: bool = True,
 ) -> dict[str, Any] | None:
     """A session's tokens: in all, by turn, by call (each call's share) and what no call
     was reached by, each with its cost at ``prices``; ``None`` for a session that holds no
-    conversation."""
+    conversation (``times`` false: it records no time, and no turn's time is given)."""
     if talk is None:
         return None
     found = talk.spending
@@ -174,7 +209,7 @@ def tokens_json(
         "recorded": found.spent is not None,
         "said": talk.said,
         "total": spent_json(found.spent, redaction, prices),
-        "turns": [turn_json(turn, talk, redaction, prices) for turn in found.turns],
+        "turns": [turn_json(turn, talk, redaction, prices, times=times) for turn in found.turns],
         "calls": [
             {
                 "invocation_id": _shown(invocation, redaction),

@@ -40,11 +40,14 @@ def report_data(
     redaction: Redaction = DEFAULT,
     limits: PageLimits = LIMITS,
     times: bool = True,
+    imported: bool = False,
 ) -> Result[dict[str, Any], ReplayError]:
     """The page's document for ``session_id`` as plain JSON values, from the store's index
     when it keeps one (``times`` false: the session records none, see `page_document`)."""
     with repository.view(session_id) as view:
-        return page_document(view, redaction=redaction, limits=limits, times=times).map(plain)
+        return page_document(
+            view, redaction=redaction, limits=limits, times=times, imported=imported
+        ).map(plain)
 
 
 def page_document(
@@ -53,20 +56,22 @@ def page_document(
     redaction: Redaction = DEFAULT,
     limits: PageLimits = LIMITS,
     times: bool = True,
+    imported: bool = False,
 ) -> Result[dict[str, Any], ReplayError]:
     """The page's document for the view's session, its columns as arrays (`write_page` and
     ``plain`` take it): the invocations streamed, the details' entries kept on the way.
     ``times`` false: the session's transcript records no time, and the page is laid out by
-    step (`PageBuilder`)."""
+    step (`PageBuilder`); ``imported``: a start at its request's time is a stand-in."""
     if not view.indexed:
         # Without an index the session is one pass over its events, which gives the entries
         # whole: a stream would read the events once for the length and again for them.
-        return _folded(view, redaction, limits, times)
+        return _folded(view, redaction, limits, times, imported)
     last = view.last_sequence
     outlines = view.outlines(last)
     if not isinstance(outlines, Success):
         return Failure(outlines.failure())
-    builder = PageBuilder(view.session_id, last, redaction=redaction, limits=limits, times=times)
+    builder = PageBuilder(view.session_id, last, redaction=redaction, limits=limits, times=times,
+                          imported=imported)  # fmt: skip
     for outline in outlines.unwrap():
         builder.add(outline)
     # Only the calls shown in full are read with their arguments and output (a few
@@ -76,14 +81,14 @@ def page_document(
     chosen: dict[int, InvocationEntry] = {}
     for (position, _), entry in zip(wanted, found, strict=True):
         if entry is None:  # the fold the view fell back on does not know it: fold whole
-            return _folded(view, redaction, limits, times)
+            return _folded(view, redaction, limits, times, imported)
         chosen[position] = entry
     data = builder.document(view.refused(last, None), chosen)
     return Success(_with_views(data, chosen, last, redaction))
 
 
 def _folded(
-    view: SessionView, redaction: Redaction, limits: PageLimits, times: bool
+    view: SessionView, redaction: Redaction, limits: PageLimits, times: bool, imported: bool
 ) -> Result[dict[str, Any], ReplayError]:
     """The page's document from one pass over the session's events."""
     whole = view.entries()
@@ -91,8 +96,9 @@ def _folded(
         return Failure(whole.failure())
     last, every, refused = whole.unwrap()
     data = page_data(
-        view.session_id, last, every, refused, redaction=redaction, limits=limits, times=times
-    )
+        view.session_id, last, every, refused, redaction=redaction, limits=limits, times=times,
+        imported=imported,
+    )  # fmt: skip
     return Success(_with_views(data, dict(enumerate(every)), last, redaction))
 
 

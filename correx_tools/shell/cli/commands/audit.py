@@ -12,10 +12,12 @@ import argparse
 import sqlite3
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 from ....core.audit.effects import declared_by
 from ....core.audit.finding import Finding, Level
+from ....core.catalog.short_names import short_names
 from ....core.tools.capability import ToolCapability
 from ....core.tools.formats._reader import tool_list
 from ...audit.documents import finding_json
@@ -28,9 +30,11 @@ from ...stores.fanout import WorkerLost
 from ...stores.port import StoreLayoutError, StoreReadError
 from .. import arguments
 from ..errors import CliError
-from ..output.render import emit, in_line, table
+from ..output.render import emit, in_line
+from ..output.tables import Column, table
 from ..sources.loading import find_session
-from ..sources.options import refused_files
+from ..sources.options import current_options, refused_files
+from ..sources.places import finding_places
 from ..sources.stores import close_store, open_store, read_file, read_json, redact
 from ..sources.tool_files import read_tools
 
@@ -61,6 +65,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--print-policy", action="store_true", help="print the built-in policy and stop"
     )
     arguments.add_workers_argument(parser, "audit", among="this one joining them")
+    arguments.add_shown_arguments(parser, masked=False)
     parser.add_argument(
         "--recheck",
         metavar="FILE",
@@ -95,24 +100,30 @@ def _could_not_run(message: str) -> int:
 def _audit(args: argparse.Namespace) -> int:
     policy = read_policy(args.policy)
     declared = None if args.tools is None else _declared(args.tools)
+    shown_as = args.format or ("json" if args.json else "table")
+    if shown_as == "sarif":
+        current_options().files = {}  # where each session was read from, for its locations
     store = open_store(args.source)
     audited = Audited()
     try:
         sessions = (find_session(store, args.session, args.source),) if args.session else None
+        store_sessions = list(store.sessions())
         findings = list(
             audit_store(
                 store, policy, sessions, audited=audited, declared=declared,
                 workers=arguments.workers_of(args),
             )
         )  # fmt: skip
+        files = current_options().files or {}
+        places = finding_places(store, findings, files, args.source) if files else {}
     finally:
         close_store(store)
-    shown_as = args.format or ("json" if args.json else "table")
     source = redact(args.source)
     unread = refused_files()  # each named on stderr as its look found it
     if shown_as == "sarif":
         args.json = True
-        emit(args, sarif_log(findings, source), str)
+        folder = Path(args.source).is_dir()
+        emit(args, sarif_log(findings, source, places, folder=folder), str)
     else:
         args.json = shown_as == "json"
         document = {
@@ -125,7 +136,8 @@ def _audit(args: argparse.Namespace) -> int:
             "unread_files": unread,
             "findings": [finding_json(f) for f in findings],
         }
-        emit(args, document, lambda: _text(findings, audited))
+        shortest = short_names(store_sessions) if not args.wide else {}
+        emit(args, document, lambda: _text(findings, audited, shortest, wide=args.wide))
     if unread:
         # What could not be read was not audited: no exit status may say it was clean.
         return _could_not_run(
@@ -154,16 +166,23 @@ def _declared(path: str) -> dict[str, frozenset[ToolCapability]]:
     return declared_by(said, annotations)
 
 
-def _text(findings: list[Finding], audited: Audited) -> str:
+def _text(
+    findings: list[Finding], audited: Audited, shortest: dict[str, str], *, wide: bool
+) -> str:
     lines = []
     if findings:
-        rows = [
-            (f.session, str(f.sequence), f.level.value, f.rule, f.tool, f.message) for f in findings
-        ]
-        lines.append(
-            table(("SESSION", "SEQ", "LEVEL", "RULE", "TOOL", "MESSAGE"), rows,
-                  squeeze=("SESSION", "MESSAGE"))
-        )  # fmt: skip
+        least = max(len(shortest.get(f.session, f.session)) for f in findings)
+        columns = (
+            Column("session", fit="id", least=least),
+            Column("seq", right=True),
+            Column("level"),
+            Column("rule", fit="cut", least=12, ease=16, give=1, drop=2),
+            Column("tool", fit="cut", least=6, ease=12, give=4, drop=3),  # the message names it
+            Column("message", fit="cut", least=20, ease=50, give=3),
+        )
+        rows = [(f.session, f.sequence, f.level.value, f.rule, f.tool, f.message)
+                for f in findings]  # fmt: skip
+        lines.append(table(columns, rows, wide=wide))
     levels = {level: sum(1 for f in findings if f.level is level) for level in Level}
     said = ", ".join(f"{n:,} {level.value}" for level, n in levels.items() if n)
     summary = (
@@ -171,6 +190,9 @@ def _text(findings: list[Finding], audited: Audited) -> str:
         f"{audited.events:,} event{_s(audited.events)}, {audited.calls:,} call{_s(audited.calls)}: "
         + (f"{len(findings):,} finding{_s(len(findings))} ({said})" if findings else "no finding")
     )
+    tried = sum(1 for f in findings if f.attempt)
+    if tried:
+        summary += f", {tried:,} of them attempts (calls rejected before they ran)"
     lines.append(summary)
     if audited.unknown:
         count = sum(audited.unknown.values())

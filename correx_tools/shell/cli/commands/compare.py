@@ -25,6 +25,7 @@ from ..errors import CliError
 from ..output.compare_text import pair_text
 from ..output.render import emit
 from ..sources.loading import answered, find_session, repository_for
+from ..sources.shown import redaction_of
 from ..sources.stores import open_store
 from .compare_many import cmd_compare_many
 from .compare_tasks import cmd_compare_tasks
@@ -32,7 +33,7 @@ from .compare_tasks import cmd_compare_tasks
 
 def add_arguments(compare: argparse.ArgumentParser) -> None:
     """The arguments of ``compare``."""
-    compare.add_argument("source", metavar="SOURCE", help=arguments.SOURCE_HELP)
+    arguments.add_source(compare)
     compare.add_argument(
         "sessions",
         nargs="*",
@@ -69,7 +70,7 @@ def add_arguments(compare: argparse.ArgumentParser) -> None:
         help="rows shown from a few before the first divergence (0: all; default: %(default)s)",
     )
     compare.add_argument("--lenient", action="store_true", help="skip events the lifecycle refuses")
-    arguments.add_cache_arguments(compare)
+    arguments.add_shown_arguments(compare)
 
 
 def _side(source: str, name: str, *, lenient: bool) -> Side:
@@ -108,5 +109,8 @@ def run(args: argparse.Namespace) -> int:
     b = _side(args.with_source or args.source, names[1], lenient=lenient)
     found = compared(_calls(a, lenient=lenient), _calls(b, lenient=lenient))
     document = compare_document(a, b, found, limit=args.limit)
-    emit(args, document, lambda: pair_text(document))
+    redaction = redaction_of(args)
+    if redaction is not None:
+        document = redaction.masked(document)
+    emit(args, document, lambda: pair_text(document, wide=args.wide))
     return 0

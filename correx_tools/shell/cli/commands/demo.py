@@ -28,8 +28,10 @@ from ...transcripts.importing.importing import import_bytes
 from ...transcripts.importing.options import ImportOptions
 from .. import arguments
 from ..errors import CliError
+from ..output.calls_table import Shown, changes_table, shown_id, status_counts
 from ..output.readable import counted
-from ..output.render import changes_table, emit, shown_id, status_counts, table
+from ..output.render import emit
+from ..output.tables import Column, table
 from ..output.terminal import Progress
 from ..sources.loading import TIMELINE_STRIDE, replay_session
 from ..sources.stores import open_store
@@ -94,12 +96,12 @@ def run(args: argparse.Namespace) -> int:
         f"wrote {counted(document['events'], 'event')} in {counted(len(written), 'session')} "
         f"to {path} in {write_seconds:.1f} s",
         table(
-            ["session", "events", "planted faults"],
+            (Column("session"), Column("events", right=True), Column("planted faults")),
             [
                 (s, n, planted[s] if planted[s] else "none (replays strictly)")
                 for s, n in written.items()
             ],
-            squeeze=("session",),
+            wide=False,
         ),
         "",
         f"replayed {focus}: {counted(replay.last_sequence, 'event')} in {replay_seconds:.2f} s "
@@ -143,7 +145,7 @@ def run(args: argparse.Namespace) -> int:
             f"  from sequence {failed - 1} to {end}, {counted(len(changes), 'invocation')} "
             f"{were} added or changed:"
         )
-        lines.append("    " + changes_table(changes, focus).replace("\n", "\n    "))
+        lines.append(changes_table(changes, Shown(focus), wide=False))
     real, real_lines, real_hints = _real_session(store, path)
     document["transcript"] = real
     lines += real_lines
@@ -261,12 +263,11 @@ def _real_session(
     data = (resources.files("correx_tools.shell.cli") / "data" / BUNDLED).read_bytes()
     # A readable session id that sorts after the generated runs, instead of
     # the transcript's own uuid/agent id.
-    # Without its conversation: the demo's walk-through and its tests name this session's
-    # points by sequence, and they stay where they were.
+    # With its conversation, as any import of a transcript: what led to each call, and the
+    # tokens each spent, are part of what the demo shows.
     imported = import_bytes(
-        data, BUNDLED, store, ImportOptions(conversation=False), name=REAL_SESSION,
-        session=REAL_SESSION,
-    ).unwrap()  # fmt: skip
+        data, BUNDLED, store, ImportOptions(), name=REAL_SESSION, session=REAL_SESSION
+    ).unwrap()
     session = imported.session_id
     repository = DefaultToolRepository(EventReplayer(store))
     failures = [

@@ -12,18 +12,11 @@ from ...replay.documents import (
 )
 from .. import arguments
 from ..errors import CliError
+from ..output.calls_table import changes_table
 from ..output.readable import counted
-from ..output.render import (
-    changes_table,
-    emit,
-    one_line,
-)
-from ..sources.loading import (
-    answered,
-    in_range,
-    opened_session,
-    times_recorded,
-)
+from ..output.render import emit, one_line
+from ..sources.loading import answered, in_range, opened_session, times_recorded
+from ..sources.shown import calls_shown, redaction_of
 
 TOOLS_SHOWN = 10
 
@@ -45,6 +38,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=50,
         help="show the first N of them, and how many there are (0: all; default: %(default)s)",
     )
+    arguments.add_shown_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -57,15 +51,26 @@ def run(args: argparse.Namespace) -> int:
         counts = answered(view.diff_summary(a, b), session, lenient=True)
         limit = None if args.limit == 0 else args.limit
         changes = () if args.summary else answered(view.diff(a, b, limit), session, lenient=True)
+        # A call that exited non-zero did so as it completed: those that completed in (a, b].
+        nonzero = (answered(view.summary(b), session, lenient=True).exited_nonzero
+                   - answered(view.summary(a), session, lenient=True).exited_nonzero)  # fmt: skip
+        shown = calls_shown(args, store, session, view, [c.invocation_id for c in changes])
     heading = (
         f"session {one_line(session)} from sequence {a} to {b}: "
         f"{counted(counts.total, 'invocation')} added or changed"
     )
+    redaction = redaction_of(args)
     if args.summary:
-        emit(args, diff_summary_document(session, counts), lambda: summary_text(heading, counts))
+        emit(
+            args,
+            diff_summary_document(session, counts, redaction=redaction, exited_nonzero=nonzero),
+            lambda: summary_text(heading, counts, nonzero),
+        )
         return 0
-    document = diff_document(session, a, b, changes, times=times)
-    document.update(total=counts.total, limit=limit)
+    document = diff_document(
+        session, a, b, changes, times=times, redaction=redaction, imported=shown.imported
+    )
+    document.update(total=counts.total, limit=limit, exited_nonzero=nonzero)
 
     def text() -> str:
         lines = [heading + (":" if changes else "")]
@@ -74,17 +79,24 @@ def run(args: argparse.Namespace) -> int:
                 f"{heading}; the first {len(changes):,} (--limit 0 shows all, "
                 "--summary counts them):"
             )
+        if nonzero:
+            lines.insert(1, f"{counted(nonzero, 'call')} exited non-zero in between")
         if changes:
-            lines.append(changes_table(changes, session))
+            lines.append(changes_table(changes, shown, wide=args.wide))
         return "\n".join(lines)
 
     emit(args, document, text)
     return 0
 
 
-def summary_text(heading: str, counts: DiffSummary) -> str:
-    """``diff --summary``: the counts in a few lines, the busiest tools first."""
-    statuses = ", ".join(f"{n:,} {s}" for s, n in by_status(counts.counts).items() if n)
+def summary_text(heading: str, counts: DiffSummary, nonzero: int = 0) -> str:
+    """``diff --summary``: the counts in a few lines, the busiest tools first; the calls
+    that exited non-zero beside the completed (they are among them)."""
+    said = [f"{n:,} {s}" for s, n in by_status(counts.counts).items() if n]
+    if nonzero:
+        at = next(k for k, part in enumerate(said) if part.endswith(" completed"))
+        said.insert(at + 1, f"{nonzero:,} of them exited non-zero")
+    statuses = ", ".join(said)
     tools = sorted(counts.tools.items(), key=lambda item: (-sum(item[1]), item[0]))
     named = ", ".join(f"{tool} {sum(n):,}" for tool, n in tools[:TOOLS_SHOWN])
     if len(tools) > TOOLS_SHOWN:

@@ -27,22 +27,28 @@ from ....core.replay.spans import (
     Span,
     session_spans,
     trace_id_of,
+    usage_attributes,
 )
+from ....core.replay.spending import Spent
 from ....core.replay.stored_index import record_at
 from ....core.report.redaction import Redaction
 from ....core.tools.json_values import thaw_json
 from ...export.otel_sdk import traces_endpoint
 from ...export.otlp import otlp_lines
+from ...replay.spent import talked_if_any
 from ...stores.port import EventStore
+from ...transcripts.description import session_description
 from .. import arguments
 from ..errors import CliError
 from ..output.collector import send_to_collector
 from ..output.files import STANDARD_OUTPUT, output_argument, size_text, whole_file
 from ..output.render import emit
-from ..sources.loading import answered, times_recorded
+from ..sources.loading import answered
 from ..sources.streaming import Streamed, streamed_session
 
 ARGUMENTS, RESULT = "gen_ai.tool.call.arguments", "gen_ai.tool.call.result"
+UNKNOWN = datetime(1970, 1, 1, tzinfo=UTC)
+"""Where the spans of a session that records no time at all are put: the time 0."""
 
 
 def run(args: argparse.Namespace) -> int:
@@ -108,18 +114,28 @@ class _Counted:
 
 def _spans(args: argparse.Namespace, streamed: Streamed, redaction: Redaction) -> Iterator[Span]:
     """The session's spans as they stood at ``--at``: its calls' outlines, or with
-    ``--with-content`` their records, arguments and results added (redacted)."""
+    ``--with-content`` their records, arguments and results added (redacted); each call's
+    model and share of its message's tokens, and the session's in all, where recorded."""
     store, session, at, view = streamed
     observed_at = _observed_at(store, session, at)
-    timed = times_recorded(store, session)
+    described = session_description(store, session)
+    timed = described is None or described.times_recorded
+    # A session whose transcript records no time is put at the moment it says it began, or,
+    # saying none, at OpenTelemetry's "unknown", the time 0: no time is made up.
+    anchor = (None if described is None else described.about.started_at) or UNKNOWN
+    talk = talked_if_any(store, session, at, imported=described is not None)
+    spent = {} if talk is None else talk.spending.calls
+    total = None if talk is None else talk.spending.spent
+    session_extra = {} if total is None else _usage(total)
     if not args.with_content:
         outlines = answered(view.outlines(at), session, lenient=args.lenient)
 
         def exited(call: Call) -> Mapping[str, AttributeValue]:
             outline: InvocationOutline = call  # type: ignore[assignment]  # outlines go in
-            return _exit_code(outline.exit_code)
+            return {**_exit_code(outline.exit_code), **_call_usage(spent, call)}
 
-        return session_spans(session, outlines, observed_at, exited, times_recorded=timed)
+        return session_spans(session, outlines, observed_at, exited, times_recorded=timed,
+                             anchor=anchor, session_extra=session_extra)  # fmt: skip
     entries = answered(view.entries_through(at), session, lenient=args.lenient)
     records = (record for entry in entries if (record := record_at(entry, at)) is not None)
 
@@ -131,9 +147,24 @@ def _spans(args: argparse.Namespace, streamed: Streamed, redaction: Redaction) -
         if record.status is ToolInvocationStatus.COMPLETED and record.receipt is not None:
             added[RESULT] = _json(redaction.value(thaw_json(record.receipt.output)))
             added.update(_exit_code(record.receipt.exit_code))
-        return added
+        return {**added, **_call_usage(spent, call)}
 
-    return session_spans(session, records, observed_at, content, times_recorded=timed)
+    return session_spans(session, records, observed_at, content, times_recorded=timed,
+                         anchor=anchor, session_extra=session_extra)  # fmt: skip
+
+
+def _call_usage(spent: Mapping[str, Spent], call: Call) -> dict[str, AttributeValue]:
+    share = spent.get(call.invocation_id)
+    return {} if share is None else _usage(share)
+
+
+def _usage(spent: Spent) -> dict[str, AttributeValue]:
+    """Tokens as the conventions name them, and the model where it is the only one."""
+    models = [model for model, _ in spent.by_model]
+    total = spent.total
+    model = models[0] if len(models) == 1 else None
+    return usage_attributes(model, total.input, total.output, total.cache_read,
+                            total.cache_write)  # fmt: skip
 
 
 def _exit_code(code: int | None) -> dict[str, AttributeValue]:

@@ -26,7 +26,9 @@ from ...transcripts.importing.options import ImportOptions
 from ...transcripts.recognising import FORMATS, is_database
 from .. import arguments
 from ..errors import CliError
-from ..output.render import emit, table
+from ..output.readable import counted
+from ..output.render import emit
+from ..output.tables import Column, table
 from ..output.terminal import Progress
 from ..sources.staging import Staging, staged_path, writing_to
 from ..sources.stores import read_file, redact, refuse_never_read
@@ -61,6 +63,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "refusing the file",
     )
     parser.add_argument("--no-conversation", action="store_true", help=arguments.NO_CONVERSATION)
+    arguments.add_shown_arguments(parser, masked=False)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -145,15 +148,15 @@ def _one_text(source: str, dest: str, done: TranscriptImport) -> str:
         )
     elif done.grown:
         head = (
-            f"{source} grew: added {done.events} events to session {done.session_id} in "
+            f"{source} grew: added {counted(done.events, 'event')} to session {done.session_id} in "
             f"{dest} ({done.format})"
         )
     else:
         head = (
             f"imported {source} ({done.format}) into {dest} as session "
-            f"{done.session_id}: {done.events} events"
+            f"{done.session_id}: {counted(done.events, 'event')}"
         )
-    lines = [head, f"{done.invocations} invocations: {counts}"]
+    lines = [head, f"{counted(done.invocations, 'invocation')}: {counts}"]
     if done.in_flight:
         lines.append(f"{done.in_flight} still in flight at the end of the transcript")
     if done.skipped:
@@ -213,7 +216,11 @@ def _many(args: argparse.Namespace, staging: Staging) -> Callable[[], int]:
         for file in done.files:
             for session in file.imported:
                 _say_incomplete(str(file.path), session)
-        emit(args, _many_json(args.path, dest, done), lambda: _many_text(args.path, dest, done))
+        emit(
+            args,
+            _many_json(args.path, dest, done),
+            lambda: _many_text(args.path, dest, done, wide=args.wide),
+        )
         return 1 if done.count("refused") else 0
 
     return said
@@ -266,18 +273,19 @@ def _refusal(error: TranscriptError) -> dict[str, str]:
     return {"where": error.where, "message": error.message}
 
 
-def _many_text(path: str, dest: str, done: FolderImport) -> str:
+def _many_text(path: str, dest: str, done: FolderImport, *, wide: bool) -> str:
     lines = [
         f"{path} into {dest}: {len(done.files)} files, {done.count('transcripts')} "
         f"transcripts, {done.count('skipped')} skipped (not transcripts)",
         table(
-            ["sessions", "count"],
+            (Column("sessions"), Column("count", right=True)),
             [
                 ("new", done.count("new")),
                 ("grown (new events added)", done.count("grown")),
                 ("already imported", done.count("already")),
                 ("refused", done.count("refused")),
             ],
+            wide=wide,
         ),
     ]
     refused = [error for file in done.files for error in file.refused]

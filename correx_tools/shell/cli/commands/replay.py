@@ -12,19 +12,11 @@ from ...replay.documents import (
     state_document,
 )
 from .. import arguments
+from ..output.calls_table import records_table
 from ..output.readable import counted
-from ..output.render import (
-    NO_TIMES,
-    emit,
-    one_line,
-    records_table,
-)
-from ..sources.loading import (
-    answered,
-    asked_at,
-    opened_session,
-    times_recorded,
-)
+from ..output.render import NO_TIMES, emit, one_line
+from ..sources.loading import answered, asked_at, opened_session, times_recorded
+from ..sources.shown import calls_shown, redaction_of
 
 REFUSED_SHOWN = 10
 
@@ -50,6 +42,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=20,
         help="show the last N invocations (0: all; default: %(default)s)",
     )
+    arguments.add_shown_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -65,7 +58,11 @@ def run(args: argparse.Namespace) -> int:
             if everything
             else answered(view.latest(args.limit, at), session, lenient=True)
         )
-    document = state_document(session, at, summary, records, refused, times=times)
+        shown = calls_shown(args, store, session, view, [r.invocation_id for r in records])
+    document = state_document(
+        session, at, summary, records, refused, times=times, redaction=redaction_of(args),
+        imported=shown.imported,
+    )  # fmt: skip
 
     def text() -> str:
         lines = [
@@ -86,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
                 f"the last {len(records):,} of {counted(summary.invocations, 'invocation')} "
                 "(--limit 0 shows all):"
             )
-        lines.append(records_table(records, session, times=times))
+        lines.append(records_table(records, shown, times=times, wide=args.wide))
         return "\n".join(lines)
 
     emit(args, document, text)

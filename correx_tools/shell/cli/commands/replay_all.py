@@ -7,13 +7,15 @@ import sys
 import time
 from typing import Any
 
+from ....core.catalog.short_names import short_names
 from ....core.lifecycle.state import ToolState
 from ....core.replay.fold import Replay
 from ....core.replay.projection import ToolProjector
 from ...replay.parallel import replay_all
 from .. import arguments
 from ..output.readable import counted
-from ..output.render import emit, table
+from ..output.render import emit
+from ..output.tables import Column, table
 from ..sources.stores import open_store
 
 
@@ -24,6 +26,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--workers", type=arguments.positive, default=2, help="processes (default: %(default)s)"
     )
     parser.add_argument("--lenient", action="store_true", help="skip events the lifecycle refuses")
+    arguments.add_shown_arguments(parser, masked=False)
 
 
 def session_summary(replay: Replay[ToolState]) -> dict[str, int]:
@@ -77,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
             f"({counted(events, 'event')}) with {counted(args.workers, 'worker')} "
             f"in {seconds:.2f} s\n"
             + table(
-                ["session", "events", "invocations", "refused", "error"],
+                _columns(rows),
                 [
                     (
                         r["session_id"],
@@ -88,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
                     )
                     for r in rows
                 ],
-                squeeze=("session", "error"),
+                wide=args.wide,
             )
         ),
     )
@@ -102,3 +105,15 @@ def run(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
     return 1 if outcome.failures else 0
+
+
+def _columns(rows: list[dict[str, Any]]) -> tuple[Column, ...]:
+    """The table's columns: each session's id cut to no less than its short name."""
+    names = short_names(str(r["session_id"]) for r in rows)
+    return (
+        Column("session", fit="id", least=max(map(len, names.values()), default=0)),
+        Column("events", right=True),
+        Column("invocations", right=True),
+        Column("refused", right=True),
+        Column("error", fit="cut", least=20, give=1),
+    )

@@ -8,13 +8,16 @@ import sys
 from pathlib import Path
 
 from ....core.report.redaction import Redaction
+from ...report.conversation import conversation_data
 from ...report.page import page_document, write_page
+from ...transcripts.description import session_description
 from .. import arguments
 from ..errors import CliError
 from ..output.files import STANDARD_OUTPUT, output_argument, whole_file
 from ..output.readable import counted
 from ..output.render import emit, one_line
-from ..sources.loading import answered, times_recorded
+from ..sources.loading import answered
+from ..sources.prices import prices_of
 from ..sources.streaming import streamed_session
 
 
@@ -26,11 +29,17 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(str(error)) from None
     if args.output == STANDARD_OUTPUT and args.json:
         raise CliError("-o - writes the page itself to standard output; --json describes a file")
+    prices = prices_of(args)
     with streamed_session(args) as (store, session, _, view):
-        times = times_recorded(store, session)
+        described = session_description(store, session)
+        times = described is None or described.times_recorded
+        imported = described is not None
         data = answered(
-            page_document(view, redaction=redaction, times=times), session, lenient=args.lenient
-        )
+            page_document(view, redaction=redaction, times=times, imported=imported),
+            session, lenient=args.lenient,
+        )  # fmt: skip
+        data.update(conversation_data(store, session, data["last"], imported=imported,
+                                      times=times, redaction=redaction, prices=prices))  # fmt: skip
     if args.output == STANDARD_OUTPUT:  # the page alone, for a pipe
         write_page(sys.stdout.buffer, data)
         sys.stdout.flush()
@@ -80,3 +89,4 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--lenient", action="store_true", help="skip events the lifecycle refuses")
     arguments.add_redact_argument(parser)
+    arguments.add_prices_argument(parser)

@@ -24,8 +24,8 @@ from ....core.tools.short_ids import short_invocation_id
 from ...catalog.picking import searchable_of
 from ...catalog.rows import hit_json
 from .. import arguments
-from ..output.fitted import Column, fitted, table_width
 from ..output.render import emit, in_line
+from ..output.tables import Column, table
 from ..sources.filters import query_of
 from ..sources.loading import repository_for
 from ..sources.stores import open_source_or_agents
@@ -52,6 +52,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "assistant's words and reasoning), or all (default: %(default)s)",
     )
     arguments.add_session_filters(parser)
+    # A snippet is masked in the index itself: there is nothing raw to show.
+    arguments.add_shown_arguments(parser, masked=False)
     parser.add_argument(
         "--limit",
         type=arguments.count,
@@ -82,13 +84,19 @@ def run(args: argparse.Namespace) -> int:
     def text() -> str:
         if not hits:
             return f"nothing found for {in_line(args.text)}"
-        names = short_names(hit.session_id for hit in hits)
+        # Each a start no session of the store shares, so any command takes it.
+        names = {} if args.wide else short_names(store.sessions())
         cells = [
-            [in_line(names[hit.session_id]), f"{hit.sequence:,}", hit.field,
-             in_line(_call(hit)), in_line(" ".join(hit.snippet.split()))]
+            [
+                names.get(hit.session_id, hit.session_id),
+                hit.sequence,
+                hit.field,
+                _call(hit),
+                " ".join(hit.snippet.split()),
+            ]
             for hit in hits
-        ]  # fmt: skip
-        lines = [fitted(COLUMNS, cells, width=table_width())]
+        ]
+        lines = [table(COLUMNS, cells, wide=args.wide)]
         lines.append("open one: " + rows[0]["open"])
         if more:
             lines.append("more hits: --limit 0 shows all")
@@ -99,10 +107,11 @@ def run(args: argparse.Namespace) -> int:
 
 
 COLUMNS = (
-    Column("session"),
+    Column("session"),  # each a start no other session's id shares: never cut
     Column("seq", right=True),
     Column("field"),
-    Column("call", fit="cut", least=8, ease=14, give=2, drop=1),
+    # A call's id whole, or not at all: a cut one might name no call (``open one`` does).
+    Column("call", drop=1),
     Column("found", fit="cut", least=12, ease=30, give=1),
 )
 

@@ -167,7 +167,11 @@ def run(args: argparse.Namespace) -> int:
             print(f"serving {source} at {url}")
         sys.stdout.flush()
         if args.open:
-            open_in_browser(url if opening is None else opening.as_uri())
+            open_in_browser(
+                url if opening is None else opening.as_uri(),
+                lambda: tell("no browser could be opened (no display, or none installed): "
+                             "open the link above in one"),
+            )  # fmt: skip
 
     # The source as the server names it in its answers: a database password masked.
     debugger = Debugger(

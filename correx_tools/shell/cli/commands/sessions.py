@@ -21,10 +21,10 @@ from ....core.report.redaction import Redaction
 from ...catalog.picking import catalog_of
 from ...catalog.rows import session_json
 from .. import arguments
-from ..output.fitted import Column, fitted, table_width
 from ..output.lead_up_text import tokens_cell
 from ..output.readable import counted
 from ..output.render import emit, in_line
+from ..output.tables import Column, table
 from ..output.tokens_text import dollars, short_count
 from ..sources.filters import local, query_of, zone_of
 from ..sources.loading import repository_for
@@ -134,8 +134,8 @@ WIDE = (
 def _table(page: list[Listed], rows: list[dict[str, Any]], names: dict[str, str],
            zone: tzinfo | None, *, wide: bool) -> str:  # fmt: skip
     if wide:
-        return fitted(WIDE, [_wide_cells(listed, row, zone) for listed, row in
-                             zip(page, rows, strict=True)], width=None)  # fmt: skip
+        return table(WIDE, [_wide_cells(listed, row, zone) for listed, row in
+                            zip(page, rows, strict=True)], wide=True)  # fmt: skip
     this_year = all(
         listed.facts.ended is None or local(listed.facts.ended, zone).year
         == local(datetime.now().astimezone(), zone).year for listed in page
@@ -155,12 +155,12 @@ def _table(page: list[Listed], rows: list[dict[str, Any]], names: dict[str, str]
         for listed, row in zip(page, rows, strict=True)
     ]
     if not any(_outcome(row) != "-" for row in rows):
-        return fitted(COLUMNS, cells, width=table_width())
+        return table(COLUMNS, cells, wide=False)
     after = [c.header for c in COLUMNS].index("failed") + 1
     for line, row in zip(cells, rows, strict=True):
         line.insert(after, _outcome(row))
     columns = (*COLUMNS[:after], OUTCOME, *COLUMNS[after:])
-    return fitted(columns, cells, width=table_width())
+    return table(columns, cells, wide=False)
 
 
 def _outcome(row: dict[str, Any]) -> str:

@@ -18,8 +18,8 @@ from ....core.catalog.usage import BY, Report, UsageRow
 from ...catalog.picking import catalog_of, usage_of
 from ...catalog.rows import usage_row_json
 from .. import arguments
-from ..output.fitted import Column, fitted, table_width
 from ..output.render import emit, in_line
+from ..output.tables import Column, table
 from ..output.tokens_text import dollars, short_count
 from ..sources.filters import local, query_of, zone_of
 from ..sources.loading import repository_for
@@ -113,8 +113,8 @@ def _text(by: str, rows: list[UsageRow], total: UsageRow, *, wide: bool) -> str:
         for row in [*rows, total]
     ]  # fmt: skip
     cells[-1][0] = "total"
-    shown = fitted((Column(by, fit="cut", least=10, ease=28, give=1), *COLUMNS[1:]), cells,
-                   width=None if wide else table_width())  # fmt: skip
+    shown = table((Column(by, fit="cut", least=10, ease=28, give=1), *COLUMNS[1:]), cells,
+                  wide=wide)  # fmt: skip
     lines = shown.split("\n")
     lines.insert(len(lines) - 1, lines[1])  # a rule above the total
     if total.unpriced_tokens:

@@ -9,8 +9,10 @@ from returns.result import Failure
 from ....core.tools.registry import InMemoryToolRegistry
 from ....core.tools.request import ToolRequest
 from ....core.tools.validation import Invalid
+from .. import arguments as shared
 from ..errors import CliError
-from ..output.render import emit, table
+from ..output.render import emit
+from ..output.tables import Column, table
 from ..sources.stores import read_json
 from ..sources.tool_files import read_tools
 
@@ -30,6 +32,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help='a JSON file, inline JSON {"tool_name": ..., "arguments": {...}}, '
         "or - for standard input",
     )
+    shared.add_shown_arguments(parser, masked=False)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -47,6 +50,8 @@ def run(args: argparse.Namespace) -> int:
     request = ToolRequest(tool_name=name, arguments=arguments)
     result = registry.unwrap().validate(request)
     if isinstance(result, Invalid):
+        columns = (Column("path", fit="cut", least=8, ease=24, give=1),
+                   Column("problem", fit="cut", least=20, give=2))  # fmt: skip
         emit(
             args,
             {
@@ -56,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
             },
             lambda: (
                 f"invalid: {result.reason}\n"
-                + table(["path", "problem"], [(v.path, v.message) for v in result.violations])
+                + table(columns, [(v.path, v.message) for v in result.violations], wide=args.wide)
             ),
         )
         return 1

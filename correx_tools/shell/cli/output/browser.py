@@ -18,6 +18,7 @@ import shutil
 import tempfile
 import threading
 import webbrowser
+from collections.abc import Callable
 from pathlib import Path
 
 
@@ -41,6 +42,16 @@ def remove(path: Path) -> None:
     shutil.rmtree(path.parent, ignore_errors=True)
 
 
-def open_in_browser(address: str) -> None:
-    """Hand ``address`` to the user's browser, in a thread: a browser may take its time."""
-    threading.Thread(target=webbrowser.open, args=(address,), daemon=True).start()
+def open_in_browser(address: str, failed: Callable[[], None]) -> None:
+    """Hand ``address`` to the user's browser, in a thread: a browser may take its time;
+    ``failed`` is called when none could be opened (no display, no browser installed)."""
+
+    def run() -> None:
+        try:
+            opened = webbrowser.open(address)
+        except webbrowser.Error:
+            opened = False
+        if not opened:
+            failed()
+
+    threading.Thread(target=run, daemon=True).start()

@@ -34,18 +34,18 @@ def cell_width(text: str) -> int:
     return sum(char_width(char) for char in text)
 
 
-def cut_end(text: str, width: int) -> str:
-    """``text`` in at most ``width`` columns: cut at its end with an ellipsis where it is
-    longer (a wide character that would straddle the edge goes whole)."""
+def cut_end(text: str, width: int, mark: str = ELLIPSIS) -> str:
+    """``text`` in at most ``width`` columns: cut at its end with ``mark`` (an ellipsis)
+    where it is longer (a wide character that would straddle the edge goes whole)."""
     if cell_width(text) <= width:
         return text
     if width <= 0:
         return ""
-    room, used, kept = width - 1, 0, []
+    room, used, kept = width - cell_width(mark), 0, []
     for char in text:
         size = char_width(char)
         if used + size > room:
             break
         kept.append(char)
         used += size
-    return "".join(kept) + ELLIPSIS
+    return "".join(kept) + mark

@@ -58,9 +58,7 @@ def send_to_collector(
                     if said
                     else f" (an empty request got no answer within {wait:g} s)"
                 )
-                raise CliError(
-                    f"{endpoint}: no OTLP/HTTP collector takes traces there{why}\n  {how}"
-                )
+                raise CliError(f"{endpoint}: no OTLP/HTTP collector takes traces there{why}; {how}")
             exporter = otlp_http_exporter(endpoint, timeout)
             return send(trace_id, spans, exporter, deadline=timeout)
     except (OtelMissing, ImportError) as missing:

@@ -6,8 +6,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from .calls_table import shown_id
 from .readable import counted, cut_middle
-from .render import one_line, shown_id, table
+from .render import one_line
+from .tables import Column, table
 
 BRIEF = 60
 """How much of a call's arguments a row of the table shows."""
@@ -15,8 +17,22 @@ SHOWN_LINES = 40
 """Lines of one run's change of one file the text shows (``--json`` has them all)."""
 
 
-def pair_text(document: dict[str, Any]) -> str:
-    """The comparison ``compare A B`` prints."""
+ROWS = (
+    Column("row", right=True),
+    Column("what", fit="cut", least=10, ease=20, give=2, drop=1),
+    Column("a", fit="cut", least=12, ease=24, give=2),
+    Column("a outcome", fit="cut", least=9, give=1),
+    Column("b", fit="cut", least=12, ease=24, give=2),
+    Column("b outcome", fit="cut", least=9, give=1),
+    Column("differs", fit="cut", least=17, ease=24),
+)
+"""The rows' columns. What differs gives way last; what the calls did (each run's call
+says it too) is left out first where the width is short."""
+
+
+def pair_text(document: dict[str, Any], *, wide: bool) -> str:
+    """The comparison ``compare A B`` prints, its table fitted to the width (`tables`)
+    unless ``wide``."""
     a, b = document["a"], document["b"]
     lines = [line for name, side in (("a", a), ("b", b)) for line in _run(name, side)]
     kinds = document["rows_by_kind"]
@@ -42,7 +58,7 @@ def pair_text(document: dict[str, Any]) -> str:
         lines.append("")
         lines.append(
             table(
-                ("row", "what", "a", "a outcome", "b", "b outcome", "differs"),
+                ROWS,
                 [
                     (
                         str(document["rows_from"] + number),
@@ -55,7 +71,7 @@ def pair_text(document: dict[str, Any]) -> str:
                     )
                     for number, row in enumerate(rows)
                 ],
-                squeeze=("what", "a", "b"),
+                wide=wide,
             )
         )
     return "\n".join(lines)

@@ -3,19 +3,20 @@
 On a terminal, long work shows a bar on stderr and tables are drawn with
 colour (none when ``NO_COLOR`` is set, which ``rich`` honours). Anywhere else —
 a pipe, a file, a script — nothing is drawn on stderr and tables are the plain
-text of `render.table`, the same from one release to the next. ``rich`` is
+text of `tables.table`, the same from one release to the next. ``rich`` is
 imported only when something is drawn, so a script pays nothing for it.
 """
 
 from __future__ import annotations
 
 import os
-import shutil
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import contextmanager
 from io import StringIO
 from types import TracebackType
 from typing import Any, TextIO, TypeVar
+
+from .fitted import Fitted
 
 T = TypeVar("T")
 
@@ -28,7 +29,10 @@ _STATUS_STYLES = {
     "rejected": "yellow",
     "started": "blue",
     "requested": "dim",
+    "error": "red",
+    "warning": "yellow",
 }
+"""The colour of a cell that says a status, or an audit finding's level."""
 
 
 class Progress:
@@ -134,13 +138,41 @@ def status(label: str, stream: TextIO) -> Iterator[None]:
         yield
 
 
-def _styled(cell: str, escape: Any) -> str:
-    """A cell as ``rich`` draws it: a status in its colour, and an exit code other than 0
-    (``exit 1``, at the start of a cell) in the colour of a failure."""
+def drawn(cells: Fitted, *, gap: int) -> str:
+    """A fitted table drawn for a terminal, as a string to print: its header bold, a rule
+    under it, a status in its colour and an exit code other than 0 (``exit 1``, at the
+    start of a cell) in the colour of a failure (no colour when ``NO_COLOR`` is set). The
+    cells are `fitted`'s, padded as it padded them: the colour changes no width."""
+    from rich.console import Console  # noqa: PLC0415 - only a terminal pays for rich
+    from rich.text import Text  # noqa: PLC0415
+
+    between = " " * gap
+    header, *rows = cells.rows
+    lines = [Text(between.join(header).rstrip(), style="bold"),
+             Text(between.join("─" * size for size in cells.widths), style="dim")]  # fmt: skip
+    for row in rows:
+        line = Text()
+        for n, cell in enumerate(row):
+            line.append(between if n else "")
+            line.append(cell, style=_style(cell.strip()) or "")
+        line.rstrip()
+        lines.append(line)
+    buffer = StringIO()
+    console = Console(
+        file=buffer, force_terminal=True, width=10**6, no_color="NO_COLOR" in os.environ,
+        soft_wrap=True,
+    )  # fmt: skip
+    for line in lines:
+        console.print(line, no_wrap=True, crop=False)
+    return buffer.getvalue().rstrip("\n")
+
+
+def _style(cell: str) -> str | None:
+    """The colour of a cell: a status's, a level's, or a failure's for a non-zero exit."""
     style = _STATUS_STYLES.get(cell.lower())
     if style is None and _nonzero_exit(cell):
         style = _STATUS_STYLES["failed"]
-    return escape(cell) if style is None else f"[{style}]{escape(cell)}[/]"
+    return style
 
 
 def _nonzero_exit(cell: str) -> bool:
@@ -149,35 +181,3 @@ def _nonzero_exit(cell: str) -> bool:
         return False
     code = cell[5:].split(" ", 1)[0].removeprefix("-")
     return code.isascii() and code.isdigit() and int(code) != 0
-
-
-def rich_table(
-    headers: Sequence[str], rows: Sequence[Sequence[str]], *, right: Sequence[bool] = ()
-) -> str:
-    """A table drawn for a terminal (colour unless ``NO_COLOR``), as a string to print; no
-    cell wraps (`render.table` has cut the long ones to fit)."""
-    from rich import box  # noqa: PLC0415
-    from rich.console import Console  # noqa: PLC0415
-    from rich.markup import escape  # noqa: PLC0415
-    from rich.table import Table  # noqa: PLC0415
-
-    # Two spaces between columns and none at the edges, as in plain text (`render.table`
-    # fits the columns to the terminal on that count).
-    drawn = Table(
-        box=box.SIMPLE_HEAD,
-        header_style="bold",
-        pad_edge=False,
-        show_edge=False,
-        collapse_padding=True,
-    )
-    aligned = list(right) or [False] * len(headers)
-    for header, r in zip(headers, aligned, strict=True):
-        drawn.add_column(header, justify="right" if r else "left", no_wrap=True)
-    for cells in rows:
-        drawn.add_row(*(_styled(c, escape) for c in cells))
-    buffer = StringIO()
-    width = shutil.get_terminal_size((120, 24)).columns
-    Console(file=buffer, force_terminal=True, width=width, no_color="NO_COLOR" in os.environ).print(
-        drawn
-    )
-    return buffer.getvalue().rstrip("\n")

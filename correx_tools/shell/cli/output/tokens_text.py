@@ -1,20 +1,15 @@
-"""What ``stats`` says of a session's tokens and their cost: in all, by turn, and the calls
-that spent most (``--json`` has every call's share)."""
+"""Tokens and their cost as the commands say them: counts, dollars, a cost or the model
+with no price (``sessions``, ``usage``, ``history``, and `tokens_table` for ``stats``)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from decimal import Decimal
 
 from ....core.lifecycle.conversation import TokenUsage
 from ....core.replay.pricing import PriceTable, cost_of
 from ....core.replay.spending import Spent
-from ....core.replay.talk_summary import cut_title
-from ...replay.spent import Talked, no_price
-from .render import one_line, table
+from ...replay.spent import no_price
 
-TOP_CALLS = 10
-"""How many calls the text lists by their tokens, most first."""
 NONE_RECORDED = "none recorded"
 
 
@@ -53,55 +48,3 @@ def cost_text(spent: Spent | None, prices: PriceTable) -> str:
     if cost is None:
         return "-"
     return dollars(cost.amount) if cost.amount is not None else no_price(list(cost.unpriced)) or ""
-
-
-def tokens_text(talk: Talked, tools: Mapping[str, str], prices: PriceTable) -> list[str]:
-    """The lines ``stats`` adds for a session that holds a conversation."""
-    found = talk.spending
-    if found.spent is None:
-        if not talk.said:  # left out at import, or a format that records no conversation
-            return ["", "tokens: none in the store (it holds no conversation)"]
-        return ["", "tokens: none recorded (the transcript records no usage)"]
-    lines = [
-        "",
-        f"tokens: {counts_text(found.spent.total)} (in / out / cache read / cache write)",
-        f"cost: {cost_text(found.spent, prices)} (prices read {prices.read or 'on no date'}"
-        f" from {', '.join(prices.sources) or 'the prices file'})",
-    ]
-    if len(found.spent.by_model) > 1:
-        lines += [f"  {model or '(model not recorded)'}: {counts_text(usage)}"
-                  for model, usage in found.spent.by_model]  # fmt: skip
-    rows = [
-        (
-            str(turn.number),
-            "" if turn.prompt is None else cut_title(one_line(talk.titles.get(turn.prompt, ""))),
-            f"{turn.first}-{turn.last}",
-            turn.calls,
-            spent_text(turn.spent),
-            cost_text(turn.spent, prices),
-        )
-        for turn in found.turns
-    ]
-    headers = ["turn", "prompt", "sequences", "calls", "tokens", "cost"]
-    lines += ["", table(headers, rows, squeeze=("prompt",))]
-    ranked = sorted(found.calls.items(), key=lambda item: -item[1].total.total)
-    if ranked:
-        shown = ranked[:TOP_CALLS]
-        heading = f"calls by tokens (the {len(shown)} that spent most of {len(ranked):,}):"
-        rows_calls = [
-            (
-                one_line(invocation),
-                one_line(tools.get(invocation, "")),
-                spent_text(spent),
-                cost_text(spent, prices),
-            )
-            for invocation, spent in shown
-        ]
-        calls_table = table(["call", "tool", "tokens", "cost"], rows_calls, squeeze=("call",))
-        lines += ["", heading, calls_table]
-    if found.unattributed is not None:
-        lines.append(
-            f"spent on words alone (no call): {counts_text(found.unattributed.total)}, "
-            f"{cost_text(found.unattributed, prices)}"
-        )
-    return lines

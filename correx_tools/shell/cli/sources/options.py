@@ -35,6 +35,9 @@ class SourceOptions:
     not_shown: list[tuple[str, str]] = field(default_factory=list)
     """Every file of the transcripts opened that is not shown as it is, with why, whichever
     look found it (`TranscriptCache.not_shown`)."""
+    files: dict[str, str] | None = None
+    """Where each session of the transcripts opened was read from (its file's absolute
+    path), for a command that asked for it (``{}``) before it opened them."""
 
 
 _OPTIONS: ContextVar[SourceOptions | None] = ContextVar("correx_source_options", default=None)

@@ -217,10 +217,16 @@ class TerminalWatcher(Watcher):
 
     def reading(self, files: int, size: int) -> None:
         if files >= ANNOUNCE_FILES:
-            note(
-                f"reading {files:,} transcript files ({size / 1e6:,.1f} MB) under {self.label} "
-                f"into the cache {self.cache}; later opens read only what changed"
+            # A temporary cache (--no-cache, or one that could not be used) is gone when the
+            # command ends: no later open reads it.
+            temporary = self.cache.parent in current_options().temporary
+            kept = (
+                "a temporary cache, gone when the command ends (each open reads them whole)"
+                if temporary
+                else f"the cache {self.cache}; later opens read only what changed"
             )
+            note(f"reading {files:,} transcript files ({size / 1e6:,.1f} MB) under {self.label} "
+                 f"into {kept}")  # fmt: skip
         if files:
             self.bar = Progress(f"caching {files:,} files (bytes)", size, sys.stderr)
             self.bar.__enter__()
@@ -257,10 +263,16 @@ def opened_folders(roots: Sequence[Path], label: str) -> EventStore:
     """The store the transcripts under ``roots`` are read from: their cache, brought in step
     and opened read-only (``label`` names them in notes)."""
     cache = open_cache(roots, label)
+    options = current_options()
     try:
         look = checked_look(cache, label)
-        current_options().refused += len(look.refused)
-        current_options().not_shown += cache.not_shown(look)
+        options.refused += len(look.refused)
+        options.not_shown += cache.not_shown(look)
+        if options.files is not None:
+            for file, _ in cache.listing()[0]:
+                row = cache.file_row(file)
+                if row is not None:
+                    options.files.update(dict.fromkeys(row.sessions, row.path))
     finally:
         cache.close()
     return closed_at_the_end(SQLiteEventStore(cache.path, read_only=True))

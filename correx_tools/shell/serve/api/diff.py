@@ -31,12 +31,19 @@ def diff(debugger: Debugger, session: SessionId, query: Mapping[str, str]) -> di
     debugger.strictly(session, page)
     changes = page.unwrap()
     document = diff_document(
-        session, a, b, changes, redaction=debugger.redaction, times=debugger.times(session)
-    )
+        session, a, b, changes, redaction=debugger.redaction, times=debugger.times(session),
+        imported=debugger.imported(session),
+    )  # fmt: skip
     for shown_change, change in zip(document["changes"], changes, strict=True):
         shown_change["ref"] = debugger.ref(change.invocation_id)
     # Counted from the columns, at any range in the time of a lookup (the command's count,
     # an aggregate over the range, takes as long as the range is; the tests hold them equal).
     total = changed_count(debugger.columns(session, b), a, b)
-    document.update(total=total, offset=offset, limit=limit)
+    # The calls that exited non-zero did so as they completed: those completed in (a, b].
+    nonzero = [debugger.loose.summary(session, at=at).map(lambda s: s.exited_nonzero)
+               for at in (a, b)]  # fmt: skip
+    for answer in nonzero:
+        debugger.strictly(session, answer)
+    exited = nonzero[1].unwrap() - nonzero[0].unwrap()
+    document.update(total=total, offset=offset, limit=limit, exited_nonzero=exited)
     return document

@@ -34,7 +34,7 @@ def history(debugger: Debugger, session: SessionId, ref: str) -> dict[str, Any]:
     led = None if request is None else lead_up_in(debugger.store, session, request)
     document = history_document(
         session, invocation, versions, refused, redaction=debugger.whole,
-        times=debugger.times(session), lead_up=led,
+        times=debugger.times(session), imported=debugger.imported(session), lead_up=led,
     )  # fmt: skip
     document["spent"] = call_tokens(debugger, session, invocation)
     return document

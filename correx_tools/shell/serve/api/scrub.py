@@ -57,9 +57,14 @@ def scrub(debugger: Debugger, session: SessionId, query: Mapping[str, str]) -> d
     flying = open_at(columns, at)
     before, after = AROUND
     events = []
+    talk = None
     for q in range(max(1, at - before), min(columns.last, at + after) + 1):
         p = columns.event_position[q]
-        event = {"sequence": q, "kind": KINDS[columns.event_kind[q]]}
+        kind = KINDS[columns.event_kind[q]]
+        if kind == "other":  # a prompt, the assistant's words, tokens: what it says
+            talk = talk or debugger.talk.through(session, last)
+            kind = (None if talk is None else talk.kind_of(q)) or kind
+        event = {"sequence": q, "kind": kind}
         event.update(named_call(debugger, columns, p) if p >= 0 else {})
         events.append(event)
     low, high = min(at, since), max(at, since)

@@ -50,6 +50,7 @@ def state(debugger: Debugger, session: SessionId, query: Mapping[str, str]) -> d
         refused[offset : offset + limit],
         redaction=debugger.redaction,
         times=debugger.times(session),
+        imported=debugger.imported(session),
     )
     document.update(total=total, quarantined_total=len(refused), offset=offset, limit=limit)
     return document

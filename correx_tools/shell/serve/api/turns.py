@@ -28,7 +28,10 @@ def turns(debugger: Debugger, session: SessionId, query: Mapping[str, str]) -> d
         "conversation": True,
         "recorded": found.spent is not None,
         "tokens": spent_json(found.spent, shown, debugger.prices),
-        "turns": [turn_json(turn, talk, shown, debugger.prices) for turn in found.turns],
+        "turns": [
+            turn_json(turn, talk, shown, debugger.prices, times=debugger.times(session))
+            for turn in found.turns
+        ],
         "unattributed": spent_json(found.unattributed, shown, debugger.prices),
         "prices": prices_json(debugger.prices),
     }

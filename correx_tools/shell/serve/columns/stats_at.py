@@ -40,7 +40,10 @@ class _Known(NamedTuple):
 
 class _Tool(NamedTuple):
     """One tool's calls, as counting at any sequence needs them (``nonzero``: the sequences
-    at which its calls completed with an exit code other than 0)."""
+    at which its calls completed with an exit code other than 0). ``queued`` and ``ran``
+    are of every start (they count the calls started); ``queued_recorded`` and
+    ``ran_recorded`` of the starts an import did not stand in for (`recorded_start`);
+    ``took`` of every end (request to end)."""
 
     name: str
     requested: array[int]
@@ -48,6 +51,9 @@ class _Tool(NamedTuple):
     nonzero: array[int]
     queued: _Known
     ran: _Known
+    queued_recorded: _Known
+    ran_recorded: _Known
+    took: _Known
 
 
 def _tools(columns: SessionColumns) -> list[_Tool]:
@@ -56,8 +62,9 @@ def _tools(columns: SessionColumns) -> list[_Tool]:
     requested = [array(seq) for _ in range(count)]
     ended = [{code: array(seq) for code in _ENDINGS} for _ in range(count)]
     nonzero = [array(seq) for _ in range(count)]
-    queued = [_Known(array(seq), array("q")) for _ in range(count)]
-    ran = [_Known(array(seq), array("q")) for _ in range(count)]
+    queued, ran, queued_recorded, ran_recorded, took = (
+        [_Known(array(seq), array("q")) for _ in range(count)] for _ in range(5)
+    )
     req, tool = columns.req, columns.tool
     for p in range(len(columns)):
         requested[tool[p]].append(req[p])
@@ -68,27 +75,42 @@ def _tools(columns: SessionColumns) -> list[_Tool]:
         kind = kinds[q]
         if kind == KIND_STARTED:
             p = positions[q]
-            known = queued[tool[p]]
-            known.at.append(q)
-            known.values.append(start_t[p] - req_t[p])
+            _known(queued[tool[p]], q, start_t[p] - req_t[p])
+            if start_t[p] != req_t[p]:
+                _known(queued_recorded[tool[p]], q, start_t[p] - req_t[p])
         elif COMPLETED <= kind <= REJECTED:
             p = positions[q]
             ended[tool[p]][kind].append(q)
             if exits[p]:
                 nonzero[tool[p]].append(q)
             if start[p]:
-                known = ran[tool[p]]
-                known.at.append(q)
-                known.values.append(end_t[p] - start_t[p])
+                _known(ran[tool[p]], q, end_t[p] - start_t[p])
+                if start_t[p] != req_t[p]:
+                    _known(ran_recorded[tool[p]], q, end_t[p] - start_t[p])
+            _known(took[tool[p]], q, end_t[p] - req_t[p])
     return [
-        _Tool(name, requested[t], ended[t], nonzero[t], queued[t], ran[t])
+        _Tool(name, requested[t], ended[t], nonzero[t], queued[t], ran[t], queued_recorded[t],
+              ran_recorded[t], took[t])
         for t, name in enumerate(columns.tools)
-    ]
+    ]  # fmt: skip
 
 
-def _orders(columns: SessionColumns) -> list[tuple[PrefixOrder, PrefixOrder]]:
+def _known(known: _Known, sequence: int, value: int) -> None:
+    known.at.append(sequence)
+    known.values.append(value)
+
+
+def _kept(tool: _Tool, imported: bool) -> tuple[_Known, _Known, _Known]:
+    """The durations a tool's stats are of: queued and ran of the recorded starts alone in
+    an imported session (`recorded_start`), of every start in any other; took."""
+    if imported:
+        return tool.queued_recorded, tool.ran_recorded, tool.took
+    return tool.queued, tool.ran, tool.took
+
+
+def _orders(columns: SessionColumns, imported: bool) -> list[tuple[PrefixOrder, ...]]:
     return [
-        (PrefixOrder(tool.queued.values), PrefixOrder(tool.ran.values))
+        tuple(PrefixOrder(known.values) for known in _kept(tool, imported))
         for tool in columns.derived("tools", _tools)
     ]
 
@@ -99,14 +121,21 @@ def _percentiles(known: _Known, order: PrefixOrder, sequence: int, times: bool) 
         return Percentiles(None, None, None)
     # Nearest rank, as `percentiles` takes it: the ceil(p * n / 100)-th smallest.
     p50, p95 = (max(1, ceil(p * m / 100)) for p in (50, 95))
-    return Percentiles(*(order.smallest(m, k) * _MICROSECOND for k in (p50, p95, m)))
+    low, high, most = (order.smallest(m, k) * _MICROSECOND for k in (p50, p95, m))
+    return Percentiles(low, high, most, m)
 
 
-def tool_stats_at(columns: SessionColumns, sequence: int) -> list[ToolStats]:
-    """`tool_stats` of the session's state right after ``sequence`` (at most ``columns.last``)."""
+def tool_stats_at(
+    columns: SessionColumns, sequence: int, *, imported: bool = False
+) -> list[ToolStats]:
+    """`tool_stats` of the session's state right after ``sequence`` (at most
+    ``columns.last``; ``imported``: as `tool_stats` takes it)."""
     rows = []
-    orders = columns.derived("orders", _orders)
-    for tool, (queued, ran) in zip(columns.derived("tools", _tools), orders, strict=True):
+    orders = columns.derived(
+        "orders imported" if imported else "orders", lambda c: _orders(c, imported)
+    )
+    for tool, (queued, ran, took) in zip(columns.derived("tools", _tools), orders, strict=True):
+        waited, running, whole = _kept(tool, imported)
         calls = bisect_right(tool.requested, sequence)
         if not calls:
             continue
@@ -120,8 +149,9 @@ def tool_stats_at(columns: SessionColumns, sequence: int) -> list[ToolStats]:
                 exited_nonzero=bisect_right(tool.nonzero, sequence),
                 rejected=rejected,
                 in_flight=calls - completed - failed - rejected,
-                queued=_percentiles(tool.queued, queued, sequence, columns.times),
-                ran=_percentiles(tool.ran, ran, sequence, columns.times),
+                queued=_percentiles(waited, queued, sequence, columns.times),
+                ran=_percentiles(running, ran, sequence, columns.times),
+                took=_percentiles(whole, took, sequence, columns.times),
             )
         )
     rows.sort(key=lambda row: row.tool_name)
@@ -162,15 +192,18 @@ def open_at(columns: SessionColumns, sequence: int, limit: int | None = None) ->
 
 
 def in_flight_at(
-    columns: SessionColumns, sequence: int
+    columns: SessionColumns, sequence: int, *, imported: bool = False
 ) -> list[tuple[str, str, ToolInvocationStatus, timedelta | None]]:
     """`in_flight` of the state right after ``sequence``: ``(id, tool, status, queued)`` of
     each call requested or started and not ended, oldest request first (then by id; by
-    step, and no time queued, for a session that records no time)."""
+    step, and no time queued, for a session that records no time; no time queued for a
+    start an import stood in for, ``imported``)."""
     found = []
     for p in open_at(columns, sequence):
         started = 0 < columns.start[p] <= sequence
         waited = started and columns.times
+        if waited and imported and columns.start_t[p] == columns.req_t[p]:
+            waited = False  # a stand-in start (`recorded_start`)
         found.append(
             (
                 columns.req_t[p],

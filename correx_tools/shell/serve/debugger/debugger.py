@@ -74,18 +74,27 @@ class Debugger:
         self.keeps_index = isinstance(store, IndexedStore)
         self._lock = threading.Lock()
         self._counted: dict[str, tuple[tuple[int, int], int]] = {}
-        self._times: dict[str, bool] = {}
+        self._times: dict[str, tuple[bool, bool]] = {}
 
     def times(self, session: SessionId) -> bool:
         """Whether the session's times are real: false for one imported from a transcript that
         records no time. Its description, the session's first event, says so; it is read once
         per session (until the session is replaced, see `forget`)."""
+        return self._about(session)[0]
+
+    def imported(self, session: SessionId) -> bool:
+        """Whether the session was imported from a transcript (it begins with a description):
+        a start at its request's very time is then a stand-in (`recorded_start`)."""
+        return self._about(session)[1]
+
+    def _about(self, session: SessionId) -> tuple[bool, bool]:
+        """Whether the session's times are real, and whether it was imported."""
         with self._lock:
             known = self._times.get(session)
         if known is None:
             first = first_event(self.store, session)
             found = described(() if first is None else (first,))
-            known = found is None or found.times_recorded
+            known = (found is None or found.times_recorded, found is not None)
             if first is not None:  # a session not written yet may still be described
                 with self._lock:
                     self._times[session] = known

@@ -358,9 +358,11 @@
   function loadStats(k) {
     api("/sessions/" + enc(S.ref) + "/stats", { at: k, limit: 1 }).then(function (d) {
       $("tools-title").textContent = "Tools at sequence " + fmtNum(d.at) + " · " + fmtNum(d.total) + " in flight" + (d.note ? " · " + d.note : "");
-      fill($("tools"), ["tool", "calls", "completed", "failed", "exit ≠ 0", "rejected", "in flight", "queued p50 / p95 / max", "ran p50 / p95 / max"], d.tools.map(function (t) {
-        var q = t.queued_seconds, r = t.ran_seconds;
-        return row([word(t.tool_name), fmtNum(t.calls), fmtNum(t.completed), fmtNum(t.failed), exits(t.exited_nonzero), fmtNum(t.rejected), fmtNum(t.in_flight), [q.p50, q.p95, q.max].map(seconds).join(" / "), [r.p50, r.p95, r.max].map(seconds).join(" / ")]);
+      // Each figure of the calls whose times are recorded; how many, where fewer than all.
+      function spread(p, could) { return [p.p50, p.p95, p.max].map(seconds).join(" / ") + (p.calls && p.calls < could ? " (" + fmtNum(p.calls) + ")" : ""); }
+      fill($("tools"), ["tool", "calls", "completed", "failed", "exit ≠ 0", "rejected", "in flight", "took p50 / p95 / max", "queued p50 / p95 / max", "ran p50 / p95 / max"], d.tools.map(function (t) {
+        var ended = t.completed + t.failed + t.rejected;
+        return row([word(t.tool_name), fmtNum(t.calls), fmtNum(t.completed), fmtNum(t.failed), exits(t.exited_nonzero), fmtNum(t.rejected), fmtNum(t.in_flight), spread(t.took_seconds, ended), spread(t.queued_seconds, t.calls - t.rejected), spread(t.ran_seconds, t.completed + t.failed)]);
       }));
       $("tools").setAttribute("data-at", d.at);
     }).catch(function () { /* a strict server says why on the scrubber already */ });
