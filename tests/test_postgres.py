@@ -325,8 +325,9 @@ def test_a_role_that_may_not_read_the_store_is_told_so(
                           f'TO "{role}"')  # fmt: skip
             lacking = (
                 "(it lacks SELECT on correx_activity, correx_catalog, correx_checkpoints, "
-                "correx_invocations, correx_models, correx_search, correx_search_runs, "
-                "correx_session_heads, correx_settings, correx_spent); GRANT it"
+                "correx_invocations, correx_models, correx_pushed, correx_search, "
+                "correx_search_runs, correx_session_heads, correx_settings, correx_spent); "
+                "GRANT it"
             )
             assert lacking in refused()
             admin.execute(f'GRANT SELECT ON ALL TABLES IN SCHEMA "{schema}" TO "{role}"')

@@ -1,0 +1,67 @@
+"""What the team's store tests share: a database of a test's own on the tests' server, a
+folder of transcripts standing for a machine's, and the events a store holds of each
+machine."""
+
+from __future__ import annotations
+
+import shutil
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from .transcript_samples import DATA as TRANSCRIPTS
+
+SUBAGENT = TRANSCRIPTS / "claude-code" / "session_4d5611e5_subagent_a2898e3.jsonl"
+SHORT = TRANSCRIPTS / "claude-code" / "short_two_rejections.jsonl"
+
+
+@contextmanager
+def team_database(server: str) -> Iterator[str]:
+    """A new database on ``server`` for one test, as a URL; dropped afterwards."""
+    import psycopg  # noqa: PLC0415 - only PostgreSQL tests need it
+    from psycopg.conninfo import conninfo_to_dict  # noqa: PLC0415
+
+    name = f"team_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(server, autocommit=True) as connection:
+        connection.execute(f'CREATE DATABASE "{name}"')
+    params = conninfo_to_dict(server)
+    user = params.get("user", "postgres")
+    try:
+        yield f"postgresql://{user}@{params['host']}:{params['port']}/{name}"
+    finally:
+        with psycopg.connect(server, autocommit=True) as connection:
+            connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def machine_folder(folder: Path, *, lines: int | None = None) -> Path:
+    """A folder of two Claude Code transcripts, standing for a machine's; ``lines``: only so
+    many lines of the longer one (the rest written later, as an agent goes on)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    shutil.copy(SHORT, folder / SHORT.name)
+    kept = SUBAGENT.read_bytes().splitlines(keepends=True)
+    (folder / SUBAGENT.name).write_bytes(b"".join(kept[:lines]))
+    return folder
+
+
+def grow(folder: Path) -> None:
+    """The longer transcript written to its end."""
+    shutil.copy(SUBAGENT, folder / SUBAGENT.name)
+
+
+def team_counts(url: str) -> dict[tuple[str, str], int]:
+    """Events the team's store holds, by machine and the session's own id (from the events
+    themselves, not from what a push recorded)."""
+    import psycopg  # noqa: PLC0415
+
+    with psycopg.connect(url) as connection:
+        rows = connection.execute(
+            "SELECT s.session_id, count(e.sequence), max(e.sequence) FROM correx_sessions s "
+            "JOIN correx_events e ON e.session_key = s.session_key GROUP BY s.session_id"
+        ).fetchall()
+    counts: dict[tuple[str, str], int] = {}
+    for name, count, last in rows:
+        machine, _, own = bytes(name).decode().partition("/")
+        assert count == last, f"{machine}/{own}: {count} events numbered up to {last}"
+        counts[(machine, own)] = int(count)
+    return counts
