@@ -65,3 +65,25 @@ def team_counts(url: str) -> dict[tuple[str, str], int]:
         assert count == last, f"{machine}/{own}: {count} events numbered up to {last}"
         counts[(machine, own)] = int(count)
     return counts
+
+
+def machine_store(path: Path, *, sessions: int, calls: int) -> dict[str, int]:
+    """A SQLite store standing for a machine's: ``sessions`` sessions of ``calls`` calls each
+    (three events a call); the events of each session, by id."""
+    from correx_tools import SessionId, SQLiteEventStore  # noqa: PLC0415
+
+    from .strategies import completed, requested, started  # noqa: PLC0415
+
+    store = SQLiteEventStore(path)
+    try:
+        for number in range(sessions):
+            session = SessionId(f"run-{number:04d}")
+            events: list[object] = []
+            for call in range(calls):
+                invocation = f"{session}/call-{call}"
+                events += [requested(invocation, path=f"f{call}"), started(invocation),
+                           completed(invocation, output="x" * (call % 7))]  # fmt: skip
+            store.append(session, events, expected_sequence=0).unwrap()
+    finally:
+        store.close()
+    return {f"run-{number:04d}": 3 * calls for number in range(sessions)}

@@ -174,7 +174,9 @@ class _Sending:
                             return
                         anew = True
                 case Failure(error) if error.kind is AppendErrorKind.UNAVAILABLE:
-                    raise PushFailed(error.message)
+                    # The store's advice to a writer that may have committed is for appends:
+                    # the next push reads what was written.
+                    raise PushFailed(error.message.split("; if the connection")[0])
                 case Failure(error):
                     self._refuse(done, session, error.message)
                     return
