@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from .commands import correx
+from .servers import server
 from .teams import machine_store, team_counts, team_database
-from .test_postgres import own_server, server  # own_server: a fixture
 
 psycopg = pytest.importorskip("psycopg")
 
