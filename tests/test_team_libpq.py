@@ -75,8 +75,10 @@ def test_a_password_file_gives_it(tmp_path: Path, guarded: str) -> None:
     passwords = tmp_path / "pgpass"
     passwords.write_text(f"127.0.0.1:*:*:anna:{PASSWORD}\n")
     passwords.chmod(0o600)
-    ran = correx("push", str(machine_folder(tmp_path / "m")), "--to", guarded + "?sslmode=require",
-                 "--machine", "m", env={"PGPASSWORD": None, "PGPASSFILE": str(passwords)})  # fmt: skip
+    env = {"PGPASSWORD": None, "PGPASSFILE": str(passwords)}
+    folder = machine_folder(tmp_path / "m")
+    ran = correx("push", str(folder), "--to", guarded + "?sslmode=require", "--machine", "m",
+                 env=env)  # fmt: skip
     assert ran.returncode == 0, ran.stderr
 
 
