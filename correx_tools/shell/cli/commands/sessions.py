@@ -91,8 +91,8 @@ def _limit(args: argparse.Namespace) -> int | None:
 def _matches_nothing(query: SessionQuery, everything: list[Listed]) -> str:
     """Why a filter found nothing, naming what there is to pick from."""
     asked = [f"--{name} {value}" for name, value in (("agent", query.agent),
-             ("project", query.project), ("model", query.model), ("machine", query.machine))
-             if value is not None]  # fmt: skip
+             ("project", query.project), ("model", query.model), ("machine", query.machine),
+             ("user", query.user)) if value is not None]  # fmt: skip
     said = "no session matches " + (" ".join(asked) or "the filters given")
     known: list[str] = []
     if query.agent is not None:
@@ -104,6 +104,9 @@ def _matches_nothing(query: SessionQuery, everything: list[Listed]) -> str:
     if query.machine is not None:
         machines = sorted({s.machine for s in everything if s.machine})
         known.append("machines here: " + (", ".join(machines) or "none named"))
+    if query.user is not None:
+        users = sorted({s.user for s in everything if s.user})
+        known.append("users here: " + (", ".join(users) or "none named"))
     return said + (
         f" ({'; '.join(known)})" if known else f" (of {counted(len(everything), 'session')})"
     )
@@ -171,6 +174,8 @@ COLUMNS = (
     Column("cost", right=True, drop=1),
 )
 """The table's columns, and how each gives way to a narrower terminal."""
+TEAM_COLUMNS = (*COLUMNS[:3], Column("machine", drop=2), Column("user", drop=3), *COLUMNS[3:])
+"""The columns of a team's store's sessions: the machine and the user after the agent."""
 WIDE = (
     Column("session"), Column("first (local)"), Column("last (local)"), Column("agent"),
     Column("project"), Column("title"), Column("models"), Column("events", right=True),
@@ -205,6 +210,10 @@ def _table(page: list[Listed], rows: list[dict[str, Any]], names: dict[str, str]
         ]
         for listed, row in zip(page, rows, strict=True)
     ]
+    if any(listed.machine or listed.user for listed in page):  # a team's store: who, where
+        for listed, shown in zip(page, cells, strict=True):
+            shown[3:3] = [in_line(listed.machine or "-"), in_line(listed.user or "-")]
+        return fitted(TEAM_COLUMNS, cells, width=table_width())
     return fitted(COLUMNS, cells, width=table_width())
 
 
