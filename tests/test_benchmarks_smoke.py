@@ -109,6 +109,11 @@ def _rows() -> dict[str, list[str]]:
         ],
         "compare": ["compare, two sessions of one task", "compare, two sessions, resident memory"],
         "audit": ["audit, one session, the built-in policy", "audit, one session, resident memory"],
+        "many": [
+            "many sessions: first page of sessions, warm",
+            "many sessions: usage --by day, warm",
+            "many sessions: first fill vs ccusage daily",
+        ],
     }
 
 

@@ -57,15 +57,22 @@ def rows_of(path: Path) -> list[list[tuple[Any, ...]]]:
     """Every row DEST keeps, but where a row happens to lie."""
     connection = sqlite3.connect(path)
     try:
+        columns = [row[1] for row in connection.execute("PRAGMA table_info(session_catalog)")]
         return [
-            connection.execute(query).fetchall()
+            [
+                tuple(v for column, v in zip(columns, row, strict=True) if column != "number")
+                if "session_catalog" in query
+                else row
+                for row in connection.execute(query).fetchall()
+            ]
             for query in (
                 "SELECT session_id, sequence, recorded_at, type, version, data, kind, "
                 "invocation_id, label, code, effect, chain FROM events ORDER BY 1, 2",
                 "SELECT * FROM invocations ORDER BY 1",
                 "SELECT * FROM checkpoints ORDER BY 1, 2",
                 "SELECT * FROM session_heads ORDER BY 1",
-                # The catalog, folded anew after a copy in parts, as one pass keeps it.
+                # The catalog, folded anew after a copy in parts, as one pass keeps it (but
+                # for its number, the key of its words in the index: given as written).
                 "SELECT * FROM session_catalog ORDER BY 1",
                 "SELECT * FROM session_models ORDER BY 1, 2",
                 "SELECT * FROM session_spent ORDER BY 1, 2",

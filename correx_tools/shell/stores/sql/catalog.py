@@ -13,7 +13,7 @@ with the words it had.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from itertools import chain
 
 from ....core.catalog.activity import Activity, Window, WindowKey
@@ -36,7 +36,7 @@ from .catalog_rows import (
 from .dialect import Cursor, Dialect
 from .index import exits_nonzero
 from .indexing import Head
-from .kept_words import clear_words, drop_words, write_words
+from .kept_words import clear_words, drop_words, search_values, write_values, write_words
 
 FOLD_BATCH = 5_000
 """Events read and folded at a time by a refill."""
@@ -99,6 +99,36 @@ def keep_catalog(
     counts = counts_of_head(d, cursor, session_id, head)
     _save_row(d, cursor, session_id, facts, counts=counts, number=number,
               searched=searched + indexed)  # fmt: skip
+
+
+def write_new_catalog(
+    d: Dialect,
+    cursor: Cursor,
+    session_id: str,
+    folded: tuple[SessionFacts, Activity, list[tuple[int, int, list[str]]]],
+    head: Head,
+) -> None:
+    """Write a new session's catalog and words, folded elsewhere from its events (by
+    `fold_new` in the process that prepared its rows), as `keep_catalog` writes them."""
+    facts, activity, values = folded
+    number = d.search.numbered(cursor)
+    key = d.session_key(session_id)
+    _rewrite(d, cursor, "models", key, model_rows(d, key, facts.talk.models))
+    _rewrite(d, cursor, "spent", key, spent_rows(d, key, facts.spent))
+    _insert_windows(d, cursor, key, activity.windows.items())
+    searched = write_values(d, cursor, number, values)
+    counts = counts_of_head(d, cursor, session_id, head)
+    _save_row(d, cursor, session_id, facts, counts=counts, number=number, searched=searched)
+
+
+def fold_new(
+    events: Sequence[StoredEvent],
+) -> tuple[SessionFacts, Activity, list[tuple[int, int, list[str]]]]:
+    """What a new session's catalog and words are made of: its facts, its activity and its
+    search values, folded from its events (anywhere: nothing here reads the database)."""
+    facts = SessionFacts().taking(events)
+    activity = Activity().taking(events, times_recorded=facts.times_recorded)
+    return facts, activity, search_values(events)
 
 
 def refill_catalog(d: Dialect, cursor: Cursor, session_id: str, head: Head) -> None:

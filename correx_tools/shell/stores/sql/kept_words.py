@@ -41,7 +41,14 @@ def search_values(events: Iterable[StoredEvent]) -> list[tuple[int, int, list[st
 def write_words(d: Dialect, cursor: Cursor, number: int, events: Sequence[StoredEvent]) -> int:
     """Index the values of ``events`` (the session numbered ``number``'s next ones, in
     order) in a run of positions; how many were indexed."""
-    values = search_values(events)
+    return write_values(d, cursor, number, search_values(events))
+
+
+def write_values(
+    d: Dialect, cursor: Cursor, number: int, values: Sequence[tuple[int, int, list[str]]]
+) -> int:
+    """Index ``values`` (`search_values` of the session numbered ``number``'s next events,
+    made here or in another process) in a run of positions; how many were indexed."""
     if not values:
         return 0
     first, last = values[0][0], values[-1][0]

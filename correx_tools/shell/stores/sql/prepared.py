@@ -8,7 +8,8 @@ For a session the store does not hold yet, none of that needs the database: a
 processes) does it anywhere, and gives a `PreparedSession` of plain rows. The
 writing process then writes a batch of them in one transaction
 (`write_prepared`), each kind of row in one statement: the rows
-`append.index_and_write` writes for the same events, and the same refusals (an
+`append.index_and_write` writes for the same events (the session's catalog and its
+search values folded where its rows were made), and the same refusals (an
 event the rule refuses, an id asked for twice in a session, an id another
 session holds), but that a session holding events by then is refused, not
 joined.
@@ -25,12 +26,15 @@ from typing import Any, final
 
 from returns.result import Failure, Result, Success
 
+from ....core.catalog.activity import Activity
+from ....core.catalog.facts import SessionFacts
 from ....core.lifecycle.events import StoredEvent, ToolInvocationRequestedEvent
 from ..codec.encoding import EncodedEvent
 from ..codec.rows import encode_rows
 from ..port import AppendError, AppendErrorKind
 from ..writing import Refused, check_import_run, conflict, duplicate
 from .append import event_rows, insert_events
+from .catalog import fold_new, write_new_catalog
 from .dialect import Database, Dialect, WriteFault
 from .images import proof_for
 from .index import (
@@ -63,6 +67,10 @@ class PreparedSession:
     head: tuple[Any, ...]
     made_for: tuple[type, int, int]
     """The dialect's type, the layout and the checkpoint interval the rows were made by."""
+    index_head: Head
+    """The head the rows were made to: the calls it counts go into the session's catalog."""
+    catalog: tuple[SessionFacts, Activity, list[tuple[int, int, list[str]]]]
+    """The session's catalog and search values, folded from its events (`catalog.fold_new`)."""
 
 
 @final
@@ -111,6 +119,8 @@ class Preparer:
             group.checkpoints,
             head_row(d, session_id, group.head),
             (type(d), self.layout, self.interval),
+            group.head,
+            fold_new(listed),
         )
 
 
@@ -155,6 +165,10 @@ def write_prepared(
             for session in chosen:
                 write_checkpoints(d, cursor, session.session_id, session.checkpoints)
             save_heads(d, cursor, [session.head for session in chosen])
+            for session in chosen:  # the catalog counts the calls the rows just written hold
+                write_new_catalog(
+                    d, cursor, session.session_id, session.catalog, session.index_head
+                )
     except Refused as refused:
         return Failure(refused.error)
     except WriteFault as fault:
