@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from .commands import correx
 from .transcript_samples import DATA as TRANSCRIPTS
 
 SUBAGENT = TRANSCRIPTS / "claude-code" / "session_4d5611e5_subagent_a2898e3.jsonl"
@@ -32,6 +33,21 @@ def team_database(server: str) -> Iterator[str]:
     finally:
         with psycopg.connect(server, autocommit=True) as connection:
             connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+TWO_MACHINES = (("laptop", "anna"), ("desk", "bob"))
+"""The machines of `two_machines_pushed`, each with the user who pushes from it."""
+
+
+@contextmanager
+def two_machines_pushed(server: str, folder: Path) -> Iterator[str]:
+    """A team's store of its own on ``server`` (a URL), into which each of `TWO_MACHINES`
+    has pushed its `machine_folder` (made under ``folder``)."""
+    with team_database(server) as url:
+        for machine, user in TWO_MACHINES:
+            correx("push", str(machine_folder(folder / machine)), "--to", url, "--machine",
+                   machine, "--user", user, check=True)  # fmt: skip
+        yield url
 
 
 def machine_folder(folder: Path, *, lines: int | None = None) -> Path:

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import pytest
 
 from .commands import correx
-from .teams import machine_folder, team_database
+from .teams import two_machines_pushed
 
 pytest.importorskip("psycopg")
 
@@ -19,11 +19,7 @@ SHORT_ID = "55604662-cf2a-4331-851a-ec234028f8ca"
 @pytest.fixture(scope="module")
 def team(postgres_dsn: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """Two machines' sessions, pushed by anna and bob."""
-    folder = tmp_path_factory.mktemp("machines")
-    with team_database(postgres_dsn) as url:
-        for machine, user in (("laptop", "anna"), ("desk", "bob")):
-            correx("push", str(machine_folder(folder / machine)), "--to", url, "--machine",
-                   machine, "--user", user, check=True)  # fmt: skip
+    with two_machines_pushed(postgres_dsn, tmp_path_factory.mktemp("machines")) as url:
         yield url
 
 
