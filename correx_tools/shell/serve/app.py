@@ -45,6 +45,7 @@ from .api import (
     stream,
     timeline,
     turns,
+    usage,
     view,
 )
 from .debugger.debugger import Debugger
@@ -72,7 +73,7 @@ _SESSION_QUESTIONS: dict[str, Callable[[Debugger, SessionId, Mapping[str, str]],
     "turns": turns.turns,
 }
 ENDPOINTS = [
-    "GET /api/v1/sessions?q=&sort=&offset=&limit=",
+    "GET /api/v1/sessions?q=&machine=&user=&sort=&offset=&limit=",
     "GET /api/v1/sessions/{session}",
     "GET /api/v1/sessions/{session}/state?at=&offset=&limit=",
     "GET /api/v1/sessions/{session}/invocations/{invocation}/history",
@@ -92,6 +93,7 @@ ENDPOINTS = [
     "GET /api/v1/said?q=&after=&limit= (what was said, in every session)",
     "GET /api/v1/compare?a=&b=&limit= (two sessions compared, as compare --json)",
     "GET /api/v1/compare?sessions=S1,S2,...&match= (where many sessions split)",
+    "GET /api/v1/usage?by=&machine=&user= (usage --json: by day, machine, user ...)",
     "GET /api/v1/audit?session= (the session's audit so far, by --policy or the built-in one)",
     "POST /api/v1/credential {code} (a printed link's code, once: this browser's credential)",
     "POST /api/v1/codes (with the token: a fresh single-use code and its link)",
@@ -195,6 +197,8 @@ async def _api(
             return JSONResponse({"version": 1, "endpoints": ENDPOINTS})
         case ["sessions"]:
             return JSONResponse(await run_in_threadpool(sessions.sessions, debugger, query))
+        case ["usage"]:
+            return JSONResponse(await run_in_threadpool(usage.usage, debugger, query))
         case ["search"]:
             return JSONResponse(
                 await run_in_threadpool(everywhere.search_everywhere, debugger, query)

@@ -13,9 +13,8 @@ from __future__ import annotations
 import argparse
 import csv
 import io
-from typing import Any
 
-from ....core.catalog.usage import BY, Report, UsageRow
+from ....core.catalog.usage import BY, Report, UsageRow, usage_json
 from ...catalog.picking import catalog_of, usage_of
 from .. import arguments
 from ..output.fitted import Column, fitted, table_width
@@ -57,28 +56,10 @@ def run(args: argparse.Namespace) -> int:
     if args.csv:
         print(_csv(rows, total), end="", flush=True)
         return 0
-    document = {"source": label, "by": args.by, "rows": [_json(r) for r in rows],
-                "total": _json(total)}  # fmt: skip
+    document = {"source": label, "by": args.by, "rows": [usage_json(r) for r in rows],
+                "total": usage_json(total)}  # fmt: skip
     emit(args, document, lambda: _text(args.by, rows, total, wide=args.wide))
     return 0
-
-
-def _json(row: UsageRow) -> dict[str, Any]:
-    tokens = row.tokens
-    return {
-        "key": row.key,
-        "sessions": row.sessions,
-        "calls": row.calls,
-        "tokens": {
-            "input": tokens.input,
-            "output": tokens.output,
-            "cache_read": tokens.cache_read,
-            "cache_write": tokens.cache_write,
-            "total": tokens.total,
-        },
-        "cost": None if row.cost is None else float(row.cost),
-        "unpriced_tokens": row.unpriced_tokens,
-    }
 
 
 CSV_HEADER = ("key", "sessions", "calls", "input", "output", "cache_read", "cache_write",

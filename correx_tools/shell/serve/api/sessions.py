@@ -1,5 +1,6 @@
-"""``GET /api/v1/sessions?q=&sort=&offset=&limit=``: ``sessions --json``, filtered, sorted and
-paged; ``GET /api/v1/sessions/{S}``: the session's row and how the server reads it.
+"""``GET /api/v1/sessions?q=&machine=&user=&sort=&offset=&limit=``: ``sessions --json``,
+filtered, sorted and paged; ``GET /api/v1/sessions/{S}``: the session's row and how the
+server reads it.
 
 Each row is the command's, with the session's ``ref`` and the times of its first and last
 events (`debugger.catalog`); the answer holds the slice ``offset`` .. ``offset + limit`` and
@@ -21,11 +22,15 @@ _SORTS = tuple(key for name in SORTS for key in (name, f"-{name}"))
 
 
 def sessions(debugger: Debugger, query: Mapping[str, str]) -> dict[str, Any]:
-    """``sessions --json``, filtered by ``q`` (in the id), sorted by ``sort``, paged; each row
-    also has its ``ref`` and the times of its first and last events."""
+    """``sessions --json``, filtered by ``q`` (in the id) and, in a team's store, by
+    ``machine`` and ``user``, sorted by ``sort``, paged; each row also has its ``ref``, the
+    times of its first and last events, its machine and its user."""
     offset, limit = paging(query)
     order = choice(query, "sort", _SORTS, "session")
-    total, rows = debugger.catalog.page(query.get("q", ""), order, offset, limit)
+    total, rows = debugger.catalog.page(
+        query.get("q", ""), order, offset, limit,
+        machine=query.get("machine") or None, user=query.get("user") or None,
+    )  # fmt: skip
     return {
         "source": redact_dsn(debugger.source),
         "sessions": rows,

@@ -32,6 +32,7 @@ from ...stores.port import EventStore, SequencedStore, StoreReadError
 from ...stores.said import conversation_events
 from ...transcripts.description import description_json
 from ..errors import VERIFY_HINT
+from .owners import Owners
 
 
 def _count(*values: int | None) -> int:
@@ -97,6 +98,7 @@ class Catalog:
         # Bumped when a session's events are replaced: a row read before is not kept.
         self._generation: dict[str, int] = {}
         self._ids: tuple[SessionId, ...] = ()
+        self._owners = Owners(store)
         self._lock = threading.Lock()
         self._read_once = threading.Event()
         self._stop = threading.Event()
@@ -123,10 +125,16 @@ class Catalog:
         found = self._store.sessions()
         with self._lock:
             self._ids = found
+        self._owners.look_again()
         return found
 
     def row(self, session_id: SessionId, last: int | None = None) -> dict[str, Any]:
-        """The session's row, read again if the session grew past the kept one."""
+        """The session's row, read again if the session grew past the kept one, with the
+        machine and the user it came from in a team's store (``None`` elsewhere)."""
+        machine, user = self._owners.of(session_id)
+        return {**self._row(session_id, last), "machine": machine, "user": user}
+
+    def _row(self, session_id: SessionId, last: int | None) -> dict[str, Any]:
         if last is None:
             last = self._repository.last_sequence(session_id)
         with self._lock:
@@ -203,11 +211,21 @@ class Catalog:
         return first, final
 
     def page(
-        self, text: str, sort: str, offset: int, limit: int
+        self,
+        text: str,
+        sort: str,
+        offset: int,
+        limit: int,
+        *,
+        machine: str | None = None,
+        user: str | None = None,
     ) -> tuple[int, list[dict[str, Any]]]:
-        """The rows whose shown id holds ``text`` (any case), sorted, from ``offset``."""
+        """The rows whose shown id holds ``text`` (any case), of ``machine`` and ``user``
+        where given, sorted, from ``offset``."""
         descending, key = sort.startswith("-"), sort.removeprefix("-")
         ids = self.ids()
+        if machine is not None or user is not None:
+            ids = tuple(s for s in ids if self._owned(s, machine, user))
         needle = text.casefold()
         if key == "session":
             # By name: the ids are sorted already, and only the page's rows are read.
@@ -227,6 +245,10 @@ class Catalog:
             rows.sort(key=lambda pair: order(pair[1]), reverse=descending)
         # The page's rows are checked against the store: a row shown is never behind.
         return len(rows), [self.row(s) for s, _ in rows[offset : offset + limit]]
+
+    def _owned(self, session_id: str, machine: str | None, user: str | None) -> bool:
+        found_machine, found_user = self._owners.of(session_id)
+        return machine in (None, found_machine) and user in (None, found_user)
 
     def refresh(self) -> None:
         """Look at every session once: read the rows of those new or grown since."""
