@@ -25,6 +25,7 @@ from .audit import audit_rows, folder_rows
 from .bulk import bulk_rows, whole_store_rows
 from .commands import command_rows
 from .compare import compare_rows
+from .evaluations import evaluation_rows
 from .folds import (
     fold_rows,
     gc_row,
@@ -245,8 +246,11 @@ def measure(args: argparse.Namespace) -> dict[str, list[Row]]:
             files, size = (20, 50_000) if args.quick else (1_000, 1_000_000)
             rows["sources"] = source_rows(files, size, Path(directory))
         if "compare" in only:
-            events = 3_000 if args.quick else 1_000_000
-            rows["compare"] = compare_rows(events, repeat, Path(directory))
+            events = 3_000 if args.quick else large_n
+            tasks = 10 if args.quick else 500
+            rows["compare"] = compare_rows(events, repeat, Path(directory)) + evaluation_rows(
+                tasks, 3, Path(directory)
+            )
         if "audit" in only:
             files, size = (20, 20_000) if args.quick else (1_000, 100_000)
             rows["audit"] = audit_rows(

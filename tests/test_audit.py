@@ -89,19 +89,22 @@ def test_secrets_are_found_and_shown_masked(corpus_json: dict[str, Any]) -> None
 def test_real_transcripts_give_the_findings_read_in_them(tmp_path: Path) -> None:
     # Read in the files: each synthetic session of the formats ends its task with a forced
     # push (aider's synth, cline's two tasks, codex, gemini-cli, goose's three, opencode);
-    # the real Claude Code, OpenHands, SWE-agent and chat sessions do nothing the policy
+    # the real OpenHands run writes a scratch file beside the repository it was given (its
+    # workspace); the real Claude Code, SWE-agent and chat sessions do nothing the policy
     # denies, and no secret or untrusted value is in them.
     said = json.loads(
         audit(str(DATA / "transcripts"), "--json", "--cache", str(tmp_path / "c.sqlite"),
               status=1).stdout
     )  # fmt: skip
     found = sorted((f["rule"], f["tool"], f["message"].split(" (")[-1]) for f in said["findings"])
-    assert len(found) == 9
+    assert len(found) == 10
     assert set(found) == {
         ("command-denied", tool, "git push --force)")
         for tool in ("shell", "execute_command", "shell_command", "run_shell_command",
                      "developer__shell", "bash")
-    }  # fmt: skip
+    } | {("write-outside-workspace", "execute_bash",
+          "execute_bash wrote '/workspace/test.c', outside the workspace "
+          "'/workspace/ponylang__ponyc__0.1'")}  # fmt: skip
     assert said["unknown_tools"] == {"cargo": 1, "cargo_check": 4, "unknown": 3}
 
 

@@ -72,7 +72,7 @@ def test_one_call_inserted_into_a_copy_is_the_first_divergence(
     assert list(found.pairs()) == [(i, i if i < at else i + 1) for i in range(len(a))]
     rows = list(side_by_side(found, calls(a), calls(b)))
     assert [row.kind for row in rows].count("only_b") == 1
-    assert rows[at] == ("only_b", None, at, ())
+    assert rows[at] == ("only_b", None, at, (), None)
 
 
 @given(keys, keys)

@@ -147,17 +147,18 @@ def test_where_two_runs_files_first_differ_and_how_a_file_ends_differently(
         write("/w/b", "x = 1\ny = 3\n"),
     ])  # fmt: skip
     workspace = compare(a, "run-a", "run-b", "--with", b)["workspace"]
-    assert workspace["a_files"] == [{"path": "src/x.py", "edits": 2}]
-    assert workspace["b_files"] == [{"path": "src/x.py", "edits": 2}]
+    assert workspace["a_files"] == [{"path": "src/x.py", "edits": 2, "change": "text"}]
+    assert workspace["b_files"] == [{"path": "src/x.py", "edits": 2, "change": "text"}]
     first = workspace["first_difference"]
     assert first["row"] == 2  # the same first write, in two checkouts, is no difference
     assert first["a"]["invocation_id"].endswith("_0002")
     assert workspace["differing"] == ["src/x.py"]
-    (diff,) = workspace["diffs"]
-    assert diff["of"] == "text"
-    assert [line for hunk in diff["hunks"] for line in hunk["lines"]] == [
+    (change,) = workspace["changes"]
+    assert change["same"] is False and change["a"]["of"] == change["b"]["of"] == "text"
+    assert [line for hunk in change["diff"]["hunks"] for line in hunk["lines"]] == [
         [" ", "x = 1"], ["-", "y = 2"], ["+", "y = 3"],
     ]  # fmt: skip
     same = compare(a, "run-a", "run-a")["workspace"]
     assert same["first_difference"] is None
-    assert same["differing"] == []
+    assert same["differing"] == same["unknown"] == []
+    assert same["alike"] == ["src/x.py"]

@@ -1,6 +1,7 @@
 """Two sessions compared by the debugger: ``GET /api/v1/compare`` and the compare view in
 Chromium (the first divergence marked, every call a link to its history, deep links, what
-a run wrote shown as text and masked)."""
+a run wrote shown as text and masked; two agents' runs by meaning, with their outcomes and
+final changes)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from .commands import correx
 from .compare_runs import Call, claude_run
 from .serving import Served
 from .test_compare_command import RUN_A, RUN_B
+from .test_compare_real_runs import MINI, OPENHANDS_LOG
 
 playwright = pytest.importorskip("playwright.sync_api")
 browser = module_browser()
@@ -162,3 +164,38 @@ def test_a_deep_link_opens_the_compare_view_at_its_row(
     # The browser logs the answer's 404 itself: that one is expected, and nothing else.
     assert [e for e in missing.errors if "404" not in e] == []
     missing.errors.clear()
+
+
+@pytest.fixture(scope="module")
+def agents(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    """A store of two agents' runs of one SWE-bench task (OpenHands, mini-swe-agent)."""
+    store = tmp_path_factory.mktemp("compare-agents") / "runs.sqlite"
+    for path in (OPENHANDS_LOG, MINI):
+        correx("import-transcript", str(path), str(store), check=True)
+    server = Served(store)
+    yield server
+    assert server.stop()[0] == 0
+
+
+def test_the_compare_view_shows_two_agents_by_meaning_their_outcomes_and_final_changes(
+    browser: Any, agents: Served, opened: list[Opened]
+) -> None:
+    query = "a=litellm&b=django__django-11099"
+    page = open_compare(browser, agents, query, opened).page
+    for side in ("a", "b"):  # how each run ended, from what its harness wrote beside it
+        said = page.inner_text(f"[data-testid=outcome-{side}]")
+        assert said.startswith("resolved") and "task django__django-11099" in said
+        assert page.query_selector(f"[data-testid=outcome-{side}] .verdict.resolved")
+    # The read both made of the file they fixed, spelled by two agents: one row, the same.
+    rows = page.query_selector_all("#compare-table tr.compare.same")
+    read = [row for row in rows if row.inner_text().startswith("3\tread django/contrib")]
+    assert read and "spelled otherwise" in read[0].inner_text()
+    # What each left of the file, side by side: the same change.
+    change = page.wait_for_selector(
+        "#compare-files .change[data-path='django/contrib/auth/validators.py']"
+    )
+    assert change.get_attribute("data-same") == "true"
+    for side in ("a", "b"):
+        shown = change.query_selector(f"pre[data-side={side}]").inner_text()
+        assert "+    regex = r'\\A[\\w.@+-]+\\Z'" in shown
+    assert "its final patch" in change.inner_text() and "its edits" in change.inner_text()

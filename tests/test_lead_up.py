@@ -186,12 +186,14 @@ def test_the_page_lists_each_sessions_title_model_and_tokens(served: Served, bro
     page.goto(served.link("/"))
     page.wait_for_selector("#sessions[data-total='2']", timeout=30_000)
     heads = [th.inner_text() for th in page.query_selector_all("#sessions th")]
-    assert [heads[1], heads[4], heads[9]] == ["title", "model", "tokens"]
-    cells = {
-        tr.query_selector("a").inner_text(): [td.inner_text() for td in tr.query_selector_all("td")]
+    assert [heads[4], heads[5], heads[8]] == ["title", "model", "tokens"]
+    cells = {  # by each session's whole id, its link's title
+        tr.query_selector("a").get_attribute("title"): [
+            td.inner_text() for td in tr.query_selector_all("td")
+        ]
         for tr in page.query_selector_all("#sessions tr.session")
     }
-    title, model, tokens = cells[SESSION][1], cells[SESSION][4], cells[SESSION][9]
+    title, model, tokens = cells[SESSION][4], cells[SESSION][5], cells[SESSION][8]
     assert title.startswith("deploy with ") and HOSTILE in title and SECRET not in title
     assert (model, tokens) == ("claude-opus-4-6", "25,366")
     assert page.query_selector("#sessions img") is None

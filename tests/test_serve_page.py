@@ -65,8 +65,8 @@ def asked(demo: Path) -> DefaultToolRepository:
 def open_page(browser: Any) -> Iterator[Callable[..., Opened]]:
     pages: list[tuple[Opened, str]] = []
 
-    def opener(server: Served, path: str = "/") -> Opened:
-        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    def opener(server: Served, path: str = "/", width: int = 1400) -> Opened:
+        page = browser.new_page(viewport={"width": width, "height": 1000})
         opened = Opened(page)
         page.goto(server.link(path))
         page.wait_for_selector("body[data-ready]", timeout=30_000)
@@ -312,7 +312,8 @@ def test_hostile_names_ids_and_outputs_render_as_text(
         assert page.query_selector("img") is None and dialogs == []
         hrefs = [a.get_attribute("href") for a in page.query_selector_all("a")]
         assert not any(h and h.lower().startswith("javascript") for h in hrefs)
-        assert page.evaluate("document.scripts.length") == 3  # its own three, nothing added
+        # Its own four and the chart library it ships, nothing added.
+        assert page.evaluate("document.scripts.length") == 5
     finally:
         assert server.stop()[0] == 0
 
@@ -332,7 +333,7 @@ def test_the_sessions_list_filters_sorts_and_pages(
         store.import_events(events).unwrap()
     server = Served(path)
     try:
-        opened = open_page(server, "/?sort=session")  # by name (the default groups by project)
+        opened = open_page(server, "/?sort=session")  # by name (the default: most recent first)
         page = opened.page
         page.wait_for_selector("#sessions[data-total='120']")
         names = [a.inner_text() for a in page.query_selector_all("#sessions a")]
@@ -341,13 +342,16 @@ def test_the_sessions_list_filters_sorts_and_pages(
         page.wait_for_function(
             "() => document.querySelector('#sessions a').textContent === 'agent-050'"
         )
+        assert "offset=50" in page.url and "sort=session" in page.url
         page.fill("#filter", "agent-11")
         page.wait_for_selector("#sessions[data-total='10']")
         page.fill("#filter", "")
-        page.click("#sessions th:nth-child(11)")  # by events: fewest first, then most
-        page.click("#sessions th:nth-child(11)")
-        most = "document.querySelector('#sessions tr:nth-child(2) td:nth-child(11)').textContent"
-        page.wait_for_function(f"() => {most} === '12'")
+        calls = page.locator("#sessions th", has_text="calls")
+        calls.click()  # by calls: fewest first, then most
+        page.wait_for_selector("#sessions th.sorted:has-text('calls ▲')")
+        page.locator("#sessions th", has_text="calls").click()
+        most = "document.querySelector('#sessions tr.session td.num').textContent"
+        page.wait_for_function(f"() => {most} === '4'")
         page.click("#sessions a")
         page.wait_for_selector("[data-testid=last-sequence]:text('12')")
     finally:

@@ -113,7 +113,7 @@ def test_a_new_session_file_appears_in_the_list(served: Served, folder: Path, br
     source = DATA / "gemini-cli" / "session-2025-11-18T06-42-8c2d41e7.jsonl"
     shutil.copy(source, target / source.name)
     page.wait_for_selector(
-        "#sessions a:text('8c2d41e7-95ab-4f30-b6d1-0e7a3c5f9b21')", timeout=15_000
+        "#sessions a[title='8c2d41e7-95ab-4f30-b6d1-0e7a3c5f9b21']", timeout=15_000
     )
     assert opened.errors == []
     page.close()

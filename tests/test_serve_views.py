@@ -183,26 +183,35 @@ def test_search_runs_across_every_session_and_each_hit_opens_where_it_is(
     page = opened.page
     page.fill("#everywhere-text", "spotter")
     page.click("#everywhere-run")
-    page.wait_for_selector("[data-testid=search-hit]", timeout=10_000)
-    hits = page.query_selector_all("#everywhere-results tr.match")
-    sessions = {hit.query_selector("td").inner_text() for hit in hits}
-    assert {PARENT, CHILD} <= sessions
-    api = found(served, q="spotter", limit="50")
-    assert len(hits) == len(api)
-    names = [hit.query_selector("a.hit") for hit in hits]
-    assert [(n.inner_text(), n.get_attribute("title")) for n in names] == [
-        (m["invocation_id"].removeprefix(m["session_id"] + "/"), m["invocation_id"]) for m in api
+    # A text alone: through the store's full-text index, the API's hits in its order.
+    api = served.answer("/api/v1/hits", q="spotter", limit=50)["hits"]
+    assert api and all(h["invocation_id"] for h in api)  # no conversation kept here
+    page.wait_for_selector(f"#everywhere-results[data-found='{len(api)}']", timeout=10_000)
+    assert "through the full-text index" in page.inner_text("#everywhere-summary")
+    hits = page.query_selector_all("#everywhere-results tr.hit-row")
+    assert {PARENT, CHILD} <= {hit.query_selector("td").inner_text() for hit in hits}
+    links = [hit.query_selector("[data-testid=search-hit]") for hit in hits]
+    assert [a.get_attribute("href") for a in links] == [h["page"] for h in api]
+    calls = [hit.query_selector_all("td")[3].query_selector("span") for hit in hits]
+    assert [(c.inner_text(), c.get_attribute("title")) for c in calls] == [
+        (h["invocation_id"].removeprefix(h["session_id"] + "/"), h["invocation_id"]) for h in api
     ]  # as the command names them, the whole id on hover
     assert "search=spotter" in page.url  # a link opens the results again
     again = open_page("/?" + page.url.split("?", 1)[1]).page
     again.wait_for_selector(f"#everywhere-results[data-found='{len(api)}']", timeout=10_000)
-    first = page.query_selector("[data-testid=search-hit]")
-    first.click()
+    links[0].click()
     page.wait_for_selector("#invocation[data-invocation]", timeout=10_000)
     assert page.get_attribute("#invocation", "data-invocation") == api[0]["invocation_id"]
-    assert page.inner_text("[data-testid=sequence]") == str(api[0]["at"])
+    assert page.inner_text("[data-testid=sequence]") == str(api[0]["sequence"])
     page.go_back()  # Back: the search, as it was
     page.wait_for_selector(f"#everywhere-results[data-found='{len(api)}']", timeout=10_000)
+    # A tool or a status is searched call by call, as a session's own search does.
+    scanned = found(served, q="spotter", tool="Bash")
+    page.fill("#everywhere-tool", "Bash")
+    page.click("#everywhere-run")
+    page.wait_for_selector(f"#everywhere-results[data-found='{len(scanned)}']", timeout=10_000)
+    names = [a.get_attribute("title") for a in page.query_selector_all("#everywhere-results a.hit")]
+    assert names == [m["invocation_id"] for m in scanned] and "tool=Bash" in page.url
 
 
 def test_a_search_across_sessions_is_paged_and_the_pages_add_up(served: Served) -> None:

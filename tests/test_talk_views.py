@@ -107,12 +107,32 @@ def test_the_pages_search_finds_what_was_said_and_jumps_to_it(served: Served, br
     cells[0].query_selector("a").click()
     page.wait_for_selector("[data-testid='sequence']:text-is('2')", timeout=10_000)
     assert "at=2" in page.url
-    # The sessions page's search over every session lists it with a link to the event.
+    # The sessions page's search over every session (through the store's full-text index)
+    # lists it with a link to the event.
     page.goto(served.link("/?search=greek.rs"))
-    hit = page.wait_for_selector("[data-testid='said-hit']", timeout=30_000)
-    assert hit.get_attribute("href").endswith("?at=2")
+    page.wait_for_selector("#everywhere-results tr.hit-row", timeout=30_000)
+    said = [
+        tr.query_selector("[data-testid='search-hit']")
+        for tr in page.query_selector_all("#everywhere-results tr.hit-row")
+        if tr.query_selector_all("td")[2].inner_text() == "said"
+    ]
+    assert [hit.get_attribute("href") for hit in said] == [
+        "/sessions/019a95d1-3c7e-7b22-a4f0-6e1d2c9b8a53?at=2"
+    ]
     assert opened.errors == []
     page.close()
+
+
+def test_a_secret_is_never_found_by_searching_for_it(served: Served) -> None:
+    # The index holds the prompt as it was written; the server shows it masked, and keeps
+    # only the hits whose masked value holds what was asked.
+    assert served.answer("/api/v1/sessions")["search_index"] is True
+    assert served.answer("/api/v1/hits", q=SECRET.removeprefix("sk-ant-api03-"))["hits"] == []
+    assert served.answer("/api/v1/hits", q="sk ant api03", **{"in": "said"})["hits"] == []
+    [hit] = served.answer("/api/v1/hits", q='"deploy key"', **{"in": "said"})["hits"]
+    assert (hit["session_id"], hit["field"], hit["invocation_id"]) == (SESSION, "said", None)
+    assert "[REDACTED]" in hit["snippet"] and SECRET[13:] not in hit["snippet"]
+    assert hit["page"] == f"/sessions/{SESSION}?at={hit['sequence']}"
 
 
 def test_stats_gives_the_tokens_of_the_session_each_turn_and_each_call(tmp_path: Path) -> None:
@@ -211,7 +231,7 @@ def test_turns_are_bands_and_prompts_marks_reached_by_click_tab_and_keys(
     page.close()
 
 
-def test_the_list_is_grouped_by_project_most_recent_first_in_local_time(
+def test_the_list_is_most_recent_first_in_local_time_and_grouped_by_project_on_asking(
     served: Served, browser: Any
 ) -> None:
     context = browser.new_context(timezone_id="Asia/Tokyo", viewport={"width": 1500, "height": 900})
@@ -220,8 +240,30 @@ def test_the_list_is_grouped_by_project_most_recent_first_in_local_time(
     page.goto(served.link("/"))
     page.wait_for_selector("#sessions[data-total='4']", timeout=30_000)
     heads = [th.inner_text().rstrip(" ▲") for th in page.query_selector_all("#sessions th")]
-    assert heads[:10] == ["session", "title", "agent", "project", "model", "first event",
-                          "last event", "calls", "failures", "tokens"]  # fmt: skip
+    assert heads == ["session", "last moved", "agent", "project", "title", "model", "calls",
+                     "failures", "tokens", "cost"]  # fmt: skip
+    listed = served.answer("/api/v1/sessions")["sessions"]  # the command's order
+    rows = page.query_selector_all("#sessions tr.session")
+    assert [r.query_selector("a").get_attribute("title") for r in rows] == [
+        s["session_id"] for s in listed
+    ]
+    mine = next(r for r in rows if r.query_selector("a").get_attribute("title") == SESSION)
+    cells = [td.inner_text() for td in mine.query_selector_all("td")]
+    assert cells[2:4] == ["claude-code", "spotter"]  # the project's whole path on hover
+    assert mine.query_selector("td.project span").get_attribute("title") == (
+        "/home/marco/projects/spotter"
+    )
+    assert cells[6:9] == ["2", "2", "25,366"]  # two calls, both rejected
+    # 21:12:02.480 UTC is 06:12 the next day in Tokyo; the UTC values are on hover.
+    moved = mine.query_selector("td.when span.time")
+    assert moved.inner_text() == "2026-02-11 06:12"
+    assert moved.get_attribute("title") == (
+        "first 2026-02-10 21:11:52.438000 UTC · last 2026-02-10 21:12:02.480000 UTC"
+    )
+    # The project's column groups the list under each project, its latest session first; the
+    # project is said once, in its heading, not on each row.
+    page.locator("#sessions th", has_text="project").click()
+    page.wait_for_selector("#sessions tr.group")
     groups = [
         tr.get_attribute("data-project") for tr in page.query_selector_all("#sessions tr.group")
     ]
@@ -231,17 +273,12 @@ def test_the_list_is_grouped_by_project_most_recent_first_in_local_time(
         "/home/marco/projects/spotter",
         "/home/yuki/translit-rs",
     ]
-    rows = page.query_selector_all("#sessions tr.session")
-    first = [td.inner_text() for td in rows[1].query_selector_all("td")]
-    assert first[0] in {SESSION, LONG_SESSION}
-    assert first[2:4] == ["claude-code", "/home/marco/projects/spotter"]
-    assert first[7:10] == ["2", "2", "25,366"]  # two calls, both rejected
-    # 21:11:52.438 UTC is 06:11:52.438 the next day in Tokyo; the UTC value is on hover.
-    started = rows[1].query_selector_all("td")[5].query_selector("span.time")
-    assert started.inner_text() == "2026-02-11 06:11:52.438"
-    assert started.get_attribute("title") == "2026-02-10 21:11:52.438000 UTC"
-    # Any column sorts the list whole, without the groups.
-    page.click("#sessions th:nth-child(10)")
+    assert (
+        "sort=project" in page.url
+        and page.query_selector("#sessions tr.session td.project") is None
+    )
+    assert "project" not in [th.inner_text() for th in page.query_selector_all("#sessions th")]
+    page.locator("#sessions th", has_text="last moved").click()
     page.wait_for_function("() => !document.querySelector('#sessions tr.group')")
     assert opened.errors == []
     context.close()

@@ -33,6 +33,7 @@ from correx_tools import (
     conversation_of,
     import_transcript,
 )
+from correx_tools.core.lifecycle.outcome import outcome_of
 from correx_tools.shell.transcripts.importing.options import ImportOptions
 from correx_tools.shell.transcripts.importing.tiers import Assignment
 from correx_tools.shell.transcripts.recognising import DOCUMENT_READERS, LINE_READERS, parse
@@ -76,10 +77,12 @@ SAMPLES = {
 
 def tool_events(store: EventStore, session: SessionId) -> list[StoredEvent]:
     """The session's events after the first, which describes the imported session, but for
-    the conversation around the calls."""
+    the conversation around the calls and how the run ended (the second, where said)."""
     first, *rest = store.read(session)
     assert isinstance(first.event, OpaqueEvent) and first.event.type == "correx.session.described"
     assert first.sequence == 1
+    if rest and outcome_of(rest[0].event) is not None:
+        rest = rest[1:]
     return [stored for stored in rest if conversation_of(stored.event) is None]
 
 
@@ -276,6 +279,8 @@ def test_formats_are_tried_in_their_ranks_order_the_more_particular_first() -> N
         "cline",
         "swe-agent",
         "openhands",
+        "mini-swe-agent",
+        "openhands-completion",  # before openai-chat: its messages are a chat list too
         "openai-chat",
         "anthropic-messages",
     ]
@@ -348,7 +353,8 @@ def test_the_command_imports_reimports_and_refuses_in_one_line(tmp_path: Path) -
     assert first.returncode == 0, first.stderr
     document = json.loads(first.stdout)
     assert document["format"] == "openhands" and document["invocations"] == 23
-    assert document["in_flight"] == 1 and document["events"] == 68  # 67 and the description
+    # 67, the description, and how the run ended (its task and patch)
+    assert document["in_flight"] == 1 and document["events"] == 69
     again = cli("import-transcript", sample, dest, "--no-conversation")
     assert again.returncode == 0
     assert "already imported as session ponylang__ponyc-4595; nothing written" in again.stdout

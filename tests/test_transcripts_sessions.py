@@ -30,7 +30,7 @@ def test_every_format_records_what_it_says_of_its_session(tmp_path: Path) -> Non
     assert rows["019a95d1-3c7e-7b22-a4f0-6e1d2c9b8a53"] == {
         "format": "codex", "agent_session_id": "019a95d1-3c7e-7b22-a4f0-6e1d2c9b8a53",
         "started_at": "2025-11-18T06:42:10.250000Z", "cwd": "/home/yuki/translit-rs",
-        "title": None, "times_recorded": True,
+        "title": None, "times_recorded": True, "outcome": None,
     }  # fmt: skip
     assert rows["ses_4f8e21c07ffdR2kLq9mT3xYb7w"]["title"] == "ή → i の修正"
     assert rows["20251118_3"]["cwd"] == "/home/yuki/translit-rs"  # from the database

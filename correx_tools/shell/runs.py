@@ -25,7 +25,7 @@ from ..core.report.redaction import Redaction
 from ..core.tools.ids import SessionId
 from ..core.tools.short_ids import UnresolvedId
 from .replay.branching import runs_tree
-from .replay.comparing import Run, Side, compare_document, compared, read_calls
+from .replay.comparing import Run, Side, compare_document, compared, read_calls, side_of
 from .replay.repository import DefaultToolRepository
 from .replay.view import StreamFailed
 from .transcripts.description import session_description
@@ -89,14 +89,8 @@ def _side(repository: DefaultToolRepository, name: str) -> Side:
         raise _Unread(resolved.failure())
     session: SessionId = resolved.unwrap()
     store = repository.replayer.store
-    described = session_description(store, session)
-    return Side(
-        source=type(store).__name__,
-        session=session,
-        open=partial(repository.view, session),
-        cwd=None if described is None else described.about.cwd,
-        times_recorded=described is None or described.times_recorded,
-    )
+    return side_of(type(store).__name__, session, partial(repository.view, session),
+                   session_description(store, session))  # fmt: skip
 
 
 def _read(side: Side) -> Run:

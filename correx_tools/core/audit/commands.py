@@ -1,10 +1,8 @@
 """A shell command's own plainly stated effects: what it fetches, removes and redirects to.
 
-Agent-written commands are hostile input, so this is one linear scan of at most
-`MAX_COMMAND` characters, with a cap on the words kept: no regex, no recursion. It reads
-the command as a shell would split it into words (quotes and backslashes honoured,
-``;``, ``&&``, ``||``, ``|``, ``&``, newlines, ``$(``, backticks and parentheses end a
-simple command) and looks at each simple command's name:
+Agent-written commands are hostile input: the command is split into words once, as a
+shell would (`shell_words`: one linear scan of at most `MAX_COMMAND` characters, no
+regex, no recursion), and each simple command's name is looked at:
 
 * ``curl`` / ``wget``: a network access, the URLs its words name (a word with ``://``;
   else its last word that is not an option);
@@ -27,17 +25,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import final
 
+from ..tools.shell_words import program_at, shell_tokens
 from .unquoted import unquoted
 
-MAX_COMMAND = 16_384
-"""Characters of a command scanned; the rest is not (the effects say ``cut``)."""
-MAX_WORDS = 512
-"""Words kept of one command; those after are skipped (the effects say ``cut``)."""
-
-_SEPARATORS = frozenset(";|&\n()`")
-_REDIRECTS = frozenset({">", ">>", "&>", ">|", "&>>"})
 _NOT_FILES = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"})
-_PREFIXES = frozenset({"sudo", "env", "command", "exec", "time", "nohup", "builtin", "xargs"})
 _FETCHERS = frozenset({"curl", "wget"})
 
 
@@ -64,7 +55,7 @@ def command_effects(text: str) -> CommandEffects:
     plain = unquoted(text)
     if not any(word in plain for word in _WORDS):
         return _NOTHING  # most commands: no effect of these can be stated without these
-    tokens, cut = _tokens(text[:MAX_COMMAND])
+    tokens, cut = shell_tokens(text)
     urls: list[str] = []
     removed: list[str] = []
     redirected: list[str] = []
@@ -87,15 +78,13 @@ def command_effects(text: str) -> CommandEffects:
         words = []
     return CommandEffects(
         urls=tuple(urls), removed=tuple(removed), redirected=tuple(redirected),
-        cut=cut or len(text) > MAX_COMMAND,
+        cut=cut,
     )  # fmt: skip
 
 
 def _simple(words: list[str], urls: list[str], removed: list[str]) -> None:
     """The effects of one simple command's words."""
-    start = 0
-    while start < len(words) and ("=" in words[start].split("/")[0] or words[start] in _PREFIXES):
-        start += 1
+    start = program_at(words)
     if start >= len(words):
         return
     name = words[start].rpartition("/")[2]
@@ -113,93 +102,3 @@ def _simple(words: list[str], urls: list[str], removed: list[str]) -> None:
                 options = False
             elif not (options and word.startswith("-")):
                 removed.append(word)
-
-
-def _tokens(text: str) -> tuple[list[tuple[str, str]], bool]:
-    """``text`` as ``(kind, value)`` tokens: ``word``, ``sep`` or ``redirect``; and whether
-    words were dropped past `MAX_WORDS`. One pass, each character looked at once."""
-    scan = _Scan(text)
-    while scan.i < len(text):
-        scan.step()
-    scan.end_word()
-    return scan.tokens, scan.cut
-
-
-class _Scan:
-    """The state of one scan: the tokens so far, the word being read, the open quote."""
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.i = 0
-        self.tokens: list[tuple[str, str]] = []
-        self.word: list[str] = []
-        self.in_word = False
-        self.quote = ""
-        self.escaped = False
-        self.words = 0
-        self.cut = False
-
-    def end_word(self) -> None:
-        if self.in_word:
-            self.words += 1
-            if self.words <= MAX_WORDS:
-                self.tokens.append(("word", "".join(self.word)))
-            else:
-                self.cut = True
-        self.word.clear()
-        self.in_word = False
-
-    def step(self) -> None:
-        text, char = self.text, self.text[self.i]
-        self.i += 1
-        if self.escaped:
-            self.escaped = False
-            if char != "\n":
-                self.word.append(char)
-                self.in_word = True
-        elif self.quote:
-            self.quoted(char)
-        elif char == "\\":
-            self.escaped = True
-        elif char in "'\"":
-            self.quote = char
-            self.in_word = True
-        elif char in " \t\r":
-            self.end_word()
-        elif char == ">" or (char == "&" and self.i < len(text) and text[self.i] == ">"):
-            self.redirect(char)
-        elif char == "$" and self.i < len(text) and text[self.i] == "(":
-            self.end_word()
-            self.tokens.append(("sep", "$("))
-            self.i += 1
-        elif char in _SEPARATORS:
-            self.end_word()
-            self.tokens.append(("sep", char))
-        else:
-            self.word.append(char)
-            self.in_word = True
-
-    def quoted(self, char: str) -> None:
-        text = self.text
-        if char == self.quote:
-            self.quote = ""
-        elif char == "\\" and self.quote == '"' and self.i < len(text) and text[self.i] in '"\\$`':
-            self.word.append(text[self.i])
-            self.i += 1
-        else:
-            self.word.append(char)
-
-    def redirect(self, char: str) -> None:
-        """A redirection operator; digits just before it (``2>``) name a stream, not a word."""
-        text = self.text
-        if self.in_word and not "".join(self.word).isdigit():
-            self.end_word()
-        self.word.clear()
-        self.in_word = False
-        op = char
-        while self.i < len(text) and text[self.i] in ">|&" and len(op) < 3:
-            if text[self.i] == "&" and op.endswith(">"):
-                break  # >&2: a duplicate, its target read as a word
-            op += text[self.i]
-            self.i += 1
-        self.tokens.append(("redirect", op if op in _REDIRECTS else ">"))

@@ -15,8 +15,9 @@ from typing import Any, final
 
 from ..tools.capability import ToolCapability
 from ..tools.capability_table import CapabilityTable, ToolEntry
+from ..tools.shell_words import MAX_COMMAND, MAX_WORDS, command_text
 from ..tools.tool import Tool
-from .commands import MAX_COMMAND, MAX_WORDS, command_effects
+from .commands import command_effects
 
 MAX_VALUES = 64
 """Commands, URLs or texts kept of one call, of each kind."""
@@ -109,7 +110,7 @@ def effects_with(
     writes = ToolCapability.FILE_WRITE in capabilities
     commands: tuple[str, ...] = ()
     if "command" in kinds:
-        found = (_command(arguments.get(name)) for name in kinds["command"])
+        found = (command_text(arguments.get(name)) for name in kinds["command"])
         commands = tuple(command for command in found if command)[:MAX_VALUES]
     urls = list(_strings(arguments, kinds, "url", cut))
     written = [*patched] if writes or patched else []
@@ -188,18 +189,6 @@ def _walk(value: Any, *, deep: bool, most: int) -> Iterator[str]:
                 yield item
             elif deep:
                 yield from _walk(item, deep=False, most=most)
-
-
-def _command(value: Any) -> str:
-    """A command as its argument holds it: a string, or an argv list (``bash -lc X``: X)."""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, Sequence) and all(isinstance(part, str) for part in value):
-        parts = list(value)
-        if len(parts) >= 3 and parts[1] in {"-c", "-lc", "-ic"}:
-            return str(parts[2])
-        return " ".join(parts)
-    return ""
 
 
 def _patches(texts: tuple[str, ...]) -> tuple[list[str], list[str]]:

@@ -14,6 +14,8 @@ the same way. The rules:
   ``None`` while none is recorded (a format that records none says so, not 0).
 * **Times** are the first and last events' recorded times, unless the description says
   the transcript records none (then both are ``None``: stand-in times keep order only).
+* **The outcome** (how the run ended, as its harness wrote) is the event right after the
+  description, where there is one; it is kept without its patch (`without_patch`).
 
 >>> from datetime import UTC, datetime
 >>> from correx_tools.core.lifecycle.conversation import Prompt, conversation_event
@@ -35,6 +37,7 @@ from typing import Literal, final
 from ..lifecycle.conversation import TokenUsage, Usage, conversation_of
 from ..lifecycle.description import Described, description_of
 from ..lifecycle.events import StoredEvent
+from ..lifecycle.outcome import outcome_of, without_patch
 from ..replay.spending import Spent
 from ..replay.talk_summary import TalkSummary
 
@@ -104,6 +107,10 @@ class SessionFacts:
             if count == 0:
                 first_at = stored.recorded_at
                 description = description_of(stored.event)
+            elif count == 1 and description is not None:
+                outcome = outcome_of(stored.event)
+                if outcome is not None:
+                    description = replace(description, outcome=without_patch(outcome))
             count = stored.sequence
             last_at = stored.recorded_at
             message = conversation_of(stored.event)

@@ -68,25 +68,6 @@ class UsageRow:
     unpriced_tokens: int
 
 
-def usage_json(row: UsageRow) -> dict[str, object]:
-    """A row as ``usage --json`` and the server's ``/api/v1/usage`` give it."""
-    tokens = row.tokens
-    return {
-        "key": row.key,
-        "sessions": row.sessions,
-        "calls": row.calls,
-        "tokens": {
-            "input": tokens.input,
-            "output": tokens.output,
-            "cache_read": tokens.cache_read,
-            "cache_write": tokens.cache_write,
-            "total": tokens.total,
-        },
-        "cost": None if row.cost is None else float(row.cost),
-        "unpriced_tokens": row.unpriced_tokens,
-    }
-
-
 @final
 @dataclass(slots=True)
 class _Tally:

@@ -16,11 +16,12 @@ reads it back for ``sessions``. A tagged event beside the conversation's
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any, final
 
 from .events import OpaqueEvent, StoredEvent
+from .outcome import Outcome, outcome_of
 
 DESCRIBED = "correx.session.described"
 """The type tag of the event that describes an imported session."""
@@ -79,13 +80,21 @@ class Described:
     format: str
     about: About
     times_recorded: bool = True
+    outcome: Outcome | None = None
+    """How the run ended, where the harness wrote it (`outcome`: the event after this one)."""
 
 
 def described(events: Iterable[StoredEvent]) -> Described | None:
-    """The description a session begins with, if it is an imported one (only the first
-    event is read)."""
-    for stored in events:
-        return description_of(stored.event)
+    """The description a session begins with, if it is an imported one, with its outcome
+    (only the first two events are read: the outcome follows the description)."""
+    found = iter(events)
+    for stored in found:
+        description = description_of(stored.event)
+        if description is None:
+            return None
+        after = next(found, None)
+        outcome = None if after is None else outcome_of(after.event)
+        return description if outcome is None else replace(description, outcome=outcome)
     return None
 
 

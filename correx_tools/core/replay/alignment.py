@@ -14,6 +14,13 @@ left over on each side. `align` finds it in three steps:
    snake* of each part found from both ends, and the parts on either side of
    it aligned in turn (kept on a stack, not the Python stack).
 
+`align_in_turn` aligns by several keys in turn, each finer rule first: the items
+are aligned by their first key, and each stretch between two matches is aligned again
+by the next key, and so on (a semantic diff's way: exact equality first, then looser
+likeness, only where the stricter found nothing). Each pair says by which key it
+matched. The cost is `align`'s for the first key, plus each later key's over the
+stretches left unmatched: for two runs that differ little, those are small.
+
 Memory is linear: the two key sequences, the middle's kept positions, and two
 arrays of ``2 * max_cost + 3`` diagonals. Time is O((N + M) · D) for N and M
 items that differ by D insertions and deletions, which for two runs of the same
@@ -27,8 +34,9 @@ max_cost) per split.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Hashable, Iterator, Sequence
-from dataclasses import dataclass
+from bisect import bisect_left
+from collections.abc import Hashable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
 from typing import final
 
 MAX_COST = 64
@@ -40,21 +48,27 @@ MAX_COST = 64
 class Alignment:
     """The matched items of two sequences, as positions in each, in increasing order
     (``a[i] == b[j]`` for each pair); ``length_a`` and ``length_b`` are the sequences'
-    lengths. The arrays are never changed after `align` builds them."""
+    lengths. ``levels`` holds, for `align_in_turn`'s pairs, the number of the key each
+    matched by (empty: every pair by the first), and a pair matched by key ``alike`` or a
+    later one is a match of likeness, not of sameness: the first divergence is there. The
+    arrays are never changed after they are built."""
 
     matched_a: array[int]
     matched_b: array[int]
     length_a: int
     length_b: int
+    levels: array[int] = field(default_factory=lambda: array("b"))
+    alike: int = 1
 
     @property
     def first_divergence(self) -> tuple[int, int] | None:
-        """Where the first unmatched item is, as the position reached in each sequence
-        (its length where that one has no unmatched item there); ``None`` when the two
-        sequences are equal."""
+        """Where the first item that is not matched as the same is, as the position reached
+        in each sequence (its length where that one has no item there); ``None`` when the
+        two sequences are the same."""
         prefix = 0
-        for i, j in zip(self.matched_a, self.matched_b, strict=True):
-            if i != prefix or j != prefix:
+        levels = self.levels
+        for number, (i, j) in enumerate(zip(self.matched_a, self.matched_b, strict=True)):
+            if i != prefix or j != prefix or (levels and levels[number] >= self.alike):
                 break
             prefix += 1
         if prefix == self.length_a == self.length_b:
@@ -96,6 +110,70 @@ def align(a: Sequence[Hashable], b: Sequence[Hashable], *, max_cost: int = MAX_C
     matched_a.extend(range(n - suffix, n))
     matched_b.extend(range(m - suffix, m))
     return Alignment(matched_a=matched_a, matched_b=matched_b, length_a=n, length_b=m)
+
+
+def align_in_turn(
+    a: Sequence[Sequence[Hashable]],
+    b: Sequence[Sequence[Hashable]],
+    *,
+    alike: int,
+    max_cost: int = MAX_COST,
+) -> Alignment:
+    """``a`` and ``b`` (each a list of key sequences, one per rule, all of one length)
+    aligned by their first keys, then each unmatched stretch by the next keys, and so on;
+    pairs matched by key ``alike`` or later are likenesses (`Alignment.levels`).
+
+    >>> found = align_in_turn([["x", "B", "c"], ["x", "b", "c"]], [["x", "b", "d"],
+    ...                        ["x", "b", "d"]], alike=1)
+    >>> list(found.pairs()), list(found.levels), found.first_divergence
+    ([(0, 0), (1, 1)], [0, 1], (1, 1))
+    """
+    n, m = len(a[0]), len(b[0])
+    first = align(a[0], b[0], max_cost=max_cost)
+    # What the looser keys match, stretch by stretch: few pairs for runs that differ little.
+    extra: list[tuple[int, int, int]] = []
+    stretches = list(_stretches(first.pairs(), 0, n, 0, m))
+    for level in range(1, len(a)):
+        keys_a, keys_b = a[level], b[level]
+        later: list[tuple[int, int, int, int]] = []
+        for i0, i1, j0, j1 in stretches:
+            found = align(keys_a[i0:i1], keys_b[j0:j1], max_cost=max_cost)
+            shifted = [(i0 + x, j0 + y) for x, y in found.pairs()]
+            extra += [(x, y, level) for x, y in shifted]
+            later += _stretches(shifted, i0, i1, j0, j1)
+        stretches = later
+    extra.sort()
+    # The looser pairs go between the first key's, in order: each found by bisection and
+    # the arrays copied in slices (few looser pairs among many exact ones, at C's speed).
+    matched_a, matched_b = array("q"), array("q")
+    levels = array("b", bytes(len(first.matched_a) + len(extra)))
+    start = 0
+    for i, j, level in extra:
+        at = bisect_left(first.matched_a, i, start)
+        matched_a += first.matched_a[start:at]
+        matched_b += first.matched_b[start:at]
+        levels[len(matched_a)] = level
+        matched_a.append(i)
+        matched_b.append(j)
+        start = at
+    matched_a += first.matched_a[start:]
+    matched_b += first.matched_b[start:]
+    return Alignment(matched_a=matched_a, matched_b=matched_b, length_a=n, length_b=m,
+                     levels=levels, alike=alike)  # fmt: skip
+
+
+def _stretches(
+    pairs: Iterable[tuple[int, int]], i0: int, i1: int, j0: int, j1: int
+) -> Iterator[tuple[int, int, int, int]]:
+    """The stretches of ``a[i0:i1]`` and ``b[j0:j1]`` that ``pairs`` leave unmatched on
+    both sides (a stretch with nothing on one side can match nothing)."""
+    i, j = i0, j0
+    for x, y in pairs:
+        if x > i and y > j:
+            yield (i, x, j, y)
+        i, j = x + 1, y + 1
+    if i < i1 and j < j1:
+        yield (i, i1, j, j1)
 
 
 class _Middle:

@@ -11,7 +11,9 @@ did these runs first go differently", and `alignment` answers how two of them
 line up after.
 
 Each branch counts its runs that *ended with a failure*: whose last call failed,
-was rejected, or exited non-zero (given per run, as the caller reads it).
+was rejected, or exited non-zero (given per run, as the caller reads it); and, where
+the runs' outcomes are given (`Outcome.resolved`), those an evaluation found resolved
+and unresolved.
 Building the tree looks at each call of each run once: O(calls) in all.
 """
 
@@ -31,7 +33,8 @@ class Branch:
     (exclusive) are alike, and the first of them is what sets this branch apart from
     its siblings. ``ended`` are the runs that had no more calls after those;
     ``children`` the ways the others went on, each starting at ``start + shared``.
-    ``failed`` counts the runs that ended with a failure.
+    ``failed`` counts the runs that ended with a failure, ``resolved`` and ``unresolved``
+    those an evaluation found so.
     """
 
     runs: tuple[int, ...]
@@ -40,11 +43,18 @@ class Branch:
     ended: tuple[int, ...]
     failed: int
     children: tuple[Branch, ...]
+    resolved: int = 0
+    unresolved: int = 0
 
 
-def split_tree(keys: Sequence[Sequence[int]], failed: Sequence[bool]) -> Branch:
+def split_tree(
+    keys: Sequence[Sequence[int]],
+    failed: Sequence[bool],
+    resolved: Sequence[bool | None] | None = None,
+) -> Branch:
     """The tree of where the runs (each its calls' keys; ``failed``: whether it ended with a
-    failure) split, its root holding them all.
+    failure; ``resolved``: whether an evaluation found it resolved, ``None`` where none
+    did) split, its root holding them all.
 
     >>> root = split_tree([[1, 2, 3], [1, 2, 4], [1, 5]], [False, True, True])
     >>> root.shared, [(c.runs, c.start, c.shared, c.failed) for c in root.children]
@@ -54,6 +64,7 @@ def split_tree(keys: Sequence[Sequence[int]], failed: Sequence[bool]) -> Branch:
     """
     if not keys:
         return Branch(runs=(), start=0, shared=0, ended=(), failed=0, children=())
+    verdicts = [None] * len(keys) if resolved is None else resolved
     # Built from the leaves up without recursion: a branch is finished once its children are.
     pending: list[tuple[tuple[int, ...], int, int, tuple[int, ...], list[tuple[int, ...]]]] = []
     done: dict[tuple[int, int], Branch] = {}
@@ -82,6 +93,8 @@ def split_tree(keys: Sequence[Sequence[int]], failed: Sequence[bool]) -> Branch:
             ended=ended,
             failed=sum(failed[r] for r in runs),
             children=tuple(_child(done, child, end) for child in children),
+            resolved=sum(verdicts[r] is True for r in runs),
+            unresolved=sum(verdicts[r] is False for r in runs),
         )
     return (
         done[(0, 0)]

@@ -2,31 +2,32 @@
 the first point after which their files differ, and how a file that ends differently
 differs.
 
-A transcript holds a run's edits, not its files, so a file is known by the edits
-made to it (`edits.edit_of`): each completed edit that took effect moves the file
-to a new *version*, a digest chained over the edits so far (their lines, the
-path relative to the run's working directory). Two runs' files are the same
-where the same edits were made to them in the same order: an edit undone by a
-later one still counts, since the transcript cannot say the text is back.
+A transcript holds a run's edits, not its files, so a file is known by the changes
+made to it (`meaning.Meanings` reads every agent's: an editor's edit, a write, a
+SWE-agent windowed edit of the file it has open, a ``sed -i`` or an ``rm`` of a shell
+command): each completed change that took effect moves the file to a new *version*, a
+hash chained over the changes so far (what each said: its lines, or, where it does not
+say them, the command). Versions are compared within one process only (both runs are
+read in it), so Python's own hash serves. Two runs' files are the same where the same
+changes were made to them in the same order: an edit undone by a later one still counts,
+since the transcript cannot say the text is back. A file is named by its path relative to the
+run's workspace root (`settle`): two spellings of one path are one file.
 
 Walking the two runs side by side (`comparison.side_by_side`), the files
 differ after the first row at which some file's versions in the two runs
-differ. A file whose last versions differ is shown as a line diff between the
-two runs: of the files' text where each run's last edit wrote the file whole,
-else of what each run's edits removed (``-``) and added (``+``), in order
-(`SCRIPT_LINES` at most a file, then cut).
+differ. What each run's changes left of each file is `final_changes`' answer.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from array import array
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from hashlib import blake2b
-from typing import Any, final
+from typing import final
 
 from ..replay.comparison import Row
-from .edits import diff_lines, edit_of
+from ..replay.kinds import Change, rooted
 
 SCRIPT_LINES = 2_000
 """Lines of a file's edits kept for its diff; past that the script is cut (and says so)."""
@@ -35,9 +36,11 @@ SCRIPT_LINES = 2_000
 @final
 @dataclass(slots=True)
 class EditedFile:
-    """One file as one run's edits left it: how many edits, its version (a digest chained
-    over them), the call of its last edit, its text where that edit wrote it whole, and
-    the lines its edits removed and added."""
+    """One file as one run's changes left it: how many changes, its version (a hash
+    chained over them), the call of its last change, its text where that change wrote it
+    whole, the lines its changes removed and added; ``unknown`` when a change since its
+    last whole writing did not say its lines, ``created`` when the run wrote it whole
+    first, ``deleted`` when its last change removed it."""
 
     path: str
     edits: int = 0
@@ -46,53 +49,107 @@ class EditedFile:
     text: str | None = None
     script: list[str] = field(default_factory=list)
     cut: bool = False
+    unknown: bool = False
+    created: bool = False
+    deleted: bool = False
+    by: str = ""
+    """What changed it last where that change did not say its lines (the command)."""
 
 
 @final
 class EditedFiles:
-    """One run's files, as its calls are read in order (`record` each completed call)."""
+    """One run's files, as its calls are read in order (`record` each completed call that
+    changed files), named relative to the run's workspace once `settle`d."""
 
-    __slots__ = ("changes", "cwd", "files")
+    __slots__ = ("_names", "cwd", "files", "names", "paths", "positions", "versions")
 
-    def __init__(self, cwd: str | None) -> None:
+    def __init__(self, cwd: str | None = None) -> None:
         self.cwd = cwd
         self.files: dict[str, EditedFile] = {}
-        self.changes: list[tuple[int, str, int]] = []
-        """Each edit as it came: the call's position, the file, the version it made."""
+        # Each change as it came, in columns: the call's position, its file (a number into
+        # ``names``), the version it made.
+        self.positions: array[int] = array("q")
+        self.paths: array[int] = array("i")
+        self.versions: array[int] = array("q")
+        self.names: list[str] = []
+        self._names: dict[str, int] = {}
 
-    def record(self, position: int, tool_name: str, arguments: Mapping[str, Any]) -> None:
-        """The call at ``position`` completed and took effect: if it is an edit, each file
-        it changed moves to its next version."""
-        edited = edit_of(tool_name, arguments)
-        for change in edited or ():
-            path = self.relative(str(change["path"]))
-            file = self.files.get(path) or self.files.setdefault(path, EditedFile(path))
-            lines = [line for hunk in change["hunks"] for line in hunk["lines"]]
-            said = json.dumps([path, change["whole"], lines], ensure_ascii=True)
-            file.version = _chained(file.version, said)
-            file.edits += 1
-            file.last = position
-            file.text = "".join(text + "\n" for _, text in lines) if change["whole"] else None
-            if change["whole"]:
-                file.script.clear()
-            for op, text in lines:
-                if op in "+-" and len(file.script) < SCRIPT_LINES:
-                    file.script.append(op + text)
-                elif op in "+-":
-                    file.cut = True
-            self.changes.append((position, path, file.version))
+    def record(self, position: int, changes: Sequence[Change], said: str = "") -> None:
+        """The call at ``position`` completed and took effect, changing these files
+        (``said``: the call's own words, for a change that does not say its lines: what
+        made it, and what its version is chained over). A file is named as the call wrote it until
+        the run's workspace is known (`settle`), unless its working directory is."""
+        for change in changes:
+            path = change.path and rooted(change.path, self.cwd)
+            self._change(position, change, said, path or "(the file open then)")
+
+    def settle(self, root: str | None) -> None:
+        """Name every file relative to ``root`` (the run's workspace, found once every call
+        is read): two names of one file become one (their changes taken in the order
+        they came); nothing to do where the working directory was known."""
+        if self.cwd is not None or root is None:
+            return
+        self.cwd = root
+        self.names = [rooted(name, root) for name in self.names]
+        merged: dict[str, EditedFile] = {}
+        for file in sorted(self.files.values(), key=lambda found: found.last):
+            file.path = rooted(file.path, root)
+            earlier = merged.get(file.path)
+            merged[file.path] = file if earlier is None else _merged(earlier, file)
+        self.files = merged
+
+    def _change(self, position: int, change: Change, said: str, path: str) -> None:
+        file = self.files.get(path) or self.files.setdefault(path, EditedFile(path))
+        lines = change.lines
+        # What the change said: its lines, or (where it says none) what made it.
+        told = json.dumps([change.at, lines]) if lines is not None else said
+        file.version = hash((file.version, change.how, told))
+        file.created = file.created or (file.edits == 0 and change.how == "write")
+        file.edits += 1
+        file.last = position
+        file.deleted = change.how == "delete"
+        whole = change.how == "write" and lines is not None
+        file.text = "".join(text + "\n" for _, text in lines or ()) if whole else None
+        if change.how == "write" or file.deleted:
+            file.script.clear()
+            file.unknown = lines is None and not file.deleted
+        elif lines is None:
+            file.unknown = True
+        if lines is None:
+            file.by = said
+        for op, text in lines or ():
+            if op in "+-" and len(file.script) < SCRIPT_LINES:
+                file.script.append(op + text)
+            elif op in "+-":
+                file.cut = True
+        number = self._names.setdefault(path, len(self._names))
+        if number == len(self.names):
+            self.names.append(path)
+        self.positions.append(position)
+        self.paths.append(number)
+        self.versions.append(file.version)
 
     def relative(self, path: str) -> str:
         """``path`` relative to the run's working directory, where it lies under it."""
-        root = (self.cwd or "").rstrip("/")
-        if root and path.startswith(root + "/"):
-            return path[len(root) + 1 :]
-        return path
+        return rooted(path, self.cwd)
 
 
-def _chained(version: int, said: str) -> int:
-    digest = blake2b(version.to_bytes(8, "big", signed=True) + said.encode("ascii"), digest_size=8)
-    return int.from_bytes(digest.digest(), "big", signed=True)
+def _merged(earlier: EditedFile, later: EditedFile) -> EditedFile:
+    """One file a run named two ways: ``later`` (the name it changed last) after
+    ``earlier``, as if every change of the one came before every change of the other."""
+    later.edits += earlier.edits
+    later.version = hash((earlier.version, later.version))
+    later.created = earlier.created
+    if later.text is None and not later.deleted:
+        later.script[:0] = earlier.script[: SCRIPT_LINES - len(later.script)]
+        later.unknown = later.unknown or earlier.unknown
+    later.cut = later.cut or earlier.cut
+    return later
+
+
+_NONE: list[str] = []
+_PAST = 1 << 62
+"""A position past every call (a run with no change left)."""
 
 
 def files_part(rows: Iterable[Row], a: EditedFiles, b: EditedFiles) -> tuple[int, Row] | None:
@@ -110,11 +167,12 @@ class FilesWalk:
     """Two runs' files followed along their rows, one row at a time (`files_part`), for
     a caller that walks the rows for more than this."""
 
-    __slots__ = ("changes_a", "changes_b", "parted", "versions_a", "versions_b")
+    __slots__ = ("at", "next", "parted", "runs", "versions_a", "versions_b")
 
     def __init__(self, a: EditedFiles, b: EditedFiles) -> None:
-        self.changes_a = _by_position(a.changes)
-        self.changes_b = _by_position(b.changes)
+        self.runs = (a, b)
+        self.at = [0, 0]  # the next change of each run: rows come in each run's order
+        self.next = [run.positions[0] if run.positions else _PAST for run in self.runs]
         self.versions_a: dict[str, int] = {}
         self.versions_b: dict[str, int] = {}
         self.parted: tuple[int, Row] | None = None
@@ -124,49 +182,28 @@ class FilesWalk:
         """Take row ``number``; whether the files differ after it (or did already)."""
         if self.parted is not None:
             return True
-        touched: list[str] = []
-        for position, changes, versions in ((row.a, self.changes_a, self.versions_a),
-                                            (row.b, self.changes_b, self.versions_b)):  # fmt: skip
-            if position is None or position not in changes:
-                continue
-            for path, version in changes[position]:
-                versions[path] = version
-                touched.append(path)
+        a, b = row.a, row.b
+        if (a is None or a < self.next[0]) and (b is None or b < self.next[1]):
+            return False  # neither call changed a file: most rows
+        touched = self._take(0, a, self.versions_a) + self._take(1, b, self.versions_b)
         va, vb = self.versions_a, self.versions_b
-        if any(va.get(path, 0) != vb.get(path, 0) for path in touched):
+        if touched and any(va.get(path, 0) != vb.get(path, 0) for path in touched):
             self.parted = (number, row)
         return self.parted is not None
 
-
-def _by_position(changes: list[tuple[int, str, int]]) -> dict[int, list[tuple[str, int]]]:
-    found: dict[int, list[tuple[str, int]]] = {}
-    for position, path, version in changes:
-        found.setdefault(position, []).append((path, version))
-    return found
-
-
-def differing_files(a: EditedFiles, b: EditedFiles) -> list[str]:
-    """The files whose last versions differ in the two runs (one run's only included)."""
-    paths = sorted(a.files.keys() | b.files.keys())
-    return [p for p in paths if _version(a, p) != _version(b, p)]
-
-
-def _version(files: EditedFiles, path: str) -> int:
-    found = files.files.get(path)
-    return 0 if found is None else found.version
-
-
-def file_diff(a: EditedFile | None, b: EditedFile | None) -> dict[str, Any]:
-    """How a file differs between the runs: ``{"of": "text" | "edits", "hunks", "cut"}``:
-    a diff of its text where both runs' last edits wrote it whole (or one run never
-    edited it and the other wrote it whole), else of the lines each run's edits removed
-    and added."""
-    texts = (None if a is None else a.text, None if b is None else b.text)
-    whole = all(t is not None or f is None for t, f in zip(texts, (a, b), strict=True))
-    if whole:
-        hunks, cut = diff_lines(texts[0] or "", texts[1] or "")
-        return {"of": "text", "hunks": hunks, "cut": cut}
-    scripts = ["".join(line + "\n" for line in f.script) if f else "" for f in (a, b)]
-    hunks, cut = diff_lines(scripts[0], scripts[1])
-    cut = cut or any(f is not None and f.cut for f in (a, b))
-    return {"of": "edits", "hunks": hunks, "cut": cut}
+    def _take(self, side: int, position: int | None, versions: dict[str, int]) -> list[str]:
+        """The files one run's call at ``position`` changed, their versions taken."""
+        run, at = self.runs[side], self.at[side]
+        positions = run.positions
+        if position is None or at >= len(positions) or positions[at] > position:
+            return _NONE  # most calls change no file
+        touched = []
+        while at < len(positions) and positions[at] <= position:
+            if positions[at] == position:
+                path = run.names[run.paths[at]]
+                versions[path] = run.versions[at]
+                touched.append(path)
+            at += 1
+        self.at[side] = at
+        self.next[side] = positions[at] if at < len(positions) else _PAST
+        return touched

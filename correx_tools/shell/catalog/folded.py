@@ -39,18 +39,9 @@ class FoldedCatalog:
         self, query: SessionQuery, *, since: datetime | None = None, until: datetime | None = None
     ) -> Iterator[Entry]:
         """The activity windows of the sessions ``query`` picks in ``[since, until)``."""
-        low = None if since is None else quarter_of(since)
-        high = None if until is None else quarter_of(until)
         for listed, activity in self._all().values():
-            if not picks(listed, query):
-                continue
-            for (quarter, model), window in activity.windows.items():
-                if quarter is None:
-                    if low is None and high is None:
-                        yield listed, quarter, model, window
-                    continue
-                if (low is None or quarter >= low) and (high is None or quarter < high):
-                    yield listed, quarter, model, window
+            if picks(listed, query):
+                yield from windows_in(listed, activity, since, until)
 
     def _all(self) -> dict[SessionId, tuple[Listed, Activity]]:
         if self._folded is None:
@@ -71,3 +62,19 @@ class FoldedCatalog:
             summary = view.summary().unwrap()
         listed = Listed(session_id=session, facts=facts, counts=counts_of(summary))
         return listed, activity
+
+
+def windows_in(
+    listed: Listed, activity: Activity, since: datetime | None, until: datetime | None
+) -> Iterator[Entry]:
+    """The session's windows whose quarter lies in ``[since, until)`` (UTC), as
+    `CatalogStore.activity` gives them: those of no time only where neither is given."""
+    low = None if since is None else quarter_of(since)
+    high = None if until is None else quarter_of(until)
+    for (quarter, model), window in activity.windows.items():
+        if quarter is None:
+            if low is None and high is None:
+                yield listed, quarter, model, window
+            continue
+        if (low is None or quarter >= low) and (high is None or quarter < high):
+            yield listed, quarter, model, window

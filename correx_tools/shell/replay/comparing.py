@@ -2,9 +2,12 @@
 one document (what ``compare --json`` prints and the server sends).
 
 Each session is read a page at a time (`SessionView.entries_through`) into
-columns (`comparison.Calls`): its calls' keys and what each row needs, never the
-sessions' payloads, so two sessions of a million events are compared in bounded
-memory. The rows shown are then read again by id for their arguments. The state
+columns (`comparison.Calls`): its calls' keys, what each did (`meaning.Meanings`) and
+what each row needs, never the sessions' payloads, so two sessions of a million events
+are compared in bounded memory. Once read, a session's workspace root is its working
+directory, else the deepest folder holding every path it read or edited; its calls'
+targets and files are named relative to it. The rows shown are then read again by id for
+their arguments. The state
 of each session at the first divergence is the view's own answer about the event
 before the divergent call was requested (the last event, for a session that has
 no call there): the same answer ``replay --at`` gives.
@@ -20,19 +23,27 @@ from typing import Any, NamedTuple, final
 
 from returns.result import Result, Success
 
+from ...core.lifecycle.description import Described
 from ...core.lifecycle.events import ToolReceipt, undecoded_text
+from ...core.lifecycle.outcome import Outcome, outcome_json
 from ...core.lifecycle.status import ToolInvocationStatus
-from ...core.replay.alignment import Alignment, align
-from ...core.replay.comparison import CallFacts, Calls, Row, call_key, side_by_side
+from ...core.replay.alignment import Alignment, align_in_turn
+from ...core.replay.comparison import ALIKE, CallFacts, Calls, Row, call_key, side_by_side
 from ...core.replay.errors import ReplayError
-from ...core.replay.recorded import EXIT_CODE_KNOWN, edit_not_applied, exit_code_of
+from ...core.replay.recorded import (
+    EDIT_APPLIED,
+    EXIT_CODE_KNOWN,
+    edit_not_applied,
+    exit_code_of,
+)
 from ...core.replay.stored_index import InvocationEntry
-from ...core.report.edits import edit_of
+from ...core.report.meaning import Meanings
 from ...core.report.redaction import Redaction
-from ...core.report.workspaces import EditedFiles, FilesWalk, differing_files, file_diff
+from ...core.report.workspaces import EditedFiles, FilesWalk
 from ...core.tools.json_values import thaw_json
 from ...core.tools.request import ToolRequest, undecoded_source
 from .documents import by_status, seconds
+from .files_document import workspace_document
 from .view import SessionView
 
 _COMPLETED = ToolInvocationStatus.COMPLETED
@@ -50,6 +61,32 @@ class Side:
     open: Callable[[], AbstractContextManager[SessionView]]
     cwd: str | None = None
     times_recorded: bool = True
+    format: str | None = None
+    """The transcript's format (its tools' rows of the capability table)."""
+    outcome: Outcome | None = None
+    """How the run ended, where its harness wrote it."""
+
+
+def side_of(
+    source: str,
+    session: str,
+    open: Callable[[], AbstractContextManager[SessionView]],
+    described: Described | None,
+    *,
+    times_recorded: bool | None = None,
+) -> Side:
+    """A session of a comparison, with what its description says (``None``: a session
+    recorded here, not imported); ``times_recorded``, where the caller knows better."""
+    times = described is None or described.times_recorded
+    return Side(
+        source=source,
+        session=session,
+        open=open,
+        cwd=None if described is None else described.about.cwd,
+        times_recorded=times if times_recorded is None else times_recorded,
+        format=None if described is None else described.format,
+        outcome=None if described is None else described.outcome,
+    )
 
 
 @final
@@ -70,13 +107,18 @@ def read_calls(side: Side) -> Result[Run, ReplayError]:
 def _collected(entries: Iterable[InvocationEntry], side: Side) -> Run:
     calls = Calls()
     files = EditedFiles(side.cwd)
+    meanings = Meanings(side.format)
     for position, entry in enumerate(entries):
         arguments = plain_arguments(entry.request)
-        calls.append(_facts(entry, arguments, side))
+        key = call_key(entry.tool_name, arguments, side.cwd)
+        meaning = meanings.of(entry.tool_name, arguments, key)
+        calls.add(*_facts(entry, key, side), meaning.kind, meaning.target, meaning.content)
         # A completed edit that took effect (its receipt's metadata read for edits only).
-        edits = entry.status is _COMPLETED and edit_of(entry.tool_name, arguments) is not None
-        if edits and edit_not_applied(entry.receipt) is None:
-            files.record(position, entry.tool_name, arguments)
+        edits = entry.status is _COMPLETED and bool(meaning.changes)
+        if edits and _applied(entry.receipt):
+            files.record(position, meaning.changes, meaning.said or meaning.content)
+    calls.settle(side.cwd)
+    files.settle(calls.root)
     return Run(calls, files)
 
 
@@ -96,19 +138,25 @@ def plain_arguments(request: ToolRequest) -> dict[str, Any]:
     return found
 
 
-def _facts(entry: InvocationEntry, arguments: dict[str, Any], side: Side) -> CallFacts:
+def _facts(
+    entry: InvocationEntry, key: int, side: Side
+) -> tuple[str, int, int, ToolInvocationStatus, int | None, float | None]:
+    """A call's facts as `Calls.add` takes them (but what it did)."""
     receipt = entry.receipt
     ended = entry.completed_at if entry.ended_seq is not None else None
     began = entry.started_at or entry.requested_at
     duration = seconds(ended - began) if side.times_recorded and ended is not None else None
-    return CallFacts(
-        entry.tool_name,
-        entry.requested_seq,
-        call_key(entry.tool_name, arguments, side.cwd),
-        entry.status,
-        _exit_code(receipt) if receipt is not None and entry.status is _COMPLETED else None,
-        duration,
-    )
+    exit_code = _exit_code(receipt) if receipt is not None and entry.status is _COMPLETED else None
+    return entry.tool_name, entry.requested_seq, key, entry.status, exit_code, duration
+
+
+def _applied(receipt: ToolReceipt | None) -> bool:
+    """Whether a completed edit took effect: `edit_not_applied`, without decoding a stored
+    receipt whose text lacks the mark's key anywhere (most edits took effect)."""
+    text = None if receipt is None else undecoded_text(receipt)
+    if text is not None and EDIT_APPLIED not in text:
+        return True
+    return edit_not_applied(receipt) is None
 
 
 def _exit_code(receipt: ToolReceipt) -> int | None:
@@ -133,8 +181,12 @@ class Compared:
 
 
 def compared(a: Run, b: Run) -> Compared:
-    """Two sessions' calls aligned."""
-    return Compared(a.calls, b.calls, align(a.calls.keys, b.calls.keys), a.files, b.files)
+    """Two sessions' calls aligned: exactly, then by meaning, then by target
+    (`comparison`)."""
+    keys_a = [a.calls.keys, a.calls.by_meaning, a.calls.by_target]
+    keys_b = [b.calls.keys, b.calls.by_meaning, b.calls.by_target]
+    found = align_in_turn(keys_a, keys_b, alike=ALIKE)
+    return Compared(a.calls, b.calls, found, a.files, b.files)
 
 
 def compare_document(
@@ -156,13 +208,14 @@ def compare_document(
     # The common prefix comes first, a row a call: the divergence is row number ``prefix``.
     start = 0 if divergence is None else max(0, divergence[0] - before)
     counts = dict.fromkeys(("same", "changed", "only_a", "only_b"), 0)
-    differing = 0
+    differing = by_meaning = 0
     shown: list[Row] = []
     walk = FilesWalk(found.files_a, found.files_b)
     for number, row in enumerate(side_by_side(found.alignment, found.a, found.b)):
         walk.see(number, row)
         counts[row.kind] += 1
         differing += row.kind == "same" and bool(row.differs)
+        by_meaning += row.by == "meaning"
         if number >= start and (limit == 0 or len(shown) < limit):
             shown.append(row)
     told = _Told(redaction, refs)
@@ -178,16 +231,30 @@ def compare_document(
         "b": looked[1].about,
         "rows_by_kind": counts,
         "same_with_differences": differing,
-        "workspace": _workspace(found, parted, looked, told),
+        "by_meaning": by_meaning,
+        "workspace": workspace_document(
+            (found.files_a, found.files_b), _parted(parted, looked), told, (_patch(a), _patch(b))
+        ),
         "first_divergence": None
         if divergence is None
         else {"a": looked[0].diverged, "b": looked[1].diverged},
         "rows_from": start,
         "rows": [
-            {"kind": row.kind, "a": a_call, "b": b_call, "differs": list(row.differs)}
+            {"kind": row.kind, "by": row.by, "a": a_call, "b": b_call, "differs": list(row.differs)}
             for row, a_call, b_call in zip(shown, looked[0].rows, looked[1].rows, strict=True)
         ],
     }
+
+
+def _parted(parted: tuple[int, Row] | None, looked: list[_Looked]) -> dict[str, Any] | None:
+    """Where the two runs' files first differ: the row, and each run's call there."""
+    if parted is None:
+        return None
+    return {"row": parted[0], "a": looked[0].parted, "b": looked[1].parted}
+
+
+def _patch(side: Side) -> str | None:
+    return None if side.outcome is None else side.outcome.patch
 
 
 @final
@@ -232,10 +299,13 @@ def _look(
         about = {
             "source": side.source,
             "session_id": told.text(side.session),
+            "format": side.format,
             "cwd": None if side.cwd is None else told.text(side.cwd),
+            "root": None if calls.root is None else told.text(calls.root),
             "times_recorded": side.times_recorded,
             "events": view.last_sequence,
             "calls": len(calls),
+            "outcome": outcome_json(side.outcome),
         }
         state = None if diverged is None else _diverged(view, calls, diverged, told)
         first = None
@@ -288,39 +358,10 @@ def _call(call: CallFacts, entries: dict[int, InvocationEntry], told: _Told) -> 
         "status": call.status.value,
         "exit_code": call.exit_code,
         "duration": call.duration,
+        "kind": call.kind,
+        "target": told.text(call.target),
         "arguments": told.value(arguments),
     }
     if told.refs is not None:
         said["ref"] = None if entry is None else told.refs(entry.invocation_id)
     return said
-
-
-FILE_DIFFS = 5
-"""Files whose final versions differ shown as a diff (the first, by path)."""
-
-
-def _workspace(
-    found: Compared, parted: tuple[int, Row] | None, looked: list[_Looked], told: _Told
-) -> dict[str, Any]:
-    """What the two runs did to their files: each one's, where they first differ (after
-    row ``parted``), and how the first few that end differently differ."""
-    a, b = found.files_a, found.files_b
-    differing = differing_files(a, b)
-
-    def files(run: EditedFiles) -> list[dict[str, Any]]:
-        return [{"path": told.text(f.path), "edits": f.edits} for f in run.files.values()]
-
-    first: dict[str, Any] | None = None
-    if parted is not None:
-        first = {"row": parted[0], "a": looked[0].parted, "b": looked[1].parted}
-    diffs = []
-    for path in differing[:FILE_DIFFS]:
-        diff = file_diff(a.files.get(path), b.files.get(path))
-        diffs.append({"path": told.text(path), **diff, "hunks": told.value(diff["hunks"])})
-    return {
-        "a_files": files(a),
-        "b_files": files(b),
-        "first_difference": first,
-        "differing": [told.text(path) for path in differing],
-        "diffs": diffs,
-    }

@@ -1,10 +1,11 @@
 """The JSON documents that answer questions about a session, as the command prints them.
 
-``correx-tools sessions``, ``replay``, ``history``, ``diff`` and ``stats`` print
-these with ``--json``, and ``correx-tools serve`` answers its API with the very
-same functions, so the two cannot drift apart. Each builder takes the answers
-the repository gave and an optional `Redaction`: the command prints a session
-as it is (``None``); the server masks what it sends unless told not to.
+``correx-tools replay``, ``history``, ``diff`` and ``stats`` print these with
+``--json`` (``sessions`` and ``usage``, `shell.catalog.rows`'), and ``correx-tools
+serve`` answers its API with the very same functions, so the two cannot drift
+apart. Each builder takes the answers the repository gave and an optional
+`Redaction`: the command prints a session as it is (``None``); the server masks
+what it sends unless told not to.
 
 They show only what the session recorded (`correx_tools.core.replay.recorded`):
 an exit code no transcript stated is ``null``, and in a session whose transcript
@@ -27,7 +28,6 @@ from ...core.replay.analytics import Percentiles, ToolStats
 from ...core.replay.lead_up import LeadUp
 from ...core.replay.recorded import exit_code_of
 from ...core.replay.summary import DiffSummary, SessionSummary
-from ...core.replay.talk_summary import TalkSummary, cut_title
 from ...core.replay.timeline import RecordChange
 from ...core.report.redaction import Redaction
 from ...core.tools.json_values import thaw_json
@@ -95,59 +95,6 @@ def record_json(
 def by_status(counts: Mapping[ToolInvocationStatus, int]) -> dict[str, int]:
     """Counts by status name, in the lifecycle's order."""
     return {status.value: counts[status] for status in ToolInvocationStatus}
-
-
-def session_row(
-    summary: SessionSummary,
-    redaction: Redaction | None = None,
-    *,
-    transcript: Mapping[str, str | bool | None] | None = None,
-    talk: TalkSummary | None = None,
-) -> dict[str, Any]:
-    """One session of ``sessions --json``: its events, invocations and counts, where it was
-    imported from (``transcript``: its description, ``None`` for one not imported), and
-    what its conversation adds up to (``talk``): a title (the agent's own, else the first
-    prompt's), its models and its tokens (``null`` where none are recorded), and how many
-    things said it holds (``said``: prompts, words and reasoning; ``null`` for a session
-    neither imported nor holding any, 0 for one imported without its conversation); its
-    ``agent``
-    (the transcript's format) and ``project`` (its working directory), ``null`` where not
-    known. A session neither imported nor holding any conversation (``talk`` empty) has
-    none to speak of: ``null``, not "none said"."""
-    if transcript is None and talk is not None and talk.empty:
-        talk = None
-    shown = _Shown(redaction)
-    own = transcript.get("title") if transcript is not None else None
-    title = own if isinstance(own, str) and own else None if talk is None else talk.title
-    tokens = None if talk is None else talk.tokens
-    return {
-        "session_id": shown.text(summary.session_id),
-        "events": summary.sequence,
-        "invocations": summary.invocations,
-        "statuses": by_status(summary.counts),
-        "exited_nonzero": summary.exited_nonzero,
-        "refused_events": summary.refused,
-        "transcript": None
-        if transcript is None
-        else {
-            key: shown.text(value) if isinstance(value, str) else value
-            for key, value in transcript.items()
-        },
-        # Masked whole, then cut: a cut first could split a secret the masking would miss.
-        "title": None if title is None else cut_title(shown.text(title)),
-        "title_from": None if title is None else "agent" if title is own else "prompt",
-        # Which agent wrote it (a transcript's format; null: recorded by this library) and in
-        # which project (the working directory its transcript records).
-        "agent": None if transcript is None else transcript.get("format"),
-        "project": None if transcript is None or not transcript.get("cwd") else
-                   shown.text(str(transcript["cwd"])),
-        "models": [] if talk is None else [shown.text(model) for model in talk.models],
-        "tokens": None if tokens is None else {
-            "input": tokens.input, "output": tokens.output, "cache_read": tokens.cache_read,
-            "cache_write": tokens.cache_write, "total": tokens.total,
-        },
-        "said": None if talk is None else talk.prompts + talk.messages,
-    }  # fmt: skip
 
 
 def state_document(

@@ -11,6 +11,7 @@
 * ``errors``: the one error a question ends in.
 
 ``tests/test_architecture.py`` holds each room to its line. The package imports
-``shell.audit``, ``shell.transcripts``, ``shell.replay``, ``shell.stores`` and the core; only
-the ``serve`` command imports it (and only when it runs: starlette and uvicorn are optional).
+``shell.catalog``, ``shell.audit``, ``shell.transcripts``, ``shell.replay``, ``shell.stores``
+and the core; only the ``serve`` command imports it (and only when it runs: starlette and
+uvicorn are optional).
 """

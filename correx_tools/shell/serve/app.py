@@ -34,6 +34,7 @@ from .api import (
     everywhere,
     family,
     history,
+    hits,
     refused,
     said,
     scrub,
@@ -59,6 +60,10 @@ _FILES = {
     "report.css": ("report", "text/css; charset=utf-8"),
     "page.js": ("report", "application/javascript; charset=utf-8"),
     "compare.js": ("serve", "application/javascript; charset=utf-8"),
+    "sessions.js": ("serve", "application/javascript; charset=utf-8"),
+    # The chart library, shipped in the package (see page/vendor/PROVENANCE.md).
+    "uPlot.iife.min.js": ("vendor", "application/javascript; charset=utf-8"),
+    "uPlot.min.css": ("vendor", "text/css; charset=utf-8"),
 }
 _SESSION_QUESTIONS: dict[str, Callable[[Debugger, SessionId, Mapping[str, str]], Any]] = {
     "state": state.state,
@@ -73,7 +78,11 @@ _SESSION_QUESTIONS: dict[str, Callable[[Debugger, SessionId, Mapping[str, str]],
     "turns": turns.turns,
 }
 ENDPOINTS = [
-    "GET /api/v1/sessions?q=&machine=&user=&sort=&offset=&limit=",
+    "GET /api/v1/sessions?agent=&project=&model=&since=&until=&tz=&failed=&machine=&user=&q="
+    "&sort=&offset=&limit= (sessions --json, the most recent first)",
+    "GET /api/v1/usage?by=&stack=project|model|machine|user&agent=&project=&model=&since=&until="
+    "&tz=&failed=&machine=&user= (usage --json, and each day split by project, model, machine "
+    "or user)",
     "GET /api/v1/sessions/{session}",
     "GET /api/v1/sessions/{session}/state?at=&offset=&limit=",
     "GET /api/v1/sessions/{session}/invocations/{invocation}/history",
@@ -91,9 +100,10 @@ ENDPOINTS = [
     "GET /api/v1/sessions/{session}/family",
     "GET /api/v1/search?q=&tool=&status=&after=&limit=",
     "GET /api/v1/said?q=&after=&limit= (what was said, in every session)",
+    "GET /api/v1/hits?q=&in=all|arguments|outputs|said&agent=&project=&model=&since=&until=&tz="
+    "&failed=&machine=&user=&offset=&limit= (words and phrases, through the full-text index)",
     "GET /api/v1/compare?a=&b=&limit= (two sessions compared, as compare --json)",
     "GET /api/v1/compare?sessions=S1,S2,...&match= (where many sessions split)",
-    "GET /api/v1/usage?by=&machine=&user= (usage --json: by day, machine, user ...)",
     "GET /api/v1/audit?session= (the session's audit so far, by --policy or the built-in one)",
     "POST /api/v1/credential {code} (a printed link's code, once: this browser's credential)",
     "POST /api/v1/codes (with the token: a fresh single-use code and its link)",
@@ -101,9 +111,12 @@ ENDPOINTS = [
 
 
 def _package_file(package: str, name: str) -> bytes:
-    """A file of the page: this package's own, or the report's (whose layout it shares)."""
+    """A file of the page: this package's own, the chart library it ships, or the report's
+    (whose layout it shares)."""
     if package == "serve":
         return resources.files(__package__).joinpath("page", name).read_bytes()
+    if package == "vendor":
+        return resources.files(__package__).joinpath("page", "vendor", name).read_bytes()
     return resources.files("correx_tools.shell.report").joinpath(name).read_bytes()
 
 
@@ -173,7 +186,7 @@ async def _page(
     if parts[0] == "static" and len(parts) == 2 and parts[1] in files:
         body, kind = files[parts[1]]
         return Response(body, media_type=kind)
-    if parts == ["compare"]:  # the compare view: its sessions are in the address's query
+    if parts in (["compare"], ["usage"]):  # views whose question is in the address's query
         return Response(page, media_type=html)
     if parts[0] == "sessions" and len(parts) == 2:
         # The page asks the API for the session and says what is wrong with it; the status
@@ -199,6 +212,8 @@ async def _api(
             return JSONResponse(await run_in_threadpool(sessions.sessions, debugger, query))
         case ["usage"]:
             return JSONResponse(await run_in_threadpool(usage.usage, debugger, query))
+        case ["hits"]:
+            return JSONResponse(await run_in_threadpool(hits.hits, debugger, query))
         case ["search"]:
             return JSONResponse(
                 await run_in_threadpool(everywhere.search_everywhere, debugger, query)

@@ -3,21 +3,25 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from ...core.lifecycle.description import Described, described
+from ...core.lifecycle.outcome import outcome_json
 from ...core.tools.ids import SessionId
 from ..stores.codec.envelope import format_timestamp
 from ..stores.port import EventStore, session_events
 
 
 def session_description(store: EventStore, session: SessionId) -> Described | None:
-    """The description ``session`` begins with in ``store``, if it was imported; only its
-    first event is read."""
+    """The description ``session`` begins with in ``store``, if it was imported, and its
+    outcome; only its first two events are read."""
     with session_events(store, session) as events:
         return described(events)
 
 
-def description_json(found: Described | None) -> dict[str, str | bool | None] | None:
-    """A session's description as ``sessions --json`` shows it (``None``: not imported)."""
+def description_json(found: Described | None) -> dict[str, Any] | None:
+    """A session's description as ``sessions --json`` shows it (``None``: not imported),
+    with how the run ended (``outcome``: ``None`` where no harness said)."""
     if found is None:
         return None
     about = found.about
@@ -28,4 +32,5 @@ def description_json(found: Described | None) -> dict[str, str | bool | None] | 
         "cwd": about.cwd,
         "title": about.title,
         "times_recorded": found.times_recorded,
+        "outcome": outcome_json(found.outcome),
     }

@@ -10,6 +10,7 @@ from typing import Any, final
 
 from ...core.lifecycle.conversation import ConversationEvent
 from ...core.lifecycle.description import About
+from ...core.lifecycle.outcome import Outcome
 
 Position = tuple[int, ...]
 """Where a step happened in the transcript (record, block, ...): events are written in this
@@ -106,6 +107,9 @@ class Transcript:
     Goose file: its first message's): the session's description is stamped with it."""
     talk: tuple[TalkStep, ...] = field(default=(), kw_only=True)
     """The conversation around the calls, for the formats whose reader reads it."""
+    outcome: Outcome | None = field(default=None, kw_only=True)
+    """How the run ended, as the harness that ran it wrote (in the file, or beside it:
+    `common.evaluations`)."""
 
 
 def step_time(step: int) -> datetime:

@@ -5,7 +5,9 @@ Markdown, or (by its first bytes) a SQLite database. The formats written in
 that shape (`agents.REGISTRY`, each its `AgentFormat`) are then tried on it in
 their `Shape.rank` order, the more particular first; a document is also tried
 as a file of one JSON line. What a format needs beside its file (a companion
-read with it, a name its folder gives) is its record's too. Everything is
+read with it, a name its folder gives) is its record's too; what an evaluation harness
+wrote beside a run is read for every format whose reader says how the run ended
+(`common.evaluations`). Everything is
 parsed strictly (no ``NaN``, no duplicate keys); a damaged line or document is
 named by its line.
 """
@@ -18,6 +20,7 @@ from typing import Any
 
 from .agent_format import AgentFormat, Shape
 from .agents import REGISTRY
+from .common.evaluations import evaluated
 from .common.lines import LENIENT_HINT, Lines, json_document, json_lines
 from .errors import Unreadable, Unrecognised
 from .model import Transcript
@@ -98,7 +101,7 @@ def load(
         companion = path.with_name(beside.name)
         if companion.is_file():
             transcript = beside.add(transcript, companion.read_bytes())
-    return [transcript]
+    return [evaluated(transcript, path)]
 
 
 def _database(path: Path, format: str, session: str | None) -> list[Transcript]:

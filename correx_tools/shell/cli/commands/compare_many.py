@@ -9,24 +9,22 @@ branch is read again from the first of its runs.
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from fnmatch import fnmatchcase
 from functools import partial
-from typing import Any
 
 from ....core.replay.comparison import Calls
 from ....core.tools.ids import SessionId
 from ...replay.branching import runs_tree
-from ...replay.comparing import Side, read_calls
+from ...replay.comparing import Side, read_calls, side_of
 from ...replay.view import StreamFailed
 from ...stores.port import EventStore
 from ...transcripts.description import session_description
 from ..errors import CliError
-from ..output.readable import counted, cut_middle
-from ..output.render import emit, one_line
+from ..output.render import emit
+from ..output.tree_text import tree_text
 from ..sources.loading import answered, find_session, repository_for
 from ..sources.stores import open_store
-
-BRIEF = 60
 
 
 def chosen_sessions(store: EventStore, args: argparse.Namespace) -> list[SessionId]:
@@ -41,6 +39,19 @@ def chosen_sessions(store: EventStore, args: argparse.Namespace) -> list[Session
     return list(dict.fromkeys(chosen))
 
 
+def calls_of(*, lenient: bool) -> Callable[[Side], Calls]:
+    """How the command reads a session's calls: one line saying why one cannot be read."""
+
+    def read(side: Side) -> Calls:
+        session = SessionId(side.session)
+        try:
+            return answered(read_calls(side), session, lenient=lenient).calls
+        except StreamFailed as failed:
+            raise CliError(f"session {session!r}: {failed.error.message}") from None
+
+    return read
+
+
 def cmd_compare_many(args: argparse.Namespace) -> int:
     """The tree of where the sessions split, as a tree of text or one JSON document."""
     if args.with_source is not None:
@@ -50,63 +61,11 @@ def cmd_compare_many(args: argparse.Namespace) -> int:
     if len(sessions) < 2:
         raise CliError(f"compare needs two different sessions or more; {len(sessions)} found")
     repository = repository_for(store, args.source, lenient=args.lenient)
-    sides = []
-    for session in sessions:
-        described = session_description(store, session)
-        sides.append(
-            Side(
-                source=args.source,
-                session=session,
-                open=partial(repository.view, session),
-                cwd=None if described is None else described.about.cwd,
-                times_recorded=described is None or described.times_recorded,
-            )
-        )
-
-    def read(side: Side) -> Calls:
-        session = SessionId(side.session)
-        try:
-            return answered(read_calls(side), session, lenient=args.lenient).calls
-        except StreamFailed as failed:
-            raise CliError(f"session {session!r}: {failed.error.message}") from None
-
-    document = {"source": args.source, **runs_tree(sides, read)}
-    emit(args, document, lambda: _text(document))
+    sides = [
+        side_of(args.source, session, partial(repository.view, session),
+                session_description(store, session))
+        for session in sessions
+    ]  # fmt: skip
+    document = {"source": args.source, **runs_tree(sides, calls_of(lenient=args.lenient))}
+    emit(args, document, lambda: tree_text(document))
     return 0
-
-
-def _text(document: dict[str, Any]) -> str:
-    runs = document["runs"]
-    lines = [f"{counted(len(runs), 'run')}, {document['failed']:,} ended with a failure"]
-    stack: list[tuple[dict[str, Any], str, str]] = [(document["tree"], "", "")]
-    while stack:
-        node, lead, rest = stack.pop()
-        lines.append(lead + _said(node))
-        children = node["children"]
-        for number, child in reversed(list(enumerate(children))):
-            last = number == len(children) - 1
-            stack.append(
-                (child, rest + ("└─ " if last else "├─ "), rest + ("   " if last else "│  "))
-            )
-    return "\n".join(lines)
-
-
-def _said(node: dict[str, Any]) -> str:
-    runs = node["runs"]
-    said = f"{counted(runs, 'run')} ({node['failed']:,} failed)"
-    call = node["call"]
-    if call is not None:
-        arguments = call["arguments"] or {}
-        words = " ".join(str(v) for v in arguments.values() if isinstance(v, str | int | float))
-        brief = cut_middle(" ".join(words.split()), BRIEF)
-        said += f" call {node['start'] + 1:,}: {call['tool_name']} {brief}".rstrip()
-        if node["shared"] > 1:
-            alike = "alike" if runs > 1 else "more"
-            said += f", then {counted(node['shared'] - 1, 'call')} {alike}"
-    elif node["shared"] == 0 and node["start"] == 0:
-        said += ": they part at their first call"
-    if node["ended"]:
-        ended = ", ".join(one_line(name) for name in node["ended"][:3])
-        more = len(node["ended"]) - 3
-        said += f"; ended here: {ended}" + (f" and {more:,} more" if more > 0 else "")
-    return said

@@ -16,19 +16,18 @@ import argparse
 import shlex
 import sys
 from typing import Any
-from urllib.parse import quote, urlencode
 
 from ....core.catalog.searched import FIELDS, Field, SearchHit
+from ....core.catalog.short_names import short_names
 from ....core.report.redaction import Redaction
-from ....core.report.refs import ref_of
 from ....core.tools.short_ids import short_invocation_id
 from ...catalog.picking import searchable_of
+from ...catalog.rows import hit_json
 from .. import arguments
 from ..output.fitted import Column, fitted, table_width
 from ..output.render import emit, in_line
 from ..sources.filters import query_of
 from ..sources.loading import repository_for
-from ..sources.short_names import short_names
 from ..sources.stores import open_source_or_agents
 
 ON_A_TERMINAL = 20
@@ -127,16 +126,6 @@ def _json(hit: SearchHit, source: str | None, redaction: Redaction) -> dict[str,
         opened = ["correx-tools", "history", *where, hit.session_id, hit.invocation_id]
     else:
         opened = ["correx-tools", "replay", *where, hit.session_id, "--at", str(hit.sequence)]
-    at: dict[str, str | int] = {"at": hit.sequence}
-    if hit.invocation_id is not None:
-        at["invocation"] = ref_of(hit.invocation_id, redaction)
-    page = f"/sessions/{quote(ref_of(hit.session_id, redaction), safe='')}?{urlencode(at)}"
-    return {
-        "session_id": redaction.text(hit.session_id),
-        "invocation_id": None if hit.invocation_id is None else redaction.text(hit.invocation_id),
-        "sequence": hit.sequence,
-        "field": hit.field,
-        "snippet": hit.snippet,
-        "open": shlex.join(opened),
-        "page": page,
-    }
+    row = hit_json(hit, redaction)
+    page = row.pop("page")
+    return {**row, "open": shlex.join(opened), "page": page}

@@ -16,12 +16,10 @@ from decimal import Decimal
 from typing import Any
 
 from ....core.catalog.listing import Listed, SessionQuery
-from ....core.lifecycle.status import ToolInvocationStatus
-from ....core.replay.pricing import PriceTable, cost_of
-from ....core.replay.talk_summary import cut_title
+from ....core.catalog.short_names import short_names
 from ....core.report.redaction import Redaction
 from ...catalog.picking import catalog_of
-from ...replay.documents import iso_time
+from ...catalog.rows import session_json
 from .. import arguments
 from ..output.fitted import Column, fitted, table_width
 from ..output.lead_up_text import tokens_cell
@@ -31,7 +29,6 @@ from ..output.tokens_text import dollars, short_count
 from ..sources.filters import local, query_of, zone_of
 from ..sources.loading import repository_for
 from ..sources.prices import prices_of
-from ..sources.short_names import short_names
 from ..sources.stores import open_source_or_agents
 
 ON_A_TERMINAL = 30
@@ -67,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
               file=sys.stderr)  # fmt: skip
     redaction = Redaction()
     names = short_names([listed.session_id for listed in catalog.listed(SessionQuery())[0]])
-    rows = [_row(listed, redaction, prices) for listed in page]
+    rows = [session_json(listed, redaction, prices) for listed in page]
     document = {"source": label, "total": total, "limit": limit or 0, "sessions": rows}
 
     def text() -> str:
@@ -112,56 +109,6 @@ def _matches_nothing(query: SessionQuery, everything: list[Listed]) -> str:
     )
 
 
-def _row(listed: Listed, redaction: Redaction, prices: PriceTable) -> dict[str, Any]:
-    """One session of ``sessions --json`` (the keys of earlier releases, and more)."""
-    facts, counts = listed.facts, listed.counts
-    described = facts.description
-    tokens = facts.tokens
-    cost = cost_of(facts.spent, prices)
-    title = facts.title
-    return {
-        "session_id": listed.session_id,
-        "events": facts.events,
-        "invocations": counts.calls,
-        "statuses": {
-            ToolInvocationStatus.REQUESTED.value: counts.requested,
-            ToolInvocationStatus.STARTED.value: counts.started,
-            ToolInvocationStatus.COMPLETED.value: counts.completed,
-            ToolInvocationStatus.FAILED.value: counts.failed,
-            ToolInvocationStatus.REJECTED.value: counts.rejected,
-        },
-        "exited_nonzero": counts.exited_nonzero,
-        "refused_events": counts.refused,
-        "transcript": None if described is None else {
-            "format": described.format,
-            "agent_session_id": described.about.agent_session_id,
-            "started_at": iso_time(described.about.started_at),
-            "cwd": None if described.about.cwd is None else redaction.text(described.about.cwd),
-            "title": None if described.about.title is None
-                     else redaction.text(described.about.title),
-            "times_recorded": described.times_recorded,
-        },
-        # Masked whole, then cut: a cut first could split a secret the masking would miss.
-        "title": None if title is None else cut_title(redaction.text(title)),
-        "title_from": facts.title_from,
-        "agent": facts.agent,
-        "project": None if facts.project is None else redaction.text(facts.project),
-        "models": [redaction.text(model) for model in facts.talk.models],
-        "tokens": None if tokens is None else {
-            "input": tokens.input, "output": tokens.output, "cache_read": tokens.cache_read,
-            "cache_write": tokens.cache_write, "total": tokens.total,
-        },
-        "said": None if described is None and facts.talk.empty
-                else facts.talk.prompts + facts.talk.messages,
-        "first_time": iso_time(facts.started),
-        "last_time": iso_time(facts.ended),
-        "cost": None if cost is None or cost.amount is None else float(cost.amount),
-        "unpriced_models": [] if cost is None else list(cost.unpriced),
-        "machine": listed.machine,
-        "user": listed.user,
-    }  # fmt: skip
-
-
 COLUMNS = (
     Column("id"),
     Column("when"),
@@ -174,14 +121,16 @@ COLUMNS = (
     Column("cost", right=True, drop=1),
 )
 """The table's columns, and how each gives way to a narrower terminal."""
-TEAM_COLUMNS = (*COLUMNS[:3], Column("machine", drop=2), Column("user", drop=3), *COLUMNS[3:])
-"""The columns of a team's store's sessions: the machine and the user after the agent."""
+OUTCOME = Column("outcome", fit="cut", least=8, ease=13, give=1, drop=2)
+"""How a run ended, after ``failed``: shown where a listed session's harness wrote it."""
+TEAM = (Column("machine", drop=2), Column("user", drop=3))
+"""A team's store's sessions: the machine and the user, after the agent."""
 WIDE = (
     Column("session"), Column("first (local)"), Column("last (local)"), Column("agent"),
     Column("project"), Column("title"), Column("models"), Column("events", right=True),
     Column("calls", right=True), Column("completed", right=True), Column("failed", right=True),
     Column("rejected", right=True), Column("open", right=True), Column("exit ≠ 0", right=True),
-    Column("refused", right=True),
+    Column("refused", right=True), Column("outcome"),
     Column("tokens (in / out / cache read / cache write)", right=True), Column("cost", right=True),
     Column("machine"), Column("user"),
 )  # fmt: skip
@@ -210,11 +159,23 @@ def _table(page: list[Listed], rows: list[dict[str, Any]], names: dict[str, str]
         ]
         for listed, row in zip(page, rows, strict=True)
     ]
+    columns: tuple[Column, ...] = COLUMNS
+    if any(_outcome(row) != "-" for row in rows):
+        after = [c.header for c in columns].index("failed") + 1
+        for line, row in zip(cells, rows, strict=True):
+            line.insert(after, _outcome(row))
+        columns = (*columns[:after], OUTCOME, *columns[after:])
     if any(listed.machine or listed.user for listed in page):  # a team's store: who, where
-        for listed, shown in zip(page, cells, strict=True):
-            shown[3:3] = [in_line(listed.machine or "-"), in_line(listed.user or "-")]
-        return fitted(TEAM_COLUMNS, cells, width=table_width())
-    return fitted(COLUMNS, cells, width=table_width())
+        for listed, line in zip(page, cells, strict=True):
+            line[3:3] = [in_line(listed.machine or "-"), in_line(listed.user or "-")]
+        columns = (*columns[:3], *TEAM, *columns[3:])
+    return fitted(columns, cells, width=table_width())
+
+
+def _outcome(row: dict[str, Any]) -> str:
+    """How the run ended, in a few words, where its harness wrote it."""
+    outcome = (row["transcript"] or {}).get("outcome")
+    return "-" if outcome is None else in_line(outcome["said"])
 
 
 def _wide_cells(listed: Listed, row: dict[str, Any], zone: tzinfo | None) -> list[str]:
@@ -225,7 +186,7 @@ def _wide_cells(listed: Listed, row: dict[str, Any], zone: tzinfo | None) -> lis
             in_line(", ".join(row["models"]) or "-"), f"{listed.facts.events:,}",
             f"{counts.calls:,}", f"{counts.completed:,}", f"{counts.failed:,}",
             f"{counts.rejected:,}", f"{counts.open:,}", f"{counts.exited_nonzero:,}",
-            f"{counts.refused:,}", tokens_cell(row),
+            f"{counts.refused:,}", _outcome(row), tokens_cell(row),
             _cost(row), in_line(listed.machine or "-"), in_line(listed.user or "-")]  # fmt: skip
 
 

@@ -14,8 +14,9 @@ import argparse
 import csv
 import io
 
-from ....core.catalog.usage import BY, Report, UsageRow, usage_json
+from ....core.catalog.usage import BY, Report, UsageRow
 from ...catalog.picking import catalog_of, usage_of
+from ...catalog.rows import usage_row_json
 from .. import arguments
 from ..output.fitted import Column, fitted, table_width
 from ..output.render import emit, in_line
@@ -56,8 +57,8 @@ def run(args: argparse.Namespace) -> int:
     if args.csv:
         print(_csv(rows, total), end="", flush=True)
         return 0
-    document = {"source": label, "by": args.by, "rows": [usage_json(r) for r in rows],
-                "total": usage_json(total)}  # fmt: skip
+    document = {"source": label, "by": args.by, "rows": [usage_row_json(r) for r in rows],
+                "total": usage_row_json(total)}  # fmt: skip
     emit(args, document, lambda: _text(args.by, rows, total, wide=args.wide))
     return 0
 

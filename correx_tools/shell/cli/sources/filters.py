@@ -1,23 +1,19 @@
 """The filters of a command about many sessions, read into a `SessionQuery`, and the time
-zone its dates are read and shown in.
-
-A date or time given without a zone is in ``--tz``'s zone (this machine's by default);
-``--since`` a date means from the start of that day, ``--until`` a date up to the end of
-it (as ccusage reads them); a date and time is that instant.
+zone its dates are read and shown in (the rules are `shell.catalog.when`'s, which the
+server's page follows too).
 """
 
 from __future__ import annotations
 
 import argparse
-from datetime import UTC, date, datetime, timedelta, tzinfo
+from datetime import datetime, tzinfo
 
 from ....core.catalog.listing import SessionQuery
+from ...catalog import when
+from ...catalog.when import local
 from ..errors import CliError
 
-WHEN = (
-    "a date (2026-12-01 or 20261201) or a date and time (2026-12-01T14:30, "
-    "2026-12-01 14:30:05, with Z or +01:00 for another zone)"
-)
+__all__ = ["local", "moment_of", "query_of", "zone_of"]
 
 
 def zone_of(args: argparse.Namespace) -> tzinfo | None:
@@ -25,22 +21,10 @@ def zone_of(args: argparse.Namespace) -> tzinfo | None:
     name = getattr(args, "tz", None)
     if not name:
         return None
-    if name.upper() == "UTC":
-        return UTC
-    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError  # noqa: PLC0415 - only with --tz
-
     try:
-        return ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError):
-        raise CliError(
-            f"--tz {name!r}: no such time zone; give a name from the time zone database, such "
-            "as UTC, Europe/Paris or America/New_York"
-        ) from None
-
-
-def local(moment: datetime, zone: tzinfo | None) -> datetime:
-    """A UTC time as the wall clock of ``zone`` (``None``: this machine's) shows it."""
-    return moment.astimezone(zone)
+        return when.zone_named(name)
+    except when.WhenError as error:
+        raise CliError(f"--tz {error}") from None
 
 
 def query_of(args: argparse.Namespace) -> SessionQuery:
@@ -61,33 +45,7 @@ def query_of(args: argparse.Namespace) -> SessionQuery:
 def moment_of(text: str, zone: tzinfo | None, option: str, *, end: bool) -> datetime:
     """The UTC instant ``text`` names (a date: the start of that day, or with ``end`` the
     start of the next), or a one-line error naming what is accepted."""
-    given = text.strip()
-    day = _date(given)
-    if day is not None:
-        if end:
-            day += timedelta(days=1)
-        return _in_utc(datetime.combine(day, datetime.min.time()), zone)
     try:
-        moment = datetime.fromisoformat(given.replace("z", "Z"))
-    except ValueError:
-        raise CliError(f"{option} {text!r}: not a date or a time; give {WHEN}") from None
-    if moment.tzinfo is not None:
-        return moment.astimezone(UTC)
-    return _in_utc(moment, zone)
-
-
-def _date(text: str) -> date | None:
-    if len(text) == 8 and text.isdigit():
-        text = f"{text[:4]}-{text[4:6]}-{text[6:]}"
-    if len(text) != 10:
-        return None
-    try:
-        return date.fromisoformat(text)
-    except ValueError:
-        return None
-
-
-def _in_utc(wall: datetime, zone: tzinfo | None) -> datetime:
-    """A wall-clock time of ``zone`` (``None``: this machine's) as a UTC instant."""
-    placed = wall.astimezone() if zone is None else wall.replace(tzinfo=zone)
-    return placed.astimezone(UTC)
+        return when.moment_of(text, zone, end=end)
+    except when.WhenError as error:
+        raise CliError(f"{option} {error}") from None

@@ -21,7 +21,7 @@ from returns.result import Success
 
 from ....core.tools.ids import SessionId
 from ...replay.branching import runs_tree
-from ...replay.comparing import Run, Side, compare_document, compared, read_calls
+from ...replay.comparing import Run, Side, compare_document, compared, read_calls, side_of
 from ...replay.view import StreamFailed
 from ...stores.addresses import redact_dsn
 from ...transcripts.description import session_description
@@ -94,14 +94,9 @@ def _tree(debugger: Debugger, query: Mapping[str, str]) -> dict[str, Any]:
 
 
 def _side(debugger: Debugger, session: SessionId) -> Side:
-    described = session_description(debugger.store, session)
-    return Side(
-        source=redact_dsn(debugger.source),
-        session=session,
-        open=partial(debugger.loose.view, session),
-        cwd=None if described is None else described.about.cwd,
-        times_recorded=debugger.times(session),
-    )
+    return side_of(redact_dsn(debugger.source), session, partial(debugger.loose.view, session),
+                   session_description(debugger.store, session),
+                   times_recorded=debugger.times(session))  # fmt: skip
 
 
 def _read(debugger: Debugger, side: Side) -> Run:

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from typing import TypeVar
 
 from ..errors import ApiError
 
+T = TypeVar("T", bound=str)
 DEFAULT_LIMIT = 100
 MAX_LIMIT = 1_000
 
@@ -49,9 +51,10 @@ def paging(query: Mapping[str, str]) -> tuple[int, int]:
     return offset, limit
 
 
-def choice(query: Mapping[str, str], name: str, allowed: tuple[str, ...], default: str) -> str:
+def choice(query: Mapping[str, str], name: str, allowed: tuple[T, ...], default: T) -> T:
     """One of ``allowed``."""
     value = query.get(name) or default
-    if value not in allowed:
-        raise ApiError(400, f"{name}={value!r} is not one of {', '.join(allowed)}")
-    return value
+    for known in allowed:
+        if value == known:
+            return known
+    raise ApiError(400, f"{name}={value!r} is not one of {', '.join(allowed)}")

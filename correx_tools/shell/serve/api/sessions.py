@@ -1,10 +1,14 @@
-"""``GET /api/v1/sessions?q=&machine=&user=&sort=&offset=&limit=``: ``sessions --json``,
-filtered, sorted and paged; ``GET /api/v1/sessions/{S}``: the session's row and how the
-server reads it.
+"""``GET /api/v1/sessions?agent=&project=&model=&since=&until=&tz=&failed=&machine=&q=&sort=&
+offset=&limit=``: ``sessions --json``, picked by the command's filters, most recent first (or
+sorted), paged; ``GET /api/v1/sessions/{S}``: the session's row and how the server reads it.
 
-Each row is the command's, with the session's ``ref`` and the times of its first and last
-events (`debugger.catalog`); the answer holds the slice ``offset`` .. ``offset + limit`` and
-says how long the list is (``total``).
+Each row is the command's, key for key (`shell.catalog.rows`), with the session's ``ref``
+and ``damaged`` (why a session whose events do not hold together has no counts; ``null``
+for every other); ``q`` keeps the sessions whose id holds it. The answer holds the slice
+``offset`` .. ``offset + limit``, says how long the list is (``total``), and names each
+session of the slice by its short id (``short_ids``, by ref: the shortest start of its id no
+other session's begins with, as the command's table names it); ``search_index`` says
+whether the store keeps a full-text index (`hits` answers through it).
 """
 
 from __future__ import annotations
@@ -17,23 +21,24 @@ from ...stores.addresses import redact_dsn
 from ..debugger.catalog import SORTS
 from ..debugger.debugger import Debugger
 from .params import choice, paging
+from .picking import picked
 
 _SORTS = tuple(key for name in SORTS for key in (name, f"-{name}"))
 
 
 def sessions(debugger: Debugger, query: Mapping[str, str]) -> dict[str, Any]:
-    """``sessions --json``, filtered by ``q`` (in the id) and, in a team's store, by
-    ``machine`` and ``user``, sorted by ``sort``, paged; each row also has its ``ref``, the
-    times of its first and last events, its machine and its user."""
+    """``sessions --json`` of the sessions the filters pick whose id holds ``q``, sorted by
+    ``sort`` (default: the most recent first), paged; each row also has its ``ref``."""
     offset, limit = paging(query)
-    order = choice(query, "sort", _SORTS, "session")
-    total, rows = debugger.catalog.page(
-        query.get("q", ""), order, offset, limit,
-        machine=query.get("machine") or None, user=query.get("user") or None,
-    )  # fmt: skip
+    order = choice(query, "sort", _SORTS, "recent")
+    asked, _ = picked(query)
+    total, rows = debugger.catalog.page(query.get("q", ""), asked, order, offset, limit)
+    names = debugger.catalog.short_names()
     return {
         "source": redact_dsn(debugger.source),
         "sessions": rows,
+        "short_ids": {row["ref"]: names[row["ref"]] for row in rows if row["ref"] in names},
+        "search_index": debugger.catalog.indexed,
         "total": total,
         "offset": offset,
         "limit": limit,

@@ -1,37 +1,68 @@
-"""``GET /api/v1/usage?by=&machine=&user=``: ``usage --json`` of the store, for the page's
-chart: sessions, calls, tokens and cost by day, week, month, project, model, agent,
-machine, user, session or block (days in UTC), of the sessions of ``machine`` and ``user``
-where given."""
+"""``GET /api/v1/usage?by=&stack=&agent=&project=&model=&since=&until=&tz=&failed=&machine=&
+user=``: ``usage --by BY --json`` of the sessions the filters pick, and each day's usage split by
+``stack`` (``project``, ``model``, ``machine`` or ``user``): the layers the page's chart
+stacks.
+
+The rows and the total are the command's, built by the same functions (`usage_of`,
+`shell.catalog.rows`); days are counted in ``tz``'s zone (the
+server's own where none is given), as the command counts them in ``--tz``'s. Each layer is
+its project's (or model's) rows by day (`core.catalog.stacks`), so a day's layers add up to
+its row. Every key an agent wrote (a project's path, a model's name) is masked.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import datetime
-from typing import Any, cast
+from typing import Any
 
-from ....core.catalog.listing import SessionQuery
-from ....core.catalog.usage import BY, By, Report, usage_json
-from ...catalog.picking import catalog_of, usage_of
+from ....core.catalog.stacks import STACKS, stacked
+from ....core.catalog.usage import BY, Report, UsageRow
+from ...catalog.picking import usage_of
+from ...catalog.rows import usage_row_json
+from ...catalog.when import local
 from ...stores.addresses import redact_dsn
 from ..debugger.debugger import Debugger
 from .params import choice
+from .picking import picked
 
-
-def _utc(moment: datetime) -> datetime:
-    """Days are UTC's: the server does not know the zone of whoever reads the page."""
-    return moment
+_BY = tuple(by for by in BY if by != "session")  # the sessions' own list is /api/v1/sessions
 
 
 def usage(debugger: Debugger, query: Mapping[str, str]) -> dict[str, Any]:
-    """``usage --json``, grouped by ``by`` (default: day), of the sessions picked."""
-    by = cast(By, choice(query, "by", BY, "day"))
-    picked = SessionQuery(machine=query.get("machine") or None, user=query.get("user") or None)
-    catalog = catalog_of(debugger.store, debugger.loose)
-    report = Report(by=by, local=_utc, prices=debugger.prices)
-    rows, total = usage_of(catalog, picked, report)
+    """The usage report (``by``, default ``day``) and the layers of each day (``stack``,
+    default ``project``)."""
+    by = choice(query, "by", _BY, "day")
+    stack = choice(query, "stack", STACKS, "project")
+    asked, zone = picked(query)
+
+    def wall(moment: datetime) -> datetime:
+        return local(moment, zone)
+
+    # The filters pick sessions; since and until also bound the activity counted. The rows
+    # are the command's (added up by the database where it keeps the catalog); the layers
+    # are added up here from the same windows.
+    catalog, prices = debugger.catalog.answers, debugger.prices
+    report = Report(by=by, local=wall, prices=prices, since=asked.since, until=asked.until)
+    rows, total = usage_of(catalog, asked, report)
+    entries = catalog.activity(asked, since=asked.since, until=asked.until)
+    layers = stacked(entries, stack, local=wall, prices=prices)
+    keyed = by in ("project", "model", "machine", "user")
+
+    def shown(row: UsageRow) -> dict[str, Any]:
+        document = usage_row_json(row)
+        document["key"] = debugger.shown(row.key) if keyed else row.key
+        return document
+
     return {
         "source": redact_dsn(debugger.source),
         "by": by,
-        "rows": [usage_json(row) for row in rows],
-        "total": usage_json(total),
-    }
+        "rows": [shown(row) for row in rows],
+        "total": usage_row_json(total),
+        "stack": stack,
+        "layers": [
+            {"key": debugger.shown(layer.key), "rest": [debugger.shown(k) for k in layer.rest],
+             "days": [usage_row_json(row) for row in layer.rows]}
+            for layer in layers
+        ],
+    }  # fmt: skip

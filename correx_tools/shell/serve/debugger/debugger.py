@@ -68,7 +68,7 @@ class Debugger:
         self.answers = DefaultToolRepository(replayer, strict=not lenient)
         self.loose = DefaultToolRepository(replayer, strict=False)
         self.shelf = ColumnShelf(self.loose, times=self.times)
-        self.catalog = Catalog(store, self.loose, redaction)
+        self.catalog = Catalog(store, self.loose, redaction, self.prices)
         self.relations = Relations(store, self.loose)
         self.talk = TalkShelf(store)
         self.keeps_index = isinstance(store, IndexedStore)

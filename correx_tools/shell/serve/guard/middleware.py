@@ -4,8 +4,8 @@
   ``localhost`` (`hosts`): a page on another site that resolves its own name to
   this machine (DNS rebinding) is refused (403). A server bound to every address
   (``0.0.0.0``) cannot know its names, and relies on the credentials.
-* The page's own files (``/``, ``/sessions/ID``, ``/compare``, ``/static/NAME``: the HTML,
-  script and styles shipped in the package, no session data) are served to
+* The page's own files (``/``, ``/usage``, ``/sessions/ID``, ``/compare``, ``/static/NAME``:
+  the HTML, script and styles shipped in the package, no session data) are served to
   anyone; everything else, every answer under ``/api/v1`` first, needs
   ``Authorization: Bearer`` with the token or a browser's credential
   (`access`), otherwise 401. No cookie and no address carries one: a cookie
@@ -65,8 +65,8 @@ BODY_SECONDS = 5.0
 
 def is_page(raw_path: bytes) -> bool:
     """Whether a path (as sent, not decoded) names one of the page's own files, which anyone
-    may load: ``/``, ``/sessions/ID``, ``/compare`` or ``/static/NAME``."""
-    if raw_path in {b"/", b"/compare"}:
+    may load: ``/``, ``/usage``, ``/sessions/ID``, ``/compare`` or ``/static/NAME``."""
+    if raw_path in {b"/", b"/usage", b"/compare"}:
         return True
     parts = raw_path.split(b"/")
     if len(parts) != 3 or parts[0]:

@@ -1,7 +1,9 @@
 // correx-tools serve: the compare view (/compare?a=A&b=B&row=N). Two sessions side by side at
-// their aligned calls, the first divergence marked, every call a link to its history in its
-// session's page; the address holds the row, so a link opens exactly there. Every value from a
-// session is set as text (CX.el), never as markup. serve.js calls CXCompare once it has signed in.
+// their aligned calls (by meaning: each row says what its calls did, and to what), each run with
+// how it ended, the first divergence marked, every call a link to its history in its session's
+// page, and what each run left of each file side by side; the address holds the row, so a link
+// opens exactly there. Every value from a session is set as text (CX.el), never as markup.
+// serve.js calls CXCompare once it has signed in.
 "use strict";
 var CXCompare = function (tools) {
   var $ = CX.$, el = CX.el, fmtNum = CX.fmtNum, counted = CX.counted, dur = CX.dur, enc = encodeURIComponent;
@@ -42,12 +44,43 @@ var CXCompare = function (tools) {
     return box;
   }
   function divergenceRow() { return doc.first_divergence ? doc.first_divergence.a.position : null; }
+  // A run: its session, agent and workspace, and how it ended (as its harness wrote).
+  function run(name) {
+    var side = doc[name], box = $("compare-run-" + name), o = side.outcome;
+    box.replaceChildren(el("h3", name + ": " + CX.txt(side.session_id)));
+    box.appendChild(el("div", [side.format || "recorded here", counted(side.calls, "call"), side.root ? "in " + CX.txt(side.root) : ""].filter(Boolean).join(" · "), "muted"));
+    var p = el("div", null, "outcome"); p.setAttribute("data-testid", "outcome-" + name);
+    if (!o) { p.appendChild(el("span", "no outcome recorded", "muted")); box.appendChild(p); return; }
+    p.appendChild(el("span", o.verdict, "verdict " + o.verdict.replace(" ", "-")));
+    var said = [];
+    if (o.evaluated_by) said.push("by " + CX.txt(o.evaluated_by));
+    if (o.task) said.push("task " + CX.txt(o.task));
+    if (o.exit_status) said.push("exit " + CX.txt(o.exit_status));
+    if (o.submitted != null) said.push(o.submitted ? "a patch submitted" : "no patch");
+    if (o.cost != null) said.push("$" + o.cost.toFixed(2));
+    if (o.model_calls != null) said.push(counted(o.model_calls, "model call"));
+    p.appendChild(el("span", " " + said.join(" · "), "muted")); box.appendChild(p);
+  }
+  // What a row's calls did, and to what (a's, or b's where a has none).
+  function what(r) {
+    var call = r.a || r.b, td = el("td", null, "what");
+    td.appendChild(el("b", call.kind)); td.appendChild(document.createTextNode(" " + CX.txt(call.target)));
+    return td;
+  }
+  function differs(r) {
+    if (r.kind === "only_a") return "only in a";
+    if (r.kind === "only_b") return "only in b";
+    var said = r.differs.map(function (d) { return d.replace(/_/g, " "); });
+    if (r.by === "meaning") said.unshift("spelled otherwise");
+    return said.join(", ") || "–";
+  }
 
   function render() {
     $("compare-a").textContent = CX.txt(doc.a.session_id); $("compare-b").textContent = CX.txt(doc.b.session_id);
     $("compare-a-link").href = "/sessions/" + enc(doc.a.ref); $("compare-b-link").href = "/sessions/" + enc(doc.b.ref);
     var k = doc.rows_by_kind;
-    $("compare-summary").textContent = counted(k.same, "matched call") + " (" + fmtNum(doc.same_with_differences) + " with differences), " +
+    run("a"); run("b");
+    $("compare-summary").textContent = counted(k.same, "matched call") + " (" + fmtNum(doc.by_meaning) + " by meaning, " + fmtNum(doc.same_with_differences) + " with differences), " +
       fmtNum(k.changed) + " changed, " + fmtNum(k.only_a) + " only in a, " + fmtNum(k.only_b) + " only in b";
     var box = $("compare-divergence"); box.replaceChildren();
     if (!doc.first_divergence) box.appendChild(el("p", "No divergence: the two sessions made the same calls."));
@@ -62,7 +95,7 @@ var CXCompare = function (tools) {
       });
     }
     var table = $("compare-table"), head = el("tr");
-    ["row", "a", "differs", "b"].forEach(function (h) { head.appendChild(el("th", h)); });
+    ["row", "what", "a", "differs", "b"].forEach(function (h) { head.appendChild(el("th", h)); });
     table.replaceChildren(head);
     var marked = divergenceRow();
     doc.rows.forEach(function (r, i) {
@@ -70,8 +103,9 @@ var CXCompare = function (tools) {
       tr.setAttribute("data-row", number);
       if (number === marked) { tr.className += " divergence"; tr.setAttribute("data-testid", "divergence-row"); }
       var n = el("td", String(number)); tr.appendChild(n);
+      tr.appendChild(what(r));
       tr.appendChild(cell(doc.a, r.a));
-      tr.appendChild(el("td", r.kind === "only_a" ? "only in a" : r.kind === "only_b" ? "only in b" : r.differs.join(", ").replace(/_/g, " ") || "–", "differs"));
+      tr.appendChild(el("td", differs(r), "differs"));
       tr.appendChild(cell(doc.b, r.b));
       tr.onclick = function (ev) { if (ev.target.tagName !== "A") select(number, "push"); };
       table.appendChild(tr);
@@ -106,18 +140,39 @@ var CXCompare = function (tools) {
     var url = "/compare?" + q;
     if (url !== location.pathname + location.search) { if (how === "push") history.pushState(null, "", url); else history.replaceState(null, "", url); }
   }
+  var MADE = { patch: "its final patch", text: "its text", edits: "its edits", deleted: "deleted", unknown: "changed; what it became is not known" };
+  function hunks(change) {
+    var lines = [];
+    change.hunks.forEach(function (h) { if (h.old != null || h.new != null) lines.push("@@ -" + (h.old == null ? "?" : h.old) + " +" + (h.new == null ? "?" : h.new) + " @@"); h.lines.forEach(function (l) { lines.push(l[0] + l[1]); }); });
+    if (change.cut) lines.push("(cut: the change is longer than the comparison keeps)");
+    return lines.join("\n");
+  }
+  // What each run left of one file, side by side, and whether it is the same change.
+  function change(c) {
+    var verdict = c.same === true ? ["same", "the same change"] : c.same === false ? ["differ", "different"] : ["unknown", "not known"];
+    var head = el("div", null, "change-head"); head.appendChild(el("code", CX.txt(c.path))); head.appendChild(el("span", " " + verdict[1], verdict[0]));
+    var grid = el("div", null, "change"); grid.setAttribute("data-path", CX.txt(c.path)); grid.setAttribute("data-same", String(c.same));
+    ["a", "b"].forEach(function (name) {
+      var side = c[name], col = el("div", null, "side-" + name);
+      if (!side) col.appendChild(el("div", name + ": not changed", "muted"));
+      else {
+        col.appendChild(el("div", name + ": " + MADE[side.of] + (side.by ? " (by " + CX.txt(side.by) + ")" : "") + " · " + counted(side.edits, "edit"), "muted"));
+        if (side.hunks.length) { var pre = el("pre", hunks(side), "file-diff"); pre.setAttribute("data-side", name); col.appendChild(pre); }
+      }
+      grid.appendChild(col);
+    });
+    return [head, grid];
+  }
   function files() {
     var w = doc.workspace, box = $("compare-files"); box.replaceChildren();
     ["a", "b"].forEach(function (name) {
       var list = w[name + "_files"];
-      box.appendChild(el("p", "files " + name + " changed: " + (list.length ? list.map(function (f) { return CX.txt(f.path) + " (" + fmtNum(f.edits) + ")"; }).join(", ") : "none")));
+      box.appendChild(el("p", "files " + name + " changed: " + (list.length ? list.map(function (f) { return CX.txt(f.path) + " (" + (f.change === "patch" ? "final patch" : counted(f.edits, "edit")) + ")"; }).join(", ") : "none")));
     });
-    box.appendChild(el("p", w.first_difference ? "the files first differ after row " + fmtNum(w.first_difference.row) : "the two runs' files never differ", "muted"));
-    w.diffs.forEach(function (d) {
-      var lines = ["--- a/" + d.path, "+++ b/" + d.path];
-      d.hunks.forEach(function (h) { lines.push("@@ -" + (h.old == null ? "?" : h.old) + " +" + (h.new == null ? "?" : h.new) + " @@"); h.lines.forEach(function (l) { lines.push(l[0] + l[1]); }); });
-      var pre = el("pre", lines.join("\n"), "file-diff"); pre.setAttribute("data-path", d.path); box.appendChild(pre);
-    });
+    var said = w.differing.length ? "the runs' final changes differ in " + w.differing.length + " file(s)" : w.unknown.length ? "not known whether " + w.unknown.length + " file(s) differ" : "the two runs' files never differ";
+    if (w.first_difference) said += "; the files first differ after row " + fmtNum(w.first_difference.row);
+    box.appendChild(el("p", said, "muted"));
+    w.changes.forEach(function (c) { change(c).forEach(function (node) { box.appendChild(node); }); });
   }
 
   tools.api("/compare", { a: params.get("a"), b: params.get("b"), limit: 1000 }).then(function (d) {

@@ -59,81 +59,23 @@
   // A count of calls that exited non-zero, in the colour of a failure when there are any.
   function exits(n) { return el("span", fmtNum(n), n ? "exits nonzero" : "exits"); }
 
-  // -- the sessions -----------------------------------------------------------------------------
-  // Grouped by project (the working directory a transcript records), the most recent first, by
-  // default; any column sorts the list whole instead. Times are the viewer's own, UTC on hover.
-  var LIST_COLUMNS = [["session", "session"], ["title", "title"], ["agent", "agent"], ["project", "project"], ["model", "model"],
-    ["first", "first event"], ["last", "last event"], ["invocations", "calls"], ["failures", "failures"], ["tokens", "tokens"],
-    ["events", "events"], ["open", "open"], ["refused", "refused"]];
-  var LIST_SORT = "project";
-  var list = { offset: 0, limit: 50, sort: LIST_SORT, q: "" }, listTimer = null;
+  // -- the sessions: their list and their usage (sessions.js); the search over every session --------
+  // The search starts once the list said whether the store keeps a full-text index.
+  var listing = null, indexed = false;
   function sessionsView() {
-    $("sessions-view").hidden = false; document.title = "correx-tools serve";
-    var params = new URLSearchParams(location.search);
-    list.q = params.get("q") || ""; list.sort = params.get("sort") || LIST_SORT; list.offset = +(params.get("offset") || 0);
-    $("filter").value = list.q;
-    $("filter").oninput = function () { list.q = this.value; list.offset = 0; listUrl(); loadSessions(); };
-    $("sessions-prev").onclick = function () { list.offset = Math.max(0, list.offset - list.limit); listUrl(); loadSessions(); };
-    $("sessions-next").onclick = function () { list.offset += list.limit; listUrl(); loadSessions(); };
-    loadSessions();
-    listTimer = setInterval(loadSessions, 5000);
-    everywhere();
+    var asked = false;
+    listing = CXSessions({ api: api, showError: showError, listed: function (d) {
+      if (asked || location.pathname === "/usage") return;
+      asked = true; indexed = !!d.search_index; everywhere();
+    } });
   }
-  // The list's filter, order and page, and the search over every session (a new search is a new
-  // entry in the history; the rest replaces it).
-  function listUrl(push) {
-    var q = new URLSearchParams(); if (list.q) q.set("q", list.q); if (list.sort !== LIST_SORT) q.set("sort", list.sort); if (list.offset) q.set("offset", list.offset);
-    var asked = push ? { search: $("everywhere-text").value, tool: $("everywhere-tool").value, status: $("everywhere-status").value } : wide && { search: wide.q, tool: wide.tool, status: wide.status };
-    if (asked) Object.keys(asked).forEach(function (k) { if (asked[k] || k === "search") q.set(k, asked[k]); });
-    var url = "/" + (String(q) ? "?" + q : "");
-    if (push) history.pushState(null, "", url); else history.replaceState(null, "", url);
-  }
-  // The conversation's columns: its title (the agent's own, else the first prompt's), models, and
-  // tokens, or that its transcript records none (a session not imported has none to show).
-  function talkCells(s) {
-    var title = el("span", s.title || "", "title"); if (s.title_from) title.title = s.title_from === "agent" ? "the agent's own title" : "the first prompt";
-    var t = s.tokens, tokens = el("span", t ? fmtNum(t.total) : !s.transcript ? "" : s.said ? "none recorded" : "none in the store", "tokens");
-    if (t) tokens.title = "input " + fmtNum(t.input) + " · output " + fmtNum(t.output) + " · cache read " + fmtNum(t.cache_read) + " · cache write " + fmtNum(t.cache_write);
-    return { title: title, models: s.models.join(", "), tokens: tokens };
-  }
-  // A failure is a call that failed, was rejected or exited non-zero (as n and p find them).
-  function failures(s) {
-    var st = s.statuses, n = st.failed + st.rejected + s.exited_nonzero, c = el("span", fmtNum(n), n ? "failures nonzero" : "failures");
-    c.title = fmtNum(st.failed) + " failed · " + fmtNum(st.rejected) + " rejected · " + fmtNum(s.exited_nonzero) + " exited non-zero"; return c;
-  }
-  function when(iso, untimed) { return iso ? CX.timeEl(Date.parse(iso), iso) : el("span", untimed || "–", "muted"); }
-  function loadSessions() {
-    api("/sessions", { q: list.q, sort: list.sort, offset: list.offset, limit: list.limit }).then(function (d) {
-      showError(null); $("source").textContent = CX.txt(d.source);
-      var table = $("sessions"), tr = el("tr");
-      LIST_COLUMNS.forEach(function (c) {
-        var key = c[0], th = el("th", c[1] + (list.sort === key ? " ▲" : list.sort === "-" + key ? " ▼" : ""), list.sort.replace("-", "") === key ? "sorted" : "");
-        th.onclick = function () { list.sort = list.sort === key ? "-" + key : key; list.offset = 0; listUrl(); loadSessions(); }; tr.appendChild(th);
-      });
-      table.replaceChildren(tr);
-      var grouped = list.sort.replace("-", "") === "project", group;
-      d.sessions.forEach(function (s) {
-        var a = el("a", s.session_id); a.href = "/sessions/" + enc(s.ref);
-        if (grouped && (group === undefined || (s.project || null) !== group)) {  // a project's heading row
-          group = s.project || null;
-          var head = el("tr", null, "group"), cell = el("td", group || "no project recorded", group ? "project" : "project muted");
-          cell.colSpan = LIST_COLUMNS.length; head.appendChild(cell); head.setAttribute("data-project", group || ""); table.appendChild(head);
-        }
-        var st = s.statuses;
-        if (s.damaged) {  // its events do not hold together: no counts, and why
-          a.title = s.damaged;
-          table.appendChild(row([a, el("span", "damaged: " + s.damaged, "damaged"), "", "", "", "", "", "", "", "", fmtNum(s.events), "", ""], "session"));
-          return;
-        }
-        // A session whose transcript records no time has none to show (its stand-ins keep order only).
-        var untimed = s.transcript && s.transcript.times_recorded === false ? "no times recorded" : null, talk = talkCells(s);
-        table.appendChild(row([a, talk.title, s.agent || "recorded", s.project || "", talk.models, when(s.first_time, untimed), when(s.last_time, untimed), fmtNum(s.invocations), failures(s), talk.tokens, fmtNum(s.events), fmtNum(st.requested + st.started), fmtNum(s.refused_events)], "session"));
-      });
-      table.setAttribute("data-total", d.total);
-      $("sessions-count").textContent = d.total ? fmtNum(d.offset + 1) + "–" + fmtNum(d.offset + d.sessions.length) + " of " + fmtNum(d.total) : "no sessions";
-      $("sessions-prev").disabled = d.offset === 0; $("sessions-next").disabled = d.offset + d.sessions.length >= d.total;
-      document.body.setAttribute("data-ready", "1");
-    }).catch(showError);
+  // The search over every session is in the address beside the list's filters (which sessions.js
+  // keeps): a new search is a new entry in the history.
+  function listUrl() {
+    var q = new URLSearchParams(location.search);
+    q.set("search", $("everywhere-text").value);
+    ["tool", "status", "in"].forEach(function (k) { var v = $("everywhere-" + k).value; if (v && v !== "all") q.set(k, v); else q.delete(k); });
+    history.pushState(null, "", location.pathname + "?" + q);
   }
 
   // -- every session: one search over them all, a page at a time; its question in the address ------
@@ -143,29 +85,59 @@
     var nonzero = el("option", "exited non-zero"); nonzero.value = "exited-nonzero";
     select.appendChild(nonzero);
   }
-  var wide = null, EVERYWHERE = { search: "everywhere-text", tool: "everywhere-tool", status: "everywhere-status" };
+  var wide = null, EVERYWHERE = { search: "everywhere-text", tool: "everywhere-tool", status: "everywhere-status", "in": "everywhere-in" };
   function everywhere() {
     statusOptions($("everywhere-status"));
     $("everywhere-run").onclick = function () { askEverywhere(); };
     $("everywhere-text").onkeydown = function (ev) { if (ev.key === "Enter") askEverywhere(); };
-    $("everywhere-more").onclick = moreEverywhere;
+    $("everywhere-more").onclick = function () { if (wide && wide.q && !wide.tool && !wide.status && indexed) moreHits(); else moreEverywhere(); };
     $("everywhere-said-more").onclick = moreSaidEverywhere;
-    window.onpopstate = function () { var q = new URLSearchParams(location.search); $("filter").value = list.q = q.get("q") || ""; loadSessions(); everywhereFromAddress(); };
+    window.addEventListener("popstate", everywhereFromAddress);
     everywhereFromAddress();
   }
   function everywhereFromAddress() {
     var q = new URLSearchParams(location.search);
-    Object.keys(EVERYWHERE).forEach(function (k) { $(EVERYWHERE[k]).value = q.get(k) || ""; });
+    Object.keys(EVERYWHERE).forEach(function (k) { $(EVERYWHERE[k]).value = q.get(k) || (k === "in" ? "all" : ""); });
     if (q.has("search")) searchEverywhere(); else { $("everywhere-results").replaceChildren(); $("everywhere-summary").textContent = ""; $("everywhere-more").hidden = true; $("everywhere-said").replaceChildren(); $("everywhere-said-title").hidden = true; wide = null; }
   }
-  function askEverywhere() { listUrl(true); searchEverywhere(); }
+  function askEverywhere() { listUrl(); searchEverywhere(); }
+  // A text alone is looked for through the store's full-text index, in the sessions the list's
+  // filters pick; a tool or a status, or a store without an index, is searched call by call.
   function searchEverywhere() {
-    wide = { q: $("everywhere-text").value, tool: $("everywhere-tool").value, status: $("everywhere-status").value, after: "", count: 0 };
-    $("everywhere-results").replaceChildren(CX.head(["session", "invocation", "tool", "status", "at seq", "found in"])); moreEverywhere();
+    wide = { q: $("everywhere-text").value, tool: $("everywhere-tool").value, status: $("everywhere-status").value, "in": $("everywhere-in").value, after: "", count: 0, offset: 0 };
     var on = !!(wide.q && !wide.tool && !wide.status);
+    $("everywhere-in").disabled = !indexed;
+    if (on && indexed) {
+      $("everywhere-said-title").hidden = true; $("everywhere-said").replaceChildren();
+      $("everywhere-results").replaceChildren(CX.head(["session", "at seq", "in", "call", "found"])); moreHits(); return;
+    }
+    $("everywhere-results").replaceChildren(CX.head(["session", "invocation", "tool", "status", "at seq", "found in"])); moreEverywhere();
     wide.said = on ? { after: "", count: 0 } : null;
     $("everywhere-said-title").hidden = !on; $("everywhere-said-more").hidden = true; $("everywhere-said-summary").textContent = "";
     $("everywhere-said").replaceChildren(); if (on) { $("everywhere-said").appendChild(CX.head(["session", "at seq", "said", "text"])); moreSaidEverywhere(); }
+  }
+  // The index's hits: each event whose value holds every word and phrase, newest first; its
+  // sequence a link to the page there (with its call open), its value masked then cut around them.
+  var FIELDS = { arguments: "arguments", outputs: "output", said: "said" };
+  function moreHits() {
+    var f = wide, asked = listing.filters();
+    asked.q = f.q; asked["in"] = f["in"]; asked.offset = f.offset; asked.limit = 50;
+    api("/hits", asked).then(function (d) {
+      if (f !== wide) return;
+      var table = $("everywhere-results");
+      d.hits.forEach(function (h) {
+        var s = el("a", h.session_id); s.href = "/sessions/" + enc(h.session_ref);
+        var at = el("a", h.sequence, "hit"); at.href = h.page; at.setAttribute("data-testid", "search-hit");
+        var call = el("span", h.invocation_id ? CX.shortId(h.session_id, h.invocation_id) : "–", h.invocation_id ? "id" : "muted");
+        if (h.invocation_id) call.title = CX.txt(h.invocation_id);
+        table.appendChild(row([s, at, el("span", FIELDS[h.field] || h.field, "said-kind"), call, el("span", h.snippet, "said-snippet")], "match hit-row"));
+      });
+      f.count += d.hits.length; f.offset += d.hits.length;
+      table.setAttribute("data-found", f.count);
+      var picked = Object.keys(asked).some(function (k) { return ["agent", "project", "model", "since", "until", "failed", "machine", "user"].indexOf(k) >= 0 && asked[k]; });
+      $("everywhere-summary").textContent = fmtNum(f.count) + " found" + (d.more ? " so far" : "") + " · through the full-text index, newest first" + (picked ? " · in the sessions the filters pick" : "");
+      $("everywhere-more").hidden = !d.more;
+    }).catch(function (error) { if (f === wide) $("everywhere-summary").textContent = CX.txt(error.message || error); });
   }
   // What was said in every session (prompts, words, reasoning), each hit a link to its event.
   function moreSaidEverywhere() {

@@ -9,6 +9,7 @@ makes (`FoldedCatalog`), held equal by ``tests/test_catalog_store.py``.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any
@@ -18,6 +19,7 @@ from ....core.catalog.facts import SessionFacts
 from ....core.catalog.listing import CallCounts, Listed
 from ....core.lifecycle.conversation import TokenUsage
 from ....core.lifecycle.description import About, Described
+from ....core.lifecycle.outcome import Outcome, outcome_data, outcome_from_data
 from ....core.replay.spending import Spent
 from ....core.replay.talk_summary import TalkSummary
 from .dialect import Dialect
@@ -27,7 +29,7 @@ ROW_COLUMNS = (
     "own_title", "parent_session", "times_recorded", "title", "prompts", "messages", "events",
     "first_at", "last_at", "started", "ended", "calls", "completed", "failed", "rejected",
     "requested_calls", "started_calls", "exited", "refused", "failures", "input", "output",
-    "cache_read", "cache_write",
+    "cache_read", "cache_write", "outcome",
 )  # fmt: skip
 """The catalog row's columns a write sets (``number`` and ``searched`` are set apart;
 ``machine`` and ``user_name`` by whoever knows them: no write here changes them)."""
@@ -75,7 +77,19 @@ def row_values(d: Dialect, session_id: str, facts: SessionFacts, counts: CallCou
         counts.refused,
         counts.failures,
         *((None,) * 4 if tokens is None else _counts(tokens)),
+        text(_outcome_text(described)),
     ]
+
+
+def _outcome_text(described: Described | None) -> str | None:
+    """How the run ended as the row keeps it: the outcome's JSON (its patch left out)."""
+    if described is None or described.outcome is None:
+        return None
+    return json.dumps(outcome_data(described.outcome), separators=(",", ":"))
+
+
+def _outcome_from(text: str | None) -> Outcome | None:
+    return None if text is None else outcome_from_data(json.loads(text))
 
 
 def _counts(tokens: TokenUsage) -> tuple[int, int, int, int]:
@@ -140,7 +154,7 @@ def listed_from(
      _project_fold, own_title, parent_session, times_recorded, title, prompts, messages, events,
      first_at, last_at, _started, _ended, calls, completed, failed, rejected, requested_calls,
      started_calls,
-     exited, refused, _failures, i, o, r, w, machine, user) = row  # fmt: skip
+     exited, refused, _failures, i, o, r, w, outcome, machine, user) = row  # fmt: skip
     agent_name = text(agent)
     description = None
     if agent_name is not None:
@@ -151,7 +165,12 @@ def listed_from(
             title=text(own_title),
             parent_session=text(parent_session),
         )
-        description = Described(agent_name, about, times_recorded=bool(times_recorded))
+        description = Described(
+            agent_name,
+            about,
+            times_recorded=bool(times_recorded),
+            outcome=_outcome_from(text(outcome)),
+        )
     # Counts the store wrote from checked usages: not checked again.
     by_model = tuple((text(model), TokenUsage.unchecked(*tokens)) for model, *tokens in spent)
     spent_value = Spent(by_model=by_model) if by_model else None

@@ -171,7 +171,8 @@ CATALOG_TABLES = (
         refused  {big} NOT NULL, failures {big} NOT NULL,
         input {big}, output {big}, cache_read {big}, cache_write {big},
         machine   {id},
-        user_name {id}
+        user_name {id},
+        outcome   {id}
     )""",
     """CREATE TABLE IF NOT EXISTS {models} (
         {session}  {key} NOT NULL,

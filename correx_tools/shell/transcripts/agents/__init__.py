@@ -18,9 +18,10 @@ from .codex import CODEX
 from .gemini import GEMINI_CLI
 from .goose import GOOSE
 from .mcp import MCP
+from .mini_swe_agent import MINI_SWE_AGENT
 from .openai_chat import OPENAI_CHAT
 from .opencode import OPENCODE
-from .openhands import OPENHANDS
+from .openhands import OPENHANDS, OPENHANDS_COMPLETIONS
 from .swe_agent import SWE_AGENT
 
 REGISTRY: tuple[AgentFormat, ...] = (
@@ -34,6 +35,8 @@ REGISTRY: tuple[AgentFormat, ...] = (
     AIDER,
     SWE_AGENT,
     OPENHANDS,
+    MINI_SWE_AGENT,
+    OPENHANDS_COMPLETIONS,
     OPENAI_CHAT,
     ANTHROPIC_MESSAGES,
 )

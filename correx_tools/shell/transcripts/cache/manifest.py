@@ -22,6 +22,7 @@ from typing import final
 
 from ...stores.sqlite.removing import remove_sessions
 from ..agents import REGISTRY
+from ..common.evaluations import stamp_files
 
 TABLE = "correx_transcript_files"
 """The table's name: it marks a SQLite file as a cache of transcripts."""
@@ -36,7 +37,7 @@ _CREATE = f"""CREATE TABLE IF NOT EXISTS {TABLE} (
 )"""
 
 
-RULES = "rules 8"
+RULES = "rules 9"
 """The import's rules the cache's sessions were made by, kept in every file's stamp: when a
 release changes what a transcript gives (rules 2: exit codes not recorded, edits that did
 not take effect, times not recorded, values cut to fit; rules 3: the conversation around
@@ -45,8 +46,9 @@ rules 5: a Cline task's tokens; rules 6: each call's tier and capabilities from 
 capability table the audit reads too; rules 7: a value too large in many small parts, or
 nested too deeply, replaced by a mark rather than the session refused; rules 8: a session
 whose transcript records no id is named by its file's place under the folder read, so no
-two files share a name), every file is read again once, and each session whose events
-differ is imported again (one under another name: the old name goes)."""
+two files share a name; rules 9: how a run ended, mini-swe-agent, OpenHands' completion
+logs, SWE-agent's working directory), every file is read again once, and each session
+whose events differ is imported again (one under another name: the old name goes)."""
 WITHOUT_CONVERSATION = " without conversation"
 """Added to the rules of a cache made without the conversation (``--no-conversation``):
 a cache made the other way is read again, as under other rules."""
@@ -59,7 +61,8 @@ def key_of(path: Path) -> str:
 
 def stamp_of(path: Path, rules: str = RULES) -> str:
     """What one ``stat`` says of a file (its size, time and inode), and the import's rules:
-    it changed when this did, or when the file read with it did (`companion_of`).
+    it changed when this did, or when the file read with it did (`companion_of`), or a
+    verdict an evaluation wrote beside it (`evaluations.stamp_files`).
     ``OSError`` when the file is gone or cannot be looked at."""
     found = os.stat(path)
     stamp = f"{rules}:{found.st_size}:{found.st_mtime_ns}:{found.st_ino}"
@@ -68,6 +71,12 @@ def stamp_of(path: Path, rules: str = RULES) -> str:
         try:
             beside = os.stat(companion)
             stamp += f":{beside.st_size}:{beside.st_mtime_ns}"
+        except OSError:
+            pass
+    for verdict in stamp_files(path):  # an evaluation that ends later reads the run again
+        try:
+            beside = os.stat(verdict)
+            stamp += f":{verdict.name}:{beside.st_size}:{beside.st_mtime_ns}"
         except OSError:
             pass
     return stamp

@@ -108,6 +108,16 @@ class Talk:
         self.put(Usage(usage=usage, model=model, message_id=message_id), at, record)
 
 
+def answer_text(response: dict[str, Any], key: str) -> str:
+    """The text under ``key`` of a chat completion's first answer (``choices[0].message``),
+    as LiteLLM and OpenRouter keep a response: its reasoning, where kept; ``""`` if none."""
+    choices = response.get("choices")
+    choice = choices[0] if isinstance(choices, list) and choices else None
+    message = choice.get("message") if isinstance(choice, dict) else None
+    text = message.get(key) if isinstance(message, dict) else None
+    return text if isinstance(text, str) else ""
+
+
 def model_of(value: object) -> str | None:
     """A model's name, when it is a non-empty string."""
     return value if isinstance(value, str) and value else None

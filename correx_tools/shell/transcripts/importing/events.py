@@ -1,6 +1,7 @@
 """A transcript's calls as the lifecycle's events, numbered, in the order the file tells them.
 
-* the session begins with the event that describes it (`description`);
+* the session begins with the event that describes it (`description`), then, where the
+  harness wrote how the run ended, the event that says so (`outcome`);
 * each call is a Requested event at its request time, with the tier the
   tiering gives (`tiers`); a Started event at its start when the transcript records one,
   else at the request time, for every call that ran; and its end;
@@ -51,6 +52,7 @@ from ....core.lifecycle.events import (
     ToolInvocationRequestedEvent,
     ToolReceipt,
 )
+from ....core.lifecycle.outcome import outcome_event
 from ....core.lifecycle.state import ToolState
 from ....core.replay.fold import fold_events
 from ....core.replay.projection import ToolProjector
@@ -147,13 +149,16 @@ def transcript_events(
     description = description_event(transcript.format, about, times_recorded=recorded)
     opened = began or first or ORIGIN
     events = [StoredEvent(session_id=session_id, sequence=1, recorded_at=opened, event=description)]
+    if transcript.outcome is not None:  # right after the description: read with it
+        events.append(StoredEvent(session_id=session_id, sequence=2, recorded_at=opened,
+                                  event=outcome_event(transcript.outcome)))  # fmt: skip
     events += [
         StoredEvent(session_id=session_id, sequence=number, recorded_at=at, event=event)
         for number, (at, event) in enumerate(
-            zip(columns.times, columns.events, strict=True), start=2
+            zip(columns.times, columns.events, strict=True), start=len(events) + 1
         )
     ]
-    calls = [None, *columns.calls]
+    calls = [None] * (len(events) - len(columns.calls)) + columns.calls
     del columns  # they go before the fold allocates
     folded = fold_events(ToolProjector(), events)
     if not isinstance(folded, Success):

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, final
 
+from ..common.evaluations import is_verdict
 from ..errors import TranscriptError
 
 if TYPE_CHECKING:
@@ -57,8 +58,10 @@ def transcript_files(
         folders[:] = sorted(name for name in folders if name not in _NOT_SEARCHED)
         for name in names:
             path = Path(folder) / name
-            if path.suffix not in SUFFIXES or (
-                name in left_out_names and path.resolve() in left_out
+            if (
+                path.suffix not in SUFFIXES
+                or is_verdict(name)  # read with the run it judges (`evaluations`)
+                or (name in left_out_names and path.resolve() in left_out)
             ):
                 continue
             passed_by = never_read(path)

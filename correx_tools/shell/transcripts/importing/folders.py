@@ -1,6 +1,8 @@
 """Importing a folder of transcripts: every file under it that a reader recognises.
 
-Each transcript is its own session (each of a Goose database's sessions too),
+Each transcript is its own session (each of a Goose database's sessions too; an
+evaluation's verdicts, ``report.json`` and OpenHands' ``instance_<task>.log``, are read
+with the runs they judge, not as files of their own),
 written all or nothing; a file that fails is refused with its reason and the
 others go on; a file no reader recognises is skipped, with the reason. Run
 again, the import writes only what is new: sessions already there are left

@@ -18,7 +18,11 @@
   action (its arguments did not validate): a request and its rejection, under a
   derived id, at the error's time.
 
-Times carry no zone; they are UTC.
+Times carry no zone; they are UTC. The repository the agent was given (the path in its
+task's ``<uploaded_files>``) is the session's working directory. An evaluation's record
+(an ``instance_id`` beside the ``history``) is a run's outcome (`Outcome`): its task, its
+``test_result.git_patch``, the verdict of its ``report`` where the evaluation added one,
+its ``metrics.accumulated_cost`` and its ``error``.
 
 The conversation around the calls (`talk`): a user ``message`` action is a
 prompt (a ``recall`` is OpenHands' own, the ``system`` action its system prompt); an
@@ -38,6 +42,7 @@ from __future__ import annotations
 from typing import Any
 
 from .....core.lifecycle.description import About
+from .....core.lifecycle.outcome import Outcome, with_patch
 from ....stores.codec.strict_json import EnvelopeError
 from ...common.lines import loads_shallow
 from ...common.outcomes import completed, not_applied, rejected
@@ -48,6 +53,7 @@ from ...model import Transcript, TranscriptCall
 from .signs import FORMAT, events_of
 from .talk import talk_in
 
+_UPLOADED = "<uploaded_files>"
 NOT_EXITED = -1
 """The exit code OpenHands writes for a command that had not exited (CmdOutputMetadata's
 default): no exit code at all."""
@@ -78,6 +84,7 @@ def read(document: Any, name: str) -> Transcript:
     about = About(
         agent_session_id=instance if isinstance(instance, str) and instance else None,
         started_at=utc_time(first["timestamp"], f"{path}[0].timestamp") if first else None,
+        cwd=uploaded(_prompt(document, events)),
     )
     calls: dict[str, TranscriptCall] = {}
     by_action: dict[Any, TranscriptCall] = {}
@@ -99,7 +106,59 @@ def read(document: Any, name: str) -> Transcript:
         elif "observation" in event:
             _observe(event, index, where, by_action, calls)
     ordered = tuple(sorted(calls.values(), key=lambda c: c.position))
-    return Transcript(FORMAT, name, ordered, about=about, talk=tuple(talk.steps))
+    return Transcript(FORMAT, name, ordered, about=about, talk=tuple(talk.steps),
+                      outcome=_outcome(document, about.agent_session_id))  # fmt: skip
+
+
+def uploaded(prompt: str) -> str | None:
+    """The repository OpenHands gave the agent: the path inside the prompt's
+    ``<uploaded_files>`` (the session's working directory); ``None`` without one."""
+    start = prompt.find(_UPLOADED)
+    if start < 0:
+        return None
+    inside = prompt[start + len(_UPLOADED) : start + len(_UPLOADED) + 4096]
+    path = inside.partition("</uploaded_files>")[0].strip()
+    return path if path.startswith("/") and "\n" not in path else None
+
+
+def _prompt(document: Any, events: list[Any]) -> str:
+    """The task as OpenHands gave it: the evaluation's ``instruction``, else the first user
+    message."""
+    if isinstance(document, dict) and isinstance(document.get("instruction"), str):
+        return str(document["instruction"])
+    for event in events[:50]:
+        if isinstance(event, dict) and event.get("source") == "user":
+            args = event.get("args")
+            content = args.get("content") if isinstance(args, dict) else None
+            return content if isinstance(content, str) else str(event.get("message") or "")
+    return ""
+
+
+def _outcome(document: Any, instance: str | None) -> Outcome | None:
+    """How an evaluation's run ended: its task, its ``test_result.git_patch``, the verdict
+    its ``report`` (or ``test_result.report``) holds, its ``metrics.accumulated_cost``;
+    ``None`` for a history that is no evaluation's (no ``instance_id``)."""
+    if instance is None or not isinstance(document, dict):
+        return None
+    result = document.get("test_result")
+    result = result if isinstance(result, dict) else {}
+    report = document.get("report")
+    report = report if isinstance(report, dict) else result.get("report")
+    resolved = report.get("resolved") if isinstance(report, dict) else None
+    metrics = document.get("metrics")
+    cost = metrics.get("accumulated_cost") if isinstance(metrics, dict) else None
+    patch = result.get("git_patch")
+    error = document.get("error")
+    found = Outcome(
+        task=instance,
+        exit_status=str(error)[:200] if error else None,
+        resolved=resolved if isinstance(resolved, bool) else None,
+        evaluated_by="report" if isinstance(resolved, bool) else None,
+        cost=float(cost)
+        if isinstance(cost, int | float) and not isinstance(cost, bool) and cost
+        else None,
+    )
+    return with_patch(found, patch if isinstance(patch, str) else None)
 
 
 def _request(event: dict[str, Any], index: int, where: str) -> TranscriptCall | None:

@@ -1,12 +1,13 @@
-"""What an OpenHands event history looks like: the light test recognising tries on a JSON
-document, kept apart from the reader (`calls`), which is imported only when a history is
-read."""
+"""What an OpenHands event history and completion log look like: the light tests
+recognising tries on a JSON document, kept apart from the readers (`calls`,
+`completions`), which are imported only when a file of them is read."""
 
 from __future__ import annotations
 
 from typing import Any
 
 FORMAT = "openhands"
+COMPLETION_FORMAT = "openhands-completion"
 
 
 def events_of(document: Any) -> tuple[list[Any], str] | None:
@@ -28,3 +29,13 @@ def events_of(document: Any) -> tuple[list[Any], str] | None:
 def looks_like(document: Any) -> bool:
     """Whether a JSON document is an OpenHands history."""
     return events_of(document) is not None
+
+
+def looks_like_completion(document: Any) -> bool:
+    """Whether a JSON document is a completion log: messages, and the model's response."""
+    return (
+        isinstance(document, dict)
+        and isinstance(document.get("messages"), list)
+        and isinstance(document.get("response"), dict)
+        and ("cost" in document or "kwargs" in document)
+    )

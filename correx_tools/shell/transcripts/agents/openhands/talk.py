@@ -6,7 +6,7 @@ from datetime import datetime
 from typing import Any
 
 from .....core.lifecycle.conversation import TokenUsage
-from ...common.talk import Talk, count, model_of
+from ...common.talk import Talk, answer_text, count, model_of
 
 _PROMPTS = frozenset({"message"})
 """The user's actions that are its words (a ``recall`` is OpenHands' own)."""
@@ -42,20 +42,12 @@ def talk_in(
         talk.usage(_usage(usage, f"{where}.tool_call_metadata.model_response.usage"), model,
                    at, (index,), identifier)  # fmt: skip
     if first:
-        talk.reasoning(_reasoning(response), model, at, (index,))
+        talk.reasoning(answer_text(response, "reasoning_content"), model, at, (index,))
     thought = args.get("thought")
     if action == "message":
         content = args.get("content", event.get("message"))
         thought = content if isinstance(content, str) else thought
     talk.text(thought if isinstance(thought, str) else "", model, at, (index,))
-
-
-def _reasoning(response: dict[str, Any]) -> str:
-    choices = response.get("choices")
-    choice = choices[0] if isinstance(choices, list) and choices else None
-    message = choice.get("message") if isinstance(choice, dict) else None
-    text = message.get("reasoning_content") if isinstance(message, dict) else None
-    return text if isinstance(text, str) else ""
 
 
 def _usage(usage: dict[str, Any], where: str) -> TokenUsage:

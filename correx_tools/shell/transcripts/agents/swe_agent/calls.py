@@ -12,6 +12,11 @@ tool's words. Runs that call functions keep OpenAI-style ``tool_calls`` in
 Older runs have none: the id is derived from the step number, the tool name is
 the command's first word and the arguments are ``{"command": <the whole action>}``.
 
+The run's repository is its first step's ``state.working_dir``: the session's working
+directory. Its ``info`` is its outcome (`Outcome`): ``exit_status``, the ``submission``
+patch, ``model_stats``' ``instance_cost`` and ``api_calls`` (its task is the file's name,
+``<instance>.traj``: `common.evaluations`).
+
 Trajectories record no times. They are derived, the same on every import: the
 first step starts at a fixed origin, and each step lasts its ``execution_time``
 where the run recorded one, else one second. They only keep the order: the
@@ -37,7 +42,9 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
-from ....stores.codec.strict_json import EnvelopeError
+from .....core.lifecycle.description import About
+from .....core.lifecycle.outcome import Outcome, with_patch
+from ....stores.codec.strict_json import EnvelopeError, loads_strict
 from ...common.lines import loads_shallow
 from ...common.outcomes import completed, first_line, not_applied
 from ...common.pairing import unique_id
@@ -103,7 +110,44 @@ def read(document: Any, name: str) -> Transcript:
             )
         )
         now = ended
-    return Transcript(FORMAT, name, tuple(calls), talk=tuple(talk_in(document).steps))
+    return Transcript(
+        FORMAT, name, tuple(calls), about=About(cwd=_working_dir(document)),
+        talk=tuple(talk_in(document).steps), outcome=_outcome(document),
+    )  # fmt: skip
+
+
+def _working_dir(document: dict[str, Any]) -> str | None:
+    """The repository the run worked in: its first step's ``state.working_dir`` (a JSON
+    object, or its text in older runs)."""
+    for step in document["trajectory"][:1]:
+        state = step.get("state") if isinstance(step, dict) else None
+        if isinstance(state, str) and state.lstrip().startswith("{"):
+            try:
+                state = loads_strict(state)
+            except EnvelopeError:
+                return None
+        found = state.get("working_dir") if isinstance(state, dict) else None
+        if isinstance(found, str) and found.startswith("/"):
+            return found
+    return None
+
+
+def _outcome(document: dict[str, Any]) -> Outcome | None:
+    """How the run ended: its ``info``'s ``exit_status``, ``submission`` and
+    ``model_stats`` (``instance_cost``, ``api_calls``); ``None`` for a file without one."""
+    info = document.get("info")
+    if not isinstance(info, dict):
+        return None
+    status, patch = info.get("exit_status"), info.get("submission")
+    stats = info.get("model_stats")
+    stats = stats if isinstance(stats, dict) else {}
+    cost, calls = stats.get("instance_cost"), stats.get("api_calls")
+    found = Outcome(
+        exit_status=status if isinstance(status, str) and status else None,
+        cost=float(cost) if isinstance(cost, int | float) and not isinstance(cost, bool) else None,
+        model_calls=calls if type(calls) is int and calls >= 0 else None,
+    )
+    return with_patch(found, patch if isinstance(patch, str) else None)
 
 
 def _function_calls(history: Any) -> list[tuple[str, str, dict[str, Any]]]:
