@@ -6,13 +6,28 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
 
+from correx_tools import (
+    EventReplayer,
+    InMemoryEventStore,
+    StoredEvent,
+    ToolInvocationRequestedEvent,
+)
+from correx_tools.core.catalog.listing import SessionQuery
+from correx_tools.core.replay.pricing import PriceTable
+from correx_tools.core.report.redaction import Redaction
+from correx_tools.shell.catalog.folded import FoldedCatalog
+from correx_tools.shell.columnar.rows import call_rows, call_shares
 from correx_tools.shell.columnar.tables import SCHEMA_VERSION, TABLES
+from correx_tools.shell.replay.repository import DefaultToolRepository
 
 from .commands import correx
+from .strategies import sessions
 from .teams import machine_folder, two_machines_pushed
 
 duckdb = pytest.importorskip("duckdb")
@@ -125,3 +140,40 @@ def test_an_export_is_refused_in_one_line_where_it_cannot_go(tmp_path: Path) -> 
         ran = correx("export", *args, "--to", "parquet")
         assert ran.returncode in (1, 2) and len(ran.stderr.strip().splitlines()) == 1, ran.stderr
     assert (taken / "file").read_text() == "x" and not (tmp_path / "new").exists()
+
+
+@settings(max_examples=200, deadline=None)
+@given(sessions(max_size=30, clock_skew=True))
+def test_the_calls_rows_count_what_the_sessions_fold_counts(drawn: list[StoredEvent]) -> None:
+    """Two answers to one question: the calls table's rows, made from the events step by
+    step, and the session's row, made by the lenient fold, count the same calls."""
+    # What a store refuses to hold: a foreign value, a second request of one id.
+    asked: set[str] = set()
+    tool = []
+    for e in drawn:
+        if isinstance(e.event, dict):
+            continue
+        if isinstance(e.event, ToolInvocationRequestedEvent):
+            if e.event.invocation_id in asked:
+                continue
+            asked.add(e.event.invocation_id)
+        tool.append(e)
+    events = [replace(e, sequence=number) for number, e in enumerate(tool, 1)]
+    store = InMemoryEventStore()
+    store.import_events(events).unwrap()
+    catalog = FoldedCatalog(store, DefaultToolRepository(EventReplayer(store), strict=False))
+    listed, _ = catalog.listed(SessionQuery())
+    if not listed:
+        return  # no event: no session
+    [session], prices = listed, PriceTable(models={})
+    rows = list(call_rows(session, events, call_shares(events), Redaction(), prices))
+    by = {status: sum(r["status"] == status for r in rows)
+          for status in ("requested", "started", "completed", "failed", "rejected")}  # fmt: skip
+    counts = session.counts
+    assert len(rows) == len({r["invocation_id"] for r in rows}) == counts.calls
+    assert (by["requested"], by["started"], by["completed"], by["failed"], by["rejected"]) == (
+        counts.requested, counts.started, counts.completed, counts.failed, counts.rejected
+    )  # fmt: skip
+    exited = sum(r["status"] == "completed" and r["exit_code"] not in (0, None) for r in rows)
+    assert exited == counts.exited_nonzero
+    assert all(r["ran_ms"] is None or r["ran_ms"] >= 0 for r in rows)

@@ -1,7 +1,7 @@
 """The rows of the export's tables (`tables`), made from a session's catalog row and its
 events: each value masked where an agent wrote it, every time a UTC instant.
 
-A call's row is made from its events as the lifecycle orders them: the first request
+A call's row is made from its events as the lifecycle's table moves them: the request
 opens it, a start starts it, a completion, failure or rejection ends it (an event the
 lifecycle would refuse, such as a second end, changes nothing); a call not ended by the
 session's last event is written then, ``requested`` or ``started``. Its tokens are its
@@ -19,13 +19,15 @@ from typing import Any
 from ...core.catalog.listing import Listed
 from ...core.lifecycle.conversation import TokenUsage
 from ...core.lifecycle.events import (
+    TOOL_EVENT_TYPES,
     StoredEvent,
     ToolExecutionCompletedEvent,
     ToolExecutionFailedEvent,
     ToolExecutionRejectedEvent,
-    ToolExecutionStartedEvent,
     ToolInvocationRequestedEvent,
 )
+from ...core.lifecycle.status import ToolInvocationStatus
+from ...core.lifecycle.transitions import TRANSITIONS
 from ...core.replay.pricing import PriceTable, cost_of
 from ...core.replay.spending import Spent, spending
 from ...core.report.redaction import Redaction
@@ -98,38 +100,43 @@ def call_rows(
     redaction: Redaction,
     prices: PriceTable,
 ) -> Iterator[Row]:
-    """The session's rows of ``calls/``, each as its call ends (the open ones at the end)."""
+    """The session's rows of ``calls/``, each as its call ends (the open ones at the end).
+
+    Each step is the lifecycle's own (`TRANSITIONS`): an event it refuses (a second end, a
+    completion never started, an end recorded before its request) changes nothing, so the
+    rows count what the session's fold counts."""
     base = identity(listed, redaction)
+    status: dict[str, ToolInvocationStatus] = {}
     open_calls: dict[str, Row] = {}
-    ended: set[str] = set()
     for stored in events:
         event, at = stored.event, stored.recorded_at
-        match event:
-            case ToolInvocationRequestedEvent(invocation_id=invocation):
-                if invocation in open_calls or invocation in ended:
-                    continue
-                arguments = redaction.value(thaw_json(event.request.arguments))
-                open_calls[invocation] = {
-                    **base, "invocation_id": invocation, "tool": event.tool_name,
-                    "status": "requested", "exit_code": None, "requested_at": at,
-                    "started_at": None, "ended_at": None, "reason": None,
-                    "arguments": _json(arguments), "output": None,
-                }  # fmt: skip
-            case ToolExecutionStartedEvent(invocation_id=invocation):
-                row = open_calls.get(invocation)
-                if row is not None and row["status"] == "requested":
-                    row["status"], row["started_at"] = "started", at
-            case (ToolExecutionCompletedEvent(invocation_id=invocation)
-                  | ToolExecutionFailedEvent(invocation_id=invocation)
-                  | ToolExecutionRejectedEvent(invocation_id=invocation)):  # fmt: skip
-                row = open_calls.pop(invocation, None)
-                if row is None:
-                    continue
-                _end(row, event, at, redaction)
-                ended.add(invocation)
-                yield _finished(row, shares.get(invocation), prices)
-            case _:
-                pass
+        if not isinstance(event, TOOL_EVENT_TYPES):
+            continue
+        invocation = event.invocation_id
+        moved = TRANSITIONS[(status.get(invocation), type(event))]
+        if not isinstance(moved, ToolInvocationStatus):
+            continue
+        if isinstance(event, ToolInvocationRequestedEvent):
+            arguments = redaction.value(thaw_json(event.request.arguments))
+            open_calls[invocation] = {
+                **base, "invocation_id": invocation, "tool": event.tool_name,
+                "status": "requested", "exit_code": None, "requested_at": at,
+                "started_at": None, "ended_at": None, "reason": None,
+                "arguments": _json(arguments), "output": None,
+            }  # fmt: skip
+        elif moved is ToolInvocationStatus.STARTED:
+            open_calls[invocation]["status"] = "started"
+            open_calls[invocation]["started_at"] = at
+        else:
+            row = open_calls[invocation]
+            if at < row["requested_at"]:
+                continue  # the lifecycle's time regression: an end before its request
+            del open_calls[invocation]
+            _end(row, event, at, redaction)
+            status[invocation] = moved
+            yield _finished(row, shares.get(invocation), prices)
+            continue
+        status[invocation] = moved
     for row in open_calls.values():
         yield _finished(row, shares.get(row["invocation_id"]), prices)
 
