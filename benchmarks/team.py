@@ -5,7 +5,8 @@ Each machine is a SQLite store of its own (``sessions`` sessions of 300 events e
 ``correx-tools push`` processes send them at once, each under GNU time for its peak memory.
 The floor is PostgreSQL's own bulk load: the events the pushes wrote, copied out and
 ``COPY``-ed into a bare table of the same columns. Then a push of an unchanged machine (it
-sends nothing), and ``export --to parquet --events`` of every session against reading the
+sends nothing; and a folder of transcripts, looked at through its cache's manifest),
+and ``export --to parquet --events`` of every session against reading the
 events' rows themselves, with the export's peak memory and its files' size against the
 events table's.
 """
@@ -21,6 +22,7 @@ from pathlib import Path
 
 from correx_tools import SQLiteEventStore
 
+from .claude_folder import write_folder
 from .many_sessions import _peak
 from .sessions import session
 from .stored import postgres_database
@@ -107,12 +109,21 @@ def team_rows(directory: Path, sessions: int) -> list[Row]:
             [*command, "export", url, "--to", "parquet", "--events", "-o", str(out)], env
         )
         files = sum(path.stat().st_size for path in out.rglob("*.parquet"))
+        folder, transcripts = directory / "claude" / "projects", sessions * MACHINES
+        write_folder(folder, transcripts, turns=3)
+        transcript_push = [*command, "push", str(folder), "--to", url, "--machine", "laptop",
+                           "--cache", str(directory / "cache.sqlite")]  # fmt: skip
+        _peak(transcript_push, env)  # the first push fills the cache and sends everything
+        unchanged, _, _ = _peak(transcript_push, env)
     rows = [
         at_most("team push: 3 machines at once, over a COPY of the same rows", size,
                 rate(events, ours), f"{rate(events, floor)} (COPY)", ratio=ours / floor,
                 limit=3.0),
         Row("team push: a re-push of an unchanged machine", size, f"{again:.2f} s",
             "-", None, "<= 2 s", again <= 2.0),
+        Row("team push: a re-push of an unchanged folder of transcripts",
+            f"{transcripts:,} transcripts", f"{unchanged:.2f} s", "-", None, "<= 2 s",
+            unchanged <= 2.0),
         at_most("team export --to parquet --events, over reading the rows", size,
                 f"{exported:.1f} s", f"{read:.1f} s (every event's row read)",
                 ratio=exported / read, limit=2.0),

@@ -117,6 +117,7 @@ def _rows() -> dict[str, list[str]]:
         "team": [
             "team push: 3 machines at once, over a COPY of the same rows",
             "team push: a re-push of an unchanged machine",
+            "team push: a re-push of an unchanged folder of transcripts",
             "team export --to parquet --events, over reading the rows",
             "team export: Parquet files over the events table",
             "team push: each pusher's peak memory",
