@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from correx_tools import (
     EventReplayer,
     InMemoryEventStore,
+    SQLiteEventStore,
     StoredEvent,
     ToolInvocationRequestedEvent,
 )
@@ -22,13 +23,15 @@ from correx_tools.core.catalog.listing import SessionQuery
 from correx_tools.core.replay.pricing import PriceTable
 from correx_tools.core.report.redaction import Redaction
 from correx_tools.shell.catalog.folded import FoldedCatalog
+from correx_tools.shell.catalog.picking import catalog_of
 from correx_tools.shell.columnar.rows import call_rows, call_shares
 from correx_tools.shell.columnar.tables import SCHEMA_VERSION, TABLES
+from correx_tools.shell.columnar.writing import export
 from correx_tools.shell.replay.repository import DefaultToolRepository
 
 from .commands import correx
 from .strategies import sessions
-from .teams import machine_folder, two_machines_pushed
+from .teams import machine_folder, machine_store, two_machines_pushed
 
 duckdb = pytest.importorskip("duckdb")
 polars = pytest.importorskip("polars")
@@ -177,3 +180,24 @@ def test_the_calls_rows_count_what_the_sessions_fold_counts(drawn: list[StoredEv
     exited = sum(r["status"] == "completed" and r["exit_code"] not in (0, None) for r in rows)
     assert exited == counts.exited_nonzero
     assert all(r["ran_ms"] is None or r["ran_ms"] >= 0 for r in rows)
+
+
+def test_an_export_stopped_midway_leaves_no_table_and_no_scratch(tmp_path: Path) -> None:
+    machine_store(tmp_path / "m.sqlite", sessions=3, calls=4)
+    store = SQLiteEventStore(tmp_path / "m.sqlite", read_only=True)
+    repository = DefaultToolRepository(EventReplayer(store), strict=False)
+    listed, _ = catalog_of(store, repository).listed(SessionQuery())
+    out = tmp_path / "out" / "tables"
+    out.parent.mkdir()
+
+    def stop(_: int) -> None:
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        export(store, listed, out, to="parquet", events=True, prices=PriceTable(models={}),
+               redaction=Redaction(), progress=stop)  # fmt: skip
+    assert list(out.parent.iterdir()) == []
+    done = export(store, listed, out, to="parquet", events=True, prices=PriceTable(models={}),
+                  redaction=Redaction())  # fmt: skip
+    assert done.rows == {"sessions": 3, "calls": 12, "events": 36}
+    store.close()
