@@ -45,6 +45,7 @@ TITLES = {
     "compare": "Comparing runs",
     "audit": "The audit",
     "many": "Many sessions",
+    "team": "A team's store",
 }
 """Each group's heading on the page, in the page's order (the ``--only`` groups)."""
 

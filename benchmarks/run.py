@@ -66,6 +66,7 @@ from .stored import (
     sqlite_session,
 )
 from .table import Row, machine, render, timed
+from .team import team_rows
 from .transcripts import format_rows, transcript_rows
 
 
@@ -259,6 +260,9 @@ def measure(args: argparse.Namespace) -> dict[str, list[Row]]:
             rows["audit"] += huge_line_rows(5 if args.quick else 100, repeat, Path(directory))
         if "many" in only:
             rows["many"] = many_rows(Path(directory), 60 if args.quick else 10_000)
+        if "team" in only:  # sessions a machine: 3,000 at full size, or --events / 1,000
+            per_machine = 5 if args.quick else 3_000 if args.events is None else large_n // 1_000
+            rows["team"] = team_rows(Path(directory), per_machine)
     return rows
 
 

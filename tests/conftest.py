@@ -17,6 +17,7 @@ from hypothesis import HealthCheck, settings
 
 from correx_tools import EventStore
 
+from .servers import SERVER_SCRIPT
 from .stores import KINDS, make_store
 
 settings.register_profile(
@@ -83,6 +84,25 @@ def postgres_dsn() -> Iterator[str]:
         subprocess.run(
             ["bash", str(ROOT / ".ci" / "postgres-server"), "stop", directory], check=False
         )
+
+
+@pytest.fixture
+def own_server() -> Iterator[tuple[str, str]]:
+    """A PostgreSQL server of this test's own, which it may crash or configure:
+    ``(dsn, directory)`` (`servers.server` stops and starts it)."""
+    started = subprocess.run(
+        ["bash", str(SERVER_SCRIPT), "start"], capture_output=True, text=True, check=False
+    )
+    if started.returncode != 0:
+        message = f"cannot start a PostgreSQL server: {started.stderr.strip()[-300:]}"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    dsn, directory = started.stdout.split()
+    try:
+        yield dsn, directory
+    finally:
+        subprocess.run(["bash", str(SERVER_SCRIPT), "stop", directory], check=False)
 
 
 @pytest.fixture

@@ -120,6 +120,10 @@ LAYERS = [
         ],
     ),
     ("correx_tools.shell.recording", ["correx_tools.shell.stores", "correx_tools.core"]),
+    # The columnar export: a store's sessions, calls and events as Parquet or CSV tables.
+    ("correx_tools.shell.columnar", ["correx_tools.shell.stores", "correx_tools.core"]),
+    # A team's store: pushing a machine's sessions to it, and following them.
+    ("correx_tools.shell.team", ["correx_tools.shell.stores", "correx_tools.core"]),
     *TRANSCRIPT_ROOMS,
     ("correx_tools.shell.transcripts", ["correx_tools.shell.stores", "correx_tools.core"]),
     (

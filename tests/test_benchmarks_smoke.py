@@ -118,6 +118,15 @@ def _rows() -> dict[str, list[str]]:
             "many sessions: usage --by day, warm",
             "many sessions: first fill vs ccusage daily",
         ],
+        "team": [
+            "team push: 3 machines at once, over a COPY of the same rows",
+            "team push: a re-push of an unchanged machine",
+            "team push: a re-push of an unchanged folder of transcripts",
+            "team export --to parquet --events, over reading the rows",
+            "team export: Parquet files over the events table",
+            "team push: each pusher's peak memory",
+            "team export: peak memory",
+        ],
     }
 
 

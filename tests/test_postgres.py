@@ -3,13 +3,10 @@
 from __future__ import annotations
 
 import multiprocessing
-import os
-import subprocess
 import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
-from pathlib import Path
 
 import psycopg
 import pytest
@@ -28,6 +25,7 @@ from correx_tools.shell.cli.errors import CliError
 from correx_tools.shell.cli.sources.loading import answered
 from correx_tools.shell.stores.postgres.layout import id_key
 
+from .servers import server
 from .strategies import requested, started
 
 
@@ -232,30 +230,6 @@ def test_follow_does_not_skip_past_a_writer_whose_commit_is_slow(
 
 # -- a server that crashes and comes back (issue 15, item 14) --------------------------
 
-SERVER_SCRIPT = Path(__file__).resolve().parent.parent / ".ci" / "postgres-server"
-
-
-@pytest.fixture
-def own_server() -> Iterator[tuple[str, str]]:
-    """A PostgreSQL server of this test's own, which it may crash: ``(dsn, directory)``."""
-    started = subprocess.run(
-        ["bash", str(SERVER_SCRIPT), "start"], capture_output=True, text=True, check=False
-    )
-    if started.returncode != 0:
-        message = f"cannot start a PostgreSQL server: {started.stderr.strip()[-300:]}"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
-    dsn, directory = started.stdout.split()
-    try:
-        yield dsn, directory
-    finally:
-        subprocess.run(["bash", str(SERVER_SCRIPT), "stop", directory], check=False)
-
-
-def server(action: str, directory: str) -> None:
-    subprocess.run(["bash", str(SERVER_SCRIPT), action, directory], check=True)
-
 
 def test_a_store_survives_a_server_crash_and_reconnects(own_server: tuple[str, str]) -> None:
     dsn, directory = own_server
@@ -325,8 +299,9 @@ def test_a_role_that_may_not_read_the_store_is_told_so(
                           f'TO "{role}"')  # fmt: skip
             lacking = (
                 "(it lacks SELECT on correx_activity, correx_catalog, correx_checkpoints, "
-                "correx_invocations, correx_models, correx_search, correx_search_runs, "
-                "correx_session_heads, correx_settings, correx_spent); GRANT it"
+                "correx_invocations, correx_models, correx_pushed, correx_search, "
+                "correx_search_runs, correx_session_heads, correx_settings, correx_spent); "
+                "GRANT it"
             )
             assert lacking in refused()
             admin.execute(f'GRANT SELECT ON ALL TABLES IN SCHEMA "{schema}" TO "{role}"')

@@ -27,7 +27,7 @@ from correx_tools import DefaultToolRepository, EventReplayer, JsonlEventLog, SQ
 from correx_tools.core.catalog.activity import Window
 from correx_tools.core.catalog.facts import SessionFacts
 from correx_tools.core.catalog.listing import CallCounts, Listed, SessionQuery
-from correx_tools.core.catalog.stacks import MOST, OTHER, stacked
+from correx_tools.core.catalog.stacks import MOST, OTHER, STACKS, stacked
 from correx_tools.core.catalog.usage import usage_rows
 from correx_tools.core.lifecycle.conversation import TokenUsage
 from correx_tools.core.lifecycle.description import About, Described
@@ -163,7 +163,7 @@ def test_each_days_layers_add_up_to_its_row(served: Served, stack: str) -> None:
         ("/api/v1/usage", {"tz": "Mars/Base"}, "tz='Mars/Base': no such time zone; give a name"),
         ("/api/v1/sessions", {"failed": "maybe"}, "failed='maybe' is not one of 1, 0"),
         ("/api/v1/usage", {"by": "session"}, "by='session' is not one of day, week, month"),
-        ("/api/v1/usage", {"stack": "tool"}, "stack='tool' is not one of project, model"),
+        ("/api/v1/usage", {"stack": "tool"}, "stack='tool' is not one of project, model, machine"),
         ("/api/v1/sessions", {"sort": "price"}, "sort='price' is not one of recent, -recent"),
         ("/api/v1/hits", {"q": "x", "in": "tools"}, "in='tools' is not one of all, arguments"),
     ],
@@ -259,7 +259,10 @@ def _listed(number: int, project: str | None) -> Listed:
     about = About(cwd=project)
     described = None if project is None else Described(format="claude-code", about=about)
     facts = SessionFacts(description=described)
-    return Listed(session_id=f"s{number}", facts=facts, counts=CallCounts())
+    # A team's store names the machine and the user: some sessions here, by their number.
+    machine, user = (None, None) if number % 3 == 0 else (f"m{number % 2}", f"u{number % 4}")
+    return Listed(session_id=f"s{number}", facts=facts, counts=CallCounts(), machine=machine,
+                  user=user)  # fmt: skip
 
 
 def _window(calls: int, messages: int, tokens: int) -> Window:
@@ -276,7 +279,7 @@ _entry = st.tuples(
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.lists(_entry, max_size=40), st.sampled_from(["project", "model"]), st.integers(1, 4))
+@given(st.lists(_entry, max_size=40), st.sampled_from(STACKS), st.integers(1, 4))
 def test_a_days_layers_add_up_to_the_days_row(entries: list[Any], stack: Any, most: int) -> None:
     rows, _ = usage_rows(entries, "day", local=lambda t: t, prices=PRICES)
     layers = stacked(entries, stack, local=lambda t: t, prices=PRICES, most=most)

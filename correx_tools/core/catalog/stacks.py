@@ -1,6 +1,7 @@
-"""Usage by day, split by project or by model: the layers a chart stacks on each day's bar.
+"""Usage by day, split by project, model, machine or user (a team's cost per person): the
+layers a chart stacks on each day's bar.
 
-Each layer is `usage_rows` by day over the windows of one project (or model), so a
+Each layer is `usage_rows` by day over the windows of one project (or model ...), so a
 layer's day is counted exactly as the day's own row is: a day's layers add up to its
 row's tokens and cost (their sum, where some layer is priced). By model, the windows of
 calls alone (which no model makes, and which spend no tokens) are in no layer. The layers
@@ -31,8 +32,8 @@ from typing import Literal, final
 from ..replay.pricing import PriceTable
 from .usage import NONE_KEY, Entry, Local, UsageRow, usage_rows
 
-Stack = Literal["project", "model"]
-STACKS: tuple[Stack, ...] = ("project", "model")
+Stack = Literal["project", "model", "machine", "user"]
+STACKS: tuple[Stack, ...] = ("project", "model", "machine", "user")
 """What a day's usage can be split by."""
 MOST = 8
 """The most layers: past it, the layers with the fewest tokens are folded into one."""
@@ -62,6 +63,10 @@ def stacked(entries: Iterable[Entry], stack: Stack, *, local: Local, prices: Pri
             if not window.messages:
                 continue  # calls alone: no model's, and no tokens
             key = model or NONE_KEY
+        elif stack == "machine":
+            key = listed.machine or NONE_KEY
+        elif stack == "user":
+            key = listed.user or NONE_KEY
         else:
             key = listed.facts.project or NONE_KEY
         groups.setdefault(key, []).append(entry)

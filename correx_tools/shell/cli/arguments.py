@@ -172,6 +172,9 @@ def add_session_filters(parser: argparse.ArgumentParser) -> None:
     )
     picked.add_argument("--machine", metavar="NAME", help="only sessions recorded on this machine")
     picked.add_argument(
+        "--user", metavar="NAME", help="only sessions this user pushed (a team's store)"
+    )
+    picked.add_argument(
         "--tz",
         metavar="ZONE",
         help="the time zone of dates given and shown (a name such as Europe/Paris or UTC; "

@@ -53,6 +53,8 @@ COMMANDS = (
     Command("diff", "the invocations added or changed between two sequences", "diff"),
     Command("import", "copy every session of SOURCE into DEST (created if missing)",
             "import_store"),
+    Command("push", "send every session of SOURCE to the team's PostgreSQL store, only what "
+            "it does not hold yet, named by machine and labelled by user", "push"),
     Command("init-db", "create the tables of a store (idempotent)", "init_db"),
     Command("replay-all", "replay every session of a store in parallel processes",
             "replay_all"),

@@ -78,10 +78,11 @@ _SESSION_QUESTIONS: dict[str, Callable[[Debugger, SessionId, Mapping[str, str]],
     "turns": turns.turns,
 }
 ENDPOINTS = [
-    "GET /api/v1/sessions?agent=&project=&model=&since=&until=&tz=&failed=&machine=&q=&sort="
-    "&offset=&limit= (sessions --json, the most recent first)",
-    "GET /api/v1/usage?by=&stack=project|model&agent=&project=&model=&since=&until=&tz=&failed="
-    "&machine= (usage --json, and each day split by project or model)",
+    "GET /api/v1/sessions?agent=&project=&model=&since=&until=&tz=&failed=&machine=&user=&q="
+    "&sort=&offset=&limit= (sessions --json, the most recent first)",
+    "GET /api/v1/usage?by=&stack=project|model|machine|user&agent=&project=&model=&since=&until="
+    "&tz=&failed=&machine=&user= (usage --json, and each day split by project, model, machine "
+    "or user)",
     "GET /api/v1/sessions/{session}",
     "GET /api/v1/sessions/{session}/state?at=&offset=&limit=",
     "GET /api/v1/sessions/{session}/invocations/{invocation}/history",
@@ -100,7 +101,7 @@ ENDPOINTS = [
     "GET /api/v1/search?q=&tool=&status=&after=&limit=",
     "GET /api/v1/said?q=&after=&limit= (what was said, in every session)",
     "GET /api/v1/hits?q=&in=all|arguments|outputs|said&agent=&project=&model=&since=&until=&tz="
-    "&failed=&machine=&offset=&limit= (words and phrases, through the full-text index)",
+    "&failed=&machine=&user=&offset=&limit= (words and phrases, through the full-text index)",
     "GET /api/v1/compare?a=&b=&limit= (two sessions compared, as compare --json)",
     "GET /api/v1/compare?sessions=S1,S2,...&match= (where many sessions split)",
     "GET /api/v1/audit?session= (the session's audit so far, by --policy or the built-in one)",

@@ -53,6 +53,12 @@ UNKNOWN = datetime(1970, 1, 1, tzinfo=UTC)
 
 def run(args: argparse.Namespace) -> int:
     """Run ``correx-tools export``; the exit status."""
+    if args.to in ("parquet", "csv"):
+        from .export_tables import run_tables  # noqa: PLC0415 - the tables' own path
+
+        return run_tables(args)
+    if args.session is None:
+        raise CliError(f"--to {args.to} exports one session: give SESSION")
     if args.to == "otlp" and args.output is not None:
         raise CliError("--to otlp sends to a collector (--endpoint); -o is for --to otlp-json")
     if args.to == "otlp-json" and args.endpoint is not None:
@@ -189,15 +195,23 @@ def _observed_at(store: EventStore, session: str, at: int) -> datetime:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The arguments of ``correx-tools export``."""
     arguments.add_source(parser)
-    parser.add_argument("session", metavar="SESSION")
+    parser.add_argument(
+        "session", metavar="SESSION", nargs="?", help="the session (for otlp-json and otlp)"
+    )
     parser.add_argument(
         "--to",
-        choices=("otlp-json", "otlp"),
+        choices=("otlp-json", "otlp", "parquet", "csv"),
         default="otlp-json",
         help="otlp-json: OTLP/JSON Lines, one export request of at most 1,000 spans a line, to "
         "-o FILE or stdout; otlp: send the spans to a collector through the OpenTelemetry "
-        "SDK's OTLP/HTTP exporter (default: %(default)s)",
+        "SDK's OTLP/HTTP exporter; parquet, csv: every session of SOURCE (or those the "
+        "filters pick) as tables sessions/ and calls/ in -o DIR, partitioned by day "
+        "(default: %(default)s)",
     )
+    parser.add_argument(
+        "--events", action="store_true",
+        help="with --to parquet or csv: every event too, as events/ (masked)",
+    )  # fmt: skip
     parser.add_argument(
         "--endpoint",
         metavar="URL",
@@ -218,7 +232,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--output",
         metavar="FILE",
         type=output_argument,
-        help="write to FILE, whole or not at all (default, or -: standard output)",
+        help="write to FILE, whole or not at all (default, or -: standard output); with "
+        "--to parquet or csv, the new folder of the tables",
     )
     parser.add_argument("--at", type=int, metavar="SEQ", help="the session as it was at SEQ")
     parser.add_argument("--lenient", action="store_true", help="skip events the lifecycle refuses")
@@ -229,6 +244,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "as JSON, masked and cut as the report does; off by default: they may hold secrets",
     )
     arguments.add_redact_argument(parser)
+    arguments.add_session_filters(parser)
+    arguments.add_prices_argument(parser)
 
 
 def _seconds(text: str) -> float:

@@ -88,8 +88,8 @@ def _limit(args: argparse.Namespace) -> int | None:
 def _matches_nothing(query: SessionQuery, everything: list[Listed]) -> str:
     """Why a filter found nothing, naming what there is to pick from."""
     asked = [f"--{name} {value}" for name, value in (("agent", query.agent),
-             ("project", query.project), ("model", query.model), ("machine", query.machine))
-             if value is not None]  # fmt: skip
+             ("project", query.project), ("model", query.model), ("machine", query.machine),
+             ("user", query.user)) if value is not None]  # fmt: skip
     said = "no session matches " + (" ".join(asked) or "the filters given")
     known: list[str] = []
     if query.agent is not None:
@@ -101,6 +101,9 @@ def _matches_nothing(query: SessionQuery, everything: list[Listed]) -> str:
     if query.machine is not None:
         machines = sorted({s.machine for s in everything if s.machine})
         known.append("machines here: " + (", ".join(machines) or "none named"))
+    if query.user is not None:
+        users = sorted({s.user for s in everything if s.user})
+        known.append("users here: " + (", ".join(users) or "none named"))
     return said + (
         f" ({'; '.join(known)})" if known else f" (of {counted(len(everything), 'session')})"
     )
@@ -120,6 +123,8 @@ COLUMNS = (
 """The table's columns, and how each gives way to a narrower terminal."""
 OUTCOME = Column("outcome", fit="cut", least=8, ease=13, give=1, drop=2)
 """How a run ended, after ``failed``: shown where a listed session's harness wrote it."""
+TEAM = (Column("machine", drop=2), Column("user", drop=3))
+"""A team's store's sessions: the machine and the user, after the agent."""
 WIDE = (
     Column("session"), Column("first (local)"), Column("last (local)"), Column("agent"),
     Column("project"), Column("title"), Column("models"), Column("events", right=True),
@@ -154,12 +159,16 @@ def _table(page: list[Listed], rows: list[dict[str, Any]], names: dict[str, str]
         ]
         for listed, row in zip(page, rows, strict=True)
     ]
-    if not any(_outcome(row) != "-" for row in rows):
-        return table(COLUMNS, cells, wide=False)
-    after = [c.header for c in COLUMNS].index("failed") + 1
-    for line, row in zip(cells, rows, strict=True):
-        line.insert(after, _outcome(row))
-    columns = (*COLUMNS[:after], OUTCOME, *COLUMNS[after:])
+    columns: tuple[Column, ...] = COLUMNS
+    if any(_outcome(row) != "-" for row in rows):
+        after = [c.header for c in columns].index("failed") + 1
+        for line, row in zip(cells, rows, strict=True):
+            line.insert(after, _outcome(row))
+        columns = (*columns[:after], OUTCOME, *columns[after:])
+    if any(listed.machine or listed.user for listed in page):  # a team's store: who, where
+        for listed, line in zip(page, cells, strict=True):
+            line[3:3] = [in_line(listed.machine or "-"), in_line(listed.user or "-")]
+        columns = (*columns[:3], *TEAM, *columns[3:])
     return table(columns, cells, wide=False)
 
 

@@ -38,6 +38,7 @@ def query_of(args: argparse.Namespace) -> SessionQuery:
         until=moment_of(args.until, zone, "--until", end=True) if args.until else None,
         failed=bool(getattr(args, "failed", False)),
         machine=getattr(args, "machine", None),
+        user=getattr(args, "user", None),
     )
 
 

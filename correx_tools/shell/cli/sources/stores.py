@@ -39,6 +39,8 @@ def open_store(
         transcripts = opened_transcripts(source)
         if transcripts is not None:
             return transcripts
+    if source.startswith(POSTGRES_SCHEMES):
+        quiet_driver()
     try:
         return closed_at_the_end(
             open_source(source, create=create, upgrade=upgrade, progress=progress)
@@ -52,6 +54,16 @@ def open_store(
         # A database that cannot be reached or used: psycopg's own first line says why.
         reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
         raise CliError(f"{redact(source)}: cannot use the database: {reason}") from None
+
+
+def quiet_driver() -> None:
+    """The database driver's own warnings kept off the terminal (a connection lost while
+    it cleans up, say): the command says what went wrong in its one line."""
+    import logging  # noqa: PLC0415 - only for a PostgreSQL store
+
+    driver = logging.getLogger("psycopg")
+    if not driver.handlers:
+        driver.addHandler(logging.NullHandler())
 
 
 def open_source_or_agents(source: str | None) -> tuple[EventStore, str]:

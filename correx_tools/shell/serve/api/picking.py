@@ -1,6 +1,7 @@
 """The filters of a question about many sessions, as the commands take them: ``agent``,
-``project``, ``model``, ``since``, ``until`` (in ``tz``'s zone, else the server's), ``failed``
-and ``machine``, read into a `SessionQuery` by the commands' rules (`shell.catalog.when`)."""
+``project``, ``model``, ``since``, ``until`` (in ``tz``'s zone, else the server's), ``failed``,
+``machine`` and ``user``, read into a `SessionQuery` by the commands' rules
+(`shell.catalog.when`)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from ....core.catalog.listing import SessionQuery
 from ...catalog.when import WhenError, moment_of, zone_named
 from ..errors import ApiError
 
-FILTERS = ("agent", "project", "model", "since", "until", "tz", "failed", "machine")
+FILTERS = ("agent", "project", "model", "since", "until", "tz", "failed", "machine", "user")
 """The parameters that pick sessions."""
 _YES = ("1", "true", "yes", "on")
 _NO = ("", "0", "false", "no", "off")
@@ -52,4 +53,5 @@ def picked(query: Mapping[str, str]) -> tuple[SessionQuery, tzinfo | None]:
         until=until,
         failed=failed in _YES,
         machine=query.get("machine") or None,
+        user=query.get("user") or None,
     ), zone

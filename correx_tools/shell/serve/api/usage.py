@@ -1,6 +1,7 @@
-"""``GET /api/v1/usage?by=&stack=&agent=&project=&model=&since=&until=&tz=&failed=&machine=``:
-``usage --by BY --json`` of the sessions the filters pick, and each day's usage split by
-``stack`` (``project`` or ``model``): the layers the page's chart stacks.
+"""``GET /api/v1/usage?by=&stack=&agent=&project=&model=&since=&until=&tz=&failed=&machine=&
+user=``: ``usage --by BY --json`` of the sessions the filters pick, and each day's usage split by
+``stack`` (``project``, ``model``, ``machine`` or ``user``): the layers the page's chart
+stacks.
 
 The rows and the total are the command's, built by the same functions (`usage_of`,
 `shell.catalog.rows`); days are counted in ``tz``'s zone (the

@@ -134,7 +134,7 @@
       });
       f.count += d.hits.length; f.offset += d.hits.length;
       table.setAttribute("data-found", f.count);
-      var picked = Object.keys(asked).some(function (k) { return ["agent", "project", "model", "since", "until", "failed", "machine"].indexOf(k) >= 0 && asked[k]; });
+      var picked = Object.keys(asked).some(function (k) { return ["agent", "project", "model", "since", "until", "failed", "machine", "user"].indexOf(k) >= 0 && asked[k]; });
       $("everywhere-summary").textContent = fmtNum(f.count) + " found" + (d.more ? " so far" : "") + " · through the full-text index, newest first" + (picked ? " · in the sessions the filters pick" : "");
       $("everywhere-more").hidden = !d.more;
     }).catch(function (error) { if (f === wide) $("everywhere-summary").textContent = CX.txt(error.message || error); });

@@ -1,9 +1,9 @@
 // correx-tools serve: the sessions page's two views of the sessions its filters pick, as the
-// commands pick them (agent, project, model, since, until, with failures, machine):
+// commands pick them (agent, project, model, since, until, with failures, machine, user):
 //  * the list (/?FILTERS&q=&sort=&offset=): `sessions --json`'s rows, the most recent first, a page
 //    at a time, or sorted by a column (the project's groups them under their project);
-//  * the usage (/usage?FILTERS&stack=project|model): `usage --by day --json`'s rows as a table, and
-//    each day's tokens and cost drawn as bars stacked by project or model (uPlot, shipped with the
+//  * the usage (/usage?FILTERS&stack=project|model|user|machine): `usage --by day --json`'s rows as a table, and
+//    each day's tokens and cost drawn as bars stacked by project, model, user or machine (uPlot, shipped with the
 //    package: nothing is fetched from elsewhere).
 // The filters, order and page live in the address, so a link or a reload shows the same list. Dates
 // are read, and days counted, in the address's zone (tz=), else the viewer's own. Every value from
@@ -11,7 +11,7 @@
 "use strict";
 var CXSessions = function (tools) {
   var $ = CX.$, el = CX.el, row = CX.row, fmtNum = CX.fmtNum, enc = encodeURIComponent;
-  var TEXTS = { project: "f-project", agent: "f-agent", model: "f-model", since: "f-since", until: "f-until", machine: "f-machine" };
+  var TEXTS = { project: "f-project", agent: "f-agent", model: "f-model", since: "f-since", until: "f-until", machine: "f-machine", user: "f-user" };
   var ZONE = "";
   try { ZONE = Intl.DateTimeFormat().resolvedOptions().timeZone || ""; } catch (e) { /* the server's zone then */ }
   var usage = location.pathname === "/usage", typing = null;
@@ -182,8 +182,8 @@ var CXSessions = function (tools) {
   function layerNames(layers, stack) {
     var last = layers.map(function (l) { var parts = l.key.replace(/[\\/]+$/, "").split(/[\\/]/); return parts[parts.length - 1] || l.key; });
     return layers.map(function (l, k) {
-      if (l.rest.length) return "other " + (stack === "model" ? "models" : "projects") + " (" + fmtNum(l.rest.length) + ")";
-      if (l.key === "-") return stack === "model" ? "model not recorded" : "no project recorded";
+      if (l.rest.length) return "other " + (stack === "project" ? "projects" : stack + "s") + " (" + fmtNum(l.rest.length) + ")";
+      if (l.key === "-") return stack === "project" ? "no project recorded" : stack === "model" ? "model not recorded" : "no " + stack + " named";
       if (stack !== "project") return l.key;
       return last.filter(function (n) { return n === last[k]; }).length > 1 ? l.key : last[k];
     });

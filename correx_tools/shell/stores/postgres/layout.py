@@ -27,6 +27,7 @@ from typing import Any
 from ..sql.dialect import Dialect
 from ..sql.layout import CATALOG_LAYOUT, LAYOUT, index_statements
 from .search import TABLES as SEARCH_TABLES
+from .team import partition_events, push_tables
 
 SCHEMA_NAME = re.compile(r"[a-z_][a-z0-9_]{0,62}")
 
@@ -111,9 +112,9 @@ def lock_schema(connection: Any, schema: str) -> None:
 
 
 STORE_TABLES = ("correx_activity", "correx_catalog", "correx_checkpoints", "correx_events",
-                "correx_invocations", "correx_models", "correx_search", "correx_search_runs",
-                "correx_session_heads",
-                "correx_sessions", "correx_settings", "correx_spent")  # fmt: skip
+                "correx_invocations", "correx_models", "correx_pushed", "correx_search",
+                "correx_search_runs", "correx_session_heads", "correx_sessions",
+                "correx_settings", "correx_spent")  # fmt: skip
 """The tables a store of any layout keeps (other tables of the schema are not its)."""
 
 
@@ -152,7 +153,8 @@ def hidden_tables(connection: Any, schema: str) -> str | None:
         "SELECT c.relname, has_schema_privilege(n.oid, 'USAGE'), "
         "has_table_privilege(c.oid, 'SELECT') "
         "FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace "
-        "WHERE n.nspname = %s AND c.relname = ANY(%s) AND c.relkind = 'r' ORDER BY c.relname",
+        "WHERE n.nspname = %s AND c.relname = ANY(%s) AND c.relkind IN ('r', 'p') "
+        "ORDER BY c.relname",
         (schema, list(STORE_TABLES)),
     ).fetchall()
     if not rows:
@@ -168,9 +170,20 @@ def hidden_tables(connection: Any, schema: str) -> str | None:
 
 
 def create(connection: Any, d: Dialect, schema: str, interval: int) -> None:
-    """The tables of this release's layout, in the caller's transaction."""
+    """The tables of this release's layout, in the caller's transaction: the events
+    partitioned (`team`), the push's table beside them."""
     _run(connection, schema, _TABLES_1)
     upgrade(connection, d, schema, interval, since=1)
+    partition(connection, d, schema)
+
+
+def partition(connection: Any, d: Dialect, schema: str) -> int | None:
+    """The schema's events partitioned (`team.partition_events`: how many moved, ``None``
+    when they already were), with their triggers."""
+    moved = partition_events(connection, schema, d)
+    if moved is not None:
+        _run(connection, schema, _TRIGGERS)
+    return moved
 
 
 def upgrade(connection: Any, d: Dialect, schema: str, interval: int, *, since: int) -> None:
@@ -181,6 +194,7 @@ def upgrade(connection: Any, d: Dialect, schema: str, interval: int, *, since: i
     if since < CATALOG_LAYOUT:
         _run(connection, schema, SEARCH_TABLES)
     _run(connection, schema, _TRIGGERS)
+    push_tables(connection, schema)
     _record(connection, schema, interval)
 
 

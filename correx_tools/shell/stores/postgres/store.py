@@ -18,10 +18,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any, final
 
+from returns.result import Result
+
 from ....core.lifecycle.events import StoredEvent
 from ....core.tools.ids import SessionId
 from ..addresses import StoreAddress, redact_dsn
-from ..port import StoreLayoutError
+from ..port import AppendError, StoreLayoutError
 from ..sql.indexing import CHECKPOINT_INTERVAL
 from ..sql.layout import LAYOUT
 from ..sql.store import SqlEventStore
@@ -34,8 +36,11 @@ from .layout import (
     hidden_tables,
     layout_of,
     lock_schema,
+    partition,
     upgrade,
 )
+from .pushing import PushedSession, pushed_rows
+from .team import grants, has_push_tables, missing_to_push, push_tables
 
 
 @final
@@ -121,7 +126,44 @@ class PostgresEventStore(SqlEventStore):
                 interval=self.checkpoint_interval,
                 progress=self._progress,
             )
+            if not has_push_tables(cursor, self.schema):  # a store made before pushes were
+                push_tables(cursor, self.schema)
         self.layout = LAYOUT
+
+    def prepare_team(self, *, pushers: list[str], readers: list[str]) -> int | None:
+        """Make the schema a team's store, in one transaction: its events partitioned (those
+        of an older store moved over: how many is returned, ``None`` when they already
+        were), and each role of ``pushers`` and ``readers`` granted what it needs
+        (`team.grants`)."""
+        self._refuse_writes()
+        link = self._postgres.link
+        with link.lock, link.current.transaction(), link.current.cursor() as cursor:
+            lock_schema(cursor, self.schema)
+            moved = partition(cursor, self._postgres.dialect, self.schema)
+            grants(cursor, self.schema, pushers=pushers, readers=readers)
+        return moved
+
+    def pushed(self, machine: str) -> dict[bytes, tuple[int, int, str]]:
+        """What the store records of ``machine``'s pushes (`pushing.pushed_rows`)."""
+        with self._database.query() as cursor:
+            return pushed_rows(cursor, self.schema, machine)
+
+    def missing_to_push(self, *, replace: bool = False) -> str | None:
+        """The first privilege this role lacks to push (with ``replace``, to replace a
+        session: DELETE on the events too), or ``None``."""
+        with self._database.query() as cursor:
+            missing = missing_to_push(cursor, self.schema)
+            if missing is None and replace:
+                row = cursor.execute(
+                    "SELECT has_table_privilege(%s, 'DELETE')", (f'"{self.schema}".correx_events',)
+                ).fetchone()
+                missing = None if row[0] else "DELETE on correx_events (to replace a session)"
+        return missing
+
+    def push(self, session: PushedSession) -> Result[int, AppendError]:
+        """Write one machine's session in one transaction (`pushing`): how many events, or
+        why none were."""
+        return self.import_copies([session])
 
     def _refuse_hidden(self, connection: Any) -> None:
         """A store this role may not read (the information schema then hides its tables,

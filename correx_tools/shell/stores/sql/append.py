@@ -106,20 +106,10 @@ def write_groups(
                     parts = item.groups()  # written as any other events are
                 for session_id, events in parts:
                     current = session_id
-                    encoded = encode_rows([(session_id, events)], _envelope)
-                    if isinstance(encoded, AppendError):
-                        raise Refused(encoded)
-                    last = d.lock_session(cursor, session_id)
-                    problem = check_continues(session_id, last, events, expected)
-                    if problem is not None:
-                        raise Refused(problem)
                     sessions[session_id] = None
-                    if events:
-                        index_and_write(
-                            d, cursor, session_id, list(events), encoded, interval=interval
-                        )
-                        d.advance_session(cursor, session_id, events[-1].sequence)
-                        written += len(events)
+                    written += write_run(
+                        d, cursor, session_id, events, expected=expected, interval=interval
+                    )
             if not written:
                 raise _Nothing
             d.after_write(cursor, sessions)
@@ -142,6 +132,33 @@ def write_groups(
             return Failure(conflict(session_id, -1 if expected is None else expected, -1))
         return Failure(AppendError(kind=fault.kind, session_id=session_id, message=fault.message))
     return Success(written)
+
+
+def write_run(
+    d: Dialect,
+    cursor: Cursor,
+    session_id: str,
+    events: Sequence[StoredEvent],
+    *,
+    expected: int | None,
+    interval: int,
+) -> int:
+    """Write one run of a session's events, in the caller's transaction: the session held,
+    the events checked to continue it (found at ``expected``, or for an import exactly
+    after its last), encoded, indexed and written, the session moved on; how many were
+    written. `Refused` for events that may not be written."""
+    encoded = encode_rows([(session_id, events)], _envelope)
+    if isinstance(encoded, AppendError):
+        raise Refused(encoded)
+    last = d.lock_session(cursor, session_id)
+    problem = check_continues(session_id, last, events, expected)
+    if problem is not None:
+        raise Refused(problem)
+    if not events:
+        return 0
+    index_and_write(d, cursor, session_id, list(events), encoded, interval=interval)
+    d.advance_session(cursor, session_id, events[-1].sequence)
+    return len(events)
 
 
 def runs(stored_events: Iterable[StoredEvent], size: int = IMPORT_RUN) -> Iterator[Group]:

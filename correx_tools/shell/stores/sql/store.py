@@ -28,9 +28,9 @@ from ..port import (
     StoreReadError,
 )
 from ..writing import BatchWritingStore
-from .append import SourceFailed, runs, write_groups
+from .append import SourceFailed, WholeSession, runs, write_groups
 from .catalog_store import CatalogAnswers
-from .copy_parts import CopiedSession, copy_part
+from .copy_parts import copy_part
 from .dialect import Cursor, ReadFault, WriteFault
 from .event_reads import read_events
 from .index import last_sequence, load_head, mark_stale, marked_fresh
@@ -40,6 +40,7 @@ from .reading import SqlSessionIndex
 from .rebuild_parts import rebuild_in_parts, rebuild_part
 from .rebuilding import DamagedEvents, Parted, rebuild, rebuild_all
 from .said import said_events
+from .source_reads import SourceView
 from .verify_parts import check_part, verify_in_parts
 from .verifying import verify_session
 
@@ -93,7 +94,7 @@ class SqlEventStore(CatalogAnswers, LaidOutStore, BatchWritingStore):
         except SourceFailed as failed:
             raise failed.error from None  # the source's own error, as a read would raise it
 
-    def import_copies(self, sessions: Iterable[CopiedSession]) -> Result[int, AppendError]:
+    def import_copies(self, sessions: Iterable[WholeSession]) -> Result[int, AppendError]:
         """Copy whole sessions of another database as `import_events` copies their events,
         all or none, a large one's parts read by worker processes (`copy_parts`)."""
         self._refuse_writes()
@@ -322,6 +323,13 @@ class SqlEventStore(CatalogAnswers, LaidOutStore, BatchWritingStore):
                 # Not now (the database is busy or gone), or not at all (its events are
                 # damaged): it stays stale and unused, and questions fold the events.
                 pass
+
+    @contextmanager
+    def source_view(self) -> Iterator[SourceView]:
+        """The store in one read snapshot, as a push reads what it sends (`source_reads`);
+        a store that keeps no catalog, or a database gone, is a `StoreLayoutError`."""
+        with self._catalogue() as (d, cursor):
+            yield SourceView(d, cursor)
 
     def sessions(self) -> tuple[SessionId, ...]:
         """Every session with at least one event, sorted."""
