@@ -6,21 +6,13 @@ the core."""
 
 from __future__ import annotations
 
-from ...agent_format import AgentFormat, Shape
-from ...model import Transcript
+from ...agent_format import AgentFormat, Later, Shape
 from .signs import EXPECTED, FORMAT, looks_like
-
-
-def _read(text: str, name: str) -> Transcript:
-    from .calls import read  # noqa: PLC0415 - the reader, when a file of it is read
-
-    return read(text, name)
-
 
 AIDER = AgentFormat(
     name=FORMAT,
     expected=EXPECTED,
     called="an Aider history",
-    markdown=Shape(1, looks_like, _read),
+    markdown=Shape(1, looks_like, Later(f"{__name__}.calls", "read")),
     session_file=".aider.chat.history.md",
 )

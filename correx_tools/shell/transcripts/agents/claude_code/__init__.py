@@ -7,23 +7,14 @@ the core."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
-from ...agent_format import AgentFormat, Home, Shape
-from ...model import Transcript
+from ...agent_format import AgentFormat, Home, Later, Shape
 from .signs import FORMAT, looks_like
-
-
-def _read(records: Any, name: str) -> Transcript:
-    from .calls import read  # noqa: PLC0415 - the reader, when a file of it is read
-
-    return read(records, name)
-
 
 CLAUDE_CODE = AgentFormat(
     name=FORMAT,
     expected="a Claude Code session: JSON Lines of user/assistant records with a sessionId",
-    lines=Shape(5, looks_like, _read),
+    lines=Shape(5, looks_like, Later(f"{__name__}.calls", "read")),
     homes=(
         Home(
             "Claude Code",

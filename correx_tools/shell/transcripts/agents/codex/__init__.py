@@ -6,23 +6,14 @@ the core."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
-from ...agent_format import AgentFormat, Home, Shape
-from ...model import Transcript
+from ...agent_format import AgentFormat, Home, Later, Shape
 from .signs import EXPECTED, FORMAT, looks_like
-
-
-def _read(records: Any, name: str) -> Transcript:
-    from .calls import read  # noqa: PLC0415 - the reader, when a file of it is read
-
-    return read(records, name)
-
 
 CODEX = AgentFormat(
     name=FORMAT,
     expected=EXPECTED,
-    lines=Shape(1, looks_like, _read),
+    lines=Shape(1, looks_like, Later(f"{__name__}.calls", "read")),
     homes=(
         Home(
             "Codex CLI",

@@ -6,22 +6,12 @@ the core."""
 
 from __future__ import annotations
 
-from typing import Any
-
-from ...agent_format import AgentFormat, Shape
-from ...model import Transcript
+from ...agent_format import AgentFormat, Later, Shape
 from .signs import FORMAT, looks_like
-
-
-def _read(document: Any, name: str) -> Transcript:
-    from .calls import read  # noqa: PLC0415 - the reader, when a file of it is read
-
-    return read(document, name)
-
 
 MINI_SWE_AGENT = AgentFormat(
     name=FORMAT,
     expected="a mini-swe-agent trajectory: an object with messages and "
     'trajectory_format "mini-swe-agent-1"',
-    document=Shape(6, looks_like, _read),
+    document=Shape(6, looks_like, Later(f"{__name__}.calls", "read")),
 )
