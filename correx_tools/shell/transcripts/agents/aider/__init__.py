@@ -1,8 +1,7 @@
 """Aider's chat histories (``.aider.chat.history.md``, Markdown), recorded as `AIDER`:
 `signs` tells one, `calls` reads a history's edits and commands (imported only when a
 history is read), `talk` its conversation.
-Only the registry (`agents`) imports it; it imports the transcripts' common rooms and
-the core."""
+Only the registry (`agents`) imports it."""
 
 from __future__ import annotations
 

@@ -1,8 +1,7 @@
 """Anthropic Messages lists an agent loop keeps, recorded as `ANTHROPIC_MESSAGES`: `signs`
 tells one, `calls` reads a list's calls (and says how a ``tool_result`` ends its call, for
 Claude Code's reader too; imported only when a list is read), `talk` its conversation.
-Only the registry (`agents`) imports it; it imports the transcripts' common rooms and
-the core."""
+Only the registry (`agents`) imports it."""
 
 from __future__ import annotations
 

@@ -1,8 +1,7 @@
 """Claude Code's session files, recorded as `CLAUDE_CODE`: `signs` tells one, `calls` reads
 a session's calls and its conversation (imported only when a session is read; its results
 are Anthropic's ``tool_result`` blocks, read as `anthropic_messages` reads them).
-Only the registry (`agents`) imports it; it imports the transcripts' common rooms and
-the core."""
+Only the registry (`agents`) imports it."""
 
 from __future__ import annotations
 

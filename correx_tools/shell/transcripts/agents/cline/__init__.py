@@ -1,8 +1,7 @@
 """Cline's and Roo Code's tasks, recorded as `CLINE`: `signs` tells a task's
 ``api_conversation_history.json``, `calls` reads it (imported only when a task is read),
 `talk` its conversation, `usage` its tokens from the ``ui_messages.json`` beside it.
-Only the registry (`agents`) imports it; it imports the transcripts' common rooms and
-the core."""
+Only the registry (`agents`) imports it."""
 
 from __future__ import annotations
 

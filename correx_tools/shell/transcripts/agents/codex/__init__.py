@@ -1,7 +1,6 @@
 """OpenAI Codex CLI's rollouts, recorded as `CODEX`: `signs` tells one, `calls` reads a
 rollout's calls (imported only when a rollout is read), `talk` its conversation.
-Only the registry (`agents`) imports it; it imports the transcripts' common rooms and
-the core."""
+Only the registry (`agents`) imports it."""
 
 from __future__ import annotations
 

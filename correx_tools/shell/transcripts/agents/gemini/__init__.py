@@ -1,8 +1,7 @@
 """Gemini CLI's chats (JSON Lines, or the older document), recorded as `GEMINI_CLI`: `signs`
 tells one, `calls` reads a chat's calls (imported only when a chat is read), `talk` its
 conversation.
-Only the registry (`agents`) imports it; it imports the transcripts' common rooms and
-the core."""
+Only the registry (`agents`) imports it."""
 
 from __future__ import annotations
 

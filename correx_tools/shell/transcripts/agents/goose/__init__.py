@@ -1,8 +1,7 @@
 """Goose's sessions, recorded as `GOOSE`: `signs` tells one, `calls` reads an export's or an
 older session file's calls, `talk` their conversation, `database` every session of Goose's
 own ``sessions.db`` (the readers imported only when a session is read).
-Only the registry (`agents`) imports it; it imports the transcripts' common rooms and
-the core."""
+Only the registry (`agents`) imports it."""
 
 from __future__ import annotations
 

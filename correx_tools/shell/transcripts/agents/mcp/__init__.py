@@ -1,8 +1,7 @@
 """MCP traffic (JSON-RPC messages between a client and a server, one a line), recorded
 as `MCP`: `signs` tells it, `calls` reads its tool calls (imported only when traffic is
 read); MCP records no conversation.
-Only the registry (`agents`) imports it; it imports the transcripts' common rooms and
-the core."""
+Only the registry (`agents`) imports it."""
 
 from __future__ import annotations
 

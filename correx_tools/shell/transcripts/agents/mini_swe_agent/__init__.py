@@ -1,8 +1,7 @@
 """mini-swe-agent's trajectories (``*.traj.json``), recorded as `MINI_SWE_AGENT`: `signs`
 tells one, `calls` reads its actions (imported only when a trajectory is read), `talk` its
 conversation.
-Only the registry (`agents`) imports it; it imports the transcripts' common rooms and
-the core."""
+Only the registry (`agents`) imports it."""
 
 from __future__ import annotations
 

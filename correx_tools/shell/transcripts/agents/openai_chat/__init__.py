@@ -1,8 +1,7 @@
 """OpenAI chat message lists an agent loop keeps, recorded as `OPENAI_CHAT`: `signs` tells
 one, `calls` reads a list's calls (imported only when a list is read), `talk` its
 conversation.
-Only the registry (`agents`) imports it; it imports the transcripts' common rooms and
-the core."""
+Only the registry (`agents`) imports it."""
 
 from __future__ import annotations
 

@@ -1,7 +1,6 @@
 """OpenCode's exports (``opencode export``), recorded as `OPENCODE`: `signs` tells one, `calls`
 reads an export's calls (imported only when an export is read), `talk` its conversation.
-Only the registry (`agents`) imports it; it imports the transcripts' common rooms and
-the core."""
+Only the registry (`agents`) imports it."""
 
 from __future__ import annotations
 

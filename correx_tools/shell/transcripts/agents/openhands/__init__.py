@@ -2,8 +2,8 @@
 `calls` reads a history's actions and observations, `talk` its conversation) and its
 completion logs (`OPENHANDS_COMPLETIONS`: `completions` reads one model call's log); the
 readers are imported only when a file of them is read.
-Only the registry (`agents`) imports it; it imports the transcripts' common rooms, the
-OpenAI chat reader (a completion log's messages are a chat list) and the core."""
+Only the registry (`agents`) imports it; `completions` imports the OpenAI chat reader too
+(a completion log's messages are a chat list)."""
 
 from __future__ import annotations
 

@@ -1,8 +1,7 @@
 """SWE-agent's trajectories (``*.traj``), recorded as `SWE_AGENT`: `signs` tells one, `calls`
 reads a trajectory's steps (imported only when a trajectory is read), `talk` its
 conversation.
-Only the registry (`agents`) imports it; it imports the transcripts' common rooms and
-the core."""
+Only the registry (`agents`) imports it."""
 
 from __future__ import annotations
 
