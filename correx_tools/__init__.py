@@ -78,13 +78,4 @@ if _typing.TYPE_CHECKING:
     from .shell.stores.sqlite import SQLiteEventStore as SQLiteEventStore
     from .shell.transcripts.importing.importing import import_transcript as import_transcript
 
-__all__ = [*_public.names(_public.TOP)]
-_find = _public.lookup(__name__, _public.TOP)
-
-
-def __getattr__(name: str) -> object:
-    return _find(name)
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+__getattr__, __dir__, __all__ = _public.attach(__name__, _public.TOP)

@@ -146,10 +146,17 @@ def names(surface: str) -> list[str]:
     return sorted(found, key=lambda n: (0 if n.isupper() else 1 if n[0].isupper() else 2, n))
 
 
-def lookup(package: str, surface: str) -> Callable[[str], object]:
-    """The ``__getattr__`` of a surface: a name it offers (at the top level, any public name),
-    imported from its module when first asked for and kept in the surface's namespace."""
+def attach(
+    package: str, surface: str
+) -> tuple[Callable[[str], object], Callable[[], list[str]], list[str]]:
+    """What makes ``package`` the surface ``surface``: its ``__getattr__``, ``__dir__`` and
+    ``__all__`` (``__getattr__, __dir__, __all__ = attach(__name__, "stores")``).
+
+    ``__getattr__`` gives a name the surface offers (at the top level, any public name),
+    imported from its module when first asked for and kept in the surface's namespace;
+    ``__dir__`` lists the namespace and every name offered, imported or not."""
     namespace = importlib.import_module(package).__dict__
+    offered = names(surface)
 
     def found(name: str) -> object:
         entry = NAMES.get(name)
@@ -159,4 +166,7 @@ def lookup(package: str, surface: str) -> Callable[[str], object]:
         namespace[name] = value  # asked once: later lookups find it without this function
         return value
 
-    return found
+    def listed() -> list[str]:
+        return sorted({*namespace, *offered})
+
+    return found, listed, offered

@@ -19,13 +19,4 @@ if _typing.TYPE_CHECKING:
     from .core.lifecycle.conversation import conversation_event as conversation_event
     from .core.lifecycle.conversation import conversation_of as conversation_of
 
-__all__ = [*_public.names("conversation")]
-_find = _public.lookup(__name__, "conversation")
-
-
-def __getattr__(name: str) -> object:
-    return _find(name)
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+__getattr__, __dir__, __all__ = _public.attach(__name__, "conversation")

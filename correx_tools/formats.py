@@ -40,13 +40,4 @@ if _typing.TYPE_CHECKING:
     from .core.tools.validation import Violation as Violation
     from .core.tools.validation import validate_request as validate_request
 
-__all__ = [*_public.names("formats")]
-_find = _public.lookup(__name__, "formats")
-
-
-def __getattr__(name: str) -> object:
-    return _find(name)
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+__getattr__, __dir__, __all__ = _public.attach(__name__, "formats")

@@ -36,13 +36,4 @@ if _typing.TYPE_CHECKING:
     from .core.replay.timeline import RecordChange as RecordChange
     from .core.replay.timeline import Timeline as Timeline
 
-__all__ = [*_public.names("history")]
-_find = _public.lookup(__name__, "history")
-
-
-def __getattr__(name: str) -> object:
-    return _find(name)
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+__getattr__, __dir__, __all__ = _public.attach(__name__, "history")

@@ -32,13 +32,4 @@ if _typing.TYPE_CHECKING:
     from .shell.stores.postgres import PostgresEventStore as PostgresEventStore
     from .shell.stores.sqlite import SQLiteEventStore as SQLiteEventStore
 
-__all__ = [*_public.names("stores")]
-_find = _public.lookup(__name__, "stores")
-
-
-def __getattr__(name: str) -> object:
-    return _find(name)
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+__getattr__, __dir__, __all__ = _public.attach(__name__, "stores")

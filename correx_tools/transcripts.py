@@ -18,13 +18,4 @@ if _typing.TYPE_CHECKING:
     from .shell.transcripts.importing.options import ImportOptions as ImportOptions
     from .shell.workspace import Workspace as Workspace
 
-__all__ = [*_public.names("transcripts")]
-_find = _public.lookup(__name__, "transcripts")
-
-
-def __getattr__(name: str) -> object:
-    return _find(name)
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+__getattr__, __dir__, __all__ = _public.attach(__name__, "transcripts")

@@ -116,30 +116,31 @@ class Prompt:
         _check_text(self.text, "text")
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _ModelText:
+    """Text the assistant wrote, and the model that wrote it when the transcript records
+    it: the shape `AssistantText` and `Reasoning` share. They stay two types, neither a
+    kind of the other, so that a view and the store tell what was said from what was
+    thought."""
+
+    text: str
+    model: str | None = None
+
+    def __post_init__(self) -> None:
+        _check_text(self.text, "text")
+        _check_model(self.model)
+
+
 @final
 @dataclass(frozen=True, slots=True, kw_only=True)
-class AssistantText:
+class AssistantText(_ModelText):
     """What the assistant said, and the model that said it when the transcript records it."""
 
-    text: str
-    model: str | None = None
-
-    def __post_init__(self) -> None:
-        _check_text(self.text, "text")
-        _check_model(self.model)
-
 
 @final
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Reasoning:
+class Reasoning(_ModelText):
     """The assistant's reasoning (thinking, or its summary), as the transcript keeps it."""
-
-    text: str
-    model: str | None = None
-
-    def __post_init__(self) -> None:
-        _check_text(self.text, "text")
-        _check_model(self.model)
 
 
 @final

@@ -17,6 +17,7 @@ take must go to the same format as before.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,12 +28,28 @@ from .model import Transcript
 
 @final
 @dataclass(frozen=True, slots=True)
+class Later:
+    """A function of an agent's package, imported when first called: ``name`` in
+    ``module`` (a full module name). A record names its readers so (``read``, ``add``,
+    ``placed``), since recognising a file, or a look that reads none, must import no
+    reader; a call passes its arguments on and returns what the function returns."""
+
+    module: str
+    name: str
+
+    def __call__(self, *args: Any) -> Any:
+        """What the function returns, given ``args``."""
+        return getattr(importlib.import_module(self.module), self.name)(*args)
+
+
+@final
+@dataclass(frozen=True, slots=True)
 class Shape:
     """One way a format is written: whether a file's parsed content is one of it
     (``looks_like``, given the document, the first records of a JSON Lines file, or the
     Markdown text) and how it is read (``read(content, name)``, ``name`` being the
     session's name of last resort). ``rank`` orders the formats tried on one shape,
-    lowest first. ``looks_like`` is light; ``read`` imports its reader when first
+    lowest first. ``looks_like`` is light; ``read`` (a `Later`) imports its reader when first
     called, so that recognising a file, or a look that reads none, imports no reader."""
 
     rank: int

@@ -44,35 +44,25 @@ def shallow_text(text: str) -> str:
     if text.count("[") + text.count("{") <= MAX_DEPTH:
         return text
     out: list[str] = []
-    kept = depth = at = 0
-    size = len(text)
-    while at < size:
-        char = text[at]
-        if char == '"':
-            at = _string_end(text, at)
-            continue
-        if char in "[{":
-            depth += 1
-            if depth > MAX_DEPTH:
-                end = _closing(text, at)
-                if end is None:
-                    return text  # not JSON: the parser says why
-                out += (text[kept:at], json.dumps(mark(text[at:end])))
-                kept = at = end
-                depth -= 1
-                continue
-        elif char in "]}":
-            depth -= 1
-        at += 1
-    if not out:
-        return text
+    kept = depth = 0
+    deep = -1  # where the part being cut opened (-1: none is)
+    for at, char in _structure(text):
+        opens = char in "[{"
+        depth += 1 if opens else -1
+        if opens and depth == MAX_DEPTH + 1:
+            deep = at
+        elif not opens and depth == MAX_DEPTH and deep >= 0:
+            out += (text[kept:deep], json.dumps(mark(text[deep : at + 1])))
+            kept, deep = at + 1, -1
+    if deep >= 0 or not out:
+        return text  # a part left open is not JSON: the parser says why
     out.append(text[kept:])
     return "".join(out)
 
 
-def _structure(text: str, start: int) -> Iterator[tuple[int, str]]:
-    """Each bracket outside strings from ``start``, with where it is."""
-    at, size = start, len(text)
+def _structure(text: str) -> Iterator[tuple[int, str]]:
+    """Each bracket of ``text`` outside strings, with where it is."""
+    at, size = 0, len(text)
     while at < size:
         char = text[at]
         if char == '"':
@@ -95,16 +85,6 @@ def _string_end(text: str, at: int) -> int:
         if slashes % 2 == 0:
             return close + 1
         at = close
-
-
-def _closing(text: str, at: int) -> int | None:
-    """Past the bracket that closes the one opened at ``at`` (``None``: it is not closed)."""
-    depth = 0
-    for where, char in _structure(text, at):
-        depth += 1 if char in "[{" else -1
-        if depth == 0:
-            return where + 1
-    return None
 
 
 def too_deep(value: Any) -> bool:

@@ -1,26 +1,15 @@
 """Anthropic Messages lists an agent loop keeps, recorded as `ANTHROPIC_MESSAGES`: `signs`
 tells one, `calls` reads a list's calls (and says how a ``tool_result`` ends its call, for
 Claude Code's reader too; imported only when a list is read), `talk` its conversation.
-Only the registry (`agents`) imports it; it imports the transcripts' common rooms and
-the core."""
+Only the registry (`agents`) imports it."""
 
 from __future__ import annotations
 
-from typing import Any
-
-from ...agent_format import AgentFormat, Shape
-from ...model import Transcript
+from ...agent_format import AgentFormat, Later, Shape
 from .signs import FORMAT, looks_like
-
-
-def _read(document: Any, name: str) -> Transcript:
-    from .calls import read  # noqa: PLC0415 - the reader, when a file of it is read
-
-    return read(document, name)
-
 
 ANTHROPIC_MESSAGES = AgentFormat(
     name=FORMAT,
     expected="an Anthropic Messages list holding tool_use blocks",
-    document=Shape(8, looks_like, _read),
+    document=Shape(8, looks_like, Later(f"{__name__}.calls", "read")),
 )

@@ -102,6 +102,18 @@ _LONG_TEXT = frozenset({"content", "diff"})
 closing tag, and keep their inner lines (one newline each side is the element's own)."""
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Entry:
+    """One message of the history: its record, where it stands (its index and its JSON path)
+    and when it was written (``recorded``: whether the file says when)."""
+
+    record: dict[str, Any]
+    index: int
+    where: str
+    at: datetime
+    recorded: bool
+
+
 def placed(transcript: Transcript, path: Path) -> Transcript:
     """A task's history with its id, which names the session: the folder it is kept in is
     named by the task's id."""
@@ -123,24 +135,25 @@ def read(document: list[Any], name: str) -> Transcript:
         where = f"$[{index}]"
         must_be(message, dict, where, "a message")
         at, recorded = _time(message, index, where)
+        entry = _Entry(message, index, where, at, recorded)
         tool = None
         if message.get("role") == "assistant":
             waiting = None
-            native = _native_requests(message, index, where, at)
+            native = _native_requests(entry)
             for call in native:
                 call.recorded = recorded
                 calls.request(call)
             if not native:
                 answer = document[index + 1] if index + 1 < len(document) else None
-                waiting = _xml_request(message, index, where, at, _result_of(answer))
+                waiting = _xml_request(entry, _result_of(answer))
                 if waiting is not None:
                     waiting.recorded = recorded
                     calls.request(waiting)
                     tool = waiting.tool_name
         elif message.get("role") == "user":
-            _native_results(message, index, where, at, calls, recorded=recorded)
+            _native_results(entry, calls)
             if waiting is not None:
-                waiting.end = _xml_result(message, waiting, index, where, at, recorded=recorded)
+                waiting.end = _xml_result(entry, waiting)
                 waiting = None
         talk_in(message, index, at if recorded else None, tool, talk)
     return Transcript(FORMAT, name, calls.calls(), about=_about(document), talk=tuple(talk.steps))
@@ -154,44 +167,35 @@ def _time(message: dict[str, Any], index: int, where: str) -> tuple[datetime, bo
     return epoch_time(stamp, f"{where}.ts", milliseconds=True), True
 
 
-def _native_requests(
-    message: dict[str, Any], index: int, where: str, at: datetime
-) -> list[TranscriptCall]:
-    content = message.get("content")
+def _native_requests(entry: _Entry) -> list[TranscriptCall]:
+    content = entry.record.get("content")
     found = []
     for number, block in enumerate(content if isinstance(content, list) else []):
         if isinstance(block, dict) and block.get("type") == "tool_use":
-            at_block = f"{where}.content[{number}]"
+            at_block = f"{entry.where}.content[{number}]"
             found.append(
                 TranscriptCall(
                     call_id=must_be(block.get("id"), str, f"{at_block}.id", "a tool_use id"),
                     tool_name=must_be(block.get("name"), str, f"{at_block}.name", "a name"),
                     arguments=must_be(block.get("input", {}), dict, f"{at_block}.input", "input"),
-                    requested_at=at,
-                    position=(index, number),
+                    requested_at=entry.at,
+                    position=(entry.index, number),
                     where=at_block,
                 )
             )
     return found
 
 
-def _native_results(
-    message: dict[str, Any],
-    index: int,
-    where: str,
-    at: datetime,
-    calls: Pairing,
-    *,
-    recorded: bool,
-) -> None:
-    content = message.get("content")
+def _native_results(entry: _Entry, calls: Pairing) -> None:
+    content = entry.record.get("content")
     for number, block in enumerate(content if isinstance(content, list) else []):
         if isinstance(block, dict) and block.get("type") == "tool_result":
-            at_block = f"{where}.content[{number}]"
+            at_block = f"{entry.where}.content[{number}]"
             call_id = must_be(block.get("tool_use_id"), str, at_block, "tool_use_id")
             call = calls.ended(call_id, at_block)
             text = joined("\n", message_texts(block))
-            call.end = _outcome(text, at, (index, number), {"tool_use_id": call_id}, recorded)
+            metadata = {"tool_use_id": call_id}
+            call.end = _outcome(text, entry, (entry.index, number), metadata)
 
 
 def _result_of(message: Any) -> str | None:
@@ -205,22 +209,20 @@ def _result_of(message: Any) -> str | None:
     return None if head is None else head[1]
 
 
-def _xml_request(
-    message: dict[str, Any], index: int, where: str, at: datetime, answered: str | None
-) -> TranscriptCall | None:
+def _xml_request(entry: _Entry, answered: str | None) -> TranscriptCall | None:
     """The one tool element of an assistant's text, if it holds one (``answered`` names the
     tool the next message gives the result of)."""
-    for text in message_texts(message):
+    for text in message_texts(entry.record):
         found = _element(text, answered)
         if found is not None:
             tool, arguments = found
             return TranscriptCall(
-                call_id=f"message-{index}",
+                call_id=f"message-{entry.index}",
                 tool_name=tool,
                 arguments=arguments,
-                requested_at=at,
-                position=(index, 0),  # after the words of its message, at (index, -1, n)
-                where=where,
+                requested_at=entry.at,
+                position=(entry.index, 0),  # after the words of its message, at (index, -1, n)
+                where=entry.where,
             )
     return None
 
@@ -267,29 +269,20 @@ def _parameters(body: str) -> dict[str, str]:
     return parameters
 
 
-def _xml_result(
-    message: dict[str, Any],
-    call: TranscriptCall,
-    index: int,
-    where: str,
-    at: datetime,
-    *,
-    recorded: bool,
-) -> End | None:
-    texts = message_texts(message)
-    tool = _result_of(message)
+def _xml_result(entry: _Entry, call: TranscriptCall) -> End | None:
+    texts = message_texts(entry.record)
+    tool = _result_of(entry.record)
     if tool is None:
         return None  # interrupted, resumed: no result for the call
     if tool != call.tool_name:
-        raise Unreadable(where, f"a result of {tool} after a call of {call.tool_name}")
+        raise Unreadable(entry.where, f"a result of {tool} after a call of {call.tool_name}")
     answer = joined("\n", (text for text in texts if "<environment_details>" not in text))
-    return _outcome(answer, at, (index,), {"message": str(index)}, recorded)
+    return _outcome(answer, entry, (entry.index,), {"message": str(entry.index)})
 
 
-def _outcome(
-    text: str, at: datetime, position: Position, metadata: dict[str, str], recorded: bool
-) -> End:
-    """How a result's text says its call ended (see the module docstring)."""
+def _outcome(text: str, entry: _Entry, position: Position, metadata: dict[str, str]) -> End:
+    """How a result's text in ``entry`` says its call ended (see the module docstring)."""
+    at, recorded = entry.at, entry.recorded
     head = RESULT.match(text)
     body = text[head.end() :].lstrip("\n") if head else text
     if body.startswith(_DENIED):

@@ -1,27 +1,16 @@
 """mini-swe-agent's trajectories (``*.traj.json``), recorded as `MINI_SWE_AGENT`: `signs`
 tells one, `calls` reads its actions (imported only when a trajectory is read), `talk` its
 conversation.
-Only the registry (`agents`) imports it; it imports the transcripts' common rooms and
-the core."""
+Only the registry (`agents`) imports it."""
 
 from __future__ import annotations
 
-from typing import Any
-
-from ...agent_format import AgentFormat, Shape
-from ...model import Transcript
+from ...agent_format import AgentFormat, Later, Shape
 from .signs import FORMAT, looks_like
-
-
-def _read(document: Any, name: str) -> Transcript:
-    from .calls import read  # noqa: PLC0415 - the reader, when a file of it is read
-
-    return read(document, name)
-
 
 MINI_SWE_AGENT = AgentFormat(
     name=FORMAT,
     expected="a mini-swe-agent trajectory: an object with messages and "
     'trajectory_format "mini-swe-agent-1"',
-    document=Shape(6, looks_like, _read),
+    document=Shape(6, looks_like, Later(f"{__name__}.calls", "read")),
 )
