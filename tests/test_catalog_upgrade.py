@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 import shutil
+import sqlite3
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,7 +16,7 @@ from typing import Any
 import psycopg
 import pytest
 
-from correx_tools import EventReplayer, PostgresEventStore, SQLiteEventStore
+from correx_tools import EventReplayer, PostgresEventStore, SQLiteEventStore, import_transcript
 from correx_tools.core.catalog.listing import SessionQuery
 from correx_tools.shell.catalog.folded import FoldedCatalog
 from correx_tools.shell.catalog.picking import catalog_of, searchable_of
@@ -87,3 +88,64 @@ def test_a_layout_4_schema_gains_its_catalog_when_opened_for_writing(
 
     reader = PostgresEventStore(postgres_dsn, schema=legacy_schema, read_only=True)
     _upgrades(reader, writer)
+
+
+# A build made before layout 5 was final wrote a catalog without its last columns (how a
+# run ended): read-only, such a store is listed by folding, never by a query that fails.
+RUN = DATA / "runs" / "mini-swe-agent-gemini-3-pro" / "trajs" / "django__django-10999"
+
+
+def _listed(store: SqlEventStore) -> tuple[Any, Any]:
+    """The store's answer to listing every session, and who gave it."""
+    catalog = catalog_of(store, DefaultToolRepository(EventReplayer(store), strict=False))
+    return catalog, catalog.listed(SessionQuery())
+
+
+def _mends(store: SqlEventStore, lacking: Any, reopen: Any) -> None:
+    import_transcript(RUN / "django__django-10999.traj.json", store)
+    _, before = _listed(store)
+    assert before[0][0].facts.description.outcome is not None
+    store.close()  # type: ignore[attr-defined]
+    lacking()  # as that build left it
+    reader = reopen(read_only=True)
+    assert not reader.keeps_catalog
+    catalog, listed = _listed(reader)
+    assert isinstance(catalog, FoldedCatalog) and listed == before
+    reader.close()
+    writer = reopen(read_only=False)
+    assert writer.keeps_catalog
+    catalog, listed = _listed(writer)
+    assert catalog is writer and listed == before
+    writer.close()
+
+
+def test_a_sqlite_catalog_without_its_last_column_is_folded_then_mended(tmp_path: Path) -> None:
+    path = tmp_path / "early.sqlite"
+
+    def lacking() -> None:
+        with sqlite3.connect(path) as connection:
+            connection.execute("ALTER TABLE session_catalog DROP COLUMN outcome")
+        connection.close()
+
+    def reopen(*, read_only: bool) -> SQLiteEventStore:
+        return SQLiteEventStore(path, read_only=read_only)
+
+    _mends(SQLiteEventStore(path), lacking, reopen)
+
+
+def test_a_postgres_catalog_without_its_last_column_is_folded_then_mended(
+    postgres_dsn: str, postgres_schema: str
+) -> None:
+    def lacking() -> None:
+        with psycopg.connect(postgres_dsn, autocommit=True) as connection:
+            connection.execute(
+                f'ALTER TABLE "{postgres_schema}".correx_catalog DROP COLUMN outcome'
+            )
+
+    def reopen(*, read_only: bool) -> PostgresEventStore:
+        store = PostgresEventStore(postgres_dsn, schema=postgres_schema, read_only=read_only)
+        if not read_only:
+            store.init_db()
+        return store
+
+    _mends(reopen(read_only=False), lacking, reopen)

@@ -105,6 +105,8 @@ class PostgresEventStore(SqlEventStore):
                 "create one with correx-tools init-db"
             )
         self.layout = layout
+        with connection.cursor() as cursor:
+            self._note_catalog(cursor)
 
     def init_db(self) -> None:
         """Create the schema and tables if they do not exist (idempotent).
@@ -129,6 +131,7 @@ class PostgresEventStore(SqlEventStore):
             if not has_push_tables(cursor, self.schema):  # a store made before pushes were
                 push_tables(cursor, self.schema)
         self.layout = LAYOUT
+        self._catalog_whole = True  # brought to this release's layout, its columns with it
 
     def prepare_team(self, *, pushers: list[str], readers: list[str]) -> int | None:
         """Make the schema a team's store, in one transaction: its events partitioned (those

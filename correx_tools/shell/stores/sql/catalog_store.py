@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from ....core.catalog.searched import FIELDS
 from ..port import StoreLayoutError
 from .dialect import ReadFault
-from .layout import CATALOG_LAYOUT
+from .layout import CATALOG_LAYOUT, catalog_whole
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -33,11 +33,25 @@ class CatalogAnswers:
     name: str
     layout: int
 
+    _catalog_whole: bool | None = None
+    """Whether the catalog has every column read (`catalog_whole`), once asked."""
+
     @property
     def keeps_catalog(self) -> bool:
         """Whether the store keeps the catalog and the words (an older one is answered by
-        folding and scanning its events: `catalog_of`)."""
-        return self.layout >= CATALOG_LAYOUT
+        folding and scanning its events: `catalog_of`; so is one whose catalog lacks a
+        column, until it is next opened for writing)."""
+        if self.layout < CATALOG_LAYOUT:
+            return False
+        if self._catalog_whole is None:
+            try:
+                with self._database.snapshot() as cursor:
+                    self._catalog_whole = catalog_whole(cursor, self._database.dialect)
+            except ReadFault as fault:
+                raise StoreLayoutError(
+                    f"{self.name}: the database is unavailable: {fault.reason}"
+                ) from None
+        return self._catalog_whole
 
     @contextmanager
     def _catalogue(self) -> Iterator[tuple[Dialect, Cursor]]:

@@ -14,7 +14,13 @@ from typing import Any
 
 from ..port import Reindexed, StoreLayoutError
 from .dialect import Database
-from .layout import ADDED_INDEXES, CATALOG_LAYOUT, READABLE_LAYOUT
+from .layout import (
+    ADDED_INDEXES,
+    CATALOG_LAYOUT,
+    READABLE_LAYOUT,
+    adding_catalog_columns,
+    catalog_whole,
+)
 from .rebuilding import fill_catalogs, rebuild_all
 
 
@@ -29,6 +35,7 @@ class LaidOutStore:
     _database: Database
     _layout: int
     _upgraded: Reindexed | None = None
+    _catalog_whole: bool | None = None
     name: str
 
     @property
@@ -57,6 +64,13 @@ class LaidOutStore:
         sealed by the new layout's rule), and a reader open for hours reads them so."""
         if self.outdated:
             self.layout = self._layout_in(cursor) or self.layout
+            self._note_catalog(cursor)
+
+    def _note_catalog(self, cursor: Any) -> None:
+        """Whether the catalog has every column read, noted where the layout is found (a
+        question asked later may be asked inside a read snapshot, which cannot open one)."""
+        if self.layout >= CATALOG_LAYOUT:
+            self._catalog_whole = catalog_whole(cursor, self._database.dialect)
 
     def _layout_in(self, cursor: Any) -> int | None:
         """The database's layout as ``cursor``'s snapshot sees it, if it holds a store (each
@@ -102,13 +116,22 @@ class LaidOutStore:
             interval = self._stored_interval(cursor)  # a store made with another keeps it
             self._upgraded = rebuild_all(self._database.dialect, cursor, interval, progress)
         elif not self._current(cursor, layout):  # only indexes added since: no rebuild
+            d = self._database.dialect
             for statement in ADDED_INDEXES.values():
-                cursor.execute(self._database.dialect.sql(statement))
+                cursor.execute(d.sql(statement))
+            if not catalog_whole(cursor, d):  # a catalog from before its last column
+                for statement in adding_catalog_columns():
+                    cursor.execute(d.sql(statement))
+                fill_catalogs(d, cursor, self._stored_interval(cursor))
 
     def _current(self, cursor: Any, layout: int) -> bool:
         """Whether a store of ``layout`` has all this release writes (its tables and indexes)."""
         d = self._database.dialect
-        return layout >= self._layout and all(d.has_index(cursor, name) for name in ADDED_INDEXES)
+        return (
+            layout >= self._layout
+            and all(d.has_index(cursor, name) for name in ADDED_INDEXES)
+            and catalog_whole(cursor, d)
+        )
 
     def _create_tables(self, cursor: Any, interval: int) -> None:
         """The database's own DDL for the current layout (each store gives its own)."""

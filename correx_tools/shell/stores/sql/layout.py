@@ -28,6 +28,8 @@ column types).
 
 from __future__ import annotations
 
+from typing import Any
+
 from ....core.lifecycle.conversation import CONVERSATION_TYPES
 
 LAYOUT = 5
@@ -214,6 +216,24 @@ CATALOG_TABLES = (
 seen and its tokens by model (`models`, `spent`), its activity by quarter hour and model
 (`activity`), every column derived from its events (`correx_tools.core.catalog`); and
 where each value of the full-text index came from (`search_runs`: `searching`)."""
+
+
+ADDED_CATALOG_COLUMNS: tuple[tuple[str, str], ...] = (("outcome", "id"),)
+"""The catalog's columns that builds made before this release's layout 5 was final lack:
+such a store is listed by folding its events while it lacks one, and gains it (its catalog
+folded again) when next opened for writing (`catalog_whole`)."""
+
+
+def catalog_whole(cursor: Any, d: Any) -> bool:
+    """Whether the store's catalog has every column this release reads (`ADDED_CATALOG_COLUMNS`)."""
+    cursor.execute(d.sql("SELECT * FROM {catalog} WHERE 1 = 0"))
+    found = {column[0] for column in cursor.description}
+    return all(name in found for name, _ in ADDED_CATALOG_COLUMNS)
+
+
+def adding_catalog_columns() -> list[str]:
+    """What gives a catalog the columns it lacks (run where `catalog_whole` is false)."""
+    return _adding({"catalog": ADDED_CATALOG_COLUMNS})
 
 
 def index_statements(since: int) -> list[str]:

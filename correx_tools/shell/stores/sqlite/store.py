@@ -85,6 +85,7 @@ class SQLiteEventStore(SqlEventStore):
         connection = self._sqlite.connection
         try:
             self.layout = self._open(upgrade, checkpoint_interval, progress)
+            self._note_catalog(connection.cursor())
             self.checkpoint_interval = self._interval(connection, checkpoint_interval)
         except BaseException:
             connection.close()
