@@ -35,15 +35,24 @@ test holds it to that, over any sequence of appends and rewrites).
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import final
 
 from ...stores.sqlite import SQLiteEventStore
-from ..importing.files import FileImport, never_read, transcript_files
+from ..importing.files import FileImport, looked_at, never_read
 from ..importing.options import ImportOptions
 from .look import Look, Watcher
-from .manifest import RULES, WITHOUT_CONVERSATION, FileRow, Manifest, foreign_store, key_of
+from .manifest import (
+    RULES,
+    WITHOUT_CONVERSATION,
+    FileRow,
+    Manifest,
+    foreign_store,
+    key_of,
+    stamp_of,
+)
 from .passing import Found, Pass
 
 
@@ -112,8 +121,8 @@ class TranscriptCache:
         self._manifest.check_writable()
 
     def listing(self) -> tuple[list[Found], list[tuple[str, str]]]:
-        """The files under the roots that may be transcripts, in path order, each with the
-        root it was found under; and the folders that could not be read, each with the
+        """The files under the roots that may be transcripts, each with the root it was
+        found under and its stamp; and the folders that could not be read, each with the
         reason."""
         found: list[Found] = []
         unreadable: list[tuple[str, str]] = []
@@ -121,14 +130,24 @@ class TranscriptCache:
             if not root.is_dir():
                 passed_by = never_read(root)
                 if passed_by is None:
-                    found.append((root, root))
+                    found.append(Found(key_of(root), str(root), root, self._stamp(str(root))))
                 else:  # named on its own: said, whether refused or skipped
                     unreadable.append(_why(passed_by))
                 continue
-            paths, refused = transcript_files(root, exclude=self._leftovers)
-            found += [(path, root) for path in paths]
+            files, refused = looked_at(root, exclude=self._leftovers)
+            found += [
+                Found(file.absolute, file.path, root,
+                      None if file.status is None else stamp_of(file.path, file.status, self.rules))
+                for file in files
+            ]  # fmt: skip
             unreadable += [_why(file) for file in refused if file.refused]
         return found, unreadable
+
+    def _stamp(self, path: str) -> str | None:
+        try:
+            return stamp_of(path, os.stat(path), self.rules)
+        except OSError:
+            return None  # gone since it was listed: the next look
 
     @contextlib.contextmanager
     def _locked(self) -> Iterator[None]:
