@@ -16,9 +16,8 @@ from decimal import Decimal
 from typing import Any
 
 from ....core.catalog.listing import Listed, SessionQuery
-from ....core.catalog.short_names import short_names
 from ....core.report.redaction import Redaction
-from ...catalog.picking import catalog_of
+from ...catalog.picking import catalog_of, short_names_of
 from ...catalog.rows import session_json
 from .. import arguments
 from ..output.fitted import Column, fitted, table_width
@@ -63,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"correx-tools sessions: {in_line(_matches_nothing(query, everything))}",
               file=sys.stderr)  # fmt: skip
     redaction = Redaction()
-    names = short_names([listed.session_id for listed in catalog.listed(SessionQuery())[0]])
+    names = short_names_of(catalog, [listed.session_id for listed in page])
     rows = [session_json(listed, redaction, prices) for listed in page]
     document = {"source": label, "total": total, "limit": limit or 0, "sessions": rows}
 

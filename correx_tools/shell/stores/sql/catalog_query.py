@@ -1,6 +1,6 @@
 """Questions to a database store's catalog: which sessions a question picks (`picked`, the
 rule of `listing.picks` in SQL), a page of them most recent first with how many it picks
-(`listed`), and their activity windows (`activity`).
+(`listed`), their short names (`short_names`) and their activity windows (`activity`).
 
 The page is read in the catalog's order of last time (an index): the sessions with a
 time first, the latest first and then by id from the last (as `recent_first` sorts
@@ -16,6 +16,7 @@ from typing import Any
 
 from ....core.catalog.activity import quarter_of
 from ....core.catalog.listing import Listed, SessionQuery
+from ....core.catalog.short_names import short_name
 from ....core.catalog.usage import Entry
 from .catalog_rows import READ_COLUMNS, WINDOW_COLUMNS, listed_from, window_from
 from .dialect import Cursor, Dialect
@@ -118,6 +119,21 @@ def _listed(d: Dialect, cursor: Cursor, rows: Sequence[Any]) -> list[Listed]:
         key = bytes(row[0]) if d.texts_as_bytes else row[0]
         found.append(listed_from(d, row, models.get(key, ()), spent.get(key, ())))
     return found
+
+
+def short_names(d: Dialect, cursor: Cursor, session_ids: Sequence[str]) -> dict[str, str]:
+    """Each of these sessions' short name among every catalogued one, as `short_names` of
+    them all names it: from its nearest names in their order (UTF-8 bytes sort as their
+    code points do), two lookups each in the index of names, not a read of every name."""
+    before = d.sql("SELECT name FROM {catalog} WHERE name < ? ORDER BY name DESC LIMIT 1")
+    after = d.sql("SELECT name FROM {catalog} WHERE name > ? ORDER BY name LIMIT 1")
+    named: dict[str, str] = {}
+    for session_id in session_ids:
+        value = d.text_value(session_id)
+        nearest = [cursor.execute(query, (value,)).fetchone() for query in (before, after)]
+        below, above = (None if row is None else d.text(row[0]) for row in nearest)
+        named[session_id] = short_name(session_id, below, above)
+    return named
 
 
 def quarter_bounds(since: datetime | None, until: datetime | None) -> tuple[str, tuple[int, ...]]:
