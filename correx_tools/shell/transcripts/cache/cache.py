@@ -116,6 +116,10 @@ class TranscriptCache:
         found them); and each folder ``look`` could not read."""
         return sorted([*look.unreadable, *self._manifest.refused()])
 
+    def holds_sessions(self) -> bool:
+        """Whether the cache holds any session."""
+        return self._manifest.holds_sessions()
+
     def check_writable(self) -> None:
         """Nothing when the cache can be written; the database's error otherwise."""
         self._manifest.check_writable()

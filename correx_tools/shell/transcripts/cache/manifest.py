@@ -167,6 +167,11 @@ class Manifest:
         query = f"SELECT path, reason FROM {TABLE} WHERE state = 'refused' ORDER BY path"
         return [(path, reason) for path, reason in self._connection.execute(query)]
 
+    def holds_sessions(self) -> bool:
+        """Whether the cache's store holds any session: one row of its events read (where
+        the store's `sessions` reads every session's id)."""
+        return self._connection.execute("SELECT 1 FROM events LIMIT 1").fetchone() is not None
+
     def check_writable(self) -> None:
         """Nothing, when the file can be written; the database's error otherwise (a read-only
         disk, a file the user may not write)."""
