@@ -7,13 +7,10 @@ from typing import Any
 
 from ....core.lifecycle.record import ToolInvocationRecord
 from ....core.lifecycle.status import ToolInvocationStatus
-from ...replay.documents import (
-    history_document,
-    iso_time,
-    refused_about,
-)
+from ...replay.documents import history_document, refused_about
 from ...replay.lead_up import lead_up_in, request_sequence
 from ...replay.spent import call_spent_json, talked_if_any
+from ...stores.codec.envelope import iso_time
 from ...transcripts.description import session_description
 from .. import arguments
 from ..output.lead_up_text import arguments_text, lead_up_text

@@ -17,7 +17,7 @@ from typing import Any
 
 from ....core.catalog.listing import Listed, SessionQuery
 from ....core.report.redaction import Redaction
-from ...catalog.picking import catalog_of, short_names_of
+from ...catalog.picking import short_names_of
 from ...catalog.rows import session_json
 from .. import arguments
 from ..output.fitted import Column, fitted, table_width
@@ -25,8 +25,8 @@ from ..output.lead_up_text import tokens_cell
 from ..output.readable import counted
 from ..output.render import emit, in_line
 from ..output.tokens_text import dollars, short_count
+from ..sources.catalogs import catalog_for
 from ..sources.filters import local, query_of, zone_of
-from ..sources.loading import repository_for
 from ..sources.prices import prices_of
 from ..sources.stores import open_source_or_agents
 
@@ -54,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
     """Run ``correx-tools sessions``; the exit status."""
     query, zone, prices = query_of(args), zone_of(args), prices_of(args)
     store, label = open_source_or_agents(args.source)
-    catalog = catalog_of(store, repository_for(store, label, lenient=True))
+    catalog = catalog_for(store, label)
     limit = _limit(args)
     page, total = catalog.listed(query, limit=limit)
     if not total and not query.asks_nothing:

@@ -10,16 +10,19 @@ import sys
 from collections import Counter
 from collections.abc import Callable, Collection, Sequence
 from datetime import datetime
+from typing import TYPE_CHECKING
 
-from ....core.lifecycle.record import ToolInvocationRecord
-from ....core.lifecycle.state import ToolState
 from ....core.lifecycle.status import ToolInvocationStatus
 from ....core.replay.recorded import cut_note, edit_not_applied, exit_code_of
-from ....core.replay.timeline import RecordChange
 from ....core.tools.short_ids import short_invocation_id
 from ..errors import CliError
 from .readable import cut_middle
 from .terminal import rich_table
+
+if TYPE_CHECKING:
+    from ....core.lifecycle.record import ToolInvocationRecord
+    from ....core.lifecycle.state import ToolState
+    from ....core.replay.timeline import RecordChange
 
 NO_TIMES = (
     "the transcript records no time for its steps: none is shown (their order is the sequences')"
