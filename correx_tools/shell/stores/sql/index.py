@@ -66,6 +66,23 @@ def exits_nonzero(d: Dialect, cursor: Cursor, session_id: str, through: int) -> 
     return int(row[0])
 
 
+def exits_nonzero_of(d: Dialect, cursor: Cursor, throughs: Mapping[str, int]) -> dict[str, int]:
+    """`exits_nonzero` of many sessions, each by its own ``through``: the rows of their
+    non-zero exits (the index of them) read once for them all."""
+    keys = {d.session_key(session_id): session_id for session_id in throughs}
+    counted = dict.fromkeys(throughs, 0)
+    query = d.sql(
+        "SELECT {session}, ended_seq FROM {invocations} WHERE status = 3 AND end_code <> 0 "
+        "AND {session} "
+    )
+    for fragment, chunk in d.key_sets(list(keys)):
+        for key, ended in cursor.execute(query + fragment, chunk).fetchall():
+            session_id = keys[bytes(key) if d.texts_as_bytes else key]
+            if ended <= throughs[session_id]:
+                counted[session_id] += 1
+    return counted
+
+
 def load_head(d: Dialect, cursor: Cursor, session_id: str) -> Head | None:
     """The session's index head, if it is there, sealed, fresh, and reaches (with the same
     chain) the session's last event; ``None`` otherwise (the index is to be rebuilt)."""
