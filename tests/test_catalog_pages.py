@@ -8,6 +8,7 @@ from __future__ import annotations
 import tempfile
 from datetime import timedelta
 from pathlib import Path
+from unittest.mock import patch
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -20,6 +21,7 @@ from correx_tools.core.lifecycle.description import About, description_event
 from correx_tools.shell.catalog.folded import FoldedCatalog
 from correx_tools.shell.catalog.picking import short_names_of
 from correx_tools.shell.replay.repository import DefaultToolRepository
+from correx_tools.shell.stores.sql import catalog_query
 
 from .strategies import EPOCH
 
@@ -40,10 +42,16 @@ sessions = st.dictionaries(
 
 
 @settings(max_examples=60, deadline=None)
-@given(sessions=sessions, limit=st.integers(0, 14), since=st.none() | st.integers(0, 3))
+@given(
+    sessions=sessions,
+    limit=st.integers(0, 14),
+    since=st.none() | st.integers(0, 3),
+    nearest=st.sampled_from([0, 3, catalog_query.NEAREST_AT_MOST]),
+)
 def test_a_page_is_the_first_rows_of_everything_listed_and_named_among_all(
-    sessions: dict[str, tuple[int, bool]], limit: int, since: int | None
+    sessions: dict[str, tuple[int, bool]], limit: int, since: int | None, nearest: int
 ) -> None:
+    """(``nearest``: the most sessions named by their nearest names, more by every name.)"""
     with tempfile.TemporaryDirectory() as folder:
         store = SQLiteEventStore(Path(folder) / "events.sqlite")
         try:
@@ -59,6 +67,8 @@ def test_a_page_is_the_first_rows_of_everything_listed_and_named_among_all(
             assert (page, total) == ((everything[:limit] if limit else everything), count)
             named = short_names(listed.session_id for listed in folded.listed(SessionQuery())[0])
             shown = [listed.session_id for listed in page]
-            assert short_names_of(store, shown) == {session: named[session] for session in shown}
+            with patch.object(catalog_query, "NEAREST_AT_MOST", nearest):
+                found = short_names_of(store, shown)
+            assert found == {session: named[session] for session in shown}
         finally:
             store.close()

@@ -62,14 +62,18 @@ def run(args: argparse.Namespace) -> int:
         print(f"correx-tools sessions: {in_line(_matches_nothing(query, everything))}",
               file=sys.stderr)  # fmt: skip
     redaction = Redaction()
-    names = short_names_of(catalog, [listed.session_id for listed in page])
     rows = [session_json(listed, redaction, prices) for listed in page]
     document = {"source": label, "total": total, "limit": limit or 0, "sessions": rows}
 
     def text() -> str:
         if not page:
             return "no session" if query.asks_nothing else "no session matches"
-        shown = _table(page, rows, names, zone, wide=args.wide)
+        if args.wide:
+            shown = fitted(WIDE, [_wide_cells(listed, row, zone) for listed, row in
+                                  zip(page, rows, strict=True)], width=None)  # fmt: skip
+        else:
+            names = short_names_of(catalog, [listed.session_id for listed in page])
+            shown = _table(page, rows, names, zone)
         if len(page) < total:
             shown += f"\n{total - len(page):,} more: --limit 0 shows all"
         return shown
@@ -129,10 +133,7 @@ WIDE = (
 
 
 def _table(page: list[Listed], rows: list[dict[str, Any]], names: dict[str, str],
-           zone: tzinfo | None, *, wide: bool) -> str:  # fmt: skip
-    if wide:
-        return fitted(WIDE, [_wide_cells(listed, row, zone) for listed, row in
-                             zip(page, rows, strict=True)], width=None)  # fmt: skip
+           zone: tzinfo | None) -> str:  # fmt: skip
     this_year = all(
         listed.facts.ended is None or local(listed.facts.ended, zone).year
         == local(datetime.now().astimezone(), zone).year for listed in page

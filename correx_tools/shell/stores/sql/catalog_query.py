@@ -17,6 +17,7 @@ from typing import Any
 from ....core.catalog.activity import quarter_of
 from ....core.catalog.listing import Listed, SessionQuery
 from ....core.catalog.short_names import short_name
+from ....core.catalog.short_names import short_names as every_short_name
 from ....core.catalog.usage import Entry
 from .catalog_rows import READ_COLUMNS, WINDOW_COLUMNS, listed_from, window_from
 from .dialect import Cursor, Dialect
@@ -121,10 +122,20 @@ def _listed(d: Dialect, cursor: Cursor, rows: Sequence[Any]) -> list[Listed]:
     return found
 
 
+NEAREST_AT_MOST = 200
+"""Sessions named by their nearest names (two lookups each); more are named from every
+name read at once."""
+
+
 def short_names(d: Dialect, cursor: Cursor, session_ids: Sequence[str]) -> dict[str, str]:
     """Each of these sessions' short name among every catalogued one, as `short_names` of
     them all names it: from its nearest names in their order (UTF-8 bytes sort as their
-    code points do), two lookups each in the index of names, not a read of every name."""
+    code points do), two lookups each in the index of names, not a read of every name
+    (unless they are many)."""
+    if len(session_ids) > NEAREST_AT_MOST:
+        every = cursor.execute(d.sql("SELECT name FROM {catalog}")).fetchall()
+        among = every_short_name(d.text(row[0]) or "" for row in every)
+        return {session_id: among[session_id] for session_id in session_ids}
     before = d.sql("SELECT name FROM {catalog} WHERE name < ? ORDER BY name DESC LIMIT 1")
     after = d.sql("SELECT name FROM {catalog} WHERE name > ? ORDER BY name LIMIT 1")
     named: dict[str, str] = {}

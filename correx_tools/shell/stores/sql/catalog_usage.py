@@ -82,13 +82,10 @@ def usage(
     named = {_named(d, by, found): int(count) for found, count in sessions}
     tallies: dict[str, _Tally] = defaultdict(_Tally)
     total = _Tally()
-    priced: dict[str, Price | None] = {}  # each model looked up once
     for found, model, calls, messages, *tokens in sums:
         name, model_name = _named(d, by, found), d.text(model)
         used = TokenUsage.unchecked(*(int(count) for count in tokens))
-        if model_name is not None and model_name not in priced:
-            priced[model_name] = prices.price(model_name)
-        price = None if model_name is None else priced[model_name]
+        price = None if model_name is None else prices.price(model_name)
         for tally in (tallies[name], total):
             tally.add(price, int(calls), int(messages), used)
     rows = [tally.row(name, named.get(name, 0)) for name, tally in tallies.items()]

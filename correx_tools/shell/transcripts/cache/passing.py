@@ -111,7 +111,7 @@ class Pass:
             or rows[key].stamp != stamp
             or set(rows[key].shared) & freed  # the file that gave these first is gone
         ]
-        changed.sort(key=lambda item: item[0])
+        changed.sort(key=lambda item: item[0].parts)  # as paths sort, without their __lt__
         self.owners = {
             session: key for key, row in rows.items() if key not in gone for session in row.sessions
         }
