@@ -134,24 +134,26 @@ class TranscriptCache:
             if not root.is_dir():
                 passed_by = never_read(root)
                 if passed_by is None:
-                    found.append(Found(key_of(root), str(root), root, self._stamp(str(root))))
+                    found.append(Found(key_of(root), str(root), root, *self._stamp(str(root))))
                 else:  # named on its own: said, whether refused or skipped
                     unreadable.append(_why(passed_by))
                 continue
             files, refused = looked_at(root, exclude=self._leftovers)
             found += [
+                Found(file.absolute, file.path, root, None, 0) if file.status is None else
                 Found(file.absolute, file.path, root,
-                      None if file.status is None else stamp_of(file.path, file.status, self.rules))
+                      stamp_of(file.path, file.status, self.rules), file.status.st_size)
                 for file in files
             ]  # fmt: skip
             unreadable += [_why(file) for file in refused if file.refused]
         return found, unreadable
 
-    def _stamp(self, path: str) -> str | None:
+    def _stamp(self, path: str) -> tuple[str | None, int]:
         try:
-            return stamp_of(path, os.stat(path), self.rules)
+            found = os.stat(path)
         except OSError:
-            return None  # gone since it was listed: the next look
+            return None, 0  # gone since it was listed: the next look
+        return stamp_of(path, found, self.rules), found.st_size
 
     @contextlib.contextmanager
     def _locked(self) -> Iterator[None]:

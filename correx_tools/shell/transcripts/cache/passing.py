@@ -17,7 +17,6 @@ from returns.result import Success
 from ....core.lifecycle.events import StoredEvent
 from ....core.tools.ids import SessionId
 from ...stores.sqlite import SQLiteEventStore
-from ..importing.files import file_size
 from ..importing.options import ImportOptions
 from ..recognising import default_name
 from .look import Look, Watcher
@@ -44,13 +43,15 @@ events and then as rows, where this process writes a large session in runs."""
 class Found(NamedTuple):
     """A file found: how the cache names it (`key_of`), its path as found (as text: a path
     object is made only for a file that is read), the root it was found under (itself, for
-    a file named on its own), and its stamp (`stamp_of`; ``None``: it could not be looked
-    at, gone since it was listed, say: the next look reads it)."""
+    a file named on its own), its stamp (`stamp_of`; ``None``: it could not be looked at,
+    gone since it was listed, say: the next look reads it) and its size, both from one
+    ``stat``."""
 
     key: str
     path: str
     root: Path
     stamp: str | None
+    size: int
 
 
 class Pass:
@@ -95,27 +96,27 @@ class Pass:
         self.look.files = len(found)
         self.look.refused += unreadable
         self.look.unreadable += unreadable
-        stamps = {file.key: (file.path, file.root, file.stamp) for file in found if file.stamp}
+        stamps = {file.key: file for file in found if file.stamp}
         known = self.manifest.stamps()
         kept = tuple(key_of(Path(folder)) + os.sep for folder, _ in unreadable)
         gone = [key for key in known if key not in stamps and not key.startswith(kept)]
-        if not gone and all(known.get(key) == stamp for key, (_, _, stamp) in stamps.items()):
+        if not gone and all(known.get(key) == file.stamp for key, file in stamps.items()):
             return self.look  # nothing changed: nothing to read, nothing to write
         rows = self.manifest.rows()
         freed = {session for key in gone for session in rows[key].sessions}
         self.forget(freed, [(rows[key].path, s) for key in gone for s in rows[key].sessions])
         changed = [
-            (Path(path), root, key, stamp)
-            for key, (path, root, stamp) in stamps.items()
+            (Path(file.path), file.root, key, file.stamp or "")
+            for key, file in stamps.items()
             if key not in rows
-            or rows[key].stamp != stamp
+            or rows[key].stamp != file.stamp
             or set(rows[key].shared) & freed  # the file that gave these first is gone
         ]
         changed.sort(key=lambda item: item[0].parts)  # as paths sort, without their __lt__
         self.owners = {
             session: key for key, row in rows.items() if key not in gone for session in row.sessions
         }
-        sizes = [file_size(path) for path, _, _, _ in changed]
+        sizes = [stamps[key].size for _, _, key, _ in changed]
         self.watcher.reading(len(changed), sum(sizes))
         reads = self.reads_elsewhere(changed, sizes, rows)
         for (path, root, key, stamp), size in zip(changed, sizes, strict=True):
@@ -158,10 +159,9 @@ class Pass:
             return None
         from .filling import fill_workers, prepared  # noqa: PLC0415 - only a look of many
 
-        named = [(path, default_name(path, root), size) for path, root, size in new]
         self.stored = set(self.store.sessions())
         workers = self.workers or fill_workers()
-        return prepared(named, workers, self.options, self.store.preparer())
+        return prepared(new, workers, self.options, self.store.preparer())
 
     # -- one file ----------------------------------------------------------------------------
 
