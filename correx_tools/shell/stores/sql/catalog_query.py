@@ -123,25 +123,27 @@ def _listed(d: Dialect, cursor: Cursor, rows: Sequence[Any]) -> list[Listed]:
 
 
 NEAREST_AT_MOST = 200
-"""Sessions named by their nearest names (two lookups each); more are named from every
-name read at once."""
+"""Sessions named by their nearest ids (two lookups each); more are named from every id
+read at once."""
 
 
 def short_names(d: Dialect, cursor: Cursor, session_ids: Sequence[str]) -> dict[str, str]:
     """Each of these sessions' short name among every catalogued one, as `short_names` of
-    them all names it: from its nearest names in their order (UTF-8 bytes sort as their
-    code points do), two lookups each in the index of names, not a read of every name
-    (unless they are many)."""
-    if len(session_ids) > NEAREST_AT_MOST:
+    them all names it: where the catalog's key is the id itself, from its nearest ids in
+    their order (two lookups each in the key's index; text sorts there as its code points
+    do), not a read of every id (unless they are many, or the key is a digest)."""
+    if not d.keys_are_ids or len(session_ids) > NEAREST_AT_MOST:
         every = cursor.execute(d.sql("SELECT name FROM {catalog}")).fetchall()
         among = every_short_name(d.text(row[0]) or "" for row in every)
         return {session_id: among[session_id] for session_id in session_ids}
-    before = d.sql("SELECT name FROM {catalog} WHERE name < ? ORDER BY name DESC LIMIT 1")
-    after = d.sql("SELECT name FROM {catalog} WHERE name > ? ORDER BY name LIMIT 1")
+    before = d.sql(
+        "SELECT {session} FROM {catalog} WHERE {session} < ? ORDER BY {session} DESC LIMIT 1"
+    )
+    after = d.sql("SELECT {session} FROM {catalog} WHERE {session} > ? ORDER BY {session} LIMIT 1")
     named: dict[str, str] = {}
     for session_id in session_ids:
-        value = d.text_value(session_id)
-        nearest = [cursor.execute(query, (value,)).fetchone() for query in (before, after)]
+        key = d.session_key(session_id)
+        nearest = [cursor.execute(query, (key,)).fetchone() for query in (before, after)]
         below, above = (None if row is None else d.text(row[0]) for row in nearest)
         named[session_id] = short_name(session_id, below, above)
     return named

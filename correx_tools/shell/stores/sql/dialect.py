@@ -115,6 +115,11 @@ class Dialect(Protocol):
     texts_as_bytes: bool
     """Whether ids and labels are kept as UTF-8 bytes (`text` turns them back)."""
 
+    keys_are_ids: bool
+    """Whether a session's ``{session}`` value is its id itself, so that the column's
+    index keeps the sessions in their ids' order (else it is a digest of the id: an id may
+    be longer than an index's row can be)."""
+
     def text_value(self, text: str | None) -> object:
         """An id or a label as the database keeps it."""
         ...

@@ -142,18 +142,7 @@ EXITED_INDEX = (
 had by any point of a session is counted from them alone (`index.exits_nonzero`, whose
 condition contains this one), not from every call of the session."""
 
-NAMES_INDEX_NAME = "catalog_by_name"
-"""`NAMES_INDEX`'s name as the layout spells it."""
-
-NAMES_INDEX = f"CREATE INDEX IF NOT EXISTS {{index_prefix}}{NAMES_INDEX_NAME} ON {{catalog}} (name)"
-"""The catalogued sessions by name: the ones nearest a session's name in their order, which
-say its short name among them all (`catalog_query.short_names`), are two lookups."""
-
-ADDED_INDEXES: dict[str, str] = {
-    SAID_INDEX_NAME: SAID_INDEX,
-    EXITED_INDEX_NAME: EXITED_INDEX,
-    NAMES_INDEX_NAME: NAMES_INDEX,
-}
+ADDED_INDEXES: dict[str, str] = {SAID_INDEX_NAME: SAID_INDEX, EXITED_INDEX_NAME: EXITED_INDEX}
 """The indexes added to a layout without changing it, by name: a store of the layout
 without one gains it when next opened for writing."""
 
