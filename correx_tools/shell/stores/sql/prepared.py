@@ -154,11 +154,11 @@ def write_prepared(
                 current = held
                 raise Refused(conflict(held, 0, last_sequence(d, cursor, held)))
             insert_events(d, cursor, [row for session in chosen for row in session.events])
-            claims: Claims = {
-                key: (session.session_id, invocation, sequence)
+            claims: Claims = [
+                (key, session.session_id, invocation, sequence)
                 for session in chosen
                 for key, invocation, sequence in session.claims
-            }
+            ]
             if claims:
                 rows = [row for session in chosen for row in session.invocations]
                 insert_claimed(d, cursor, rows, claims)
