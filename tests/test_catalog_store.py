@@ -1,9 +1,9 @@
 """The catalog and the full-text index a database store keeps at write time, against the
 events: after any sequence of appends, imports, replacements and reindexes, its listing
-(every filter), its activity, its usage reports (every grouping, in three zones) and its
-search answer exactly what a fold of the events (`FoldedCatalog`, `usage_rows`) and a
-scan of them (`ScannedSearch`) answer, and ``verify`` finds it intact; on SQLite and on
-PostgreSQL."""
+(every filter), its short names, its activity, its usage reports (every grouping, in three
+zones) and its search answer exactly what a fold of the events (`FoldedCatalog`,
+`usage_rows`, `short_names`) and a scan of them (`ScannedSearch`) answer, and ``verify``
+finds it intact; on SQLite and on PostgreSQL."""
 
 from __future__ import annotations
 
@@ -24,6 +24,7 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 
 from correx_tools import EventReplayer, SessionId, SQLiteEventStore, StoredEvent
 from correx_tools.core.catalog.listing import SessionQuery
+from correx_tools.core.catalog.short_names import short_names
 from correx_tools.core.catalog.usage import BY, Report, usage_rows
 from correx_tools.core.lifecycle.conversation import (
     AssistantText,
@@ -36,7 +37,7 @@ from correx_tools.core.lifecycle.conversation import (
 from correx_tools.core.lifecycle.description import About, description_event
 from correx_tools.core.replay.pricing import Price, PriceTable
 from correx_tools.shell.catalog.folded import FoldedCatalog
-from correx_tools.shell.catalog.picking import usage_of
+from correx_tools.shell.catalog.picking import short_names_of, usage_of
 from correx_tools.shell.catalog.scanned import ScannedSearch
 from correx_tools.shell.replay.repository import DefaultToolRepository
 from correx_tools.shell.stores.sql.store import SqlEventStore
@@ -195,6 +196,8 @@ def make_machine(build: Callable[[Path], tuple[SqlEventStore, Callable[[], None]
             for query in QUERIES:
                 assert self.store.listed(query) == folded.listed(query), query
                 assert self.store.listed(query, limit=2) == folded.listed(query, limit=2)
+            every = [listed.session_id for listed in folded.listed(SessionQuery())[0]]
+            assert short_names_of(self.store, every) == short_names(every)
             for since in (None, EPOCH + timedelta(hours=3)):
                 kept = _windows(self.store.activity(SessionQuery(), since=since))
                 assert kept == _windows(folded.activity(SessionQuery(), since=since))

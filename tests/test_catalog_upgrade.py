@@ -30,7 +30,8 @@ DATA = Path(__file__).parent / "data"
 
 def _answers(store: SqlEventStore) -> tuple[Any, ...]:
     repository = DefaultToolRepository(EventReplayer(store), strict=False)
-    catalog, searchable = catalog_of(store, repository), searchable_of(store, repository)
+    catalog = catalog_of(store, lambda: repository)
+    searchable = searchable_of(store, lambda: repository)
     listed = catalog.listed(SessionQuery())
     windows = sorted(
         ((e[0].session_id, e[1] or 0, e[2] or "", e[3]) for e in catalog.activity(SessionQuery())),
@@ -43,14 +44,14 @@ def _answers(store: SqlEventStore) -> tuple[Any, ...]:
 def _upgrades(opened: SqlEventStore, reopen: Any) -> None:
     assert opened.layout == 4 and not opened.keeps_catalog
     repository = DefaultToolRepository(EventReplayer(opened), strict=False)
-    assert isinstance(catalog_of(opened, repository), FoldedCatalog)
-    assert isinstance(searchable_of(opened, repository), ScannedSearch)
+    assert isinstance(catalog_of(opened, lambda: repository), FoldedCatalog)
+    assert isinstance(searchable_of(opened, lambda: repository), ScannedSearch)
     before = _answers(opened)
     assert before[0][1] == 2 and before[2]  # both sessions, and calls that read
     opened.close()  # type: ignore[attr-defined]
     upgraded = reopen()
     assert upgraded.layout == LAYOUT and upgraded.keeps_catalog
-    assert catalog_of(upgraded, repository) is upgraded
+    assert catalog_of(upgraded, lambda: repository) is upgraded
     assert _answers(upgraded) == before
     assert all(upgraded.verify_session(session).intact for session in upgraded.sessions())
     upgraded.close()
@@ -97,7 +98,7 @@ RUN = DATA / "runs" / "mini-swe-agent-gemini-3-pro" / "trajs" / "django__django-
 
 def _listed(store: SqlEventStore) -> tuple[Any, Any]:
     """The store's answer to listing every session, and who gave it."""
-    catalog = catalog_of(store, DefaultToolRepository(EventReplayer(store), strict=False))
+    catalog = catalog_of(store, lambda: DefaultToolRepository(EventReplayer(store), strict=False))
     return catalog, catalog.listed(SessionQuery())
 
 

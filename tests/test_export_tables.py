@@ -186,7 +186,7 @@ def test_an_export_stopped_midway_leaves_no_table_and_no_scratch(tmp_path: Path)
     machine_store(tmp_path / "m.sqlite", sessions=3, calls=4)
     store = SQLiteEventStore(tmp_path / "m.sqlite", read_only=True)
     repository = DefaultToolRepository(EventReplayer(store), strict=False)
-    listed, _ = catalog_of(store, repository).listed(SessionQuery())
+    listed, _ = catalog_of(store, lambda: repository).listed(SessionQuery())
     out = tmp_path / "out" / "tables"
     out.parent.mkdir()
 

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Literal, final
 
-from ..lifecycle.conversation import TokenUsage, Usage, conversation_of
+from ..lifecycle.conversation import ConversationEvent, TokenUsage, Usage, conversation_of
 from ..lifecycle.description import Described, described_at
 from ..lifecycle.events import StoredEvent
 from ..lifecycle.outcome import outcome_of, without_patch
@@ -102,7 +102,7 @@ class SessionFacts:
         """These facts moved on by ``events`` (the session's next ones, in order)."""
         description, spent = self.description, self.spent
         count, first_at, last_at = self.events, self.first_at, self.last_at
-        said: list[object] = []
+        said: list[ConversationEvent] = []
         for stored in events:
             if count == 0:
                 first_at = stored.recorded_at
@@ -116,10 +116,10 @@ class SessionFacts:
             message = conversation_of(stored.event)
             if message is None:
                 continue
-            said.append(stored.event)
+            said.append(message)
             if isinstance(message, Usage):
                 spent = Spent(by_model=()) if spent is None else spent
                 spent = spent.plus(message.model, message.usage)
-        talk = self.talk.taking(said) if said else self.talk
+        talk = self.talk.hearing(said) if said else self.talk
         return replace(self, description=description, talk=talk, spent=spent, events=count,
                        first_at=first_at, last_at=last_at)  # fmt: skip

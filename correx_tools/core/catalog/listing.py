@@ -17,11 +17,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import final
+from typing import TYPE_CHECKING, final
 
 from ..lifecycle.status import ToolInvocationStatus
-from ..replay.summary import SessionSummary
 from .facts import SessionFacts
+
+if TYPE_CHECKING:
+    from ..replay.summary import SessionSummary
 
 
 @final

@@ -20,17 +20,27 @@ LEAST = 8
 def short_names(ids: Iterable[str]) -> dict[str, str]:
     """Each id's shortest unique start (at least `LEAST` characters)."""
     ordered = sorted(set(ids))
-    named: dict[str, str] = {}
-    for n, this in enumerate(ordered):
-        shared = 0
-        for other in (
+    return {
+        this: short_name(
+            this,
             ordered[n - 1] if n else None,
             ordered[n + 1] if n + 1 < len(ordered) else None,
-        ):
-            if other is not None:
-                shared = max(shared, _common(this, other))
-        named[this] = this[: max(LEAST, shared + 1)]
-    return named
+        )
+        for n, this in enumerate(ordered)
+    }
+
+
+def short_name(this: str, before: str | None, after: str | None) -> str:
+    """The short name of ``this`` among ids of which ``before`` and ``after`` are the
+    nearest in sorted order (``None``: none on that side): no other id shares more of its
+    start than one of these two does.
+
+    >>> short_name("4d5611e5-241a", None, "4d5611e5-999")
+    '4d5611e5-2'
+    """
+    shared = max((_common(this, other) for other in (before, after) if other is not None),
+                 default=0)  # fmt: skip
+    return this[: max(LEAST, shared + 1)]
 
 
 def _common(a: str, b: str) -> int:

@@ -203,6 +203,8 @@ def conversation_of(event: object) -> ConversationEvent | None:
     if tag not in CONVERSATION_TYPES:
         return None
     data = event.data
+    if tag == USAGE_TYPE:
+        data = dict(data.items())  # read at once: a frozen map's six lookups cost more
     try:
         model = _optional(data, "model")
         if tag == USAGE_TYPE:

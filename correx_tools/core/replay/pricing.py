@@ -33,6 +33,8 @@ _MILLION = Decimal(1_000_000)
 _HIGHEST = Decimal(1_000_000)
 """The highest price a table may give, dollars per million tokens."""
 _DATED = re2.compile(r"^(.+)-(?:20[0-9]{6}|20[0-9]{2}-[0-9]{2}-[0-9]{2})$")
+_KEPT_AT_MOST = 4_096
+"""Models whose price `PriceTable.price` keeps once looked up."""
 NO_MODEL = "(model not recorded)"
 """What `Cost.unpriced` names a message whose model is not recorded by."""
 
@@ -69,14 +71,23 @@ class PriceTable:
     models: Mapping[str, Price] = field(hash=False)
     sources: tuple[str, ...] = ()
     read: str | None = None
+    _found: dict[str, Price | None] = field(
+        init=False, default_factory=dict, repr=False, compare=False, hash=False
+    )
+    """Each model's price once looked up (a model is asked for again and again: a name with
+    a date is matched by a regular expression)."""
 
     def price(self, model: str) -> Price | None:
         """The model's price: by its name, else by its name without a date at its end."""
+        if model in self._found:
+            return self._found[model]
         found = self.models.get(model)
         if found is None:
             dated = _DATED.match(model)
             if dated is not None:
                 found = self.models.get(dated.group(1))
+        if len(self._found) < _KEPT_AT_MOST:  # the names are agent-written: bounded
+            self._found[model] = found
         return found
 
     def over(self, other: PriceTable) -> PriceTable:

@@ -19,6 +19,7 @@ from typing import final
 
 from ..lifecycle.conversation import (
     AssistantText,
+    ConversationEvent,
     Prompt,
     Reasoning,
     TokenUsage,
@@ -52,11 +53,15 @@ class TalkSummary:
 
     def taking(self, events: Iterable[object]) -> TalkSummary:
         """This summary moved on by ``events`` (the session's next ones, in order)."""
+        return self.hearing(conversation_of(event) for event in events)
+
+    def hearing(self, heard: Iterable[ConversationEvent | None]) -> TalkSummary:
+        """`taking` the events these are the `conversation_of` (read once by a caller that
+        reads them for more than this summary)."""
         title, models, tokens = self.title, list(self.models), self.tokens
         known = set(models)  # a transcript may name a model per message: no list to search
         prompts, messages = self.prompts, self.messages
-        for event in events:
-            said = conversation_of(event)
+        for said in heard:
             if said is None:
                 continue
             if isinstance(said, Prompt):

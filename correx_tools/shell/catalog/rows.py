@@ -17,8 +17,8 @@ from ...core.replay.pricing import PriceTable, cost_of
 from ...core.replay.talk_summary import cut_title
 from ...core.report.redaction import Redaction
 from ...core.report.refs import ref_of
-from ..replay.documents import iso_time
 from ..replay.spent import usage_json as tokens_json
+from ..stores.codec.envelope import iso_time
 
 
 def session_json(listed: Listed, redaction: Redaction | None, prices: PriceTable) -> dict[str, Any]:

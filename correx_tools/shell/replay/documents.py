@@ -17,7 +17,7 @@ false``. A non-zero exit is counted beside the statuses (``exited_nonzero``).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
 from ...core.lifecycle.events import StoredEvent
@@ -31,13 +31,8 @@ from ...core.replay.summary import DiffSummary, SessionSummary
 from ...core.replay.timeline import RecordChange
 from ...core.report.redaction import Redaction
 from ...core.tools.json_values import thaw_json
-from ..stores.codec.envelope import format_timestamp
+from ..stores.codec.envelope import iso_time
 from .lead_up import lead_up_json
-
-
-def iso_time(moment: datetime | None) -> str | None:
-    """A moment as the stores write it (``2026-01-01T09:30:00.000123Z``), or ``None``."""
-    return None if moment is None else format_timestamp(moment)
 
 
 class _Shown:

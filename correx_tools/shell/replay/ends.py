@@ -6,8 +6,8 @@ from collections.abc import Mapping
 
 from ...core.lifecycle.events import StoredEvent
 from ...core.tools.ids import SessionId
+from ..stores.codec.envelope import iso_time
 from ..stores.port import EventStore, first_event
-from .documents import iso_time
 
 
 def session_ends(

@@ -30,9 +30,9 @@ from ...core.replay.spending import Spending, Spent, Turn, spending
 from ...core.replay.talk_summary import cut_title, first_line
 from ...core.report.redaction import Redaction
 from ...core.tools.ids import SessionId
+from ..stores.codec.envelope import iso_time
 from ..stores.port import EventStore, session_events
 from ..stores.said import holds_conversation
-from .documents import iso_time
 
 _MILLIONTH = Decimal("0.000001")
 

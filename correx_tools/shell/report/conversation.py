@@ -10,8 +10,8 @@ from typing import Any
 from ...core.replay.pricing import PriceTable
 from ...core.report.redaction import Redaction
 from ...core.tools.ids import SessionId
-from ..replay.documents import iso_time
 from ..replay.spent import SAID_KINDS, talked_if_any, tokens_json
+from ..stores.codec.envelope import iso_time
 from ..stores.port import EventStore, first_event
 
 

@@ -41,7 +41,7 @@ def run_tables(args: argparse.Namespace) -> int:
     query, prices = query_of(args), prices_of(args)
     store = open_store(args.source)
     label = redact(args.source)
-    catalog = catalog_of(store, repository_for(store, label, lenient=True))
+    catalog = catalog_of(store, lambda: repository_for(store, label, lenient=True))
     sessions, total = catalog.listed(query)
     try:
         with Progress(f"exporting {label} (sessions)", total, sys.stderr) as bar:

@@ -14,13 +14,10 @@ from typing import Any
 from ....core.lifecycle.record import ToolInvocationRecord
 from ....core.lifecycle.status import ToolInvocationStatus
 from ....core.replay.recorded import recorded_start
-from ...replay.documents import (
-    history_document,
-    iso_time,
-    refused_about,
-)
+from ...replay.documents import history_document, refused_about
 from ...replay.lead_up import lead_up_in, request_sequence
 from ...replay.spent import call_spent_json, talked_if_any
+from ...stores.codec.envelope import iso_time
 from ...transcripts.description import session_description
 from .. import arguments
 from ..output.calls_table import notes_of, record_detail, shown_id

@@ -21,13 +21,12 @@ from ....core.catalog.searched import FIELDS, Field, SearchHit
 from ....core.catalog.short_names import short_names
 from ....core.report.redaction import Redaction
 from ....core.tools.short_ids import short_invocation_id
-from ...catalog.picking import searchable_of
 from ...catalog.rows import hit_json
 from .. import arguments
 from ..output.render import emit, in_line
 from ..output.tables import Column, table
+from ..sources.catalogs import searchable_for
 from ..sources.filters import query_of
-from ..sources.loading import repository_for
 from ..sources.stores import open_source_or_agents
 
 ON_A_TERMINAL = 20
@@ -67,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
     query = query_of(args)
     fields: tuple[Field, ...] = FIELDS if args.fields == EVERYWHERE else (args.fields,)
     store, label = open_source_or_agents(args.source)
-    searchable = searchable_of(store, repository_for(store, label, lenient=True))
+    searchable = searchable_for(store, label)
     limit = _limit(args)
     redaction = Redaction()
     # One more than shown: whether there are more is said without counting them all.

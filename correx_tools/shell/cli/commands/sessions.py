@@ -16,9 +16,8 @@ from decimal import Decimal
 from typing import Any
 
 from ....core.catalog.listing import Listed, SessionQuery
-from ....core.catalog.short_names import short_names
 from ....core.report.redaction import Redaction
-from ...catalog.picking import catalog_of
+from ...catalog.picking import short_names_of
 from ...catalog.rows import session_json
 from .. import arguments
 from ..output.lead_up_text import tokens_cell
@@ -26,8 +25,8 @@ from ..output.readable import counted
 from ..output.render import emit, in_line
 from ..output.tables import Column, table
 from ..output.tokens_text import dollars, short_count
+from ..sources.catalogs import catalog_for
 from ..sources.filters import local, query_of, zone_of
-from ..sources.loading import repository_for
 from ..sources.prices import prices_of
 from ..sources.stores import open_source_or_agents
 
@@ -55,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
     """Run ``correx-tools sessions``; the exit status."""
     query, zone, prices = query_of(args), zone_of(args), prices_of(args)
     store, label = open_source_or_agents(args.source)
-    catalog = catalog_of(store, repository_for(store, label, lenient=True))
+    catalog = catalog_for(store, label)
     limit = _limit(args)
     page, total = catalog.listed(query, limit=limit)
     if not total and not query.asks_nothing:
@@ -63,14 +62,18 @@ def run(args: argparse.Namespace) -> int:
         print(f"correx-tools sessions: {in_line(_matches_nothing(query, everything))}",
               file=sys.stderr)  # fmt: skip
     redaction = Redaction()
-    names = short_names([listed.session_id for listed in catalog.listed(SessionQuery())[0]])
     rows = [session_json(listed, redaction, prices) for listed in page]
     document = {"source": label, "total": total, "limit": limit or 0, "sessions": rows}
 
     def text() -> str:
         if not page:
             return "no session" if query.asks_nothing else "no session matches"
-        shown = _table(page, rows, names, zone, wide=args.wide)
+        if args.wide:
+            shown = table(WIDE, [_wide_cells(listed, row, zone) for listed, row in
+                                 zip(page, rows, strict=True)], wide=True)  # fmt: skip
+        else:
+            names = short_names_of(catalog, [listed.session_id for listed in page])
+            shown = _table(page, rows, names, zone)
         if len(page) < total:
             shown += f"\n{total - len(page):,} more: --limit 0 shows all"
         return shown
@@ -137,10 +140,7 @@ WIDE = (
 
 
 def _table(page: list[Listed], rows: list[dict[str, Any]], names: dict[str, str],
-           zone: tzinfo | None, *, wide: bool) -> str:  # fmt: skip
-    if wide:
-        return table(WIDE, [_wide_cells(listed, row, zone) for listed, row in
-                            zip(page, rows, strict=True)], wide=True)  # fmt: skip
+           zone: tzinfo | None) -> str:  # fmt: skip
     this_year = all(
         listed.facts.ended is None or local(listed.facts.ended, zone).year
         == local(datetime.now().astimezone(), zone).year for listed in page

@@ -15,14 +15,14 @@ import csv
 import io
 
 from ....core.catalog.usage import BY, Report, UsageRow
-from ...catalog.picking import catalog_of, usage_of
+from ...catalog.picking import usage_of
 from ...catalog.rows import usage_row_json
 from .. import arguments
 from ..output.render import emit, in_line
 from ..output.tables import Column, table
 from ..output.tokens_text import dollars, short_count
+from ..sources.catalogs import catalog_for
 from ..sources.filters import local, query_of, zone_of
-from ..sources.loading import repository_for
 from ..sources.prices import prices_of
 from ..sources.stores import open_source_or_agents
 
@@ -49,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
     """Run ``correx-tools usage``; the exit status."""
     query, zone, prices = query_of(args), zone_of(args), prices_of(args)
     store, label = open_source_or_agents(args.source)
-    catalog = catalog_of(store, repository_for(store, label, lenient=True))
+    catalog = catalog_for(store, label)
     # The filters pick sessions; --since and --until also bound the activity counted.
     report = Report(by=args.by, local=lambda t: local(t, zone), prices=prices,
                     since=query.since, until=query.until)  # fmt: skip

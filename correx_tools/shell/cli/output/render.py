@@ -8,8 +8,12 @@ import json
 import re
 import sys
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from ..errors import CliError
+
+if TYPE_CHECKING:
+    pass
 
 NO_TIMES = (
     "the transcript records no time for its steps: none is shown (their order is the sequences')"

@@ -269,8 +269,8 @@ def opened_folders(roots: Sequence[Path], label: str) -> EventStore:
         options.refused += len(look.refused)
         options.not_shown += cache.not_shown(look)
         if options.files is not None:
-            for file, _ in cache.listing()[0]:
-                row = cache.file_row(file)
+            for found in cache.listing()[0]:
+                row = cache.file_row(Path(found.path))
                 if row is not None:
                     options.files.update(dict.fromkeys(row.sessions, row.path))
     finally:
@@ -311,7 +311,7 @@ def checked_look(cache: TranscriptCache, label: str) -> Look:
         if row is not None and row.state == "refused" and not row.sessions:
             _drop(cache)
             raise CliError(f"{source}: {as_source(row.reason)}")
-    elif not cache.store.sessions() and all(root.is_dir() for root in cache.roots):
+    elif all(root.is_dir() for root in cache.roots) and not cache.holds_sessions():
         _drop(cache)
         if not found.files and found.refused:  # the folder could not be read: that says more
             folder, reason = found.refused[0]
@@ -323,7 +323,7 @@ def checked_look(cache: TranscriptCache, label: str) -> Look:
 
 def _drop(cache: TranscriptCache) -> None:
     """Remove a cache made for a file that gave nothing (it would hold nothing, ever)."""
-    if not current_options().cache and cache.store.sessions() == ():
+    if not current_options().cache and not cache.holds_sessions():
         cache.close()
         for end in ("", "-wal", "-shm", "-journal", ".lock"):
             cache.path.with_name(cache.path.name + end).unlink(missing_ok=True)

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ....core.tools.ids import SessionId
-from ...replay.documents import iso_time
+from ...stores.codec.envelope import iso_time
 from ..columns.changes import changed
 from ..columns.columns import KIND_REFUSED, KINDS, STATUSES, SessionColumns, moment
 from ..columns.stats_at import counts_at, nonzero_at, open_at

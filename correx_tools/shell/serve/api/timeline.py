@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ....core.tools.ids import SessionId
-from ...replay.documents import iso_time
+from ...stores.codec.envelope import iso_time
 from ..columns.columns import STATUSES, moment
 from ..columns.timeline import (
     BAR_LIMIT,

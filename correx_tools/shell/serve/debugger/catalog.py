@@ -85,10 +85,10 @@ class Catalog:
                  redaction: Redaction | None, prices: PriceTable) -> None:  # fmt: skip
         self._store, self._repository = store, repository
         self._redaction, self._prices = redaction, prices
-        own: object = catalog_of(store, repository)
+        own: object = catalog_of(store, lambda: repository)
         self.answers: CatalogStore = own if own is store and isinstance(own, CatalogStore) else self
         """What answers the list and the usage: the store's own catalog, else this one."""
-        index: object = searchable_of(store, repository)
+        index: object = searchable_of(store, lambda: repository)
         self.indexed = index is store and isinstance(index, SearchableStore)
         """Whether the store keeps a full-text index of what agents did."""
         self.searchable: SearchableStore = (

@@ -80,6 +80,12 @@ def format_timestamp(moment: datetime) -> str:
     return moment.isoformat(timespec="microseconds")[:-6] + "Z"
 
 
+def iso_time(moment: datetime | None) -> str | None:
+    """A moment as the stores write it (`format_timestamp`), or ``None``: as the JSON
+    documents show a time."""
+    return None if moment is None else format_timestamp(moment)
+
+
 def parse_timestamp(text: object) -> datetime:
     """The inverse of `format_timestamp`; anything else is an `EnvelopeError`."""
     if not isinstance(text, str) or _TIMESTAMP.fullmatch(text) is None:

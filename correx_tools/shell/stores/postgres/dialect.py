@@ -37,6 +37,7 @@ class PostgresDialect:
 
     layout = LAYOUT
     texts_as_bytes = True
+    keys_are_ids = False
     claim_columns = "invocation_key, invocation_id"
 
     def __init__(self, schema: str) -> None:

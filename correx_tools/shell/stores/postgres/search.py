@@ -41,16 +41,20 @@ class PostgresSearch:
         self._runs = runs
         self._numbers = numbers
 
-    def numbered(self, cursor: Cursor) -> int:
-        """The next value of the schema's sequence (no writer waits for another's)."""
-        return int(cursor.execute(f"SELECT nextval('{self._numbers}')").fetchone()[0])
+    def numbered(self, cursor: Cursor, count: int) -> list[int]:
+        """The next values of the schema's sequence (no writer waits for another's)."""
+        taken = cursor.execute(
+            f"SELECT nextval('{self._numbers}') FROM generate_series(1, %s) ORDER BY 1",
+            (count,),
+        ).fetchall()
+        return [int(row[0]) for row in taken]
 
     @staticmethod
-    def positions(cursor: Cursor, number: int, first: int, count: int) -> int:
-        """The session's own range (`SEQUENCE_BITS`): writers of two sessions share no
+    def positions(cursor: Cursor, runs: Sequence[tuple[int, int, int]]) -> list[int]:
+        """Each session's own range (`SEQUENCE_BITS`): writers of two sessions share no
         count, so neither waits for the other's commit. PostgreSQL's GIN index keeps row
         addresses, not ids, so the ids' spread costs it nothing."""
-        return number << SEQUENCE_BITS | first
+        return [number << SEQUENCE_BITS | first for number, first, _ in runs]
 
     def written(self, cursor: Cursor, rows: Sequence[tuple[int, list[str]]]) -> None:
         """Index each value's words under its id."""

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from itertools import chain
+from typing import Any
 
 from ....core.catalog.activity import Activity, Window, WindowKey
 from ....core.catalog.facts import SessionFacts
@@ -34,9 +35,9 @@ from .catalog_rows import (
     window_values,
 )
 from .dialect import Cursor, Dialect
-from .index import exits_nonzero
+from .index import exits_nonzero, exits_nonzero_of
 from .indexing import Head
-from .kept_words import clear_words, drop_words, search_values, write_values, write_words
+from .kept_words import clear_words, drop_words, search_values, write_new_values, write_words
 
 FOLD_BATCH = 5_000
 """Events read and folded at a time by a refill."""
@@ -44,8 +45,13 @@ FOLD_BATCH = 5_000
 
 def counts_of_head(d: Dialect, cursor: Cursor, session_id: str, head: Head) -> CallCounts:
     """A session's calls as its index head counts them (with its non-zero exits)."""
-    requested, started, completed, failed, rejected, refused = head.counts
+    completed = head.counts[2]
     exited = exits_nonzero(d, cursor, session_id, head.indexed_through) if completed else 0
+    return _counts(head, exited)
+
+
+def _counts(head: Head, exited: int) -> CallCounts:
+    requested, started, completed, failed, rejected, refused = head.counts
     return CallCounts(calls=requested + started + completed + failed + rejected,
                       completed=completed, failed=failed, rejected=rejected,
                       requested=requested, started=started, exited_nonzero=exited,
@@ -82,7 +88,7 @@ def keep_catalog(
     if kept is None and events[0].sequence == 1:
         # A new session: its catalog starts empty, folded from the events in hand.
         empty = Listed(session_id=session_id, facts=SessionFacts(), counts=CallCounts())
-        kept = empty, d.search.numbered(cursor), 0
+        kept = empty, d.search.numbered(cursor, 1)[0], 0
     if kept is None or kept[0].facts.events != events[0].sequence - 1:
         refill_catalog(d, cursor, session_id, head)  # none kept yet, or not up to here
         return
@@ -101,29 +107,48 @@ def keep_catalog(
               searched=searched + indexed)  # fmt: skip
 
 
-def write_new_catalog(
-    d: Dialect,
-    cursor: Cursor,
-    session_id: str,
-    folded: tuple[SessionFacts, Activity, list[tuple[int, int, list[str]]]],
-    head: Head,
+NewCatalog = tuple[SessionFacts, Activity, list[tuple[int, int, list[str]]]]
+"""A new session's facts, activity and search values, folded from its events (`fold_new`)."""
+
+
+def write_new_catalogs(
+    d: Dialect, cursor: Cursor, sessions: Sequence[tuple[str, NewCatalog, Head]]
 ) -> None:
-    """Write a new session's catalog and words, folded elsewhere from its events (by
-    `fold_new` in the process that prepared its rows), as `keep_catalog` writes them."""
-    facts, activity, values = folded
-    number = d.search.numbered(cursor)
-    key = d.session_key(session_id)
-    _rewrite(d, cursor, "models", key, model_rows(d, key, facts.talk.models))
-    _rewrite(d, cursor, "spent", key, spent_rows(d, key, facts.spent))
-    _insert_windows(d, cursor, key, activity.windows.items())
-    searched = write_values(d, cursor, number, values)
-    counts = counts_of_head(d, cursor, session_id, head)
-    _save_row(d, cursor, session_id, facts, counts=counts, number=number, searched=searched)
+    """Write new sessions' catalogs and words (each its id, what `fold_new` folded in the
+    process that prepared its rows, and its index head), each as `keep_catalog` writes
+    it, in its order: the same numbers, positions and rows, each kind of row written for
+    all of them in one statement rather than one a session."""
+    if not sessions:
+        return
+    numbers = d.search.numbered(cursor, len(sessions))
+    keys = [d.session_key(session_id) for session_id, _, _ in sessions]
+    models, spent, windows = [], [], []
+    for key, (_, (facts, activity, _), _) in zip(keys, sessions, strict=True):
+        models += model_rows(d, key, facts.talk.models)
+        spent += spent_rows(d, key, facts.spent)
+        windows += [(key, *window_values(d, q, m, w)) for (q, m), w in activity.windows.items()]
+    for table, rows in (("models", models), ("spent", spent)):
+        for fragment, chunk in d.key_sets(keys):
+            cursor.execute(d.sql(f"DELETE FROM {{{table}}} WHERE {{session}} {fragment}"), chunk)
+        _insert(d, cursor, table, rows)
+    _insert_window_rows(d, cursor, windows)
+    values = [
+        (number, found) for number, (_, (_, _, found), _) in zip(numbers, sessions, strict=True)
+    ]
+    searched = write_new_values(d, cursor, values)
+    exited = exits_nonzero_of(
+        d, cursor, {session_id: head.indexed_through for session_id, _, head in sessions
+                    if head.counts[2]}
+    )  # fmt: skip
+    _save_rows(d, cursor, [
+        (key, number, count, *row_values(d, session_id, facts,
+                                         _counts(head, exited.get(session_id, 0))))
+        for key, number, count, (session_id, (facts, _, _), head)
+        in zip(keys, numbers, searched, sessions, strict=True)
+    ])  # fmt: skip
 
 
-def fold_new(
-    events: Sequence[StoredEvent],
-) -> tuple[SessionFacts, Activity, list[tuple[int, int, list[str]]]]:
+def fold_new(events: Sequence[StoredEvent]) -> NewCatalog:
     """What a new session's catalog and words are made of: its facts, its activity and its
     search values, folded from its events (anywhere: nothing here reads the database)."""
     facts = SessionFacts().taking(events)
@@ -135,7 +160,7 @@ def refill_catalog(d: Dialect, cursor: Cursor, session_id: str, head: Head) -> N
     """Fold the session's catalog anew from its stored events (a new number)."""
     kept = kept_catalog(d, cursor, session_id)
     drop_catalog(d, cursor, session_id, kept)
-    number = d.search.numbered(cursor)
+    number = d.search.numbered(cursor, 1)[0]
     facts, activity, searched = SessionFacts(), Activity(), 0
     for run in stored_runs(d, cursor, session_id):
         facts = facts.taking(run)
@@ -207,15 +232,21 @@ def _save_row(
     number: int,
     searched: int,
 ) -> None:
+    key = d.session_key(session_id)
+    _save_rows(d, cursor, [(key, number, searched, *row_values(d, session_id, facts, counts))])
+
+
+def _save_rows(d: Dialect, cursor: Cursor, rows: list[tuple[Any, ...]]) -> None:
+    """Catalog rows (each its key, number, count of values searched, `row_values`)."""
     columns = ("{session}", "number", "searched", *ROW_COLUMNS)
     updated = ", ".join(f"{column} = excluded.{column}" for column in columns[1:])
-    cursor.execute(
+    cursor.executemany(
         d.sql(
             f"INSERT INTO {{catalog}} ({', '.join(columns)}) "
             f"VALUES ({', '.join('?' * len(columns))}) "
             f"ON CONFLICT ({{session}}) DO UPDATE SET {updated}"
         ),
-        (d.session_key(session_id), number, searched, *row_values(d, session_id, facts, counts)),
+        rows,
     )
 
 
@@ -223,6 +254,10 @@ def _rewrite(
     d: Dialect, cursor: Cursor, table: str, key: object, rows: list[tuple[object, ...]]
 ) -> None:
     cursor.execute(d.sql(f"DELETE FROM {{{table}}} WHERE {{session}} = ?"), (key,))
+    _insert(d, cursor, table, rows)
+
+
+def _insert(d: Dialect, cursor: Cursor, table: str, rows: list[tuple[object, ...]]) -> None:
     if rows:
         marks = ", ".join("?" * len(rows[0]))
         cursor.executemany(d.sql(f"INSERT INTO {{{table}}} VALUES ({marks})"), rows)
@@ -230,6 +265,10 @@ def _rewrite(
 
 def _insert_windows(d: Dialect, cursor: Cursor, key: object, windows: object) -> None:
     rows = [(key, *window_values(d, q, m, w)) for (q, m), w in windows]  # type: ignore[attr-defined]
+    _insert_window_rows(d, cursor, rows)
+
+
+def _insert_window_rows(d: Dialect, cursor: Cursor, rows: list[tuple[Any, ...]]) -> None:
     if rows:
         cursor.executemany(
             d.sql(

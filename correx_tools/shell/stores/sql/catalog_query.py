@@ -1,6 +1,6 @@
 """Questions to a database store's catalog: which sessions a question picks (`picked`, the
 rule of `listing.picks` in SQL), a page of them most recent first with how many it picks
-(`listed`), and their activity windows (`activity`).
+(`listed`), their short names (`short_names`) and their activity windows (`activity`).
 
 The page is read in the catalog's order of last time (an index): the sessions with a
 time first, the latest first and then by id from the last (as `recent_first` sorts
@@ -16,6 +16,8 @@ from typing import Any
 
 from ....core.catalog.activity import quarter_of
 from ....core.catalog.listing import Listed, SessionQuery
+from ....core.catalog.short_names import short_name
+from ....core.catalog.short_names import short_names as every_short_name
 from ....core.catalog.usage import Entry
 from .catalog_rows import READ_COLUMNS, WINDOW_COLUMNS, listed_from, window_from
 from .dialect import Cursor, Dialect
@@ -118,6 +120,33 @@ def _listed(d: Dialect, cursor: Cursor, rows: Sequence[Any]) -> list[Listed]:
         key = bytes(row[0]) if d.texts_as_bytes else row[0]
         found.append(listed_from(d, row, models.get(key, ()), spent.get(key, ())))
     return found
+
+
+NEAREST_AT_MOST = 200
+"""Sessions named by their nearest ids (two lookups each); more are named from every id
+read at once."""
+
+
+def short_names(d: Dialect, cursor: Cursor, session_ids: Sequence[str]) -> dict[str, str]:
+    """Each of these sessions' short name among every catalogued one, as `short_names` of
+    them all names it: where the catalog's key is the id itself, from its nearest ids in
+    their order (two lookups each in the key's index; text sorts there as its code points
+    do), not a read of every id (unless they are many, or the key is a digest)."""
+    if not d.keys_are_ids or len(session_ids) > NEAREST_AT_MOST:
+        every = cursor.execute(d.sql("SELECT name FROM {catalog}")).fetchall()
+        among = every_short_name(d.text(row[0]) or "" for row in every)
+        return {session_id: among[session_id] for session_id in session_ids}
+    before = d.sql(
+        "SELECT {session} FROM {catalog} WHERE {session} < ? ORDER BY {session} DESC LIMIT 1"
+    )
+    after = d.sql("SELECT {session} FROM {catalog} WHERE {session} > ? ORDER BY {session} LIMIT 1")
+    named: dict[str, str] = {}
+    for session_id in session_ids:
+        key = d.session_key(session_id)
+        nearest = [cursor.execute(query, (key,)).fetchone() for query in (before, after)]
+        below, above = (None if row is None else d.text(row[0]) for row in nearest)
+        named[session_id] = short_name(session_id, below, above)
+    return named
 
 
 def quarter_bounds(since: datetime | None, until: datetime | None) -> tuple[str, tuple[int, ...]]:

@@ -78,6 +78,14 @@ class CatalogAnswers:
         with self._catalogue() as (d, cursor):
             return listed(d, cursor, query, limit)
 
+    def short_names(self, session_ids: Sequence[str]) -> dict[str, str]:
+        """Each of these sessions' short name among every session the store holds
+        (`core.catalog.short_names` of them all), from the index of their names."""
+        from .catalog_query import short_names
+
+        with self._catalogue() as (d, cursor):
+            return short_names(d, cursor, session_ids)
+
     def activity(
         self, query: SessionQuery, *, since: datetime | None = None, until: datetime | None = None
     ) -> Iterator[Entry]:

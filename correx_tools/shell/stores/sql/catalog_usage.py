@@ -20,10 +20,12 @@ from typing import Any
 from ....core.catalog.listing import SessionQuery
 from ....core.catalog.usage import NONE_KEY, By, Local, Report, UsageRow, time_key, usage_rows
 from ....core.lifecycle.conversation import TokenUsage
-from ....core.replay.pricing import PriceTable
+from ....core.replay.pricing import Price
 from .catalog_query import activity, picked, quarter_bounds
 from .dialect import Cursor, Dialect
 
+_CATALOGUED = ("project", "agent", "machine", "user", "session")
+"""What a row is that the catalog's row of a window's session says."""
 _KEYED = {
     "project": "c.project",
     "agent": "c.agent",
@@ -47,7 +49,11 @@ def usage(
     bounds, bounded = quarter_bounds(since, until)
     tests = [test for test in (where, bounds) if test]
     condition = f"WHERE {' AND '.join(tests)}" if tests else ""
-    source = "FROM {activity} a JOIN {catalog} c ON c.{session} = a.{session}"
+    source = "FROM {activity} a"
+    if where or by in _CATALOGUED:
+        # Every window's session is catalogued (its windows are written and removed with
+        # its row), so the catalog is joined only to filter or to key by it.
+        source += " JOIN {catalog} c ON c.{session} = a.{session}"
     arguments: tuple[Any, ...] = (*parameters, *bounded)
     if by in _KEYED:
         key, keyed = _KEYED[by], ()
@@ -79,8 +85,9 @@ def usage(
     for found, model, calls, messages, *tokens in sums:
         name, model_name = _named(d, by, found), d.text(model)
         used = TokenUsage.unchecked(*(int(count) for count in tokens))
+        price = None if model_name is None else prices.price(model_name)
         for tally in (tallies[name], total):
-            tally.add(model_name, int(calls), int(messages), used, prices)
+            tally.add(price, int(calls), int(messages), used)
     rows = [tally.row(name, named.get(name, 0)) for name, tally in tallies.items()]
     if by in ("day", "week", "month"):
         rows.sort(key=lambda row: (row.key == NONE_KEY, row.key))
@@ -114,10 +121,24 @@ def _times(
             runs[-1] = (quarter, key)
         else:
             runs.append((quarter, key))
-    cases = " ".join("WHEN a.quarter <= ? THEN ?" for _ in runs)
-    parameters = tuple(value for run in runs for value in run)
-    expression = f"(CASE WHEN a.quarter IS NULL THEN '{NONE_KEY}' {cases} END)"
-    return expression, parameters
+    if not runs:  # every window is of no time
+        return f"'{NONE_KEY}'", ()
+    cases, parameters = _halving(runs)
+    return f"(CASE WHEN a.quarter IS NULL THEN '{NONE_KEY}' ELSE {cases} END)", parameters
+
+
+def _halving(runs: list[tuple[int, str]]) -> tuple[str, tuple[Any, ...]]:
+    """A ``CASE`` naming a quarter's key by halving the runs (each its last quarter and its
+    key, in order; a quarter past the last is the last run's): a window is keyed in as many
+    comparisons as the halvings, not one per run before its own."""
+    if len(runs) == 1:
+        return "?", (runs[0][1],)
+    middle = len(runs) // 2
+    low, low_parameters = _halving(runs[:middle])
+    high, high_parameters = _halving(runs[middle:])
+    last = runs[middle - 1][0]
+    return (f"(CASE WHEN a.quarter <= ? THEN {low} ELSE {high} END)",
+            (last, *low_parameters, *high_parameters))  # fmt: skip
 
 
 class _Tally:
@@ -130,13 +151,12 @@ class _Tally:
         self.priced = False
         self.unpriced = 0
 
-    def add(self, model: str | None, calls: int, messages: int, used: TokenUsage,
-            prices: PriceTable) -> None:  # fmt: skip
+    def add(self, price: Price | None, calls: int, messages: int, used: TokenUsage) -> None:
+        """A model's sums, at its price (``None``: it has none)."""
         self.calls += calls
         if not messages:
             return
         self.tokens = self.tokens + used
-        price = None if model is None else prices.price(model)
         if price is None:
             self.unpriced += used.total
         else:

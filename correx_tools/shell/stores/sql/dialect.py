@@ -53,13 +53,15 @@ class SearchIndex(Protocol):
     value's field) with its words, the tokenizer's (`correx_tools.core.catalog.words`).
     """
 
-    def numbered(self, cursor: Cursor) -> int:
-        """A new number for a session's catalog, never given before."""
+    def numbered(self, cursor: Cursor, count: int) -> list[int]:
+        """``count`` new numbers for sessions' catalogs, never given before, in the order
+        they are given (as one at a time would give them)."""
         ...
 
-    def positions(self, cursor: Cursor, number: int, first: int, count: int) -> int:
-        """The first of ``count`` positions for the values of the session numbered
-        ``number`` from its sequence ``first`` on (`kept_words`)."""
+    def positions(self, cursor: Cursor, runs: Sequence[tuple[int, int, int]]) -> list[int]:
+        """For each run of values (the number of its session, the sequence it begins at,
+        and how many positions it takes), the first of its positions (`kept_words`), in
+        the order given (as one run at a time would take them)."""
         ...
 
     def written(self, cursor: Cursor, rows: Sequence[tuple[int, list[str]]]) -> None:
@@ -112,6 +114,11 @@ class Dialect(Protocol):
 
     texts_as_bytes: bool
     """Whether ids and labels are kept as UTF-8 bytes (`text` turns them back)."""
+
+    keys_are_ids: bool
+    """Whether a session's ``{session}`` value is its id itself, so that the column's
+    index keeps the sessions in their ids' order (else it is a digest of the id: an id may
+    be longer than an index's row can be)."""
 
     def text_value(self, text: str | None) -> object:
         """An id or a label as the database keeps it."""

@@ -66,6 +66,23 @@ def exits_nonzero(d: Dialect, cursor: Cursor, session_id: str, through: int) -> 
     return int(row[0])
 
 
+def exits_nonzero_of(d: Dialect, cursor: Cursor, throughs: Mapping[str, int]) -> dict[str, int]:
+    """`exits_nonzero` of many sessions, each by its own ``through``: the rows of their
+    non-zero exits (the index of them) read once for them all."""
+    keys = {d.session_key(session_id): session_id for session_id in throughs}
+    counted = dict.fromkeys(throughs, 0)
+    query = d.sql(
+        "SELECT {session}, ended_seq FROM {invocations} WHERE status = 3 AND end_code <> 0 "
+        "AND {session} "
+    )
+    for fragment, chunk in d.key_sets(list(keys)):
+        for key, ended in cursor.execute(query + fragment, chunk).fetchall():
+            session_id = keys[bytes(key) if d.texts_as_bytes else key]
+            if ended <= throughs[session_id]:
+                counted[session_id] += 1
+    return counted
+
+
 def load_head(d: Dialect, cursor: Cursor, session_id: str) -> Head | None:
     """The session's index head, if it is there, sealed, fresh, and reaches (with the same
     chain) the session's last event; ``None`` otherwise (the index is to be rebuilt)."""
@@ -217,8 +234,8 @@ def write_images(
     """
     fresh = list(new)
     if fresh:
-        claims = {d.invocation_key(i.invocation_id): (session_id, i.invocation_id, i.sequence)
-                  for i in fresh}  # fmt: skip
+        claims = [(d.invocation_key(i.invocation_id), session_id, i.invocation_id, i.sequence)
+                  for i in fresh]  # fmt: skip
         insert_claimed(d, cursor, new_rows(d, session_id, fresh), claims)
     rows = [(*_columns(d, i)[1:], i.seal(session_id), d.invocation_key(i.invocation_id))
             for i in changed]  # fmt: skip
@@ -241,9 +258,10 @@ def new_rows(d: Dialect, session_id: str, images: Iterable[Image]) -> list[tuple
             for i in images]  # fmt: skip
 
 
-Claims = dict[object, tuple[str, str, int]]
+Claims = list[tuple[object, str, str, int]]
 """Each invocation key inserted, with its session's id, its id and the sequence of its
-request: whom the row must belong to."""
+request: whom the row must belong to (sessions written together may claim one key: the
+row is the first's, and each other one is refused)."""
 
 
 def insert_claimed(d: Dialect, cursor: Cursor, rows: list[tuple[Any, ...]], claims: Claims) -> None:
@@ -263,14 +281,16 @@ def insert_claimed(d: Dialect, cursor: Cursor, rows: list[tuple[Any, ...]], clai
     )
     query = d.sql("SELECT {invocation}, {session}, sequence FROM {invocations} WHERE {invocation} ")
     order: dict[str, int] = {}
-    for session, _, _ in claims.values():
+    claimants: dict[object, list[tuple[str, str, int]]] = {}
+    for key, session, invocation, requested in claims:
         order.setdefault(session, len(order))
+        claimants.setdefault(key, []).append((session, invocation, requested))
     taken: list[tuple[int, int, str, str, object]] = []
-    for fragment, keys in d.key_sets(list(claims)):
+    for fragment, keys in d.key_sets(list(claimants)):
         for owned, owner, sequence in cursor.execute(query + fragment, keys):
-            session_id, invocation_id, requested = claims[owned]
-            if (owner, sequence) != (d.session_key(session_id), requested):
-                taken.append((order[session_id], len(taken), session_id, invocation_id, owner))
+            for session_id, invocation_id, requested in claimants[owned]:
+                if (owner, sequence) != (d.session_key(session_id), requested):
+                    taken.append((order[session_id], len(taken), session_id, invocation_id, owner))
     if taken:
         _, _, session_id, invocation_id, owner = min(taken)
         raise Refused(duplicate(session_id, invocation_id, d.session_name(cursor, owner)))

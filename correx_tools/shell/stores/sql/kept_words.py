@@ -52,7 +52,7 @@ def write_values(
     if not values:
         return 0
     first, last = values[0][0], values[-1][0]
-    base = d.search.positions(cursor, number, first, last - first + 1)
+    (base,) = d.search.positions(cursor, [(number, first, last - first + 1)])
     d.search.written(cursor, [((base + sequence - first) << 2 | code, said)
                               for sequence, code, said in values])  # fmt: skip
     end = base + last - first
@@ -72,6 +72,29 @@ def write_values(
             (base, number, first, end),
         )  # fmt: skip
     return len(values)
+
+
+def write_new_values(
+    d: Dialect, cursor: Cursor, sessions: Sequence[tuple[int, Sequence[tuple[int, int, list[str]]]]]
+) -> list[int]:
+    """`write_values` of new sessions (each its number, never used before, and its values),
+    in their order, written together; how many values each indexed. A new number's run
+    never goes on from the run before it: each is a run of its own."""
+    given = [(number, values) for number, values in sessions if values]
+    firsts = d.search.positions(
+        cursor,
+        [(number, values[0][0], values[-1][0] - values[0][0] + 1) for number, values in given],
+    )
+    d.search.written(cursor, [((base + sequence - values[0][0]) << 2 | code, said)
+                              for (_, values), base in zip(given, firsts, strict=True)
+                              for sequence, code, said in values])  # fmt: skip
+    cursor.executemany(
+        d.sql("INSERT INTO {search_runs} (first_id, number, first_sequence, last_id) "
+              "VALUES (?, ?, ?, ?)"),
+        [(base, number, values[0][0], base + values[-1][0] - values[0][0])
+         for (number, values), base in zip(given, firsts, strict=True)],
+    )  # fmt: skip
+    return [len(values) for _, values in sessions]
 
 
 def drop_words(d: Dialect, cursor: Cursor, number: int, count: int) -> None:

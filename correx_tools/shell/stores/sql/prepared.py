@@ -34,7 +34,7 @@ from ..codec.rows import encode_rows
 from ..port import AppendError, AppendErrorKind
 from ..writing import Refused, check_import_run, conflict, duplicate
 from .append import event_rows, insert_events
-from .catalog import fold_new, write_new_catalog
+from .catalog import fold_new, write_new_catalogs
 from .dialect import Database, Dialect, WriteFault
 from .images import proof_for
 from .index import (
@@ -154,21 +154,20 @@ def write_prepared(
                 current = held
                 raise Refused(conflict(held, 0, last_sequence(d, cursor, held)))
             insert_events(d, cursor, [row for session in chosen for row in session.events])
-            claims: Claims = {
-                key: (session.session_id, invocation, sequence)
+            claims: Claims = [
+                (key, session.session_id, invocation, sequence)
                 for session in chosen
                 for key, invocation, sequence in session.claims
-            }
+            ]
             if claims:
                 rows = [row for session in chosen for row in session.invocations]
                 insert_claimed(d, cursor, rows, claims)
             for session in chosen:
                 write_checkpoints(d, cursor, session.session_id, session.checkpoints)
             save_heads(d, cursor, [session.head for session in chosen])
-            for session in chosen:  # the catalog counts the calls the rows just written hold
-                write_new_catalog(
-                    d, cursor, session.session_id, session.catalog, session.index_head
-                )
+            # The catalog counts the calls the rows just written hold.
+            write_new_catalogs(d, cursor, [(session.session_id, session.catalog,
+                                            session.index_head) for session in chosen])  # fmt: skip
     except Refused as refused:
         return Failure(refused.error)
     except WriteFault as fault:

@@ -58,6 +58,7 @@ class SQLiteDialect:
 
     layout = LAYOUT
     texts_as_bytes = False
+    keys_are_ids = True
     claim_columns = "invocation_id"
 
     def __init__(self, path: Path) -> None:

@@ -40,15 +40,22 @@ class SQLiteSearch:
     """The store's FTS5 table (see the module docstring)."""
 
     @staticmethod
-    def numbered(cursor: Cursor) -> int:
+    def numbered(cursor: Cursor, count: int) -> list[int]:
         """The store's count of numbers, moved on (a write holds the whole file)."""
-        return _taken(cursor, "catalog_numbers", 1) + 1
+        first = _taken(cursor, "catalog_numbers", count) + 1
+        return list(range(first, first + count))
 
     @staticmethod
-    def positions(cursor: Cursor, number: int, first: int, count: int) -> int:
-        """The next ``count`` of the store's one count of positions: the values written one
-        after the other have ids close together, which FTS5 keeps in a few bits each."""
-        return _taken(cursor, "search_next", count)
+    def positions(cursor: Cursor, runs: Sequence[tuple[int, int, int]]) -> list[int]:
+        """The next positions of the store's one count, each run's after the one before:
+        the values written one after the other have ids close together, which FTS5 keeps
+        in a few bits each."""
+        start = _taken(cursor, "search_next", sum(count for _, _, count in runs))
+        firsts = []
+        for _, _, count in runs:
+            firsts.append(start)
+            start += count
+        return firsts
 
     @staticmethod
     def written(cursor: Cursor, rows: Sequence[tuple[int, list[str]]]) -> None:

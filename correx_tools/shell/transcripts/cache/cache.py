@@ -35,15 +35,24 @@ test holds it to that, over any sequence of appends and rewrites).
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import final
 
 from ...stores.sqlite import SQLiteEventStore
-from ..importing.files import FileImport, never_read, transcript_files
+from ..importing.files import FileImport, looked_at, never_read
 from ..importing.options import ImportOptions
 from .look import Look, Watcher
-from .manifest import RULES, WITHOUT_CONVERSATION, FileRow, Manifest, foreign_store, key_of
+from .manifest import (
+    RULES,
+    WITHOUT_CONVERSATION,
+    FileRow,
+    Manifest,
+    foreign_store,
+    key_of,
+    stamp_of,
+)
 from .passing import Found, Pass
 
 
@@ -107,13 +116,17 @@ class TranscriptCache:
         found them); and each folder ``look`` could not read."""
         return sorted([*look.unreadable, *self._manifest.refused()])
 
+    def holds_sessions(self) -> bool:
+        """Whether the cache holds any session."""
+        return self._manifest.holds_sessions()
+
     def check_writable(self) -> None:
         """Nothing when the cache can be written; the database's error otherwise."""
         self._manifest.check_writable()
 
     def listing(self) -> tuple[list[Found], list[tuple[str, str]]]:
-        """The files under the roots that may be transcripts, in path order, each with the
-        root it was found under; and the folders that could not be read, each with the
+        """The files under the roots that may be transcripts, each with the root it was
+        found under and its stamp; and the folders that could not be read, each with the
         reason."""
         found: list[Found] = []
         unreadable: list[tuple[str, str]] = []
@@ -121,14 +134,26 @@ class TranscriptCache:
             if not root.is_dir():
                 passed_by = never_read(root)
                 if passed_by is None:
-                    found.append((root, root))
+                    found.append(Found(key_of(root), str(root), root, *self._stamp(str(root))))
                 else:  # named on its own: said, whether refused or skipped
                     unreadable.append(_why(passed_by))
                 continue
-            paths, refused = transcript_files(root, exclude=self._leftovers)
-            found += [(path, root) for path in paths]
+            files, refused = looked_at(root, exclude=self._leftovers)
+            found += [
+                Found(file.absolute, file.path, root, None, 0) if file.status is None else
+                Found(file.absolute, file.path, root,
+                      stamp_of(file.path, file.status, self.rules), file.status.st_size)
+                for file in files
+            ]  # fmt: skip
             unreadable += [_why(file) for file in refused if file.refused]
         return found, unreadable
+
+    def _stamp(self, path: str) -> tuple[str | None, int]:
+        try:
+            found = os.stat(path)
+        except OSError:
+            return None, 0  # gone since it was listed: the next look
+        return stamp_of(path, found, self.rules), found.st_size
 
     @contextlib.contextmanager
     def _locked(self) -> Iterator[None]:

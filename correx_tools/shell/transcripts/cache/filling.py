@@ -49,21 +49,21 @@ def fill_workers() -> int:
 
 
 def prepared(
-    files: Sequence[tuple[Path, str, int]],
+    files: Sequence[tuple[Path, Path, int]],
     workers: int,
     options: ImportOptions,
     preparer: Preparer,
 ) -> Generator[FileRead | None, None, None]:
-    """What each of ``files`` (its path, its session's name of last resort, its size)
-    gives, in their order, read by ``workers`` processes; ``None`` for a file left to the
-    caller to read (a worker died)."""
+    """What each of ``files`` (its path, the root it was found under, its size) gives, in
+    their order, read by ``workers`` processes; ``None`` for a file left to the caller to
+    read (a worker died)."""
     chunks: list[list[tuple[str, str]]] = [[]]
     size = 0
-    for path, name, bytes_ in files:
+    for path, root, bytes_ in files:
         if chunks[-1] and (size + bytes_ > CHUNK_BYTES or len(chunks[-1]) == CHUNK_FILES):
             chunks.append([])
             size = 0
-        chunks[-1].append((str(path), name))
+        chunks[-1].append((str(path), str(root)))
         size += bytes_
     tasks: list[Task] = [(chunk, options, preparer) for chunk in chunks if chunk]
     given = 0

@@ -61,12 +61,11 @@ def key_of(path: Path) -> str:
     return os.path.abspath(path)
 
 
-def stamp_of(path: Path, rules: str = RULES) -> str:
-    """What one ``stat`` says of a file (its size, time and inode), and the import's rules:
-    it changed when this did, or when the file read with it did (`companion_of`), or a
-    verdict an evaluation wrote beside it (`evaluations.stamp_files`).
-    ``OSError`` when the file is gone or cannot be looked at."""
-    found = os.stat(path)
+def stamp_of(path: str, found: os.stat_result, rules: str = RULES) -> str:
+    """What one ``stat`` (``found``) says of the file at ``path`` (its size, time and
+    inode), and the import's rules: it changed when this did, or when the file read with
+    it did (`companion_of`, looked at here), or a verdict an evaluation wrote beside it
+    (`evaluations.stamp_files`)."""
     stamp = f"{rules}:{found.st_size}:{found.st_mtime_ns}:{found.st_ino}"
     companion = companion_of(path)
     if companion is not None:
@@ -75,7 +74,9 @@ def stamp_of(path: Path, rules: str = RULES) -> str:
             stamp += f":{beside.st_size}:{beside.st_mtime_ns}"
         except OSError:
             pass
-    for verdict in stamp_files(path):  # an evaluation that ends later reads the run again
+    # An evaluation that ends later reads the run again; only a run's file has a verdict.
+    verdicts = stamp_files(Path(path)) if path.endswith((".traj", ".json")) else ()
+    for verdict in verdicts:
         try:
             beside = os.stat(verdict)
             stamp += f":{verdict.name}:{beside.st_size}:{beside.st_mtime_ns}"
@@ -84,16 +85,34 @@ def stamp_of(path: Path, rules: str = RULES) -> str:
     return stamp
 
 
-def companion_of(path: Path) -> Path | None:
-    """The file read with ``path``, if it has one: a database's write-ahead log (written
-    there first), a transcript's companion (`AgentFormat.companion`)."""
-    for found in REGISTRY:
-        if found.database is not None and path.suffix == found.database.suffix:
-            return path.with_name(path.name + found.database.log)
-    for found in REGISTRY:
-        if found.companion is not None and path.name == found.companion.transcript:
-            return path.with_name(found.companion.name)
-    return None
+def _first(pairs: Iterable[tuple[str, str]]) -> dict[str, str]:
+    """A table of ``pairs`` in which the first pair of a key wins (as a loop over
+    `REGISTRY` that returns at the first match does)."""
+    table: dict[str, str] = {}
+    for key, value in pairs:
+        table.setdefault(key, value)
+    return table
+
+
+_LOGS = _first((f.database.suffix, f.database.log) for f in REGISTRY if f.database)
+"""Each database format's file name ending, and its write-ahead log's."""
+_COMPANIONS = _first((f.companion.transcript, f.companion.name) for f in REGISTRY if f.companion)
+"""Each transcript's name that has a companion, and the companion's."""
+_ENDINGS = (*_LOGS, *_COMPANIONS)
+
+
+def companion_of(path: str) -> str | None:
+    """The file read with the one at ``path``, if it has one: a database's write-ahead log
+    (written there first), a transcript's companion (`AgentFormat.companion`). Paths as
+    text, read as `Path.suffix` and `Path.with_name` read them (a look makes no path object
+    for a file it does not read)."""
+    folder, name = os.path.split(path)
+    dot = name.rfind(".")
+    log = _LOGS.get(name[dot:] if 0 < dot < len(name) - 1 else "")
+    if log is not None:
+        return path + log
+    companion = _COMPANIONS.get(name)
+    return None if companion is None else os.path.join(folder, companion)
 
 
 @final
@@ -139,6 +158,11 @@ class Manifest:
             for path, stamp, own, shared, state, reason in self._connection.execute(query)
         }  # fmt: skip
 
+    def stamps(self) -> dict[str, str]:
+        """Every file the cache knows, by path: its stamp (all a look needs of a file that
+        did not change)."""
+        return dict(self._connection.execute(f"SELECT path, stamp FROM {TABLE}"))
+
     def row(self, path: str) -> FileRow | None:
         """The row of one file, if the cache knows it."""
         query = f"SELECT path, stamp, sessions, shared, state, reason FROM {TABLE} WHERE path = ?"
@@ -155,6 +179,11 @@ class Manifest:
         not be read, a session another file gave first with other events."""
         query = f"SELECT path, reason FROM {TABLE} WHERE state = 'refused' ORDER BY path"
         return [(path, reason) for path, reason in self._connection.execute(query)]
+
+    def holds_sessions(self) -> bool:
+        """Whether the cache's store holds any session: one row of its events read (where
+        the store's `sessions` reads every session's id)."""
+        return self._connection.execute("SELECT 1 FROM events LIMIT 1").fetchone() is not None
 
     def check_writable(self) -> None:
         """Nothing, when the file can be written; the database's error otherwise (a read-only

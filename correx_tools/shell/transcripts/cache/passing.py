@@ -7,22 +7,20 @@ readers (`reading`) and the workers (`filling`) are imported when a file is to b
 
 from __future__ import annotations
 
-import contextlib
 import os
 from collections.abc import Generator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from returns.result import Success
 
 from ....core.lifecycle.events import StoredEvent
 from ....core.tools.ids import SessionId
 from ...stores.sqlite import SQLiteEventStore
-from ..importing.files import file_size
 from ..importing.options import ImportOptions
 from ..recognising import default_name
 from .look import Look, Watcher
-from .manifest import FileRow, Manifest, key_of, stamp_of
+from .manifest import FileRow, Manifest, key_of
 
 if TYPE_CHECKING:
     from ...stores.sql.prepared import PreparedSession
@@ -41,8 +39,19 @@ LARGEST_SENT = 8_000_000
 """Bytes of the largest file a worker reads: a worker holds a file's sessions whole, as
 events and then as rows, where this process writes a large session in runs."""
 
-Found = tuple[Path, Path]
-"""A file found, and the root it was found under (itself, for a file named on its own)."""
+
+class Found(NamedTuple):
+    """A file found: how the cache names it (`key_of`), its path as found (as text: a path
+    object is made only for a file that is read), the root it was found under (itself, for
+    a file named on its own), its stamp (`stamp_of`; ``None``: it could not be looked at,
+    gone since it was listed, say: the next look reads it) and its size, both from one
+    ``stat``."""
+
+    key: str
+    path: str
+    root: Path
+    stamp: str | None
+    size: int
 
 
 class Pass:
@@ -84,30 +93,30 @@ class Pass:
         """Which file gives each session the cache holds."""
 
     def run(self, found: Sequence[Found], unreadable: list[tuple[str, str]]) -> Look:
-        rows = self.manifest.rows()
         self.look.files = len(found)
         self.look.refused += unreadable
         self.look.unreadable += unreadable
-        stamps: dict[str, tuple[Path, Path, str]] = {}
-        for path, root in found:
-            with contextlib.suppress(OSError):  # gone since it was listed: the next look
-                stamps[key_of(path)] = (path, root, stamp_of(path, self.rules))
+        stamps = {file.key: file for file in found if file.stamp}
+        known = self.manifest.stamps()
         kept = tuple(key_of(Path(folder)) + os.sep for folder, _ in unreadable)
-        gone = [key for key in rows if key not in stamps and not key.startswith(kept)]
+        gone = [key for key in known if key not in stamps and not key.startswith(kept)]
+        if not gone and all(known.get(key) == file.stamp for key, file in stamps.items()):
+            return self.look  # nothing changed: nothing to read, nothing to write
+        rows = self.manifest.rows()
         freed = {session for key in gone for session in rows[key].sessions}
         self.forget(freed, [(rows[key].path, s) for key in gone for s in rows[key].sessions])
         changed = [
-            (path, root, key, stamp)
-            for key, (path, root, stamp) in stamps.items()
+            (Path(file.path), file.root, key, file.stamp or "")
+            for key, file in stamps.items()
             if key not in rows
-            or rows[key].stamp != stamp
+            or rows[key].stamp != file.stamp
             or set(rows[key].shared) & freed  # the file that gave these first is gone
         ]
-        changed.sort(key=lambda item: item[0])
+        changed.sort(key=lambda item: item[0].parts)  # as paths sort, without their __lt__
         self.owners = {
             session: key for key, row in rows.items() if key not in gone for session in row.sessions
         }
-        sizes = [file_size(path) for path, _, _, _ in changed]
+        sizes = [stamps[key].size for _, _, key, _ in changed]
         self.watcher.reading(len(changed), sum(sizes))
         reads = self.reads_elsewhere(changed, sizes, rows)
         for (path, root, key, stamp), size in zip(changed, sizes, strict=True):
@@ -150,10 +159,9 @@ class Pass:
             return None
         from .filling import fill_workers, prepared  # noqa: PLC0415 - only a look of many
 
-        named = [(path, default_name(path, root), size) for path, root, size in new]
         self.stored = set(self.store.sessions())
         workers = self.workers or fill_workers()
-        return prepared(named, workers, self.options, self.store.preparer())
+        return prepared(new, workers, self.options, self.store.preparer())
 
     # -- one file ----------------------------------------------------------------------------
 

@@ -21,7 +21,7 @@ from ...stores.sql.prepared import PreparedSession, Preparer
 from ..errors import Unreadable, Unrecognised
 from ..importing.events import transcript_events
 from ..importing.options import ImportOptions
-from ..recognising import load
+from ..recognising import default_name, load
 
 
 @final
@@ -81,8 +81,9 @@ def _reason(error: Unreadable) -> str:
 
 
 Task = tuple[list[tuple[str, str]], ImportOptions, Preparer]
-"""What a worker process is given: files (each with its session's name of last resort),
-the import's options, and how the store writes a new session's rows."""
+"""What a worker process is given: files (each with the root it was found under, which
+names a session whose transcript records no id: `default_name`), the import's options,
+and how the store writes a new session's rows."""
 
 
 def prepared_files(task: Task) -> list[FileRead]:
@@ -91,8 +92,8 @@ def prepared_files(task: Task) -> list[FileRead]:
     refuses any others (in a worker process)."""
     files, options, preparer = task
     done = []
-    for path, name in files:
-        read = read_file(Path(path), name, options)
+    for path, root in files:
+        read = read_file(Path(path), default_name(Path(path), Path(root)), options)
         sessions = []
         for found in read.sessions:
             made = None if found.events is None else preparer.prepare(found.session, found.events)

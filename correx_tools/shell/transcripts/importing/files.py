@@ -9,7 +9,7 @@ import stat
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, final
+from typing import TYPE_CHECKING, NamedTuple, final
 
 from ..common.evaluations import is_verdict
 from ..errors import TranscriptError
@@ -40,9 +40,27 @@ def transcript_files(
     """The files under ``root`` that may be transcripts, in path order (``exclude``: files
     never to read, such as the store being written), and the folders that could not be
     read, each refused with the reason (what they hold was not imported)."""
+    found, unreadable = looked_at(root, exclude)
+    return sorted(Path(file.path) for file in found), unreadable
+
+
+class LookedAt(NamedTuple):
+    """A file `looked_at` found: its path as the walk reached it, its absolute path, and
+    what one ``stat`` of it says (``None``: it could not be looked at; reading it says why)."""
+
+    path: str
+    absolute: str
+    status: os.stat_result | None
+
+
+def looked_at(root: Path, exclude: Iterable[Path] = ()) -> tuple[list[LookedAt], list[FileImport]]:
+    """The files `transcript_files` gives, in no order, each with one ``stat`` of it, and
+    the files and folders it passes by (refused or skipped: `never_read`'s). No path
+    object is made for a file it takes: a look at a folder of many files whose stamps did
+    not change needs nothing more of each than this."""
     left_out = {path.resolve() for path in exclude}
     left_out_names = {path.name for path in left_out}  # only a file so named is resolved
-    found = []
+    found: list[LookedAt] = []
     unreadable: list[FileImport] = []
 
     def refuse(error: OSError) -> None:
@@ -56,20 +74,41 @@ def transcript_files(
 
     for folder, folders, names in os.walk(root, onerror=refuse):
         folders[:] = sorted(name for name in folders if name not in _NOT_SEARCHED)
+        # A name holds no separator: each file's path, and its absolute one, is its folder's
+        # and its name (Path(path) is Path(folder) / name).
+        within = os.path.join(folder, "")
+        absolute = os.path.join(os.path.abspath(folder), "")
+        folder_text = _is_text(folder)
         for name in names:
-            path = Path(folder) / name
-            if (
-                path.suffix not in SUFFIXES
-                or is_verdict(name)  # read with the run it judges (`evaluations`)
-                or (name in left_out_names and path.resolve() in left_out)
-            ):
+            # As `Path.suffix` reads it: the last dot's, unless the name begins with it. A
+            # verdict is read with the run it judges (`evaluations`).
+            dot = name.rfind(".")
+            if not 0 < dot < len(name) - 1 or name[dot:] not in SUFFIXES or is_verdict(name):
                 continue
-            passed_by = never_read(path)
-            if passed_by is None:
-                found.append(path)
-            else:
-                unreadable.append(passed_by)
-    return sorted(found), unreadable
+            path = within + name
+            if name in left_out_names and Path(path).resolve() in left_out:
+                continue
+            if not (folder_text and (name.isascii() or _is_text(name))):
+                unreadable.append(_not_utf8(Path(path)))
+                continue
+            try:
+                status: os.stat_result | None = os.stat(path)
+            except OSError:
+                status = None  # reading it says why (a dangling link, a file gone meanwhile)
+            if status is not None and not stat.S_ISREG(status.st_mode):
+                unreadable.append(FileImport(Path(path), skipped=NOT_REGULAR))
+                continue
+            found.append(LookedAt(path, absolute + name, status))
+    return found, unreadable
+
+
+def _is_text(name: str) -> bool:
+    """Whether a name is UTF-8 text (one that is not holds bytes it could not decode)."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def shown(path: Path) -> str:
@@ -85,16 +124,24 @@ def never_read(path: Path) -> FileImport | None:
     try:
         str(path).encode("utf-8")
     except UnicodeEncodeError:
-        reason = "its name is not UTF-8 text; rename the file to read it"
-        refusal = TranscriptError(source=shown(path), where="", message=reason)
-        return FileImport(path, refused=(refusal,))
+        return _not_utf8(path)
     try:
         mode = path.stat().st_mode
     except OSError:
         return None  # reading it says why (a dangling link, a file gone meanwhile)
     if not stat.S_ISREG(mode):
-        return FileImport(path, skipped="not a regular file (a pipe, a socket or a device)")
+        return FileImport(path, skipped=NOT_REGULAR)
     return None
+
+
+NOT_REGULAR = "not a regular file (a pipe, a socket or a device)"
+
+
+def _not_utf8(path: Path) -> FileImport:
+    reason = "its name is not UTF-8 text; rename the file to read it"
+    return FileImport(
+        path, refused=(TranscriptError(source=shown(path), where="", message=reason),)
+    )
 
 
 def file_size(path: Path) -> int:
