@@ -39,9 +39,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     arguments.add_source(parser, optional=True)
     arguments.add_session_filters(parser)
     arguments.add_terminal_limit(parser, "N most recent", ON_A_TERMINAL)
-    parser.add_argument(
-        "--wide", action="store_true", help="every column, nothing cut (for a wide terminal)"
-    )
+    arguments.add_shown_arguments(parser, masked=False)
     arguments.add_prices_argument(parser)
 
 
