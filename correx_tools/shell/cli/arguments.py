@@ -202,6 +202,11 @@ def add_session_filters(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_lenient_argument(parser: argparse.ArgumentParser) -> None:
+    """``--lenient``: a command that replays sessions skips the events the lifecycle refuses."""
+    parser.add_argument("--lenient", action="store_true", help="skip events the lifecycle refuses")
+
+
 def add_shown_arguments(parser: argparse.ArgumentParser, *, masked: bool = True) -> None:
     """``--wide`` (every column whole) and, for a command that quotes a session,
     ``--unmasked`` (secrets shown as they are)."""
