@@ -2,13 +2,14 @@
 whole-number types, and the options several commands take (``--cache``, ``--workers``,
 ``--prices``, ``--redact``).
 
-Declaring an argument costs nothing here: this module imports no more than `argparse`,
-so that every start of the command, whatever it runs, stays light.
+Declaring an argument costs nothing here: this module imports no more than `argparse` (and
+`sys`), so that every start of the command, whatever it runs, stays light.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 
 STORE_HELP = "a SQLite file, a .jsonl log or a postgresql:// URL"
 """What a store SOURCE or DEST may be, for the command's help."""
@@ -44,6 +45,25 @@ def count(text: str) -> int:
     if value < 0:
         raise argparse.ArgumentTypeError(f"{text} is negative; give 0 or more")
     return value
+
+
+def add_terminal_limit(parser: argparse.ArgumentParser, what: str, on_a_terminal: int) -> None:
+    """``--limit N`` of a command that shows ``on_a_terminal`` rows (``what``) on a terminal
+    unless asked, and all of them elsewhere (`terminal_limit`)."""
+    parser.add_argument(
+        "--limit",
+        type=count,
+        metavar="N",
+        help=f"show the {what} (0: all; default: {on_a_terminal} on a terminal, else all)",
+    )
+
+
+def terminal_limit(args: argparse.Namespace, on_a_terminal: int) -> int | None:
+    """How many rows ``--limit`` asks for (None: all): ``on_a_terminal`` when it is not given
+    and the text goes to a terminal."""
+    if args.limit is not None:
+        return int(args.limit) or None
+    return on_a_terminal if sys.stdout.isatty() and not args.json else None
 
 
 EVERY_FOLDER = "default: every agent's folder found on this machine"
@@ -180,6 +200,11 @@ def add_session_filters(parser: argparse.ArgumentParser) -> None:
         help="the time zone of dates given and shown (a name such as Europe/Paris or UTC; "
         "default: this machine's)",
     )
+
+
+def add_lenient_argument(parser: argparse.ArgumentParser) -> None:
+    """``--lenient``: a command that replays sessions skips the events the lifecycle refuses."""
+    parser.add_argument("--lenient", action="store_true", help="skip events the lifecycle refuses")
 
 
 def add_shown_arguments(parser: argparse.ArgumentParser, *, masked: bool = True) -> None:

@@ -69,7 +69,7 @@ def add_arguments(compare: argparse.ArgumentParser) -> None:
         default=40,
         help="rows shown from a few before the first divergence (0: all; default: %(default)s)",
     )
-    compare.add_argument("--lenient", action="store_true", help="skip events the lifecycle refuses")
+    arguments.add_lenient_argument(compare)
     arguments.add_shown_arguments(compare)
 
 

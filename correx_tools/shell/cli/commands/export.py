@@ -236,7 +236,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--to parquet or csv, the new folder of the tables",
     )
     parser.add_argument("--at", type=int, metavar="SEQ", help="the session as it was at SEQ")
-    parser.add_argument("--lenient", action="store_true", help="skip events the lifecycle refuses")
+    arguments.add_lenient_argument(parser)
     parser.add_argument(
         "--with-content",
         action="store_true",

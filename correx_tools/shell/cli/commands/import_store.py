@@ -11,13 +11,12 @@ from returns.result import Success
 
 from ....core.lifecycle.events import StoredEvent
 from ....core.tools.ids import SessionId
-from ...stores.fanout import WorkerLost, Workers
+from ...stores.fanout import Workers
 from ...stores.port import (
     EventStore,
     IndexedStore,
     LocatedStore,
     SequencedStore,
-    StoreReadError,
 )
 from ...stores.sql.copy_parts import CopiedSession, copy_sessions
 from ...stores.sql.store import SqlEventStore
@@ -28,7 +27,7 @@ from ..output.render import emit
 from ..output.terminal import Progress
 from ..sources.options import refused_files
 from ..sources.staging import writing_to
-from ..sources.stores import close_store, open_store
+from ..sources.stores import open_store, reading_whole
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -77,36 +76,30 @@ def run(args: argparse.Namespace) -> int:
                 copied[session] += 1
                 yield event
 
-    try:
-        with (
-            Progress(f"copying {args.source}", total, sys.stderr) as bar,
-            writing_to(args.dest) as staging,
-            ExitStack() as held,
-        ):
-            # One call: every session lands in one transaction, or none does.
-            copies = _copies(
-                source,
-                staging.store,
-                sessions,
-                workers=arguments.workers_of(args),
-                bar=bar,
-                held=held,
-            )
-            if copies is not None:
-                assert isinstance(staging.store, SqlEventStore)  # as `_copies` found it
-                result = staging.store.import_copies(copies)
-                copied.update((copy.session_id, copy.copied) for copy in copies)
-            else:
-                result = staging.store.import_events(events(bar))
-            if not isinstance(result, Success):
-                staging.discard()
-                raise CliError(f"{args.dest}: {result.failure().message}; nothing was imported")
-    except StoreReadError as error:
-        raise CliError(f"{args.source}: {error.error}; nothing was imported") from None
-    except WorkerLost as lost:
-        raise CliError(f"{args.source}: {lost}; nothing was imported") from None
-    finally:
-        close_store(source)
+    with (
+        reading_whole(source, args.source, after="; nothing was imported"),
+        Progress(f"copying {args.source}", total, sys.stderr) as bar,
+        writing_to(args.dest) as staging,
+        ExitStack() as held,
+    ):
+        # One call: every session lands in one transaction, or none does.
+        copies = _copies(
+            source,
+            staging.store,
+            sessions,
+            workers=arguments.workers_of(args),
+            bar=bar,
+            held=held,
+        )
+        if copies is not None:
+            assert isinstance(staging.store, SqlEventStore)  # as `_copies` found it
+            result = staging.store.import_copies(copies)
+            copied.update((copy.session_id, copy.copied) for copy in copies)
+        else:
+            result = staging.store.import_events(events(bar))
+        if not isinstance(result, Success):
+            staging.discard()
+            raise CliError(f"{args.dest}: {result.failure().message}; nothing was imported")
     count = result.unwrap()
     refused = refused_files()
     emit(

@@ -19,7 +19,6 @@ import sqlite3
 import sys
 import time
 from collections.abc import Callable
-from pathlib import Path
 
 from ....core.catalog.machines import name_problem
 from ...stores.addresses import POSTGRES_SCHEMES
@@ -36,15 +35,7 @@ from ..output.render import emit, in_line
 from ..output.terminal import Progress
 from ..sources.options import closed_at_the_end
 from ..sources.stores import open_source_or_agents, open_store, redact
-from ..sources.transcripts import (
-    EVERY_AGENT,
-    agents_found,
-    checked_look,
-    is_transcript_source,
-    note,
-    open_cache,
-    tell,
-)
+from ..sources.transcripts import followed_cache, is_transcript_source, note, tell
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -159,10 +150,7 @@ def _follow(args: argparse.Namespace, team: PostgresEventStore, pushing: Pushing
 
     step: Callable[[], Pushed]
     if args.source is None or is_transcript_source(args.source):
-        roots = [Path(args.source)] if args.source else [f.path for f in agents_found()]
-        label = args.source or EVERY_AGENT
-        cache = open_cache(roots, label)
-        checked_look(cache, label)
+        cache, label = followed_cache(args.source or None)
         source = SQLiteEventStore(cache.path, read_only=True)
         closed_at_the_end(source)
         where = transcripts_of(source)

@@ -25,7 +25,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--workers", type=arguments.positive, default=2, help="processes (default: %(default)s)"
     )
-    parser.add_argument("--lenient", action="store_true", help="skip events the lifecycle refuses")
+    arguments.add_lenient_argument(parser)
     arguments.add_shown_arguments(parser, masked=False)
 
 

@@ -87,6 +87,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="the page to write, whole or not at all (default: report-SESSION.html; - for "
         "standard output)",
     )
-    parser.add_argument("--lenient", action="store_true", help="skip events the lifecycle refuses")
+    arguments.add_lenient_argument(parser)
     arguments.add_redact_argument(parser)
     arguments.add_prices_argument(parser)

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import shlex
-import sys
 from typing import Any
 
 from ....core.catalog.searched import FIELDS, Field, SearchHit
@@ -53,12 +52,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     arguments.add_session_filters(parser)
     # A snippet is masked in the index itself: there is nothing raw to show.
     arguments.add_shown_arguments(parser, masked=False)
-    parser.add_argument(
-        "--limit",
-        type=arguments.count,
-        metavar="N",
-        help=f"show the N newest hits (0: all; default: {ON_A_TERMINAL} on a terminal, else all)",
-    )
+    arguments.add_terminal_limit(parser, "N newest hits", ON_A_TERMINAL)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -67,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
     fields: tuple[Field, ...] = FIELDS if args.fields == EVERYWHERE else (args.fields,)
     store, label = open_source_or_agents(args.source)
     searchable = searchable_for(store, label)
-    limit = _limit(args)
+    limit = arguments.terminal_limit(args, ON_A_TERMINAL)
     redaction = Redaction()
     # One more than shown: whether there are more is said without counting them all.
     asked = None if limit is None else limit + 1
@@ -113,12 +107,6 @@ COLUMNS = (
     Column("call", drop=1),
     Column("found", fit="cut", least=12, ease=30, give=1),
 )
-
-
-def _limit(args: argparse.Namespace) -> int | None:
-    if args.limit is not None:
-        return args.limit or None
-    return ON_A_TERMINAL if sys.stdout.isatty() and not args.json else None
 
 
 def _call(hit: SearchHit) -> str:

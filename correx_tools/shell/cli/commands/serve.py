@@ -224,7 +224,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="the port (0: any free one; default: %(default)s)",
     )
     parser.add_argument("--open", action="store_true", help="open the page in a browser")
-    parser.add_argument("--lenient", action="store_true", help="skip events the lifecycle refuses")
+    arguments.add_lenient_argument(parser)
     arguments.add_cache_arguments(parser)
     arguments.add_redact_argument(parser)
     arguments.add_prices_argument(parser)

@@ -38,15 +38,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The arguments of ``correx-tools sessions``."""
     arguments.add_source(parser, optional=True)
     arguments.add_session_filters(parser)
-    parser.add_argument(
-        "--limit",
-        type=arguments.count,
-        metavar="N",
-        help=f"show the N most recent (0: all; default: {ON_A_TERMINAL} on a terminal, else all)",
-    )
-    parser.add_argument(
-        "--wide", action="store_true", help="every column, nothing cut (for a wide terminal)"
-    )
+    arguments.add_terminal_limit(parser, "N most recent", ON_A_TERMINAL)
+    arguments.add_shown_arguments(parser, masked=False)
     arguments.add_prices_argument(parser)
 
 
@@ -55,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
     query, zone, prices = query_of(args), zone_of(args), prices_of(args)
     store, label = open_source_or_agents(args.source)
     catalog = catalog_for(store, label)
-    limit = _limit(args)
+    limit = arguments.terminal_limit(args, ON_A_TERMINAL)
     page, total = catalog.listed(query, limit=limit)
     if not total and not query.asks_nothing:
         everything, _ = catalog.listed(SessionQuery())
@@ -80,12 +73,6 @@ def run(args: argparse.Namespace) -> int:
 
     emit(args, document, text)
     return 0 if total or query.asks_nothing else 1
-
-
-def _limit(args: argparse.Namespace) -> int | None:
-    if args.limit is not None:
-        return args.limit or None
-    return ON_A_TERMINAL if sys.stdout.isatty() and not args.json else None
 
 
 def _matches_nothing(query: SessionQuery, everything: list[Listed]) -> str:

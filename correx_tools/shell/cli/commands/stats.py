@@ -156,7 +156,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     arguments.add_source(parser, optional=True)
     arguments.add_session(parser)
     parser.add_argument("--at", type=int, metavar="SEQ", help="the state right after this sequence")
-    parser.add_argument("--lenient", action="store_true", help="skip events the lifecycle refuses")
+    arguments.add_lenient_argument(parser)
     arguments.add_prices_argument(parser)
     arguments.add_shown_arguments(parser)
 

@@ -39,9 +39,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     arguments.add_session_filters(parser)
     parser.add_argument("--csv", action="store_true", help="print the rows as CSV")
-    parser.add_argument(
-        "--wide", action="store_true", help="every column, nothing cut (for a wide terminal)"
-    )
+    arguments.add_shown_arguments(parser, masked=False)
     arguments.add_prices_argument(parser)
 
 

@@ -7,8 +7,7 @@ import sys
 from typing import Any
 
 from ....core.tools.ids import SessionId
-from ...stores.fanout import WorkerLost
-from ...stores.port import IndexedStore, SessionCheck, StoreReadError
+from ...stores.port import IndexedStore, SessionCheck
 from ...stores.verifying import verify_store
 from .. import arguments
 from ..errors import CliError
@@ -16,7 +15,7 @@ from ..output.render import emit
 from ..output.terminal import Progress
 from ..sources.loading import find_session
 from ..sources.options import files_not_shown
-from ..sources.stores import close_store, open_store, redact
+from ..sources.stores import open_store, reading_whole, redact
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -34,7 +33,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Run ``correx-tools verify``; the exit status."""
     store = open_store(args.source, upgrade=args.repair)
-    try:
+    with reading_whole(store, redact(args.source)):
         sessions = (find_session(store, args.session, args.source),) if args.session else None
         total = None if sessions is None else len(sessions)
         with Progress("verifying sessions", total, sys.stderr) as bar:
@@ -43,12 +42,6 @@ def run(args: argparse.Namespace) -> int:
         repaired: list[str] = []
         if args.repair:
             checks, repaired = _repair(store, checks)
-    except StoreReadError as error:
-        raise CliError(f"{redact(args.source)}: {error.error}") from None
-    except WorkerLost as lost:
-        raise CliError(f"{redact(args.source)}: {lost}") from None
-    finally:
-        close_store(store)
     faults = [fault for check in checks for fault in check.faults]
     # Of a transcript SOURCE checked whole: the files its sessions do not show as they are.
     unshown = [] if args.session else files_not_shown()

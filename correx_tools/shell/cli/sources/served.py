@@ -11,7 +11,6 @@ the folders of every agent found on this machine, a line for each.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
 from ...stores.addresses import redact_dsn
 from ...stores.port import EventStore
@@ -20,15 +19,7 @@ from ...transcripts.cache.following import Follower
 from ...transcripts.cache.look import Look
 from .options import command_name
 from .stores import note_unindexed, open_store
-from .transcripts import (
-    EVERY_AGENT,
-    agents_found,
-    checked_look,
-    is_transcript_source,
-    note,
-    open_cache,
-    tell,
-)
+from .transcripts import followed_cache, is_transcript_source, note, tell
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,16 +37,7 @@ def served(source: str | None) -> Served:
         store = open_store(source)
         note_unindexed(store, source)
         return Served(store, redact_dsn(source))
-    if source is None:
-        roots, label = [folder.path for folder in agents_found()], EVERY_AGENT
-    else:
-        roots, label = [Path(source)], source
-    cache = open_cache(roots, label)
-    try:
-        checked_look(cache, label)
-    except BaseException:
-        cache.close()
-        raise
+    cache, label = followed_cache(source)
     command = command_name()
 
     def told(look: Look) -> None:

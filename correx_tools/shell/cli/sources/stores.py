@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +12,7 @@ from ...stores.addresses import POSTGRES_SCHEMES, redact_dsn
 from ...stores.codec.strict_json import EnvelopeError, loads_strict
 from ...stores.jsonl import JsonlEventLog
 from ...stores.opening import open_source
-from ...stores.port import ClosableStore, EventStore, StoreLayoutError
+from ...stores.port import ClosableStore, EventStore, StoreLayoutError, StoreReadError
 from ...transcripts.importing.files import never_read
 from ..errors import CliError
 from .options import closed_at_the_end
@@ -114,6 +115,23 @@ def close_store(store: EventStore) -> None:
     """Close a store that holds a file or a connection open (the others hold nothing)."""
     if isinstance(store, ClosableStore):
         store.close()
+
+
+@contextmanager
+def reading_whole(store: EventStore, where: str, *, after: str = "") -> Iterator[None]:
+    """Work that reads ``store`` through, perhaps in worker processes: the store closed at
+    the end whatever happens, and a read fault or a lost worker a one-line error naming
+    ``where`` (``after`` added to it)."""
+    from ...stores.fanout import WorkerLost  # noqa: PLC0415 - only commands that read through
+
+    try:
+        yield
+    except StoreReadError as error:
+        raise CliError(f"{where}: {error.error}{after}") from None
+    except WorkerLost as lost:
+        raise CliError(f"{where}: {lost}{after}") from None
+    finally:
+        close_store(store)
 
 
 def redact(url: str) -> str:

@@ -329,6 +329,23 @@ def _drop(cache: TranscriptCache) -> None:
             cache.path.with_name(cache.path.name + end).unlink(missing_ok=True)
 
 
+def followed_cache(source: str | None) -> tuple[TranscriptCache, str]:
+    """The cache of a transcript SOURCE a command follows (``None``: every agent's folder
+    found), after its first look (`checked_look`), and how notes name it; closed again when
+    that look refuses it."""
+    if source is None:
+        roots, label = [folder.path for folder in agents_found()], EVERY_AGENT
+    else:
+        roots, label = [Path(source)], source
+    cache = open_cache(roots, label)
+    try:
+        checked_look(cache, label)
+    except BaseException:
+        cache.close()
+        raise
+    return cache, label
+
+
 def look_once(cache: TranscriptCache, label: str) -> Look:
     """One look at the files, showing what it does on a terminal."""
     watcher = TerminalWatcher(label, cache.path)
