@@ -11,6 +11,7 @@ from correx_tools.core.lifecycle.status import ToolInvocationStatus
 from correx_tools.core.replay.alignment import align
 from correx_tools.core.replay.comparison import (
     CallFacts,
+    CallKeys,
     Calls,
     call_key,
     differences,
@@ -114,3 +115,32 @@ def test_what_differed_beside_a_matched_call() -> None:
     assert differences(done, done._replace(duration=2.5)) == ("duration",)
     # No duration where a run recorded no time, no exit code where none was recorded.
     assert differences(done, done._replace(duration=None, exit_code=None)) == ()
+
+
+_FLAT = (
+    st.none()
+    | st.booleans()
+    | st.integers(-2, 2)
+    | st.floats(-2, 2)
+    | st.sampled_from(["/repo/a.py", "a.py", "cd  /repo && ls", "1", "true"])
+)
+_VALUES = _FLAT | st.lists(_FLAT, max_size=2) | st.dictionaries(st.just("k"), _FLAT, max_size=1)
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["read", "bash"]),
+            st.dictionaries(st.sampled_from(["path", "command", "n"]), _VALUES, max_size=3),
+        ),
+        max_size=30,
+    ),
+    st.sampled_from([None, "/repo"]),
+)
+def test_a_runs_kept_keys_are_the_keys_hashed_anew(
+    calls: list[tuple[str, dict[str, object]]], cwd: str | None
+) -> None:
+    # Answered two ways: kept for flat calls (True and 1 kept apart), hashed for each call.
+    keys = CallKeys(cwd)
+    for tool_name, arguments in calls * 2:
+        assert keys.of(tool_name, arguments) == call_key(tool_name, arguments, cwd)

@@ -28,7 +28,7 @@ from ...core.lifecycle.events import ToolReceipt, undecoded_text
 from ...core.lifecycle.outcome import Outcome, outcome_json
 from ...core.lifecycle.status import ToolInvocationStatus
 from ...core.replay.alignment import Alignment, align_in_turn
-from ...core.replay.comparison import ALIKE, CallFacts, Calls, Row, call_key, side_by_side
+from ...core.replay.comparison import ALIKE, CallFacts, CallKeys, Calls, Row, side_by_side
 from ...core.replay.errors import ReplayError
 from ...core.replay.recorded import (
     EDIT_APPLIED,
@@ -108,9 +108,10 @@ def _collected(entries: Iterable[InvocationEntry], side: Side) -> Run:
     calls = Calls()
     files = EditedFiles(side.cwd)
     meanings = Meanings(side.format)
+    keys = CallKeys(side.cwd)
     for position, entry in enumerate(entries):
         arguments = plain_arguments(entry.request)
-        key = call_key(entry.tool_name, arguments, side.cwd)
+        key = keys.of(entry.tool_name, arguments)
         meaning = meanings.of(entry.tool_name, arguments, key)
         calls.add(*_facts(entry, key, side), meaning.kind, meaning.target, meaning.content)
         # A completed edit that took effect (its receipt's metadata read for edits only).
