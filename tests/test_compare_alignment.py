@@ -9,9 +9,9 @@ from hypothesis import strategies as st
 
 from correx_tools.core.lifecycle.status import ToolInvocationStatus
 from correx_tools.core.replay.alignment import align
+from correx_tools.core.replay.call_keys import CallKeys
 from correx_tools.core.replay.comparison import (
     CallFacts,
-    CallKeys,
     Calls,
     call_key,
     differences,

@@ -28,7 +28,8 @@ from ...core.lifecycle.events import ToolReceipt, undecoded_text
 from ...core.lifecycle.outcome import Outcome, outcome_json
 from ...core.lifecycle.status import ToolInvocationStatus
 from ...core.replay.alignment import Alignment, align_in_turn
-from ...core.replay.comparison import ALIKE, CallFacts, CallKeys, Calls, Row, side_by_side
+from ...core.replay.call_keys import CallKeys
+from ...core.replay.comparison import ALIKE, CallFacts, Calls, Row, side_by_side
 from ...core.replay.errors import ReplayError
 from ...core.replay.recorded import (
     EDIT_APPLIED,
