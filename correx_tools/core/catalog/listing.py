@@ -42,8 +42,8 @@ class CallCounts:
     refused: int = 0
 
     @property
-    def open(self) -> int:
-        """Calls not ended: requested or started."""
+    def unfinished(self) -> int:
+        """Calls not ended: requested or started (the tables' ``open`` column)."""
         return self.requested + self.started
 
     @property

@@ -64,7 +64,7 @@ def session_row(listed: Listed, redaction: Redaction, prices: PriceTable) -> Row
         "completed": counts.completed,
         "failed": counts.failed,
         "rejected": counts.rejected,
-        "open": counts.open,
+        "open": counts.unfinished,
         "exited_nonzero": counts.exited_nonzero,
         **_tokens(facts.tokens),
         "cost": _cost(facts.spent, prices),

@@ -172,7 +172,7 @@ def _wide_cells(listed: Listed, row: dict[str, Any], zone: tzinfo | None) -> lis
             in_line(row["project"] or "-"), in_line(row["title"] or "-"),
             in_line(", ".join(row["models"]) or "-"), f"{listed.facts.events:,}",
             f"{counts.calls:,}", f"{counts.completed:,}", f"{counts.failed:,}",
-            f"{counts.rejected:,}", f"{counts.open:,}", f"{counts.exited_nonzero:,}",
+            f"{counts.rejected:,}", f"{counts.unfinished:,}", f"{counts.exited_nonzero:,}",
             f"{counts.refused:,}", _outcome(row), tokens_cell(row),
             _cost(row), in_line(listed.machine or "-"), in_line(listed.user or "-")]  # fmt: skip
 
