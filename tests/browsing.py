@@ -37,16 +37,26 @@ def chromium_path() -> str:
     return found
 
 
+@pytest.fixture(scope="session")
+def chromium() -> Iterator[Any]:
+    """One headless Chromium for a worker's whole run: a launch (and Playwright's driver)
+    costs about a second of CPU, and sixteen modules drive a browser."""
+    playwright = pytest.importorskip("playwright.sync_api")
+    with playwright.sync_playwright() as driver:
+        launched = driver.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_FLAGS)
+        yield launched
+        launched.close()
+
+
 def module_browser() -> Callable[[], Iterator[Any]]:
-    """A fixture: one headless Chromium for the module's tests."""
+    """A fixture: the worker's Chromium for the module's tests, every page and context the
+    module opened closed after its last test (as a browser of its own would be)."""
 
     @pytest.fixture(scope="module")
-    def browser() -> Iterator[Any]:
-        playwright = pytest.importorskip("playwright.sync_api")
-        with playwright.sync_playwright() as driver:
-            launched = driver.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_FLAGS)
-            yield launched
-            launched.close()
+    def browser(chromium: Any) -> Iterator[Any]:
+        yield chromium
+        for context in chromium.contexts:
+            context.close()
 
     return browser
 

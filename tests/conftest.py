@@ -17,6 +17,7 @@ from hypothesis import HealthCheck, settings
 
 from correx_tools import EventStore
 
+from .browsing import chromium  # noqa: F401 (a fixture: one browser a worker)
 from .servers import SERVER_SCRIPT
 from .stores import KINDS, make_store
 

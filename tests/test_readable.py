@@ -15,6 +15,7 @@ import subprocess
 import sys
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -23,7 +24,6 @@ from hypothesis import strategies as st
 from correx_tools import SessionId, SQLiteEventStore
 from correx_tools.shell.cli.output.readable import ELLIPSIS, counted, cut_middle, duration
 
-from .browsing import chromium_path
 from .strategies import completed, failed, requested, started
 from .test_first_hour import run
 from .test_terminal import on_terminal
@@ -84,22 +84,17 @@ def test_durations_read_as_a_person_says_them() -> None:
     assert {span: duration(span) for span in said} == said
 
 
-def test_the_pages_say_durations_as_the_command_does() -> None:
-    playwright = pytest.importorskip("playwright.sync_api")
-    from .browsing import CHROMIUM_FLAGS  # noqa: PLC0415
-
+def test_the_pages_say_durations_as_the_command_does(chromium: Any) -> None:
     script = (DATA.parent.parent / "report" / "page.js").read_text("utf-8")
     values = [0, 1, 420, 999, 1_000, 999_499, 999_500, 12_440_000, 59_960_000, 252_000_000,
               14_760_000_000, 183_600_000_000, 369_954_000_000, 86_399_999_999,
               -1, -50_000_000, -252_000_000]  # fmt: skip
-    with playwright.sync_playwright() as driver:
-        browser = driver.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_FLAGS)
-        try:
-            page = browser.new_page()
-            page.add_script_tag(content=script)
-            said = page.evaluate("(values) => values.map((us) => CX.dur(us))", values)
-        finally:
-            browser.close()
+    page = chromium.new_page()
+    try:
+        page.add_script_tag(content=script)
+        said = page.evaluate("(values) => values.map((us) => CX.dur(us))", values)
+    finally:
+        page.close()
     assert said == [duration(timedelta(microseconds=us)) for us in values]
 
 
