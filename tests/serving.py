@@ -74,6 +74,12 @@ class Served:
         self.port = parsed.port
         self.token: str | None = self.document["token"]
 
+    def cpu_seconds(self) -> float:
+        """The CPU time the server's process has taken so far (user and system, from
+        ``/proc``): what it spent on the requests, whatever else the machine runs."""
+        fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
     def link(self, path: str = "/") -> str:
         """The address of ``path`` with a fresh single-use code, as a browser opens it."""
         if self.token is None:
