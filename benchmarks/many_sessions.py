@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from .claude_folder import write_folder
-from .table import Row, at_most
+from .table import Row, at_most, installed_environment
 
 FILL_MB = 200
 """The most memory the first fill may take (MB)."""
@@ -64,7 +64,7 @@ def many_rows(directory: Path, sessions: int = 10_000) -> list[Row]:
     projects = root / "projects"
     written = write_folder(projects, sessions, turns=3)
     size = f"{sessions:,} sessions, {written.bytes / 1e6:.0f} MB"
-    env = {**os.environ, "CLAUDE_CONFIG_DIR": str(root), "TZ": "UTC",
+    env = {**installed_environment(), "CLAUDE_CONFIG_DIR": str(root), "TZ": "UTC",
            "XDG_CACHE_HOME": str(directory / "cache-home")}  # fmt: skip
     command = [sys.executable, "-m", "correx_tools"]
     cache = ["--cache", str(directory / "cache.sqlite")]

@@ -19,7 +19,6 @@ modules' bytecode cached as an installed package's is:
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import time
 import urllib.parse
@@ -30,7 +29,7 @@ from correx_tools import InMemoryEventStore, import_transcript
 
 from .baselines import raw_jsonl_loop
 from .commands import command
-from .table import Row, at_most
+from .table import Row, at_most, installed_environment
 from .transcript_files import codex, gemini_lines
 from .transcripts import TARGET, claude_code_file
 
@@ -141,15 +140,12 @@ def source_rows(files: int, size: int, directory: Path) -> list[Row]:
     ]
 
 
-def _environment() -> dict[str, str]:
-    """The command's environment, its bytecode cached as an installed package's is."""
-    return {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
-
-
 def _run(*args: str) -> float:
     """One command, a fresh process: its wall time."""
     started = time.perf_counter()
-    subprocess.run([*command(), *args], check=True, capture_output=True, env=_environment())
+    subprocess.run(
+        [*command(), *args], check=True, capture_output=True, env=installed_environment()
+    )
     return time.perf_counter() - started
 
 
@@ -163,7 +159,7 @@ def _live(folder: Path, cache: Path, live: Path) -> float:
     expected = _events(live.read_bytes() + lines)
     process = subprocess.Popen(
         [*command(), "serve", str(folder), "--port", "0", "--no-token", "--cache", str(cache)],
-        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=_environment(),
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=installed_environment(),
     )  # fmt: skip
     try:
         assert process.stdout is not None

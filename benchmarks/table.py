@@ -26,6 +26,13 @@ class Row:
     met: bool | None
 
 
+def installed_environment() -> dict[str, str]:
+    """This process's environment for a command it starts, the command's bytecode cached as an
+    installed package's is (``PYTHONDONTWRITEBYTECODE`` left out: a start that compiles
+    every module again measures what no installed copy does)."""
+    return {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
+
+
 def at_most(name: str, size: str, ours: str, baseline: str, *, ratio: float, limit: float) -> Row:
     """A row whose ratio must be at most ``limit``."""
     return Row(name, size, ours, baseline, ratio, f"<= {limit:g}x", ratio <= limit)

@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import tomllib
 import uuid
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,14 +24,22 @@ from correx_tools.core.replay.projection import ToolProjector
 from correx_tools.core.report.re2_spans import compiled, matches, without_groups
 from correx_tools.core.report.redaction import DEFAULT, MASK, SECRET_NAMES, Redaction
 from correx_tools.core.report.redaction import default_scanner as scanner
-from correx_tools.core.report.secret_rules import Rule, builtin_rules, parse_rules
+from correx_tools.core.report.secret_rules import (
+    READ,
+    Rule,
+    builtin_rules,
+    parse_rules,
+    rule_files,
+)
 from correx_tools.core.report.secret_scan import Scanner, entropy, masked_bytes
 from correx_tools.core.tools.json_values import thaw_json
 from correx_tools.shell.transcripts.importing.importing import import_transcripts
 
 from .transcript_samples import samples
 
-RULES = builtin_rules()
+RULES = parse_rules(rule_files())
+"""The rule files read as they are written (`builtin_rules` reads them as JSON: held equal
+below)."""
 
 
 def test_the_rule_set_ships_with_its_provenance_and_licence() -> None:
@@ -41,6 +51,19 @@ def test_the_rule_set_ships_with_its_provenance_and_licence() -> None:
     sources = {rule.source for rule in RULES}
     assert sources == {"gitleaks.toml", "hand.toml"}
     assert sum(rule.source == "gitleaks.toml" for rule in RULES) > 200
+
+
+def rule_files_read() -> dict[str, Any]:
+    """The package's rule files as `tomllib` reads them: what ``READ`` must hold."""
+    return {name: tomllib.loads(text) for name, text in rule_files()}
+
+
+def test_the_rules_read_when_masking_are_the_rule_files_as_read() -> None:
+    shipped = resources.files("correx_tools.core.report").joinpath("rules").joinpath(READ)
+    assert json.loads(shipped.read_text("utf-8")) == rule_files_read(), (
+        f"a rule file changed: write {READ} again with python -m tests.test_secret_rules"
+    )
+    assert builtin_rules() == parse_rules(rule_files())
 
 
 def test_every_rule_compiles_with_re2() -> None:
@@ -299,3 +322,9 @@ stopwords = ["example"]
     found = Scanner([rule])
     assert [found.find(t.encode()) for t in ("key=abcdef", "key=skipit", "key=myexample",
                                              "key=aaaa")] == [[(4, 10)], [], [], []]  # fmt: skip
+
+
+if __name__ == "__main__":  # writes READ again from the rule files
+    folder = Path(str(resources.files("correx_tools.core.report").joinpath("rules")))
+    written = json.dumps(rule_files_read(), ensure_ascii=False, indent=1) + "\n"
+    (folder / READ).write_text(written, encoding="utf-8")

@@ -8,7 +8,6 @@ readable: ``/sessions/run-1?invocation=call-7``.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable
 
 from .redaction import Redaction
@@ -21,6 +20,8 @@ def ref_of(value: str, redaction: Redaction | None) -> str:
     ``~``, which refs keep for digests)."""
     if not value.startswith(MARK) and (redaction is None or redaction.text(value) == value):
         return value
+    import hashlib  # noqa: PLC0415 - seldom needed, and its OpenSSL is slow to load
+
     return MARK + hashlib.sha256(value.encode("utf-8", "surrogatepass")).hexdigest()[:24]
 
 

@@ -11,7 +11,6 @@ a table of prices, is a `PricesError` whose one line names the file and the key.
 from __future__ import annotations
 
 import json
-import tomllib
 from decimal import Decimal
 from functools import cache
 from importlib import resources
@@ -37,6 +36,8 @@ def load_prices(path: str | None) -> PriceTable:
         raw = read_option_file(path)
     except OptionFileError as error:
         raise PricesError(str(error)) from None
+    import tomllib  # noqa: PLC0415 - only a --prices file may be TOML
+
     try:
         if path.endswith(".toml"):
             data: object = tomllib.loads(raw.decode("utf-8"), parse_float=Decimal)

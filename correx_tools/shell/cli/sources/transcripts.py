@@ -18,7 +18,6 @@ looks like and what was expected.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import sqlite3
 import sys
@@ -128,6 +127,8 @@ def cache_home() -> Path:
 
 def default_cache(roots: Sequence[Path]) -> Path:
     """The cache of these roots in the user's cache folder: one file per set of roots."""
+    import hashlib  # noqa: PLC0415 - not loaded when --cache names the cache (OpenSSL's is slow)
+
     absolute = sorted(os.path.abspath(root) for root in roots)
     digest = hashlib.sha256("\n".join(absolute).encode("utf-8", "surrogateescape")).hexdigest()
     stem = re2.sub(r"[^A-Za-z0-9._-]+", "-", Path(absolute[0]).name or "root").strip("-")[:40]

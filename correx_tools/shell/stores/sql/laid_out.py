@@ -21,7 +21,6 @@ from .layout import (
     adding_catalog_columns,
     catalog_whole,
 )
-from .rebuilding import fill_catalogs, rebuild_all
 
 
 class LaidOutStore:
@@ -100,11 +99,15 @@ class LaidOutStore:
         """In the caller's write transaction: a new database's tables made, an older layout's
         upgraded and its index rebuilt (unless ``allowed``: a `StoreLayoutError`); a store
         of the layout just before this release's gains its catalog whether or not."""
+        # Filling and rebuilding are imported where a layout needs them: a store opened at
+        # this release's layout (every open but the first) never loads them.
         if layout == 0:
             self._create_tables(cursor, interval)
         elif CATALOG_LAYOUT - 1 <= layout < self._layout:
             # Only the catalog and the words are new: they are filled, the index kept.
             self._upgrade_tables(cursor, interval, since=layout)
+            from .rebuilding import fill_catalogs  # noqa: PLC0415
+
             fill_catalogs(self._database.dialect, cursor, self._stored_interval(cursor))
         elif layout < self._layout:
             if not allowed:
@@ -114,6 +117,8 @@ class LaidOutStore:
                 )
             self._upgrade_tables(cursor, interval, since=layout)
             interval = self._stored_interval(cursor)  # a store made with another keeps it
+            from .rebuilding import rebuild_all  # noqa: PLC0415
+
             self._upgraded = rebuild_all(self._database.dialect, cursor, interval, progress)
         elif not self._current(cursor, layout):  # only indexes added since: no rebuild
             d = self._database.dialect
@@ -122,6 +127,8 @@ class LaidOutStore:
             if not catalog_whole(cursor, d):  # a catalog from before its last column
                 for statement in adding_catalog_columns():
                     cursor.execute(d.sql(statement))
+                from .rebuilding import fill_catalogs  # noqa: PLC0415
+
                 fill_catalogs(d, cursor, self._stored_interval(cursor))
 
     def _current(self, cursor: Any, layout: int) -> bool:

@@ -11,7 +11,7 @@ import functools
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from returns.result import Result
 
@@ -28,21 +28,21 @@ from ..port import (
     StoreReadError,
 )
 from ..writing import BatchWritingStore
-from .append import SourceFailed, WholeSession, runs, write_groups
 from .catalog_store import CatalogAnswers
-from .copy_parts import copy_part
 from .dialect import Cursor, ReadFault, WriteFault
 from .event_reads import read_events
 from .index import last_sequence, load_head, mark_stale, marked_fresh
 from .laid_out import LaidOutStore
-from .parts import Part, Runner, plan
 from .reading import SqlSessionIndex
-from .rebuild_parts import rebuild_in_parts, rebuild_part
-from .rebuilding import DamagedEvents, Parted, rebuild, rebuild_all
 from .said import said_events
 from .source_reads import SourceView
-from .verify_parts import check_part, verify_in_parts
-from .verifying import verify_session
+
+# What writes, copies, verifies and rebuilds is imported by the method that does it: a
+# command that only reads (``sessions`` of a warm cache, say) never loads it.
+if TYPE_CHECKING:
+    from .append import WholeSession
+    from .parts import Part, Runner
+    from .rebuilding import Parted
 
 
 class SqlEventStore(CatalogAnswers, LaidOutStore, BatchWritingStore):
@@ -70,6 +70,8 @@ class SqlEventStore(CatalogAnswers, LaidOutStore, BatchWritingStore):
         self, groups: list[tuple[str, list[StoredEvent]]], *, expected: int | None
     ) -> Result[int, AppendError]:
         self._refuse_writes()
+        from .append import write_groups  # noqa: PLC0415 - a write's alone
+
         return write_groups(
             self._database, groups, expected=expected, interval=self.checkpoint_interval
         )
@@ -83,6 +85,8 @@ class SqlEventStore(CatalogAnswers, LaidOutStore, BatchWritingStore):
     ) -> Result[int, AppendError]:
         """`import_events`, with ``first`` run in its transaction before anything is written."""
         self._refuse_writes()
+        from .append import SourceFailed, runs, write_groups  # noqa: PLC0415 - a write's alone
+
         try:
             return write_groups(
                 self._database,
@@ -98,6 +102,8 @@ class SqlEventStore(CatalogAnswers, LaidOutStore, BatchWritingStore):
         """Copy whole sessions of another database as `import_events` copies their events,
         all or none, a large one's parts read by worker processes (`copy_parts`)."""
         self._refuse_writes()
+        from .append import SourceFailed, write_groups  # noqa: PLC0415 - a write's alone
+
         try:
             return write_groups(
                 self._database, sessions, expected=None, interval=self.checkpoint_interval
@@ -113,6 +119,8 @@ class SqlEventStore(CatalogAnswers, LaidOutStore, BatchWritingStore):
         not fresh (a copy then reads it in one pass, as a read would)."""
         if not self._indexed:
             return None
+        from .parts import plan  # noqa: PLC0415 - a copy's alone
+
         extra = {} if smallest is None else {"smallest": smallest}
         try:
             with self._database.snapshot() as cursor:
@@ -146,6 +154,9 @@ class SqlEventStore(CatalogAnswers, LaidOutStore, BatchWritingStore):
         worker processes (`parts`); this process writes them, in the same transaction.
         """
         self._refuse_writes()
+        from .rebuild_parts import rebuild_in_parts  # noqa: PLC0415 - a rebuild's alone
+        from .rebuilding import rebuild_all  # noqa: PLC0415
+
         parted: Parted | None = None
         if runner is not None:
             parted = functools.partial(rebuild_in_parts, runner=runner)
@@ -177,6 +188,9 @@ class SqlEventStore(CatalogAnswers, LaidOutStore, BatchWritingStore):
                 f"{self.name}: written by an older release and keeps no index to check; "
                 f"upgrade it with: correx-tools reindex {self.name}"
             )
+        from .verify_parts import verify_in_parts  # noqa: PLC0415 - verify's alone
+        from .verifying import verify_session  # noqa: PLC0415
+
         try:
             with self._database.snapshot() as cursor:
                 self._follow_layout(cursor)
@@ -206,9 +220,15 @@ class SqlEventStore(CatalogAnswers, LaidOutStore, BatchWritingStore):
                 self._follow_layout(cursor)
                 d = self._database.dialect
                 if task == "verify":
+                    from .verify_parts import check_part  # noqa: PLC0415 - a worker's alone
+
                     return check_part(d, cursor, part)
                 if task == "copy":
+                    from .copy_parts import copy_part  # noqa: PLC0415 - a worker's alone
+
                     return copy_part(d, cursor, part)
+                from .rebuild_parts import rebuild_part  # noqa: PLC0415 - a worker's alone
+
                 return rebuild_part(d, cursor, part, accept_edits=task == "rebuild!")
         except ReadFault as fault:
             raise self._unavailable(fault, part.start + 1) from None
@@ -219,6 +239,8 @@ class SqlEventStore(CatalogAnswers, LaidOutStore, BatchWritingStore):
         cannot be read or that changed after it was written; the old index is then left
         as it was)."""
         self._refuse_writes()
+        from .rebuilding import DamagedEvents, rebuild  # noqa: PLC0415 - a repair's alone
+
         d = self._database.dialect
         try:
             with self._database.writing() as cursor:
@@ -315,6 +337,8 @@ class SqlEventStore(CatalogAnswers, LaidOutStore, BatchWritingStore):
         with self._database.query() as cursor:
             stale = load_head(d, cursor, session_id) is None
         if stale:
+            from .rebuilding import DamagedEvents, rebuild  # noqa: PLC0415 - seldom needed
+
             try:
                 with self._database.writing() as cursor:
                     d.lock_session(cursor, session_id)

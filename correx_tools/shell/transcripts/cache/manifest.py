@@ -99,6 +99,7 @@ _LOGS = _first((f.database.suffix, f.database.log) for f in REGISTRY if f.databa
 _COMPANIONS = _first((f.companion.transcript, f.companion.name) for f in REGISTRY if f.companion)
 """Each transcript's name that has a companion, and the companion's."""
 _ENDINGS = (*_LOGS, *_COMPANIONS)
+"""What a file's path ends with when it may have a file read with it: any other has none."""
 
 
 def companion_of(path: str) -> str | None:
@@ -106,6 +107,8 @@ def companion_of(path: str) -> str | None:
     (written there first), a transcript's companion (`AgentFormat.companion`). Paths as
     text, read as `Path.suffix` and `Path.with_name` read them (a look makes no path object
     for a file it does not read)."""
+    if not path.endswith(_ENDINGS):
+        return None  # most files: one test, where a look asks this of each of thousands
     folder, name = os.path.split(path)
     dot = name.rfind(".")
     log = _LOGS.get(name[dot:] if 0 < dot < len(name) - 1 else "")

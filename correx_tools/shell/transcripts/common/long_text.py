@@ -20,7 +20,6 @@ held so, and gives exactly what it gave then (`recognising`).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from hashlib import sha256
 from itertools import chain
 from operator import index
 from typing import TYPE_CHECKING, Any, Final, NoReturn, SupportsIndex
@@ -79,6 +78,8 @@ class LongText(str):
     def digest(self) -> str:
         """The whole's SHA-256, in hex."""
         if self._digest is None:
+            from hashlib import sha256  # noqa: PLC0415 - OpenSSL's is slow to load; seldom asked
+
             hashed = sha256()
             for piece in self.pieces():
                 hashed.update(piece.encode("utf-8", "surrogatepass"))
