@@ -139,7 +139,9 @@ def postgres_database() -> Iterator[str | None]:
     """A new, empty database's URL for the run, dropped afterwards; ``None`` without a server.
 
     The server is ``CORREX_BENCH_POSTGRES_DSN`` or ``CORREX_TEST_POSTGRES_DSN`` if set,
-    else one started for the run by ``.ci/postgres-server`` where it can start one.
+    else one started for the run by ``.ci/postgres-server start --durable`` where it can
+    start one. The tests' server writes without fsync, which flatters every commit: a run
+    that records its rows gives ``CORREX_BENCH_POSTGRES_DSN`` or neither.
     """
     try:
         import psycopg  # noqa: PLC0415 - the postgres extra
@@ -151,7 +153,8 @@ def postgres_database() -> Iterator[str | None]:
     script = Path(__file__).resolve().parent.parent / ".ci" / "postgres-server"
     if not dsn and script.exists():
         started = subprocess.run(
-            ["bash", str(script), "start"], capture_output=True, text=True, check=False
+            ["bash", str(script), "start", "--durable"], capture_output=True, text=True,
+            check=False,
         )
         if started.returncode == 0:
             dsn, directory = started.stdout.split()
