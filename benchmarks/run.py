@@ -67,6 +67,7 @@ from .stored import (
 )
 from .table import Row, machine, render, timed
 from .team import team_rows
+from .team_follow import follow_rows
 from .transcripts import format_rows, transcript_rows
 
 
@@ -263,6 +264,8 @@ def measure(args: argparse.Namespace) -> dict[str, list[Row]]:
         if "team" in only:  # sessions a machine: 3,000 at full size, or --events / 1,000
             per_machine = 5 if args.quick else 3_000 if args.events is None else large_n // 1_000
             rows["team"] = team_rows(Path(directory), per_machine)
+            batches = (3, 5) if args.quick else (10, 100)  # batches, sessions a batch
+            rows["team"] += follow_rows(Path(directory), *batches)
     return rows
 
 

@@ -126,6 +126,8 @@ def _rows() -> dict[str, list[str]]:
             "team export: Parquet files over the events table",
             "team push: each pusher's peak memory",
             "team export: peak memory",
+            "team push --follow: the slowest batch written until it is in the team's store",
+            "team push --follow: peak memory after the last batch, over after the first",
         ],
     }
 
