@@ -20,6 +20,8 @@ Where the process boundary is what is tested, the command stays a real process:
 * another user or a limit: the ``as_nobody`` runs of ``test_read_only``, ``test_cli_writes``,
   ``test_transcript_sources``, ``test_transcripts_folders`` and ``test_output_targets``, a
   memory limit in ``test_bulk_memory``, a missing extra in ``test_serve_command``;
+* what a library writes to the process's own standard error: RE2 compiling a policy's
+  patterns in ``test_audit_hostile``;
 * servers, which run until stopped: `serving.Served`, ``test_serve_command``,
   ``test_serve_transcripts``.
 

@@ -2,7 +2,9 @@
 files: a command padded past a bound, spellings of denied paths and commands, links in a
 finding's SARIF message, and policy and price files built to break the command.
 
-The sessions are written here (`hostile_session`); the command runs as a real subprocess.
+The sessions are written here (`hostile_session`); the command runs in this process, and as
+a real subprocess where a policy's patterns are compiled (RE2 logs to the process's own
+standard error).
 """
 
 from __future__ import annotations
@@ -23,16 +25,24 @@ from correx_tools.core.report.redaction import Redaction
 from correx_tools.core.tools.capability_table import builtin_table
 from correx_tools.shell.audit.policy_file import read_policy
 
+from .commands import Ran, correx
 from .hostile_calls import WORKSPACE, hostile_session
 
 CLEAN = Path(__file__).parent / "data" / "audit" / "clean.jsonl"
 
 
-def command(*args: str, status: int) -> subprocess.CompletedProcess[str]:
-    result = subprocess.run(
-        [sys.executable, "-m", "correx_tools", *args],
-        capture_output=True, text=True, timeout=120, check=False,
-    )  # fmt: skip
+def command(*args: str, status: int, process: bool = False) -> Ran:
+    """The command's run, in this process unless ``process``: a policy's patterns are
+    compiled by RE2, which logs to the process's own standard error, where only a real
+    process shows what it wrote."""
+    if process:
+        ran = subprocess.run(
+            [sys.executable, "-m", "correx_tools", *args],
+            capture_output=True, text=True, timeout=120, check=False,
+        )  # fmt: skip
+        result = Ran(tuple(args), ran.returncode, ran.stdout, ran.stderr, ran.stdout.encode())
+    else:
+        result = correx(*args)
     assert result.returncode == status, result.stderr[-2000:]
     assert "Traceback" not in result.stderr
     return result
@@ -191,7 +201,9 @@ def test_a_hostile_policy_file_is_one_line_and_exit_2(tmp_path: Path, case: str)
     else:
         policy, words = tmp_path / "policy.toml", HOSTILE_POLICIES[case][1]
         policy.write_text(HOSTILE_POLICIES[case][0], encoding="utf-8")
-    result = command("audit", str(CLEAN), "--no-cache", "--policy", str(policy), status=2)
+    result = command(
+        "audit", str(CLEAN), "--no-cache", "--policy", str(policy), status=2, process=True
+    )
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1, result.stderr[:2000]  # no RE2 log, no traceback
     assert "policy.toml" in lines[0] and words in lines[0], lines[0]
@@ -204,7 +216,9 @@ def test_a_policy_of_many_long_globs_within_the_bounds_is_used_quietly(tmp_path:
     policy = tmp_path / "policy.toml"
     policy.write_text(f"[paths]\ndeny = [{globs}, '/etc/**']\n", encoding="utf-8")
     transcript = hostile_session(tmp_path / "t.jsonl", "s", [("Read", {"file_path": "/etc/hosts"})])
-    result = command("audit", str(transcript), "--no-cache", "--policy", str(policy), status=1)
+    result = command(
+        "audit", str(transcript), "--no-cache", "--policy", str(policy), status=1, process=True
+    )
     assert result.stderr == ""
     assert "path-denied" in result.stdout
 
