@@ -3,14 +3,12 @@ and what it does not"): every caught call gives exactly the rules its row names,
 documented miss gives none, so the page says what the audit does.
 
 The calls are written into one session (`hostile_session`), imported into a SQLite store
-by the command, and audited by the command as a real subprocess.
+by the command, and audited by the command (run in this process).
 """
 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +16,7 @@ import pytest
 
 from correx_tools import SessionId, SQLiteEventStore, ToolInvocationRequestedEvent
 
+from .commands import correx
 from .hostile_calls import hostile_session
 
 PAGE = Path(__file__).parent.parent / "docs" / "audit.md"
@@ -76,14 +75,8 @@ def audited(tmp_path_factory: pytest.TempPathFactory) -> dict[int, set[str]]:
         folder / "corpus.jsonl", "corpus", [(tool, given) for _, tool, given, _ in rows]
     )
     store = folder / "corpus.sqlite"
-    subprocess.run(
-        [sys.executable, "-m", "correx_tools", "import-transcript", str(transcript), str(store)],
-        check=True, capture_output=True, timeout=120,
-    )  # fmt: skip
-    result = subprocess.run(
-        [sys.executable, "-m", "correx_tools", "audit", str(store), "--json"],
-        capture_output=True, text=True, timeout=120, check=False,
-    )  # fmt: skip
+    correx("import-transcript", str(transcript), str(store), check=True)
+    result = correx("audit", str(store), "--json")
     assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
     reader = SQLiteEventStore(store)
     try:

@@ -10,8 +10,6 @@ triggers disabled, answers the same.
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import psycopg
@@ -20,18 +18,12 @@ import pytest
 from correx_tools import SessionId, SQLiteEventStore, ToolInvocationRequestedEvent
 from correx_tools.shell.stores.port import StoreReadError
 
+from .commands import correx
 from .hostile_calls import hostile_session
 from .serving import Served
 
 SESSION = "edited"
 CALLS = [("Bash", {"command": "rm -rf /"}), ("Read", {"file_path": "README.md"})]
-
-
-def correx(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "correx_tools", *args],
-        capture_output=True, text=True, timeout=120, check=False,
-    )  # fmt: skip
 
 
 def imported(folder: Path, destination: str) -> str:

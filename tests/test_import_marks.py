@@ -3,15 +3,13 @@ its session: the import puts a mark in its place (its size, its SHA-256, what wa
 the session is kept, and the audit finds what the session did and says which call it could
 not judge whole. A file that still cannot be read makes the audit exit 2, naming it.
 
-The hostile transcripts are written here; the command runs as a real subprocess.
+The hostile transcripts are written here; the command runs in this process.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -21,16 +19,14 @@ from hypothesis import strategies as st
 from correx_tools.shell.stores.codec.strict_json import canonical_json
 from correx_tools.shell.transcripts.common.shallow import MAX_DEPTH, shallow_text, shallow_value
 
+from .commands import correx
 from .hostile_calls import hostile_session
 
 RM = ("Bash", {"command": "rm -rf /"})
 
 
 def audited(source: Path, status: int) -> tuple[dict[str, Any], str]:
-    result = subprocess.run(
-        [sys.executable, "-m", "correx_tools", "audit", str(source), "--no-cache", "--json"],
-        capture_output=True, text=True, timeout=300, check=False,
-    )  # fmt: skip
+    result = correx("audit", str(source), "--no-cache", "--json")
     assert result.returncode == status, result.stderr
     assert "Traceback" not in result.stderr
     return json.loads(result.stdout), result.stderr
