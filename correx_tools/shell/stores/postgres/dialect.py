@@ -170,6 +170,30 @@ class PostgresDialect:
             (last, id_key(session_id)),
         )
 
+    def copy_rows(
+        self, cursor: Cursor, table: str, columns: str, rows: Iterable[Sequence[Any]]
+    ) -> None:
+        """``COPY`` the rows in (text format: each value read by its column's type)."""
+        with cursor.copy(f"COPY {self.sql(table)} ({columns}) FROM STDIN") as copy:  # type: ignore[attr-defined]
+            for row in rows:
+                copy.write_row(row)
+
+    def copy_new(
+        self, cursor: Cursor, table: str, columns: str, rows: Iterable[Sequence[Any]]
+    ) -> bool:
+        """`copy_rows` under a savepoint: a key taken (by a row committed, or by one of
+        another transaction once it commits) undoes the ``COPY`` alone."""
+        cursor.execute("SAVEPOINT correx_new_rows")
+        try:
+            self.copy_rows(cursor, table, columns, rows)
+        except psycopg.errors.UniqueViolation:
+            cursor.execute("ROLLBACK TO SAVEPOINT correx_new_rows")
+            taken = True
+        else:
+            taken = False
+        cursor.execute("RELEASE SAVEPOINT correx_new_rows")
+        return not taken
+
     @staticmethod
     def after_write(cursor: Cursor, session_ids: Iterable[str]) -> None:
         """``NOTIFY`` each session written (sent when the transaction commits)."""

@@ -15,7 +15,7 @@ from ....core.replay.stored_index import STATUS_CODES, STATUS_OF_CODE, EntryChan
 from ....core.replay.stored_index import InvocationState as State
 from ..port import StaleIndex
 from ..writing import Refused, duplicate
-from .dialect import Cursor, Dialect
+from .dialect import Copying, Cursor, Dialect
 from .images import Image, Proof, chained_proof
 from .indexing import Checkpoint, Head, IndexedEvent, head_seal
 
@@ -268,14 +268,19 @@ def insert_claimed(d: Dialect, cursor: Cursor, rows: list[tuple[Any, ...]], clai
     """Insert invocation rows made by `new_rows` (of one session or several), each unless its
     id is taken already, then read the owners of the ids back: an id owned by another
     session, or by another event of the same one, is `Refused` (the first found, of the
-    first session in ``claims``' order that has one)."""
+    first session in ``claims``' order that has one). Where the database copies rows in,
+    they are, unless one's id is taken: then they are inserted as here."""
+    columns = d.sql(
+        f"{d.claim_columns}, {{session}}, sequence, status, requested_at, started_seq, "
+        "started_at, ended_seq, completed_at, tool_name, tier, end_label, end_code, "
+        "request_crc, end_crc, request_chain, end_chain, seal"
+    )
+    if isinstance(d, Copying) and d.copy_new(cursor, "{invocations}", columns, rows):
+        return  # every id was free, and claimed once: each row is its claimant's
     cursor.executemany(
         d.sql(
-            f"INSERT INTO {{invocations}} ({d.claim_columns}, {{session}}, sequence, status, "
-            "requested_at, started_seq, started_at, ended_seq, completed_at, tool_name, "
-            "tier, end_label, end_code, request_crc, end_crc, request_chain, end_chain, "
-            f"seal) VALUES ({_marks(d)}, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
-            "ON CONFLICT ({invocation}) DO NOTHING"
+            f"INSERT INTO {{invocations}} ({columns}) VALUES ({_marks(d)}, ?, ?, ?, ?, ?, ?, "
+            "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT ({invocation}) DO NOTHING"
         ),
         rows,
     )
