@@ -150,17 +150,20 @@ class PostgresDialect:
         """The session's row, made if missing and locked for this transaction; its last
         sequence."""
         key = id_key(session_id)
-        cursor.execute(
-            self.sql(
-                "INSERT INTO {sessions} (session_key, session_id, last_sequence) "
-                "VALUES (?, ?, 0) ON CONFLICT DO NOTHING"
-            ),
-            (key, session_id.encode("utf-8")),
-        )
-        row = cursor.execute(
-            self.sql("SELECT last_sequence FROM {sessions} WHERE session_key = ? FOR UPDATE"),
-            (key,),
-        ).fetchone()
+        # Both sent at once (a round trip, not two); each statement still sees the rows
+        # committed before it began, so a row another writer made meanwhile is found.
+        with cursor.connection.pipeline():  # type: ignore[attr-defined]
+            cursor.execute(
+                self.sql(
+                    "INSERT INTO {sessions} (session_key, session_id, last_sequence) "
+                    "VALUES (?, ?, 0) ON CONFLICT DO NOTHING"
+                ),
+                (key, session_id.encode("utf-8")),
+            )
+            row = cursor.execute(
+                self.sql("SELECT last_sequence FROM {sessions} WHERE session_key = ? FOR UPDATE"),
+                (key,),
+            ).fetchone()
         return int(row[0]) if row else 0
 
     def advance_session(self, cursor: Cursor, session_id: str, last: int) -> None:

@@ -86,8 +86,7 @@ def exits_nonzero_of(d: Dialect, cursor: Cursor, throughs: Mapping[str, int]) ->
 def load_head(d: Dialect, cursor: Cursor, session_id: str) -> Head | None:
     """The session's index head, if it is there, sealed, fresh, and reaches (with the same
     chain) the session's last event; ``None`` otherwise (the index is to be rebuilt)."""
-    found = _head_row(d, cursor, session_id)
-    last = last_sequence(d, cursor, session_id)
+    found, last = _head_row(d, cursor, session_id)
     if found is None:
         return Head() if last == 0 else None
     head, stale, seal = found
@@ -101,26 +100,29 @@ def load_head(d: Dialect, cursor: Cursor, session_id: str) -> Head | None:
 def sealed_head(d: Dialect, cursor: Cursor, session_id: str) -> tuple[int, int] | None:
     """The last sequence and chain the session's head holds, if its seal holds (stale or
     not: a stale head still holds the chain its events were written with)."""
-    found = _head_row(d, cursor, session_id)
+    found, _ = _head_row(d, cursor, session_id)
     if found is None or found[2] != head_seal(session_id, found[0]):
         return None
     return int(found[0].indexed_through), int(found[0].chain)
 
 
-def _head_row(d: Dialect, cursor: Cursor, session_id: str) -> tuple[Head, bool, int] | None:
-    """The session's head row as it is stored: the head, whether it is marked stale, and
-    its seal (``None``: there is none)."""
+def _head_row(
+    d: Dialect, cursor: Cursor, session_id: str
+) -> tuple[tuple[Head, bool, int] | None, int]:
+    """The session's head row as it is stored (the head, whether it is marked stale, and its
+    seal; ``None``: there is none) and its last sequence (`last_sequence`), in one query."""
+    key = d.session_key(session_id)
     row = cursor.execute(
         d.sql(
-            "SELECT indexed_through, requested, started, completed, failed, rejected, refused, "
-            "chain, stale, seal FROM {heads} WHERE {session} = ?"
+            "SELECT (SELECT MAX(sequence) FROM {events} WHERE {session} = ?), indexed_through, "
+            "requested, started, completed, failed, rejected, refused, chain, stale, seal "
+            "FROM (SELECT 1) AS one LEFT JOIN {heads} ON {session} = ?"
         ),
-        (d.session_key(session_id),),
+        (key, key),
     ).fetchone()
-    if row is None:
-        return None
-    through, *counts, chain, stale, seal = row
-    return Head(through, list(counts), chain), bool(stale), seal
+    last, through, *counts, chain, stale, seal = row
+    found = None if through is None else (Head(through, list(counts), chain), bool(stale), seal)
+    return found, 0 if last is None else int(last)
 
 
 def save_head(d: Dialect, cursor: Cursor, session_id: str, head: Head) -> None:
