@@ -10,7 +10,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from correx_tools import SessionId, SQLiteEventStore, StoredEvent
@@ -18,6 +18,7 @@ from correx_tools.core.catalog.snippets import SNIPPET_CHARS, snippet
 from correx_tools.core.catalog.words import MAX_WORD, MAX_WORDS, matches, terms, words
 from correx_tools.core.lifecycle.conversation import Prompt, conversation_event
 from correx_tools.core.report.redaction import MASK, Redaction
+from correx_tools.shell.stores.postgres.search import tsvector_text
 from correx_tools.shell.stores.sqlite import search as sqlite_search
 
 from .strategies import EPOCH, completed, requested
@@ -44,6 +45,22 @@ def test_a_value_matches_as_the_rule_reads_plainly(value: str, search: str) -> N
     plain = " " + " ".join(said) + " "
     expected = bool(asked) and all(" " + " ".join(term) + " " in plain for term in asked)
     assert matches(said, asked) == expected
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.text(max_size=80), max_size=4))
+def test_the_words_copied_into_postgresql_are_what_array_to_tsvector_makes(
+    postgres_dsn: str, values: list[str]
+) -> None:
+    # A push copies each value's tsvector in as text; the words' own function is the rule.
+    import psycopg  # noqa: PLC0415 - only this test needs the server
+
+    said = [word for value in values for word in words(value)] or ["x"]
+    with psycopg.connect(postgres_dsn) as connection:
+        copied, made = connection.execute(
+            "SELECT %s::tsvector, array_to_tsvector(%s)", (tsvector_text(said), said)
+        ).fetchone()
+    assert copied == made
 
 
 def test_hostile_text_costs_a_bounded_amount_of_work() -> None:

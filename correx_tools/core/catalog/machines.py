@@ -27,6 +27,7 @@ control character (`name_problem`); a user's the same.
 from __future__ import annotations
 
 from dataclasses import replace
+from json.encoder import encode_basestring
 
 from ..lifecycle.description import DESCRIBED
 from ..lifecycle.events import (
@@ -34,10 +35,14 @@ from ..lifecycle.events import (
     OpaqueEvent,
     StoredEvent,
     ToolExecutionCompletedEvent,
+    ToolInvocationRequestedEvent,
     ToolReceipt,
+    lazy_receipt,
+    undecoded_text,
 )
 from ..report.tool_views import SUBAGENT_SESSION
 from ..tools.ids import InvocationId, SessionId
+from ..tools.request import ToolRequest, lazy_request, undecoded_source
 
 LONGEST = 100
 """The longest name of a machine or a user, in characters."""
@@ -74,9 +79,16 @@ def on_machine(stored: StoredEvent, machine: str) -> StoredEvent:
     event = stored.event
     if isinstance(event, TOOL_EVENT_TYPES):
         moved = InvocationId(qualified(machine, event.invocation_id))
-        event = replace(event, invocation_id=moved)
-        if isinstance(event, ToolExecutionCompletedEvent):
-            event = replace(event, receipt=_receipt(event.receipt, machine))
+        if isinstance(event, ToolInvocationRequestedEvent):
+            request = _request(event.request, event.invocation_id, moved)
+            event = replace(event, invocation_id=moved, request=request)
+        elif isinstance(event, ToolExecutionCompletedEvent):
+            receipt = _renamed_receipt(event.receipt, event.invocation_id, moved)
+            if receipt is None:
+                receipt = _receipt(event.receipt, machine)
+            event = replace(event, invocation_id=moved, receipt=receipt)
+        else:
+            event = replace(event, invocation_id=moved)
     elif isinstance(event, OpaqueEvent) and event.type == DESCRIBED:
         parent = event.data.get("parent_session_id")
         if isinstance(parent, str) and parent:
@@ -88,6 +100,43 @@ def on_machine(stored: StoredEvent, machine: str) -> StoredEvent:
         recorded_at=stored.recorded_at,
         event=event,
     )
+
+
+# A tool event read from a store keeps its arguments or output undecoded, in the event's
+# text (`lazy_request`, `lazy_receipt`), which a store then writes as it is when it still
+# spells the event. Renamed, the text is given the new id in place of the old: what the
+# event's encoding would write, had its values been decoded, renamed and encoded again.
+# Stores check such a text before they trust it; one that does not begin with the old id's
+# spelling (text not written by a store) is decoded as before.
+
+
+def _respelled(text: str, old: str, new: str) -> str | None:
+    """``text`` (an event's data, beginning with its invocation id) with ``new`` for ``old``."""
+    head = '{"invocation_id":' + encode_basestring(old) + ","
+    if not text.startswith(head):
+        return None
+    return '{"invocation_id":' + encode_basestring(new) + "," + text[len(head) :]
+
+
+def _request(request: ToolRequest, old: str, new: str) -> ToolRequest:
+    """The request of a Requested event renamed from ``old`` to ``new``: its undecoded text
+    given the new id (the arguments stay undecoded), or the request itself."""
+    source = undecoded_source(request)
+    if source is None:
+        return request
+    text = _respelled(source[0], old, new)
+    return request if text is None else lazy_request(request.tool_name, text, source[1])
+
+
+def _renamed_receipt(receipt: ToolReceipt, old: str, new: str) -> ToolReceipt | None:
+    """The receipt of a Completed event renamed from ``old`` to ``new``, still undecoded,
+    when its text cannot name a session it started (it does not spell the key, nor escape
+    any character); ``None`` when it must be decoded to look."""
+    text = undecoded_text(receipt)
+    if text is None or f'"{SUBAGENT_SESSION}"' in text or "\\u" in text:
+        return None
+    renamed = _respelled(text, old, new)
+    return None if renamed is None else lazy_receipt(receipt.exit_code, renamed)
 
 
 def _receipt(receipt: ToolReceipt, machine: str) -> ToolReceipt:

@@ -150,17 +150,20 @@ class PostgresDialect:
         """The session's row, made if missing and locked for this transaction; its last
         sequence."""
         key = id_key(session_id)
-        cursor.execute(
-            self.sql(
-                "INSERT INTO {sessions} (session_key, session_id, last_sequence) "
-                "VALUES (?, ?, 0) ON CONFLICT DO NOTHING"
-            ),
-            (key, session_id.encode("utf-8")),
-        )
-        row = cursor.execute(
-            self.sql("SELECT last_sequence FROM {sessions} WHERE session_key = ? FOR UPDATE"),
-            (key,),
-        ).fetchone()
+        # Both sent at once (a round trip, not two); each statement still sees the rows
+        # committed before it began, so a row another writer made meanwhile is found.
+        with cursor.connection.pipeline():  # type: ignore[attr-defined]
+            cursor.execute(
+                self.sql(
+                    "INSERT INTO {sessions} (session_key, session_id, last_sequence) "
+                    "VALUES (?, ?, 0) ON CONFLICT DO NOTHING"
+                ),
+                (key, session_id.encode("utf-8")),
+            )
+            row = cursor.execute(
+                self.sql("SELECT last_sequence FROM {sessions} WHERE session_key = ? FOR UPDATE"),
+                (key,),
+            ).fetchone()
         return int(row[0]) if row else 0
 
     def advance_session(self, cursor: Cursor, session_id: str, last: int) -> None:
@@ -169,6 +172,30 @@ class PostgresDialect:
             self.sql("UPDATE {sessions} SET last_sequence = ? WHERE session_key = ?"),
             (last, id_key(session_id)),
         )
+
+    def copy_rows(
+        self, cursor: Cursor, table: str, columns: str, rows: Iterable[Sequence[Any]]
+    ) -> None:
+        """``COPY`` the rows in (text format: each value read by its column's type)."""
+        with cursor.copy(f"COPY {self.sql(table)} ({columns}) FROM STDIN") as copy:  # type: ignore[attr-defined]
+            for row in rows:
+                copy.write_row(row)
+
+    def copy_new(
+        self, cursor: Cursor, table: str, columns: str, rows: Iterable[Sequence[Any]]
+    ) -> bool:
+        """`copy_rows` under a savepoint: a key taken (by a row committed, or by one of
+        another transaction once it commits) undoes the ``COPY`` alone."""
+        cursor.execute("SAVEPOINT correx_new_rows")
+        try:
+            self.copy_rows(cursor, table, columns, rows)
+        except psycopg.errors.UniqueViolation:
+            cursor.execute("ROLLBACK TO SAVEPOINT correx_new_rows")
+            taken = True
+        else:
+            taken = False
+        cursor.execute("RELEASE SAVEPOINT correx_new_rows")
+        return not taken
 
     @staticmethod
     def after_write(cursor: Cursor, session_ids: Iterable[str]) -> None:

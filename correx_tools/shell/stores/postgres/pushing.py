@@ -51,33 +51,32 @@ class PushedSession:
         for run in self.runs:
             written += write_run(d, cursor, self.session_id, run, expected=None, interval=interval)
         if written:
-            self._record(cursor)
-            key = d.session_key(self.session_id)
-            cursor.execute(
-                d.sql(
-                    "UPDATE {catalog} SET machine = ?, user_name = COALESCE(user_name, ?) "
-                    "WHERE {session} = ?"
-                ),
-                (d.text_value(self.machine), d.text_value(self.user), key),
-            )
+            self._record(d, cursor)
         return written
 
     def groups(self) -> Iterator[Group]:
         """None: `write` writes the session whole."""
         return iter(())
 
-    def _record(self, cursor: Cursor) -> None:
+    def _record(self, d: Dialect, cursor: Cursor) -> None:
+        """The push recorded (`correx_pushed` moved on, see the module docstring) and the
+        catalog row labelled, in one statement."""
         key = id_key(self.session_id)
         table = f'"{self.schema}".correx_pushed'
+        labelled = d.sql(
+            "UPDATE {catalog} SET machine = ?, user_name = COALESCE(user_name, ?) "
+            "WHERE {session} = ?"
+        )
         moved = cursor.execute(
-            f"INSERT INTO {table} (session_key, machine, user_name, through, digest) "
-            "VALUES (%s, %s, %s, %s, %s) ON CONFLICT (session_key) DO UPDATE SET "
+            f"WITH moved AS (INSERT INTO {table} (session_key, machine, user_name, through, "
+            "digest) VALUES (%s, %s, %s, %s, %s) ON CONFLICT (session_key) DO UPDATE SET "
             "through = EXCLUDED.through, digest = EXCLUDED.digest, pushed_at = now() "
-            f"WHERE {table}.through = %s AND {table}.digest = %s",
+            f"WHERE {table}.through = %s AND {table}.digest = %s RETURNING 1), "
+            f"labelled AS ({labelled}) SELECT count(*) FROM moved",
             (key, self.machine, self.user, self.through, self.digest, self.after,
-             self.digest_after),
-        )  # fmt: skip
-        if moved.rowcount != 1:
+             self.digest_after, d.text_value(self.machine), d.text_value(self.user), key),
+        ).fetchone()  # fmt: skip
+        if moved[0] != 1:
             raise Refused(
                 AppendError(
                     kind=AppendErrorKind.CONFLICT,

@@ -32,6 +32,16 @@ def _lexeme(word: str) -> str:
     return "'" + word + "'"  # a word is letters and digits: no quote to escape
 
 
+def tsvector_text(said: Sequence[str]) -> str:
+    """The text of the ``tsvector`` of the tokenizer's words, as they are and without
+    positions: what ``array_to_tsvector`` makes of them.
+
+    >>> tsvector_text(["git", "push", "git"])
+    "'git' 'push'"
+    """
+    return " ".join(_lexeme(word) for word in dict.fromkeys(said))
+
+
 @final
 class PostgresSearch:
     """The schema's ``correx_search`` table (see the module docstring)."""
@@ -57,11 +67,11 @@ class PostgresSearch:
         return [number << SEQUENCE_BITS | first for number, first, _ in runs]
 
     def written(self, cursor: Cursor, rows: Sequence[tuple[int, list[str]]]) -> None:
-        """Index each value's words under its id."""
-        cursor.executemany(
-            f"INSERT INTO {self._table} (id, words) VALUES (%s, array_to_tsvector(%s))",
-            [(value, list(dict.fromkeys(said))) for value, said in rows],
-        )
+        """Index each value's words under its id: copied in, each value's ``tsvector`` as
+        its text (`tsvector_text`, the same value ``array_to_tsvector`` makes of them)."""
+        with cursor.copy(f"COPY {self._table} (id, words) FROM STDIN") as copy:  # type: ignore[attr-defined]
+            for value, said in rows:
+                copy.write_row((value, tsvector_text(said)))
 
     def dropped(self, cursor: Cursor, number: int, rows: int) -> None:
         """The session's values deleted, the ids of each of its runs."""

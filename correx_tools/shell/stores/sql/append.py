@@ -27,7 +27,7 @@ from ..codec.encoding import EncodedEvent
 from ..codec.rows import encode_rows
 from ..port import AppendError, AppendErrorKind, StaleIndex
 from ..writing import Refused, check_continues, conflict, duplicate
-from .dialect import Cursor, Database, Dialect, WriteFault
+from .dialect import Copying, Cursor, Database, Dialect, WriteFault
 from .index import (
     load_head,
     load_images,
@@ -267,12 +267,21 @@ def event_rows(
     ]  # fmt: skip
 
 
+_EVENT_COLUMNS = (
+    "{session}, sequence, recorded_at, type, version, data, kind, invocation_id, label, code, "
+    "effect, chain"
+)
+
+
 def insert_events(d: Dialect, cursor: Cursor, rows: list[tuple[Any, ...]]) -> None:
-    """Insert event rows made by `event_rows`."""
+    """Insert event rows made by `event_rows`: copied in where the database can (a row at a
+    sequence taken fails the write there too: the session was held and checked first)."""
+    if isinstance(d, Copying):
+        d.copy_rows(cursor, "{events}", d.sql(_EVENT_COLUMNS), rows)
+        return
     cursor.executemany(
         d.sql(
-            "INSERT INTO {events} ({session}, sequence, recorded_at, type, version, data, kind, "
-            "invocation_id, label, code, effect, chain) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+            f"INSERT INTO {{events}} ({_EVENT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
         ),
         rows,
     )

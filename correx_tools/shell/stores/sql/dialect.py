@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from ..port import AppendErrorKind
 
@@ -181,6 +181,28 @@ class Dialect(Protocol):
 
     def after_write(self, cursor: Cursor, session_ids: Iterable[str]) -> None:
         """Whatever the database does for the sessions a transaction wrote (notify, say)."""
+        ...
+
+
+@runtime_checkable
+class Copying(Protocol):
+    """A dialect whose database loads many rows in one statement (PostgreSQL's ``COPY``):
+    the engine writes a batch of new rows through it rather than a statement a row. A
+    dialect without it has them inserted one statement a row, in one ``executemany``."""
+
+    def copy_rows(
+        self, cursor: Cursor, table: str, columns: str, rows: Iterable[Sequence[Any]]
+    ) -> None:
+        """Load ``rows`` into ``table`` (the engine's spelling) in one statement: a key
+        already taken fails the transaction, as the row's own ``INSERT`` would."""
+        ...
+
+    def copy_new(
+        self, cursor: Cursor, table: str, columns: str, rows: Iterable[Sequence[Any]]
+    ) -> bool:
+        """Load ``rows`` as `copy_rows` does if none of their keys is taken, yet or by
+        another of them: ``False`` when one is, with nothing of them written and the
+        transaction going on."""
         ...
 
 

@@ -20,9 +20,9 @@ from ....core.lifecycle.events import StoredEvent
 from ....core.tools.ids import SessionId
 from ..codec.rows import decode_indexed_rows, decode_row, decode_written_row
 from ..port import StoreReadError
-from .chains import ChainBroken, checked_rows, continues, events
-from .dialect import Cursor, Database, ReadFault
-from .index import chain_at, marked_fresh, sealed_head
+from .chains import CHAINED_COLUMNS, ChainBroken, checked_rows, continues, events
+from .dialect import Cursor, Database, Dialect, ReadFault
+from .index import chain_at, sealed_head
 from .indexing import EMPTY_CHAIN
 
 UNCHAINED = (
@@ -128,19 +128,22 @@ def read_events(
     after = max(after, 0)
     reader = _Reader(database, session_id, after)
     d, size = database.dialect, batches[0]
-    fresh = False
+    fresh, first = False, None
     try:
         with database.query() as cursor:
             if chained:
-                fresh = marked_fresh(d, cursor, session_id)
                 reader.previous = _chain_before(database, cursor, session_id, after)
+                fresh, first = _fresh_and_first(d, cursor, session_id, after, size)
     except ReadFault as fault:
         raise unavailable(fault, after + 1) from None
     while True:
         # One batch per query: other threads may use the connection in between.
         try:
-            with database.query() as cursor:
-                rows: list[Any] = events(d, cursor, session_id, reader.last, size, indexed=chained)
+            if first is not None:
+                rows, first = first, None
+            else:
+                with database.query() as cursor:
+                    rows = events(d, cursor, session_id, reader.last, size, indexed=chained)
         except ReadFault as fault:
             raise unavailable(fault, reader.last + 1) from None
         if not chained:
@@ -161,6 +164,26 @@ def read_events(
             return
         reader.last = rows[-1][0]
         size = batches[1]
+
+
+def _fresh_and_first(
+    d: Dialect, cursor: Cursor, session_id: SessionId, after: int, limit: int
+) -> tuple[bool, list[Row]]:
+    """Whether the session's index is marked fresh (`index.marked_fresh`), and its first
+    batch of rows after ``after`` (`chains.events`), asked in one query."""
+    key = d.session_key(session_id)
+    found = cursor.execute(
+        d.sql(
+            f"SELECT h.stale, e.* FROM (SELECT 1) AS one LEFT JOIN {{heads}} h "
+            f"ON h.{{session}} = ? LEFT JOIN (SELECT {CHAINED_COLUMNS} FROM {{events}} "
+            "WHERE {session} = ? AND sequence > ? ORDER BY sequence LIMIT ?) AS e ON 1 = 1 "
+            "ORDER BY e.sequence"
+        ),
+        (key, key, after, limit),
+    ).fetchall()
+    stale = found[0][0]
+    rows = [tuple(row[1:]) for row in found if row[1] is not None]
+    return stale is not None and not stale, rows
 
 
 def _chain_before(

@@ -15,7 +15,7 @@ from ....core.replay.stored_index import STATUS_CODES, STATUS_OF_CODE, EntryChan
 from ....core.replay.stored_index import InvocationState as State
 from ..port import StaleIndex
 from ..writing import Refused, duplicate
-from .dialect import Cursor, Dialect
+from .dialect import Copying, Cursor, Dialect
 from .images import Image, Proof, chained_proof
 from .indexing import Checkpoint, Head, IndexedEvent, head_seal
 
@@ -86,8 +86,7 @@ def exits_nonzero_of(d: Dialect, cursor: Cursor, throughs: Mapping[str, int]) ->
 def load_head(d: Dialect, cursor: Cursor, session_id: str) -> Head | None:
     """The session's index head, if it is there, sealed, fresh, and reaches (with the same
     chain) the session's last event; ``None`` otherwise (the index is to be rebuilt)."""
-    found = _head_row(d, cursor, session_id)
-    last = last_sequence(d, cursor, session_id)
+    found, last = _head_row(d, cursor, session_id)
     if found is None:
         return Head() if last == 0 else None
     head, stale, seal = found
@@ -101,26 +100,29 @@ def load_head(d: Dialect, cursor: Cursor, session_id: str) -> Head | None:
 def sealed_head(d: Dialect, cursor: Cursor, session_id: str) -> tuple[int, int] | None:
     """The last sequence and chain the session's head holds, if its seal holds (stale or
     not: a stale head still holds the chain its events were written with)."""
-    found = _head_row(d, cursor, session_id)
+    found, _ = _head_row(d, cursor, session_id)
     if found is None or found[2] != head_seal(session_id, found[0]):
         return None
     return int(found[0].indexed_through), int(found[0].chain)
 
 
-def _head_row(d: Dialect, cursor: Cursor, session_id: str) -> tuple[Head, bool, int] | None:
-    """The session's head row as it is stored: the head, whether it is marked stale, and
-    its seal (``None``: there is none)."""
+def _head_row(
+    d: Dialect, cursor: Cursor, session_id: str
+) -> tuple[tuple[Head, bool, int] | None, int]:
+    """The session's head row as it is stored (the head, whether it is marked stale, and its
+    seal; ``None``: there is none) and its last sequence (`last_sequence`), in one query."""
+    key = d.session_key(session_id)
     row = cursor.execute(
         d.sql(
-            "SELECT indexed_through, requested, started, completed, failed, rejected, refused, "
-            "chain, stale, seal FROM {heads} WHERE {session} = ?"
+            "SELECT (SELECT MAX(sequence) FROM {events} WHERE {session} = ?), indexed_through, "
+            "requested, started, completed, failed, rejected, refused, chain, stale, seal "
+            "FROM (SELECT 1) AS one LEFT JOIN {heads} ON {session} = ?"
         ),
-        (d.session_key(session_id),),
+        (key, key),
     ).fetchone()
-    if row is None:
-        return None
-    through, *counts, chain, stale, seal = row
-    return Head(through, list(counts), chain), bool(stale), seal
+    last, through, *counts, chain, stale, seal = row
+    found = None if through is None else (Head(through, list(counts), chain), bool(stale), seal)
+    return found, 0 if last is None else int(last)
 
 
 def save_head(d: Dialect, cursor: Cursor, session_id: str, head: Head) -> None:
@@ -268,14 +270,19 @@ def insert_claimed(d: Dialect, cursor: Cursor, rows: list[tuple[Any, ...]], clai
     """Insert invocation rows made by `new_rows` (of one session or several), each unless its
     id is taken already, then read the owners of the ids back: an id owned by another
     session, or by another event of the same one, is `Refused` (the first found, of the
-    first session in ``claims``' order that has one)."""
+    first session in ``claims``' order that has one). Where the database copies rows in,
+    they are, unless one's id is taken: then they are inserted as here."""
+    columns = d.sql(
+        f"{d.claim_columns}, {{session}}, sequence, status, requested_at, started_seq, "
+        "started_at, ended_seq, completed_at, tool_name, tier, end_label, end_code, "
+        "request_crc, end_crc, request_chain, end_chain, seal"
+    )
+    if isinstance(d, Copying) and d.copy_new(cursor, "{invocations}", columns, rows):
+        return  # every id was free, and claimed once: each row is its claimant's
     cursor.executemany(
         d.sql(
-            f"INSERT INTO {{invocations}} ({d.claim_columns}, {{session}}, sequence, status, "
-            "requested_at, started_seq, started_at, ended_seq, completed_at, tool_name, "
-            "tier, end_label, end_code, request_crc, end_crc, request_chain, end_chain, "
-            f"seal) VALUES ({_marks(d)}, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
-            "ON CONFLICT ({invocation}) DO NOTHING"
+            f"INSERT INTO {{invocations}} ({columns}) VALUES ({_marks(d)}, ?, ?, ?, ?, ?, ?, "
+            "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT ({invocation}) DO NOTHING"
         ),
         rows,
     )
