@@ -132,24 +132,32 @@ def size_row(name: str, size: str, index: int, text: int) -> Row:
                "<= 0.3x", ratio <= 0.3)  # fmt: skip
 
 
-def _filled(store: SqlEventStore, sizes: Sizes, where: str) -> tuple[int, list[list[str]]]:
-    """The store filled (or found filled by an earlier run of the same size): the bytes
-    of text indexed and a sample of the values' words."""
+Counted = tuple[int, list[list[str]]]
+"""The bytes of text the generated sessions give the index, and a sample of the values'
+words (the search's questions)."""
+
+
+def _filled(store: SqlEventStore, sizes: Sizes, where: str, known: list[Counted]) -> Counted:
+    """The store filled, or found filled by an earlier run of the same size (its text
+    counted again from the same sessions, once for both stores: ``known``)."""
     held = len(store.sessions())
     if held not in (0, sizes.sessions):
         raise SystemExit(f"{where} holds {held:,} sessions, not {sizes.sessions:,}: "
                          "name another, or the size it was filled at")  # fmt: skip
+    if held and known:
+        return known[0]
     seconds, text, sample = fill(None if held else store, sizes.sessions, sizes.events)
     print(f"# {where}: {'counted' if held else 'filled'} in {seconds:.0f} s", flush=True)
+    known[:] = [(text, sample)]
     return text, sample
 
 
-def sqlite_rows(directory: Path, sizes: Sizes) -> list[Row]:
+def sqlite_rows(directory: Path, sizes: Sizes, known: list[Counted]) -> list[Row]:
     """SQLite's rows: its file filled (or the kept one reused), asked, then the upkeep."""
     path = sizes.file or directory / "catalog.sqlite"
     prefix = "SQLite catalog"
     with SQLiteEventStore(path) as store:
-        text, sample = _filled(store, sizes, str(path))
+        text, sample = _filled(store, sizes, str(path), known)
         rows = asked(prefix, store, sizes.label, sample)
         rows += page_rows(prefix, store, str(path), sizes.label)
     rows.append(size_row(f"{prefix}: full-text index size", sizes.label, sqlite_size(path), text))
@@ -184,7 +192,7 @@ def _postgres(sizes: Sizes) -> Iterator[str | None]:
     yield dsn
 
 
-def postgres_rows(sizes: Sizes) -> list[Row]:
+def postgres_rows(sizes: Sizes, known: list[Counted]) -> list[Row]:
     """PostgreSQL's rows: its schema filled (or the kept one reused), asked, the upkeep."""
     from correx_tools import PostgresEventStore  # noqa: PLC0415 - the optional extra
 
@@ -206,7 +214,7 @@ def postgres_rows(sizes: Sizes) -> list[Row]:
                 schemas.append(kept)
             store = PostgresEventStore(dsn, schema=kept)
             store.init_db()
-            text, sample = _filled(store, sizes, f"schema {kept}")
+            text, sample = _filled(store, sizes, f"schema {kept}", known)
             with _connection(dsn) as connection:
                 for table in ("search", "catalog", "activity", "search_runs", "models"):
                     connection.execute(f'VACUUM ANALYZE "{kept}".correx_{table}')
@@ -241,4 +249,5 @@ def _connection(dsn: str) -> Any:
 
 def catalog_rows(directory: Path, sizes: Sizes) -> list[Row]:
     """Every row of the group: SQLite's, then PostgreSQL's."""
-    return sqlite_rows(directory, sizes) + postgres_rows(sizes)
+    known: list[Counted] = []
+    return sqlite_rows(directory, sizes, known) + postgres_rows(sizes, known)
