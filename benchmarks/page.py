@@ -45,6 +45,7 @@ TITLES = {
     "compare": "Comparing runs",
     "audit": "The audit",
     "many": "Many sessions",
+    "catalog": "Many sessions in a database store",
     "team": "A team's store",
 }
 """Each group's heading on the page, in the page's order (the ``--only`` groups)."""

@@ -1,7 +1,8 @@
 """The benchmark table: each row against a baseline measured in the same run.
 
 ``python -m benchmarks`` runs the full sizes (100k and 1M events, three quarters of an
-hour), records its rows in ``benchmarks/results.json`` and writes ``docs/performance.md``
+hour) of every group but ``catalog`` (10 million events, most of two hours: run it with
+``--only catalog``), records its rows in ``benchmarks/results.json`` and writes ``docs/performance.md``
 whole from them (``benchmarks/page.py``). ``--quick`` runs tiny sizes (the smoke test
 uses it); ``--events N`` runs the large rows at N events (the small ones at a tenth of
 it) and ``--only`` some groups of rows, for a measurement on a shared machine. Those
@@ -23,6 +24,7 @@ from pathlib import Path
 
 from .audit import audit_rows, folder_rows, huge_line_rows
 from .bulk import bulk_rows, whole_store_rows
+from .catalog import Sizes, catalog_rows
 from .commands import command_rows
 from .compare import compare_rows
 from .evaluations import evaluation_rows
@@ -111,6 +113,10 @@ def small_bulk_rows(events: Sequence[object], repeat: int, directory: Path) -> l
 
 GROUPS = tuple(TITLES)
 """The groups of rows ``--only`` picks from, in the table's order."""
+APART = frozenset({"catalog"})
+"""The groups a full run leaves out (each takes hours at its full size): ``--only`` runs
+them."""
+DEFAULT = frozenset(GROUPS) - APART
 
 
 def _groups(text: str) -> frozenset[str]:
@@ -148,9 +154,10 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--only",
         type=_groups,
-        default=frozenset(GROUPS),
+        default=DEFAULT,
         metavar="GROUPS",
-        help=f"comma-separated groups of rows to run: {', '.join(GROUPS)} (default: all)",
+        help=f"comma-separated groups of rows to run: {', '.join(GROUPS)} (default: all "
+        f"but {', '.join(sorted(APART))})",
     )
     parser.add_argument(
         "--record",
@@ -160,6 +167,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--note", default="", help="what the run's record should say of it "
                         "that it cannot measure (what else ran on the machine)")  # fmt: skip
+    parser.add_argument("--catalog-file", type=Path, metavar="FILE", help="the catalog "
+                        "group's SQLite file: kept, and reused by a run of the same size")  # fmt: skip
+    parser.add_argument("--catalog-schema", metavar="NAME", help="the catalog group's "
+                        "PostgreSQL schema in CORREX_BENCH_POSTGRES_DSN's database: kept, and "
+                        "reused by a run of the same size")  # fmt: skip
     parser.add_argument(
         "--rewrite-page",
         action="store_true",
@@ -192,7 +204,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     measured = measure(args)
     print(render([row for rows in measured.values() for row in rows]))
-    full = not args.quick and args.events is None and args.only == frozenset(GROUPS)
+    full = not args.quick and args.events is None and args.only >= DEFAULT
     if full or args.record:
         run = this_run(arguments, started, args.note)
         recorded = [Recorded(g, run.key, row) for g, rows in measured.items() for row in rows]
@@ -261,6 +273,11 @@ def measure(args: argparse.Namespace) -> dict[str, list[Row]]:
             rows["audit"] += huge_line_rows(5 if args.quick else 100, repeat, Path(directory))
         if "many" in only:
             rows["many"] = many_rows(Path(directory), 60 if args.quick else 10_000)
+        if "catalog" in only:  # 10,000 sessions of 10M events at full size, or --events
+            events = 3_000 if args.quick else 10_000_000 if args.events is None else large_n
+            sizes = Sizes(30 if args.quick else 10_000, events, 5 if args.quick else 200,
+                          args.catalog_file, args.catalog_schema)  # fmt: skip
+            rows["catalog"] = catalog_rows(Path(directory), sizes)
         if "team" in only:  # sessions a machine: 3,000 at full size, or --events / 1,000
             per_machine = 5 if args.quick else 3_000 if args.events is None else large_n // 1_000
             rows["team"] = team_rows(Path(directory), per_machine)

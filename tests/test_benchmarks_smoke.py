@@ -118,6 +118,21 @@ def _rows() -> dict[str, list[str]]:
             "many sessions: usage --by day, warm",
             "many sessions: first fill vs ccusage daily",
         ],
+        "catalog": [
+            f"{store} catalog: {row}"
+            for store in ("SQLite", "PostgreSQL")
+            for row in (
+                "sessions first page, no filter",
+                "sessions first page, --project",
+                "usage --by day, everything",
+                "search, a word drawn from the data",
+                "search, a phrase drawn from the data",
+                "serve API, the list, first page",
+                "serve API, usage by day, stacked by project",
+                "full-text index size",
+                "full-text index upkeep (import)",
+            )
+        ],
         "team": [
             "team push: 3 machines at once, over a COPY of the same rows",
             "team push: a re-push of an unchanged machine",

@@ -23,6 +23,11 @@ TABLES = (
     "CREATE SEQUENCE IF NOT EXISTS {schema}.correx_numbers",
 )
 
+WINDOWS = (8, 6, 4, 2)
+"""The ranges of ids a search asks in turn before the rest (`PostgresSearch.windows`):
+the newest 1/2**n of them for each n."""
+FEWEST_SESSIONS = 64
+"""Below this many sessions' numbers between the first id and the last, one range."""
 SEQUENCE_BITS = 30
 """A session's own range of positions: its number, then its sequence in this many bits
 (`kept_words` indexes no value past sequence 2**30)."""
@@ -90,6 +95,23 @@ class PostgresSearch:
     def wasted(cursor: Cursor) -> bool:
         """Never: a value let go of is deleted."""
         return False
+
+    def windows(self, cursor: Cursor) -> list[int | None]:
+        """The newest 1/256th of the ids, then the newest 1/64th below it, and so on
+        (`WINDOWS`), then the rest.
+
+        GIN gives a word's matches in no order, each read in the table (for its id and
+        whether it is visible): a word in 40,000 of ten million values costs that many
+        rows read to find the newest 30. Asked for a range of ids as well, PostgreSQL
+        intersects the GIN's matches with the range's ids from the primary key before it
+        reads a row (it chooses to where the word is common; a rare one's matches are read
+        and the range checked on them, few either way), so a search reads about the rows
+        of the range that answers it."""
+        low, high = cursor.execute(f"SELECT min(id), max(id) FROM {self._table}").fetchone()
+        if low is None or high - low < FEWEST_SESSIONS << SEQUENCE_BITS:
+            return [None]
+        span = int(high) - int(low)
+        return [int(high) - (span >> shift) for shift in WINDOWS] + [None]
 
     def matching(self, every: Sequence[str]) -> tuple[str, str, str, tuple[Any, ...]]:
         """A ``tsquery`` of every word."""

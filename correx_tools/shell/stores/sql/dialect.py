@@ -86,6 +86,13 @@ class SearchIndex(Protocol):
         found row's id, its condition and the condition's parameters."""
         ...
 
+    def windows(self, cursor: Cursor) -> list[int | None]:
+        """The lowest id of each range of ids a search asks in turn, the newest first, each
+        range from the last one's lowest down to its own; the last ``None`` (down to the
+        first id). ``[None]``: one question of every id (an index that gives its matches
+        newest first, a page at a time, without reading the others)."""
+        ...
+
 
 class Dialect(Protocol):
     """How one database spells the engine's SQL and keeps its values."""

@@ -26,6 +26,7 @@ it indexes where positions would cost half).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from ....core.catalog.listing import SessionQuery
 from ....core.catalog.searched import FIELDS, Field, SearchHit, text_of
@@ -40,6 +41,8 @@ from .dialect import Cursor, Dialect
 PAGE = 500
 """Candidates read at a time where a search has no limit, holds a phrase, or keeps only
 some sessions."""
+READ_AT_ONCE = 100
+"""Candidates' events read in one question."""
 
 
 def search(
@@ -66,60 +69,93 @@ def search(
     page = (limit or PAGE) if not (phrases or where) else max(PAGE, 4 * (limit or 0))
     hits: list[SearchHit] = []
     before: int | None = None
-    while limit is None or len(hits) < limit:
-        # A page of the index's newest candidates first (the index alone: it streams them
-        # in order), then each one's run and session, kept where the question picks it.
-        after = "" if before is None else f" AND {found_id} < ?"
+    # The ranges of ids the index is asked for in turn, the newest first (`windows`); a
+    # range's candidates a page at a time, then the next range's below it.
+    for lowest in d.search.windows(cursor):
+        while limit is None or len(hits) < limit:
+            # A page of the index's newest candidates first, then each one's run and
+            # session, kept where the question picks it.
+            bounds = ("" if before is None else f" AND {found_id} < ?") + (
+                "" if lowest is None else f" AND {found_id} >= ?"
+            )
+            rows = cursor.execute(
+                d.sql(
+                    "SELECT w.id, c.name, r.first_sequence, r.first_id, CASE WHEN "
+                    f"(w.id >> 2) <= r.last_id {where and 'AND ' + where} THEN 1 ELSE 0 END "
+                    f"FROM (SELECT {found_id} AS id FROM {source} WHERE {condition} "
+                    f"AND ({found_id}) & 3 IN ({codes}){bounds} ORDER BY {found_id} DESC "
+                    f"LIMIT {page}) w "
+                    "LEFT JOIN {search_runs} r ON r.first_id = "
+                    "(SELECT MAX(first_id) FROM {search_runs} WHERE first_id <= (w.id >> 2)) "
+                    "LEFT JOIN {catalog} c ON c.number = r.number ORDER BY w.id DESC"
+                ),
+                (*picking, *parameters, *(b for b in (before, lowest) if b is not None)),
+            ).fetchall()
+            found = [
+                (d.text(name) or "", int(first_sequence) + (int(value) >> 2) - int(first_id))
+                for value, name, first_sequence, first_id, kept in rows
+                if kept
+            ]
+            hits += _hits(d, cursor, found, asked=asked, redaction=redaction)
+            if len(rows) < page:
+                break
+            before = int(rows[-1][0])
+        if lowest is None or (limit is not None and len(hits) >= limit):
+            break
+        before = lowest
+    return hits if limit is None else hits[:limit]
+
+
+def _hits(
+    d: Dialect,
+    cursor: Cursor,
+    found: Sequence[tuple[str, int]],
+    *,
+    asked: Sequence[Term],
+    redaction: Redaction,
+) -> list[SearchHit]:
+    """The hits among ``found`` (each a session and a sequence, newest first), in that
+    order: their events read in one question (a page's candidates are many sessions'; one
+    question each cost a round trip each), a phrase held to its order in each."""
+    one = "({session} = ? AND sequence = ?)"
+    read: dict[tuple[object, int], tuple[Any, ...]] = {}
+    for start in range(0, len(found), READ_AT_ONCE):
+        some = found[start : start + READ_AT_ONCE]
         rows = cursor.execute(
             d.sql(
-                "SELECT w.id, c.name, r.first_sequence, r.first_id, CASE WHEN "
-                f"(w.id >> 2) <= r.last_id {where and 'AND ' + where} THEN 1 ELSE 0 END "
-                f"FROM (SELECT {found_id} AS id FROM {source} WHERE {condition} "
-                f"AND ({found_id}) & 3 IN ({codes}){after} ORDER BY {found_id} DESC "
-                f"LIMIT {page}) w "
-                "LEFT JOIN {search_runs} r ON r.first_id = "
-                "(SELECT MAX(first_id) FROM {search_runs} WHERE first_id <= (w.id >> 2)) "
-                "LEFT JOIN {catalog} c ON c.number = r.number ORDER BY w.id DESC"
+                "SELECT {session}, sequence, recorded_at, type, version, data FROM {events} "
+                f"WHERE {' OR '.join([one] * len(some))}"
             ),
-            (*picking, *parameters, *(() if before is None else (before,))),
+            tuple(v for session, sequence in some for v in (d.session_key(session), sequence)),
         ).fetchall()
-        for value, name, first_sequence, first_id, kept in rows:
-            if not kept:
-                continue
-            sequence = int(first_sequence) + (int(value) >> 2) - int(first_id)
-            hit = _hit(d, cursor, d.text(name) or "", sequence, asked=asked, redaction=redaction)
-            if hit is not None:
-                hits.append(hit)
-        if len(rows) < page:
-            break
-        before = int(rows[-1][0])
-    return hits if limit is None else hits[:limit]
+        read.update({(_key(row[0]), int(row[1])): tuple(row[1:]) for row in rows})
+    hits = []
+    for session_id, sequence in found:
+        row = read.get((_key(d.session_key(session_id)), sequence))
+        hit = None if row is None else _hit(d, session_id, row, asked, redaction)
+        if hit is not None:
+            hits.append(hit)
+    return hits
+
+
+def _key(value: object) -> object:
+    """A session's key as it compares (a driver gives a binary one back as it likes)."""
+    return bytes(value) if isinstance(value, bytes | bytearray | memoryview) else value
 
 
 def _hit(
     d: Dialect,
-    cursor: Cursor,
     session_id: str,
-    sequence: int,
-    *,
+    row: tuple[Any, ...],
     asked: Sequence[Term],
     redaction: Redaction,
 ) -> SearchHit | None:
-    row = cursor.execute(
-        d.sql(
-            "SELECT sequence, recorded_at, type, version, data FROM {events} "
-            "WHERE {session} = ? AND sequence = ?"
-        ),
-        (d.session_key(session_id), sequence),
-    ).fetchone()
-    if row is None:
-        return None
-    stored = decode_written_row(d.where, SessionId(session_id), tuple(row))
+    stored = decode_written_row(d.where, SessionId(session_id), row)
     found = text_of(stored.event)
     if found is None:
         return None
     field, invocation, text = found
     if any(len(term) > 1 for term in asked) and not matches(words(text), asked):
         return None  # every word, but not a phrase's in a row
-    return SearchHit(session_id=session_id, invocation_id=invocation, sequence=sequence,
+    return SearchHit(session_id=session_id, invocation_id=invocation, sequence=stored.sequence,
                      field=field, snippet=snippet(text, tuple(asked), redaction))  # fmt: skip

@@ -94,6 +94,12 @@ class SQLiteSearch:
         return bool(dead >= SMALLEST_REWRITE and dead > counts.get("search_live", 0))
 
     @staticmethod
+    def windows(cursor: Cursor) -> list[int | None]:
+        """One range of every id: FTS5 gives a word's ids in order, so a page of the newest
+        reads no more of the index than the page."""
+        return [None]
+
+    @staticmethod
     def matching(every: Sequence[str]) -> tuple[str, str, str, tuple[Any, ...]]:
         """An FTS5 query of each word quoted (FTS5 ANDs them)."""
         expression = " ".join(f'"{word}"' for word in every)
