@@ -25,6 +25,7 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 from correx_tools import EventReplayer, SessionId, SQLiteEventStore, StoredEvent
 from correx_tools.core.catalog.listing import SessionQuery
 from correx_tools.core.catalog.short_names import short_names
+from correx_tools.core.catalog.stacks import STACKS, stacked
 from correx_tools.core.catalog.usage import BY, Report, usage_rows
 from correx_tools.core.lifecycle.conversation import (
     AssistantText,
@@ -37,7 +38,7 @@ from correx_tools.core.lifecycle.conversation import (
 from correx_tools.core.lifecycle.description import About, description_event
 from correx_tools.core.replay.pricing import Price, PriceTable
 from correx_tools.shell.catalog.folded import FoldedCatalog
-from correx_tools.shell.catalog.picking import short_names_of, usage_of
+from correx_tools.shell.catalog.picking import short_names_of, stacked_of, usage_of
 from correx_tools.shell.catalog.scanned import ScannedSearch
 from correx_tools.shell.replay.repository import DefaultToolRepository
 from correx_tools.shell.stores.sql.store import SqlEventStore
@@ -218,6 +219,22 @@ def make_machine(build: Callable[[Path], tuple[SqlEventStore, Callable[[], None]
             assert usage_of(self.store, narrow, by_day) == (
                 usage_rows(folded.activity(narrow), "day", local=ZONES[1], prices=PRICES)
             )
+
+        @invariant()
+        def layers_added_up_by_the_database_are_the_stacks(self) -> None:
+            # At most one or two layers as well, so that the rest are folded into one.
+            folded = self._folded()
+            for stack in STACKS:
+                for local in ZONES:
+                    for since in (None, EPOCH + timedelta(hours=2)):
+                        asked = Report(by="day", local=local, prices=PRICES, since=since)
+                        entries = list(folded.activity(QUERIES[0], since=since))
+                        kept = stacked_of(self.store, QUERIES[0], asked, stack)
+                        assert kept == stacked(entries, stack, local=local, prices=PRICES)
+                        for most in (1, 2):  # every key folded into one layer, or all but one
+                            fewer = self.store.stacked(QUERIES[0], asked, stack, most=most)
+                            assert fewer == stacked(entries, stack, local=local, prices=PRICES,
+                                                    most=most), (stack, most)  # fmt: skip
 
         @invariant()
         def the_index_finds_what_a_scan_finds(self) -> None:

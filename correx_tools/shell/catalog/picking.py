@@ -1,8 +1,8 @@
 """Which answers a store gives of many sessions: its own catalog and full-text index where
 it keeps them (a database of this release's layout), else a fold of each session's events
 (`FoldedCatalog`) and a scan of them (`ScannedSearch`), by the same rules; and a usage
-report added up by the database where it can (`usage_of`), and the short names of some
-sessions among all (`short_names_of`).
+report and its layers by day added up by the database where it can (`usage_of`,
+`stacked_of`), and the short names of some sessions among all (`short_names_of`).
 
 A fold needs a repository to count each session's calls; it is asked of ``repository``
 (a function) only for a store that keeps no catalog, and the fold and the scan are loaded
@@ -22,6 +22,7 @@ from ..stores.sql.catalog_store import CatalogAnswers
 from .port import CatalogStore, SearchableStore
 
 if TYPE_CHECKING:
+    from ...core.catalog.stacks import Layer, Stack
     from ...core.catalog.usage import Report, UsageRow
     from ..replay.repository import DefaultToolRepository
 
@@ -57,6 +58,21 @@ def usage_of(
 
     entries = catalog.activity(query, since=report.since, until=report.until)
     return usage_rows(entries, report.by, local=report.local, prices=report.prices)
+
+
+def stacked_of(
+    catalog: CatalogStore, query: SessionQuery, report: Report, stack: Stack
+) -> list[Layer]:
+    """Each day's usage of the sessions ``query`` picks split by ``stack`` (`stacked` of
+    their activity in the report's range, by day), added up by the database where the
+    catalog is a store's own."""
+    own = own_catalog(catalog)
+    if own is not None:
+        return own.stacked(query, report, stack)
+    from ...core.catalog.stacks import stacked
+
+    entries = catalog.activity(query, since=report.since, until=report.until)
+    return stacked(entries, stack, local=report.local, prices=report.prices)
 
 
 def short_names_of(catalog: CatalogStore, session_ids: Sequence[str]) -> dict[str, str]:

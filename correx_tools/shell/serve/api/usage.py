@@ -4,7 +4,8 @@ user=``: ``usage --by BY --json`` of the sessions the filters pick, and each day
 stacks.
 
 The rows and the total are the command's, built by the same functions (`usage_of`,
-`shell.catalog.rows`); days are counted in ``tz``'s zone (the
+`shell.catalog.rows`), and the layers are added up by the database too where the store
+keeps its catalog (`stacked_of`); days are counted in ``tz``'s zone (the
 server's own where none is given), as the command counts them in ``--tz``'s. Each layer is
 its project's (or model's) rows by day (`core.catalog.stacks`), so a day's layers add up to
 its row. Every key an agent wrote (a project's path, a model's name) is masked.
@@ -16,9 +17,9 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from ....core.catalog.stacks import STACKS, stacked
+from ....core.catalog.stacks import STACKS
 from ....core.catalog.usage import BY, Report, UsageRow
-from ...catalog.picking import usage_of
+from ...catalog.picking import stacked_of, usage_of
 from ...catalog.rows import usage_row_json
 from ...catalog.when import local
 from ...stores.addresses import redact_dsn
@@ -40,13 +41,13 @@ def usage(debugger: Debugger, query: Mapping[str, str]) -> dict[str, Any]:
         return local(moment, zone)
 
     # The filters pick sessions; since and until also bound the activity counted. The rows
-    # are the command's (added up by the database where it keeps the catalog); the layers
-    # are added up here from the same windows.
+    # are the command's and the layers are by day of the same windows, each added up by
+    # the database where it keeps the catalog.
     catalog, prices = debugger.catalog.answers, debugger.prices
     report = Report(by=by, local=wall, prices=prices, since=asked.since, until=asked.until)
     rows, total = usage_of(catalog, asked, report)
-    entries = catalog.activity(asked, since=asked.since, until=asked.until)
-    layers = stacked(entries, stack, local=wall, prices=prices)
+    by_day = Report(by="day", local=wall, prices=prices, since=asked.since, until=asked.until)
+    layers = stacked_of(catalog, asked, by_day, stack)
     keyed = by in ("project", "model", "machine", "user")
 
     def shown(row: UsageRow) -> dict[str, Any]:

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
     from ....core.catalog.listing import Listed, SessionQuery
     from ....core.catalog.searched import Field, SearchHit
+    from ....core.catalog.stacks import Layer, Stack
     from ....core.catalog.usage import Entry, Report, UsageRow
     from ....core.report.redaction import Redaction
     from .dialect import Cursor, Database, Dialect
@@ -104,6 +105,18 @@ class CatalogAnswers:
 
         with self._catalogue() as (d, cursor):
             return usage(d, cursor, query, report)
+
+    def stacked(
+        self, query: SessionQuery, report: Report, stack: Stack, *, most: int | None = None
+    ) -> list[Layer]:
+        """The layers of each day's usage `stacked` makes of `activity`'s windows (``most``
+        of them, `stacks.MOST` unless given), added up by the database (`catalog_stacks`)."""
+        from .catalog_stacks import stacked_usage
+
+        with self._catalogue() as (d, cursor):
+            if most is None:
+                return stacked_usage(d, cursor, query, report, stack)
+            return stacked_usage(d, cursor, query, report, stack, most=most)
 
     def search(
         self,

@@ -58,7 +58,7 @@ def usage(
     if by in _KEYED:
         key, keyed = _KEYED[by], ()
     else:
-        key, keyed = _times(
+        key, keyed = time_case(
             d, cursor, by, local, source=f"{source} {condition}", arguments=arguments
         )
     # Each window keyed once, in a subquery: the key's parameters are given once.
@@ -80,8 +80,8 @@ def usage(
         d.sql(f"SELECT COUNT(DISTINCT a.{{session}}) {source} {condition}"), arguments
     ).fetchone()[0]
     named = {_named(d, by, found): int(count) for found, count in sessions}
-    tallies: dict[str, _Tally] = defaultdict(_Tally)
-    total = _Tally()
+    tallies: dict[str, Tally] = defaultdict(Tally)
+    total = Tally()
     for found, model, calls, messages, *tokens in sums:
         name, model_name = _named(d, by, found), d.text(model)
         used = TokenUsage.unchecked(*(int(count) for count in tokens))
@@ -102,7 +102,7 @@ def _named(d: Dialect, by: By, found: Any) -> str:
     return d.text(found) or NONE_KEY
 
 
-def _times(
+def time_case(
     d: Dialect, cursor: Cursor, by: By, local: Local, *, source: str, arguments: tuple[Any, ...]
 ) -> tuple[str, tuple[Any, ...]]:
     """A ``CASE`` that names each window's day, week or month from its quarter (the windows
@@ -141,7 +141,7 @@ def _halving(runs: list[tuple[int, str]]) -> tuple[str, tuple[Any, ...]]:
             (last, *low_parameters, *high_parameters))  # fmt: skip
 
 
-class _Tally:
+class Tally:
     """One row's sums, as `usage._Tally` adds them up from windows."""
 
     def __init__(self) -> None:
