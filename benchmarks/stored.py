@@ -153,7 +153,9 @@ def postgres_database() -> Iterator[str | None]:
     script = Path(__file__).resolve().parent.parent / ".ci" / "postgres-server"
     if not dsn and script.exists():
         started = subprocess.run(
-            ["bash", str(script), "start", "--durable"], capture_output=True, text=True,
+            ["bash", str(script), "start", "--durable"],
+            capture_output=True,
+            text=True,
             check=False,
         )
         if started.returncode == 0:
