@@ -50,6 +50,26 @@ def _died(pool: ProcessPoolExecutor) -> bool:
     return any(process.exitcode is not None for process in _processes(pool))
 
 
+def _unless_of(
+    pool: ProcessPoolExecutor, hook: Callable[[threading.ExceptHookArgs], Any]
+) -> Callable[[threading.ExceptHookArgs], Any]:
+    """``hook``, except for an error of ``pool``'s own manager thread. After a worker died,
+    Python 3.11's manager counts the pool's processes while a part being handed out may
+    start another, and fails ("dictionary changed size during iteration") as it cleans up
+    a pool the run is already giving up with `WorkerLost`: a traceback on the command's
+    standard error beside its one line."""
+
+    def unless_of_the_pool(args: threading.ExceptHookArgs) -> Any:
+        # The manager thread holds its pool by a weak reference (the pool forgets the
+        # thread once shut down); the pool is held here for as long as this hook is set.
+        executor = getattr(args.thread, "executor_reference", None)
+        if callable(executor) and executor() is pool:
+            return None
+        return hook(args)
+
+    return unless_of_the_pool
+
+
 # One open store per worker process, kept for every part it works.
 _worker_stores: dict[StoreAddress, EventStore] = {}
 
@@ -128,6 +148,7 @@ class Workers:
         # thread may hold a lock the child would inherit held: asked for, and granted then.
         self._start = "fork" if forked and fork_is_safe() else "spawn"
         self._pool: ProcessPoolExecutor | None = None
+        self._hook: Callable[[threading.ExceptHookArgs], Any] | None = None
 
     @property
     def workers(self) -> int:
@@ -154,6 +175,8 @@ class Workers:
             manager = getattr(pool, "_executor_manager_thread", None)
             if manager is not None:
                 manager.join(timeout=_LOOK * 10)
+        if self._hook is not None:
+            threading.excepthook, self._hook = self._hook, None
 
     def _result(self, future: Future[Any]) -> Any:
         """A part's result, or `WorkerLost` as soon as any worker process has died."""
@@ -169,9 +192,11 @@ class Workers:
             # As many processes as asked for: `stream` keeps them all busy; `run` all but
             # one (this process works too), and the pool starts only the ones it uses.
             context = multiprocessing.get_context(self._start)
-            self._pool = ProcessPoolExecutor(
+            pool = self._pool = ProcessPoolExecutor(
                 max_workers=self._count, mp_context=context, initializer=_quiet
             )
+            self._hook = threading.excepthook
+            threading.excepthook = _unless_of(pool, self._hook)
         return self._pool
 
     def stream(
