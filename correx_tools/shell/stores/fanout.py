@@ -17,6 +17,7 @@ import os
 import sys
 import threading
 import time
+import weakref
 from collections import deque
 from collections.abc import Callable, Generator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -50,24 +51,44 @@ def _died(pool: ProcessPoolExecutor) -> bool:
     return any(process.exitcode is not None for process in _processes(pool))
 
 
-def _unless_of(
-    pool: ProcessPoolExecutor, hook: Callable[[threading.ExceptHookArgs], Any]
-) -> Callable[[threading.ExceptHookArgs], Any]:
-    """``hook``, except for an error of ``pool``'s own manager thread. After a worker died,
-    Python 3.11's manager counts the pool's processes while a part being handed out may
-    start another, and fails ("dictionary changed size during iteration") as it cleans up
-    a pool the run is already giving up with `WorkerLost`: a traceback on the command's
-    standard error beside its one line."""
+_quieted: weakref.WeakSet[ProcessPoolExecutor] = weakref.WeakSet()
+"""The pools whose manager thread's cleanup error is not printed (see `_quiet_manager`)."""
+_quieting = threading.Lock()
 
-    def unless_of_the_pool(args: threading.ExceptHookArgs) -> Any:
+
+def _quiet_manager(pool: ProcessPoolExecutor) -> None:
+    """Print no ``RuntimeError`` of ``pool``'s own manager thread until `_loud_manager`.
+
+    After a worker died, Python 3.11's manager counts the pool's processes while a part
+    being handed out may start another, and fails ("dictionary changed size during
+    iteration") as it cleans up a pool the run is already giving up with `WorkerLost`: a
+    traceback on the command's standard error beside its one line. One hook, set once,
+    serves every pool (any number, closed in any order); every other error of every
+    thread goes to the hook that was set before it."""
+    with _quieting:
+        if not getattr(threading.excepthook, "_correx_pools", False):
+            threading.excepthook = _unless_a_quiet_manager(threading.excepthook)
+        _quieted.add(pool)
+
+
+def _loud_manager(pool: ProcessPoolExecutor) -> None:
+    with _quieting:
+        _quieted.discard(pool)
+
+
+def _unless_a_quiet_manager(
+    hook: Callable[[threading.ExceptHookArgs], Any],
+) -> Callable[[threading.ExceptHookArgs], Any]:
+    def unless_a_quiet_manager(args: threading.ExceptHookArgs) -> Any:
         # The manager thread holds its pool by a weak reference (the pool forgets the
-        # thread once shut down); the pool is held here for as long as this hook is set.
+        # thread once shut down).
         executor = getattr(args.thread, "executor_reference", None)
-        if callable(executor) and executor() is pool:
+        if args.exc_type is RuntimeError and callable(executor) and executor() in _quieted:
             return None
         return hook(args)
 
-    return unless_of_the_pool
+    unless_a_quiet_manager._correx_pools = True  # type: ignore[attr-defined]
+    return unless_a_quiet_manager
 
 
 # One open store per worker process, kept for every part it works.
@@ -148,7 +169,6 @@ class Workers:
         # thread may hold a lock the child would inherit held: asked for, and granted then.
         self._start = "fork" if forked and fork_is_safe() else "spawn"
         self._pool: ProcessPoolExecutor | None = None
-        self._hook: Callable[[threading.ExceptHookArgs], Any] | None = None
 
     @property
     def workers(self) -> int:
@@ -175,8 +195,7 @@ class Workers:
             manager = getattr(pool, "_executor_manager_thread", None)
             if manager is not None:
                 manager.join(timeout=_LOOK * 10)
-        if self._hook is not None:
-            threading.excepthook, self._hook = self._hook, None
+            _loud_manager(pool)
 
     def _result(self, future: Future[Any]) -> Any:
         """A part's result, or `WorkerLost` as soon as any worker process has died."""
@@ -195,8 +214,7 @@ class Workers:
             pool = self._pool = ProcessPoolExecutor(
                 max_workers=self._count, mp_context=context, initializer=_quiet
             )
-            self._hook = threading.excepthook
-            threading.excepthook = _unless_of(pool, self._hook)
+            _quiet_manager(pool)
         return self._pool
 
     def stream(
