@@ -19,7 +19,7 @@ from ....core.catalog.stacks import MOST, OTHER, Layer, Stack
 from ....core.catalog.usage import NONE_KEY, Report, UsageRow
 from ....core.lifecycle.conversation import TokenUsage
 from .catalog_query import picked, quarter_bounds
-from .catalog_usage import Tally, time_case
+from .catalog_usage import Tally, keyed_windows, summed, time_case
 from .dialect import Cursor, Dialect
 
 _LAYERED = {"project": "c.project", "machine": "c.machine", "user": "c.user_name",
@@ -45,18 +45,8 @@ def stacked_usage(
     day, keyed = time_case(
         d, cursor, "day", report.local, source=f"{source} {condition}", arguments=arguments
     )
-    windows = (
-        f"(SELECT {_LAYERED[stack]} AS l, {day} AS k, a.{{session}} AS s, a.model AS m, "
-        f"a.calls, a.messages, a.input, a.output, a.cache_read, a.cache_write "
-        f"{source} {condition}) w"
-    )
-    sums = cursor.execute(
-        d.sql(
-            "SELECT l, k, m, SUM(calls), SUM(messages), SUM(input), SUM(output), "
-            f"SUM(cache_read), SUM(cache_write) FROM {windows} GROUP BY l, k, m"
-        ),
-        (*keyed, *arguments),
-    ).fetchall()
+    windows = keyed_windows(f"{_LAYERED[stack]} AS l, {day} AS k", f"{source} {condition}")
+    sums = summed(d, cursor, windows, "l, k", (*keyed, *arguments))
     met = cursor.execute(
         d.sql(f"SELECT DISTINCT l, k, s FROM {windows}"), (*keyed, *arguments)
     ).fetchall()

@@ -61,18 +61,8 @@ def usage(
         key, keyed = time_case(
             d, cursor, by, local, source=f"{source} {condition}", arguments=arguments
         )
-    # Each window keyed once, in a subquery: the key's parameters are given once.
-    windows = (
-        f"(SELECT {key} AS k, a.{{session}} AS s, a.model AS m, a.calls, a.messages, a.input, "
-        f"a.output, a.cache_read, a.cache_write {source} {condition}) w"
-    )
-    sums = cursor.execute(
-        d.sql(
-            "SELECT k, m, SUM(calls), SUM(messages), SUM(input), SUM(output), "
-            f"SUM(cache_read), SUM(cache_write) FROM {windows} GROUP BY k, m"
-        ),
-        (*keyed, *arguments),
-    ).fetchall()
+    windows = keyed_windows(f"{key} AS k", f"{source} {condition}")
+    sums = summed(d, cursor, windows, "k", (*keyed, *arguments))
     sessions = cursor.execute(
         d.sql(f"SELECT k, COUNT(DISTINCT s) FROM {windows} GROUP BY k"), (*keyed, *arguments)
     ).fetchall()
@@ -94,6 +84,31 @@ def usage(
     else:
         rows.sort(key=lambda row: (-row.tokens.total, -row.calls, row.key))
     return rows, total.row("total", int(everyone))
+
+
+def keyed_windows(keys: str, source: str) -> str:
+    """The windows of ``source`` (its ``FROM`` and ``WHERE``), each keyed once in a
+    subquery ``w`` (so that the keys' parameters are given once): ``keys`` (``expr AS
+    name, ...``), the session ``s``, the model ``m``, the calls, messages and tokens."""
+    return (
+        f"(SELECT {keys}, a.{{session}} AS s, a.model AS m, a.calls, a.messages, a.input, "
+        f"a.output, a.cache_read, a.cache_write {source}) w"
+    )
+
+
+def summed(d: Dialect, cursor: Cursor, windows: str, keys: str,
+           parameters: tuple[Any, ...]) -> list[Any]:  # fmt: skip
+    """Each key's and model's sums over `keyed_windows`: the keys (``keys``, by name), the
+    model, the calls, the messages and the four counts of tokens."""
+    return list(
+        cursor.execute(
+            d.sql(
+                f"SELECT {keys}, m, SUM(calls), SUM(messages), SUM(input), SUM(output), "
+                f"SUM(cache_read), SUM(cache_write) FROM {windows} GROUP BY {keys}, m"
+            ),
+            parameters,
+        ).fetchall()
+    )
 
 
 def _named(d: Dialect, by: By, found: Any) -> str:
